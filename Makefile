@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ckpt: one build for the engine module, the userspace parts and the tests.
+#
+#   make              module for the default kernel + all userspace
+#   make KVER=V       ... for another installed kernel (or KDIR=/path/build)
+#   make deps         install every Debian package the project needs
+#   make check        build everything, run host tests and the VM suites on
+#                     both kernel lines; ends with "N passed, N failed"
+#   make demo         the end-to-end demonstration in a VM
+#   make style        checkpatch and sparse on the kernel code
+#   make install      PREFIX=/usr/local DESTDIR= ; make dkms-install
+#
+# V=1 shows the commands.
+
+VERSION := $(shell cat VERSION)
+O := build
+PREFIX ?= /usr/local
+DESTDIR ?=
+MANDIR ?= $(PREFIX)/share/man
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+MAKEFLAGS += --no-print-directory
+endif
+
+# The target kernel: from what is installed, never from uname -r.
+ifneq ($(KDIR),)
+KVER ?= $(patsubst linux-headers-%,%,$(notdir $(realpath $(KDIR))))
+endif
+KVER ?= $(shell mk/kver --default 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+KVERS_ALL = $(shell mk/kver --all)
+
+CC ?= gcc
+CFLAGS ?= -O2 -g
+USER_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -MMD -MP \
+	-Iinclude/uapi -DCKPT_VERSION='"$(VERSION)"' $(CFLAGS)
+NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0)
+NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0)
+
+# The kernel source package provides checkpatch.pl and the kselftest harness.
+KSRC_TAR ?= $(firstword $(wildcard /usr/src/linux-source-6.1.tar.xz /usr/src/linux-source-*.tar.xz))
+KSRC := $(O)/ksrc
+KSFT_HDR := $(KSRC)/tools/testing/selftests/kselftest_harness.h
+
+KMOD_SRCS := $(wildcard kmod/ckpt/*.c kmod/ckpt/*.h) kmod/ckpt/Kbuild \
+	include/uapi/linux/ckpt.h VERSION
+
+CLI_OBJS := $(O)/cli/ckpt.o $(O)/cli/engine.o
+KSFT_PROGS := $(patsubst tests/kselftest/%.c,$(O)/tests/kselftest/%,$(wildcard tests/kselftest/*.c))
+
+.PHONY: all deps deps-check kmod kmod-all user check check-host check-vm \
+	demo style install dkms-install clean help
+
+all: deps-check kmod user
+
+help:
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	$(Q)mk/deps
+
+deps-check:
+	$(Q)mk/deps --if-missing
+
+# ---------------------------------------------------------------- module
+#
+# Each kernel gets its own mirror of the module sources (symlinks) under
+# build/<kver>, so objects for different kernels never mix and the source
+# tree stays clean. The mirror keeps the tree's shape (kmod/ckpt two levels
+# below a root holding include/ and VERSION), which Kbuild relies on.
+
+define kmod_build
+	$(Q)test -e /lib/modules/$(1)/build/Makefile -o -n "$(2)" || \
+		{ echo "no kbuild tree for kernel '$(1)' (run: make deps)" >&2; exit 1; }
+	$(Q)mkdir -p $(O)/$(1)/kmod/ckpt
+	$(Q)ln -sfn $(CURDIR)/include $(O)/$(1)/include
+	$(Q)ln -sf $(CURDIR)/VERSION $(O)/$(1)/VERSION
+	$(Q)find $(O)/$(1)/kmod/ckpt -maxdepth 1 -type l ! -exec test -e {} \; -delete
+	$(Q)ln -sf $(CURDIR)/kmod/ckpt/*.[ch] $(CURDIR)/kmod/ckpt/Kbuild $(O)/$(1)/kmod/ckpt/
+	$(Q)$(MAKE) -C $(or $(2),/lib/modules/$(1)/build) M=$(CURDIR)/$(O)/$(1)/kmod/ckpt \
+		W=1 $(if $(filter 1,$(V)),V=1) modules
+endef
+
+kmod:
+	$(call kmod_build,$(KVER),$(KDIR))
+
+kmod-all:
+	$(Q)for k in $(KVERS_ALL); do \
+		$(MAKE) kmod KVER=$$k KDIR=/lib/modules/$$k/build || exit 1; \
+	done
+
+# ---------------------------------------------------------------- userspace
+
+user: $(O)/bin/ckpt $(KSFT_PROGS)
+
+$(O)/bin/ckpt: $(CLI_OBJS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -o $@ $^
+
+$(O)/cli/%.o: cli/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -c -o $@ $<
+
+$(KSFT_HDR): $(KSRC_TAR)
+	@test -n "$(KSRC_TAR)" || { echo "linux-source-6.1 is not installed (run: make deps)" >&2; exit 1; }
+	@echo "  EXTRACT checkpatch and the kselftest harness from $(notdir $(KSRC_TAR))"
+	$(Q)mk/ksrc $(KSRC_TAR) $(KSRC)
+
+$(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -Wno-unused-parameter -I$(dir $(KSFT_HDR)) \
+		$(NL_CFLAGS) -o $@ $< $(NL_LIBS)
+
+-include $(CLI_OBJS:.o=.d) $(KSFT_PROGS:=.d)
+
+# ---------------------------------------------------------------- checks
+
+# Host tests leave TAP in build/check/host, the VM suites in build/check/vm;
+# the summary counts both.
+check: deps-check kmod-all user
+	$(Q)rm -rf $(O)/check
+	$(Q)mkdir -p $(O)/check
+	-$(Q)tests/host/run $(O)/check/host
+	-$(Q)vm-tests/suite -o $(O)/check/vm
+	$(Q)mk/summarize $(O)/check
+
+check-host: user
+	$(Q)rm -rf $(O)/check/host
+	-$(Q)tests/host/run $(O)/check/host
+	$(Q)mk/summarize $(O)/check/host
+
+check-vm: deps-check kmod-all user
+	$(Q)rm -rf $(O)/check/vm
+	-$(Q)vm-tests/suite -o $(O)/check/vm $(TESTS)
+	$(Q)mk/summarize $(O)/check/vm
+
+demo: all
+	$(Q)vm-tests/demo
+
+style: $(KSFT_HDR)
+	$(Q)mk/style $(KSRC) $(KDIR) $(KVER)
+
+# ---------------------------------------------------------------- install
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/linux \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0755 $(O)/bin/ckpt $(DESTDIR)$(PREFIX)/bin/ckpt
+	install -m 0644 include/uapi/linux/ckpt.h $(DESTDIR)$(PREFIX)/include/linux/ckpt.h
+	install -m 0644 Documentation/man/ckpt.1 $(DESTDIR)$(MANDIR)/man1/ckpt.1
+	install -m 0644 contrib/bash-completion/ckpt \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ckpt
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(O)/$(KVER)/kmod/ckpt \
+		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
+
+# Copies the module sources where DKMS expects them (/usr/src/ckpt-VERSION)
+# and registers, builds and installs them for KVER.
+dkms-install:
+	$(Q)mk/dkms-src $(DESTDIR)/usr/src/ckpt-$(VERSION)
+	dkms install -m ckpt -v $(VERSION) -k $(KVER)
+
+clean:
+	rm -rf $(O)

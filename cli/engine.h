@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CKPT_CLI_ENGINE_H
+#define _CKPT_CLI_ENGINE_H
+
+#include <linux/ckpt.h>
+
+/* Path of the engine's character device, overridable for tests. */
+const char *engine_device(void);
+
+/* Asks the engine for its version. Returns 0 or -errno. */
+int engine_version(struct ckpt_version *ver);
+
+#endif /* _CKPT_CLI_ENGINE_H */

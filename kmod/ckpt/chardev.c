@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/ckpt: the per-process door into the engine, used by libckpt.
+ *
+ * The node is world-accessible on purpose: who may do what is decided per
+ * operation (as BLCR did with its control file), not by the node's mode.
+ */
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <uapi/linux/ckpt.h>
+
+#include "chardev.h"
+
+static long ioctl_version(struct ckpt_version __user *uver)
+{
+	struct ckpt_version ver;
+
+	if (copy_from_user(&ver, uver, sizeof(ver)))
+		return -EFAULT;
+	if (ver.flags)
+		return -EINVAL;
+
+	memset(&ver, 0, sizeof(ver));
+	ver.uapi_version = CKPT_UAPI_VERSION;
+	strscpy(ver.release, CKPT_RELEASE, sizeof(ver.release));
+
+	if (copy_to_user(uver, &ver, sizeof(ver)))
+		return -EFAULT;
+	return 0;
+}
+
+static long ckpt_dev_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case CKPT_IOC_VERSION:
+		return ioctl_version(uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations ckpt_fops = {
+	.owner		= THIS_MODULE,
+	.open		= nonseekable_open,
+	.unlocked_ioctl	= ckpt_dev_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
+
+static struct miscdevice ckpt_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= CKPT_DEVICE_NAME,
+	.fops	= &ckpt_fops,
+	.mode	= 0666,
+};
+
+int __init ckpt_chardev_init(void)
+{
+	return misc_register(&ckpt_misc);
+}
+
+void ckpt_chardev_uninit(void)
+{
+	misc_deregister(&ckpt_misc);
+}

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# KTAP helpers for vm-tests shell tests. Source it, call ktap_plan N, then
+# one ktap_ok/ktap_fail/ktap_skip/ktap_check per test point, and end with
+# ktap_finish, which exits 1 if any point failed.
+
+ktap_n=0
+ktap_failed=0
+ktap_planned=0
+
+ktap_plan() {
+	ktap_planned=$1
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+ktap_ok() {
+	ktap_n=$((ktap_n + 1))
+	echo "ok $ktap_n $*"
+}
+
+ktap_fail() {
+	ktap_n=$((ktap_n + 1))
+	ktap_failed=$((ktap_failed + 1))
+	echo "not ok $ktap_n $*"
+}
+
+ktap_skip() {
+	ktap_n=$((ktap_n + 1))
+	echo "ok $ktap_n $1 # SKIP $2"
+}
+
+# Echo a line as a TAP comment.
+ktap_note() {
+	echo "$*" | sed 's/^/# /'
+}
+
+# ktap_check DESCRIPTION COMMAND [ARG...]: run the command (echoed, with its
+# output shown as comments) and report one test point by its status.
+ktap_check() {
+	local desc=$1 out rc
+	shift
+	echo "# + $*"
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	[ -n "$out" ] && ktap_note "$out"
+	if [ "$rc" = 0 ]; then
+		ktap_ok "$desc"
+	else
+		ktap_fail "$desc (exit status $rc)"
+	fi
+}
+
+# ktap_poll SECONDS COMMAND...: run the command until it succeeds, or fail
+# once SECONDS have passed.
+ktap_poll() {
+	local end=$(($(date +%s) + $1))
+	shift
+	until "$@" > /dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+ktap_finish() {
+	if [ "$ktap_n" != "$ktap_planned" ]; then
+		echo "# planned $ktap_planned test points, ran $ktap_n"
+		exit 1
+	fi
+	[ "$ktap_failed" = 0 ]
+	exit $?
+}
