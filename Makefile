@@ -82,7 +82,7 @@ define kmod_build
 	$(Q)find $(O)/$(1)/kmod/ckpt -maxdepth 1 -type l ! -exec test -e {} \; -delete
 	$(Q)ln -sf $(CURDIR)/kmod/ckpt/*.[ch] $(CURDIR)/kmod/ckpt/Kbuild $(O)/$(1)/kmod/ckpt/
 	$(Q)$(MAKE) -C $(or $(2),/lib/modules/$(1)/build) M=$(CURDIR)/$(O)/$(1)/kmod/ckpt \
-		W=1 $(if $(filter 1,$(V)),V=1) modules
+		W=1 KCFLAGS=-Werror $(if $(filter 1,$(V)),V=1) modules
 endef
 
 kmod:

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The VM harness itself: a command's exit status comes back, and a run fails
+# (exit 125, with a verdict naming why) when the guest kernel WARNs, when it
+# panics and when the run times out. Uses the default kernel.
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+vm=$CKPT_TOP/vm-tests/vm
+kver=$("$CKPT_TOP/mk/kver" --default)
+work=$CKPT_TOP/build/selftest
+rm -rf "$work"
+mkdir -p "$work/warn"
+ln -s "$CKPT_TOP"/vm-tests/selftest/warn/* "$work/warn/"
+
+# run_vm NAME WANT-STATUS VM-ARGS...: runs the harness, checks its status.
+run_vm() {
+	local name=$1 want=$2 rc=0
+	shift 2
+	"$vm" -q -k "$kver" -o "$work/$name" "$@" > "$work/$name.log" 2>&1 || rc=$?
+	sed 's/^/    /' "$work/$name.log"
+	[ "$rc" = "$want" ] || { echo "exit status $rc, wanted $want"; return 1; }
+}
+
+ktap_plan 8
+ktap_check "the warning module builds" \
+	make -s -C "/lib/modules/$kver/build" M="$work/warn" modules
+
+ktap_check "a command's exit status comes back" run_vm exit 7 -- sh -c 'exit 7'
+ktap_check "... with a clean verdict" grep -qx ok "$work/exit/verdict"
+
+ktap_check "a guest kernel WARNING fails the run" \
+	run_vm warn 125 -- insmod "$work/warn/ckpt_warn.ko"
+ktap_check "... and the verdict shows the warning" \
+	grep -q "WARNING: .*ckpt_warn_init" "$work/warn/verdict"
+
+ktap_check "a guest panic fails the run" \
+	run_vm panic 125 -- sh -c 'echo c > /proc/sysrq-trigger'
+ktap_check "... and the verdict says the job did not finish" \
+	grep -q "stopped before the job finished" "$work/panic/verdict"
+
+ktap_check "a run that does not finish in time fails" \
+	run_vm timeout 125 -t 30 -- sleep 600
+ktap_finish

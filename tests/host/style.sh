@@ -1,0 +1,18 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel code is checkpatch-clean and sparse-clean against the headers
+# of each supported kernel line (make style), and builds warning-free with
+# W=1 (the build turns warnings into errors).
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+
+mapfile -t kvers < <("$CKPT_TOP/mk/kver" --all)
+ktap_plan $((2 * ${#kvers[@]}))
+for k in "${kvers[@]}"; do
+	ktap_check "W=1 -Werror build against $k" \
+		make -s -C "$CKPT_TOP" kmod KVER="$k" KDIR="/lib/modules/$k/build"
+	ktap_check "checkpatch and sparse against $k" \
+		make -s -C "$CKPT_TOP" style KVER="$k" KDIR="/lib/modules/$k/build"
+done
+ktap_finish

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The closing count of make check: passes, failures and skips are counted
+# from TAP, crashes and missing results count as failures, skips never as
+# passes, and the exit status says whether everything passed.
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+sum=$CKPT_TOP/mk/summarize
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# mk_result DIR NAME RC TAP-LINES...
+mk_result() {
+	local dir=$1 name=$2 rc=$3
+	shift 3
+	mkdir -p "$dir"
+	printf '%s\n' "$@" > "$dir/$name.tap"
+	echo "$rc" > "$dir/$name.rc"
+}
+
+# expect DIR "closing line" STATUS
+expect() {
+	local out rc=0
+	out=$("$sum" "$1") || rc=$?
+	out=$(tail -n 1 <<< "$out")
+	if [ "$out" = "$2" ] && [ "$rc" = "$3" ]; then
+		return 0
+	fi
+	echo "got '$out' (exit $rc), wanted '$2' (exit $3)"
+	return 1
+}
+
+ktap_plan 7
+mk_result "$tmp/a" one 0 "TAP version 13" "1..2" "ok 1 x" "ok 2 y"
+mk_result "$tmp/a/sub" two 0 "1..1" "ok 1 z # SKIP no module"
+ktap_check "passes and skips are counted apart" expect "$tmp/a" "2 passed, 0 failed, 1 skipped" 0
+
+mk_result "$tmp/b" one 1 "1..2" "ok 1 x" "not ok 2 y"
+ktap_check "a failed point fails the run" expect "$tmp/b" "1 passed, 1 failed" 1
+
+mk_result "$tmp/c" crash 139 "1..3" "ok 1 x"
+ktap_check "results missing from the plan count as failures" expect "$tmp/c" "1 passed, 2 failed" 1
+
+mk_result "$tmp/d" crash 134 "ok 1 x"
+ktap_check "a non-zero exit without a failed point is a failure" expect "$tmp/d" "1 passed, 1 failed" 1
+
+mk_result "$tmp/e" nothing 0 "TAP version 13"
+ktap_check "a program with no results is a failure" expect "$tmp/e" "0 passed, 1 failed" 1
+
+mkdir -p "$tmp/f"
+ktap_check "no tests at all is not a success" expect "$tmp/f" "0 passed, 0 failed" 1
+
+mk_result "$tmp/g" nested 0 "1..1" "    ok 1 inner" "    not ok 2 inner" "ok 1 outer"
+ktap_check "only top-level points count" expect "$tmp/g" "1 passed, 0 failed" 0
+ktap_finish
