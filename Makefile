@@ -8,7 +8,9 @@
 #   make check        build everything, run host tests and the VM suites on
 #                     both kernel lines; ends with "N passed, N failed"
 #   make demo         the end-to-end demonstration in a VM
+#   make bench        ckpt against CRIU, side by side in one VM run
 #   make style        checkpatch and sparse on the kernel code
+#   make fuzz         fuzz the image reader for FUZZ_SECONDS (default 60)
 #   make install      PREFIX=/usr/local DESTDIR= ; make dkms-install
 #
 # V=1 shows the commands.
@@ -49,16 +51,35 @@ KSFT_HDR := $(KSRC)/tools/testing/selftests/kselftest_harness.h
 KMOD_SRCS := $(wildcard kmod/ckpt/*.c kmod/ckpt/*.h) kmod/ckpt/Kbuild \
 	include/uapi/linux/ckpt.h VERSION
 
-CLI_OBJS := $(O)/cli/ckpt.o $(O)/cli/engine.o
+# Every cli/*.c is part of ckpt, with the image checks shared with the engine.
+CLI_OBJS := $(patsubst cli/%.c,$(O)/cli/%.o,$(wildcard cli/*.c)) \
+	$(O)/cli/image_check.o
+# cli/ first: kmod/ckpt has headers of the same names (image.h).
+CLI_CFLAGS := -Icli -Ikmod/ckpt
+MKIMAGE := $(O)/tests/host/mkimage
+MKIMAGE_OBJS := $(O)/cli/image_check.o $(O)/cli/crc32.o
+
+# The image fuzzer (make fuzz), built with clang's libFuzzer and sanitizers
+# from the same sources as ckpt inspect; never part of a plain make.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ := $(O)/fuzz/image_fuzz
+FUZZ_SRCS := tests/fuzz/image_fuzz.c cli/image.c cli/inspect.c cli/json.c \
+	cli/crc32.c kmod/ckpt/image_check.c
+FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -O1 \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-Iinclude/uapi -Icli -Ikmod/ckpt -DCKPT_VERSION='"$(VERSION)"'
 KSFT_PROGS := $(patsubst tests/kselftest/%.c,$(O)/tests/kselftest/%,$(wildcard tests/kselftest/*.c))
+# Programs to checkpoint in demos and benchmarks.
+WORKLOADS := $(patsubst tests/workloads/%.c,$(O)/tests/workloads/%,$(wildcard tests/workloads/*.c))
 
 .PHONY: all deps deps-check kmod kmod-all user check check-host check-vm \
-	demo style install dkms-install clean help
+	demo bench style install dkms-install clean help fuzz fuzz-build
 
 all: deps-check kmod user
 
 help:
-	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)mk/deps
@@ -95,7 +116,7 @@ kmod-all:
 
 # ---------------------------------------------------------------- userspace
 
-user: $(O)/bin/ckpt $(KSFT_PROGS)
+user: $(O)/bin/ckpt $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS)
 
 $(O)/bin/ckpt: $(CLI_OBJS)
 	@mkdir -p $(@D)
@@ -105,20 +126,50 @@ $(O)/bin/ckpt: $(CLI_OBJS)
 $(O)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(USER_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(USER_CFLAGS) $(CLI_CFLAGS) -c -o $@ $<
+
+# The engine's image checks, compiled as they are for userspace.
+$(O)/cli/image_check.o: kmod/ckpt/image_check.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) $(CLI_CFLAGS) -c -o $@ $<
+
+$(MKIMAGE): tests/host/mkimage.c $(MKIMAGE_OBJS)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) $(CLI_CFLAGS) -o $@ $< $(MKIMAGE_OBJS)
+
+$(FUZZ): $(FUZZ_SRCS) $(wildcard cli/*.h) kmod/ckpt/image_check.h \
+		include/uapi/linux/ckpt_image.h
+	@command -v $(FUZZ_CC) > /dev/null || \
+		{ echo "$(FUZZ_CC) is not installed (run: make deps)" >&2; exit 1; }
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CLANG   $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRCS)
+
+fuzz-build: $(FUZZ) $(MKIMAGE)
+
+# Runs single-threaded; the corpus grows in build/fuzz/corpus across runs.
+fuzz: fuzz-build
+	$(Q)tests/fuzz/run -t $(FUZZ_SECONDS) -c $(O)/fuzz/corpus
 
 $(KSFT_HDR): $(KSRC_TAR)
 	@test -n "$(KSRC_TAR)" || { echo "linux-source-6.1 is not installed (run: make deps)" >&2; exit 1; }
 	@echo "  EXTRACT checkpatch and the kselftest harness from $(notdir $(KSRC_TAR))"
 	$(Q)mk/ksrc $(KSRC_TAR) $(KSRC)
 
+$(O)/tests/workloads/%: tests/workloads/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $<
+
 $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(USER_CFLAGS) -Wno-unused-parameter -I$(dir $(KSFT_HDR)) \
+	$(Q)$(CC) $(USER_CFLAGS) -Wno-unused-parameter -pthread -I$(dir $(KSFT_HDR)) \
 		$(NL_CFLAGS) -o $@ $< $(NL_LIBS)
 
--include $(CLI_OBJS:.o=.d) $(KSFT_PROGS:=.d)
+-include $(CLI_OBJS:.o=.d) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d)
 
 # ---------------------------------------------------------------- checks
 
@@ -144,6 +195,10 @@ check-vm: deps-check kmod-all user
 demo: all
 	$(Q)vm-tests/demo
 
+# ckpt against CRIU in one VM run; see Documentation/performance.md.
+bench: all
+	$(Q)vm-tests/bench
+
 style: $(KSFT_HDR)
 	$(Q)mk/style $(KSRC) $(KDIR) $(KVER)
 
@@ -154,6 +209,8 @@ install: all
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 $(O)/bin/ckpt $(DESTDIR)$(PREFIX)/bin/ckpt
 	install -m 0644 include/uapi/linux/ckpt.h $(DESTDIR)$(PREFIX)/include/linux/ckpt.h
+	install -m 0644 include/uapi/linux/ckpt_image.h \
+		$(DESTDIR)$(PREFIX)/include/linux/ckpt_image.h
 	install -m 0644 Documentation/man/ckpt.1 $(DESTDIR)$(MANDIR)/man1/ckpt.1
 	install -m 0644 contrib/bash-completion/ckpt \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ckpt

@@ -15,6 +15,8 @@
 #include <uapi/linux/ckpt.h>
 
 #include "chardev.h"
+#include "checkpoint.h"
+#include "restart.h"
 
 static long ioctl_version(struct ckpt_version __user *uver)
 {
@@ -42,14 +44,34 @@ static long ckpt_dev_ioctl(struct file *file, unsigned int cmd,
 	switch (cmd) {
 	case CKPT_IOC_VERSION:
 		return ioctl_version(uarg);
+	case CKPT_IOC_CHECKPOINT:
+		return ckpt_ioctl_checkpoint(uarg);
+	case CKPT_IOC_RESTART:
+		return ckpt_ioctl_restart(file, uarg);
+	case CKPT_IOC_RESTART_THREAD:
+		return ckpt_ioctl_restart_thread(file, uarg);
 	default:
 		return -ENOTTY;
 	}
 }
 
+static int ckpt_dev_open(struct inode *inode, struct file *file)
+{
+	/* The misc core stores the device here; restarts use it for state. */
+	file->private_data = NULL;
+	return nonseekable_open(inode, file);
+}
+
+static int ckpt_dev_release(struct inode *inode, struct file *file)
+{
+	ckpt_restart_release(file->private_data);
+	return 0;
+}
+
 static const struct file_operations ckpt_fops = {
 	.owner		= THIS_MODULE,
-	.open		= nonseekable_open,
+	.open		= ckpt_dev_open,
+	.release	= ckpt_dev_release,
 	.unlocked_ioctl	= ckpt_dev_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };

@@ -8,10 +8,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/ckpt.h>
 
 /*
  * The 6.1 harness runs a test's body even when its fixture setup called
@@ -51,6 +60,155 @@ static inline int ckpt_unload_module(void)
 static inline bool ckpt_module_loaded(void)
 {
 	return access("/sys/module/ckpt", F_OK) == 0;
+}
+
+/*
+ * A target: a process the test drives through a pipe on its stdin and
+ * reads through a pipe on its stdout. Targets hold no other descriptors,
+ * so the engine can checkpoint them. After a restart, the same pipes are
+ * the restarter's (ckpt restart), whose stdio the process re-attaches to.
+ */
+struct target {
+	pid_t pid;
+	int in;		/* write commands here */
+	int out;	/* read lines here */
+};
+
+static inline int target_spawn(struct target *t, void (*fn)(void),
+			       char *const restart_argv[])
+{
+	int in[2], out[2];
+
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
+		return -errno;
+	t->pid = fork();
+	if (t->pid < 0)
+		return -errno;
+	if (!t->pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		if (restart_argv) {
+			execvp(restart_argv[0], restart_argv);
+			_exit(127);
+		}
+		syscall(SYS_close_range, 3, ~0U, 0);
+		/* Only now is the target fit to be checkpointed. */
+		if (write(1, "ready\n", 6) != 6)
+			_exit(126);
+		fn();
+		_exit(0);
+	}
+	close(in[0]);
+	close(out[1]);
+	t->in = in[1];
+	t->out = out[0];
+	return 0;
+}
+
+static inline int target_line(struct target *t, char *buf, size_t size);
+
+/* Starts @fn in a new target, once it holds nothing but its stdio. */
+static inline int target_start(struct target *t, void (*fn)(void))
+{
+	char buf[16];
+	int ret = target_spawn(t, fn, NULL);
+
+	if (!ret)
+		ret = target_line(t, buf, sizeof(buf));
+	if (!ret && strcmp(buf, "ready"))
+		ret = -EPROTO;
+	return ret;
+}
+
+/* Runs "ckpt restart IMAGE" as a target. */
+static inline int target_restart(struct target *t, const char *image)
+{
+	char *argv[] = { "ckpt", "restart", (char *)image, NULL };
+
+	return target_spawn(t, NULL, argv);
+}
+
+static inline int target_send(struct target *t, const char *cmd)
+{
+	size_t len = strlen(cmd);
+
+	return write(t->in, cmd, len) == (ssize_t)len ? 0 : -EIO;
+}
+
+/* Reads one line (without its newline), waiting at most 120 s. */
+static inline int target_line(struct target *t, char *buf, size_t size)
+{
+	struct pollfd p = { .fd = t->out, .events = POLLIN };
+	size_t n = 0;
+
+	while (n + 1 < size) {
+		if (poll(&p, 1, 120000) != 1)
+			return -ETIMEDOUT;
+		if (read(t->out, buf + n, 1) != 1)
+			return -EPIPE;
+		if (buf[n] == '\n')
+			break;
+		n++;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Sends a command and reads the line it answers with. */
+static inline int target_ask(struct target *t, const char *cmd, char *buf,
+			     size_t size)
+{
+	int ret = target_send(t, cmd);
+
+	return ret ? ret : target_line(t, buf, size);
+}
+
+/* Closes the target's stdin and returns its wait status. */
+static inline int target_end(struct target *t)
+{
+	int status = -1;
+
+	close(t->in);
+	close(t->out);
+	waitpid(t->pid, &status, 0);
+	return status;
+}
+
+/*
+ * Checkpoints @pid into a new file @image through the engine's ioctl.
+ * Returns 0 or -errno; @msg gets the engine's message.
+ */
+static inline int ckpt_checkpoint_to(pid_t pid, const char *image,
+				     unsigned int flags, char *msg, size_t len,
+				     struct ckpt_checkpoint *out)
+{
+	struct ckpt_checkpoint a = {
+		.pid = pid,
+		.flags = flags,
+		.errmsg = (unsigned long)msg,
+		.errmsg_len = len,
+	};
+	int dev, fd, ret = 0;
+
+	if (msg && len)
+		msg[0] = '\0';
+	dev = open("/dev/ckpt", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return -errno;
+	fd = open(image, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		ret = -errno;
+		close(dev);
+		return ret;
+	}
+	a.fd = fd;
+	if (ioctl(dev, CKPT_IOC_CHECKPOINT, &a))
+		ret = -errno;
+	close(fd);
+	close(dev);
+	if (out)
+		*out = a;
+	return ret;
 }
 
 #endif /* _CKPT_TEST_H */

@@ -27,6 +27,10 @@ ktap_check "sources laid out in /usr/src/ckpt-$version" \
 ktap_check "dkms add" dkms add -m ckpt -v "$version"
 ktap_check "dkms builds and installs for $kver" \
 	dkms install -m ckpt -v "$version" -k "$kver"
+if ! modinfo -k "$kver" ckpt > /dev/null 2>&1; then
+	tail -n 30 "/var/lib/dkms/ckpt/$version/build/make.log" 2> /dev/null |
+		sed 's/^/# make.log: /'
+fi
 ktap_check "modprobe ckpt loads the DKMS module" modprobe ckpt
 ktap_check "the engine answers" sh -c \
 	"grep -qx '$version' /sys/module/ckpt/version && test -c /dev/ckpt"

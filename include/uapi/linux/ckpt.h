@@ -17,6 +17,55 @@
  *            char  release[32];    out: module release, NUL-terminated
  *        };
  *
+ *    CKPT_IOC_CHECKPOINT  _IOWR(CKPT_IOC_MAGIC, 0x01, struct ckpt_checkpoint)
+ *
+ *        Captures process @pid (all its threads, at safe points) into an
+ *        image (linux/ckpt_image.h) written to @fd. The caller needs the
+ *        rights of ptrace-attaching: the same uid/gid as the target, which
+ *        must be dumpable and hold no capability the caller lacks, or
+ *        CAP_CHECKPOINT_RESTORE/CAP_SYS_ADMIN.
+ *
+ *        struct ckpt_checkpoint {
+ *            __u32 pid;            in:  process (tgid) in the caller's pid ns
+ *            __s32 fd;             in:  image goes here (file, pipe, socket)
+ *            __u32 flags;          in:  CKPT_CHECKPOINT_* (-EINVAL otherwise)
+ *            __u32 timeout_ms;     in:  wait for safe points (0: 10 s)
+ *            __u64 errmsg;         in:  user buffer for a message, or 0
+ *            __u32 errmsg_len;     in:  its size
+ *            __u32 nr_threads;     out: threads captured
+ *            __u64 frozen_ns;      out: time the process was frozen
+ *            __u64 total_ns;       out: time the whole call took
+ *            __u64 image_bytes;    out: bytes written
+ *            __u64 nr_pages;       out: memory pages stored
+ *            __u64 reserved[4];    in:  must be 0 (-EINVAL otherwise)
+ *        };
+ *
+ *    CKPT_IOC_RESTART  _IOW(CKPT_IOC_MAGIC, 0x02, struct ckpt_restart)
+ *    CKPT_IOC_RESTART_THREAD  _IOW(CKPT_IOC_MAGIC, 0x03, __u32)
+ *
+ *        The calling process becomes the process in the image read from
+ *        @fd. Its other threads (created by the caller with the image's
+ *        tids) first call CKPT_IOC_RESTART_THREAD with their index in the
+ *        image (1 .. nr_threads - 1) on the same open /dev/ckpt; the main
+ *        thread then calls CKPT_IOC_RESTART. Before anything is changed the
+ *        whole image up to its memory is validated and the caller's vdso
+ *        must already sit where the image had it; errors then return
+ *        normally, with a message in @errmsg. A failure after the caller's
+ *        memory is replaced kills the process and writes the message to
+ *        @err_fd. On success no call returns to the caller's code: every
+ *        thread resumes where the image left it.
+ *
+ *        struct ckpt_restart {
+ *            __s32 fd;             in:  the image
+ *            __s32 err_fd;         in:  late errors are written here, or -1
+ *            __u32 flags;          in:  must be 0
+ *            __u32 nr_threads;     in:  threads taking part, caller included
+ *            __u64 errmsg;         in:  user buffer for a message, or 0
+ *            __u32 errmsg_len;     in:  its size
+ *            __u32 timeout_ms;     in:  wait for the other threads (0: 10 s)
+ *            __u64 reserved[4];    in:  must be 0
+ *        };
+ *
  * 2. The generic-netlink family CKPT_GENL_NAME, version CKPT_GENL_VERSION.
  *    Used by ckptd and administrative tools.
  *
@@ -51,6 +100,43 @@ struct ckpt_version {
 };
 
 #define CKPT_IOC_VERSION	_IOWR(CKPT_IOC_MAGIC, 0x00, struct ckpt_version)
+
+enum ckpt_checkpoint_flags {
+	CKPT_CHECKPOINT_STOP	= 1 << 0,	/* leave the process stopped */
+	CKPT_CHECKPOINT_KILL	= 1 << 1,	/* kill it once captured */
+	__CKPT_CHECKPOINT_F_ALL	= (1 << 2) - 1,
+};
+
+struct ckpt_checkpoint {
+	__u32 pid;
+	__s32 fd;
+	__u32 flags;
+	__u32 timeout_ms;
+	__u64 errmsg;
+	__u32 errmsg_len;
+	__u32 nr_threads;
+	__u64 frozen_ns;
+	__u64 total_ns;
+	__u64 image_bytes;
+	__u64 nr_pages;
+	__u64 reserved[4];
+};
+
+#define CKPT_IOC_CHECKPOINT	_IOWR(CKPT_IOC_MAGIC, 0x01, struct ckpt_checkpoint)
+
+struct ckpt_restart {
+	__s32 fd;
+	__s32 err_fd;
+	__u32 flags;
+	__u32 nr_threads;
+	__u64 errmsg;
+	__u32 errmsg_len;
+	__u32 timeout_ms;
+	__u64 reserved[4];
+};
+
+#define CKPT_IOC_RESTART	_IOW(CKPT_IOC_MAGIC, 0x02, struct ckpt_restart)
+#define CKPT_IOC_RESTART_THREAD	_IOW(CKPT_IOC_MAGIC, 0x03, __u32)
 
 /* generic netlink */
 

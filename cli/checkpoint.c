@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ckpt checkpoint PID: capture one process into an image file.
+ *
+ * The image is written to a temporary file next to its final name (mode
+ * 0600) and renamed into place only once complete and synced, so a failed
+ * checkpoint never damages an earlier image of the same name.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/ckpt.h>
+
+#include "commands.h"
+#include "engine.h"
+
+static void checkpoint_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s checkpoint PID [-o IMAGE] [--stop|--kill] [--timeout SECONDS] [--json]\n"
+		"Captures process PID (all its threads) into IMAGE (default ckpt-PID.img;\n"
+		"'-' writes to standard output). The process continues, unless --stop\n"
+		"leaves it stopped (SIGSTOP) or --kill ends it once captured.\n",
+		prog);
+}
+
+int cmd_checkpoint(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "stop", no_argument, NULL, 's' },
+		{ "kill", no_argument, NULL, 'k' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct ckpt_checkpoint a = {};
+	char tmp[PATH_MAX], msg[256] = "";
+	const char *out = NULL;
+	bool json = false, to_stdout;
+	char *end;
+	long pid;
+	int c, fd, dev, ret;
+
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 's':
+			a.flags |= CKPT_CHECKPOINT_STOP;
+			break;
+		case 'k':
+			a.flags |= CKPT_CHECKPOINT_KILL;
+			break;
+		case 't':
+			a.timeout_ms = strtoul(optarg, &end, 10) * 1000;
+			if (*end || !*optarg) {
+				fprintf(stderr, "%s checkpoint: bad --timeout '%s'\n",
+					prog, optarg);
+				return 1;
+			}
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			checkpoint_usage(stdout);
+			return 0;
+		default:
+			checkpoint_usage(stderr);
+			return 1;
+		}
+	}
+	if (optind != argc - 1) {
+		checkpoint_usage(stderr);
+		return 1;
+	}
+	errno = 0;
+	pid = strtol(argv[optind], &end, 10);
+	if (*end || pid <= 0 || pid > INT_MAX || errno) {
+		fprintf(stderr, "%s checkpoint: '%s' is not a process id\n",
+			prog, argv[optind]);
+		return 1;
+	}
+	if ((a.flags & CKPT_CHECKPOINT_STOP) && (a.flags & CKPT_CHECKPOINT_KILL)) {
+		fprintf(stderr, "%s checkpoint: --stop and --kill exclude each other\n",
+			prog);
+		return 1;
+	}
+
+	dev = open(engine_device(), O_RDWR | O_CLOEXEC);
+	if (dev < 0) {
+		fprintf(stderr, "%s checkpoint: engine not loaded: %s: %s\n",
+			prog, engine_device(), strerror(errno));
+		return 1;
+	}
+
+	static char def[64];
+	if (!out) {
+		snprintf(def, sizeof(def), "ckpt-%ld.img", pid);
+		out = def;
+	}
+	to_stdout = !strcmp(out, "-");
+	if (to_stdout) {
+		fd = STDOUT_FILENO;
+	} else {
+		snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", out);
+		fd = mkostemp(tmp, O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "%s checkpoint: cannot create %s: %s\n",
+				prog, tmp, strerror(errno));
+			close(dev);
+			return 1;
+		}
+		fchmod(fd, 0600);
+	}
+
+	a.pid = pid;
+	a.fd = fd;
+	a.errmsg = (unsigned long)msg;
+	a.errmsg_len = sizeof(msg);
+	ret = ioctl(dev, CKPT_IOC_CHECKPOINT, &a);
+	if (ret < 0) {
+		ret = errno;
+		fprintf(stderr, "%s checkpoint: pid %ld: %s (%s)\n", prog, pid,
+			*msg ? msg : strerror(ret), strerror(ret));
+		goto fail;
+	}
+	if (!to_stdout) {
+		if (fsync(fd) || close(fd)) {
+			fprintf(stderr, "%s checkpoint: writing %s: %s\n", prog,
+				tmp, strerror(errno));
+			fd = -1;
+			goto fail;
+		}
+		fd = -1;
+		if (rename(tmp, out)) {
+			fprintf(stderr, "%s checkpoint: cannot rename %s to %s: %s\n",
+				prog, tmp, out, strerror(errno));
+			goto fail;
+		}
+	}
+	close(dev);
+
+	if (json)
+		fprintf(to_stdout ? stderr : stdout,
+			"{\"pid\":%ld,\"image\":\"%s\",\"threads\":%u,\"pages\":%llu,"
+			"\"bytes\":%llu,\"frozen_ns\":%llu,\"total_ns\":%llu}\n",
+			pid, to_stdout ? "-" : out, a.nr_threads,
+			(unsigned long long)a.nr_pages,
+			(unsigned long long)a.image_bytes,
+			(unsigned long long)a.frozen_ns,
+			(unsigned long long)a.total_ns);
+	else
+		fprintf(to_stdout ? stderr : stdout,
+			"pid %ld: %u thread(s), %llu pages, %llu bytes, frozen %.3f ms -> %s\n",
+			pid, a.nr_threads, (unsigned long long)a.nr_pages,
+			(unsigned long long)a.image_bytes, a.frozen_ns / 1e6,
+			to_stdout ? "stdout" : out);
+	return 0;
+
+fail:
+	if (!to_stdout) {
+		if (fd >= 0)
+			close(fd);
+		unlink(tmp);
+	}
+	close(dev);
+	return 1;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ckpt subcommands, one file each, listed in commands[] in ckpt.c.
+ *
+ * A command is int cmd_NAME(int argc, char **argv), called with argv[0] set
+ * to its name, so getopt_long() works on it as on a program's arguments. It
+ * parses its own options (-h/--help; an unknown option prints its usage on
+ * stderr and returns 1), prints its own messages prefixed with prog, and
+ * returns the exit status.
+ */
+#ifndef _CKPT_CLI_COMMANDS_H
+#define _CKPT_CLI_COMMANDS_H
+
+/* The program's name, for messages: "ckpt". */
+extern const char *prog;
+
+int cmd_version(int argc, char **argv);		/* version.c */
+int cmd_inspect(int argc, char **argv);		/* inspect.c */
+int cmd_checkpoint(int argc, char **argv);	/* checkpoint.c, to come */
+int cmd_restart(int argc, char **argv);		/* restart.c, to come */
+
+#endif /* _CKPT_CLI_COMMANDS_H */

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The userspace image reader. It does no validation of its own beyond the
+ * framing (reading, padding, what follows END) and one cross-check: every
+ * decision about what a section may say is image_check.c's, the code the
+ * engine runs on the same image at restart.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "image.h"
+
+const char *const ckpt_greg_names[CKPT_GREG_NR] = {
+	"r15", "r14", "r13", "r12", "rbp", "rbx", "r11", "r10", "r9", "r8",
+	"rax", "rcx", "rdx", "rsi", "rdi", "orig_rax", "rip", "cs", "eflags",
+	"rsp", "ss", "fs_base", "gs_base", "ds", "es", "fs", "gs",
+};
+
+/*
+ * Payloads are read in pieces of at most this size into a buffer that grows
+ * as the data arrives: a length is bounded by ckpt_img_max_len() before it
+ * is used, but a short input should not cost the whole bound up front.
+ */
+#define READ_CHUNK	(1UL << 20)
+
+void ckpt_image_init(struct ckpt_image *img)
+{
+	memset(img, 0, sizeof(*img));
+	ckpt_img_init(&img->st);
+}
+
+void ckpt_image_free(struct ckpt_image *img)
+{
+	free(img->threads);
+	free(img->vmas);
+	free(img->vma_pages);
+	free(img->buf);
+	img->threads = NULL;
+	img->vmas = NULL;
+	img->vma_pages = NULL;
+	img->buf = NULL;
+	img->buf_size = 0;
+	img->st.vmas = NULL;
+}
+
+static int fail(struct ckpt_image *img, int err, const char *why)
+{
+	img->error.err = err;
+	img->error.why = why;
+	errno = -err;
+	return err;
+}
+
+static int fail_io(struct ckpt_image *img, int err)
+{
+	img->error.io = true;
+	return fail(img, err, "cannot read the image");
+}
+
+/* Reads len bytes; returns how many (fewer only at end of file) or -errno. */
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = read(fd, (char *)buf + done, len - done);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!n)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+/* Makes *bufp hold at least need bytes, growing by doubling up to len. */
+static int reserve(struct ckpt_image *img, void **bufp, size_t *sizep,
+		   size_t need, size_t len)
+{
+	size_t size = *sizep ? *sizep : 4096;
+	void *p;
+
+	if (*bufp && need <= *sizep)
+		return 0;
+	while (size < need)
+		size *= 2;
+	if (size > len && len >= need && len >= 4096)
+		size = len;
+	p = realloc(*bufp, size);
+	if (!p)
+		return fail(img, -ENOMEM, "out of memory");
+	*bufp = p;
+	*sizep = size;
+	return 0;
+}
+
+static int read_payload(struct ckpt_image *img, int fd, void **bufp,
+			size_t *sizep, size_t len)
+{
+	size_t done, chunk;
+	ssize_t n;
+	int ret;
+
+	ret = reserve(img, bufp, sizep, len < READ_CHUNK ? len : READ_CHUNK,
+		      len);
+	if (ret)
+		return ret;
+	for (done = 0; done < len; done += chunk) {
+		chunk = len - done < READ_CHUNK ? len - done : READ_CHUNK;
+		ret = reserve(img, bufp, sizep, done + chunk, len);
+		if (ret)
+			return ret;
+		n = read_full(fd, (char *)*bufp + done, chunk);
+		if (n < 0)
+			return fail_io(img, n);
+		if ((size_t)n < chunk)
+			return fail(img, -EBADMSG, "truncated image");
+	}
+	return 0;
+}
+
+/* Room for what the header announces. */
+static int accept_header(struct ckpt_image *img, const void *payload)
+{
+	memcpy(&img->hdr, payload, sizeof(img->hdr));
+	img->threads = calloc(img->hdr.nr_threads, sizeof(*img->threads));
+	img->vma_pages = calloc(img->hdr.nr_vmas, sizeof(*img->vma_pages));
+	if (!img->threads || !img->vma_pages)
+		return fail(img, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Once END is accepted, nothing may follow it. */
+static int accept_end(struct ckpt_image *img, int fd)
+{
+	struct ckpt_image_error *e = &img->error;
+	ssize_t n;
+	char c;
+
+	/* Where the failure is, if something follows END. */
+	e->section = img->st.nr_sections;
+	e->type = 0;
+	e->offset = img->size + sizeof(struct ckpt_sect) +
+		    sizeof(struct ckpt_img_end);
+	n = read_full(fd, &c, 1);
+	if (n < 0)
+		return fail_io(img, n);
+	if (n)
+		return fail(img, -EBADMSG, "data after the END section");
+	return 0;
+}
+
+static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
+		  const void *payload)
+{
+	const struct ckpt_img_pages *p = payload;
+
+	switch (s->type) {
+	case CKPT_SECT_HEADER:
+		return accept_header(img, payload);
+	case CKPT_SECT_PROCESS:
+		memcpy(&img->proc, payload, sizeof(img->proc));
+		break;
+	case CKPT_SECT_THREAD:
+		memcpy(&img->threads[img->nr_threads++], payload,
+		       sizeof(*img->threads));
+		break;
+	case CKPT_SECT_VMAS:
+		img->nr_vmas = img->hdr.nr_vmas;
+		break;
+	case CKPT_SECT_PAGES:
+		img->vma_pages[p->vma] += p->nr_pages;
+		img->nr_pages_sects++;
+		img->nr_pages += p->nr_pages;
+		break;
+	case CKPT_SECT_END:
+		return accept_end(img, fd);
+	}
+	return 0;
+}
+
+static int read_sect(struct ckpt_image *img, int fd)
+{
+	struct ckpt_image_error *e = &img->error;
+	size_t len, vmas_size = 0, *sizep = &img->buf_size;
+	void *vmas = NULL, **bufp = &img->buf;
+	struct ckpt_sect s, copy;
+	const char *payload;
+	__u64 max;
+	ssize_t n;
+	int ret;
+
+	e->section = img->st.nr_sections;
+	e->type = 0;
+	e->offset = img->size;
+
+	n = read_full(fd, &s, sizeof(s));
+	if (n < 0)
+		return fail_io(img, n);
+	if ((size_t)n < sizeof(s))
+		return fail(img, -EBADMSG, n || img->size ? "truncated image" :
+			    "empty input, not a ckpt image");
+
+	/* Name the section in messages only if its header is intact. */
+	copy = s;
+	copy.hcrc = 0;
+	if (ckpt_crc32(0, &copy, sizeof(copy)) == s.hcrc)
+		e->type = s.type;
+
+	ret = ckpt_img_next(&img->st, &s);
+	if (ret)
+		return fail(img, ret, img->st.why);
+	max = ckpt_img_max_len(&img->st, s.type);
+	if (s.len > max || max > CKPT_IMG_MAX_PAYLOAD)
+		return fail(img, -EMSGSIZE, "section longer than its kind allows");
+
+	/* The VMA table stays for PAGES to be checked against, until END. */
+	if (s.type == CKPT_SECT_VMAS) {
+		bufp = &vmas;
+		sizep = &vmas_size;
+	}
+	len = s.len + (-s.len & 7);
+	ret = read_payload(img, fd, bufp, sizep, len);
+	if (ret)
+		goto out_free;
+	payload = *bufp;
+	for (; len > s.len; len--) {
+		if (payload[len - 1]) {
+			ret = fail(img, -EBADMSG, "non-zero section padding");
+			goto out_free;
+		}
+	}
+
+	ret = ckpt_img_payload(&img->st, &s, payload);
+	if (ret) {
+		fail(img, ret, img->st.why);
+		goto out_free;
+	}
+	if (s.type == CKPT_SECT_VMAS) {
+		img->vmas = vmas;
+		vmas = NULL;
+	}
+	ret = accept(img, fd, &s, payload);
+	if (ret)
+		return ret;
+
+	if (img->sect_fn)
+		img->sect_fn(img->sect_arg, img->nr_sections, &s, img->size,
+			     payload);
+	img->have = s.type;
+	img->nr_sections++;
+	len = sizeof(s) + s.len + (-s.len & 7);
+	img->size += len;
+	img->type_bytes[s.type] += len;
+	if (s.type == CKPT_SECT_END)
+		img->done = true;
+	return 0;
+
+out_free:
+	free(vmas);
+	return ret;
+}
+
+int ckpt_image_read(struct ckpt_image *img, int fd, unsigned int flags)
+{
+	int ret;
+
+	if (img->error.err) {
+		errno = -img->error.err;
+		return img->error.err;
+	}
+	while (!img->done) {
+		if ((flags & CKPT_IMAGE_TO_VMAS) && img->have >= CKPT_SECT_VMAS)
+			return 0;
+		ret = read_sect(img, fd);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

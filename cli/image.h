@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading a process image in userspace: the stream of sections from a file
+ * descriptor (file, pipe or stdin), every one validated by the engine's own
+ * image_check.c, gathered into a summary. ckpt inspect reads whole images;
+ * ckpt restart reads up to the VMAS section, which is all it needs before
+ * the engine takes over.
+ */
+#ifndef _CKPT_CLI_IMAGE_H
+#define _CKPT_CLI_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "image_check.h"
+
+/* Indices into ckpt_img_thread.gregs (struct user_regs_struct order). */
+enum ckpt_greg {
+	CKPT_GREG_R15, CKPT_GREG_R14, CKPT_GREG_R13, CKPT_GREG_R12,
+	CKPT_GREG_RBP, CKPT_GREG_RBX, CKPT_GREG_R11, CKPT_GREG_R10,
+	CKPT_GREG_R9, CKPT_GREG_R8, CKPT_GREG_RAX, CKPT_GREG_RCX,
+	CKPT_GREG_RDX, CKPT_GREG_RSI, CKPT_GREG_RDI, CKPT_GREG_ORIG_RAX,
+	CKPT_GREG_RIP, CKPT_GREG_CS, CKPT_GREG_EFLAGS, CKPT_GREG_RSP,
+	CKPT_GREG_SS, CKPT_GREG_FS_BASE, CKPT_GREG_GS_BASE, CKPT_GREG_DS,
+	CKPT_GREG_ES, CKPT_GREG_FS, CKPT_GREG_GS,
+	CKPT_GREG_NR,
+};
+
+/* Register names in gregs order, for messages. */
+extern const char *const ckpt_greg_names[CKPT_GREG_NR];
+
+/* Why reading stopped short. All zero while the image is good so far. */
+struct ckpt_image_error {
+	int err;		/* -errno */
+	const char *why;	/* what is wrong, a static string */
+	bool io;		/* read() failed, not the format */
+	__u64 section;		/* index of the failing section, from 0 */
+	__u32 type;		/* its type; 0: its header is damaged */
+	__u64 offset;		/* where its header starts */
+};
+
+/*
+ * What has been read. A field is only set once the section holding it has
+ * been accepted: hdr when have >= CKPT_SECT_HEADER, proc when have >=
+ * CKPT_SECT_PROCESS, and so on; everything once done is set.
+ */
+struct ckpt_image {
+	__u32 have;			/* the last section type accepted */
+	bool done;			/* END accepted, nothing after it */
+	struct ckpt_img_header hdr;
+	struct ckpt_img_process proc;
+	struct ckpt_img_thread *threads;	/* [nr_threads], no XSAVE */
+	__u32 nr_threads;		/* accepted so far, leader first */
+	struct ckpt_img_vma *vmas;	/* [nr_vmas], the VMAS payload */
+	__u32 nr_vmas;
+	__u64 *vma_pages;		/* [nr_vmas], counted in PAGES */
+	__u64 nr_pages_sects;		/* PAGES sections */
+	__u64 nr_pages;			/* pages in them */
+	__u64 nr_sections;		/* sections accepted, END included */
+	__u64 size;			/* bytes of the sections accepted */
+	__u64 type_bytes[CKPT_SECT_END + 1];	/* size by section type */
+	struct ckpt_image_error error;
+
+	/*
+	 * Optional, set after ckpt_image_init(): called for every section once
+	 * it has been accepted, with its index, header, offset in the image
+	 * and payload (valid during the call only).
+	 */
+	void (*sect_fn)(void *arg, __u64 index, const struct ckpt_sect *s,
+			__u64 offset, const void *payload);
+	void *sect_arg;
+
+	/* private to image.c */
+	struct ckpt_img_state st;
+	void *buf;
+	size_t buf_size;
+};
+
+/* Read the whole image (default), or stop once VMAS has been accepted. */
+#define CKPT_IMAGE_TO_VMAS	(1U << 0)
+
+void ckpt_image_init(struct ckpt_image *img);
+
+/*
+ * Reads sections from fd until END (then checks that nothing follows it),
+ * or with CKPT_IMAGE_TO_VMAS until VMAS, leaving fd just past the VMAS
+ * section; calling again without the flag reads the rest. Returns 0, or
+ * -errno with img->error saying what and where; once failed, it stays so.
+ */
+int ckpt_image_read(struct ckpt_image *img, int fd, unsigned int flags);
+
+/*
+ * Frees what ckpt_image_read() allocated; after ckpt_image_init() img can be
+ * read into again.
+ */
+void ckpt_image_free(struct ckpt_image *img);
+
+#endif /* _CKPT_CLI_IMAGE_H */

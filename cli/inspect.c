@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ckpt inspect IMAGE: reads a whole process image through the same checks
+ * the engine applies at restart, and describes it or says precisely what is
+ * wrong with it and where.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "inspect.h"
+#include "json.h"
+
+static const char *const vma_flag_names[] = {
+	"shared", "file", "growsdown", "heap", "stack", "vdso", "vvar",
+	"dontfork", "dontdump", "maywrite",
+};
+
+static const char *const thread_flag_names[] = {
+	"in_syscall",
+};
+
+static const char *const rlimit_names[CKPT_IMG_NRLIMITS] = {
+	"cpu", "fsize", "data", "stack", "core", "rss", "nproc", "nofile",
+	"memlock", "as", "locks", "sigpending", "msgqueue", "nice", "rtprio",
+	"rttime",
+};
+
+static void record_sect(void *arg, __u64 index, const struct ckpt_sect *s,
+			__u64 offset, const void *payload)
+{
+	struct inspect *in = arg;
+	struct inspect_sect *p;
+	size_t size;
+
+	(void)index;
+	(void)payload;
+	if (in->sects_lost)
+		return;
+	if (in->nr_sects == in->sects_size) {
+		size = in->sects_size ? 2 * in->sects_size : 64;
+		p = realloc(in->sects, size * sizeof(*p));
+		if (!p) {
+			in->sects_lost = true;
+			return;
+		}
+		in->sects = p;
+		in->sects_size = size;
+	}
+	p = &in->sects[in->nr_sects++];
+	p->offset = offset;
+	p->len = s->len;
+	p->type = s->type;
+}
+
+void inspect_init(struct inspect *in, struct ckpt_image *img,
+		  unsigned int opts)
+{
+	memset(in, 0, sizeof(*in));
+	in->opts = opts;
+	if (opts & INSPECT_VERBOSE) {
+		img->sect_fn = record_sect;
+		img->sect_arg = in;
+	}
+}
+
+void inspect_free(struct inspect *in)
+{
+	free(in->sects);
+	in->sects = NULL;
+	in->nr_sects = 0;
+	in->sects_size = 0;
+}
+
+/*
+ * Strings from the image, escaped so that one line stays one line and
+ * nothing reaches the terminal but text: UTF-8 is kept, other bytes are
+ * written \xHH.
+ */
+static void text_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	int n;
+
+	while (*s) {
+		n = *s < 0x80 ? 1 : utf8_len(s);
+		if (*s == '\\' || *s == '"')
+			fprintf(f, "\\%c", *s);
+		else if (*s < 0x20 || *s == 0x7f || !n)
+			fprintf(f, "\\x%02x", *s);
+		else
+			fwrite(s, 1, n, f);
+		s += n ? n : 1;
+	}
+}
+
+static void prot_string(char buf[5], const struct ckpt_img_vma *v)
+{
+	buf[0] = v->prot & 1 ? 'r' : '-';
+	buf[1] = v->prot & 2 ? 'w' : '-';
+	buf[2] = v->prot & 4 ? 'x' : '-';
+	buf[3] = v->flags & CKPT_VMA_SHARED ? 's' : 'p';
+	buf[4] = '\0';
+}
+
+/* The names of the bits set in flags, comma-separated; "-" for none. */
+static void flags_text(FILE *f, __u32 flags, const char *const *names,
+		       size_t nr, __u32 skip)
+{
+	const char *sep = "";
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if ((flags & ~skip) & (1U << i)) {
+			fprintf(f, "%s%s", sep, names[i]);
+			sep = ",";
+		}
+	}
+	if (!*sep)
+		fputc('-', f);
+}
+
+static void flags_json(FILE *f, __u32 flags, const char *const *names,
+		       size_t nr)
+{
+	const char *sep = "";
+	size_t i;
+
+	fputc('[', f);
+	for (i = 0; i < nr; i++) {
+		if (flags & (1U << i)) {
+			fprintf(f, "%s\"%s\"", sep, names[i]);
+			sep = ",";
+		}
+	}
+	fputc(']', f);
+}
+
+static void created_string(char *buf, size_t size, __u64 ns)
+{
+	time_t t = ns / 1000000000;
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) ||
+	    !strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
+}
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ULL(x) ((unsigned long long)(x))
+
+static void rlimit_text(FILE *f, __u64 v)
+{
+	if (v == ~0ULL)
+		fprintf(f, "unlimited");
+	else
+		fprintf(f, "%llu", ULL(v));
+}
+
+static void text_process(FILE *f, const struct ckpt_image *img, bool verbose)
+{
+	const struct ckpt_img_process *p = &img->proc;
+	unsigned int i;
+
+	fprintf(f, "process: pid %u, ppid %u, comm \"", p->pid, p->ppid);
+	text_string(f, p->comm);
+	fprintf(f, "\"\nexe: ");
+	text_string(f, p->exe);
+	fputc('\n', f);
+	if (!verbose)
+		return;
+	fprintf(f, "  uid %u euid %u gid %u egid %u umask %03o personality 0x%x exit_signal %u\n",
+		p->uid, p->euid, p->gid, p->egid, p->umask, p->personality,
+		p->exit_signal);
+	fprintf(f, "  code %llx-%llx data %llx-%llx brk %llx-%llx stack %llx\n",
+		ULL(p->start_code), ULL(p->end_code), ULL(p->start_data),
+		ULL(p->end_data), ULL(p->start_brk), ULL(p->brk),
+		ULL(p->start_stack));
+	fprintf(f, "  args %llx-%llx env %llx-%llx\n", ULL(p->arg_start),
+		ULL(p->arg_end), ULL(p->env_start), ULL(p->env_end));
+	fprintf(f, "  vvar %llx +%llu, vdso %llx +%llu, vdso crc %08x\n",
+		ULL(p->vvar), ULL(p->vvar_size), ULL(p->vdso),
+		ULL(p->vdso_size), p->vdso_crc);
+	fprintf(f, "  auxv");
+	for (i = 0; i + 1 < CKPT_IMG_AUXV_WORDS && p->auxv[i]; i += 2)
+		fprintf(f, " %llu=0x%llx", ULL(p->auxv[i]),
+			ULL(p->auxv[i + 1]));
+	fputc('\n', f);
+	for (i = 0; i < CKPT_IMG_NSIG; i++) {
+		const struct ckpt_img_sigaction *sa = &p->sigaction[i];
+
+		if (!sa->handler && !sa->flags && !sa->mask)
+			continue;
+		fprintf(f, "  signal %u: handler 0x%llx flags 0x%llx restorer 0x%llx mask 0x%llx\n",
+			i + 1, ULL(sa->handler), ULL(sa->flags),
+			ULL(sa->restorer), ULL(sa->mask));
+	}
+	for (i = 0; i < CKPT_IMG_NRLIMITS; i++) {
+		fprintf(f, "%s%s ", i % 4 ? " " : i ? "\n  rlimits " :
+			"  rlimits ", rlimit_names[i]);
+		rlimit_text(f, p->rlimit[i].cur);
+		fputc('/', f);
+		rlimit_text(f, p->rlimit[i].max);
+	}
+	fputc('\n', f);
+}
+
+static void text_thread(FILE *f, const struct ckpt_img_thread *t,
+			bool verbose)
+{
+	unsigned int i;
+
+	fprintf(f, "  tid %u \"", t->tid);
+	text_string(f, t->comm);
+	fprintf(f, "\" ip 0x%llx sp 0x%llx", ULL(t->gregs[CKPT_GREG_RIP]),
+		ULL(t->gregs[CKPT_GREG_RSP]));
+	if (t->flags & CKPT_THREAD_IN_SYSCALL)
+		fprintf(f, " in syscall");
+	fputc('\n', f);
+	if (!verbose)
+		return;
+	for (i = 0; i < CKPT_GREG_NR; i++)
+		fprintf(f, "%s%s 0x%llx", i % 6 ? " " : i ? "\n    " : "    ",
+			ckpt_greg_names[i], ULL(t->gregs[i]));
+	fputc('\n', f);
+	fprintf(f, "    blocked 0x%llx clear_child_tid 0x%llx robust_list 0x%llx+%llu\n",
+		ULL(t->blocked), ULL(t->clear_child_tid), ULL(t->robust_list),
+		ULL(t->robust_list_len));
+	fprintf(f, "    rseq 0x%llx+%llu sig 0x%x sigaltstack 0x%llx+%llu flags 0x%x\n",
+		ULL(t->rseq), ULL(t->rseq_len), t->rseq_sig,
+		ULL(t->sas_ss_sp), ULL(t->sas_ss_size), t->sas_ss_flags);
+}
+
+static void text_vma(FILE *f, const struct ckpt_img_vma *v, __u64 pages,
+		     bool verbose)
+{
+	char prot[5];
+
+	prot_string(prot, v);
+	fprintf(f, "  %012llx-%012llx %s %6llu %s ", ULL(v->start), ULL(v->end),
+		prot, ULL(pages), pages == 1 ? "page " : "pages");
+	flags_text(f, v->flags, vma_flag_names, ARRAY_SIZE(vma_flag_names),
+		   CKPT_VMA_SHARED);
+	if (v->path[0]) {
+		fputc(' ', f);
+		text_string(f, v->path);
+	}
+	fputc('\n', f);
+	if (verbose && (v->flags & CKPT_VMA_FILE))
+		fprintf(f, "    pgoff 0x%llx dev 0x%llx ino %llu size %llu\n",
+			ULL(v->pgoff), ULL(v->dev), ULL(v->ino), ULL(v->size));
+}
+
+static void text_sections(FILE *f, const struct inspect *in)
+{
+	size_t i;
+
+	fprintf(f, "sections:%s\n", in->sects_lost ? " (out of memory)" : "");
+	for (i = 0; i < in->nr_sects; i++)
+		fprintf(f, "  %zu %-7s at %llu, %llu bytes\n", i,
+			ckpt_img_sect_name(in->sects[i].type),
+			ULL(in->sects[i].offset), ULL(in->sects[i].len));
+}
+
+static void text_report(FILE *f, const char *name,
+			const struct ckpt_image *img, const struct inspect *in)
+{
+	bool verbose = in->opts & INSPECT_VERBOSE;
+	const struct ckpt_img_header *h = &img->hdr;
+	__u64 page_bytes = img->nr_pages * CKPT_IMG_PAGE_SIZE;
+	char created[64];
+	__u32 i;
+
+	fprintf(f, "image: ");
+	text_string(f, name);
+	fprintf(f, "\nformat: version %u, x86_64, %u-byte pages\nkernel: ",
+		h->version, h->page_size);
+	text_string(f, h->kernel);
+	created_string(created, sizeof(created), h->created_ns);
+	fprintf(f, "\ncreated: %s\n", created);
+	text_process(f, img, verbose);
+	fprintf(f, "xstate: %u bytes per thread, xfeatures 0x%llx\n",
+		h->xstate_size, ULL(h->xfeatures));
+	fprintf(f, "threads: %u\n", img->nr_threads);
+	for (i = 0; i < img->nr_threads; i++)
+		text_thread(f, &img->threads[i], verbose);
+	fprintf(f, "mappings: %u\n", img->nr_vmas);
+	for (i = 0; i < img->nr_vmas; i++)
+		text_vma(f, &img->vmas[i], img->vma_pages[i], verbose);
+	fprintf(f, "pages: %llu in %llu PAGES sections, %llu bytes\n",
+		ULL(img->nr_pages), ULL(img->nr_pages_sects), ULL(page_bytes));
+	fprintf(f, "size: %llu bytes in %llu sections, %llu of them page data\n",
+		ULL(img->size), ULL(img->nr_sections), ULL(page_bytes));
+	if (verbose) {
+		fprintf(f, "  by section type:");
+		for (i = CKPT_SECT_HEADER; i <= CKPT_SECT_END; i++)
+			fprintf(f, " %s %llu", ckpt_img_sect_name(i),
+				ULL(img->type_bytes[i]));
+		fputc('\n', f);
+		text_sections(f, in);
+	}
+	fprintf(f, "checksums: ok\nvalid\n");
+}
+
+/* null for RLIM_INFINITY */
+static void rlimit_json(FILE *f, __u64 v)
+{
+	if (v == ~0ULL)
+		fprintf(f, "null");
+	else
+		fprintf(f, "%llu", ULL(v));
+}
+
+static void json_process(FILE *f, const struct ckpt_img_process *p)
+{
+	unsigned int i;
+
+	fprintf(f, "\"process\":{\"pid\":%u,\"ppid\":%u,\"comm\":",
+		p->pid, p->ppid);
+	json_string(f, p->comm);
+	fprintf(f, ",\"exe\":");
+	json_string(f, p->exe);
+	fprintf(f, ",\"uid\":%u,\"euid\":%u,\"gid\":%u,\"egid\":%u,\"umask\":%u,\"personality\":%u,\"exit_signal\":%u",
+		p->uid, p->euid, p->gid, p->egid, p->umask, p->personality,
+		p->exit_signal);
+	fprintf(f, ",\"start_code\":\"0x%llx\",\"end_code\":\"0x%llx\",\"start_data\":\"0x%llx\",\"end_data\":\"0x%llx\"",
+		ULL(p->start_code), ULL(p->end_code), ULL(p->start_data),
+		ULL(p->end_data));
+	fprintf(f, ",\"start_brk\":\"0x%llx\",\"brk\":\"0x%llx\",\"start_stack\":\"0x%llx\"",
+		ULL(p->start_brk), ULL(p->brk), ULL(p->start_stack));
+	fprintf(f, ",\"arg_start\":\"0x%llx\",\"arg_end\":\"0x%llx\",\"env_start\":\"0x%llx\",\"env_end\":\"0x%llx\"",
+		ULL(p->arg_start), ULL(p->arg_end), ULL(p->env_start),
+		ULL(p->env_end));
+	fprintf(f, ",\"vdso\":\"0x%llx\",\"vdso_size\":%llu,\"vvar\":\"0x%llx\",\"vvar_size\":%llu,\"vdso_crc\":%u",
+		ULL(p->vdso), ULL(p->vdso_size), ULL(p->vvar),
+		ULL(p->vvar_size), p->vdso_crc);
+	fprintf(f, ",\"rlimits\":{");
+	for (i = 0; i < CKPT_IMG_NRLIMITS; i++) {
+		fprintf(f, "%s\"%s\":[", i ? "," : "", rlimit_names[i]);
+		rlimit_json(f, p->rlimit[i].cur);
+		fputc(',', f);
+		rlimit_json(f, p->rlimit[i].max);
+		fputc(']', f);
+	}
+	fprintf(f, "}}");
+}
+
+static void json_thread(FILE *f, const struct ckpt_img_thread *t)
+{
+	unsigned int i;
+
+	fprintf(f, "{\"tid\":%u,\"comm\":", t->tid);
+	json_string(f, t->comm);
+	fprintf(f, ",\"flags\":");
+	flags_json(f, t->flags, thread_flag_names,
+		   ARRAY_SIZE(thread_flag_names));
+	fprintf(f, ",\"ip\":\"0x%llx\",\"sp\":\"0x%llx\",\"regs\":{",
+		ULL(t->gregs[CKPT_GREG_RIP]), ULL(t->gregs[CKPT_GREG_RSP]));
+	for (i = 0; i < CKPT_GREG_NR; i++)
+		fprintf(f, "%s\"%s\":\"0x%llx\"", i ? "," : "",
+			ckpt_greg_names[i], ULL(t->gregs[i]));
+	fprintf(f, "},\"blocked\":\"0x%llx\"}", ULL(t->blocked));
+}
+
+static void json_vma(FILE *f, const struct ckpt_img_vma *v, __u64 pages)
+{
+	char prot[5];
+
+	prot_string(prot, v);
+	prot[3] = '\0';
+	fprintf(f, "{\"start\":\"0x%llx\",\"end\":\"0x%llx\",\"prot\":\"%s\",\"flags\":",
+		ULL(v->start), ULL(v->end), prot);
+	flags_json(f, v->flags, vma_flag_names, ARRAY_SIZE(vma_flag_names));
+	fprintf(f, ",\"path\":");
+	json_string(f, v->path);
+	fprintf(f, ",\"pgoff\":%llu,\"dev\":%llu,\"ino\":%llu,\"size\":%llu,\"pages\":%llu}",
+		ULL(v->pgoff), ULL(v->dev), ULL(v->ino), ULL(v->size),
+		ULL(pages));
+}
+
+static void json_report(FILE *f, const char *name,
+			const struct ckpt_image *img, const struct inspect *in)
+{
+	const struct ckpt_img_header *h = &img->hdr;
+	char created[64];
+	size_t i;
+
+	fprintf(f, "{\"image\":");
+	json_string(f, name);
+	fprintf(f, ",\"valid\":true,\"version\":%u,\"arch\":\"x86_64\",\"page_size\":%u,\"kernel\":",
+		h->version, h->page_size);
+	json_string(f, h->kernel);
+	created_string(created, sizeof(created), h->created_ns);
+	fprintf(f, ",\"created\":\"%s\",\"created_ns\":%llu,\"xstate_size\":%u,\"xfeatures\":\"0x%llx\",",
+		created, ULL(h->created_ns), h->xstate_size,
+		ULL(h->xfeatures));
+	json_process(f, &img->proc);
+	fprintf(f, ",\"threads\":[");
+	for (i = 0; i < img->nr_threads; i++) {
+		if (i)
+			fputc(',', f);
+		json_thread(f, &img->threads[i]);
+	}
+	fprintf(f, "],\"vmas\":[");
+	for (i = 0; i < img->nr_vmas; i++) {
+		if (i)
+			fputc(',', f);
+		json_vma(f, &img->vmas[i], img->vma_pages[i]);
+	}
+	fprintf(f, "],\"pages\":{\"sections\":%llu,\"pages\":%llu,\"bytes\":%llu}",
+		ULL(img->nr_pages_sects), ULL(img->nr_pages),
+		ULL(img->nr_pages * CKPT_IMG_PAGE_SIZE));
+	fprintf(f, ",\"size\":%llu,\"size_by_type\":{", ULL(img->size));
+	for (i = CKPT_SECT_HEADER; i <= CKPT_SECT_END; i++)
+		fprintf(f, "%s\"%s\":%llu", i > CKPT_SECT_HEADER ? "," : "",
+			ckpt_img_sect_name(i), ULL(img->type_bytes[i]));
+	fprintf(f, "},\"nr_sections\":%llu,\"checksums\":\"ok\"",
+		ULL(img->nr_sections));
+	if (in->opts & INSPECT_VERBOSE) {
+		fprintf(f, ",\"sections\":[");
+		for (i = 0; i < in->nr_sects; i++)
+			fprintf(f, "%s{\"type\":\"%s\",\"offset\":%llu,\"len\":%llu}",
+				i ? "," : "",
+				ckpt_img_sect_name(in->sects[i].type),
+				ULL(in->sects[i].offset),
+				ULL(in->sects[i].len));
+		fprintf(f, "]");
+	}
+	fprintf(f, "}\n");
+}
+
+static void report_error(FILE *out, FILE *err, const char *name,
+			 const struct ckpt_image *img, const struct inspect *in)
+{
+	const struct ckpt_image_error *e = &img->error;
+
+	fprintf(err, "%s inspect: ", prog);
+	text_string(err, name);
+	if (e->io) {
+		fprintf(err, ": %s: %s\n", e->why, strerror(-e->err));
+	} else {
+		fprintf(err, ": %s (section %llu", e->why, ULL(e->section));
+		if (e->type)
+			fprintf(err, " %s", ckpt_img_sect_name(e->type));
+		fprintf(err, " at offset %llu)\n", ULL(e->offset));
+	}
+	if (!(in->opts & INSPECT_JSON))
+		return;
+	fprintf(out, "{\"image\":");
+	json_string(out, name);
+	fprintf(out, ",\"valid\":false,\"error\":{\"message\":");
+	json_string(out, e->why);
+	fprintf(out, ",\"errno\":%d,\"section\":%llu,\"type\":", -e->err,
+		ULL(e->section));
+	if (e->type)
+		fprintf(out, "\"%s\"", ckpt_img_sect_name(e->type));
+	else
+		fprintf(out, "null");
+	fprintf(out, ",\"offset\":%llu}}\n", ULL(e->offset));
+}
+
+int inspect_report(FILE *out, FILE *err, const char *name,
+		   const struct ckpt_image *img, const struct inspect *in)
+{
+	if (!img->done) {
+		report_error(out, err, name, img, in);
+		return 1;
+	}
+	if (in->opts & INSPECT_JSON)
+		json_report(out, name, img, in);
+	else
+		text_report(out, name, img, in);
+	return 0;
+}
+
+static void inspect_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s inspect [--json] [-v|--verbose] IMAGE\n"
+		"Checks a process image the way restart would, section by\n"
+		"section, and describes it: the process, its threads and\n"
+		"mappings, sizes. IMAGE '-' reads standard input. Exits 1 when\n"
+		"the image is not valid, naming the problem, the section and\n"
+		"its offset.\n",
+		prog);
+}
+
+int cmd_inspect(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	unsigned int flags = 0;
+	struct ckpt_image img;
+	struct inspect in;
+	const char *path, *name;
+	int c, fd, ret;
+
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			flags |= INSPECT_JSON;
+			break;
+		case 'v':
+			flags |= INSPECT_VERBOSE;
+			break;
+		case 'h':
+			inspect_usage(stdout);
+			return 0;
+		default:
+			inspect_usage(stderr);
+			return 1;
+		}
+	}
+	if (optind != argc - 1) {
+		inspect_usage(stderr);
+		return 1;
+	}
+
+	path = argv[optind];
+	if (!strcmp(path, "-")) {
+		fd = STDIN_FILENO;
+		name = "stdin";
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "%s inspect: cannot open ", prog);
+			text_string(stderr, path);
+			fprintf(stderr, ": %s\n", strerror(errno));
+			return 1;
+		}
+		name = path;
+	}
+
+	ckpt_image_init(&img);
+	inspect_init(&in, &img, flags);
+	ckpt_image_read(&img, fd, 0);
+	ret = inspect_report(stdout, stderr, name, &img, &in);
+	inspect_free(&in);
+	ckpt_image_free(&img);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (fflush(stdout) && !ret) {
+		fprintf(stderr, "%s inspect: cannot write: %s\n", prog,
+			strerror(errno));
+		ret = 1;
+	}
+	return ret;
+}

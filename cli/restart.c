@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ckpt restart IMAGE: continue the process saved in IMAGE.
+ *
+ * Like BLCR's cr_restart, the command stays the restarted process's parent
+ * and exits with its status. The whole image is verified (every checksum)
+ * before anything happens. Then a child is forked with the image's pid
+ * (clone3 set_tid), restores what system calls restore (signal handlers,
+ * rlimits, umask, personality), moves its vdso and vvar to where the image
+ * had them, creates one thread per image thread with the image's tid, and
+ * hands over to the engine, which replaces the child's memory and threads'
+ * state with the image's. Everything up to that hand-over fails cleanly,
+ * naming the problem (a pid in use, a limit that cannot be raised...).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/ckpt.h>
+
+#include "commands.h"
+#include "engine.h"
+#include "image.h"
+
+#define THREAD_STACK	(64 * 1024)
+
+/* struct clone_args of linux/sched.h, which clashes with glibc's sched.h */
+struct clone3_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+	uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+
+static int errpipe = -1;
+
+/* In the child: report why the restart failed, then leave. */
+static void __attribute__((noreturn, format(printf, 1, 2)))
+child_fail(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (len > (int)sizeof(buf) - 2)
+		len = sizeof(buf) - 2;
+	buf[len++] = '\n';
+	if (write(errpipe, buf, len) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+/*
+ * The image's other threads are created with raw clone3: there is no glibc
+ * thread behind them (they share the main thread's TLS), so they make raw
+ * system calls only, until the engine gives them their own state back.
+ */
+struct thread_arg {
+	int dev;
+	uint32_t index;
+};
+
+static long raw_syscall3(long nr, long a, long b, long c)
+{
+	long ret;
+
+	asm volatile("syscall"
+		     : "=a"(ret)
+		     : "a"(nr), "D"(a), "S"(b), "d"(c)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
+
+static void __attribute__((noreturn, used)) thread_main(struct thread_arg *t)
+{
+	raw_syscall3(SYS_ioctl, t->dev, CKPT_IOC_RESTART_THREAD,
+		     (long)&t->index);
+	/* Only a failed restart gets here; the main thread reports it. */
+	for (;;)
+		raw_syscall3(SYS_exit, 1, 0, 0);
+}
+
+static long clone3_thread(struct clone3_args *args, struct thread_arg *arg)
+{
+	register void *fn asm("r12") = (void *)thread_main;
+	register void *a asm("r13") = arg;
+	long ret;
+
+	asm volatile("syscall\n\t"
+		     "test %%rax, %%rax\n\t"
+		     "jnz 1f\n\t"
+		     "xor %%ebp, %%ebp\n\t"
+		     "mov %%r13, %%rdi\n\t"
+		     "call *%%r12\n\t"
+		     "ud2\n"
+		     "1:"
+		     : "=a"(ret)
+		     : "a"(SYS_clone3), "D"(args), "S"(sizeof(*args)),
+		       "r"(fn), "r"(a)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* The [vvar...] and [vdso] mappings of this process, lowest first. */
+struct special {
+	unsigned long start, end;
+};
+
+static int find_specials(struct special *sp, int max, unsigned long *lo,
+			 unsigned long *hi)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	*lo = ~0UL;
+	*hi = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e;
+
+		if (!strstr(line, "[vdso]") && !strstr(line, "[vvar"))
+			continue;
+		if (sscanf(line, "%lx-%lx", &s, &e) != 2 || n == max)
+			continue;
+		sp[n].start = s;
+		sp[n].end = e;
+		n++;
+		if (s < *lo)
+			*lo = s;
+		if (e > *hi)
+			*hi = e;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Whether [lo, hi) overlaps any mapping but the vdso/vvar. */
+static bool range_busy(unsigned long lo, unsigned long hi)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+	bool busy = false;
+
+	if (!f)
+		return true;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e;
+
+		if (strstr(line, "[vdso]") || strstr(line, "[vvar"))
+			continue;
+		if (sscanf(line, "%lx-%lx", &s, &e) == 2 && s < hi && e > lo)
+			busy = true;
+	}
+	fclose(f);
+	return busy;
+}
+
+/*
+ * Moves vvar and vdso, keeping their layout, so that the vdso starts where
+ * the image's did (glibc in the image holds pointers into it). Goes through
+ * a scratch area so old and new places may overlap.
+ */
+static void move_vdso(const struct ckpt_img_process *proc)
+{
+	struct special sp[8];
+	unsigned long lo = 0, hi = 0, size, vdso = 0, dst, scratch;
+	int n, i;
+
+	n = find_specials(sp, 8, &lo, &hi);
+	if (n <= 0)
+		child_fail("cannot find this process's vdso");
+	for (i = 0; i < n; i++)
+		if (sp[i].end == hi)
+			vdso = sp[i].start;
+	size = hi - lo;
+	if (vdso - lo != proc->vdso - proc->vvar ||
+	    hi - vdso != proc->vdso_size)
+		child_fail("this kernel's vdso layout differs from the image's (restart on the kernel that made it)");
+	dst = proc->vvar;
+	if (dst == lo)
+		return;
+	if (range_busy(dst, dst + size))
+		child_fail("the image's vdso address %#lx is taken in the restarter; try again",
+			   (unsigned long)proc->vdso);
+
+	scratch = (unsigned long)mmap(NULL, size, PROT_NONE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (scratch == (unsigned long)MAP_FAILED)
+		child_fail("cannot reserve room to move the vdso: %s", strerror(errno));
+	for (i = 0; i < n; i++)
+		if (mremap((void *)sp[i].start, sp[i].end - sp[i].start,
+			   sp[i].end - sp[i].start, MREMAP_MAYMOVE | MREMAP_FIXED,
+			   (void *)(scratch + sp[i].start - lo)) == MAP_FAILED)
+			child_fail("cannot move the vdso: %s", strerror(errno));
+	for (i = 0; i < n; i++)
+		if (mremap((void *)(scratch + sp[i].start - lo),
+			   sp[i].end - sp[i].start, sp[i].end - sp[i].start,
+			   MREMAP_MAYMOVE | MREMAP_FIXED,
+			   (void *)(dst + sp[i].start - lo)) == MAP_FAILED)
+			child_fail("cannot move the vdso: %s", strerror(errno));
+}
+
+/* What rt_sigaction() takes from the kernel's point of view. */
+struct ksigaction {
+	uint64_t handler, flags, restorer, mask;
+};
+
+static void restore_process(const struct ckpt_img_process *proc)
+{
+	int i;
+
+	for (i = 0; i < CKPT_IMG_NSIG; i++) {
+		const struct ckpt_img_sigaction *s = &proc->sigaction[i];
+		struct ksigaction ksa = {
+			s->handler, s->flags, s->restorer, s->mask,
+		};
+
+		if (i + 1 == SIGKILL || i + 1 == SIGSTOP)
+			continue;
+		if (syscall(SYS_rt_sigaction, i + 1, &ksa, NULL, 8))
+			child_fail("cannot restore the handler of signal %d: %s",
+				   i + 1, strerror(errno));
+	}
+	for (i = 0; i < RLIM_NLIMITS && i < CKPT_IMG_NRLIMITS; i++) {
+		struct rlimit rl = {
+			proc->rlimit[i].cur, proc->rlimit[i].max,
+		};
+
+		if (setrlimit(i, &rl))
+			child_fail("cannot restore resource limit %d (%llu/%llu): %s",
+				   i, (unsigned long long)rl.rlim_cur,
+				   (unsigned long long)rl.rlim_max, strerror(errno));
+	}
+	umask(proc->umask);
+	if (personality(proc->personality) < 0)
+		child_fail("cannot restore personality %#x: %s",
+			   proc->personality, strerror(errno));
+}
+
+static void __attribute__((noreturn))
+child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
+{
+	struct ckpt_restart args = {};
+	struct thread_arg *targs;
+	char msg[256] = "";
+	uint32_t i;
+
+	targs = calloc(img->nr_threads, sizeof(*targs));
+	if (!targs)
+		child_fail("out of memory");
+	restore_process(&img->proc);
+	move_vdso(&img->proc);
+
+	for (i = 1; i < img->nr_threads; i++) {
+		pid_t tid = img->threads[i].tid;
+		struct clone3_args ca = {
+			.flags = CLONE_VM | CLONE_FS | CLONE_FILES |
+				 CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM,
+			.set_tid = (unsigned long)&tid,
+			.set_tid_size = 1,
+		};
+		void *stack = aligned_alloc(16, THREAD_STACK);
+		long ret;
+
+		if (!stack)
+			child_fail("out of memory");
+		ca.stack = (unsigned long)stack;
+		ca.stack_size = THREAD_STACK;
+		targs[i].dev = dev;
+		targs[i].index = i;
+		ret = clone3_thread(&ca, &targs[i]);
+		if (ret == -EEXIST)
+			child_fail("thread id %d of the image is in use on this node", tid);
+		if (ret < 0)
+			child_fail("cannot create thread %d: %s", tid, strerror(-ret));
+	}
+
+	args.fd = fd;
+	args.err_fd = errpipe;
+	args.nr_threads = img->nr_threads;
+	args.errmsg = (unsigned long)msg;
+	args.errmsg_len = sizeof(msg);
+	args.timeout_ms = timeout_ms;
+	ioctl(dev, CKPT_IOC_RESTART, &args);
+	child_fail("%s (%s)", *msg ? msg : "the engine refused", strerror(errno));
+}
+
+static void restart_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s restart IMAGE [--timeout SECONDS] [--no-verify]\n"
+		"Continues the process saved in IMAGE, with its pid and thread ids,\n"
+		"as a child of this command, which exits with its status. The whole\n"
+		"image is verified first, unless --no-verify leaves that to the\n"
+		"engine (a damaged image then kills the half-restored process).\n",
+		prog);
+}
+
+int cmd_restart(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "timeout", required_argument, NULL, 't' },
+		{ "no-verify", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	unsigned int timeout_ms = 0, read_flags = 0;
+	struct ckpt_image img;
+	int c, fd, dev, status, pipefd[2];
+	char buf[512], *end;
+	ssize_t len;
+	pid_t pid;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			timeout_ms = strtoul(optarg, &end, 10) * 1000;
+			if (*end || !*optarg) {
+				fprintf(stderr, "%s restart: bad --timeout '%s'\n",
+					prog, optarg);
+				return 1;
+			}
+			break;
+		case 'n':
+			read_flags = CKPT_IMAGE_TO_VMAS;
+			break;
+		case 'h':
+			restart_usage(stdout);
+			return 0;
+		default:
+			restart_usage(stderr);
+			return 1;
+		}
+	}
+	if (optind != argc - 1) {
+		restart_usage(stderr);
+		return 1;
+	}
+
+	fd = open(argv[optind], O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "%s restart: cannot open %s: %s\n", prog,
+			argv[optind], strerror(errno));
+		return 1;
+	}
+	ckpt_image_init(&img);
+	if (ckpt_image_read(&img, fd, read_flags)) {
+		fprintf(stderr, "%s restart: %s: %s (section %llu at offset %llu)\n",
+			prog, argv[optind],
+			img.error.why ? img.error.why : strerror(-img.error.err),
+			(unsigned long long)img.error.section,
+			(unsigned long long)img.error.offset);
+		return 1;
+	}
+	if (lseek(fd, 0, SEEK_SET)) {
+		fprintf(stderr, "%s restart: %s: the image must be a seekable file\n",
+			prog, argv[optind]);
+		return 1;
+	}
+	dev = open(engine_device(), O_RDWR | O_CLOEXEC);
+	if (dev < 0) {
+		fprintf(stderr, "%s restart: engine not loaded: %s: %s\n",
+			prog, engine_device(), strerror(errno));
+		return 1;
+	}
+	if (pipe2(pipefd, O_CLOEXEC)) {
+		perror("pipe");
+		return 1;
+	}
+	fflush(NULL);
+
+	{
+		pid_t want = img.proc.pid;
+		struct clone3_args ca = {
+			.exit_signal = SIGCHLD,
+			.set_tid = (unsigned long)&want,
+			.set_tid_size = 1,
+		};
+
+		pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	}
+	if (pid < 0) {
+		if (errno == EEXIST)
+			fprintf(stderr, "%s restart: pid %u of the image is in use on this node\n",
+				prog, img.proc.pid);
+		else if (errno == EPERM)
+			fprintf(stderr, "%s restart: restoring pid %u needs CAP_CHECKPOINT_RESTORE\n",
+				prog, img.proc.pid);
+		else
+			fprintf(stderr, "%s restart: cannot create pid %u: %s\n",
+				prog, img.proc.pid, strerror(errno));
+		return 1;
+	}
+	if (!pid) {
+		close(pipefd[0]);
+		errpipe = pipefd[1];
+		child(&img, fd, dev, timeout_ms);
+	}
+
+	close(pipefd[1]);
+	close(fd);
+	close(dev);
+	len = read(pipefd[0], buf, sizeof(buf) - 1);
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (len > 0) {
+		buf[len] = '\0';
+		fprintf(stderr, "%s restart: %s: %s", prog, argv[optind], buf);
+		return 1;
+	}
+	ckpt_image_free(&img);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}

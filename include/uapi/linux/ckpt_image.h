@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ckpt process image format, version 1. Written by the engine, read by the
+ * engine at restart and by userspace tools (ckpt inspect, ckpt restart).
+ * Documentation/image-format.md describes it in prose.
+ *
+ * An image is a sequence of sections. Each starts with a struct ckpt_sect,
+ * 8-byte aligned, followed by @len payload bytes and zero padding to the
+ * next multiple of 8. The payload's CRC-32 (IEEE, as zlib's crc32()) is in
+ * @crc; the header's own CRC-32, computed with @hcrc zero, is in @hcrc.
+ * All integers are little-endian.
+ *
+ *   HEADER     struct ckpt_img_header          first, exactly once
+ *   PROCESS    struct ckpt_img_process         exactly once
+ *   THREAD     struct ckpt_img_thread + xstate  nr_threads times, leader first
+ *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
+ *   PAGES      struct ckpt_img_pages + data     any number, ascending address
+ *   END        struct ckpt_img_end              last, exactly once
+ *
+ * Every count, length and address is bounded by the limits below; a reader
+ * rejects an image that breaks any of them before acting on it.
+ */
+#ifndef _UAPI_LINUX_CKPT_IMAGE_H
+#define _UAPI_LINUX_CKPT_IMAGE_H
+
+#include <linux/types.h>
+
+#define CKPT_IMG_MAGIC		0x54504b43	/* "CKPT" */
+#define CKPT_IMG_VERSION	1
+#define CKPT_IMG_ARCH_X86_64	1
+
+#define CKPT_IMG_MAX_THREADS	4096
+#define CKPT_IMG_MAX_VMAS	65536
+#define CKPT_IMG_MAX_XSTATE	(64 * 1024)
+#define CKPT_IMG_MAX_RUN_PAGES	256		/* pages in one PAGES section */
+#define CKPT_IMG_PATH_MAX	512
+#define CKPT_IMG_EXE_MAX	4096
+#define CKPT_IMG_AUXV_WORDS	64
+#define CKPT_IMG_NSIG		64
+#define CKPT_IMG_NRLIMITS	16
+#define CKPT_IMG_GREGS		27		/* struct user_regs_struct */
+#define CKPT_IMG_ADDR_MAX	((1ULL << 47) - 4096)	/* x86-64 user space */
+#define CKPT_IMG_PAGE_SIZE	4096
+
+enum ckpt_sect_type {
+	CKPT_SECT_HEADER = 1,
+	CKPT_SECT_PROCESS,
+	CKPT_SECT_THREAD,
+	CKPT_SECT_VMAS,
+	CKPT_SECT_PAGES,
+	CKPT_SECT_END,
+};
+
+struct ckpt_sect {
+	__u32 type;
+	__u32 flags;		/* 0 */
+	__u64 len;		/* payload bytes after this header */
+	__u32 crc;		/* CRC-32 of the payload */
+	__u32 hcrc;		/* CRC-32 of this header, hcrc = 0 */
+};
+
+struct ckpt_img_header {
+	__u32 magic;
+	__u16 version;
+	__u16 arch;
+	__u32 page_size;
+	__u32 nr_threads;
+	__u32 nr_vmas;
+	__u32 xstate_size;	/* bytes of XSAVE state per thread */
+	__u64 xfeatures;	/* XCR0 user features the state uses */
+	__u64 created_ns;	/* CLOCK_REALTIME at capture */
+	__u64 reserved;		/* 0 */
+	char kernel[65];	/* utsname release of the capturing kernel */
+	__u8 pad[7];
+};
+
+/* signal disposition, as rt_sigaction() takes it */
+struct ckpt_img_sigaction {
+	__u64 handler;
+	__u64 flags;
+	__u64 restorer;
+	__u64 mask;
+};
+
+struct ckpt_img_rlimit {
+	__u64 cur;
+	__u64 max;
+};
+
+struct ckpt_img_process {
+	__u32 pid;		/* in the capturing pid namespace */
+	__u32 ppid;
+	__u32 uid, euid, gid, egid;
+	__u32 personality;
+	__u32 umask;
+	__u32 vdso_crc;		/* CRC-32 of the vdso text */
+	__u32 exit_signal;
+	char comm[16];
+	__u64 start_code, end_code, start_data, end_data;
+	__u64 start_brk, brk, start_stack;
+	__u64 arg_start, arg_end, env_start, env_end;
+	__u64 vdso, vdso_size;	/* vdso text */
+	__u64 vvar, vvar_size;	/* vvar pages just below it */
+	__u64 auxv[CKPT_IMG_AUXV_WORDS];
+	struct ckpt_img_sigaction sigaction[CKPT_IMG_NSIG];
+	struct ckpt_img_rlimit rlimit[CKPT_IMG_NRLIMITS];
+	char exe[CKPT_IMG_EXE_MAX];
+};
+
+enum ckpt_img_thread_flags {
+	CKPT_THREAD_IN_SYSCALL = 1 << 0,	/* regs describe a syscall exit */
+	__CKPT_THREAD_ALL = (1 << 1) - 1,
+};
+
+struct ckpt_img_thread {
+	__u32 tid;
+	__u32 flags;
+	__u64 blocked;		/* signal mask */
+	__u64 clear_child_tid;
+	__u64 robust_list, robust_list_len;
+	__u64 rseq, rseq_len;
+	__u32 rseq_sig;
+	__u32 xstate_size;	/* bytes of XSAVE state after this struct */
+	__u64 sas_ss_sp, sas_ss_size;
+	__u32 sas_ss_flags;
+	__u32 pad;
+	char comm[16];
+	__u64 gregs[CKPT_IMG_GREGS];	/* struct user_regs_struct */
+};
+
+enum ckpt_img_vma_flags {
+	CKPT_VMA_SHARED		= 1 << 0,	/* MAP_SHARED */
+	CKPT_VMA_FILE		= 1 << 1,	/* backed by @path */
+	CKPT_VMA_GROWSDOWN	= 1 << 2,
+	CKPT_VMA_HEAP		= 1 << 3,	/* the brk area */
+	CKPT_VMA_STACK		= 1 << 4,	/* the main thread's stack */
+	CKPT_VMA_VDSO		= 1 << 5,	/* not stored; kept from restart */
+	CKPT_VMA_VVAR		= 1 << 6,	/* not stored; kept from restart */
+	CKPT_VMA_DONTFORK	= 1 << 7,
+	CKPT_VMA_DONTDUMP	= 1 << 8,
+	CKPT_VMA_MAYWRITE	= 1 << 9,	/* file opened for writing */
+	__CKPT_VMA_ALL		= (1 << 10) - 1,
+};
+
+struct ckpt_img_vma {
+	__u64 start, end;
+	__u64 pgoff;		/* file offset, in pages */
+	__u32 prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	__u32 flags;		/* CKPT_VMA_* */
+	__u64 dev, ino;		/* the file's identity at capture */
+	__u64 size;		/* the file's size at capture */
+	__u64 nr_pages;		/* pages stored for this VMA */
+	char path[CKPT_IMG_PATH_MAX];
+};
+
+struct ckpt_img_pages {
+	__u64 addr;		/* first page; data for nr_pages pages follows */
+	__u32 nr_pages;
+	__u32 vma;		/* index into the VMA table */
+};
+
+struct ckpt_img_end {
+	__u64 nr_sections;	/* sections before this one */
+	__u64 nr_pages;		/* pages stored in all */
+};
+
+#endif /* _UAPI_LINUX_CKPT_IMAGE_H */

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CKPT_IOC_CHECKPOINT: capture a process into an image.
+ *
+ * Order: find the process and check the caller's rights; freeze every
+ * thread at a safe point (each captures its own registers); check that
+ * everything the process holds can be restored, and fail naming what cannot
+ * before writing anything; write the image; then let the process continue,
+ * stop or die. A failure at any point thaws the process untouched.
+ */
+
+#include <linux/cred.h>
+#include <linux/fdtable.h>
+#include <linux/file.h>
+#include <linux/fs_struct.h>
+#include <linux/ktime.h>
+#include <linux/pid.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/utsname.h>
+
+#include <uapi/linux/ckpt_image.h>
+
+#include "checkpoint.h"
+#include "freeze.h"
+#include "image.h"
+#include "mm.h"
+
+#define CKPT_DEFAULT_TIMEOUT_MS	10000
+#define WHY_LEN			256
+
+void ckpt_put_errmsg(u64 ubuf, u32 len, const char *msg)
+{
+	char buf[WHY_LEN];
+
+	if (!ubuf || !len || !msg)
+		return;
+	strscpy(buf, msg, min_t(u32, len, sizeof(buf)));
+	if (copy_to_user(u64_to_user_ptr(ubuf), buf, strlen(buf) + 1))
+		return;
+}
+
+/*
+ * The rights of ptrace-attaching (which modules cannot call): privileged,
+ * or the same user and group as a dumpable target that holds no capability
+ * the caller lacks.
+ */
+static int may_checkpoint(struct task_struct *task, const char **why)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct mm_struct *mm;
+	int ret = 0;
+
+	if (same_thread_group(task, current)) {
+		*why = "a process cannot checkpoint itself this way";
+		return -EDEADLK;
+	}
+	if (capable(CAP_CHECKPOINT_RESTORE) || capable(CAP_SYS_ADMIN))
+		return 0;
+
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	if (!uid_eq(cred->uid, tcred->euid) || !uid_eq(cred->uid, tcred->suid) ||
+	    !uid_eq(cred->uid, tcred->uid) || !gid_eq(cred->gid, tcred->egid) ||
+	    !gid_eq(cred->gid, tcred->sgid) || !gid_eq(cred->gid, tcred->gid) ||
+	    !cap_issubset(tcred->cap_permitted, cred->cap_permitted))
+		ret = -EPERM;
+	rcu_read_unlock();
+	if (ret) {
+		*why = "the process belongs to another user or is privileged";
+		return ret;
+	}
+
+	task_lock(task);
+	mm = task->mm;
+	if (!mm || get_dumpable(mm) != SUID_DUMP_USER)
+		ret = -EPERM;
+	task_unlock(task);
+	if (ret)
+		*why = "the process is not dumpable (setuid, setgid or it said so)";
+	return ret;
+}
+
+struct fd_found {
+	unsigned int fd;
+	struct file *file;
+};
+
+static int find_unsupported_fd(const void *arg, struct file *file,
+			       unsigned int fd)
+{
+	struct fd_found *found = (struct fd_found *)arg;
+
+	/* Inherited stdio is re-attached to the restarter's, like BLCR. */
+	if (fd <= 2)
+		return 0;
+	found->fd = fd;
+	found->file = get_file(file);
+	return 1;
+}
+
+static int check_files(struct task_struct *task, const char **why,
+		       char *whybuf)
+{
+	struct fd_found found = {};
+	char *path, *p;
+
+	task_lock(task);
+	if (task->files)
+		iterate_fd(task->files, 0, find_unsupported_fd, &found);
+	task_unlock(task);
+	if (!found.file)
+		return 0;
+
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	p = path ? d_path(&found.file->f_path, path, PATH_MAX) : NULL;
+	snprintf(whybuf, WHY_LEN, "pid %d fd %u (%s) cannot be checkpointed yet",
+		 task_tgid_vnr(task), found.fd,
+		 IS_ERR_OR_NULL(p) ? "?" : p);
+	*why = whybuf;
+	kfree(path);
+	fput(found.file);
+	return -EOPNOTSUPP;
+}
+
+static void capture_process(struct task_struct *task, struct mm_struct *mm,
+			    struct ckpt_img_process *proc, char *buf)
+{
+	struct sighand_struct *sighand;
+	struct k_sigaction *k;
+	const struct cred *cred;
+	struct file *exe;
+	char *p;
+	int i;
+
+	proc->pid = task_tgid_vnr(task);
+	rcu_read_lock();
+	proc->ppid = task_tgid_vnr(rcu_dereference(task->real_parent));
+	cred = __task_cred(task);
+	proc->uid = from_kuid_munged(current_user_ns(), cred->uid);
+	proc->euid = from_kuid_munged(current_user_ns(), cred->euid);
+	proc->gid = from_kgid_munged(current_user_ns(), cred->gid);
+	proc->egid = from_kgid_munged(current_user_ns(), cred->egid);
+	/* Stable: no thread of the process can exec or change it now. */
+	exe = rcu_dereference(mm->exe_file);
+	p = exe ? d_path(&exe->f_path, buf, PATH_MAX) : NULL;
+	if (!IS_ERR_OR_NULL(p))
+		strscpy(proc->exe, p, sizeof(proc->exe));
+	rcu_read_unlock();
+
+	proc->personality = task->personality;
+	proc->exit_signal = task->exit_signal;
+	__get_task_comm(proc->comm, sizeof(proc->comm), task);
+
+	task_lock(task);
+	proc->umask = task->fs ? task->fs->umask : 0022;
+	BUILD_BUG_ON(RLIM_NLIMITS > CKPT_IMG_NRLIMITS);
+	for (i = 0; i < RLIM_NLIMITS; i++) {
+		proc->rlimit[i].cur = task->signal->rlim[i].rlim_cur;
+		proc->rlimit[i].max = task->signal->rlim[i].rlim_max;
+	}
+	task_unlock(task);
+
+	/* What lock_task_sighand() does; the threads are parked, so it holds. */
+	rcu_read_lock();
+	sighand = rcu_dereference(task->sighand);
+	spin_lock_irq(&sighand->siglock);
+	for (i = 0; i < CKPT_IMG_NSIG && i < _NSIG; i++) {
+		k = &sighand->action[i];
+		proc->sigaction[i].handler = (unsigned long)k->sa.sa_handler;
+		proc->sigaction[i].flags = k->sa.sa_flags;
+		proc->sigaction[i].restorer = (unsigned long)k->sa.sa_restorer;
+		proc->sigaction[i].mask = k->sa.sa_mask.sig[0];
+	}
+	spin_unlock_irq(&sighand->siglock);
+	rcu_read_unlock();
+}
+
+static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
+		       struct ckpt_img_process *proc, struct ckpt_mm_capture *mc,
+		       struct ckpt_writer *w, u32 *nr_threads)
+{
+	struct ckpt_img_header hdr = {
+		.magic = CKPT_IMG_MAGIC,
+		.version = CKPT_IMG_VERSION,
+		.arch = CKPT_IMG_ARCH_X86_64,
+		.page_size = PAGE_SIZE,
+		.nr_vmas = mc->nr_vmas,
+		.xstate_size = fz->xstate_size,
+		.created_ns = ktime_get_real_ns(),
+	};
+	struct ckpt_img_end end = {};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < fz->nr; i++) {
+		if (fz->threads[i].exited)
+			continue;
+		hdr.nr_threads++;
+		hdr.xfeatures |= ckpt_xstate_bv(fz->threads[i].ts.xstate);
+	}
+	strscpy(hdr.kernel, utsname()->release, sizeof(hdr.kernel));
+
+	ret = ckpt_write_sect(w, CKPT_SECT_HEADER, &hdr, sizeof(hdr), NULL, 0);
+	if (!ret)
+		ret = ckpt_write_sect(w, CKPT_SECT_PROCESS, proc, sizeof(*proc),
+				      NULL, 0);
+	for (i = 0; !ret && i < fz->nr; i++) {
+		struct ckpt_parked *p = &fz->threads[i];
+
+		if (p->exited)
+			continue;
+		p->ts.img.tid = task_pid_vnr(p->task);
+		ret = ckpt_write_sect(w, CKPT_SECT_THREAD, &p->ts.img,
+				      sizeof(p->ts.img), p->ts.xstate,
+				      fz->xstate_size);
+	}
+	if (!ret)
+		ret = ckpt_write_sect(w, CKPT_SECT_VMAS, mc->vmas,
+				      mc->nr_vmas * sizeof(*mc->vmas), NULL, 0);
+	if (!ret)
+		ret = ckpt_mm_write_pages(task, mc, w);
+	if (!ret) {
+		end.nr_sections = w->nr_sections;
+		end.nr_pages = mc->nr_pages;
+		ret = ckpt_write_sect(w, CKPT_SECT_END, &end, sizeof(end),
+				      NULL, 0);
+	}
+	*nr_threads = hdr.nr_threads;
+	return ret;
+}
+
+static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
+			 char *whybuf)
+{
+	struct ckpt_img_process *proc = NULL;
+	struct ckpt_mm_capture mc = {};
+	struct ckpt_freeze *fz = NULL;
+	struct ckpt_writer w = {};
+	struct task_struct *task;
+	struct mm_struct *mm;
+	u64 t0 = ktime_get_ns(), t1;
+	struct pid *pid;
+	unsigned int i;
+	int ret;
+
+	pid = find_get_pid(a->pid);
+	task = get_pid_task(pid, PIDTYPE_TGID);
+	put_pid(pid);
+	if (!task) {
+		snprintf(whybuf, WHY_LEN, "no process with pid %u", a->pid);
+		*why = whybuf;
+		return -ESRCH;
+	}
+	ret = may_checkpoint(task, why);
+	if (ret)
+		goto out_put_task;
+	if (task->ptrace) {
+		*why = "the process is being traced";
+		ret = -EBUSY;
+		goto out_put_task;
+	}
+	mm = get_task_mm(task);
+	if (!mm) {
+		*why = "the process has no memory (kernel thread or exiting)";
+		ret = -ESRCH;
+		goto out_put_task;
+	}
+	proc = kvzalloc(sizeof(*proc), GFP_KERNEL);
+	if (!proc) {
+		ret = -ENOMEM;
+		goto out_put_mm;
+	}
+	ret = ckpt_writer_init(&w, a->fd);
+	if (ret) {
+		*why = "the image descriptor is not open for writing";
+		goto out_free;
+	}
+
+	ret = ckpt_freeze(task, a->timeout_ms ?: CKPT_DEFAULT_TIMEOUT_MS,
+			  &fz, why);
+	if (ret)
+		goto out_writer;
+	t1 = ktime_get_ns();
+
+	for (i = 0; i < fz->nr; i++) {
+		struct ckpt_parked *p = &fz->threads[i];
+
+		if (p->exited || !p->ts.err)
+			continue;
+		ret = p->ts.err;
+		snprintf(whybuf, WHY_LEN, "thread %d: %s", task_pid_vnr(p->task),
+			 p->ts.why ?: "cannot capture its registers");
+		*why = whybuf;
+		goto out_thaw;
+	}
+	ret = check_files(task, why, whybuf);
+	if (ret)
+		goto out_thaw;
+	ret = ckpt_mm_capture(task, mm, &mc, proc, why, whybuf, WHY_LEN);
+	if (ret)
+		goto out_thaw;
+	capture_process(task, mm, proc, mc.path_buf);
+
+	ret = write_image(task, fz, proc, &mc, &w, &a->nr_threads);
+	if (ret) {
+		if (!*why)
+			*why = "writing the image failed";
+		goto out_thaw;
+	}
+
+	if (a->flags & CKPT_CHECKPOINT_KILL)
+		send_sig_info(SIGKILL, SEND_SIG_PRIV, task);
+	else if (a->flags & CKPT_CHECKPOINT_STOP)
+		send_sig_info(SIGSTOP, SEND_SIG_PRIV, task);
+	a->image_bytes = w.bytes;
+	a->nr_pages = mc.nr_pages;
+
+out_thaw:
+	ckpt_thaw(fz);
+	a->frozen_ns = ktime_get_ns() - t1;
+out_writer:
+	ckpt_writer_done(&w);
+out_free:
+	ckpt_mm_capture_free(&mc);
+	kvfree(proc);
+out_put_mm:
+	mmput(mm);
+out_put_task:
+	put_task_struct(task);
+	a->total_ns = ktime_get_ns() - t0;
+	return ret;
+}
+
+long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg)
+{
+	struct ckpt_checkpoint a;
+	const char *why = NULL;
+	char *whybuf;
+	long ret;
+	int i;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.flags & ~__CKPT_CHECKPOINT_F_ALL ||
+	    (a.flags & CKPT_CHECKPOINT_STOP && a.flags & CKPT_CHECKPOINT_KILL)) {
+		ckpt_put_errmsg(a.errmsg, a.errmsg_len, "unknown or conflicting flags");
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(a.reserved); i++) {
+		if (a.reserved[i]) {
+			ckpt_put_errmsg(a.errmsg, a.errmsg_len, "reserved fields must be 0");
+			return -EINVAL;
+		}
+	}
+
+	whybuf = kzalloc(WHY_LEN, GFP_KERNEL);
+	if (!whybuf)
+		return -ENOMEM;
+	ret = do_checkpoint(&a, &why, whybuf);
+	if (ret)
+		ckpt_put_errmsg(a.errmsg, a.errmsg_len, why);
+	kfree(whybuf);
+	if (!ret && copy_to_user(uarg, &a, sizeof(a)))
+		ret = -EFAULT;
+	return ret;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Differences between the kernel lines the engine supports (Debian 12's 6.1
+ * and 6.12), kept out of the core files. Force-included by Kbuild.
+ */
+#ifndef _CKPT_COMPAT_H
+#define _CKPT_COMPAT_H
+
+#include <linux/version.h>
+
+struct task_struct;
+
+/*
+ * Extensible rseq (6.3) records the registered area's length; before it,
+ * the only possible length was the original 32 bytes.
+ */
+/*
+ * rseq_set_notify_resume() moved from linux/sched.h to a new linux/rseq.h
+ * after 6.1; of the supported lines, 6.12 has it there.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/rseq.h>
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define ckpt_rseq_len(t)	((t)->rseq_len)
+#define ckpt_set_rseq_len(t, len)	((t)->rseq_len = (len))
+#else
+#define ckpt_rseq_len(t)	((t)->rseq ? 32U : 0U)
+#define ckpt_set_rseq_len(t, len)	do { } while (0)
+#endif
+
+/* VMA flags became write-protected behind helpers in 6.3. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define ckpt_vm_flags_set(vma, flags)	vm_flags_set(vma, flags)
+#else
+#define ckpt_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
+#endif
+
+#endif /* _CKPT_COMPAT_H */

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Image I/O: sections out to, and in from, whatever file the caller passed
+ * (regular file, pipe or socket), with their checksums. Validation itself is
+ * image_check.c, the same code userspace runs.
+ */
+
+#include <linux/crc32.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "image.h"
+
+__u32 ckpt_crc32(__u32 crc, const void *buf, unsigned long len)
+{
+	return ~crc32_le(~crc, buf, len);
+}
+
+static const u8 zero_pad[8];
+
+int ckpt_writer_init(struct ckpt_writer *w, int fd)
+{
+	memset(w, 0, sizeof(*w));
+	w->file = fget(fd);
+	if (!w->file)
+		return -EBADF;
+	if (!(w->file->f_mode & FMODE_WRITE)) {
+		fput(w->file);
+		w->file = NULL;
+		return -EBADF;
+	}
+	w->pos = w->file->f_pos;
+	return 0;
+}
+
+void ckpt_writer_done(struct ckpt_writer *w)
+{
+	if (!w->file)
+		return;
+	if (!(w->file->f_mode & FMODE_STREAM))
+		w->file->f_pos = w->pos;
+	fput(w->file);
+	w->file = NULL;
+}
+
+static int write_all(struct ckpt_writer *w, const void *buf, size_t len)
+{
+	ssize_t ret;
+
+	while (len) {
+		ret = kernel_write(w->file, buf, len, &w->pos);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			return -EIO;
+		buf += ret;
+		len -= ret;
+		w->bytes += ret;
+	}
+	return 0;
+}
+
+int ckpt_write_sect(struct ckpt_writer *w, u32 type, const void *a,
+		    size_t alen, const void *b, size_t blen)
+{
+	struct ckpt_sect s = {
+		.type = type,
+		.len = alen + blen,
+	};
+	size_t pad = (8 - (s.len & 7)) & 7;
+	int ret;
+
+	s.crc = ckpt_crc32(ckpt_crc32(0, a, alen), b, blen);
+	s.hcrc = ckpt_crc32(0, &s, sizeof(s));
+
+	ret = write_all(w, &s, sizeof(s));
+	if (!ret)
+		ret = write_all(w, a, alen);
+	if (!ret && blen)
+		ret = write_all(w, b, blen);
+	if (!ret && pad)
+		ret = write_all(w, zero_pad, pad);
+	if (!ret)
+		w->nr_sections++;
+	return ret;
+}
+
+int ckpt_reader_init(struct ckpt_reader *r, int fd)
+{
+	memset(r, 0, sizeof(*r));
+	ckpt_img_init(&r->st);
+	r->file = fget(fd);
+	if (!r->file)
+		return -EBADF;
+	if (!(r->file->f_mode & FMODE_READ)) {
+		fput(r->file);
+		r->file = NULL;
+		return -EBADF;
+	}
+	r->pos = r->file->f_pos;
+	r->pages_buf = kvmalloc(ckpt_img_max_len(&r->st, CKPT_SECT_PAGES),
+				GFP_KERNEL);
+	if (!r->pages_buf) {
+		fput(r->file);
+		r->file = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ckpt_reader_done(struct ckpt_reader *r)
+{
+	if (r->file) {
+		if (!(r->file->f_mode & FMODE_STREAM))
+			r->file->f_pos = r->pos;
+		fput(r->file);
+	}
+	kvfree(r->pages_buf);
+	r->file = NULL;
+	r->pages_buf = NULL;
+}
+
+static int read_all(struct ckpt_reader *r, void *buf, size_t len)
+{
+	ssize_t ret;
+
+	while (len) {
+		ret = kernel_read(r->file, buf, len, &r->pos);
+		if (ret < 0)
+			return ret;
+		if (!ret) {
+			r->st.why = "image is truncated";
+			return -ENODATA;
+		}
+		buf += ret;
+		len -= ret;
+	}
+	return 0;
+}
+
+int ckpt_read_sect(struct ckpt_reader *r, struct ckpt_sect *s, void **payload)
+{
+	u8 pad[8];
+	size_t npad;
+	void *buf;
+	int ret;
+
+	*payload = NULL;
+	r->offset = r->next;
+	ret = read_all(r, s, sizeof(*s));
+	if (ret)
+		return ret;
+	ret = ckpt_img_next(&r->st, s);
+	if (ret)
+		return ret;
+
+	if (s->type == CKPT_SECT_PAGES) {
+		buf = r->pages_buf;
+	} else {
+		buf = kvmalloc(max_t(u64, s->len, 1), GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
+	ret = read_all(r, buf, s->len);
+	npad = (8 - (s->len & 7)) & 7;
+	if (!ret && npad) {
+		ret = read_all(r, pad, npad);
+		if (!ret && memchr_inv(pad, 0, npad)) {
+			r->st.why = "non-zero section padding";
+			ret = -EBADMSG;
+		}
+	}
+	if (!ret)
+		ret = ckpt_img_payload(&r->st, s, buf);
+	if (ret) {
+		if (buf != r->pages_buf)
+			kvfree(buf);
+		return ret;
+	}
+	*payload = buf;
+	r->next += sizeof(*s) + s->len + npad;
+	return 0;
+}

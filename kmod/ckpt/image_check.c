@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ckpt image validation, built into the engine and into userspace tools
+ * (see image_check.h). Everything an image says is bounded here before any
+ * reader acts on it: section order and counts, lengths, checksums, address
+ * ranges, flags and strings.
+ */
+#ifdef __KERNEL__
+#include <linux/errno.h>
+#include <linux/string.h>
+#else
+#include <errno.h>
+#include <string.h>
+#endif
+
+#include "image_check.h"
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
+#define FAIL(st, err, msg) ((st)->why = (msg), -(err))
+
+static const char *const sect_names[] = {
+	[CKPT_SECT_HEADER]	= "HEADER",
+	[CKPT_SECT_PROCESS]	= "PROCESS",
+	[CKPT_SECT_THREAD]	= "THREAD",
+	[CKPT_SECT_VMAS]	= "VMAS",
+	[CKPT_SECT_PAGES]	= "PAGES",
+	[CKPT_SECT_END]		= "END",
+};
+
+const char *ckpt_img_sect_name(__u32 type)
+{
+	if (type < ARRAY_SIZE(sect_names) &&
+	    sect_names[type])
+		return sect_names[type];
+	return "unknown";
+}
+
+void ckpt_img_init(struct ckpt_img_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->expect = CKPT_SECT_HEADER;
+}
+
+void ckpt_img_sect(struct ckpt_sect *s, __u32 type, const void *payload,
+		   __u64 len)
+{
+	memset(s, 0, sizeof(*s));
+	s->type = type;
+	s->len = len;
+	s->crc = ckpt_crc32(0, payload, len);
+	s->hcrc = ckpt_crc32(0, s, sizeof(*s));
+}
+
+/* Whether any of @len bytes at @p is not zero. */
+static int memchr_inv8(const void *p, unsigned long len)
+{
+	const unsigned char *c = p;
+
+	while (len--)
+		if (*c++)
+			return 1;
+	return 0;
+}
+
+static int str_ok(const char *s, unsigned long size)
+{
+	return memchr(s, '\0', size) != NULL;
+}
+
+__u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
+{
+	switch (type) {
+	case CKPT_SECT_HEADER:
+		return sizeof(struct ckpt_img_header);
+	case CKPT_SECT_PROCESS:
+		return sizeof(struct ckpt_img_process);
+	case CKPT_SECT_THREAD:
+		return sizeof(struct ckpt_img_thread) + st->hdr.xstate_size;
+	case CKPT_SECT_VMAS:
+		return (__u64)st->hdr.nr_vmas * sizeof(struct ckpt_img_vma);
+	case CKPT_SECT_PAGES:
+		return sizeof(struct ckpt_img_pages) +
+		       (__u64)CKPT_IMG_MAX_RUN_PAGES * CKPT_IMG_PAGE_SIZE;
+	case CKPT_SECT_END:
+		return sizeof(struct ckpt_img_end);
+	}
+	return 0;
+}
+
+int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
+{
+	struct ckpt_sect copy = *s;
+	__u64 max;
+
+	if (st->done)
+		return FAIL(st, EBADMSG, "data after the END section");
+	copy.hcrc = 0;
+	if (ckpt_crc32(0, &copy, sizeof(copy)) != s->hcrc)
+		return FAIL(st, EBADMSG, "section header checksum mismatch");
+	if (s->flags)
+		return FAIL(st, EINVAL, "section flags set");
+
+	switch (st->expect) {
+	case CKPT_SECT_HEADER:
+	case CKPT_SECT_PROCESS:
+	case CKPT_SECT_VMAS:
+		if (s->type != st->expect)
+			return FAIL(st, EBADMSG, "sections out of order");
+		break;
+	case CKPT_SECT_THREAD:
+		if (s->type != CKPT_SECT_THREAD)
+			return FAIL(st, EBADMSG, "fewer THREAD sections than threads");
+		break;
+	case CKPT_SECT_PAGES:
+		if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_END)
+			return FAIL(st, EBADMSG, "unexpected section after VMAS");
+		break;
+	}
+
+	max = ckpt_img_max_len(st, s->type);
+	if (s->len > max)
+		return FAIL(st, EMSGSIZE, "section longer than its kind allows");
+	if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_THREAD &&
+	    s->len != max)
+		return FAIL(st, EBADMSG, "section length does not match its kind");
+	return 0;
+}
+
+static int check_header(struct ckpt_img_state *st,
+			const struct ckpt_img_header *h)
+{
+	if (h->magic != CKPT_IMG_MAGIC)
+		return FAIL(st, EBADMSG, "not a ckpt image (bad magic)");
+	if (h->version != CKPT_IMG_VERSION)
+		return FAIL(st, EPROTO, "unsupported image version");
+	if (h->arch != CKPT_IMG_ARCH_X86_64)
+		return FAIL(st, ENOEXEC, "image is for another architecture");
+	if (h->page_size != CKPT_IMG_PAGE_SIZE)
+		return FAIL(st, ENOEXEC, "image has another page size");
+	if (!h->nr_threads || h->nr_threads > CKPT_IMG_MAX_THREADS)
+		return FAIL(st, EBADMSG, "thread count out of bounds");
+	if (!h->nr_vmas || h->nr_vmas > CKPT_IMG_MAX_VMAS)
+		return FAIL(st, EBADMSG, "mapping count out of bounds");
+	if (h->xstate_size < 576 || h->xstate_size > CKPT_IMG_MAX_XSTATE ||
+	    h->xstate_size % 8)
+		return FAIL(st, EBADMSG, "XSAVE state size out of bounds");
+	if (h->reserved || memchr_inv8(h->pad, sizeof(h->pad)))
+		return FAIL(st, EINVAL, "reserved header field set");
+	if (!str_ok(h->kernel, sizeof(h->kernel)))
+		return FAIL(st, EBADMSG, "kernel release not terminated");
+	return 0;
+}
+
+static int check_process(struct ckpt_img_state *st,
+			 const struct ckpt_img_process *p)
+{
+	const __u64 *range[] = {
+		&p->start_code, &p->end_code, &p->start_data, &p->end_data,
+		&p->start_brk, &p->brk, &p->start_stack, &p->arg_start,
+		&p->arg_end, &p->env_start, &p->env_end,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(range); i++)
+		if (*range[i] > CKPT_IMG_ADDR_MAX)
+			return FAIL(st, EBADMSG, "process address out of user space");
+	if (p->start_code > p->end_code || p->start_data > p->end_data ||
+	    p->start_brk > p->brk || p->arg_start > p->arg_end ||
+	    p->env_start > p->env_end)
+		return FAIL(st, EBADMSG, "process address ranges inverted");
+	if (p->vdso % CKPT_IMG_PAGE_SIZE || p->vdso_size % CKPT_IMG_PAGE_SIZE ||
+	    p->vvar % CKPT_IMG_PAGE_SIZE || p->vvar_size % CKPT_IMG_PAGE_SIZE ||
+	    !p->vdso || !p->vdso_size || p->vdso_size > (1 << 20) ||
+	    p->vvar_size > (1 << 20) || p->vdso > CKPT_IMG_ADDR_MAX ||
+	    p->vvar > CKPT_IMG_ADDR_MAX || p->vvar_size > p->vdso ||
+	    p->vvar + p->vvar_size != p->vdso ||
+	    p->vdso + p->vdso_size > CKPT_IMG_ADDR_MAX)
+		return FAIL(st, EBADMSG, "vdso/vvar placement out of bounds");
+	if (!str_ok(p->comm, sizeof(p->comm)) || !str_ok(p->exe, sizeof(p->exe)))
+		return FAIL(st, EBADMSG, "process strings not terminated");
+	if (p->umask & ~0777)
+		return FAIL(st, EBADMSG, "umask out of bounds");
+	return 0;
+}
+
+static int check_thread(struct ckpt_img_state *st,
+			const struct ckpt_img_thread *t, __u64 len)
+{
+	if (len != sizeof(*t) + st->hdr.xstate_size ||
+	    t->xstate_size != st->hdr.xstate_size)
+		return FAIL(st, EBADMSG, "thread XSAVE state size mismatch");
+	if (!t->tid || t->tid > (1 << 22))
+		return FAIL(st, EBADMSG, "thread id out of bounds");
+	if (t->flags & ~__CKPT_THREAD_ALL || t->pad)
+		return FAIL(st, EINVAL, "unknown thread flags");
+	if (st->nr_threads == 0 && t->tid != st->pid)
+		return FAIL(st, EBADMSG, "the first thread is not the process's main thread");
+	if (!str_ok(t->comm, sizeof(t->comm)))
+		return FAIL(st, EBADMSG, "thread name not terminated");
+	if (t->clear_child_tid > CKPT_IMG_ADDR_MAX ||
+	    t->robust_list > CKPT_IMG_ADDR_MAX || t->rseq > CKPT_IMG_ADDR_MAX ||
+	    t->sas_ss_sp > CKPT_IMG_ADDR_MAX ||
+	    t->sas_ss_size > CKPT_IMG_ADDR_MAX ||
+	    t->robust_list_len > 4096 || t->rseq_len > 4096)
+		return FAIL(st, EBADMSG, "thread pointers out of user space");
+	return 0;
+}
+
+static int check_vmas(struct ckpt_img_state *st,
+		      const struct ckpt_img_vma *v, __u32 n)
+{
+	__u64 prev_end = 0;
+	__u32 i;
+
+	for (i = 0; i < n; i++, v++) {
+		if (v->start % CKPT_IMG_PAGE_SIZE || v->end % CKPT_IMG_PAGE_SIZE)
+			return FAIL(st, EBADMSG, "mapping not page-aligned");
+		if (v->start >= v->end || v->end > CKPT_IMG_ADDR_MAX + CKPT_IMG_PAGE_SIZE)
+			return FAIL(st, EBADMSG, "mapping range out of user space");
+		if (v->start < prev_end)
+			return FAIL(st, EBADMSG, "mappings overlap or are not sorted");
+		prev_end = v->end;
+		if (v->flags & ~__CKPT_VMA_ALL)
+			return FAIL(st, EINVAL, "unknown mapping flags");
+		if (v->prot & ~7U)
+			return FAIL(st, EINVAL, "unknown mapping protection");
+		if (v->nr_pages > (v->end - v->start) / CKPT_IMG_PAGE_SIZE)
+			return FAIL(st, EBADMSG, "more pages than the mapping holds");
+		/* pgoff << PAGE_SHIFT must not wrap anywhere in the mapping. */
+		if (v->pgoff >= (1ULL << 52) ||
+		    v->pgoff + (v->end - v->start) / CKPT_IMG_PAGE_SIZE > (1ULL << 52))
+			return FAIL(st, EBADMSG, "file offset out of bounds");
+		if (!str_ok(v->path, sizeof(v->path)))
+			return FAIL(st, EBADMSG, "mapping path not terminated");
+		if ((v->flags & CKPT_VMA_FILE) && v->path[0] != '/')
+			return FAIL(st, EBADMSG, "file mapping without an absolute path");
+		if ((v->flags & (CKPT_VMA_VDSO | CKPT_VMA_VVAR)) && v->nr_pages)
+			return FAIL(st, EBADMSG, "vdso/vvar pages are never stored");
+		if ((v->flags & CKPT_VMA_SHARED) && (v->flags & CKPT_VMA_FILE) &&
+		    v->nr_pages)
+			return FAIL(st, EBADMSG, "shared file mappings keep their data in the file");
+	}
+	return 0;
+}
+
+/*
+ * PAGES come in address order, so mapping by mapping: on moving past the
+ * current mapping (to @upto, or to the end), check it and every mapping
+ * skipped got exactly the pages its count says.
+ */
+static int vma_pages_differ(struct ckpt_img_state *st, __u32 upto)
+{
+	__u32 i;
+
+	if (st->vmas[st->cur_vma].nr_pages != st->cur_pages)
+		return 1;
+	for (i = st->cur_vma + 1; i < upto; i++)
+		if (st->vmas[i].nr_pages)
+			return 1;
+	st->cur_pages = 0;
+	return 0;
+}
+
+static int check_pages(struct ckpt_img_state *st,
+		       const struct ckpt_img_pages *p, __u64 len)
+{
+	const struct ckpt_img_vma *v;
+	__u64 end;
+
+	if (len < sizeof(*p) ||
+	    len != sizeof(*p) + (__u64)p->nr_pages * CKPT_IMG_PAGE_SIZE)
+		return FAIL(st, EBADMSG, "PAGES length does not match its page count");
+	if (!p->nr_pages || p->nr_pages > CKPT_IMG_MAX_RUN_PAGES)
+		return FAIL(st, EBADMSG, "PAGES page count out of bounds");
+	if (!st->vmas || p->vma >= st->nr_vmas)
+		return FAIL(st, EBADMSG, "PAGES names a mapping that does not exist");
+	v = &st->vmas[p->vma];
+	if (p->addr % CKPT_IMG_PAGE_SIZE || p->addr < v->start ||
+	    p->addr >= v->end ||
+	    p->nr_pages > (v->end - p->addr) / CKPT_IMG_PAGE_SIZE)
+		return FAIL(st, EBADMSG, "PAGES outside its mapping");
+	end = p->addr + (__u64)p->nr_pages * CKPT_IMG_PAGE_SIZE;
+	if (p->addr < st->next_addr || p->vma < st->cur_vma)
+		return FAIL(st, EBADMSG, "PAGES not in ascending order");
+	if (v->flags & (CKPT_VMA_VDSO | CKPT_VMA_VVAR) ||
+	    ((v->flags & CKPT_VMA_SHARED) && (v->flags & CKPT_VMA_FILE)))
+		return FAIL(st, EBADMSG, "PAGES for a mapping that stores none");
+	if (p->vma > st->cur_vma && vma_pages_differ(st, p->vma))
+		return FAIL(st, EBADMSG, "pages stored for a mapping differ from its count");
+	st->cur_vma = p->vma;
+	st->cur_pages += p->nr_pages;
+	st->next_addr = end;
+	st->nr_pages += p->nr_pages;
+	return 0;
+}
+
+int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
+		     const void *payload)
+{
+	int ret = 0;
+
+	if (ckpt_crc32(0, payload, s->len) != s->crc)
+		return FAIL(st, EBADMSG, "section checksum mismatch");
+
+	switch (s->type) {
+	case CKPT_SECT_HEADER:
+		ret = check_header(st, payload);
+		if (!ret) {
+			memcpy(&st->hdr, payload, sizeof(st->hdr));
+			st->expect = CKPT_SECT_PROCESS;
+		}
+		break;
+	case CKPT_SECT_PROCESS:
+		ret = check_process(st, payload);
+		if (!ret) {
+			st->pid = ((const struct ckpt_img_process *)payload)->pid;
+			st->expect = CKPT_SECT_THREAD;
+		}
+		break;
+	case CKPT_SECT_THREAD:
+		ret = check_thread(st, payload, s->len);
+		if (!ret && ++st->nr_threads == st->hdr.nr_threads)
+			st->expect = CKPT_SECT_VMAS;
+		break;
+	case CKPT_SECT_VMAS:
+		ret = check_vmas(st, payload, st->hdr.nr_vmas);
+		if (!ret) {
+			/* The caller keeps this payload alive until END. */
+			st->vmas = payload;
+			st->nr_vmas = st->hdr.nr_vmas;
+			st->expect = CKPT_SECT_PAGES;
+		}
+		break;
+	case CKPT_SECT_PAGES:
+		ret = check_pages(st, payload, s->len);
+		break;
+	case CKPT_SECT_END: {
+		const struct ckpt_img_end *e = payload;
+
+		if (e->nr_sections != st->nr_sections ||
+		    e->nr_pages != st->nr_pages)
+			return FAIL(st, EBADMSG, "END does not match the image (truncated or spliced)");
+		if (vma_pages_differ(st, st->nr_vmas))
+			return FAIL(st, EBADMSG, "pages stored for a mapping differ from its count");
+		st->done = 1;
+		break;
+	}
+	default:
+		return FAIL(st, EBADMSG, "unknown section type");
+	}
+	if (!ret)
+		st->nr_sections++;
+	return ret;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Validation of ckpt images, shared word for word by the engine (restart)
+ * and by userspace (ckpt inspect, ckpt restart, the fuzzer). No kernel or
+ * libc dependencies beyond <linux/types.h>, errno values and memcmp/memchr.
+ *
+ * A reader feeds every section through ckpt_img_next() when its header has
+ * been read, and through ckpt_img_payload() when its payload has; both
+ * return 0 or a negative errno with st->why naming the problem. Nothing in
+ * a section may be used before ckpt_img_payload() accepted it.
+ */
+#ifndef _CKPT_IMAGE_CHECK_H
+#define _CKPT_IMAGE_CHECK_H
+
+#include <linux/types.h>
+#include <linux/ckpt_image.h>
+
+/* CRC-32 (IEEE, zlib's crc32()): start with crc 0. Provided per side. */
+__u32 ckpt_crc32(__u32 crc, const void *buf, unsigned long len);
+
+/* Largest payload any section may have: the bound for reader buffers. */
+#define CKPT_IMG_MAX_PAYLOAD \
+	((__u64)CKPT_IMG_MAX_VMAS * sizeof(struct ckpt_img_vma))
+
+struct ckpt_img_state {
+	__u32 expect;		/* the section type that may come next */
+	__u32 nr_threads;	/* THREAD sections seen */
+	__u64 nr_sections;
+	__u64 nr_pages;
+	__u64 next_addr;	/* PAGES must ascend: lowest next address */
+	struct ckpt_img_header hdr;	/* valid once HEADER is accepted */
+	const struct ckpt_img_vma *vmas;	/* the VMAS payload: keep it */
+	__u32 nr_vmas;
+	__u32 cur_vma;		/* mapping the last PAGES belonged to */
+	__u64 cur_pages;	/* pages seen for it */
+	__u32 pid;		/* from PROCESS */
+	__u32 done;		/* END accepted */
+	const char *why;
+};
+
+void ckpt_img_init(struct ckpt_img_state *st);
+
+/* The largest payload the next section may carry, given what came before. */
+__u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type);
+
+int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s);
+int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
+		     const void *payload);
+
+/* Fills in a section header for a payload (for writers). */
+void ckpt_img_sect(struct ckpt_sect *s, __u32 type, const void *payload,
+		   __u64 len);
+
+/* Name of a section type, for messages. */
+const char *ckpt_img_sect_name(__u32 type);
+
+#endif /* _CKPT_IMAGE_CHECK_H */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CKPT_MM_H
+#define _CKPT_MM_H
+
+#include <linux/types.h>
+#include <uapi/linux/ckpt_image.h>
+
+struct task_struct;
+struct mm_struct;
+struct ckpt_writer;
+struct ckpt_reader;
+
+/* What a checkpoint learned about a frozen process's memory. */
+struct ckpt_mm_capture {
+	struct ckpt_img_vma *vmas;
+	u32 nr_vmas;
+	u64 nr_pages;
+	struct file *pagemap;
+	unsigned long ubuf;	/* scratch buffer in the caller's memory */
+	char *path_buf;
+};
+
+/* The VMA table and mm fields, with the target's threads parked. */
+int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
+		    struct ckpt_mm_capture *c, struct ckpt_img_process *proc,
+		    const char **why, char *whybuf, size_t whylen);
+/* The PAGES sections, one run of populated pages at a time. */
+int ckpt_mm_write_pages(struct task_struct *task, struct ckpt_mm_capture *c,
+			struct ckpt_writer *w);
+void ckpt_mm_capture_free(struct ckpt_mm_capture *c);
+
+/*
+ * Restart, in the restarting process: check the vdso sits where the image
+ * had it, before anything is changed.
+ */
+int ckpt_mm_check_vdso(const struct ckpt_img_process *proc, const char **why);
+/* Restart, before anything is changed: every mapped file is still there. */
+int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
+			const char **why, char *whybuf, size_t whylen);
+/*
+ * Replace current's memory with the image's: unmap everything but the
+ * vdso, map the image's VMAs, fill them from the PAGES sections that follow
+ * in @r, and set the mm's fields. Past this point there is no way back.
+ */
+int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
+		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
+		    const char **why, char *whybuf, size_t whylen);
+
+#endif /* _CKPT_MM_H */

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CKPT_IOC_RESTART and CKPT_IOC_RESTART_THREAD: the calling process becomes
+ * the process in an image.
+ *
+ * The restarter (userspace) has already created one thread per image thread
+ * with the image's tids, restored what system calls restore well (signal
+ * handlers, rlimits, umask) and moved its vdso where the image had it. Its
+ * other threads wait here (CKPT_IOC_RESTART_THREAD) with their FPU
+ * registers handed to memory, while the main thread:
+ *
+ *   1. reads and validates the image up to its memory and checks that this
+ *      machine and this process can take it (threads, tids, XSAVE layout
+ *      and features, vdso) -- errors so far return normally;
+ *   2. replaces its memory with the image's -- from here a failure kills
+ *      the process and the message goes to err_fd;
+ *   3. has a worker write every thread's XSAVE state (the regset code will
+ *      not rewrite the running task's own);
+ *   4. lets every thread go; each queues a task_work on itself that loads
+ *      its registers and per-thread state on the way back to user mode,
+ *      where the kernel then restarts an interrupted system call exactly as
+ *      it would have at the checkpoint.
+ */
+
+#include <linux/fdtable.h>
+#include <linux/file.h>
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#include <uapi/linux/ckpt_image.h>
+
+#include "checkpoint.h"
+#include "image.h"
+#include "mm.h"
+#include "restart.h"
+#include "threads.h"
+
+#define CKPT_DEFAULT_TIMEOUT_MS	10000
+#define WHY_LEN			256
+
+/* What one thread loads on its way back to user mode; owns itself. */
+struct restore_work {
+	struct callback_head cb;
+	struct ckpt_img_thread img;
+};
+
+struct arrival {
+	struct list_head node;
+	u32 index;
+	struct task_struct *task;	/* referenced */
+	const struct ckpt_img_thread *img;	/* set by the main thread */
+	struct restore_work *work;	/* handed to the thread at go */
+	int err;
+};
+
+struct ckpt_restart_ctx {
+	struct mutex lock;
+	wait_queue_head_t wq;
+	struct list_head arrivals;
+	u32 nr_arrived;
+	int state;		/* 0 gathering, 1 go, < 0 failed */
+	struct work_struct fpu_work;
+	void **xstates;		/* per image thread, for the worker */
+	struct task_struct **tasks;
+	u32 nr_threads;
+	u32 xstate_size;
+	int fpu_err;
+};
+
+static struct ckpt_restart_ctx *get_ctx(struct file *file)
+{
+	struct ckpt_restart_ctx *ctx = READ_ONCE(file->private_data), *old;
+
+	if (ctx)
+		return ctx;
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return NULL;
+	mutex_init(&ctx->lock);
+	init_waitqueue_head(&ctx->wq);
+	INIT_LIST_HEAD(&ctx->arrivals);
+	old = cmpxchg(&file->private_data, NULL, ctx);
+	if (old) {
+		kfree(ctx);
+		return old;
+	}
+	return ctx;
+}
+
+void ckpt_restart_release(struct ckpt_restart_ctx *ctx)
+{
+	struct arrival *a, *tmp;
+
+	if (!ctx)
+		return;
+	list_for_each_entry_safe(a, tmp, &ctx->arrivals, node) {
+		kfree(a->work);
+		put_task_struct(a->task);
+		kfree(a);
+	}
+	kfree(ctx);
+}
+
+static void restore_fn(struct callback_head *cb)
+{
+	struct restore_work *w = container_of(cb, struct restore_work, cb);
+	const char *why = NULL;
+
+	if (ckpt_thread_restore(&w->img, &why)) {
+		pr_info_ratelimited("restart of pid %d failed: %s\n",
+				    task_tgid_vnr(current), why);
+		force_sig(SIGKILL);
+	}
+	kfree(w);
+	module_put(THIS_MODULE);
+}
+
+/* Hands @w to current, to run on its way back to user mode. */
+static int queue_restore(struct restore_work *w)
+{
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
+	init_task_work(&w->cb, restore_fn);
+	if (task_work_add(current, &w->cb, TWA_SIGNAL)) {
+		module_put(THIS_MODULE);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+long ckpt_ioctl_restart_thread(struct file *file, u32 __user *uindex)
+{
+	struct ckpt_restart_ctx *ctx = get_ctx(file);
+	struct restore_work *w;
+	struct arrival *a;
+	u32 index;
+	int ret;
+
+	if (!ctx)
+		return -ENOMEM;
+	if (get_user(index, uindex))
+		return -EFAULT;
+	if (!index || index >= CKPT_IMG_MAX_THREADS)
+		return -EINVAL;
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	a->index = index;
+	a->task = get_task_struct(current);
+
+	ckpt_thread_release_fpu();
+	mutex_lock(&ctx->lock);
+	if (ctx->state) {
+		mutex_unlock(&ctx->lock);
+		put_task_struct(a->task);
+		kfree(a);
+		return -EBUSY;
+	}
+	list_add_tail(&a->node, &ctx->arrivals);
+	ctx->nr_arrived++;
+	mutex_unlock(&ctx->lock);
+	wake_up_all(&ctx->wq);
+
+	ret = wait_event_killable(ctx->wq, READ_ONCE(ctx->state) != 0);
+	if (ret)
+		return ret;
+	mutex_lock(&ctx->lock);
+	ret = ctx->state < 0 ? ctx->state : a->err;
+	w = a->work;
+	a->work = NULL;
+	mutex_unlock(&ctx->lock);
+	if (ret) {
+		kfree(w);
+		return ret;
+	}
+	ret = queue_restore(w);
+	if (ret)
+		kfree(w);
+	return ret;
+}
+
+static void fpu_work_fn(struct work_struct *work)
+{
+	struct ckpt_restart_ctx *ctx =
+		container_of(work, struct ckpt_restart_ctx, fpu_work);
+	u32 i;
+
+	for (i = 0; i < ctx->nr_threads && !ctx->fpu_err; i++)
+		ctx->fpu_err = ckpt_thread_set_xstate(ctx->tasks[i],
+						      ctx->xstates[i],
+						      ctx->xstate_size);
+}
+
+/* The image's threads, read and checked against this machine. */
+struct image_threads {
+	struct ckpt_img_thread **t;	/* payloads: struct + xstate */
+	u32 nr;
+};
+
+static void free_threads(struct image_threads *it)
+{
+	u32 i;
+
+	for (i = 0; it->t && i < it->nr; i++)
+		kvfree(it->t[i]);
+	kfree(it->t);
+}
+
+static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
+		      struct ckpt_img_process **proc, struct image_threads *it,
+		      struct ckpt_img_vma **vmas, const char **why)
+{
+	struct ckpt_sect s;
+	void *p;
+	int ret;
+
+	ret = ckpt_read_sect(r, &s, &p);
+	if (ret)
+		goto bad;
+	*hdr = p;
+	ret = ckpt_read_sect(r, &s, &p);
+	if (ret)
+		goto bad;
+	*proc = p;
+	it->t = kcalloc((*hdr)->nr_threads, sizeof(*it->t), GFP_KERNEL);
+	if (!it->t)
+		return -ENOMEM;
+	for (it->nr = 0; it->nr < (*hdr)->nr_threads; it->nr++) {
+		ret = ckpt_read_sect(r, &s, &p);
+		if (ret)
+			goto bad;
+		it->t[it->nr] = p;
+	}
+	ret = ckpt_read_sect(r, &s, &p);
+	if (ret)
+		goto bad;
+	*vmas = p;
+	return 0;
+bad:
+	*why = r->st.why;
+	return ret;
+}
+
+static int check_machine(const struct ckpt_img_header *hdr,
+			 const struct image_threads *it, const char **why,
+			 char *whybuf)
+{
+	u64 xcr0, need = 0;
+	u32 i;
+	int ret;
+
+	if (hdr->xstate_size != ckpt_xstate_size()) {
+		snprintf(whybuf, WHY_LEN,
+			 "the image's XSAVE layout (%u bytes) differs from this machine's (%u bytes)",
+			 hdr->xstate_size, ckpt_xstate_size());
+		*why = whybuf;
+		return -ENOEXEC;
+	}
+	ret = ckpt_machine_xfeatures(&xcr0);
+	if (ret)
+		return ret;
+	for (i = 0; i < it->nr; i++)
+		need |= ckpt_xstate_bv((void *)(it->t[i] + 1));
+	if (need & ~xcr0) {
+		snprintf(whybuf, WHY_LEN,
+			 "the image uses CPU state this machine lacks (XSAVE features %#llx, machine has %#llx)",
+			 need, xcr0);
+		*why = whybuf;
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+/* Matches the waiting threads to the image's, by index and tid. */
+static int match_threads(struct ckpt_restart_ctx *ctx,
+			 const struct image_threads *it, const char **why,
+			 char *whybuf)
+{
+	struct arrival *a;
+
+	ctx->tasks[0] = current;
+	ctx->xstates[0] = it->t[0] + 1;
+	if (task_pid_vnr(current) != it->t[0]->tid ||
+	    task_tgid_vnr(current) != it->t[0]->tid) {
+		snprintf(whybuf, WHY_LEN, "the restarting process has pid %d, the image pid %u",
+			 task_tgid_vnr(current), it->t[0]->tid);
+		*why = whybuf;
+		return -EINVAL;
+	}
+	list_for_each_entry(a, &ctx->arrivals, node) {
+		if (a->index >= it->nr || ctx->tasks[a->index]) {
+			*why = "a waiting thread gave a wrong or repeated index";
+			return -EINVAL;
+		}
+		if (!same_thread_group(a->task, current)) {
+			*why = "a waiting thread belongs to another process";
+			return -EINVAL;
+		}
+		if (task_pid_vnr(a->task) != it->t[a->index]->tid) {
+			snprintf(whybuf, WHY_LEN, "thread %u has tid %d, the image tid %u",
+				 a->index, task_pid_vnr(a->task),
+				 it->t[a->index]->tid);
+			*why = whybuf;
+			return -EINVAL;
+		}
+		ctx->tasks[a->index] = a->task;
+		ctx->xstates[a->index] = it->t[a->index] + 1;
+		a->img = it->t[a->index];
+	}
+	return 0;
+}
+
+/* Closes @file's descriptor in current, if it has one. */
+static int match_file(const void *p, struct file *file, unsigned int fd)
+{
+	return file == p ? fd + 1 : 0;
+}
+
+static void close_restarter_fds(struct file *dev, int image_fd, int err_fd)
+{
+	int fd = iterate_fd(current->files, 0, match_file, dev);
+
+	if (fd > 0)
+		close_fd(fd - 1);
+	close_fd(image_fd);
+	if (err_fd >= 0)
+		close_fd(err_fd);
+}
+
+static void late_error(int err_fd, const char *why)
+{
+	struct file *f = err_fd >= 0 ? fget(err_fd) : NULL;
+	char buf[WHY_LEN];
+	loff_t pos = 0;
+	int len;
+
+	if (!f)
+		return;
+	len = scnprintf(buf, sizeof(buf), "%s\n", why ?: "restart failed");
+	kernel_write(f, buf, len, &pos);
+	fput(f);
+}
+
+static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
+		      const struct ckpt_restart *args, const char **why,
+		      char *whybuf, bool *fatal)
+{
+	struct ckpt_img_header *hdr = NULL;
+	struct ckpt_img_process *proc = NULL;
+	struct ckpt_img_vma *vmas = NULL;
+	struct image_threads it = {};
+	struct restore_work *own = NULL;
+	struct ckpt_reader r;
+	struct arrival *a;
+	long left;
+	int ret;
+
+	ret = ckpt_reader_init(&r, args->fd);
+	if (ret) {
+		*why = "the image descriptor is not open for reading";
+		return ret;
+	}
+	ret = read_front(&r, &hdr, &proc, &it, &vmas, why);
+	if (ret)
+		goto out;
+	if (hdr->nr_threads != args->nr_threads) {
+		snprintf(whybuf, WHY_LEN, "the image has %u threads, the restarter made %u",
+			 hdr->nr_threads, args->nr_threads);
+		*why = whybuf;
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = check_machine(hdr, &it, why, whybuf);
+	if (ret)
+		goto out;
+	ret = ckpt_mm_check_vdso(proc, why);
+	if (ret)
+		goto out;
+	ret = ckpt_mm_check_files(vmas, hdr->nr_vmas, why, whybuf, WHY_LEN);
+	if (ret)
+		goto out;
+
+	left = wait_event_killable_timeout(ctx->wq,
+			READ_ONCE(ctx->nr_arrived) == args->nr_threads - 1,
+			msecs_to_jiffies(args->timeout_ms ?: CKPT_DEFAULT_TIMEOUT_MS));
+	if (left <= 0) {
+		*why = "not all of the restarter's threads arrived";
+		ret = left < 0 ? left : -ETIMEDOUT;
+		goto out;
+	}
+
+	ret = -ENOMEM;
+	ctx->tasks = kcalloc(hdr->nr_threads, sizeof(*ctx->tasks), GFP_KERNEL);
+	ctx->xstates = kcalloc(hdr->nr_threads, sizeof(*ctx->xstates), GFP_KERNEL);
+	own = kzalloc(sizeof(*own), GFP_KERNEL);
+	if (!ctx->tasks || !ctx->xstates || !own)
+		goto out;
+	mutex_lock(&ctx->lock);
+	ret = match_threads(ctx, &it, why, whybuf);
+	list_for_each_entry(a, &ctx->arrivals, node) {
+		a->work = kzalloc(sizeof(*a->work), GFP_KERNEL);
+		if (!a->work)
+			ret = -ENOMEM;
+		else if (a->img)
+			a->work->img = *a->img;
+	}
+	mutex_unlock(&ctx->lock);
+	if (ret)
+		goto out;
+	own->img = *it.t[0];
+	ctx->nr_threads = hdr->nr_threads;
+	ctx->xstate_size = hdr->xstate_size;
+
+	/* The point of no return. */
+	*fatal = true;
+	ckpt_thread_release_fpu();
+	ret = ckpt_mm_restore(&r, proc, vmas, hdr->nr_vmas, why, whybuf,
+			      WHY_LEN);
+	if (ret)
+		goto out;
+
+	INIT_WORK(&ctx->fpu_work, fpu_work_fn);
+	queue_work(system_unbound_wq, &ctx->fpu_work);
+	flush_work(&ctx->fpu_work);
+	if (ctx->fpu_err) {
+		*why = "cannot load the threads' FPU state";
+		ret = ctx->fpu_err;
+		goto out;
+	}
+
+	ret = queue_restore(own);
+	if (!ret)
+		own = NULL;
+out:
+	ckpt_reader_done(&r);
+	kfree(own);
+	free_threads(&it);
+	kvfree(vmas);
+	kvfree(proc);
+	kvfree(hdr);
+	return ret;
+}
+
+long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
+{
+	struct ckpt_restart_ctx *ctx = get_ctx(file);
+	struct ckpt_restart args;
+	const char *why = NULL;
+	bool fatal = false;
+	char *whybuf;
+	int i, ret;
+
+	if (!ctx)
+		return -ENOMEM;
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.flags || !args.nr_threads ||
+	    args.nr_threads > CKPT_IMG_MAX_THREADS) {
+		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
+				"bad flags or thread count");
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(args.reserved); i++) {
+		if (args.reserved[i]) {
+			ckpt_put_errmsg(args.errmsg, args.errmsg_len,
+					"reserved fields must be 0");
+			return -EINVAL;
+		}
+	}
+	mutex_lock(&ctx->lock);
+	if (ctx->state) {
+		mutex_unlock(&ctx->lock);
+		return -EBUSY;
+	}
+	mutex_unlock(&ctx->lock);
+
+	whybuf = kzalloc(WHY_LEN, GFP_KERNEL);
+	if (!whybuf)
+		return -ENOMEM;
+	ret = do_restart(file, ctx, &args, &why, whybuf, &fatal);
+
+	mutex_lock(&ctx->lock);
+	ctx->state = ret ? ret : 1;
+	mutex_unlock(&ctx->lock);
+	wake_up_all(&ctx->wq);
+
+	if (ret && fatal) {
+		/* Nothing of the restarter is left to return to. */
+		late_error(args.err_fd, why);
+		send_sig_info(SIGKILL, SEND_SIG_PRIV, current);
+	} else if (ret) {
+		ckpt_put_errmsg(args.errmsg, args.errmsg_len, why);
+	} else {
+		close_restarter_fds(file, args.fd, args.err_fd);
+	}
+	kfree(whybuf);
+	return ret;
+}

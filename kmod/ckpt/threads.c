@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-thread state: registers (through the architecture's regsets, the
+ * interface ptrace and core dumps use), FPU/XSAVE state, TLS base, signal
+ * mask, the futex/rseq registrations glibc makes, sigaltstack and name.
+ *
+ * Capture runs in the thread itself, parked on its way back to user mode,
+ * so its FPU registers are current when they are read. Restore is split:
+ * the XSAVE state is written by another task while the thread sleeps with
+ * its FPU registers handed to memory (the regset code refuses to rewrite
+ * the running task's FPU state), and everything else is written by the
+ * thread itself on its way back to user mode.
+ */
+
+#include <linux/elf.h>
+#include <linux/futex.h>
+#include <linux/ptrace.h>
+#include <linux/regset.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/signal.h>
+#include <linux/string.h>
+#include <asm/cpufeature.h>
+#include <asm/fpu/api.h>
+#include <asm/fpu/xcr.h>
+#include <asm/fsgsbase.h>
+#include <asm/ptrace.h>
+#include <asm/segment.h>
+#include <asm/user.h>
+
+#include "threads.h"
+
+/* Flags user code may set; the rest (IF, IOPL, TF, VM...) stay the kernel's. */
+#define CKPT_FLAG_MASK	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_AF | \
+			 X86_EFLAGS_ZF | X86_EFLAGS_SF | X86_EFLAGS_DF | \
+			 X86_EFLAGS_OF | X86_EFLAGS_AC | X86_EFLAGS_ID)
+
+/* Offsets in the user (standard-format) XSAVE layout. */
+#define XSTATE_HDR_BV		512	/* xsave header: xfeatures in use */
+
+static const struct user_regset *find_regset(unsigned int note)
+{
+	const struct user_regset_view *view = task_user_regset_view(current);
+	unsigned int i;
+
+	for (i = 0; i < view->n; i++)
+		if (view->regsets[i].core_note_type == note)
+			return &view->regsets[i];
+	return NULL;
+}
+
+unsigned int ckpt_xstate_size(void)
+{
+	const struct user_regset *rs = find_regset(NT_X86_XSTATE);
+
+	return rs ? rs->n * rs->size : 0;
+}
+
+u64 ckpt_xstate_bv(const void *xstate)
+{
+	u64 v;
+
+	memcpy(&v, xstate + XSTATE_HDR_BV, sizeof(v));
+	return v;
+}
+
+int ckpt_machine_xfeatures(u64 *xfeatures)
+{
+	if (!boot_cpu_has(X86_FEATURE_OSXSAVE))
+		return -EOPNOTSUPP;
+	*xfeatures = xgetbv(XCR_XFEATURE_ENABLED_MASK);
+	return 0;
+}
+
+int ckpt_thread_capture(struct ckpt_thread_state *ts)
+{
+	const struct user_regset *gr = find_regset(NT_PRSTATUS);
+	const struct user_regset *xr = find_regset(NT_X86_XSTATE);
+	struct ckpt_img_thread *t = &ts->img;
+	struct user_regs_struct *u = (struct user_regs_struct *)t->gregs;
+	struct pt_regs *regs = current_pt_regs();
+	int ret;
+
+	BUILD_BUG_ON(sizeof(t->gregs) != sizeof(struct user_regs_struct));
+
+	if (!gr || !xr) {
+		ts->why = "this machine has no XSAVE register set";
+		return -EOPNOTSUPP;
+	}
+	if (!user_64bit_mode(regs)) {
+		ts->why = "32-bit threads are not supported";
+		return -EOPNOTSUPP;
+	}
+	ret = regset_get(current, gr, sizeof(t->gregs), t->gregs);
+	if (ret < 0)
+		return ret;
+	ret = regset_get(current, xr, t->xstate_size, ts->xstate);
+	if (ret < 0)
+		return ret;
+	if (u->gs_base || u->ds || u->es || u->fs || u->gs) {
+		ts->why = "thread uses the GS base or segment selectors";
+		return -EOPNOTSUPP;
+	}
+
+	t->flags = (long)regs->orig_ax >= 0 ? CKPT_THREAD_IN_SYSCALL : 0;
+	t->blocked = current->blocked.sig[0];
+	t->clear_child_tid = (unsigned long)current->clear_child_tid;
+	t->robust_list = (unsigned long)current->robust_list;
+	t->robust_list_len = current->robust_list ?
+			     sizeof(struct robust_list_head) : 0;
+	t->rseq = (unsigned long)current->rseq;
+	t->rseq_len = ckpt_rseq_len(current);
+	t->rseq_sig = current->rseq_sig;
+	t->sas_ss_sp = current->sas_ss_sp;
+	t->sas_ss_size = current->sas_ss_size;
+	t->sas_ss_flags = current->sas_ss_flags;
+	__get_task_comm(t->comm, sizeof(t->comm), current);
+	return 0;
+}
+
+void ckpt_thread_release_fpu(void)
+{
+	/*
+	 * Entering and leaving kernel FPU use saves the user registers to
+	 * memory and marks them to be reloaded on the way out, so nothing
+	 * later saves stale registers over what another task writes there.
+	 */
+	kernel_fpu_begin();
+	kernel_fpu_end();
+}
+
+int ckpt_thread_set_xstate(struct task_struct *task, const void *xstate,
+			   unsigned int size)
+{
+	const struct user_regset *xr = find_regset(NT_X86_XSTATE);
+
+	if (WARN_ON_ONCE(task == current))
+		return -EINVAL;
+	if (!xr || size != xr->n * xr->size)
+		return -EINVAL;
+	return xr->set(task, xr, 0, size, xstate, NULL);
+}
+
+int ckpt_thread_restore(const struct ckpt_img_thread *t, const char **why)
+{
+	const struct user_regs_struct *u = (const void *)t->gregs;
+	struct pt_regs *regs = current_pt_regs();
+	sigset_t blocked;
+
+	if (u->ip >= TASK_SIZE_MAX || u->sp >= TASK_SIZE_MAX ||
+	    u->fs_base >= TASK_SIZE_MAX) {
+		*why = "thread registers point outside user space";
+		return -EINVAL;
+	}
+	if (u->gs_base || u->ds || u->es || u->fs || u->gs) {
+		*why = "thread uses the GS base or segment selectors";
+		return -EOPNOTSUPP;
+	}
+
+	regs->r15 = u->r15;
+	regs->r14 = u->r14;
+	regs->r13 = u->r13;
+	regs->r12 = u->r12;
+	regs->bp = u->bp;
+	regs->bx = u->bx;
+	regs->r11 = u->r11;
+	regs->r10 = u->r10;
+	regs->r9 = u->r9;
+	regs->r8 = u->r8;
+	regs->ax = u->ax;
+	regs->cx = u->cx;
+	regs->dx = u->dx;
+	regs->si = u->si;
+	regs->di = u->di;
+	regs->orig_ax = u->orig_ax;
+	regs->ip = u->ip;
+	regs->sp = u->sp;
+	regs->flags = (regs->flags & ~CKPT_FLAG_MASK) |
+		      (u->flags & CKPT_FLAG_MASK);
+	regs->cs = __USER_CS;
+	regs->ss = __USER_DS;
+
+	/* What arch_prctl(ARCH_SET_FS) does for the running task. */
+	preempt_disable();
+	loadsegment(fs, 0);
+	x86_fsbase_write_cpu(u->fs_base);
+	current->thread.fsindex = 0;
+	current->thread.fsbase = u->fs_base;
+	preempt_enable();
+
+	siginitset(&blocked, t->blocked & ~(sigmask(SIGKILL) | sigmask(SIGSTOP)));
+	sigprocmask(SIG_SETMASK, &blocked, NULL);
+
+	current->clear_child_tid = (int __user *)(unsigned long)t->clear_child_tid;
+	current->robust_list = (struct robust_list_head __user *)
+			       (unsigned long)t->robust_list;
+	current->rseq = (struct rseq __user *)(unsigned long)t->rseq;
+	current->rseq_sig = t->rseq_sig;
+	ckpt_set_rseq_len(current, t->rseq_len);
+	rseq_set_notify_resume(current);
+
+	current->sas_ss_sp = t->sas_ss_sp;
+	current->sas_ss_size = t->sas_ss_size;
+	current->sas_ss_flags = t->sas_ss_flags;
+
+	task_lock(current);
+	strscpy_pad(current->comm, t->comm, sizeof(current->comm));
+	task_unlock(current);
+	return 0;
+}

@@ -1,0 +1,283 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ckpt inspect on images made by mkimage: valid ones are described (text,
+# JSON, from a file and from stdin), and every kind of damage is refused
+# with exit status 1 (never a crash) and a message naming the problem, the
+# section and its offset. Images are damaged by a small python3 helper that
+# can also make the checksums right again, so that the checks behind them
+# are reached.
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+ckpt=$CKPT_TOP/build/bin/ckpt
+mkimage=$CKPT_TOP/build/tests/host/mkimage
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# img.py COMMAND IMAGE [ARGS]: list, check or damage an image (to stdout).
+cat > "$tmp/img.py" <<'EOF'
+import struct, sys, zlib
+names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END"}
+cmd, img = sys.argv[1], bytearray(open(sys.argv[2], "rb").read())
+args = sys.argv[3:]
+
+def sections():
+    off, out = 0, []
+    while off + 24 <= len(img):
+        typ, flags, ln, crc, hcrc = struct.unpack_from("<IIQII", img, off)
+        out.append((off, typ, ln))
+        off += 24 + ln + (-ln & 7)
+    return out
+
+def fix_header(off, crc=None):
+    typ, flags, ln, old, _ = struct.unpack_from("<IIQII", img, off)
+    if crc is None:
+        crc = old
+    struct.pack_into("<IIQII", img, off, typ, flags, ln, crc, 0)
+    struct.pack_into("<I", img, off + 20, zlib.crc32(img[off:off + 24]))
+
+if cmd == "list":	# index type offset length
+    for i, (off, typ, ln) in enumerate(sections()):
+        print(i, names.get(typ, "?"), off, ln)
+    sys.exit(0)
+if cmd == "check":	# every checksum as zlib computes it
+    for off, typ, ln in sections():
+        h = bytearray(img[off:off + 24])
+        crc, hcrc = struct.unpack_from("<II", h, 16)
+        h[20:24] = b"\0\0\0\0"
+        assert zlib.crc32(h) == hcrc, "header crc at %d" % off
+        assert zlib.crc32(img[off + 24:off + 24 + ln]) == crc, "crc at %d" % off
+    sys.exit(0)
+if cmd == "flip":	# OFFSET: one byte inverted
+    img[int(args[0])] ^= 0xff
+elif cmd == "cut":	# LENGTH
+    del img[int(args[0]):]
+elif cmd == "append":	# COUNT: bytes of 0x5a after the end
+    img += b"\x5a" * int(args[0])
+elif cmd == "len":	# SECTION DELTA: its length changed, header crc made right
+    off = sections()[int(args[0])][0]
+    ln = struct.unpack_from("<Q", img, off + 8)[0]
+    struct.pack_into("<Q", img, off + 8, (ln + int(args[1], 0)) % 2**64)
+    fix_header(off)
+elif cmd == "set":	# SECTION OFFSET FORMAT VALUE: payload field, crcs made right
+    off, typ, ln = sections()[int(args[0])]
+    struct.pack_into("<" + args[2], img, off + 24 + int(args[1]), int(args[3], 0))
+    fix_header(off, zlib.crc32(img[off + 24:off + 24 + ln]))
+elif cmd == "bytes":	# SECTION OFFSET HEX: payload bytes, crcs made right
+    off, typ, ln = sections()[int(args[0])]
+    data = bytes.fromhex(args[2])
+    p = off + 24 + int(args[1])
+    img[p:p + len(data)] = data
+    fix_header(off, zlib.crc32(img[off + 24:off + 24 + ln]))
+elif cmd == "shorten":	# SECTION BYTES: payload shortened, the rest now padding
+    off, typ, ln = sections()[int(args[0])]
+    ln -= int(args[1])
+    struct.pack_into("<Q", img, off + 8, ln)
+    fix_header(off, zlib.crc32(img[off + 24:off + 24 + ln]))
+sys.stdout.buffer.write(img)
+EOF
+
+img=$tmp/one.img
+"$mkimage" > "$img"
+python3 "$tmp/img.py" list "$img" > "$tmp/sections"
+mapfile -t sects < "$tmp/sections"
+nsect=${#sects[@]}
+# off N / type N: offset and type of section N
+off() { awk -v i="$1" '$1 == i { print $3 }' "$tmp/sections"; }
+type() { awk -v i="$1" '$1 == i { print $2 }' "$tmp/sections"; }
+size=$(stat -c %s "$img")
+
+# damage NAME COMMAND ARGS...: a damaged copy of the image in $tmp/NAME
+damage() {
+	local name=$1
+	shift
+	python3 "$tmp/img.py" "$1" "$img" "${@:2}" > "$tmp/$name"
+}
+
+# refuse FILE MESSAGE: inspect exits 1 with exactly this message, no output
+refuse() {
+	local rc=0
+	"$ckpt" inspect "$1" > "$tmp/out" 2> "$tmp/err" || rc=$?
+	cat "$tmp/err"
+	[ "$rc" = 1 ] || { echo "exit status $rc, wanted 1"; return 1; }
+	[ ! -s "$tmp/out" ] || { echo "output on stdout:"; cat "$tmp/out"; return 1; }
+	grep -qxF "ckpt inspect: $1: $2" "$tmp/err" ||
+		{ echo "wanted: ckpt inspect: $1: $2"; return 1; }
+}
+
+# at N: " (section N TYPE at offset O)"
+at() { echo "(section $1 $(type "$1") at offset $(off "$1"))"; }
+
+# valid-json.py SIZE SECTIONS < JSON: the report of mkimage's default image
+cat > "$tmp/valid-json.py" <<'EOF'
+import json, sys
+d = json.load(sys.stdin)
+assert d["valid"] is True and d["checksums"] == "ok", d
+assert d["version"] == 1 and d["arch"] == "x86_64", d
+assert d["process"]["pid"] == 4242 and d["process"]["exe"] == "/bin/sh"
+assert [t["tid"] for t in d["threads"]] == [4242]
+assert d["threads"][0]["ip"] == "0x555555554123"
+v = d["vmas"]
+assert len(v) == 6 and v[0]["path"] == "/bin/sh" and v[0]["prot"] == "r-x"
+assert v[0]["flags"] == ["file"] and v[5]["flags"] == ["growsdown", "stack"]
+assert [x["pages"] for x in v] == [0, 2, 3, 0, 0, 1]
+assert d["pages"] == {"sections": 4, "pages": 6, "bytes": 6 * 4096}, d["pages"]
+assert d["size"] == int(sys.argv[1]) and d["nr_sections"] == int(sys.argv[2])
+EOF
+
+truncations() {
+	local n rc
+	for n in $(seq 1 997 "$size") $(awk '{ print $3 - 1, $3, $3 + 1, $3 + 23, $3 + 24, $3 + 25 }' "$tmp/sections") $((size - 1)); do
+		[ "$n" -gt 0 ] && [ "$n" -lt "$size" ] || continue
+		head -c "$n" "$img" > "$tmp/cut"
+		rc=0
+		"$ckpt" inspect "$tmp/cut" > /dev/null 2> "$tmp/err" || rc=$?
+		if [ "$rc" != 1 ] || ! grep -q ': truncated image (section' "$tmp/err"; then
+			echo "cut at $n: exit $rc"
+			cat "$tmp/err"
+			return 1
+		fi
+	done
+}
+
+ktap_plan $((33 + nsect))
+
+ktap_check "mkimage: $nsect sections, checksums as zlib computes them" \
+	python3 "$tmp/img.py" check "$img"
+ktap_check "a valid image: described, checksums ok, valid, exit 0" sh -c "
+	'$ckpt' inspect '$img' > '$tmp/text' && cat '$tmp/text' &&
+	grep -qx 'process: pid 4242, ppid 1, comm \"sh\"' '$tmp/text' &&
+	grep -qx 'exe: /bin/sh' '$tmp/text' &&
+	grep -q '^  tid 4242 \"sh\" ip 0x555555554123 ' '$tmp/text' &&
+	grep -q '^  555555554000-555555556000 r-xp *0 pages file /bin/sh\$' '$tmp/text' &&
+	grep -q '^  7ffff7f00000-7ffff7f10000 rw-p *3 pages -\$' '$tmp/text' &&
+	grep -qx 'pages: 6 in 4 PAGES sections, 24576 bytes' '$tmp/text' &&
+	grep -qx 'size: $size bytes in $nsect sections, 24576 of them page data' '$tmp/text' &&
+	grep -qx 'checksums: ok' '$tmp/text' && tail -n 1 '$tmp/text' | grep -qx valid"
+ktap_check "--json: one valid JSON object with the structure" sh -c \
+	"'$ckpt' inspect --json '$img' | python3 '$tmp/valid-json.py' $size $nsect"
+ktap_check "'-' reads stdin: the same report" bash -c \
+	"'$ckpt' inspect - < '$img' | sed 1d | cmp - <(sed 1d '$tmp/text')"
+ktap_check "'-' from a pipe, --json" sh -c \
+	"cat '$img' | '$ckpt' inspect --json - | python3 '$tmp/valid-json.py' $size $nsect"
+ktap_check "two threads: both listed, leader first" sh -c "
+	'$mkimage' -t 2 | '$ckpt' inspect - > '$tmp/two' &&
+	grep -A2 '^threads: 2' '$tmp/two' | sed -n 2p | grep -q 'tid 4242 ' &&
+	grep -q '^  tid 4243 \"worker-1\" .* in syscall\$' '$tmp/two'"
+ktap_check "no pages stored: valid" sh -c \
+	"'$mkimage' -P | '$ckpt' inspect - | grep -qx 'pages: 0 in 0 PAGES sections, 0 bytes'"
+ktap_check "-v: registers, file details and the section list" sh -c "
+	'$ckpt' inspect -v '$img' > '$tmp/verbose' &&
+	grep -q '^    rdx 0x0 rsi 0x0 rdi 0x0 orig_rax 0xffffffffffffffff rip 0x555555554123 ' '$tmp/verbose' &&
+	grep -qx '    pgoff 0x0 dev 0x801 ino 1234 size 125688' '$tmp/verbose' &&
+	grep -qx '  4 PAGES   at $(off 4), 8208 bytes' '$tmp/verbose' &&
+	'$ckpt' inspect -v --json '$img' | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert [s[\"type\"] for s in d[\"sections\"]][-1] == \"END\"'"
+
+for ((i = 0; i < nsect; i++)); do
+	o=$(off "$i")
+	# a byte in the middle of the payload
+	len=$(awk -v i="$i" '$1 == i { print $4 }' "$tmp/sections")
+	damage "flip$i" flip $((o + 24 + len / 2))
+	ktap_check "a flipped byte in section $i ($(type "$i")) is refused" \
+		refuse "$tmp/flip$i" "section checksum mismatch $(at "$i")"
+done
+
+damage hdrlen flip $(($(off 3) + 9))
+ktap_check "a flipped byte in a section's length: its header is refused" \
+	refuse "$tmp/hdrlen" "section header checksum mismatch (section 3 at offset $(off 3))"
+damage hdrtype flip "$(off 4)"
+ktap_check "a flipped byte in a section's type: its header is refused" \
+	refuse "$tmp/hdrtype" "section header checksum mismatch (section 4 at offset $(off 4))"
+
+damage cut-header cut $(($(off 4) + 10))
+ktap_check "truncated in a section header" \
+	refuse "$tmp/cut-header" "truncated image (section 4 at offset $(off 4))"
+damage cut-payload cut $(($(off 5) + 24 + 100))
+ktap_check "truncated in a section's payload" \
+	refuse "$tmp/cut-payload" "truncated image $(at 5)"
+damage cut-end cut "$(off $((nsect - 1)))"
+ktap_check "truncated before END" \
+	refuse "$tmp/cut-end" "truncated image (section $((nsect - 1)) at offset $(off $((nsect - 1))))"
+ktap_check "truncated at every section boundary (+-1) and every 997 bytes" \
+	truncations
+: > "$tmp/empty"
+ktap_check "an empty file" \
+	refuse "$tmp/empty" "empty input, not a ckpt image (section 0 at offset 0)"
+
+damage magic set 0 0 I 0x464c457f
+ktap_check "wrong magic" refuse "$tmp/magic" "not a ckpt image (bad magic) $(at 0)"
+damage version set 0 4 H 2
+ktap_check "wrong version" refuse "$tmp/version" "unsupported image version $(at 0)"
+damage huge len 5 0x4000000000000000
+ktap_check "a PAGES length made huge" \
+	refuse "$tmp/huge" "section longer than its kind allows $(at 5)"
+damage huge-vmas len 3 0x10000000000
+ktap_check "a VMAS length made huge" \
+	refuse "$tmp/huge-vmas" "section longer than its kind allows $(at 3)"
+damage short-process len 1 -8
+ktap_check "a PROCESS length made shorter" \
+	refuse "$tmp/short-process" "section length does not match its kind $(at 1)"
+
+damage trail1 append 1
+ktap_check "one byte after END" \
+	refuse "$tmp/trail1" "data after the END section (section $nsect at offset $size)"
+damage trail4k append 4096
+ktap_check "a page of data after END" \
+	refuse "$tmp/trail4k" "data after the END section (section $nsect at offset $size)"
+damage pad shorten 2 4
+ktap_check "non-zero padding after a payload" \
+	refuse "$tmp/pad" "non-zero section padding $(at 2)"
+damage pad0 set 2 1148 I 0
+python3 "$tmp/img.py" shorten "$tmp/pad0" 2 4 > "$tmp/pad0-short"
+ktap_check "zero padding passes, on to the section's own checks" \
+	refuse "$tmp/pad0-short" "thread XSAVE state size mismatch $(at 2)"
+
+damage endpages set $((nsect - 1)) 8 Q 7
+ktap_check "END counting other pages than stored" \
+	refuse "$tmp/endpages" "END does not match the image (truncated or spliced) $(at $((nsect - 1)))"
+damage vmapages set 3 $((576 + 56)) Q 1
+ktap_check "a mapping's nr_pages differing from its PAGES" \
+	refuse "$tmp/vmapages" "pages stored for a mapping differ from its count $(at 5)"
+damage order set 6 0 Q 0x7ffff7f01000
+ktap_check "PAGES overlapping the one before" \
+	refuse "$tmp/order" "PAGES not in ascending order $(at 6)"
+# VMA 2's path: a quote, a newline, a backslash, bad UTF-8, good UTF-8, DEL
+damage strings bytes 3 $((2 * 576 + 64)) 2f22610a5cff62c3a9e282acf09f9880617f00
+cat > "$tmp/strings.py" <<'EOF'
+import json, subprocess, sys
+run = lambda *a: subprocess.run([sys.argv[1], "inspect", *a, sys.argv[2]],
+                                check=True, capture_output=True).stdout
+line = [l for l in run().split(b"\n") if b" 3 pages " in l]
+assert line == [b"  7ffff7f00000-7ffff7f10000 rw-p      3 pages - "
+                b'/\\"a\\x0a\\\\\\xffb\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80a\\x7f'], line
+path = json.loads(run("--json"))["vmas"][2]["path"]
+assert path == '/"a\n\\\ufffdb\u00e9\u20ac\U0001f600a\x7f', path
+EOF
+ktap_check "strings from the image escaped: JSON valid, text one line" \
+	python3 "$tmp/strings.py" "$ckpt" "$tmp/strings"
+ktap_check "--json on a damaged image: valid JSON naming the problem" sh -c "
+	'$ckpt' inspect --json '$tmp/flip4' > '$tmp/j' 2> /dev/null; [ \$? = 1 ] &&
+	python3 < '$tmp/j' -c '
+import json, sys
+d = json.load(sys.stdin)
+e = d[\"error\"]
+assert d[\"valid\"] is False and e[\"message\"] == \"section checksum mismatch\", d
+assert e[\"section\"] == 4 and e[\"type\"] == \"PAGES\" and e[\"offset\"] == $(off 4), e'"
+
+ktap_check "a missing file is named" sh -c "
+	! '$ckpt' inspect '$tmp/no-such.img' 2> '$tmp/e' && cat '$tmp/e' &&
+	grep -qx 'ckpt inspect: cannot open $tmp/no-such.img: No such file or directory' '$tmp/e'"
+ktap_check "a directory: cannot be read" sh -c "
+	! '$ckpt' inspect '$tmp' 2> '$tmp/e' && cat '$tmp/e' &&
+	grep -qx 'ckpt inspect: $tmp: cannot read the image: Is a directory' '$tmp/e'"
+ktap_check "usage: no image, two images, an unknown option: exit 1" sh -c "
+	! '$ckpt' inspect 2> '$tmp/e' && grep -q '^usage: ckpt inspect' '$tmp/e' &&
+	! '$ckpt' inspect '$img' '$img' 2> '$tmp/e' && grep -q '^usage: ckpt inspect' '$tmp/e' &&
+	! '$ckpt' inspect --bogus '$img' 2> '$tmp/e' && grep -q '^usage: ckpt inspect' '$tmp/e'"
+ktap_check "inspect --help, exit 0; listed by ckpt --help" sh -c "
+	'$ckpt' inspect --help | grep -q '^usage: ckpt inspect' &&
+	'$ckpt' --help | grep -q '^  inspect '"
+ktap_finish

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkimage [-t THREADS] [-P] > IMAGE
+ *
+ * Writes a small, fully valid process image for the host tests and the
+ * fuzzer's seed corpus: a made-up process running /bin/sh with THREADS
+ * threads (default 1), the leader first, and six mappings:
+ *
+ *   0  /bin/sh text       r-x private file, no pages (they stay in the file)
+ *   1  heap               rw- anonymous, 2 pages in one PAGES section
+ *   2  anonymous          rw- 3 pages in two PAGES sections (2 + 1)
+ *   3  vvar               r-- 4 pages, never stored
+ *   4  vdso               r-x 2 pages, never stored
+ *   5  stack              rw- grows down, 1 page
+ *
+ * -P stores no pages at all (a smaller seed). The output is the same on
+ * every run, so tests can name offsets in it.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "image.h"
+
+#define PAGE		CKPT_IMG_PAGE_SIZE
+#define PID		4242
+#define XSTATE_SIZE	832		/* x87, SSE and AVX */
+#define XFEATURES	0x7ULL
+
+#define TEXT		0x555555554000ULL
+#define HEAP		0x555555559000ULL
+#define ANON		0x7ffff7f00000ULL
+#define VVAR		0x7ffff7fc1000ULL
+#define VDSO		(VVAR + 4 * PAGE)
+#define STACK		0x7ffffffde000ULL
+#define STACK_END	0x7ffffffff000ULL
+
+/* auxv types (<elf.h> has them, with more than we need) */
+#define AT_PAGESZ	6
+#define AT_ENTRY	9
+#define AT_SYSINFO_EHDR	33
+
+static __u64 nr_sections;
+static __u64 nr_pages;
+
+static void out(const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = write(STDOUT_FILENO, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			perror("mkimage: write");
+			exit(1);
+		}
+		p += n;
+		len -= n;
+	}
+}
+
+static void section(__u32 type, const void *payload, __u64 len)
+{
+	static const char zero[8];
+	struct ckpt_sect s;
+
+	ckpt_img_sect(&s, type, payload, len);
+	out(&s, sizeof(s));
+	out(payload, len);
+	out(zero, -len & 7);
+	nr_sections++;
+}
+
+static void pages(__u64 addr, __u32 n, __u32 vma)
+{
+	size_t len = sizeof(struct ckpt_img_pages) + (size_t)n * PAGE;
+	struct ckpt_img_pages *p = calloc(1, len);
+	unsigned char *data = (unsigned char *)(p + 1);
+	size_t i;
+
+	if (!p) {
+		perror("mkimage");
+		exit(1);
+	}
+	p->addr = addr;
+	p->nr_pages = n;
+	p->vma = vma;
+	/* Something in every byte, different on every page. */
+	for (i = 0; i < (size_t)n * PAGE; i++)
+		data[i] = (unsigned char)(i * 7 + (addr >> 12) + 1);
+	section(CKPT_SECT_PAGES, p, len);
+	nr_pages += n;
+	free(p);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] > IMAGE\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct ckpt_img_vma vmas[6] = {
+		{ TEXT, TEXT + 2 * PAGE, 0, PROT_READ | PROT_EXEC,
+		  CKPT_VMA_FILE, 0x801, 1234, 125688, 0, "/bin/sh" },
+		{ HEAP, HEAP + 33 * PAGE, 0, PROT_READ | PROT_WRITE,
+		  CKPT_VMA_HEAP, 0, 0, 0, 2, "" },
+		{ ANON, ANON + 16 * PAGE, 0, PROT_READ | PROT_WRITE,
+		  0, 0, 0, 0, 3, "" },
+		{ VVAR, VDSO, 0, PROT_READ, CKPT_VMA_VVAR, 0, 0, 0, 0, "" },
+		{ VDSO, VDSO + 2 * PAGE, 0, PROT_READ | PROT_EXEC,
+		  CKPT_VMA_VDSO, 0, 0, 0, 0, "" },
+		{ STACK, STACK_END, 0, PROT_READ | PROT_WRITE,
+		  CKPT_VMA_STACK | CKPT_VMA_GROWSDOWN, 0, 0, 0, 1, "" },
+	};
+	struct ckpt_img_header hdr = {
+		.magic = CKPT_IMG_MAGIC,
+		.version = CKPT_IMG_VERSION,
+		.arch = CKPT_IMG_ARCH_X86_64,
+		.page_size = PAGE,
+		.nr_vmas = 6,
+		.xstate_size = XSTATE_SIZE,
+		.xfeatures = XFEATURES,
+		.created_ns = 1795000000ULL * 1000000000ULL,
+		.kernel = "6.1.0-test-amd64",
+	};
+	static struct ckpt_img_process proc;
+	struct ckpt_img_end end;
+	unsigned char *thread;
+	unsigned int i, nr_threads = 1;
+	bool no_pages = false;
+	int c;
+
+	while ((c = getopt(argc, argv, "t:Ph")) != -1) {
+		switch (c) {
+		case 't':
+			nr_threads = atoi(optarg);
+			break;
+		case 'P':
+			no_pages = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind != argc || nr_threads < 1 || nr_threads > 64) {
+		usage(stderr);
+		return 1;
+	}
+	if (no_pages)
+		for (i = 0; i < 6; i++)
+			vmas[i].nr_pages = 0;
+
+	hdr.nr_threads = nr_threads;
+	section(CKPT_SECT_HEADER, &hdr, sizeof(hdr));
+
+	proc.pid = PID;
+	proc.ppid = 1;
+	proc.uid = proc.euid = proc.gid = proc.egid = 1000;
+	proc.umask = 022;
+	proc.exit_signal = 17;		/* SIGCHLD */
+	strcpy(proc.comm, "sh");
+	proc.start_code = TEXT;
+	proc.end_code = TEXT + 2 * PAGE - 123;
+	proc.start_data = proc.end_data = TEXT + 2 * PAGE;
+	proc.start_brk = HEAP;
+	proc.brk = HEAP + 33 * PAGE;
+	proc.start_stack = STACK_END - 0x320;
+	proc.arg_start = STACK_END - 0x200;
+	proc.arg_end = proc.arg_start + 8;
+	proc.env_start = proc.arg_end;
+	proc.env_end = STACK_END - 0x10;
+	proc.vdso = VDSO;
+	proc.vdso_size = 2 * PAGE;
+	proc.vvar = VVAR;
+	proc.vvar_size = 4 * PAGE;
+	proc.vdso_crc = ckpt_crc32(0, "vdso", 4);
+	proc.auxv[0] = AT_SYSINFO_EHDR;
+	proc.auxv[1] = VDSO;
+	proc.auxv[2] = AT_PAGESZ;
+	proc.auxv[3] = PAGE;
+	proc.auxv[4] = AT_ENTRY;
+	proc.auxv[5] = TEXT + 0x100;
+	for (i = 0; i < CKPT_IMG_NRLIMITS; i++)
+		proc.rlimit[i].cur = proc.rlimit[i].max = ~0ULL;
+	strcpy(proc.exe, "/bin/sh");
+	section(CKPT_SECT_PROCESS, &proc, sizeof(proc));
+
+	thread = calloc(1, sizeof(struct ckpt_img_thread) + XSTATE_SIZE);
+	if (!thread) {
+		perror("mkimage");
+		return 1;
+	}
+	for (i = 0; i < nr_threads; i++) {
+		struct ckpt_img_thread *t = (struct ckpt_img_thread *)thread;
+		unsigned char *xs = thread + sizeof(*t);
+		unsigned int j;
+
+		memset(thread, 0, sizeof(*t) + XSTATE_SIZE);
+		t->tid = PID + i;
+		t->flags = i ? CKPT_THREAD_IN_SYSCALL : 0;
+		t->clear_child_tid = i ? ANON + 0x100 * i : 0;
+		t->robust_list = ANON + 0x1000 + 0x40 * i;
+		t->robust_list_len = 24;
+		t->rseq = ANON + 0x2000 + 0x40 * i;
+		t->rseq_len = 32;
+		t->rseq_sig = 0x53053053;
+		t->xstate_size = XSTATE_SIZE;
+		snprintf(t->comm, sizeof(t->comm), i ? "worker-%u" : "sh", i);
+		t->gregs[CKPT_GREG_RIP] = TEXT + 0x123 + i;
+		t->gregs[CKPT_GREG_RSP] = STACK_END - 0x400 - 0x100 * i;
+		t->gregs[CKPT_GREG_ORIG_RAX] = i ? 202 : ~0ULL;
+		t->gregs[CKPT_GREG_CS] = 0x33;
+		t->gregs[CKPT_GREG_EFLAGS] = 0x246;
+		t->gregs[CKPT_GREG_SS] = 0x2b;
+		t->gregs[CKPT_GREG_FS_BASE] = ANON + 0x3000 + 0x100 * i;
+		/* FXSAVE: FCW, MXCSR; XSAVE header: XSTATE_BV; YMM_Hi128 */
+		xs[0] = 0x7f;
+		xs[1] = 0x03;
+		xs[24] = 0x80;
+		xs[25] = 0x1f;
+		xs[512] = XFEATURES;
+		for (j = 576; j < XSTATE_SIZE; j++)
+			xs[j] = j + i;
+		section(CKPT_SECT_THREAD, thread,
+			sizeof(*t) + XSTATE_SIZE);
+	}
+	free(thread);
+
+	section(CKPT_SECT_VMAS, vmas, sizeof(vmas));
+	if (!no_pages) {
+		pages(HEAP, 2, 1);
+		pages(ANON, 2, 2);
+		pages(ANON + 8 * PAGE, 1, 2);
+		pages(STACK_END - PAGE, 1, 5);
+	}
+
+	end.nr_sections = nr_sections;
+	end.nr_pages = nr_pages;
+	section(CKPT_SECT_END, &end, sizeof(end));
+	return 0;
+}

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What must fail, fails clearly and loses nothing: bad requests, missing
+ * rights, resources the engine cannot restore yet, processes that do not
+ * reach a safe point, damaged images and taken pids. After every refused
+ * checkpoint the target still runs as before; no refused restart creates a
+ * process; the kernel logs no warning (the VM harness checks that).
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+
+#include <linux/ckpt_image.h>
+
+#include "kselftest_harness.h"
+#include "ckpt_test.h"
+
+/* A simple target: 's' steps a counter, 'p' prints it, 'q' quits. */
+static void counter_target(void)
+{
+	unsigned long n = 0;
+	char c;
+
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 's')
+			n++;
+		if (c == 'p') {
+			printf("%lu\n", n);
+			fflush(stdout);
+		}
+		if (c == 'q')
+			_exit(0);
+	}
+}
+
+/* A target holding a descriptor the engine cannot restore yet. */
+static void fd_target(void)
+{
+	if (open("/dev/null", O_RDONLY) != 3)
+		_exit(9);
+	counter_target();
+}
+
+static int ioctl_checkpoint(struct ckpt_checkpoint *a)
+{
+	int dev = open("/dev/ckpt", O_RDWR | O_CLOEXEC), ret;
+
+	if (dev < 0)
+		return -errno;
+	ret = ioctl(dev, CKPT_IOC_CHECKPOINT, a) ? -errno : 0;
+	close(dev);
+	return ret;
+}
+
+/* Flips one byte of a file at @off (from the end when negative). */
+static int flip_byte(const char *path, off_t off)
+{
+	int fd = open(path, O_RDWR);
+	unsigned char c;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	if (off < 0)
+		off += st.st_size;
+	if (pread(fd, &c, 1, off) != 1)
+		return -1;
+	c ^= 0x5a;
+	if (pwrite(fd, &c, 1, off) != 1)
+		return -1;
+	return close(fd);
+}
+
+/* Runs "ckpt restart [ARG] IMAGE"; returns its status, stderr in @err. */
+static int run_restart(const char *image, const char *arg, char *err,
+		       size_t len)
+{
+	int pipefd[2], status = -1;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(pipefd[1], 2);
+		if (arg)
+			execlp("ckpt", "ckpt", "restart", arg, image, NULL);
+		else
+			execlp("ckpt", "ckpt", "restart", image, NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	n = read(pipefd[0], err, len - 1);
+	err[n > 0 ? n : 0] = '\0';
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+FIXTURE(errors) {
+	char image[64];
+	struct target t;
+	char msg[256];
+};
+
+FIXTURE_SETUP(errors)
+{
+	const char *path = ckpt_module_path();
+
+	if (!path)
+		SKIP(return, "CKPT_MODULE does not name a readable ckpt.ko");
+	if (!ckpt_module_loaded())
+		ASSERT_EQ(0, ckpt_load_module(path));
+	snprintf(self->image, sizeof(self->image), "/tmp/cr_errors.%d.img",
+		 getpid());
+	ASSERT_EQ(0, target_start(&self->t, counter_target));
+	ASSERT_EQ(0, target_send(&self->t, "s"));
+}
+
+FIXTURE_TEARDOWN(errors)
+{
+	if (self->t.pid > 0) {
+		kill(self->t.pid, SIGKILL);
+		target_end(&self->t);
+	}
+	unlink(self->image);
+}
+
+/* The target still answers, with its count intact. */
+static bool target_alive(struct target *t, const char *want)
+{
+	char buf[32];
+
+	return !target_ask(t, "p", buf, sizeof(buf)) && !strcmp(buf, want);
+}
+
+TEST_F(errors, bad_requests)
+{
+	struct ckpt_checkpoint a = { .pid = self->t.pid, .fd = 1 };
+
+	CKPT_SETUP_SKIPPED();
+
+	a.flags = 1 << 7;
+	EXPECT_EQ(-EINVAL, ioctl_checkpoint(&a));
+	a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_KILL;
+	EXPECT_EQ(-EINVAL, ioctl_checkpoint(&a));
+	a.flags = 0;
+	a.reserved[2] = 1;
+	EXPECT_EQ(-EINVAL, ioctl_checkpoint(&a));
+	a.reserved[2] = 0;
+	a.fd = -1;
+	EXPECT_EQ(-EBADF, ioctl_checkpoint(&a));
+	EXPECT_TRUE(target_alive(&self->t, "1"));
+}
+
+TEST_F(errors, no_such_process)
+{
+	CKPT_SETUP_SKIPPED();
+
+	EXPECT_EQ(-ESRCH, ckpt_checkpoint_to(0x3ffffff, self->image, 0,
+					     self->msg, sizeof(self->msg), NULL));
+	EXPECT_NE(NULL, strstr(self->msg, "no process with pid"));
+}
+
+TEST_F(errors, not_itself)
+{
+	CKPT_SETUP_SKIPPED();
+
+	EXPECT_EQ(-EDEADLK, ckpt_checkpoint_to(getpid(), self->image, 0,
+					       self->msg, sizeof(self->msg),
+					       NULL));
+}
+
+TEST_F(errors, other_users_process)
+{
+	int status;
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		char msg[256], image[] = "/tmp/cr_errors.nobody.img";
+
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		_exit(ckpt_checkpoint_to(self->t.pid, image, 0, msg,
+					 sizeof(msg), NULL) == -EPERM &&
+		      strstr(msg, "another user") ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_TRUE(target_alive(&self->t, "1"));
+}
+
+TEST_F(errors, unsupported_fd_is_named)
+{
+	struct target t = {};
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, target_start(&t, fd_target));
+	ASSERT_EQ(0, target_send(&t, "s"));
+	ASSERT_TRUE(target_alive(&t, "1"));	/* fd 3 is open by now */
+	ASSERT_EQ(0, target_send(&t, "s"));
+	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(t.pid, self->image, 0,
+						  self->msg, sizeof(self->msg),
+						  NULL));
+	EXPECT_NE(NULL, strstr(self->msg, "fd 3 (/dev/null)"))
+		TH_LOG("message: %s", self->msg);
+	EXPECT_TRUE(target_alive(&t, "2"));
+	kill(t.pid, SIGKILL);
+	target_end(&t);
+}
+
+TEST_F(errors, stopped_process_times_out)
+{
+	struct ckpt_checkpoint a = { .pid = self->t.pid, .timeout_ms = 500 };
+	int fd;
+
+	CKPT_SETUP_SKIPPED();
+
+	fd = open(self->image, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	a.fd = fd;
+	ASSERT_EQ(0, kill(self->t.pid, SIGSTOP));
+	EXPECT_EQ(-ETIMEDOUT, ioctl_checkpoint(&a));
+	close(fd);
+	ASSERT_EQ(0, kill(self->t.pid, SIGCONT));
+	EXPECT_TRUE(target_alive(&self->t, "1"));
+}
+
+TEST_F(errors, damaged_image_refused_before_anything_runs)
+{
+	char err[512];
+	int status;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, ckpt_checkpoint_to(self->t.pid, self->image,
+					CKPT_CHECKPOINT_KILL, self->msg,
+					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
+	target_end(&self->t);
+	self->t.pid = 0;
+
+	/* A flipped bit in the last stored page. */
+	ASSERT_EQ(0, flip_byte(self->image, -100));
+	status = run_restart(self->image, NULL, err, sizeof(err));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	EXPECT_NE(NULL, strstr(err, "checksum mismatch")) TH_LOG("%s", err);
+
+	/* Left to the engine, the damage is found too, and named. */
+	status = run_restart(self->image, "--no-verify", err, sizeof(err));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	EXPECT_NE(NULL, strstr(err, "checksum mismatch")) TH_LOG("%s", err);
+
+	/* A truncated image. */
+	ASSERT_EQ(0, truncate(self->image, 5000));
+	status = run_restart(self->image, NULL, err, sizeof(err));
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	EXPECT_NE(NULL, strstr(err, "truncated")) TH_LOG("%s", err);
+}
+
+TEST_F(errors, engine_checks_the_image_itself)
+{
+	struct ckpt_restart r = { .nr_threads = 1 };
+	char msg[256] = "";
+	int dev, fd;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, ckpt_checkpoint_to(self->t.pid, self->image, 0, self->msg,
+					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
+	/* A byte inside the PROCESS section's payload, which follows HEADER. */
+	ASSERT_EQ(0, flip_byte(self->image, 2 * sizeof(struct ckpt_sect) +
+					    sizeof(struct ckpt_img_header) + 8));
+	dev = open("/dev/ckpt", O_RDWR);
+	fd = open(self->image, O_RDONLY);
+	ASSERT_LE(0, dev);
+	ASSERT_LE(0, fd);
+	r.fd = fd;
+	r.err_fd = -1;
+	r.errmsg = (unsigned long)msg;
+	r.errmsg_len = sizeof(msg);
+	/* Refused before anything changes: this process carries on. */
+	EXPECT_EQ(-1, ioctl(dev, CKPT_IOC_RESTART, &r));
+	EXPECT_EQ(EBADMSG, errno);
+	EXPECT_NE(NULL, strstr(msg, "checksum mismatch")) TH_LOG("%s", msg);
+	close(fd);
+	close(dev);
+	EXPECT_TRUE(target_alive(&self->t, "1"));
+}
+
+TEST_F(errors, pid_in_use)
+{
+	char err[512];
+	int status;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, ckpt_checkpoint_to(self->t.pid, self->image, 0, self->msg,
+					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
+	/* The original still runs, so its pid is taken. */
+	status = run_restart(self->image, NULL, err, sizeof(err));
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	EXPECT_NE(NULL, strstr(err, "is in use")) TH_LOG("%s", err);
+	EXPECT_TRUE(target_alive(&self->t, "1"));
+}
+
+TEST_HARNESS_MAIN
