@@ -18,7 +18,7 @@
 
 static const char *const vma_flag_names[] = {
 	"shared", "file", "growsdown", "heap", "stack", "vdso", "vvar",
-	"dontfork", "dontdump", "maywrite",
+	"dontfork", "dontdump", "maywrite", "noreserve",
 };
 
 static const char *const thread_flag_names[] = {

@@ -226,7 +226,7 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		ret = ckpt_mm_write_pages(task, mc, w);
 	if (!ret) {
 		end.nr_sections = w->nr_sections;
-		end.nr_pages = mc->nr_pages;
+		end.nr_pages = mc->nr_stored;
 		ret = ckpt_write_sect(w, CKPT_SECT_END, &end, sizeof(end),
 				      NULL, 0);
 	}
@@ -318,7 +318,7 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	else if (a->flags & CKPT_CHECKPOINT_STOP)
 		send_sig_info(SIGSTOP, SEND_SIG_PRIV, task);
 	a->image_bytes = w.bytes;
-	a->nr_pages = mc.nr_pages;
+	a->nr_pages = mc.nr_stored;
 
 out_thaw:
 	ckpt_thaw(fz);

@@ -109,6 +109,8 @@ static int describe_vma(struct vm_area_struct *vma, struct mm_struct *mm,
 		v->flags |= CKPT_VMA_DONTFORK;
 	if (fl & VM_DONTDUMP)
 		v->flags |= CKPT_VMA_DONTDUMP;
+	if (fl & VM_NORESERVE)
+		v->flags |= CKPT_VMA_NORESERVE;
 	if (v->start <= mm->brk && v->end >= mm->start_brk && !file)
 		v->flags |= CKPT_VMA_HEAP;
 	if (v->start <= mm->start_stack && v->end >= mm->start_stack)
@@ -319,25 +321,58 @@ out_unlock:
 	return count_pages(c);
 }
 
-static int write_run(struct task_struct *task, struct ckpt_writer *w,
-		     u32 vma, u64 addr, unsigned int n, void *data)
+static int write_sect(struct ckpt_writer *w, u32 vma, u64 addr,
+		      unsigned int n, const void *data)
 {
 	struct ckpt_img_pages hdr = {
 		.addr = addr,
 		.nr_pages = n,
 		.vma = vma,
 	};
+
+	return ckpt_write_sect(w, CKPT_SECT_PAGES, &hdr, sizeof(hdr), data,
+			       (size_t)n << PAGE_SHIFT);
+}
+
+/*
+ * Reads a run of populated pages and writes it. Of anonymous mappings,
+ * pages that hold only zeros are left out: restored unpopulated, they read
+ * the same (this is what huge pages, populated around a few touched bytes,
+ * cost otherwise). A file mapping's changed page stays, zero or not: the
+ * file underneath need not be zero.
+ */
+static int write_run(struct task_struct *task, struct ckpt_writer *w,
+		     const struct ckpt_img_vma *v, u32 vma, u64 addr,
+		     unsigned int n, void *data, u64 *stored)
+{
 	size_t len = (size_t)n << PAGE_SHIFT;
+	unsigned int i, first = 0;
+	int ret = 0;
 
 	if (access_process_vm(task, addr, data, len, FOLL_FORCE) != len)
 		return -EIO;
-	return ckpt_write_sect(w, CKPT_SECT_PAGES, &hdr, sizeof(hdr), data, len);
+	if (v->flags & CKPT_VMA_FILE) {
+		*stored += n;
+		return write_sect(w, vma, addr, n, data);
+	}
+	for (i = 0; i <= n && !ret; i++) {
+		if (i < n && memchr_inv(data + ((size_t)i << PAGE_SHIFT), 0,
+					PAGE_SIZE))
+			continue;
+		if (i > first) {
+			ret = write_sect(w, vma, addr + ((u64)first << PAGE_SHIFT),
+					 i - first, data + ((size_t)first << PAGE_SHIFT));
+			*stored += i - first;
+		}
+		first = i + 1;
+	}
+	return ret;
 }
 
 int ckpt_mm_write_pages(struct task_struct *task, struct ckpt_mm_capture *c,
 			struct ckpt_writer *w)
 {
-	u64 *pm, written = 0;
+	u64 *pm, written = 0, stored = 0;
 	void *data;
 	u32 i;
 	int ret = 0;
@@ -372,7 +407,8 @@ int ckpt_mm_write_pages(struct task_struct *task, struct ckpt_mm_capture *c,
 					written++;
 				}
 				if (nrun && (!want || nrun == CKPT_IMG_MAX_RUN_PAGES)) {
-					ret = write_run(task, w, i, run, nrun, data);
+					ret = write_run(task, w, v, i, run, nrun,
+							data, &stored);
 					nrun = 0;
 				}
 			}
@@ -382,11 +418,12 @@ int ckpt_mm_write_pages(struct task_struct *task, struct ckpt_mm_capture *c,
 				ret = -EINTR;
 		}
 		if (!ret && nrun)
-			ret = write_run(task, w, i, run, nrun, data);
+			ret = write_run(task, w, v, i, run, nrun, data, &stored);
 	}
 	/* Memory that changed under a frozen process means a bug, or sharing. */
 	if (!ret && written != c->nr_pages)
 		ret = -EAGAIN;
+	c->nr_stored = stored;
 out:
 	kvfree(data);
 	kfree(pm);
@@ -528,6 +565,8 @@ static int map_vma(const struct ckpt_img_vma *v, const char **why,
 	flags |= v->flags & CKPT_VMA_SHARED ? MAP_SHARED : MAP_PRIVATE;
 	if (v->flags & CKPT_VMA_GROWSDOWN)
 		flags |= MAP_GROWSDOWN;
+	if (v->flags & CKPT_VMA_NORESERVE)
+		flags |= MAP_NORESERVE;
 	if (v->flags & CKPT_VMA_FILE) {
 		file = open_mapped_file(v, why, whybuf, whylen);
 		if (IS_ERR(file))

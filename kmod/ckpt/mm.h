@@ -14,7 +14,8 @@ struct ckpt_reader;
 struct ckpt_mm_capture {
 	struct ckpt_img_vma *vmas;
 	u32 nr_vmas;
-	u64 nr_pages;
+	u64 nr_pages;		/* populated: the VMA table's counts add up to it */
+	u64 nr_stored;		/* written: zero pages of anonymous memory left out */
 	struct file *pagemap;
 	unsigned long ubuf;	/* scratch buffer in the caller's memory */
 	char *path_buf;

@@ -239,8 +239,8 @@ damage endpages set $((nsect - 1)) 8 Q 7
 ktap_check "END counting other pages than stored" \
 	refuse "$tmp/endpages" "END does not match the image (truncated or spliced) $(at $((nsect - 1)))"
 damage vmapages set 3 $((576 + 56)) Q 1
-ktap_check "a mapping's nr_pages differing from its PAGES" \
-	refuse "$tmp/vmapages" "pages stored for a mapping differ from its count $(at 5)"
+ktap_check "more PAGES for a mapping than its nr_pages" \
+	refuse "$tmp/vmapages" "more pages stored for a mapping than it holds $(at 4)"
 damage order set 6 0 Q 0x7ffff7f01000
 ktap_check "PAGES overlapping the one before" \
 	refuse "$tmp/order" "PAGES not in ascending order $(at 6)"

@@ -3,7 +3,9 @@
  * Memory survives a checkpoint and restart: heap (brk and malloc), the
  * stack, private anonymous memory populated only in part, shared anonymous
  * memory, a private file mapping with pages the process changed, a shared
- * file mapping, a read-only (mprotect'ed) region and a PROT_NONE guard.
+ * file mapping, a read-only (mprotect'ed) region, a PROT_NONE guard, and an
+ * 8 GiB MAP_NORESERVE mapping with a few pages touched (bigger than the
+ * VM's memory: it must come back without commit charge).
  * The restored process has the same pid, the same mappings at the same
  * addresses with the same protections, and computes the same results as
  * the original does after the checkpoint.
@@ -19,6 +21,7 @@
 #define HEAP_SIZE	(8 * MB)
 #define ANON_SIZE	(4 * MB)
 #define FILE_SIZE	(1 * MB)
+#define BIG_SIZE	(8192 * MB)
 
 static char file_path[64];
 
@@ -74,6 +77,7 @@ static void memory_target(void)
 {
 	char stack_data[64 * 1024];
 	char *heap, *anon, *shared, *fpriv, *fshared, *ro, *guard, *brk_area;
+	char *big;
 	uint64_t x = 1, h;
 	size_t i;
 	char c;
@@ -89,14 +93,19 @@ static void memory_target(void)
 		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	guard = mmap(NULL, 64 * 1024, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 		     -1, 0);
+	big = mmap(NULL, BIG_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	fd = open(file_path, O_RDWR);
 	fpriv = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	fshared = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (!heap || brk_area == (void *)-1 || anon == MAP_FAILED ||
 	    shared == MAP_FAILED || ro == MAP_FAILED || guard == MAP_FAILED ||
-	    fpriv == MAP_FAILED || fshared == MAP_FAILED)
+	    fpriv == MAP_FAILED || fshared == MAP_FAILED || big == MAP_FAILED)
 		_exit(10);
+	big[0] = 1;
+	big[BIG_SIZE / 2] = 2;
+	big[BIG_SIZE - 1] = 3;
 
 	for (i = 0; i < HEAP_SIZE; i++)
 		heap[i] = i * 7;
@@ -129,6 +138,7 @@ static void memory_target(void)
 				fpriv[x % FILE_SIZE] ^= x >> 24;
 				stack_data[x % sizeof(stack_data)] ^= x >> 32;
 				brk_area[x % (128 * 1024)] ^= x >> 40;
+				big[BIG_SIZE / 2] ^= x;
 			}
 			break;
 		case 'p':
@@ -140,6 +150,9 @@ static void memory_target(void)
 			h = hash(h, fshared, FILE_SIZE);
 			h = hash(h, stack_data, sizeof(stack_data));
 			h = hash(h, brk_area, 128 * 1024);
+			h = hash(h, big, 1);
+			h = hash(h, big + BIG_SIZE / 2, 1);
+			h = hash(h, big + BIG_SIZE - 1, 1);
 			printf("%016llx\n", (unsigned long long)h);
 			fflush(stdout);
 			break;

@@ -139,7 +139,8 @@ enum ckpt_img_vma_flags {
 	CKPT_VMA_DONTFORK	= 1 << 7,
 	CKPT_VMA_DONTDUMP	= 1 << 8,
 	CKPT_VMA_MAYWRITE	= 1 << 9,	/* file opened for writing */
-	__CKPT_VMA_ALL		= (1 << 10) - 1,
+	CKPT_VMA_NORESERVE	= 1 << 10,	/* MAP_NORESERVE: no commit charge */
+	__CKPT_VMA_ALL		= (1 << 11) - 1,
 };
 
 struct ckpt_img_vma {
@@ -149,7 +150,7 @@ struct ckpt_img_vma {
 	__u32 flags;		/* CKPT_VMA_* */
 	__u64 dev, ino;		/* the file's identity at capture */
 	__u64 size;		/* the file's size at capture */
-	__u64 nr_pages;		/* pages stored for this VMA */
+	__u64 nr_pages;		/* populated; at most this many stored */
 	char path[CKPT_IMG_PATH_MAX];
 };
 
