@@ -42,6 +42,32 @@ static void fd_target(void)
 	counter_target();
 }
 
+/* Stops @pid and waits until it really is stopped (state T). */
+static int stop_and_wait(pid_t pid)
+{
+	char path[64], buf[256], *p;
+	int i, fd;
+	ssize_t n;
+
+	if (kill(pid, SIGSTOP))
+		return -errno;
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 5000; i++) {
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			p = strrchr(buf, ')');
+			if (p && p[1] == ' ' && p[2] == 'T')
+				return 0;
+		}
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
+
 static int ioctl_checkpoint(struct ckpt_checkpoint *a)
 {
 	int dev = open("/dev/ckpt", O_RDWR | O_CLOEXEC), ret;
@@ -231,11 +257,37 @@ TEST_F(errors, stopped_process_times_out)
 	fd = open(self->image, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	ASSERT_LE(0, fd);
 	a.fd = fd;
-	ASSERT_EQ(0, kill(self->t.pid, SIGSTOP));
+	ASSERT_EQ(0, stop_and_wait(self->t.pid));
 	EXPECT_EQ(-ETIMEDOUT, ioctl_checkpoint(&a));
 	close(fd);
 	ASSERT_EQ(0, kill(self->t.pid, SIGCONT));
 	EXPECT_TRUE(target_alive(&self->t, "1"));
+}
+
+/*
+ * A thread the engine asked to park but that has not run since (stopped)
+ * keeps the module busy; once it runs it lets go, and the module unloads.
+ */
+TEST_F(errors, unload_refused_while_a_park_is_pending)
+{
+	struct ckpt_checkpoint a = { .pid = self->t.pid, .timeout_ms = 300 };
+	int fd;
+
+	CKPT_SETUP_SKIPPED();
+
+	fd = open(self->image, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	a.fd = fd;
+	ASSERT_EQ(0, stop_and_wait(self->t.pid));
+	EXPECT_EQ(-ETIMEDOUT, ioctl_checkpoint(&a));
+	close(fd);
+	EXPECT_EQ(-EWOULDBLOCK, ckpt_unload_module());
+	EXPECT_TRUE(ckpt_module_loaded());
+
+	ASSERT_EQ(0, kill(self->t.pid, SIGCONT));
+	EXPECT_TRUE(target_alive(&self->t, "1"));
+	EXPECT_EQ(0, ckpt_unload_module());
+	EXPECT_FALSE(ckpt_module_loaded());
 }
 
 TEST_F(errors, damaged_image_refused_before_anything_runs)
