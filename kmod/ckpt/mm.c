@@ -182,6 +182,44 @@ static int read_pagemap(struct ckpt_mm_capture *c, u64 addr, u64 *pm,
 	return copy_from_user(pm, (void __user *)c->ubuf, want) ? -EFAULT : 0;
 }
 
+/*
+ * Walks @v's pagemap a chunk at a time, calling @fn with each chunk's
+ * first address and entries.
+ */
+static int walk_pagemap(struct ckpt_mm_capture *c, const struct ckpt_img_vma *v,
+			u64 *pm, int (*fn)(void *arg, u64 addr, const u64 *pm,
+					   unsigned int n),
+			void *arg)
+{
+	u64 addr;
+	int ret = 0;
+
+	for (addr = v->start; addr < v->end && !ret;) {
+		unsigned int n = min_t(u64, PM_CHUNK,
+				       (v->end - addr) >> PAGE_SHIFT);
+
+		ret = read_pagemap(c, addr, pm, n);
+		if (!ret)
+			ret = fn(arg, addr, pm, n);
+		addr += (u64)n << PAGE_SHIFT;
+		cond_resched();
+		if (!ret && fatal_signal_pending(current))
+			ret = -EINTR;
+	}
+	return ret;
+}
+
+static int count_chunk(void *arg, u64 addr, const u64 *pm, unsigned int n)
+{
+	struct ckpt_img_vma *v = arg;
+	unsigned int j;
+
+	for (j = 0; j < n; j++)
+		if (page_wanted(v, pm[j]))
+			v->nr_pages++;
+	return 0;
+}
+
 /* Counts the pages each VMA will store (they are stable: threads parked). */
 static int count_pages(struct ckpt_mm_capture *c)
 {
@@ -195,22 +233,10 @@ static int count_pages(struct ckpt_mm_capture *c)
 	c->nr_pages = 0;
 	for (i = 0; i < c->nr_vmas && !ret; i++) {
 		struct ckpt_img_vma *v = &c->vmas[i];
-		u64 addr;
 
 		if (!stores_pages(v))
 			continue;
-		for (addr = v->start; addr < v->end && !ret;) {
-			unsigned int n = min_t(u64, PM_CHUNK,
-					       (v->end - addr) >> PAGE_SHIFT);
-			unsigned int j;
-
-			ret = read_pagemap(c, addr, pm, n);
-			for (j = 0; !ret && j < n; j++)
-				if (page_wanted(v, pm[j]))
-					v->nr_pages++;
-			addr += (u64)n << PAGE_SHIFT;
-			cond_resched();
-		}
+		ret = walk_pagemap(c, v, pm, count_chunk, v);
 		c->nr_pages += v->nr_pages;
 	}
 	kfree(pm);
@@ -369,63 +395,80 @@ static int write_run(struct task_struct *task, struct ckpt_writer *w,
 	return ret;
 }
 
+/* A run of wanted pages being gathered across pagemap chunks. */
+struct run {
+	struct task_struct *task;
+	struct ckpt_writer *w;
+	const struct ckpt_img_vma *v;
+	u32 vma;
+	u64 start;
+	unsigned int n;
+	void *data;
+	u64 written, stored;
+};
+
+static int flush_run(struct run *r)
+{
+	int ret = 0;
+
+	if (r->n)
+		ret = write_run(r->task, r->w, r->v, r->vma, r->start, r->n,
+				r->data, &r->stored);
+	r->n = 0;
+	return ret;
+}
+
+static int write_chunk(void *arg, u64 addr, const u64 *pm, unsigned int n)
+{
+	struct run *r = arg;
+	unsigned int j;
+	int ret = 0;
+
+	for (j = 0; j < n && !ret; j++) {
+		bool want = page_wanted(r->v, pm[j]);
+
+		if (want) {
+			if (!r->n)
+				r->start = addr + ((u64)j << PAGE_SHIFT);
+			r->n++;
+			r->written++;
+		}
+		if (r->n && (!want || r->n == CKPT_IMG_MAX_RUN_PAGES))
+			ret = flush_run(r);
+	}
+	return ret;
+}
+
 int ckpt_mm_write_pages(struct task_struct *task, struct ckpt_mm_capture *c,
 			struct ckpt_writer *w)
 {
-	u64 *pm, written = 0, stored = 0;
-	void *data;
+	struct run r = { .task = task, .w = w };
+	u64 *pm;
 	u32 i;
 	int ret = 0;
 
 	pm = kmalloc_array(PM_CHUNK, sizeof(u64), GFP_KERNEL);
-	data = kvmalloc((size_t)CKPT_IMG_MAX_RUN_PAGES << PAGE_SHIFT, GFP_KERNEL);
-	if (!pm || !data) {
+	r.data = kvmalloc((size_t)CKPT_IMG_MAX_RUN_PAGES << PAGE_SHIFT, GFP_KERNEL);
+	if (!pm || !r.data) {
 		ret = -ENOMEM;
 		goto out;
 	}
 
 	for (i = 0; i < c->nr_vmas && !ret; i++) {
-		struct ckpt_img_vma *v = &c->vmas[i];
-		u64 addr, run = 0;
-		unsigned int nrun = 0;
-
-		if (!stores_pages(v) || !v->nr_pages)
+		r.v = &c->vmas[i];
+		r.vma = i;
+		if (!stores_pages(r.v) || !r.v->nr_pages)
 			continue;
-		for (addr = v->start; addr < v->end && !ret;) {
-			unsigned int n = min_t(u64, PM_CHUNK,
-					       (v->end - addr) >> PAGE_SHIFT);
-			unsigned int j;
-
-			ret = read_pagemap(c, addr, pm, n);
-			for (j = 0; !ret && j < n; j++) {
-				bool want = page_wanted(v, pm[j]);
-
-				if (want) {
-					if (!nrun)
-						run = addr + ((u64)j << PAGE_SHIFT);
-					nrun++;
-					written++;
-				}
-				if (nrun && (!want || nrun == CKPT_IMG_MAX_RUN_PAGES)) {
-					ret = write_run(task, w, v, i, run, nrun,
-							data, &stored);
-					nrun = 0;
-				}
-			}
-			addr += (u64)n << PAGE_SHIFT;
-			cond_resched();
-			if (fatal_signal_pending(current))
-				ret = -EINTR;
-		}
-		if (!ret && nrun)
-			ret = write_run(task, w, v, i, run, nrun, data, &stored);
+		ret = walk_pagemap(c, r.v, pm, write_chunk, &r);
+		if (!ret)
+			ret = flush_run(&r);
 	}
 	/* Memory that changed under a frozen process means a bug, or sharing. */
-	if (!ret && written != c->nr_pages)
+	if (!ret && r.written != c->nr_pages)
 		ret = -EAGAIN;
-	c->nr_stored = stored;
+	c->nr_stored = r.stored;
 out:
-	kvfree(data);
+	kvfree(r.data);
 	kfree(pm);
 	return ret;
 }

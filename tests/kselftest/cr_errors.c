@@ -247,19 +247,28 @@ TEST_F(errors, unsupported_fd_is_named)
 	target_end(&t);
 }
 
+/* Stops @pid and tries to checkpoint it, which must time out. */
+static int checkpoint_stopped(pid_t pid, const char *image)
+{
+	struct ckpt_checkpoint a = { .pid = pid, .timeout_ms = 300 };
+	int fd, ret;
+
+	fd = open(image, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -errno;
+	a.fd = fd;
+	ret = stop_and_wait(pid);
+	if (!ret)
+		ret = ioctl_checkpoint(&a);
+	close(fd);
+	return ret;
+}
+
 TEST_F(errors, stopped_process_times_out)
 {
-	struct ckpt_checkpoint a = { .pid = self->t.pid, .timeout_ms = 500 };
-	int fd;
-
 	CKPT_SETUP_SKIPPED();
 
-	fd = open(self->image, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ASSERT_LE(0, fd);
-	a.fd = fd;
-	ASSERT_EQ(0, stop_and_wait(self->t.pid));
-	EXPECT_EQ(-ETIMEDOUT, ioctl_checkpoint(&a));
-	close(fd);
+	EXPECT_EQ(-ETIMEDOUT, checkpoint_stopped(self->t.pid, self->image));
 	ASSERT_EQ(0, kill(self->t.pid, SIGCONT));
 	EXPECT_TRUE(target_alive(&self->t, "1"));
 }
@@ -270,17 +279,9 @@ TEST_F(errors, stopped_process_times_out)
  */
 TEST_F(errors, unload_refused_while_a_park_is_pending)
 {
-	struct ckpt_checkpoint a = { .pid = self->t.pid, .timeout_ms = 300 };
-	int fd;
-
 	CKPT_SETUP_SKIPPED();
 
-	fd = open(self->image, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	ASSERT_LE(0, fd);
-	a.fd = fd;
-	ASSERT_EQ(0, stop_and_wait(self->t.pid));
-	EXPECT_EQ(-ETIMEDOUT, ioctl_checkpoint(&a));
-	close(fd);
+	EXPECT_EQ(-ETIMEDOUT, checkpoint_stopped(self->t.pid, self->image));
 	EXPECT_EQ(-EWOULDBLOCK, ckpt_unload_module());
 	EXPECT_TRUE(ckpt_module_loaded());
 
