@@ -34,6 +34,7 @@ void ckpt_image_init(struct ckpt_image *img)
 void ckpt_image_free(struct ckpt_image *img)
 {
 	free(img->threads);
+	free(img->files);
 	free(img->vmas);
 	free(img->vma_pages);
 	free(img->buf);
@@ -171,6 +172,13 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 		memcpy(&img->threads[img->nr_threads++], payload,
 		       sizeof(*img->threads));
 		break;
+	case CKPT_SECT_FILES:
+		img->nr_files = s->len / sizeof(*img->files);
+		img->files = malloc(s->len);
+		if (!img->files)
+			return fail(img, -ENOMEM, "out of memory");
+		memcpy(img->files, payload, s->len);
+		break;
 	case CKPT_SECT_VMAS:
 		img->nr_vmas = img->hdr.nr_vmas;
 		break;
@@ -276,7 +284,7 @@ int ckpt_image_read(struct ckpt_image *img, int fd, unsigned int flags)
 		return img->error.err;
 	}
 	while (!img->done) {
-		if ((flags & CKPT_IMAGE_TO_VMAS) && img->have >= CKPT_SECT_VMAS)
+		if ((flags & CKPT_IMAGE_TO_VMAS) && img->vmas)
 			return 0;
 		ret = read_sect(img, fd);
 		if (ret)

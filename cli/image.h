@@ -51,6 +51,8 @@ struct ckpt_image {
 	struct ckpt_img_process proc;
 	struct ckpt_img_thread *threads;	/* [nr_threads], no XSAVE */
 	__u32 nr_threads;		/* accepted so far, leader first */
+	struct ckpt_img_file *files;	/* [nr_files], open regular files */
+	__u32 nr_files;
 	struct ckpt_img_vma *vmas;	/* [nr_vmas], the VMAS payload */
 	__u32 nr_vmas;
 	__u64 *vma_pages;		/* [nr_vmas], counted in PAGES */
@@ -58,7 +60,7 @@ struct ckpt_image {
 	__u64 nr_pages;			/* pages in them */
 	__u64 nr_sections;		/* sections accepted, END included */
 	__u64 size;			/* bytes of the sections accepted */
-	__u64 type_bytes[CKPT_SECT_END + 1];	/* size by section type */
+	__u64 type_bytes[CKPT_SECT_MAX + 1];	/* size by section type */
 	struct ckpt_image_error error;
 
 	/*

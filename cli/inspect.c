@@ -289,6 +289,18 @@ static void text_report(FILE *f, const char *name,
 	fprintf(f, "threads: %u\n", img->nr_threads);
 	for (i = 0; i < img->nr_threads; i++)
 		text_thread(f, &img->threads[i], verbose);
+	if (img->nr_files) {
+		fprintf(f, "files: %u\n", img->nr_files);
+		for (i = 0; i < img->nr_files; i++) {
+			const struct ckpt_img_file *fl = &img->files[i];
+
+			fprintf(f, "  fd %u at %llu flags 0%o%s ", fl->fd,
+				ULL(fl->pos), fl->open_flags,
+				fl->flags & CKPT_FILE_CLOEXEC ? " cloexec" : "");
+			text_string(f, fl->path);
+			fputc('\n', f);
+		}
+	}
 	fprintf(f, "mappings: %u\n", img->nr_vmas);
 	for (i = 0; i < img->nr_vmas; i++)
 		text_vma(f, &img->vmas[i], img->vma_pages[i], verbose);
@@ -298,7 +310,7 @@ static void text_report(FILE *f, const char *name,
 		ULL(img->size), ULL(img->nr_sections), ULL(page_bytes));
 	if (verbose) {
 		fprintf(f, "  by section type:");
-		for (i = CKPT_SECT_HEADER; i <= CKPT_SECT_END; i++)
+		for (i = CKPT_SECT_HEADER; i <= CKPT_SECT_MAX; i++)
 			fprintf(f, " %s %llu", ckpt_img_sect_name(i),
 				ULL(img->type_bytes[i]));
 		fputc('\n', f);
@@ -416,7 +428,7 @@ static void json_report(FILE *f, const char *name,
 		ULL(img->nr_pages_sects), ULL(img->nr_pages),
 		ULL(img->nr_pages * CKPT_IMG_PAGE_SIZE));
 	fprintf(f, ",\"size\":%llu,\"size_by_type\":{", ULL(img->size));
-	for (i = CKPT_SECT_HEADER; i <= CKPT_SECT_END; i++)
+	for (i = CKPT_SECT_HEADER; i <= CKPT_SECT_MAX; i++)
 		fprintf(f, "%s\"%s\":%llu", i > CKPT_SECT_HEADER ? "," : "",
 			ckpt_img_sect_name(i), ULL(img->type_bytes[i]));
 	fprintf(f, "},\"nr_sections\":%llu,\"checksums\":\"ok\"",

@@ -257,6 +257,53 @@ static void restore_process(const struct ckpt_img_process *proc)
 			   proc->personality, strerror(errno));
 }
 
+/* Moves one of the restarter's own descriptors out of the image's way. */
+static int move_fd(int fd, int above)
+{
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, above);
+
+	if (nfd < 0)
+		child_fail("cannot move descriptor %d: %s", fd, strerror(errno));
+	close(fd);
+	return nfd;
+}
+
+/*
+ * Reopens the image's regular files at their descriptors and positions;
+ * their content is what the files hold now (as for shared file mappings).
+ */
+static void restore_files(const struct ckpt_image *img)
+{
+	uint32_t i;
+
+	for (i = 0; i < img->nr_files; i++) {
+		const struct ckpt_img_file *f = &img->files[i];
+		struct stat st;
+		int fd;
+
+		fd = open(f->path, f->open_flags | O_CLOEXEC);
+		if (fd < 0)
+			child_fail("cannot reopen %s (fd %u): %s", f->path, f->fd,
+				   strerror(errno));
+		if (fstat(fd, &st) || st.st_dev != f->dev || st.st_ino != f->ino)
+			child_fail("%s (fd %u) is not the file it was at the checkpoint",
+				   f->path, f->fd);
+		if (lseek(fd, f->pos, SEEK_SET) < 0)
+			child_fail("cannot seek %s (fd %u) to %llu: %s", f->path,
+				   f->fd, (unsigned long long)f->pos,
+				   strerror(errno));
+		if (fd != (int)f->fd) {
+			if (dup2(fd, f->fd) < 0)
+				child_fail("cannot place %s at fd %u: %s", f->path,
+					   f->fd, strerror(errno));
+			close(fd);
+		}
+		if (fcntl(f->fd, F_SETFD,
+			  f->flags & CKPT_FILE_CLOEXEC ? FD_CLOEXEC : 0))
+			child_fail("fd %u: %s", f->fd, strerror(errno));
+	}
+}
+
 static void __attribute__((noreturn))
 child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 {
@@ -268,6 +315,14 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 	targs = calloc(img->nr_threads, sizeof(*targs));
 	if (!targs)
 		child_fail("out of memory");
+	if (img->nr_files) {
+		int above = img->files[img->nr_files - 1].fd + 1;
+
+		fd = move_fd(fd, above);
+		dev = move_fd(dev, above);
+		errpipe = move_fd(errpipe, above);
+		restore_files(img);
+	}
 	restore_process(&img->proc);
 	move_vdso(&img->proc);
 

@@ -13,6 +13,7 @@
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs_struct.h>
+#include <linux/kdev_t.h>
 #include <linux/ktime.h>
 #include <linux/pid.h>
 #include <linux/sched/coredump.h>
@@ -85,45 +86,76 @@ static int may_checkpoint(struct task_struct *task, const char **why)
 	return ret;
 }
 
-struct fd_found {
-	unsigned int fd;
-	struct file *file;
+struct fd_scan {
+	struct ckpt_img_file *files;	/* CKPT_IMG_MAX_FILES of them */
+	u32 nr;
+	struct files_struct *files_table;
+	unsigned int bad_fd;
+	struct file *bad;		/* referenced */
 };
 
-static int find_unsupported_fd(const void *arg, struct file *file,
-			       unsigned int fd)
+/*
+ * Under the file table's lock: regular files are recorded (by path, flags,
+ * position and identity); anything else stops the scan. Inherited stdio is
+ * re-attached to the restarter's, as BLCR did.
+ */
+static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 {
-	struct fd_found *found = (struct fd_found *)arg;
+	struct fd_scan *scan = (struct fd_scan *)arg;
+	struct inode *inode = file_inode(file);
+	struct ckpt_img_file *f;
+	char *p;
 
-	/* Inherited stdio is re-attached to the restarter's, like BLCR. */
 	if (fd <= 2)
 		return 0;
-	found->fd = fd;
-	found->file = get_file(file);
+	if (!S_ISREG(inode->i_mode) || scan->nr == CKPT_IMG_MAX_FILES)
+		goto bad;
+	f = &scan->files[scan->nr];
+	p = d_path(&file->f_path, f->path, sizeof(f->path));
+	if (IS_ERR(p) || strstr(p, " (deleted)") || *p != '/')
+		goto bad;
+	memmove(f->path, p, strlen(p) + 1);
+	f->fd = fd;
+	f->open_flags = file->f_flags & (O_ACCMODE | O_APPEND | O_NONBLOCK |
+					 O_SYNC);
+	f->flags = ckpt_fd_cloexec(scan->files_table, fd) ? CKPT_FILE_CLOEXEC : 0;
+	f->pos = file->f_pos;
+	f->dev = new_encode_dev(inode->i_sb->s_dev);
+	f->ino = inode->i_ino;
+	scan->nr++;
+	return 0;
+bad:
+	scan->bad_fd = fd;
+	scan->bad = get_file(file);
 	return 1;
 }
 
-static int check_files(struct task_struct *task, const char **why,
-		       char *whybuf)
+static int capture_files(struct task_struct *task, struct fd_scan *scan,
+			 const char **why, char *whybuf)
 {
-	struct fd_found found = {};
 	char *path, *p;
 
+	scan->files = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->files),
+			       GFP_KERNEL);
+	if (!scan->files)
+		return -ENOMEM;
 	task_lock(task);
+	scan->files_table = task->files;
 	if (task->files)
-		iterate_fd(task->files, 0, find_unsupported_fd, &found);
+		iterate_fd(task->files, 0, scan_fd, scan);
 	task_unlock(task);
-	if (!found.file)
+	if (!scan->bad)
 		return 0;
 
 	path = kmalloc(PATH_MAX, GFP_KERNEL);
-	p = path ? d_path(&found.file->f_path, path, PATH_MAX) : NULL;
+	p = path ? d_path(&scan->bad->f_path, path, PATH_MAX) : NULL;
 	snprintf(whybuf, WHY_LEN, "pid %d fd %u (%s) cannot be checkpointed yet",
-		 task_tgid_vnr(task), found.fd,
+		 task_tgid_vnr(task), scan->bad_fd,
 		 IS_ERR_OR_NULL(p) ? "?" : p);
 	*why = whybuf;
 	kfree(path);
-	fput(found.file);
+	fput(scan->bad);
+	scan->bad = NULL;
 	return -EOPNOTSUPP;
 }
 
@@ -182,7 +214,8 @@ static void capture_process(struct task_struct *task, struct mm_struct *mm,
 
 static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		       struct ckpt_img_process *proc, struct ckpt_mm_capture *mc,
-		       struct ckpt_writer *w, u32 *nr_threads)
+		       const struct fd_scan *scan, struct ckpt_writer *w,
+		       u32 *nr_threads)
 {
 	struct ckpt_img_header hdr = {
 		.magic = CKPT_IMG_MAGIC,
@@ -219,6 +252,9 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 				      sizeof(p->ts.img), p->ts.xstate,
 				      fz->xstate_size);
 	}
+	if (!ret && scan->nr)
+		ret = ckpt_write_sect(w, CKPT_SECT_FILES, scan->files,
+				      scan->nr * sizeof(*scan->files), NULL, 0);
 	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_VMAS, mc->vmas,
 				      mc->nr_vmas * sizeof(*mc->vmas), NULL, 0);
@@ -239,6 +275,7 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 {
 	struct ckpt_img_process *proc = NULL;
 	struct ckpt_mm_capture mc = {};
+	struct fd_scan scan = {};
 	struct ckpt_freeze *fz = NULL;
 	struct ckpt_writer w = {};
 	struct task_struct *task;
@@ -298,7 +335,7 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		*why = whybuf;
 		goto out_thaw;
 	}
-	ret = check_files(task, why, whybuf);
+	ret = capture_files(task, &scan, why, whybuf);
 	if (ret)
 		goto out_thaw;
 	ret = ckpt_mm_capture(task, mm, &mc, proc, why, whybuf, WHY_LEN);
@@ -306,7 +343,7 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		goto out_thaw;
 	capture_process(task, mm, proc, mc.path_buf);
 
-	ret = write_image(task, fz, proc, &mc, &w, &a->nr_threads);
+	ret = write_image(task, fz, proc, &mc, &scan, &w, &a->nr_threads);
 	if (ret) {
 		if (!*why)
 			*why = "writing the image failed";
@@ -326,6 +363,7 @@ out_thaw:
 out_writer:
 	ckpt_writer_done(&w);
 out_free:
+	kvfree(scan.files);
 	ckpt_mm_capture_free(&mc);
 	kvfree(proc);
 out_put_mm:

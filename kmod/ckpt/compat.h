@@ -37,4 +37,11 @@ struct task_struct;
 #define ckpt_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
 #endif
 
+/* close_on_exec() takes the fdtable in 6.1, the files_struct in 6.12. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define ckpt_fd_cloexec(files, fd)	close_on_exec(fd, files)
+#else
+#define ckpt_fd_cloexec(files, fd)	close_on_exec(fd, files_fdtable(files))
+#endif
+
 #endif /* _CKPT_COMPAT_H */

@@ -28,6 +28,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_VMAS]	= "VMAS",
 	[CKPT_SECT_PAGES]	= "PAGES",
 	[CKPT_SECT_END]		= "END",
+	[CKPT_SECT_FILES]	= "FILES",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -86,6 +87,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		       (__u64)CKPT_IMG_MAX_RUN_PAGES * CKPT_IMG_PAGE_SIZE;
 	case CKPT_SECT_END:
 		return sizeof(struct ckpt_img_end);
+	case CKPT_SECT_FILES:
+		return (__u64)CKPT_IMG_MAX_FILES * sizeof(struct ckpt_img_file);
 	}
 	return 0;
 }
@@ -104,9 +107,15 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		return FAIL(st, EINVAL, "section flags set");
 
 	switch (st->expect) {
+	case CKPT_SECT_VMAS:
+		/* One FILES section may come before the VMAS. */
+		if (s->type == CKPT_SECT_FILES && !st->files_seen)
+			break;
+		if (s->type != st->expect)
+			return FAIL(st, EBADMSG, "sections out of order");
+		break;
 	case CKPT_SECT_HEADER:
 	case CKPT_SECT_PROCESS:
-	case CKPT_SECT_VMAS:
 		if (s->type != st->expect)
 			return FAIL(st, EBADMSG, "sections out of order");
 		break;
@@ -123,8 +132,11 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	max = ckpt_img_max_len(st, s->type);
 	if (s->len > max)
 		return FAIL(st, EMSGSIZE, "section longer than its kind allows");
+	if (s->type == CKPT_SECT_FILES &&
+	    (!s->len || s->len % sizeof(struct ckpt_img_file)))
+		return FAIL(st, EBADMSG, "FILES length is not a whole number of files");
 	if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_THREAD &&
-	    s->len != max)
+	    s->type != CKPT_SECT_FILES && s->len != max)
 		return FAIL(st, EBADMSG, "section length does not match its kind");
 	return 0;
 }
@@ -206,6 +218,28 @@ static int check_thread(struct ckpt_img_state *st,
 	    t->sas_ss_size > CKPT_IMG_ADDR_MAX ||
 	    t->robust_list_len > 4096 || t->rseq_len > 4096)
 		return FAIL(st, EBADMSG, "thread pointers out of user space");
+	return 0;
+}
+
+static int check_files(struct ckpt_img_state *st,
+		       const struct ckpt_img_file *f, __u64 n)
+{
+	const __u32 known = 00000003 | 00002000 | 00004000 | 04010000;
+	__u32 prev = 2;
+	__u64 i;
+
+	for (i = 0; i < n; i++, f++) {
+		if (f->fd <= prev || f->fd >= (1U << 20))
+			return FAIL(st, EBADMSG, "file descriptors not ascending above 2");
+		prev = f->fd;
+		if (f->open_flags & ~known || (f->open_flags & 3) == 3 ||
+		    f->flags & ~__CKPT_FILE_ALL || f->pad)
+			return FAIL(st, EINVAL, "unknown file flags");
+		if (f->pos > (1ULL << 62))
+			return FAIL(st, EBADMSG, "file position out of bounds");
+		if (!str_ok(f->path, sizeof(f->path)) || f->path[0] != '/')
+			return FAIL(st, EBADMSG, "file path not absolute or not terminated");
+	}
 	return 0;
 }
 
@@ -322,6 +356,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		break;
 	case CKPT_SECT_PAGES:
 		ret = check_pages(st, payload, s->len);
+		break;
+	case CKPT_SECT_FILES:
+		ret = check_files(st, payload, s->len / sizeof(struct ckpt_img_file));
+		if (!ret)
+			st->files_seen = 1;
 		break;
 	case CKPT_SECT_END: {
 		const struct ckpt_img_end *e = payload;

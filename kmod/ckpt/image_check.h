@@ -35,6 +35,7 @@ struct ckpt_img_state {
 	__u64 cur_pages;	/* pages seen for it */
 	__u32 pid;		/* from PROCESS */
 	__u32 done;		/* END accepted */
+	__u32 files_seen;	/* FILES accepted */
 	const char *why;
 };
 

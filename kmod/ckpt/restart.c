@@ -237,6 +237,11 @@ static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 		it->t[it->nr] = p;
 	}
 	ret = ckpt_read_sect(r, &s, &p);
+	/* Files were reopened by the restarter; the engine only validates. */
+	if (!ret && s.type == CKPT_SECT_FILES) {
+		kvfree(p);
+		ret = ckpt_read_sect(r, &s, &p);
+	}
 	if (ret)
 		goto bad;
 	*vmas = p;

@@ -13,6 +13,7 @@
  *   HEADER     struct ckpt_img_header          first, exactly once
  *   PROCESS    struct ckpt_img_process         exactly once
  *   THREAD     struct ckpt_img_thread + xstate  nr_threads times, leader first
+ *   FILES      struct ckpt_img_file[]           at most once
  *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
  *   PAGES      struct ckpt_img_pages + data     any number, ascending address
  *   END        struct ckpt_img_end              last, exactly once
@@ -31,6 +32,7 @@
 
 #define CKPT_IMG_MAX_THREADS	4096
 #define CKPT_IMG_MAX_VMAS	65536
+#define CKPT_IMG_MAX_FILES	1024
 #define CKPT_IMG_MAX_XSTATE	(64 * 1024)
 #define CKPT_IMG_MAX_RUN_PAGES	256		/* pages in one PAGES section */
 #define CKPT_IMG_PATH_MAX	512
@@ -49,6 +51,9 @@ enum ckpt_sect_type {
 	CKPT_SECT_VMAS,
 	CKPT_SECT_PAGES,
 	CKPT_SECT_END,
+	CKPT_SECT_FILES,
+	__CKPT_SECT_MAX,
+	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
 
 struct ckpt_sect {
@@ -151,6 +156,25 @@ struct ckpt_img_vma {
 	__u64 dev, ino;		/* the file's identity at capture */
 	__u64 size;		/* the file's size at capture */
 	__u64 nr_pages;		/* populated; at most this many stored */
+	char path[CKPT_IMG_PATH_MAX];
+};
+
+/*
+ * An open regular file (descriptors above 2; 0-2 are the restarter's). Its
+ * content stays in the file; the restarter reopens it by path.
+ */
+enum ckpt_img_file_flags {
+	CKPT_FILE_CLOEXEC	= 1 << 0,
+	__CKPT_FILE_ALL		= (1 << 1) - 1,
+};
+
+struct ckpt_img_file {
+	__u32 fd;
+	__u32 open_flags;	/* O_ACCMODE | O_APPEND | O_NONBLOCK | O_SYNC */
+	__u32 flags;		/* CKPT_FILE_* */
+	__u32 pad;
+	__u64 pos;
+	__u64 dev, ino;		/* identity (stat's st_dev, st_ino) */
 	char path[CKPT_IMG_PATH_MAX];
 };
 

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Open regular files survive a checkpoint and restart: at the same
+ * descriptors, with the same access mode, O_APPEND, position and
+ * close-on-exec flag. Their content is what the files hold (as with shared
+ * file mappings). Descriptors of other kinds are still refused (cr_errors).
+ */
+#define _GNU_SOURCE
+
+#include "kselftest_harness.h"
+#include "ckpt_test.h"
+
+static char log_path[64], data_path[64];
+
+/*
+ * fd 3: a log opened O_WRONLY | O_APPEND; fd 7: a data file opened O_RDWR,
+ * close-on-exec, at a position that moves as the target writes.
+ */
+static void files_target(void)
+{
+	char c, line[64];
+	int log, data, fd;
+
+	log = open(log_path, O_WRONLY | O_APPEND | O_CREAT, 0600);
+	fd = open(data_path, O_RDWR | O_CLOEXEC);
+	if (log != 3 || fd < 0 || dup3(fd, 7, O_CLOEXEC) != 7)
+		_exit(9);
+	close(fd);
+	data = 7;
+	lseek(data, 100, SEEK_SET);
+
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		switch (c) {
+		case 's':
+			if (write(log, "step\n", 5) != 5 || write(data, "D", 1) != 1)
+				_exit(8);
+			break;
+		case 'p':
+			snprintf(line, sizeof(line), "%ld %d %d %d\n",
+				 (long)lseek(data, 0, SEEK_CUR),
+				 fcntl(log, F_GETFL) & (O_ACCMODE | O_APPEND),
+				 fcntl(data, F_GETFL) & O_ACCMODE,
+				 fcntl(data, F_GETFD) & FD_CLOEXEC);
+			if (write(1, line, strlen(line)) < 0)
+				_exit(8);
+			break;
+		case 'q':
+			_exit(0);
+		}
+	}
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : st.st_size;
+}
+
+FIXTURE(files) {
+	char image[64];
+};
+
+FIXTURE_SETUP(files)
+{
+	const char *path = ckpt_module_path();
+	char zeros[4096] = {};
+	int fd;
+
+	if (!path)
+		SKIP(return, "CKPT_MODULE does not name a readable ckpt.ko");
+	if (!ckpt_module_loaded())
+		ASSERT_EQ(0, ckpt_load_module(path));
+	snprintf(self->image, sizeof(self->image), "/tmp/cr_files.%d.img", getpid());
+	snprintf(log_path, sizeof(log_path), "/tmp/cr_files.%d.log", getpid());
+	snprintf(data_path, sizeof(data_path), "/tmp/cr_files.%d.dat", getpid());
+	unlink(log_path);
+	fd = open(data_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)sizeof(zeros), write(fd, zeros, sizeof(zeros)));
+	close(fd);
+}
+
+FIXTURE_TEARDOWN(files)
+{
+	unlink(self->image);
+	unlink(log_path);
+	unlink(data_path);
+}
+
+TEST_F(files, reopened_where_they_were)
+{
+	struct target t = {};
+	char before[64], after[64], msg[256];
+	int status;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, target_start(&t, files_target));
+	ASSERT_EQ(0, target_send(&t, "ss"));
+	ASSERT_EQ(0, target_ask(&t, "p", before, sizeof(before)));
+	/* position 102, log O_WRONLY|O_APPEND, data O_RDWR, cloexec */
+	EXPECT_STREQ("102 1025 2 1", before);
+
+	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
+					msg, sizeof(msg), NULL)) TH_LOG("%s", msg);
+	status = target_end(&t);
+	ASSERT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(10L, file_size(log_path));
+
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_ask(&t, "p", after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	/* It writes on where it was: one more byte of data, one more line. */
+	ASSERT_EQ(0, target_send(&t, "s"));
+	ASSERT_EQ(0, target_ask(&t, "p", after, sizeof(after)));
+	EXPECT_STREQ("103 1025 2 1", after);
+	EXPECT_EQ(15L, file_size(log_path));
+	ASSERT_EQ(0, target_send(&t, "q"));
+	status = target_end(&t);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(files, a_replaced_file_is_refused_before_anything_runs)
+{
+	struct target t = {};
+	char buf[64], msg[256];
+	int status;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, target_start(&t, files_target));
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
+					msg, sizeof(msg), NULL)) TH_LOG("%s", msg);
+	target_end(&t);
+
+	/* Another file under the same name. */
+	ASSERT_EQ(0, unlink(data_path));
+	ASSERT_LE(0, open(data_path, O_RDWR | O_CREAT, 0600));
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	status = target_end(&t);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(1, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN
