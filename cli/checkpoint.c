@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/ckpt.h>
@@ -46,7 +45,7 @@ int cmd_checkpoint(int argc, char **argv)
 		{}
 	};
 	struct ckpt_checkpoint a = {};
-	char tmp[PATH_MAX], msg[256] = "";
+	char tmp[PATH_MAX], def[64], msg[256] = "";
 	const char *out = NULL;
 	bool json = false, to_stdout;
 	char *end;
@@ -107,7 +106,6 @@ int cmd_checkpoint(int argc, char **argv)
 		return 1;
 	}
 
-	static char def[64];
 	if (!out) {
 		snprintf(def, sizeof(def), "ckpt-%ld.img", pid);
 		out = def;
@@ -116,7 +114,14 @@ int cmd_checkpoint(int argc, char **argv)
 	if (to_stdout) {
 		fd = STDOUT_FILENO;
 	} else {
-		snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", out);
+		/* mkostemp() makes the file 0600, as images must be. */
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", out) >=
+		    (int)sizeof(tmp)) {
+			fprintf(stderr, "%s checkpoint: image path too long: %s\n",
+				prog, out);
+			close(dev);
+			return 1;
+		}
 		fd = mkostemp(tmp, O_CLOEXEC);
 		if (fd < 0) {
 			fprintf(stderr, "%s checkpoint: cannot create %s: %s\n",
@@ -124,7 +129,6 @@ int cmd_checkpoint(int argc, char **argv)
 			close(dev);
 			return 1;
 		}
-		fchmod(fd, 0600);
 	}
 
 	a.pid = pid;

@@ -103,7 +103,7 @@ static int freeze_once(struct task_struct *leader, unsigned int timeout_ms,
 		       struct ckpt_freeze **out, const char **why)
 {
 	struct ckpt_freeze *fz;
-	unsigned int i, queued = 0, parked = 0;
+	unsigned int i, parked = 0;
 	long left;
 	int ret;
 
@@ -146,9 +146,7 @@ static int freeze_once(struct task_struct *leader, unsigned int timeout_ms,
 			atomic_inc(&fz->arrived);
 			refcount_dec(&fz->ref);
 			module_put(THIS_MODULE);
-			continue;
 		}
-		queued++;
 	}
 
 	left = wait_event_interruptible_timeout(fz->wq,

@@ -20,28 +20,39 @@ __u32 ckpt_crc32(__u32 crc, const void *buf, unsigned long len)
 
 static const u8 zero_pad[8];
 
+/* The caller's descriptor, if it is open for @mode; its position in *@pos. */
+static struct file *get_image_file(int fd, fmode_t mode, loff_t *pos)
+{
+	struct file *file = fget(fd);
+
+	if (file && !(file->f_mode & mode)) {
+		fput(file);
+		file = NULL;
+	}
+	if (file)
+		*pos = file->f_pos;
+	return file;
+}
+
+/* Leaves a seekable file positioned after what was read or written. */
+static void put_image_file(struct file *file, loff_t pos)
+{
+	if (!(file->f_mode & FMODE_STREAM))
+		file->f_pos = pos;
+	fput(file);
+}
+
 int ckpt_writer_init(struct ckpt_writer *w, int fd)
 {
 	memset(w, 0, sizeof(*w));
-	w->file = fget(fd);
-	if (!w->file)
-		return -EBADF;
-	if (!(w->file->f_mode & FMODE_WRITE)) {
-		fput(w->file);
-		w->file = NULL;
-		return -EBADF;
-	}
-	w->pos = w->file->f_pos;
-	return 0;
+	w->file = get_image_file(fd, FMODE_WRITE, &w->pos);
+	return w->file ? 0 : -EBADF;
 }
 
 void ckpt_writer_done(struct ckpt_writer *w)
 {
-	if (!w->file)
-		return;
-	if (!(w->file->f_mode & FMODE_STREAM))
-		w->file->f_pos = w->pos;
-	fput(w->file);
+	if (w->file)
+		put_image_file(w->file, w->pos);
 	w->file = NULL;
 }
 
@@ -91,19 +102,13 @@ int ckpt_reader_init(struct ckpt_reader *r, int fd)
 {
 	memset(r, 0, sizeof(*r));
 	ckpt_img_init(&r->st);
-	r->file = fget(fd);
+	r->file = get_image_file(fd, FMODE_READ, &r->pos);
 	if (!r->file)
 		return -EBADF;
-	if (!(r->file->f_mode & FMODE_READ)) {
-		fput(r->file);
-		r->file = NULL;
-		return -EBADF;
-	}
-	r->pos = r->file->f_pos;
 	r->pages_buf = kvmalloc(ckpt_img_max_len(&r->st, CKPT_SECT_PAGES),
 				GFP_KERNEL);
 	if (!r->pages_buf) {
-		fput(r->file);
+		put_image_file(r->file, r->pos);
 		r->file = NULL;
 		return -ENOMEM;
 	}
@@ -112,11 +117,8 @@ int ckpt_reader_init(struct ckpt_reader *r, int fd)
 
 void ckpt_reader_done(struct ckpt_reader *r)
 {
-	if (r->file) {
-		if (!(r->file->f_mode & FMODE_STREAM))
-			r->file->f_pos = r->pos;
-		fput(r->file);
-	}
+	if (r->file)
+		put_image_file(r->file, r->pos);
 	kvfree(r->pages_buf);
 	r->file = NULL;
 	r->pages_buf = NULL;

@@ -55,7 +55,6 @@ struct arrival {
 	struct task_struct *task;	/* referenced */
 	const struct ckpt_img_thread *img;	/* set by the main thread */
 	struct restore_work *work;	/* handed to the thread at go */
-	int err;
 };
 
 struct ckpt_restart_ctx {
@@ -65,7 +64,8 @@ struct ckpt_restart_ctx {
 	u32 nr_arrived;
 	int state;		/* 0 gathering, 1 go, < 0 failed */
 	struct work_struct fpu_work;
-	void **xstates;		/* per image thread, for the worker */
+	/* Per image thread, for the worker; only during CKPT_IOC_RESTART. */
+	void **xstates;
 	struct task_struct **tasks;
 	u32 nr_threads;
 	u32 xstate_size;
@@ -170,7 +170,7 @@ long ckpt_ioctl_restart_thread(struct file *file, u32 __user *uindex)
 	if (ret)
 		return ret;
 	mutex_lock(&ctx->lock);
-	ret = ctx->state < 0 ? ctx->state : a->err;
+	ret = ctx->state < 0 ? ctx->state : 0;
 	w = a->work;
 	a->work = NULL;
 	mutex_unlock(&ctx->lock);
@@ -442,6 +442,10 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	if (!ret)
 		own = NULL;
 out:
+	kfree(ctx->tasks);
+	kfree(ctx->xstates);
+	ctx->tasks = NULL;
+	ctx->xstates = NULL;
 	ckpt_reader_done(&r);
 	kfree(own);
 	free_threads(&it);
