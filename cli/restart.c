@@ -272,6 +272,41 @@ static int move_fd(int fd, int above)
  * Reopens the image's regular files at their descriptors and positions;
  * their content is what the files hold now (as for shared file mappings).
  */
+static const char *restart_source;
+
+/*
+ * A fresh /dev/ckpt takes the place of the old one; the one that carried
+ * libckpt's registration is registered as restarted from this image, which
+ * is how the callback thread learns that it runs again.
+ */
+static void restore_ckpt_dev(const struct ckpt_img_file *f)
+{
+	struct ckpt_register reg = {
+		.flags = CKPT_REGISTER_RESTARTED,
+	};
+	int fd;
+
+	fd = open(engine_device(), f->open_flags | O_CLOEXEC);
+	if (fd < 0)
+		child_fail("cannot reopen %s (fd %u): %s", engine_device(),
+			   f->fd, strerror(errno));
+	if (fd != (int)f->fd) {
+		if (dup2(fd, f->fd) < 0)
+			child_fail("cannot place %s at fd %u: %s",
+				   engine_device(), f->fd, strerror(errno));
+		close(fd);
+	}
+	if (fcntl(f->fd, F_SETFD, f->flags & CKPT_FILE_CLOEXEC ? FD_CLOEXEC : 0))
+		child_fail("fd %u: %s", f->fd, strerror(errno));
+	if (!(f->flags & CKPT_FILE_REGISTERED))
+		return;
+	reg.source = (uintptr_t)restart_source;
+	reg.source_len = strlen(restart_source);
+	if (ioctl(f->fd, CKPT_IOC_REGISTER, &reg))
+		child_fail("cannot restore the callback registration (fd %u): %s",
+			   f->fd, strerror(errno));
+}
+
 static void restore_files(const struct ckpt_image *img)
 {
 	uint32_t i;
@@ -281,6 +316,10 @@ static void restore_files(const struct ckpt_image *img)
 		struct stat st;
 		int fd;
 
+		if (f->kind == CKPT_FILE_CKPT_DEV) {
+			restore_ckpt_dev(f);
+			continue;
+		}
 		fd = open(f->path, f->open_flags | O_CLOEXEC);
 		if (fd < 0)
 			child_fail("cannot reopen %s (fd %u): %s", f->path, f->fd,
@@ -416,6 +455,12 @@ int cmd_restart(int argc, char **argv)
 	if (fd < 0) {
 		fprintf(stderr, "%s restart: cannot open %s: %s\n", prog,
 			argv[optind], strerror(errno));
+		return 1;
+	}
+	restart_source = realpath(argv[optind], NULL);
+	if (!restart_source || strlen(restart_source) >= CKPT_SOURCE_MAX) {
+		fprintf(stderr, "%s restart: %s: cannot resolve its path\n", prog,
+			argv[optind]);
 		return 1;
 	}
 	ckpt_image_init(&img);

@@ -14,6 +14,7 @@
 
 #include <uapi/linux/ckpt.h>
 
+#include "callback.h"
 #include "chardev.h"
 #include "checkpoint.h"
 #include "restart.h"
@@ -50,6 +51,12 @@ static long ckpt_dev_ioctl(struct file *file, unsigned int cmd,
 		return ckpt_ioctl_restart(file, uarg);
 	case CKPT_IOC_RESTART_THREAD:
 		return ckpt_ioctl_restart_thread(file, uarg);
+	case CKPT_IOC_REGISTER:
+		return ckpt_ioctl_register(file, uarg);
+	case CKPT_IOC_CB_WAIT:
+		return ckpt_ioctl_cb_wait(file, uarg);
+	case CKPT_IOC_CB_READY:
+		return ckpt_ioctl_cb_ready(file, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -64,6 +71,7 @@ static int ckpt_dev_open(struct inode *inode, struct file *file)
 
 static int ckpt_dev_release(struct inode *inode, struct file *file)
 {
+	ckpt_cb_release(file);
 	ckpt_restart_release(file->private_data);
 	return 0;
 }
@@ -75,6 +83,11 @@ static const struct file_operations ckpt_fops = {
 	.unlocked_ioctl	= ckpt_dev_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };
+
+bool ckpt_is_dev_file(const struct file *file)
+{
+	return file->f_op == &ckpt_fops;
+}
 
 static struct miscdevice ckpt_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,

@@ -26,6 +26,7 @@
 
 #include <uapi/linux/ckpt_image.h>
 
+#include "callback.h"
 #include "checkpoint.h"
 #include "freeze.h"
 #include "image.h"
@@ -88,10 +89,12 @@ static int may_checkpoint(struct task_struct *task, const char **why)
 
 struct fd_scan {
 	struct ckpt_img_file *files;	/* CKPT_IMG_MAX_FILES of them */
+	struct file **refs;		/* regular files, referenced */
 	u32 nr;
 	struct files_struct *files_table;
 	unsigned int bad_fd;
 	struct file *bad;		/* referenced */
+	const struct file *registered;	/* the process's registration */
 };
 
 /*
@@ -108,9 +111,23 @@ static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 
 	if (fd <= 2)
 		return 0;
-	if (!S_ISREG(inode->i_mode) || scan->nr == CKPT_IMG_MAX_FILES)
+	if (scan->nr == CKPT_IMG_MAX_FILES)
 		goto bad;
 	f = &scan->files[scan->nr];
+	if (ckpt_is_dev_file(file)) {
+		strscpy(f->path, "/dev/" CKPT_DEVICE_NAME, sizeof(f->path));
+		f->fd = fd;
+		f->kind = CKPT_FILE_CKPT_DEV;
+		f->open_flags = file->f_flags & O_ACCMODE;
+		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
+			   CKPT_FILE_CLOEXEC : 0;
+		if (file == scan->registered)
+			f->flags |= CKPT_FILE_REGISTERED;
+		scan->nr++;
+		return 0;
+	}
+	if (!S_ISREG(inode->i_mode))
+		goto bad;
 	p = d_path(&file->f_path, f->path, sizeof(f->path));
 	if (IS_ERR(p) || strstr(p, " (deleted)") || *p != '/')
 		goto bad;
@@ -120,8 +137,7 @@ static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 					 O_SYNC);
 	f->flags = ckpt_fd_cloexec(scan->files_table, fd) ? CKPT_FILE_CLOEXEC : 0;
 	f->pos = file->f_pos;
-	f->dev = new_encode_dev(inode->i_sb->s_dev);
-	f->ino = inode->i_ino;
+	scan->refs[scan->nr] = get_file(file);	/* identity: after the scan */
 	scan->nr++;
 	return 0;
 bad:
@@ -130,20 +146,58 @@ bad:
 	return 1;
 }
 
+/*
+ * The device and inode numbers stat() shows, which the restarter compares
+ * (on overlayfs they are not those of the inode behind the file).
+ */
+static int file_identities(struct fd_scan *scan)
+{
+	struct kstat st;
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < scan->nr; i++) {
+		struct file *file = scan->refs[i];
+
+		if (!file)
+			continue;
+		if (!ret)
+			ret = vfs_getattr(&file->f_path, &st, STATX_INO,
+					  AT_STATX_SYNC_AS_STAT);
+		if (!ret) {
+			scan->files[i].dev = new_encode_dev(st.dev);
+			scan->files[i].ino = st.ino;
+		}
+		fput(file);
+		scan->refs[i] = NULL;
+	}
+	return ret;
+}
+
 static int capture_files(struct task_struct *task, struct fd_scan *scan,
-			 const char **why, char *whybuf)
+			 const struct ckpt_reg *reg, const char **why,
+			 char *whybuf)
 {
 	char *path, *p;
+	int ret;
 
 	scan->files = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->files),
 			       GFP_KERNEL);
-	if (!scan->files)
+	scan->refs = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->refs),
+			      GFP_KERNEL);
+	if (!scan->files || !scan->refs)
 		return -ENOMEM;
+	scan->registered = ckpt_cb_file(reg);
 	task_lock(task);
 	scan->files_table = task->files;
 	if (task->files)
 		iterate_fd(task->files, 0, scan_fd, scan);
 	task_unlock(task);
+	ret = file_identities(scan);
+	if (ret) {
+		*why = "cannot read the identity of an open file";
+		return ret;
+	}
 	if (!scan->bad)
 		return 0;
 
@@ -278,9 +332,11 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	struct fd_scan scan = {};
 	struct ckpt_freeze *fz = NULL;
 	struct ckpt_writer w = {};
+	struct ckpt_reg *reg = NULL;
 	struct task_struct *task;
 	struct mm_struct *mm;
-	u64 t0 = ktime_get_ns(), t1;
+	unsigned int timeout = a->timeout_ms ?: CKPT_DEFAULT_TIMEOUT_MS;
+	u64 t0 = ktime_get_ns(), t1, req = 0;
 	struct pid *pid;
 	unsigned int i;
 	int ret;
@@ -318,8 +374,17 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		goto out_free;
 	}
 
-	ret = ckpt_freeze(task, a->timeout_ms ?: CKPT_DEFAULT_TIMEOUT_MS,
-			  &fz, why);
+	/* libckpt's thread-context callbacks run before anything is frozen. */
+	reg = ckpt_cb_find(task);
+	if (reg) {
+		ret = ckpt_cb_request(reg, a->flags, timeout, &req, whybuf,
+				      WHY_LEN);
+		if (ret) {
+			*why = whybuf;
+			goto out_writer;
+		}
+	}
+	ret = ckpt_freeze(task, timeout, &fz, why);
 	if (ret)
 		goto out_writer;
 	t1 = ktime_get_ns();
@@ -335,7 +400,7 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		*why = whybuf;
 		goto out_thaw;
 	}
-	ret = capture_files(task, &scan, why, whybuf);
+	ret = capture_files(task, &scan, reg, why, whybuf);
 	if (ret)
 		goto out_thaw;
 	ret = ckpt_mm_capture(task, mm, &mc, proc, why, whybuf, WHY_LEN);
@@ -358,12 +423,19 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	a->nr_pages = mc.nr_stored;
 
 out_thaw:
+	/* Before the thaw: the callback thread's restarted call sees it. */
+	if (reg)
+		ckpt_cb_complete(reg, req, ret);
 	ckpt_thaw(fz);
 	a->frozen_ns = ktime_get_ns() - t1;
 out_writer:
+	if (reg && ret && !fz)
+		ckpt_cb_complete(reg, req, ret);
+	ckpt_cb_put(reg);
 	ckpt_writer_done(&w);
 out_free:
 	kvfree(scan.files);
+	kvfree(scan.refs);
 	ckpt_mm_capture_free(&mc);
 	kvfree(proc);
 out_put_mm:

@@ -233,8 +233,10 @@ static int check_files(struct ckpt_img_state *st,
 			return FAIL(st, EBADMSG, "file descriptors not ascending above 2");
 		prev = f->fd;
 		if (f->open_flags & ~known || (f->open_flags & 3) == 3 ||
-		    f->flags & ~__CKPT_FILE_ALL || f->pad)
-			return FAIL(st, EINVAL, "unknown file flags");
+		    f->flags & ~__CKPT_FILE_ALL || f->kind >= __CKPT_FILE_KIND_MAX)
+			return FAIL(st, EINVAL, "unknown file flags or kind");
+		if (f->flags & CKPT_FILE_REGISTERED && f->kind != CKPT_FILE_CKPT_DEV)
+			return FAIL(st, EINVAL, "only /dev/ckpt carries a registration");
 		if (f->pos > (1ULL << 62))
 			return FAIL(st, EBADMSG, "file position out of bounds");
 		if (!str_ok(f->path, sizeof(f->path)) || f->path[0] != '/')

@@ -52,6 +52,25 @@ static void files_target(void)
 	}
 }
 
+/* fd 3: a file of the root file system (overlayfs over 9p in the VM). */
+static void root_file_target(void)
+{
+	char c, line[32];
+	int fd = open("/etc/os-release", O_RDONLY);
+
+	if (fd != 3 || read(fd, line, 10) != 10)
+		_exit(9);
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		snprintf(line, sizeof(line), "%ld\n", (long)lseek(fd, 0, SEEK_CUR));
+		if (write(1, line, strlen(line)) < 0)
+			_exit(8);
+	}
+}
+
 static long file_size(const char *path)
 {
 	struct stat st;
@@ -145,6 +164,29 @@ TEST_F(files, a_replaced_file_is_refused_before_anything_runs)
 	status = target_end(&t);
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(1, WEXITSTATUS(status));
+}
+
+/* Identity is what stat() shows, also where the inode is another's (overlay). */
+TEST_F(files, a_file_of_a_stacked_file_system)
+{
+	struct target t = {};
+	char buf[64], msg[256];
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, target_start(&t, root_file_target));
+	pid = t.pid;
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("10", buf);
+	ASSERT_EQ(0, ckpt_checkpoint_to(pid, self->image, CKPT_CHECKPOINT_KILL,
+					msg, sizeof(msg), NULL)) TH_LOG("%s", msg);
+	target_end(&t);
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("10", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
 }
 
 TEST_HARNESS_MAIN

@@ -66,6 +66,59 @@
  *            __u64 reserved[4];    in:  must be 0
  *        };
  *
+ *    Callbacks (libckpt; see Documentation/libckpt.md for the protocol):
+ *
+ *    CKPT_IOC_REGISTER  _IOW(CKPT_IOC_MAGIC, 0x04, struct ckpt_register)
+ *
+ *        Registers the calling process for callbacks through this open
+ *        file; the registration ends when the file is released. A process
+ *        has at most one (-EBUSY). CKPT_REGISTER_RESTARTED is for restarters:
+ *        the next CKPT_IOC_CB_READY returns 1 and reports @source.
+ *
+ *        struct ckpt_register {
+ *            __u32 flags;          in:  CKPT_REGISTER_*
+ *            __u32 source_len;     in:  length of @source, at most 4095
+ *            __u64 source;         in:  image the process restarted from
+ *            __u64 reserved[2];    in:  must be 0
+ *        };
+ *
+ *    CKPT_IOC_CB_WAIT  _IOWR(CKPT_IOC_MAGIC, 0x05, struct ckpt_cb_request)
+ *
+ *        The callback thread of a registered process sleeps here until a
+ *        checkpoint of its process is requested; -EINTR/-ERESTARTSYS on
+ *        signals. Out: the request's @id and its CKPT_CHECKPOINT_* @flags.
+ *
+ *    CKPT_IOC_CB_READY  _IOWR(CKPT_IOC_MAGIC, 0x06, struct ckpt_cb_ready)
+ *
+ *        The callbacks of request @id are done: @verdict CKPT_CB_GO lets the
+ *        checkpoint proceed and waits for it to end; CKPT_CB_ABORT_TEMP and
+ *        CKPT_CB_ABORT_PERM fail the request (-EAGAIN and -ECANCELED for the
+ *        requester, with @msg) and return the same error at once. Returns 0
+ *        when the process continues after the checkpoint, 1 when it runs
+ *        again from the image (then @source is filled), or the negative
+ *        error that ended the checkpoint.
+ *
+ *        struct ckpt_cb_request {
+ *            __u64 id;             out
+ *            __u32 flags;          out: the requester's CKPT_CHECKPOINT_*
+ *            __u32 timeout_ms;     out: how long the requester waits
+ *            __u32 reserved[4];    in:  must be 0
+ *        };
+ *        struct ckpt_cb_ready {
+ *            __u64 id;             in
+ *            __s32 verdict;        in:  CKPT_CB_*
+ *            __u32 msg_len;        in:  length of @msg (abort reason)
+ *            __u64 msg;            in:  user pointer, or 0
+ *            __u64 source;         in:  buffer for the restart source
+ *            __u32 source_len;     in:  its size
+ *            __u32 reserved[3];    in:  must be 0
+ *        };
+ *
+ *    A checkpoint of a registered process first wakes its callback thread
+ *    and waits (up to the request's timeout) for its verdict; only then
+ *    are the threads frozen. Processes without a registration are frozen
+ *    at once.
+ *
  * 2. The generic-netlink family CKPT_GENL_NAME, version CKPT_GENL_VERSION.
  *    Used by ckptd and administrative tools.
  *
@@ -137,6 +190,47 @@ struct ckpt_restart {
 
 #define CKPT_IOC_RESTART	_IOW(CKPT_IOC_MAGIC, 0x02, struct ckpt_restart)
 #define CKPT_IOC_RESTART_THREAD	_IOW(CKPT_IOC_MAGIC, 0x03, __u32)
+
+enum ckpt_register_flags {
+	CKPT_REGISTER_RESTARTED	= 1 << 0,
+	__CKPT_REGISTER_F_ALL	= (1 << 1) - 1,
+};
+
+#define CKPT_SOURCE_MAX		4096
+
+struct ckpt_register {
+	__u32 flags;
+	__u32 source_len;
+	__u64 source;
+	__u64 reserved[2];
+};
+
+struct ckpt_cb_request {
+	__u64 id;
+	__u32 flags;
+	__u32 timeout_ms;
+	__u32 reserved[4];
+};
+
+enum ckpt_cb_verdict {
+	CKPT_CB_GO,
+	CKPT_CB_ABORT_TEMP,
+	CKPT_CB_ABORT_PERM,
+};
+
+struct ckpt_cb_ready {
+	__u64 id;
+	__s32 verdict;
+	__u32 msg_len;
+	__u64 msg;
+	__u64 source;
+	__u32 source_len;
+	__u32 reserved[3];
+};
+
+#define CKPT_IOC_REGISTER	_IOW(CKPT_IOC_MAGIC, 0x04, struct ckpt_register)
+#define CKPT_IOC_CB_WAIT	_IOWR(CKPT_IOC_MAGIC, 0x05, struct ckpt_cb_request)
+#define CKPT_IOC_CB_READY	_IOWR(CKPT_IOC_MAGIC, 0x06, struct ckpt_cb_ready)
 
 /* generic netlink */
 

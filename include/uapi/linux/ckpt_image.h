@@ -160,19 +160,29 @@ struct ckpt_img_vma {
 };
 
 /*
- * An open regular file (descriptors above 2; 0-2 are the restarter's). Its
- * content stays in the file; the restarter reopens it by path.
+ * An open file (descriptors above 2; 0-2 are the restarter's). A regular
+ * file's content stays in the file; the restarter reopens it by path. A
+ * descriptor of /dev/ckpt is reopened fresh; if it carried the process's
+ * callback registration (CKPT_FILE_REGISTERED), the restarter registers
+ * the new one as restarted, so libckpt's callbacks learn of the restart.
  */
 enum ckpt_img_file_flags {
 	CKPT_FILE_CLOEXEC	= 1 << 0,
-	__CKPT_FILE_ALL		= (1 << 1) - 1,
+	CKPT_FILE_REGISTERED	= 1 << 1,
+	__CKPT_FILE_ALL		= (1 << 2) - 1,
+};
+
+enum ckpt_img_file_kind {
+	CKPT_FILE_REGULAR,
+	CKPT_FILE_CKPT_DEV,	/* /dev/ckpt; pos, dev and ino are 0 */
+	__CKPT_FILE_KIND_MAX,
 };
 
 struct ckpt_img_file {
 	__u32 fd;
 	__u32 open_flags;	/* O_ACCMODE | O_APPEND | O_NONBLOCK | O_SYNC */
 	__u32 flags;		/* CKPT_FILE_* */
-	__u32 pad;
+	__u32 kind;		/* CKPT_FILE_REGULAR, ... */
 	__u64 pos;
 	__u64 dev, ino;		/* identity (stat's st_dev, st_ino) */
 	char path[CKPT_IMG_PATH_MAX];
