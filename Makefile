@@ -70,6 +70,9 @@ FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-Iinclude/uapi -Icli -Ikmod/ckpt -DCKPT_VERSION='"$(VERSION)"'
 KSFT_PROGS := $(patsubst tests/kselftest/%.c,$(O)/tests/kselftest/%,$(wildcard tests/kselftest/*.c))
+LIBCKPT_OBJS := $(patsubst lib/libckpt/%.c,$(O)/lib/libckpt/%.o,$(wildcard lib/libckpt/*.c))
+LIBCKPT := $(O)/lib/libckpt.so.1 $(O)/lib/libckpt.so $(O)/lib/libckpt.a \
+	$(O)/lib/libckpt.pc
 # Programs to checkpoint in demos and benchmarks.
 WORKLOADS := $(patsubst tests/workloads/%.c,$(O)/tests/workloads/%,$(wildcard tests/workloads/*.c))
 
@@ -116,7 +119,40 @@ kmod-all:
 
 # ---------------------------------------------------------------- userspace
 
-user: $(O)/bin/ckpt $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS)
+user: $(O)/bin/ckpt $(O)/bin/ckpt-run $(LIBCKPT) $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS) \
+	$(O)/tests/host/libckpt_unit
+
+$(O)/tests/host/libckpt_unit: tests/host/libckpt_unit.c $(O)/lib/libckpt.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -pthread -Ilib/libckpt -o $@ $< $(O)/lib/libckpt.a
+
+$(O)/bin/ckpt-run: $(O)/bin/ckpt
+	$(Q)ln -sf ckpt $@
+
+# libckpt: shared (versioned symbols, only the API exported) and static.
+$(O)/lib/libckpt.so.1: $(LIBCKPT_OBJS) lib/libckpt/libckpt.map
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -shared -pthread -Wl,-soname,libckpt.so.1 \
+		-Wl,--version-script=lib/libckpt/libckpt.map -Wl,-z,defs \
+		-o $@ $(LIBCKPT_OBJS)
+
+$(O)/lib/libckpt.so: $(O)/lib/libckpt.so.1
+	$(Q)ln -sf libckpt.so.1 $@
+
+$(O)/lib/libckpt.a: $(LIBCKPT_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/lib/libckpt.pc: lib/libckpt/libckpt.pc.in VERSION
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+$(O)/lib/libckpt/%.o: lib/libckpt/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -pthread \
+		-Ilib/libckpt -c -o $@ $<
 
 $(O)/bin/ckpt: $(CLI_OBJS)
 	@mkdir -p $(@D)
@@ -126,7 +162,7 @@ $(O)/bin/ckpt: $(CLI_OBJS)
 $(O)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(USER_CFLAGS) $(CLI_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(USER_CFLAGS) $(CLI_CFLAGS) -DCKPT_LIBDIR='"$(PREFIX)/lib"' -c -o $@ $<
 
 # The engine's image checks, compiled as they are for userspace.
 $(O)/cli/image_check.o: kmod/ckpt/image_check.c
@@ -158,18 +194,24 @@ $(KSFT_HDR): $(KSRC_TAR)
 	@echo "  EXTRACT checkpatch and the kselftest harness from $(notdir $(KSRC_TAR))"
 	$(Q)mk/ksrc $(KSRC_TAR) $(KSRC)
 
+# The critical-section benchmark links libckpt statically.
+$(O)/tests/workloads/csbench: tests/workloads/csbench.c $(O)/lib/libckpt.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -pthread -Ilib/libckpt -o $@ $< $(O)/lib/libckpt.a
+
 $(O)/tests/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $<
 
-$(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR)
+$(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -Wno-unused-parameter -pthread -I$(dir $(KSFT_HDR)) \
-		$(NL_CFLAGS) -o $@ $< $(NL_LIBS)
+		-Ilib/libckpt $(NL_CFLAGS) -o $@ $< $(O)/lib/libckpt.a $(NL_LIBS)
 
--include $(CLI_OBJS:.o=.d) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d)
+-include $(LIBCKPT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d)
 
 # ---------------------------------------------------------------- checks
 
@@ -211,7 +253,18 @@ install: all
 	install -m 0644 include/uapi/linux/ckpt.h $(DESTDIR)$(PREFIX)/include/linux/ckpt.h
 	install -m 0644 include/uapi/linux/ckpt_image.h \
 		$(DESTDIR)$(PREFIX)/include/linux/ckpt_image.h
-	install -m 0644 Documentation/man/ckpt.1 $(DESTDIR)$(MANDIR)/man1/ckpt.1
+	install -m 0644 Documentation/man/ckpt.1 Documentation/man/ckpt-run.1 \
+		$(DESTDIR)$(MANDIR)/man1/
+	ln -sf ckpt $(DESTDIR)$(PREFIX)/bin/ckpt-run
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(MANDIR)/man3 \
+		$(DESTDIR)$(MANDIR)/man7
+	install -m 0755 $(O)/lib/libckpt.so.1 $(DESTDIR)$(PREFIX)/lib/libckpt.so.1
+	ln -sf libckpt.so.1 $(DESTDIR)$(PREFIX)/lib/libckpt.so
+	install -m 0644 $(O)/lib/libckpt.a $(DESTDIR)$(PREFIX)/lib/libckpt.a
+	install -m 0644 $(O)/lib/libckpt.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/libckpt.pc
+	install -m 0644 lib/libckpt/libckpt.h $(DESTDIR)$(PREFIX)/include/libckpt.h
+	install -m 0644 Documentation/man/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 Documentation/man/libckpt.7 $(DESTDIR)$(MANDIR)/man7/
 	install -m 0644 contrib/bash-completion/ckpt \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ckpt
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(O)/$(KVER)/kmod/ckpt \

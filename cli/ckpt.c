@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "checkpoint", cmd_checkpoint, "capture a process into an image" },
 	{ "restart", cmd_restart, "continue the process saved in an image" },
 	{ "inspect", cmd_inspect, "check a process image and describe it" },
+	{ "run", cmd_run, "run a program with libckpt preloaded (ckpt-run)" },
 };
 
 static void usage(FILE *f)
@@ -38,7 +39,14 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	const char *base = strrchr(argv[0], '/');
 	size_t i;
+
+	/* Installed as ckpt-run too. */
+	if (!strcmp(base ? base + 1 : argv[0], "ckpt-run")) {
+		prog = "ckpt-run";
+		return cmd_run(argc, argv);
+	}
 
 	if (argc < 2) {
 		usage(stderr);

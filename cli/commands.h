@@ -16,7 +16,8 @@ extern const char *prog;
 
 int cmd_version(int argc, char **argv);		/* version.c */
 int cmd_inspect(int argc, char **argv);		/* inspect.c */
-int cmd_checkpoint(int argc, char **argv);	/* checkpoint.c, to come */
-int cmd_restart(int argc, char **argv);		/* restart.c, to come */
+int cmd_checkpoint(int argc, char **argv);	/* checkpoint.c */
+int cmd_restart(int argc, char **argv);		/* restart.c */
+int cmd_run(int argc, char **argv);		/* run.c */
 
 #endif /* _CKPT_CLI_COMMANDS_H */

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Registration with the engine, the callback thread, fork and status.
+ *
+ * The callback thread blocks every signal and sleeps in CKPT_IOC_CB_WAIT.
+ * A request runs one round of callbacks (callbacks.c), whose innermost step
+ * tells the engine to go ahead and sleeps in CKPT_IOC_CB_READY while the
+ * process is captured; that call returns 0 when the process continues and
+ * 1 when it runs again from the image.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+
+#include <linux/ckpt.h>
+
+#include "internal.h"
+
+struct lib ckpt_lib = { .devfd = -1 };
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static CKPT_TLS char last_error[MSG_LEN];
+static CKPT_TLS pid_t fork_tid;		/* the forking thread, before fork */
+
+int ckpt_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	errno = err;
+	return -err;
+}
+
+/* The same for a constant message: async-signal-safe. */
+int ckpt_fail_str(int err, const char *msg)
+{
+	size_t n = strlen(msg);
+
+	if (n >= sizeof(last_error))
+		n = sizeof(last_error) - 1;
+	memcpy(last_error, msg, n);
+	last_error[n] = '\0';
+	errno = err;
+	return -err;
+}
+
+CKPT_EXPORT const char *ckpt_last_error(void)
+{
+	return last_error;
+}
+
+static const char *device(void)
+{
+	const char *dev = getenv("CKPT_DEVICE");
+
+	return dev && *dev ? dev : "/dev/" CKPT_DEVICE_NAME;
+}
+
+static void *callback_thread(void *unused)
+{
+	(void)unused;
+	prctl(PR_SET_NAME, "ckpt-callbacks");
+	for (;;) {
+		struct ckpt_cb_request rq;
+
+		memset(&rq, 0, sizeof(rq));
+		if (ioctl(ckpt_lib.devfd, CKPT_IOC_CB_WAIT, &rq)) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			/* Unregistered (the descriptor was closed): done. */
+			return NULL;
+		}
+		ckpt_run_round(rq.flags, rq.timeout_ms, rq.id);
+	}
+}
+
+int ckpt_start_callback_thread(void)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t thread;
+	int ret;
+
+	sigfillset(&all);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	/* It inherits a mask that blocks everything. */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&thread, &attr, callback_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (ret)
+		return ckpt_fail(ret, "cannot start the callback thread: %s",
+				 strerror(ret));
+	return 0;
+}
+
+static int choose_signal(void)
+{
+	const char *s = getenv("CKPT_SIGNAL");
+	char *end;
+	long n;
+
+	if (!s || !*s)
+		return SIGRTMAX - 2;
+	n = strtol(s, &end, 10);
+	if (*end || n < SIGRTMIN || n > SIGRTMAX)
+		return -1;
+	return n;
+}
+
+static int do_register(void)
+{
+	struct ckpt_register reg = { 0 };
+	int fd;
+
+	fd = open(device(), O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return ckpt_fail(errno, "cannot open %s (is the ckpt module loaded?): %s",
+				 device(), strerror(errno));
+	if (ioctl(fd, CKPT_IOC_REGISTER, &reg)) {
+		int err = errno;
+
+		close(fd);
+		return ckpt_fail(err, "the engine refused the registration: %s",
+				 strerror(err));
+	}
+	ckpt_lib.devfd = fd;
+	ckpt_lib.pid = getpid();
+	return 0;
+}
+
+static void unregister(void)
+{
+	close(ckpt_lib.devfd);
+	ckpt_lib.devfd = -1;
+}
+
+/*
+ * In the child of a fork: the parent's registration (shared open file) and
+ * callback thread stay the parent's. A child forked outside a callback
+ * registers anew and keeps the thread callbacks and the signal callbacks of
+ * the thread that forked; one forked from inside a callback does not.
+ */
+static void atfork_prepare(void)
+{
+	fork_tid = ckpt_gettid();
+}
+
+static void atfork_child(void)
+{
+	int inside = ckpt_in_callback;
+
+	if (ckpt_lib.devfd < 0)
+		return;
+	close(ckpt_lib.devfd);
+	ckpt_lib.devfd = -1;
+	ckpt_in_callback = 0;
+	ckpt_frame = NULL;
+	ckpt_cs_after_fork();
+	ckpt_requests_after_fork();
+	ckpt_callbacks_after_fork(fork_tid, ckpt_gettid());
+	ckpt_lib.checkpoints = 0;
+	if (inside)
+		return;
+	if (!do_register() && ckpt_start_callback_thread())
+		unregister();
+}
+
+CKPT_EXPORT int ckpt_init(void)
+{
+	static int atfork_done;
+	struct sigaction sa;
+	int ret = 0, signo;
+
+	pthread_mutex_lock(&init_lock);
+	if (ckpt_lib.devfd >= 0)
+		goto out;
+	signo = choose_signal();
+	if (signo < 0) {
+		ret = ckpt_fail(EINVAL, "CKPT_SIGNAL must be a real-time signal number (%d-%d)",
+				SIGRTMIN, SIGRTMAX);
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = ckpt_signal_handler;
+	sa.sa_flags = SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	if (sigaction(signo, &sa, NULL)) {
+		ret = ckpt_fail(errno, "cannot handle signal %d: %s", signo,
+				strerror(errno));
+		goto out;
+	}
+	ckpt_lib.signo = signo;
+	ret = do_register();
+	if (ret)
+		goto out;
+	ret = ckpt_start_callback_thread();
+	if (ret) {
+		unregister();
+		goto out;
+	}
+	if (!atfork_done) {
+		pthread_atfork(atfork_prepare, NULL, atfork_child);
+		atfork_done = 1;
+	}
+out:
+	pthread_mutex_unlock(&init_lock);
+	return ret;
+}
+
+CKPT_EXPORT int ckpt_status(struct ckpt_status *st)
+{
+	if (!st)
+		return ckpt_fail_str(EINVAL, "no status buffer");
+	memset(st, 0, sizeof(*st));
+	st->registered = ckpt_lib.devfd >= 0;
+	st->in_progress = atomic_load(&ckpt_lib.pending);
+	if (st->in_progress)
+		st->request_flags = ckpt_lib.round.flags;
+	st->checkpoints = ckpt_lib.checkpoints;
+	st->restarts = ckpt_lib.restarts;
+	st->last_result = ckpt_lib.last_result;
+	memcpy(st->restarted_from, ckpt_lib.restarted_from,
+	       sizeof(st->restarted_from));
+	return 0;
+}
+
+/* Under ckpt-run (CKPT_PRELOAD=1), programs register without a code change. */
+__attribute__((constructor)) static void preload_init(void)
+{
+	const char *s = getenv("CKPT_PRELOAD");
+
+	if (s && !strcmp(s, "1") && ckpt_init() && getenv("CKPT_DEBUG"))
+		fprintf(stderr, "libckpt: %s\n", last_error);
+}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Checkpoints a process asks for itself.
+ *
+ * A thread cannot freeze its own process, so a helper does it: a child made
+ * with a raw clone (no fork handlers run; exit signal 0, so the program's
+ * own wait() and SIGCHLD never see it) that asks the engine, writes the
+ * image to a temporary name, renames it into place and leaves its result in
+ * a page shared with the parent. The process's callbacks run as for any
+ * other checkpoint. When the process runs again from the image there is no
+ * helper: the callback thread marks every outstanding request restarted.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include <linux/ckpt.h>
+
+#include "internal.h"
+
+enum { RUNNING, DONE, RESTARTED };
+
+struct shared {
+	_Atomic int state;
+	int err;
+	char msg[MSG_LEN];
+};
+
+struct ckpt_request {
+	pid_t helper;
+	struct shared *sh;
+	struct ckpt_request *next;
+};
+
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ckpt_request *outstanding;
+
+static void helper_done(struct shared *sh, int err, const char *msg)
+{
+	sh->err = err;
+	if (msg)
+		memcpy(sh->msg, msg, sizeof(sh->msg));
+	atomic_store(&sh->state, DONE);
+	futex((_Atomic int *)&sh->state, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+/* The helper: only system calls from here on. */
+static void __attribute__((noreturn))
+helper(const char *path, const char *tmp, const struct ckpt_request_args *a,
+       pid_t target, struct shared *sh)
+{
+	struct ckpt_checkpoint c;
+	char msg[MSG_LEN] = "";
+	int fd, err = 0;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		helper_done(sh, errno, "cannot create the image file");
+		syscall(SYS_exit_group, 0);
+	}
+	memset(&c, 0, sizeof(c));
+	c.pid = target;
+	c.fd = fd;
+	/* Killed only once the image is in place: stopped until then. */
+	c.flags = a->flags & CKPT_REQUEST_KILL ? CKPT_CHECKPOINT_STOP : a->flags;
+	c.timeout_ms = a->timeout_ms;
+	c.errmsg = (uintptr_t)msg;
+	c.errmsg_len = sizeof(msg);
+	if (ioctl(ckpt_lib.devfd, CKPT_IOC_CHECKPOINT, &c))
+		err = errno;
+	else if (fsync(fd) || rename(tmp, path))
+		err = errno;
+	close(fd);
+	if (err)
+		unlink(tmp);
+	/* Stopped only if captured (the engine fills nr_threads then). */
+	if (a->flags & CKPT_REQUEST_KILL && c.nr_threads)
+		kill(target, err ? SIGCONT : SIGKILL);
+	helper_done(sh, err, err && !msg[0] ? "cannot write the image" : msg);
+	syscall(SYS_exit_group, 0);
+	__builtin_unreachable();
+}
+
+static void release(struct ckpt_request *req)
+{
+	struct ckpt_request **p;
+
+	pthread_mutex_lock(&list_lock);
+	for (p = &outstanding; *p; p = &(*p)->next) {
+		if (*p == req) {
+			*p = req->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&list_lock);
+	munmap(req->sh, sizeof(*req->sh));
+	free(req);
+}
+
+CKPT_EXPORT int ckpt_request_checkpoint(const struct ckpt_request_args *args,
+					struct ckpt_request **out)
+{
+	static const struct ckpt_request_args none;
+	const struct ckpt_request_args *a = args ? args : &none;
+	char path[4096], tmp[4096 + 32];
+	struct ckpt_request *req;
+	unsigned int i;
+	pid_t pid;
+	int ret;
+
+	for (i = 0; i < sizeof(a->reserved) / sizeof(a->reserved[0]); i++)
+		if (a->reserved[i])
+			return ckpt_fail(EINVAL, "reserved fields must be 0");
+	if (a->flags & ~(CKPT_REQUEST_STOP | CKPT_REQUEST_KILL) ||
+	    a->flags == (CKPT_REQUEST_STOP | CKPT_REQUEST_KILL))
+		return ckpt_fail(EINVAL, "unknown or conflicting flags");
+	if (ckpt_in_callback)
+		return ckpt_fail(EDEADLK, "a checkpoint cannot be requested from inside a callback");
+	if (!out && ckpt_cs_depth && !ckpt_cs_uncounted)
+		return ckpt_fail(EDEADLK,
+				 "a synchronous request inside a critical section would wait for itself");
+	ret = ckpt_init();
+	if (ret)
+		return ret;
+
+	if (a->path)
+		ret = snprintf(path, sizeof(path), "%s", a->path);
+	else
+		ret = snprintf(path, sizeof(path), "context.%d", (int)getpid());
+	if (ret <= 0 || ret >= (int)sizeof(path))
+		return ckpt_fail(ENAMETOOLONG, "image path too long");
+	snprintf(tmp, sizeof(tmp), "%s.part", path);
+
+	req = calloc(1, sizeof(*req));
+	if (!req)
+		return ckpt_fail(ENOMEM, "out of memory");
+	req->sh = mmap(NULL, sizeof(*req->sh), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (req->sh == MAP_FAILED) {
+		free(req);
+		return ckpt_fail(ENOMEM, "out of memory");
+	}
+	pthread_mutex_lock(&list_lock);
+	req->next = outstanding;
+	outstanding = req;
+	pthread_mutex_unlock(&list_lock);
+
+	pid = getpid();
+	req->helper = syscall(SYS_clone, 0, NULL, NULL, NULL, NULL);
+	if (req->helper < 0) {
+		ret = errno;
+		release(req);
+		return ckpt_fail(ret, "cannot start the checkpoint helper: %s",
+				 strerror(ret));
+	}
+	if (!req->helper)
+		helper(path, tmp, a, pid, req->sh);
+	if (out) {
+		*out = req;
+		return 0;
+	}
+	return ckpt_wait_checkpoint(req);
+}
+
+/* Returns 1 with *@ret set once the request is over (and freed), else 0. */
+static int finish(struct ckpt_request *req, const struct timespec *ts, int *ret)
+{
+	int state = atomic_load(&req->sh->state);
+
+	/* EINTR and timeouts alike end a wait; a restart ends it with EINTR. */
+	if (state == RUNNING) {
+		futex((_Atomic int *)&req->sh->state, FUTEX_WAIT, RUNNING, ts);
+		state = atomic_load(&req->sh->state);
+	}
+	if (state == RUNNING)
+		return 0;
+	if (state == RESTARTED) {
+		*ret = 1;
+	} else {
+		while (waitpid(req->helper, NULL, __WALL) < 0 && errno == EINTR)
+			;
+		*ret = -req->sh->err;
+		if (*ret)
+			ckpt_fail(req->sh->err, "%s", req->sh->msg);
+	}
+	release(req);
+	return 1;
+}
+
+CKPT_EXPORT int ckpt_poll_checkpoint(struct ckpt_request *req, int timeout_ms)
+{
+	struct timespec ts = { 0, 0 };
+	int ret;
+
+	if (!req)
+		return ckpt_fail(EINVAL, "no request");
+	if (timeout_ms < 0)
+		return ckpt_wait_checkpoint(req);
+	ts.tv_sec = timeout_ms / 1000;
+	ts.tv_nsec = (timeout_ms % 1000) * 1000000L;
+	if (finish(req, &ts, &ret))
+		return ret;
+	return ckpt_fail(EAGAIN, "the checkpoint is still in progress");
+}
+
+CKPT_EXPORT int ckpt_wait_checkpoint(struct ckpt_request *req)
+{
+	int ret;
+
+	if (!req)
+		return ckpt_fail(EINVAL, "no request");
+	while (!finish(req, NULL, &ret))
+		;
+	return ret;
+}
+
+/* Called by the callback thread in a process that runs again from its image. */
+void ckpt_requests_restarted(void)
+{
+	struct ckpt_request *req;
+
+	pthread_mutex_lock(&list_lock);
+	for (req = outstanding; req; req = req->next) {
+		if (atomic_load(&req->sh->state) != RUNNING)
+			continue;
+		atomic_store(&req->sh->state, RESTARTED);
+		futex((_Atomic int *)&req->sh->state, FUTEX_WAKE, INT_MAX, NULL);
+	}
+	pthread_mutex_unlock(&list_lock);
+}
+
+/* The parent's requests are not the child's to wait for. */
+void ckpt_requests_after_fork(void)
+{
+	outstanding = NULL;
+	pthread_mutex_init(&list_lock, NULL);
+}

@@ -1,0 +1,878 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libckpt with the engine: callbacks, critical sections, self-requested
+ * checkpoints, fork and exec, the way a program uses them.
+ *
+ * Each target links libckpt, registers, and reports what its callbacks saw
+ * on request; the test drives checkpoints from outside (the engine's ioctl,
+ * as ckpt checkpoint does) or asks the target to request its own.
+ */
+#define _GNU_SOURCE
+
+#include <dirent.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "ckpt_test.h"
+#include "libckpt.h"
+
+static char image2[64];
+
+static void say(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	line[n++] = '\n';
+	if (write(1, line, n) != n)
+		_exit(8);
+}
+
+static void nap_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static pid_t tid(void)
+{
+	return syscall(SYS_gettid);
+}
+
+static void must_init(void)
+{
+	if (ckpt_init())
+		_exit(20);
+}
+
+/* ---------------------------------------------------------------- events */
+
+struct ev {
+	char kind;		/* 'T' thread context, 'S' signal context */
+	char post;		/* after ckpt_checkpoint() */
+	int id;
+	pid_t tid;
+	int ret;
+};
+
+static struct ev evs[256];
+static _Atomic int nev;
+
+static void log_ev(char kind, int id, int post, int ret)
+{
+	int i = atomic_fetch_add(&nev, 1);
+
+	if (i < (int)(sizeof(evs) / sizeof(evs[0])))
+		evs[i] = (struct ev){ kind, post, id, tid(), ret };
+}
+
+static int thread_cb(void *arg)
+{
+	int id = (int)(long)arg, ret;
+
+	log_ev('T', id, 0, 0);
+	ret = ckpt_checkpoint(0);
+	log_ev('T', id, 1, ret);
+	return 0;
+}
+
+/* Runs in a signal handler: only async-signal-safe calls. */
+static int signal_cb(void *arg)
+{
+	int id = (int)(long)arg, ret;
+
+	log_ev('S', id, 0, 0);
+	ret = ckpt_checkpoint(0);
+	log_ev('S', id, 1, ret);
+	return 0;
+}
+
+/* Waits up to 10 s for @n events. */
+static int wait_events(int n)
+{
+	int i;
+
+	for (i = 0; i < 1000 && atomic_load(&nev) < n; i++)
+		nap_ms(10);
+	return atomic_load(&nev) == n;
+}
+
+static int find(char kind, int id, int post)
+{
+	int i;
+
+	for (i = 0; i < atomic_load(&nev); i++)
+		if (evs[i].kind == kind && evs[i].id == id && evs[i].post == post)
+			return i;
+	return -1;
+}
+
+/* ---------------------------------------------------------------- ordering */
+
+#define WORKERS 3
+static pid_t worker_tid[WORKERS + 1];
+static _Atomic int workers_ready;
+
+static void *order_worker(void *arg)
+{
+	int w = (int)(long)arg;
+
+	worker_tid[w] = tid();
+	if (ckpt_register_callback(signal_cb, (void *)(long)(10 * w), CKPT_CB_SIGNAL) < 0 ||
+	    ckpt_register_callback(signal_cb, (void *)(long)(10 * w + 1), CKPT_CB_SIGNAL) < 0)
+		_exit(21);
+	atomic_fetch_add(&workers_ready, 1);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * Checks one round: thread callbacks newest first, all of them before any
+ * signal callback; each worker's signal callbacks in its own thread, newest
+ * first; every "before" before every "after"; unwinding oldest first; one
+ * return value for all.
+ */
+static const char *check_order(int *ret)
+{
+	int n = 2 * (2 + 2 * WORKERS), i, w, last_pre = -1, first_post = n;
+
+	if (!wait_events(n))
+		return "not every callback ran";
+	*ret = evs[n - 1].ret;
+	for (i = 0; i < n; i++) {
+		if (evs[i].post && evs[i].ret != *ret)
+			return "callbacks got different return values";
+		if (evs[i].post && i < first_post)
+			first_post = i;
+		if (!evs[i].post)
+			last_pre = i;
+	}
+	if (last_pre > first_post)
+		return "a callback resumed before all had reached ckpt_checkpoint()";
+	if (find('T', 1, 0) != 0 || find('T', 0, 0) != 1)
+		return "thread callbacks did not start newest first, before signal ones";
+	if (find('T', 0, 1) > find('T', 1, 1))
+		return "thread callbacks did not unwind oldest first";
+	if (evs[0].tid != evs[1].tid || evs[0].tid == getpid())
+		return "thread callbacks did not run in the callback thread";
+	for (w = 1; w <= WORKERS; w++) {
+		int a0 = find('S', 10 * w, 0), a1 = find('S', 10 * w + 1, 0);
+		int b0 = find('S', 10 * w, 1), b1 = find('S', 10 * w + 1, 1);
+
+		if (a0 < 0 || a1 < 0 || b0 < 0 || b1 < 0)
+			return "a signal callback is missing";
+		if (a1 > a0 || b0 > b1)
+			return "signal callbacks of a thread were not nested newest first";
+		if (evs[a0].tid != worker_tid[w] || evs[a1].tid != worker_tid[w])
+			return "a signal callback ran in another thread";
+	}
+	return NULL;
+}
+
+static void order_target(void)
+{
+	pthread_t th;
+	const char *why;
+	char c;
+	long w;
+	int ret;
+
+	must_init();
+	if (ckpt_register_callback(thread_cb, (void *)0, CKPT_CB_THREAD) < 0 ||
+	    ckpt_register_callback(thread_cb, (void *)1, CKPT_CB_THREAD) < 0)
+		_exit(21);
+	for (w = 1; w <= WORKERS; w++)
+		pthread_create(&th, NULL, order_worker, (void *)w);
+	while (atomic_load(&workers_ready) < WORKERS)
+		nap_ms(1);
+	say("started");
+	while (read(0, &c, 1) == 1) {
+		if (c != 'r')
+			continue;
+		why = check_order(&ret);
+		if (why)
+			say("bad: %s", why);
+		else
+			say("ok %d", ret);
+		atomic_store(&nev, 0);
+	}
+	_exit(0);
+}
+
+/* ---------------------------------------------------------------- aborts */
+
+static _Atomic int abort_mode, thread_ret = 99, sig_ret = 99, rounds;
+
+static int abort_thread_cb(void *arg)
+{
+	int ret;
+
+	(void)arg;
+	switch (atomic_load(&abort_mode)) {
+	case 1:
+		ret = ckpt_abort(CKPT_ABORT_TEMP, "busy: try later");
+		break;
+	case 2:
+		ret = ckpt_abort(CKPT_ABORT_PERM, "never while the tape is mounted");
+		break;
+	default:
+		ret = ckpt_checkpoint(0);
+	}
+	atomic_store(&thread_ret, ret);
+	atomic_fetch_add(&rounds, 1);
+	return 0;
+}
+
+static int abort_signal_cb(void *arg)
+{
+	int ret;
+
+	(void)arg;
+	if (atomic_load(&abort_mode) == 3)
+		ret = ckpt_abort(CKPT_ABORT_TEMP, "signal side busy");
+	else
+		ret = ckpt_checkpoint(0);
+	atomic_store(&sig_ret, ret);
+	return 0;
+}
+
+static void *abort_worker(void *arg)
+{
+	(void)arg;
+	if (ckpt_register_callback(abort_signal_cb, NULL, CKPT_CB_SIGNAL) < 0)
+		_exit(21);
+	atomic_fetch_add(&workers_ready, 1);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void abort_target(void)
+{
+	int seen = 0, pipefd[2] = { -1, -1 };
+	pthread_t th;
+	char c;
+
+	must_init();
+	if (ckpt_register_callback(abort_thread_cb, NULL, CKPT_CB_THREAD) < 0)
+		_exit(21);
+	pthread_create(&th, NULL, abort_worker, NULL);
+	while (!atomic_load(&workers_ready))
+		nap_ms(1);
+	say("started");
+	while (read(0, &c, 1) == 1) {
+		if (c >= '0' && c <= '3') {
+			atomic_store(&abort_mode, c - '0');
+			say("mode %c", c);
+		} else if (c == 'p') {	/* something the engine refuses */
+			if (pipe(pipefd))
+				_exit(24);
+			say("pipe %d", pipefd[0]);
+		} else if (c == 'c') {
+			close(pipefd[0]);
+			close(pipefd[1]);
+			say("closed");
+		} else if (c == 'r') {
+			int i;
+
+			for (i = 0; i < 1000 && atomic_load(&rounds) == seen; i++)
+				nap_ms(10);
+			seen = atomic_load(&rounds);
+			say("thread %d signal %d", atomic_load(&thread_ret),
+			    atomic_load(&sig_ret));
+			atomic_store(&sig_ret, 99);
+		}
+	}
+	_exit(0);
+}
+
+/* ---------------------------------------------------------------- sections */
+
+static _Atomic int inside, violations, iterations, want_try, try_result;
+
+/* Asked from a callback: a checkpoint is pending, a try fails at once. */
+static void *try_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		if (atomic_load(&want_try) == 1) {
+			int ret = ckpt_tryenter_cs();
+
+			if (!ret)
+				ckpt_leave_cs();
+			atomic_store(&try_result, ret);
+			atomic_store(&want_try, 2);
+		}
+		nap_ms(1);
+	}
+	return NULL;
+}
+
+static void *cs_worker(void *arg)
+{
+	volatile int spin;
+
+	(void)arg;
+	for (;;) {
+		if (ckpt_enter_cs() || ckpt_enter_cs())
+			_exit(22);
+		atomic_fetch_add(&inside, 1);
+		for (spin = 0; spin < 2000; spin++)
+			;
+		atomic_fetch_sub(&inside, 1);
+		if (ckpt_leave_cs() || ckpt_leave_cs())
+			_exit(22);
+		atomic_fetch_add(&iterations, 1);
+	}
+	return NULL;
+}
+
+static int cs_thread_cb(void *arg)
+{
+	int i;
+
+	(void)arg;
+	if (atomic_load(&inside))
+		atomic_fetch_add(&violations, 1);
+	/* Entering from inside a callback returns at once. */
+	if (ckpt_enter_cs() || ckpt_enter_cs() || ckpt_leave_cs() || ckpt_leave_cs())
+		atomic_fetch_add(&violations, 100);
+	if (atomic_load(&want_try) == 0) {
+		atomic_store(&want_try, 1);
+		for (i = 0; i < 500 && atomic_load(&want_try) == 1; i++)
+			nap_ms(10);
+	}
+	ckpt_checkpoint(0);
+	atomic_fetch_add(&rounds, 1);
+	return 0;
+}
+
+static int cs_signal_cb(void *arg)
+{
+	(void)arg;
+	if (atomic_load(&inside))
+		atomic_fetch_add(&violations, 1);
+	ckpt_checkpoint(0);
+	return 0;
+}
+
+static void *cs_signal_thread(void *arg)
+{
+	(void)arg;
+	if (ckpt_register_callback(cs_signal_cb, NULL, CKPT_CB_SIGNAL) < 0)
+		_exit(21);
+	cs_worker(NULL);
+	return NULL;
+}
+
+static void cs_target(void)
+{
+	pthread_t th;
+	char c;
+	int i;
+
+	must_init();
+	if (ckpt_register_callback(cs_thread_cb, NULL, CKPT_CB_THREAD) < 0)
+		_exit(21);
+	for (i = 0; i < 2; i++)
+		pthread_create(&th, NULL, cs_worker, NULL);
+	pthread_create(&th, NULL, cs_signal_thread, NULL);
+	pthread_create(&th, NULL, try_thread, NULL);
+	say("started");
+	while (read(0, &c, 1) == 1) {
+		int before = atomic_load(&iterations);
+
+		if (c != 'r')
+			continue;
+		/* Still running: the sections keep being entered. */
+		for (i = 0; i < 500 && atomic_load(&iterations) == before; i++)
+			nap_ms(10);
+		say("rounds %d violations %d try %d moving %d",
+		    atomic_load(&rounds), atomic_load(&violations),
+		    atomic_load(&try_result), atomic_load(&iterations) != before);
+	}
+	_exit(0);
+}
+
+/* ---------------------------------------------------------------- requests */
+
+static _Atomic int left_section, saw_left = -1;
+
+static int request_cb(void *arg)
+{
+	(void)arg;
+	atomic_store(&saw_left, atomic_load(&left_section));
+	ckpt_checkpoint(0);
+	return 0;
+}
+
+static void request_target(void)
+{
+	struct ckpt_request_args args = { .path = image2 };
+	struct ckpt_request *req;
+	struct ckpt_status st;
+	int ret, poll, before;
+	char c;
+
+	must_init();
+	if (ckpt_register_callback(request_cb, NULL, CKPT_CB_THREAD) < 0)
+		_exit(21);
+	say("started");
+	while (read(0, &c, 1) == 1) {
+		switch (c) {
+		case 'a':	/* asynchronous, from inside a critical section */
+			atomic_store(&left_section, 0);
+			ckpt_enter_cs();
+			ret = ckpt_request_checkpoint(&args, &req);
+			if (ret) {
+				say("request failed: %s", ckpt_last_error());
+				break;
+			}
+			poll = ckpt_poll_checkpoint(req, 300);
+			ckpt_status(&st);
+			before = !access(image2, F_OK);
+			atomic_store(&left_section, 1);
+			ckpt_leave_cs();
+			ret = ckpt_wait_checkpoint(req);
+			say("poll %d pending %d image %d ret %d image %d saw_left %d",
+			    poll, st.in_progress, before, ret,
+			    !access(image2, F_OK), atomic_load(&saw_left));
+			break;
+		case 'd':	/* synchronous, inside a section: refused */
+			ckpt_enter_cs();
+			ret = ckpt_request_checkpoint(&args, NULL);
+			ckpt_leave_cs();
+			say("deadlock %d", ret);
+			break;
+		case 's':	/* synchronous: continue */
+		case 'k':	/* synchronous: and end the process */
+			args.flags = c == 'k' ? CKPT_REQUEST_KILL : 0;
+			ret = ckpt_request_checkpoint(&args, NULL);
+			ckpt_status(&st);
+			say("sync %d restarts %u from %s", ret, st.restarts,
+			    st.restarted_from[0] ? st.restarted_from : "-");
+			break;
+		}
+	}
+	_exit(0);
+}
+
+/* ---------------------------------------------------------------- fork */
+
+static _Atomic int fork_thread_calls, fork_signal_calls;
+static _Atomic pid_t fork_cb_pid;
+
+static int fork_thread_cb(void *arg)
+{
+	(void)arg;
+	atomic_store(&fork_cb_pid, getpid());
+	atomic_fetch_add(&fork_thread_calls, 1);
+	return ckpt_checkpoint(0) < 0;
+}
+
+static int fork_signal_cb(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&fork_signal_calls, 1);
+	return ckpt_checkpoint(0) < 0;
+}
+
+static void fork_child(void)
+{
+	int seen = 0;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	close(0);
+	for (;;) {
+		int now = atomic_load(&fork_thread_calls);
+
+		if (now != seen) {
+			seen = now;
+			nap_ms(100);	/* let the signal side finish */
+			say("child %d thread %d signal %d", atomic_load(&fork_cb_pid),
+			    now, atomic_load(&fork_signal_calls));
+		}
+		nap_ms(10);
+	}
+}
+
+static void fork_target(void)
+{
+	pid_t child;
+	char c;
+
+	must_init();
+	if (ckpt_register_callback(fork_thread_cb, NULL, CKPT_CB_THREAD) < 0 ||
+	    ckpt_register_callback(fork_signal_cb, NULL, CKPT_CB_SIGNAL) < 0)
+		_exit(21);
+	child = fork();
+	if (child < 0)
+		_exit(23);
+	if (!child)
+		fork_child();
+	say("child %d", child);
+	while (read(0, &c, 1) == 1) {
+		if (c != 'p')
+			continue;
+		nap_ms(100);
+		say("parent %d thread %d signal %d", atomic_load(&fork_cb_pid),
+		    atomic_load(&fork_thread_calls), atomic_load(&fork_signal_calls));
+	}
+	kill(child, SIGKILL);
+	_exit(0);
+}
+
+/* ---------------------------------------------------------------- resources */
+
+/*
+ * A socket pair, which the engine cannot checkpoint: the callback closes
+ * it before the checkpoint and opens a new one after, in both outcomes.
+ */
+static int sock[2] = { -1, -1 };
+static _Atomic int reopen_ret = 99, reopen_ok;
+
+static int reopen_cb(void *arg)
+{
+	int ret;
+
+	(void)arg;
+	close(sock[0]);
+	close(sock[1]);
+	ret = ckpt_checkpoint(0);
+	atomic_store(&reopen_ok, !socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock));
+	atomic_store(&reopen_ret, ret);
+	atomic_fetch_add(&rounds, 1);
+	return 0;
+}
+
+static void reopen_target(void)
+{
+	int seen = 0, i;
+	char c, b;
+
+	must_init();
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock) ||
+	    ckpt_register_callback(reopen_cb, NULL, CKPT_CB_THREAD) < 0)
+		_exit(21);
+	say("started");
+	while (read(0, &c, 1) == 1) {
+		if (c != 'r')
+			continue;
+		for (i = 0; i < 1000 && atomic_load(&rounds) == seen; i++)
+			nap_ms(10);
+		seen = atomic_load(&rounds);
+		b = 0;
+		/* The socket works: a byte goes through it. */
+		if (write(sock[0], "x", 1) != 1 || read(sock[1], &b, 1) != 1)
+			b = '?';
+		say("ret %d reopened %d byte %c", atomic_load(&reopen_ret),
+		    atomic_load(&reopen_ok), b ? b : '-');
+	}
+	_exit(0);
+}
+
+/* ---------------------------------------------------------------- fixture */
+
+FIXTURE(lib) {
+	char image[64];
+	char msg[256];
+};
+
+FIXTURE_SETUP(lib)
+{
+	const char *path = ckpt_module_path();
+
+	if (!path)
+		SKIP(return, "CKPT_MODULE does not name a readable ckpt.ko");
+	if (!ckpt_module_loaded())
+		ASSERT_EQ(0, ckpt_load_module(path));
+	snprintf(self->image, sizeof(self->image), "/tmp/libckpt.%d.img", getpid());
+	snprintf(image2, sizeof(image2), "/tmp/libckpt.%d.self", getpid());
+	unlink(image2);
+}
+
+FIXTURE_TEARDOWN(lib)
+{
+	unlink(self->image);
+	unlink(image2);
+}
+
+static int checkpoint(struct __test_metadata *_metadata, pid_t pid,
+		      const char *image, unsigned int flags, char *msg)
+{
+	return ckpt_checkpoint_to(pid, image, flags, msg, 256, NULL);
+}
+
+TEST_F(lib, callbacks_run_in_order_and_see_continue_then_restart)
+{
+	struct target t = {};
+	char buf[256];
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, order_target));
+	pid = t.pid;
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+	ASSERT_STREQ("started", buf);
+
+	ASSERT_EQ(0, checkpoint(_metadata, t.pid, self->image, 0, self->msg))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("ok 0", buf);
+
+	/* Checkpoint-and-kill, then the process runs again from the image. */
+	ASSERT_EQ(0, checkpoint(_metadata, t.pid, self->image,
+				CKPT_CHECKPOINT_KILL, self->msg))
+		TH_LOG("%s", self->msg);
+	target_end(&t);
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("ok 1", buf);
+
+	/* The restarted process takes part in the next checkpoint too. */
+	ASSERT_EQ(0, checkpoint(_metadata, pid, self->image, 0, self->msg))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("ok 0", buf);
+	target_end(&t);
+}
+
+TEST_F(lib, callbacks_abort_for_now_or_for_good)
+{
+	struct target t = {};
+	char buf[256];
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, abort_target));
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+
+	ASSERT_EQ(0, target_ask(&t, "1", buf, sizeof(buf)));
+	EXPECT_EQ(-EAGAIN, checkpoint(_metadata, t.pid, self->image, 0, self->msg));
+	EXPECT_NE(NULL, strstr(self->msg, "busy: try later")) TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	/* No signal-context callback runs after a thread-context abort. */
+	EXPECT_STREQ("thread -11 signal 99", buf);
+
+	ASSERT_EQ(0, target_ask(&t, "2", buf, sizeof(buf)));
+	EXPECT_EQ(-ECANCELED, checkpoint(_metadata, t.pid, self->image, 0, self->msg));
+	EXPECT_NE(NULL, strstr(self->msg, "never while the tape is mounted"))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("thread -125 signal 99", buf);
+
+	ASSERT_EQ(0, target_ask(&t, "3", buf, sizeof(buf)));
+	EXPECT_EQ(-EAGAIN, checkpoint(_metadata, t.pid, self->image, 0, self->msg));
+	EXPECT_NE(NULL, strstr(self->msg, "signal side busy")) TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("thread -11 signal -11", buf);
+
+	/* Past the callbacks, the engine fails: they get its error. */
+	ASSERT_EQ(0, target_ask(&t, "0", buf, sizeof(buf)));
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_EQ(-EOPNOTSUPP, checkpoint(_metadata, t.pid, self->image, 0, self->msg));
+	EXPECT_NE(NULL, strstr(self->msg, "pipe:")) TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("thread -95 signal -95", buf);
+	ASSERT_EQ(0, target_ask(&t, "c", buf, sizeof(buf)));
+
+	/* Everyone went on; the next checkpoint is taken. */
+	ASSERT_EQ(0, target_ask(&t, "0", buf, sizeof(buf)));
+	ASSERT_EQ(0, checkpoint(_metadata, t.pid, self->image, 0, self->msg))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("thread 0 signal 0", buf);
+	target_end(&t);
+}
+
+TEST_F(lib, critical_sections_hold_checkpoints_off_without_starving_them)
+{
+	struct target t = {};
+	char buf[256];
+	int i;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, cs_target));
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+	/* Three threads enter nested sections back to back all along. */
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, checkpoint(_metadata, t.pid, self->image, 0, self->msg))
+			TH_LOG("round %d: %s", i, self->msg);
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("rounds 5 violations 0 try -11 moving 1", buf);
+	target_end(&t);
+}
+
+TEST_F(lib, self_requests)
+{
+	struct target t = {};
+	char buf[512], want[600];
+	int status;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, request_target));
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+
+	/* Inside a section, an asynchronous request waits for the leave. */
+	ASSERT_EQ(0, target_ask(&t, "a", buf, sizeof(buf)));
+	EXPECT_STREQ("poll -11 pending 1 image 0 ret 0 image 1 saw_left 1", buf);
+	ASSERT_EQ(0, target_ask(&t, "d", buf, sizeof(buf)));
+	EXPECT_STREQ("deadlock -35", buf);
+	unlink(image2);
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	EXPECT_STREQ("sync 0 restarts 0 from -", buf);
+	EXPECT_EQ(0, access(image2, F_OK));
+
+	/* Checkpoint me and end me; the restart finishes the call with 1. */
+	unlink(image2);
+	ASSERT_EQ(0, target_send(&t, "k"));
+	status = target_end(&t);
+	ASSERT_TRUE(WIFSIGNALED(status));
+	ASSERT_EQ(0, access(image2, F_OK));
+	ASSERT_EQ(0, target_restart(&t, image2));
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "sync 1 restarts 1 from %s", image2);
+	EXPECT_STREQ(want, buf);
+	target_end(&t);
+}
+
+TEST_F(lib, a_forked_child_has_its_own_registration)
+{
+	struct target t = {};
+	char buf[256], want[256];
+	int child;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, fork_target));
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+	ASSERT_EQ(1, sscanf(buf, "child %d", &child)) TH_LOG("%s", buf);
+
+	/* The child's callbacks run in the child, the parent's are untouched. */
+	ASSERT_EQ(0, checkpoint(_metadata, child, self->image, 0, self->msg))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "child %d thread 1 signal 1", child);
+	EXPECT_STREQ(want, buf);
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("parent 0 thread 0 signal 0", buf);
+
+	ASSERT_EQ(0, checkpoint(_metadata, t.pid, self->image, 0, self->msg))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "parent %d thread 1 signal 1", t.pid);
+	EXPECT_STREQ(want, buf);
+	target_end(&t);
+}
+
+TEST_F(lib, a_callback_closes_and_reopens_what_cannot_be_saved)
+{
+	struct target t = {};
+	char buf[256];
+	int cycle;
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, reopen_target));
+	pid = t.pid;
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+
+	ASSERT_EQ(0, checkpoint(_metadata, t.pid, self->image, 0, self->msg))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("ret 0 reopened 1 byte x", buf);
+
+	for (cycle = 0; cycle < 3; cycle++) {
+		ASSERT_EQ(0, checkpoint(_metadata, pid, self->image,
+					CKPT_CHECKPOINT_KILL, self->msg))
+			TH_LOG("cycle %d: %s", cycle, self->msg);
+		target_end(&t);
+		ASSERT_EQ(0, target_restart(&t, self->image));
+		ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+		EXPECT_STREQ("ret 1 reopened 1 byte x", buf);
+	}
+	target_end(&t);
+}
+
+/* True once @pid runs @comm with a libckpt callback thread. */
+static int registered_as(pid_t pid, const char *comm)
+{
+	char path[128], buf[64];
+	struct dirent *de;
+	int found = 0;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (!f || !fgets(buf, sizeof(buf), f) || strncmp(buf, comm, strlen(comm))) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && !found && (de = readdir(dir))) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/comm", pid,
+			 de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		found = fgets(buf, sizeof(buf), f) && !strcmp(buf, "ckpt-callbacks\n");
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+static int wait_registered(pid_t pid, const char *comm)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (registered_as(pid, comm))
+			return 1;
+		nap_ms(10);
+	}
+	return 0;
+}
+
+TEST_F(lib, ckpt_run_registers_unmodified_programs_across_exec)
+{
+	char *argv[] = { "ckpt-run", "sh", "-c", "exec sleep 1000", NULL };
+	struct target t = {};
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_spawn(&t, NULL, argv));
+	pid = t.pid;
+	/* sh was registered, and sleep, which it executed, is again. */
+	ASSERT_TRUE(wait_registered(pid, "sleep"));
+
+	ASSERT_EQ(0, checkpoint(_metadata, pid, self->image,
+				CKPT_CHECKPOINT_KILL, self->msg))
+		TH_LOG("%s", self->msg);
+	target_end(&t);
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	/* sleep runs again, with its callback thread, and takes part again. */
+	ASSERT_TRUE(wait_registered(pid, "sleep"));
+	ASSERT_EQ(0, checkpoint(_metadata, pid, self->image, 0, self->msg))
+		TH_LOG("%s", self->msg);
+	ASSERT_TRUE(wait_registered(pid, "sleep"));
+	kill(pid, SIGKILL);
+	target_end(&t);
+}
+
+TEST_HARNESS_MAIN
