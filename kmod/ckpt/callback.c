@@ -94,6 +94,31 @@ const struct file *ckpt_cb_file(const struct ckpt_reg *reg)
 	return reg ? reg->file : NULL;
 }
 
+/*
+ * Every close() of the registered file by its own process (exec's
+ * close-on-exec and exit included) ends the registration, even while its
+ * callback thread holds the file in a sleeping call; closes by children
+ * that inherited the descriptor do not.
+ */
+void ckpt_cb_flush(struct file *file)
+{
+	struct ckpt_reg *reg;
+
+	mutex_lock(&reg_lock);
+	reg = find_locked(file, NULL);
+	if (reg && reg->tgid == task_tgid(current)) {
+		list_del(&reg->node);
+		reg->dead = true;
+	} else {
+		reg = NULL;
+	}
+	mutex_unlock(&reg_lock);
+	if (!reg)
+		return;
+	wake_up_all(&reg->wq);
+	ckpt_cb_put(reg);
+}
+
 void ckpt_cb_release(struct file *file)
 {
 	struct ckpt_reg *reg;
@@ -209,16 +234,17 @@ long ckpt_ioctl_cb_wait(struct file *file, struct ckpt_cb_request __user *uarg)
 	return ret;
 }
 
-static int put_source(struct ckpt_reg *reg, struct ckpt_cb_ready *a)
+/* Best effort, truncated: the restart must be reported whatever happens. */
+static void put_source(struct ckpt_reg *reg, struct ckpt_cb_ready *a)
 {
 	const char *s = reg->source ?: "";
-	size_t n = strlen(s) + 1;
+	size_t n = min_t(size_t, strlen(s), a->source_len - 1);
+	char __user *u = u64_to_user_ptr(a->source);
 
 	if (!a->source || !a->source_len)
-		return 0;
-	if (n > a->source_len)
-		return -ENAMETOOLONG;
-	return copy_to_user(u64_to_user_ptr(a->source), s, n) ? -EFAULT : 0;
+		return;
+	if (copy_to_user(u, s, n) || put_user('\0', u + n))
+		return;
 }
 
 long ckpt_ioctl_cb_ready(struct file *file, struct ckpt_cb_ready __user *uarg)
@@ -253,8 +279,8 @@ long ckpt_ioctl_cb_ready(struct file *file, struct ckpt_cb_ready __user *uarg)
 		/* The call a restored callback thread restarts. */
 		reg->restarted = false;
 		mutex_unlock(&reg_lock);
-		ret = put_source(reg, &a);
-		ret = ret ?: 1;
+		put_source(reg, &a);
+		ret = 1;
 		goto out;
 	}
 	if (a.id != reg->req_id) {
@@ -294,7 +320,7 @@ out:
 /* Ends request @id with @result and wakes its callback thread. */
 static void finish_locked(struct ckpt_reg *reg, u64 id, int result)
 {
-	if (reg->req_id != id)
+	if (!id || reg->req_id != id)
 		return;
 	reg->req_id = 0;
 	reg->req_taken = false;
@@ -305,6 +331,10 @@ static void finish_locked(struct ckpt_reg *reg, u64 id, int result)
 
 void ckpt_cb_complete(struct ckpt_reg *reg, u64 id, int result)
 {
+	/* The callback thread has no signal to restart for. */
+	if (result == -ERESTARTSYS || result == -ERESTARTNOINTR ||
+	    result == -ERESTARTNOHAND || result == -ERESTART_RESTARTBLOCK)
+		result = -EINTR;
 	mutex_lock(&reg_lock);
 	finish_locked(reg, id, result);
 	mutex_unlock(&reg_lock);

@@ -12,6 +12,7 @@ struct task_struct;
 long ckpt_ioctl_register(struct file *file, struct ckpt_register __user *uarg);
 long ckpt_ioctl_cb_wait(struct file *file, struct ckpt_cb_request __user *uarg);
 long ckpt_ioctl_cb_ready(struct file *file, struct ckpt_cb_ready __user *uarg);
+void ckpt_cb_flush(struct file *file);
 void ckpt_cb_release(struct file *file);
 
 /* The registration of @task's process, referenced, or NULL. */

@@ -69,6 +69,12 @@ static int ckpt_dev_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
+static int ckpt_dev_flush(struct file *file, fl_owner_t id)
+{
+	ckpt_cb_flush(file);
+	return 0;
+}
+
 static int ckpt_dev_release(struct inode *inode, struct file *file)
 {
 	ckpt_cb_release(file);
@@ -79,6 +85,7 @@ static int ckpt_dev_release(struct inode *inode, struct file *file)
 static const struct file_operations ckpt_fops = {
 	.owner		= THIS_MODULE,
 	.open		= ckpt_dev_open,
+	.flush		= ckpt_dev_flush,
 	.release	= ckpt_dev_release,
 	.unlocked_ioctl	= ckpt_dev_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,

@@ -35,23 +35,34 @@ CKPT_TLS struct frame *ckpt_frame;
 
 static int signal_phase(void);
 
+/* Writers of the table take turns; readers (signal handlers) never wait. */
+static _Atomic int table_lock;
+
+void ckpt_callbacks_lock(void)
+{
+	while (atomic_exchange(&table_lock, 1))
+		futex_wait(&table_lock, 1, NULL);
+}
+
+void ckpt_callbacks_unlock(void)
+{
+	atomic_store(&table_lock, 0);
+	futex_wake_all(&table_lock);
+}
+
 CKPT_EXPORT int ckpt_register_callback(ckpt_callback_t fn, void *arg,
 				       int flags)
 {
-	static _Atomic int lock;
 	struct callback *cb;
 	unsigned int n;
 
 	if (!fn || (flags != CKPT_CB_THREAD && flags != CKPT_CB_SIGNAL))
 		return ckpt_fail_str(EINVAL,
 				 "a callback needs a function and exactly one of CKPT_CB_THREAD, CKPT_CB_SIGNAL");
-	/* Writers take turns; readers (signal handlers) never wait. */
-	while (atomic_exchange(&lock, 1))
-		futex_wait(&lock, 1, NULL);
+	ckpt_callbacks_lock();
 	n = atomic_load(&ckpt_lib.nr_callbacks);
 	if (n == MAX_CALLBACKS) {
-		atomic_store(&lock, 0);
-		futex_wake_all(&lock);
+		ckpt_callbacks_unlock();
 		return ckpt_fail(ENOSPC, "at most %d callbacks", MAX_CALLBACKS);
 	}
 	cb = &ckpt_lib.callbacks[n];
@@ -60,8 +71,7 @@ CKPT_EXPORT int ckpt_register_callback(ckpt_callback_t fn, void *arg,
 	cb->flags = flags;
 	atomic_store(&cb->tid, flags == CKPT_CB_SIGNAL ? ckpt_gettid() : 0);
 	atomic_store(&ckpt_lib.nr_callbacks, n + 1);
-	atomic_store(&lock, 0);
-	futex_wake_all(&lock);
+	ckpt_callbacks_unlock();
 	return n;
 }
 
@@ -178,16 +188,22 @@ CKPT_EXPORT int ckpt_abort(int flags, const char *reason)
 	return checkpoint(flags, reason);
 }
 
-void ckpt_signal_handler(int sig)
+void ckpt_signal_handler(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno, inside = ckpt_in_callback;
 	struct frame *up = ckpt_frame;
-	pid_t tid = ckpt_gettid();
+	int gen = atomic_load(&ckpt_lib.round.gen);
+	pid_t tid;
 	int res;
 
 	(void)sig;
-	if (!atomic_load(&ckpt_lib.pending) || inside)
+	(void)uc;
+	/* Only the current round's signal; a late one of an earlier round is dropped. */
+	if (si->si_code != SI_QUEUE || si->si_pid != ckpt_lib.pid ||
+	    si->si_value.sival_int != gen || !atomic_load(&ckpt_lib.pending) ||
+	    inside)
 		return;
+	tid = ckpt_gettid();
 	ckpt_in_callback = 1;
 	ckpt_frame = NULL;
 	res = descend(ckpt_lib.round.nr_callbacks, tid);
@@ -195,23 +211,24 @@ void ckpt_signal_handler(int sig)
 		arrive();
 	ckpt_frame = up;
 	ckpt_in_callback = inside;
-	atomic_fetch_add(&ckpt_lib.round.finished, 1);
-	futex_wake_all(&ckpt_lib.round.finished);
+	if (atomic_load(&ckpt_lib.round.gen) == gen) {
+		atomic_fetch_add(&ckpt_lib.round.finished, 1);
+		futex_wake_all(&ckpt_lib.round.finished);
+	}
 	errno = saved;
 }
 
 /* Waits until *@v reaches @want; gives up after @ms (0: never). */
 static int wait_count(_Atomic int *v, int want, unsigned int ms)
 {
-	struct timespec step = { 0, 50 * 1000 * 1000 };
-	unsigned int waited = 0;
+	struct timespec end, left;
 	int n;
 
+	ckpt_deadline(&end, ms);
 	while ((n = atomic_load(v)) < want) {
-		if (ms && waited >= ms)
+		if (ckpt_time_left(&end, ms, &left))
 			return -1;
-		futex_wait(v, n, &step);
-		waited += 50;
+		futex_wait(v, n, ms ? &left : NULL);
 	}
 	return 0;
 }
@@ -248,6 +265,21 @@ static int engine_ready(struct round *r, uint64_t id)
 
 static uint64_t round_id;
 
+/* The library's signal, queued with the round's number. */
+static int send_signal(pid_t tid, int gen)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	si.si_signo = ckpt_lib.signo;
+	si.si_code = SI_QUEUE;
+	si.si_pid = ckpt_lib.pid;
+	si.si_uid = getuid();
+	si.si_value.sival_int = gen;
+	return syscall(SYS_rt_tgsigqueueinfo, ckpt_lib.pid, tid, ckpt_lib.signo,
+		       &si);
+}
+
 static int signal_phase(void)
 {
 	struct round *r = &ckpt_lib.round;
@@ -267,7 +299,7 @@ static int signal_phase(void)
 		if (j < nr)
 			continue;
 		/* A thread that is gone has no callbacks to run. */
-		if (syscall(SYS_tgkill, ckpt_lib.pid, tid, ckpt_lib.signo)) {
+		if (send_signal(tid, atomic_load(&r->gen))) {
 			atomic_store(&ckpt_lib.callbacks[i].tid, 0);
 			continue;
 		}
@@ -293,7 +325,7 @@ int ckpt_run_round(unsigned int flags, unsigned int timeout_ms, uint64_t id)
 	struct round *r = &ckpt_lib.round;
 	int res;
 
-	ckpt_cs_drain();
+	/* The round is set up before it is announced (pending). */
 	memset(r->abort_msg, 0, sizeof(r->abort_msg));
 	atomic_store(&r->abort, 0);
 	atomic_store(&r->arrived, 0);
@@ -302,9 +334,16 @@ int ckpt_run_round(unsigned int flags, unsigned int timeout_ms, uint64_t id)
 	r->flags = flags;
 	r->timeout_ms = timeout_ms;
 	r->nr_callbacks = atomic_load(&ckpt_lib.nr_callbacks);
-	round_id = id;
-
 	r->told = 0;
+	round_id = id;
+	atomic_fetch_add(&r->gen, 1);
+
+	if (ckpt_cs_drain(timeout_ms)) {
+		set_abort(CKPT_ABORT_TEMP,
+			  "a critical section was held longer than the timeout");
+		res = engine_ready(r, round_id);
+		goto out;
+	}
 	ckpt_in_callback = 1;
 	res = descend(r->nr_callbacks, 0);
 	ckpt_in_callback = 0;
@@ -312,11 +351,12 @@ int ckpt_run_round(unsigned int flags, unsigned int timeout_ms, uint64_t id)
 	if (!r->told)
 		engine_ready(r, round_id);
 
-	ckpt_lib.last_result = res;
 	if (res == 0)
 		ckpt_lib.checkpoints++;
 	if (res == 1)
 		ckpt_requests_restarted();
+out:
+	ckpt_lib.last_result = res;
 	ckpt_cs_release();
 	return res;
 }

@@ -24,21 +24,28 @@ static int enter(int try)
 {
 	int p;
 
-	if (ckpt_cs_depth++)
+	/*
+	 * The depth counts only entries that are complete, so a signal
+	 * handler that interrupts this one enters on its own account.
+	 */
+	if (ckpt_cs_depth) {
+		ckpt_cs_depth++;
 		return 0;
+	}
 	if (ckpt_in_callback) {
 		ckpt_cs_uncounted = 1;
+		ckpt_cs_depth = 1;
 		return 0;
 	}
 	for (;;) {
 		atomic_fetch_add(&ckpt_lib.cs_count, 1);
-		if (!atomic_load(&ckpt_lib.pending))
+		if (!atomic_load(&ckpt_lib.pending)) {
+			ckpt_cs_depth = 1;
 			return 0;
-		back_out();
-		if (try) {
-			ckpt_cs_depth = 0;
-			return ckpt_fail_str(EAGAIN, "a checkpoint is pending");
 		}
+		back_out();
+		if (try)
+			return ckpt_fail_str(EAGAIN, "a checkpoint is pending");
 		while ((p = atomic_load(&ckpt_lib.pending)))
 			futex_wait(&ckpt_lib.pending, p, NULL);
 	}
@@ -70,14 +77,23 @@ CKPT_EXPORT int ckpt_leave_cs(void)
 	return 0;
 }
 
-/* The callback thread: hold new entries off, wait for the last to leave. */
-void ckpt_cs_drain(void)
+/*
+ * The callback thread: hold new entries off and wait for the last to leave,
+ * at most @timeout_ms (0: no limit). Returns -1 on timeout.
+ */
+int ckpt_cs_drain(unsigned int timeout_ms)
 {
+	struct timespec end, left;
 	int n;
 
+	ckpt_deadline(&end, timeout_ms);
 	atomic_store(&ckpt_lib.pending, 1);
-	while ((n = atomic_load(&ckpt_lib.cs_count)))
-		futex_wait(&ckpt_lib.cs_count, n, NULL);
+	while ((n = atomic_load(&ckpt_lib.cs_count))) {
+		if (ckpt_time_left(&end, timeout_ms, &left))
+			return -1;
+		futex_wait(&ckpt_lib.cs_count, n, timeout_ms ? &left : NULL);
+	}
+	return 0;
 }
 
 void ckpt_cs_release(void)

@@ -151,15 +151,26 @@ static void unregister(void)
  * registers anew and keeps the thread callbacks and the signal callbacks of
  * the thread that forked; one forked from inside a callback does not.
  */
+/* No lock of the library is held across fork (the child inherits it held). */
 static void atfork_prepare(void)
 {
+	pthread_mutex_lock(&init_lock);
+	ckpt_callbacks_lock();
 	fork_tid = ckpt_gettid();
+}
+
+static void atfork_parent(void)
+{
+	ckpt_callbacks_unlock();
+	pthread_mutex_unlock(&init_lock);
 }
 
 static void atfork_child(void)
 {
 	int inside = ckpt_in_callback;
 
+	ckpt_callbacks_unlock();
+	pthread_mutex_unlock(&init_lock);
 	if (ckpt_lib.devfd < 0)
 		return;
 	close(ckpt_lib.devfd);
@@ -192,8 +203,8 @@ CKPT_EXPORT int ckpt_init(void)
 		goto out;
 	}
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = ckpt_signal_handler;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_sigaction = ckpt_signal_handler;
+	sa.sa_flags = SA_RESTART | SA_SIGINFO;
 	sigfillset(&sa.sa_mask);
 	if (sigaction(signo, &sa, NULL)) {
 		ret = ckpt_fail(errno, "cannot handle signal %d: %s", signo,
@@ -210,7 +221,7 @@ CKPT_EXPORT int ckpt_init(void)
 		goto out;
 	}
 	if (!atfork_done) {
-		pthread_atfork(atfork_prepare, NULL, atfork_child);
+		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 		atfork_done = 1;
 	}
 out:

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -34,6 +35,7 @@ struct callback {
 
 /* One checkpoint, as the callback thread and the signal handlers see it. */
 struct round {
+	_Atomic int gen;		/* which round; carried by the signal */
 	unsigned int nr_callbacks;	/* the table as it was at the start */
 	unsigned int flags;		/* the request's CKPT_CHECKPOINT_* */
 	unsigned int timeout_ms;
@@ -86,11 +88,13 @@ int ckpt_start_callback_thread(void);
 
 /* callbacks.c */
 int ckpt_run_round(unsigned int flags, unsigned int timeout_ms, uint64_t id);
-void ckpt_signal_handler(int sig);
+void ckpt_signal_handler(int sig, siginfo_t *si, void *uc);
+void ckpt_callbacks_lock(void);
+void ckpt_callbacks_unlock(void);
 void ckpt_callbacks_after_fork(pid_t old_tid, pid_t new_tid);
 
 /* cs.c */
-void ckpt_cs_drain(void);
+int ckpt_cs_drain(unsigned int timeout_ms);
 void ckpt_cs_release(void);
 void ckpt_cs_after_fork(void);
 
@@ -114,6 +118,36 @@ static inline void futex_wait(_Atomic int *uaddr, int val,
 			      const struct timespec *ts)
 {
 	futex(uaddr, FUTEX_WAIT_PRIVATE, val, ts);
+}
+
+/* @end = now + @ms on CLOCK_MONOTONIC (0 ms: no limit, @end unused). */
+static inline void ckpt_deadline(struct timespec *end, unsigned int ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, end);
+	end->tv_sec += ms / 1000;
+	end->tv_nsec += (ms % 1000) * 1000000L;
+	if (end->tv_nsec >= 1000000000L) {
+		end->tv_sec++;
+		end->tv_nsec -= 1000000000L;
+	}
+}
+
+/* Time until @end into @left; 1 once it has passed (never when ms is 0). */
+static inline int ckpt_time_left(const struct timespec *end, unsigned int ms,
+				 struct timespec *left)
+{
+	struct timespec now;
+
+	if (!ms)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	left->tv_sec = end->tv_sec - now.tv_sec;
+	left->tv_nsec = end->tv_nsec - now.tv_nsec;
+	if (left->tv_nsec < 0) {
+		left->tv_sec--;
+		left->tv_nsec += 1000000000L;
+	}
+	return left->tv_sec < 0;
 }
 
 static inline pid_t ckpt_gettid(void)

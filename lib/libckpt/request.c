@@ -43,9 +43,11 @@ static struct ckpt_request *outstanding;
 
 static void helper_done(struct shared *sh, int err, const char *msg)
 {
+	size_t n = msg ? strnlen(msg, sizeof(sh->msg) - 1) : 0;
+
 	sh->err = err;
-	if (msg)
-		memcpy(sh->msg, msg, sizeof(sh->msg));
+	memcpy(sh->msg, msg ? msg : "", n);
+	sh->msg[n] = '\0';
 	atomic_store(&sh->state, DONE);
 	futex((_Atomic int *)&sh->state, FUTEX_WAKE, INT_MAX, NULL);
 }

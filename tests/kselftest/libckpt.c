@@ -284,6 +284,15 @@ static void abort_target(void)
 			close(pipefd[0]);
 			close(pipefd[1]);
 			say("closed");
+		} else if (c == 'h') {
+			say("enter %d", ckpt_enter_cs());
+		} else if (c == 'u') {
+			say("leave %d", ckpt_leave_cs());
+		} else if (c == 'x') {	/* a daemon closing all it has */
+			say("close_range %d",
+			    (int)syscall(SYS_close_range, 3, ~0U, 0));
+		} else if (c == 'n') {
+			say("rounds %d", atomic_load(&rounds));
 		} else if (c == 'r') {
 			int i;
 
@@ -693,6 +702,74 @@ TEST_F(lib, callbacks_abort_for_now_or_for_good)
 		TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
 	EXPECT_STREQ("thread 0 signal 0", buf);
+	target_end(&t);
+}
+
+static int checkpoint_timeout(pid_t pid, const char *image, unsigned int ms,
+			      char *msg)
+{
+	struct ckpt_checkpoint a = {
+		.pid = pid,
+		.timeout_ms = ms,
+		.errmsg = (unsigned long)msg,
+		.errmsg_len = 256,
+	};
+	int dev, fd, ret = 0;
+
+	dev = open("/dev/ckpt", O_RDWR | O_CLOEXEC);
+	fd = open(image, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (dev < 0 || fd < 0)
+		return -EBADF;
+	a.fd = fd;
+	msg[0] = '\0';
+	if (ioctl(dev, CKPT_IOC_CHECKPOINT, &a))
+		ret = -errno;
+	close(fd);
+	close(dev);
+	return ret;
+}
+
+TEST_F(lib, a_section_held_too_long_fails_the_request_then_yields)
+{
+	struct target t = {};
+	char buf[256];
+	int ret;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, abort_target));
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+	ASSERT_EQ(0, target_ask(&t, "h", buf, sizeof(buf)));
+	ASSERT_STREQ("enter 0", buf);
+	ret = checkpoint_timeout(t.pid, self->image, 1000, self->msg);
+	EXPECT_TRUE(ret == -ETIMEDOUT || ret == -EAGAIN) TH_LOG("%d %s", ret, self->msg);
+	/* No callback ran for it, and the process still answers. */
+	ASSERT_EQ(0, target_ask(&t, "n", buf, sizeof(buf)));
+	EXPECT_STREQ("rounds 0", buf);
+	ASSERT_EQ(0, target_ask(&t, "u", buf, sizeof(buf)));
+	ASSERT_STREQ("leave 0", buf);
+	/* The callback thread is back waiting: the next request is served. */
+	ASSERT_EQ(0, checkpoint_timeout(t.pid, self->image, 10000, self->msg))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("thread 0 signal 0", buf);
+	target_end(&t);
+}
+
+TEST_F(lib, closing_the_descriptor_ends_the_registration)
+{
+	struct target t = {};
+	char buf[256];
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, abort_target));
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+	ASSERT_EQ(0, target_ask(&t, "x", buf, sizeof(buf)));
+	ASSERT_STREQ("close_range 0", buf);
+	/* Even with its callback thread asleep in the engine: no callbacks. */
+	ASSERT_EQ(0, checkpoint_timeout(t.pid, self->image, 3000, self->msg))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "n", buf, sizeof(buf)));
+	EXPECT_STREQ("rounds 0", buf);
 	target_end(&t);
 }
 
