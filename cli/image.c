@@ -35,6 +35,7 @@ void ckpt_image_free(struct ckpt_image *img)
 {
 	free(img->threads);
 	free(img->files);
+	free(img->sigqueue);
 	free(img->vmas);
 	free(img->vma_pages);
 	free(img->buf);
@@ -178,6 +179,18 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 		if (!img->files)
 			return fail(img, -ENOMEM, "out of memory");
 		memcpy(img->files, payload, s->len);
+		break;
+	case CKPT_SECT_SIGNALS:
+		memcpy(&img->signals, payload, sizeof(img->signals));
+		img->sigqueue = malloc(s->len - sizeof(img->signals) + 1);
+		if (!img->sigqueue)
+			return fail(img, -ENOMEM, "out of memory");
+		memcpy(img->sigqueue, (const char *)payload + sizeof(img->signals),
+		       s->len - sizeof(img->signals));
+		break;
+	case CKPT_SECT_FS:
+		memcpy(&img->fs, payload, sizeof(img->fs));
+		img->has_fs = true;
 		break;
 	case CKPT_SECT_VMAS:
 		img->nr_vmas = img->hdr.nr_vmas;

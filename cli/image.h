@@ -51,8 +51,12 @@ struct ckpt_image {
 	struct ckpt_img_process proc;
 	struct ckpt_img_thread *threads;	/* [nr_threads], no XSAVE */
 	__u32 nr_threads;		/* accepted so far, leader first */
-	struct ckpt_img_file *files;	/* [nr_files], open regular files */
+	struct ckpt_img_file *files;	/* [nr_files], open files */
 	__u32 nr_files;
+	struct ckpt_img_fs fs;		/* working directory, if has_fs */
+	bool has_fs;
+	struct ckpt_img_signals signals;	/* zero if the image has none */
+	struct ckpt_img_siginfo *sigqueue;	/* [signals.nr] */
 	struct ckpt_img_vma *vmas;	/* [nr_vmas], the VMAS payload */
 	__u32 nr_vmas;
 	__u64 *vma_pages;		/* [nr_vmas], counted in PAGES */

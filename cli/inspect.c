@@ -302,6 +302,23 @@ static void text_report(FILE *f, const char *name,
 			fputc('\n', f);
 		}
 	}
+	fprintf(f, "pending signals: %u, ITIMER_REAL %llu ns (interval %llu ns)\n",
+		img->signals.nr, ULL(img->signals.real_value_ns),
+		ULL(img->signals.real_interval_ns));
+	for (i = 0; verbose && i < img->signals.nr; i++) {
+		const struct ckpt_img_siginfo *q = &img->sigqueue[i];
+		int32_t code, pid;
+
+		memcpy(&code, q->info + 8, sizeof(code));
+		memcpy(&pid, q->info + 16, sizeof(pid));
+		fprintf(f, "  signal %u for %s %u, code %d, sender %d\n",
+			q->signo, q->tid ? "thread" : "process", q->tid, code, pid);
+	}
+	if (img->has_fs) {
+		fprintf(f, "cwd: ");
+		text_string(f, img->fs.cwd);
+		fputc('\n', f);
+	}
 	fprintf(f, "mappings: %u\n", img->nr_vmas);
 	for (i = 0; i < img->nr_vmas; i++)
 		text_vma(f, &img->vmas[i], img->vma_pages[i], verbose);
@@ -413,6 +430,13 @@ static void json_report(FILE *f, const char *name,
 		created, ULL(h->created_ns), h->xstate_size,
 		ULL(h->xfeatures));
 	json_process(f, &img->proc);
+	if (img->has_fs) {
+		fprintf(f, ",\"cwd\":");
+		json_string(f, img->fs.cwd);
+	}
+	fprintf(f, ",\"signals\":{\"pending\":%u,\"itimer_real_ns\":%llu,\"itimer_real_interval_ns\":%llu}",
+		img->signals.nr, ULL(img->signals.real_value_ns),
+		ULL(img->signals.real_interval_ns));
 	fprintf(f, ",\"threads\":[");
 	for (i = 0; i < img->nr_threads; i++) {
 		if (i)

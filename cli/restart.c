@@ -30,6 +30,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,7 +77,22 @@ child_fail(const char *fmt, ...)
 struct thread_arg {
 	int dev;
 	uint32_t index;
+	pid_t pid, tid;
+	const struct ckpt_img_siginfo *sigs;	/* the image's queue */
+	uint32_t nr_sigs;
 };
+
+static long raw_syscall4(long nr, long a, long b, long c, long d)
+{
+	register long r10 asm("r10") = d;
+	long ret;
+
+	asm volatile("syscall"
+		     : "=a"(ret)
+		     : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
+		     : "rcx", "r11", "memory");
+	return ret;
+}
 
 static long raw_syscall3(long nr, long a, long b, long c)
 {
@@ -89,8 +105,35 @@ static long raw_syscall3(long nr, long a, long b, long c)
 	return ret;
 }
 
+/*
+ * Queues pending signal @q for thread @tid (0: the process) of @pid, the
+ * caller's process, again, siginfo and all; raw system calls only.
+ */
+static long requeue(pid_t pid, pid_t tid, const struct ckpt_img_siginfo *q)
+{
+	if (tid)
+		return raw_syscall4(SYS_rt_tgsigqueueinfo, pid, tid, q->signo,
+				    (long)q->info);
+	return raw_syscall3(SYS_rt_sigqueueinfo, pid, q->signo, (long)q->info);
+}
+
 static void __attribute__((noreturn, used)) thread_main(struct thread_arg *t)
 {
+	static const char msg[] = "cannot queue a thread's pending signal again\n";
+	uint32_t i;
+
+	/*
+	 * Signals pending for this thread: only the thread itself may queue
+	 * kernel-made siginfo to itself. All signals are blocked here.
+	 */
+	for (i = 0; i < t->nr_sigs; i++) {
+		if (t->sigs[i].tid != (uint32_t)t->tid)
+			continue;
+		if (requeue(t->pid, t->tid, &t->sigs[i])) {
+			raw_syscall3(SYS_write, errpipe, (long)msg, sizeof(msg) - 1);
+			raw_syscall3(SYS_exit_group, 1, 0, 0);
+		}
+	}
 	raw_syscall3(SYS_ioctl, t->dev, CKPT_IOC_RESTART_THREAD,
 		     (long)&t->index);
 	/* Only a failed restart gets here; the main thread reports it. */
@@ -320,14 +363,22 @@ static void restore_files(const struct ckpt_image *img)
 			restore_ckpt_dev(f);
 			continue;
 		}
-		fd = open(f->path, f->open_flags | O_CLOEXEC);
+		fd = open(f->path, f->open_flags | O_CLOEXEC |
+			  (f->kind == CKPT_FILE_DIR ? O_DIRECTORY : 0));
 		if (fd < 0)
 			child_fail("cannot reopen %s (fd %u): %s", f->path, f->fd,
 				   strerror(errno));
-		if (fstat(fd, &st) || st.st_dev != f->dev || st.st_ino != f->ino)
+		if (f->kind == CKPT_FILE_CHR) {
+			if (fstat(fd, &st) || !S_ISCHR(st.st_mode) ||
+			    st.st_rdev != f->dev)
+				child_fail("%s (fd %u) is not the device it was at the checkpoint",
+					   f->path, f->fd);
+		} else if (fstat(fd, &st) || st.st_dev != f->dev ||
+			   st.st_ino != f->ino) {
 			child_fail("%s (fd %u) is not the file it was at the checkpoint",
 				   f->path, f->fd);
-		if (lseek(fd, f->pos, SEEK_SET) < 0)
+		}
+		if (f->kind != CKPT_FILE_CHR && lseek(fd, f->pos, SEEK_SET) < 0)
 			child_fail("cannot seek %s (fd %u) to %llu: %s", f->path,
 				   f->fd, (unsigned long long)f->pos,
 				   strerror(errno));
@@ -343,14 +394,80 @@ static void restore_files(const struct ckpt_image *img)
 	}
 }
 
+/* The working directory, if it is still the directory it was. */
+static void restore_fs(const struct ckpt_image *img)
+{
+	struct stat st;
+
+	if (!img->has_fs)
+		return;
+	if (chdir(img->fs.cwd))
+		child_fail("cannot enter the working directory %s: %s",
+			   img->fs.cwd, strerror(errno));
+	if (stat(".", &st) || st.st_dev != img->fs.cwd_dev ||
+	    st.st_ino != img->fs.cwd_ino)
+		child_fail("the working directory %s is not the directory it was at the checkpoint",
+			   img->fs.cwd);
+}
+
+/*
+ * Queues the image's pending signals of the process and of the main thread
+ * again, in order (the other threads queue their own: only a thread may
+ * queue kernel-made siginfo to itself), and arms ITIMER_REAL. Every thread
+ * blocks all signals until the engine restores the image's masks, so
+ * nothing is delivered before the process runs.
+ */
+static void restore_signals(const struct ckpt_image *img)
+{
+	const struct ckpt_img_signals *h = &img->signals;
+	pid_t pid = getpid();
+	uint32_t i, t;
+
+	for (i = 0; i < h->nr; i++) {
+		const struct ckpt_img_siginfo *q = &img->sigqueue[i];
+		long ret;
+
+		for (t = 0; q->tid && t < img->nr_threads; t++)
+			if (img->threads[t].tid == q->tid)
+				break;
+		if (q->tid && t == img->nr_threads)
+			child_fail("a pending signal names thread %u, not in the image",
+				   q->tid);
+		if (q->tid && q->tid != (uint32_t)pid)
+			continue;	/* its thread queues it */
+		ret = requeue(pid, q->tid, q);
+		if (ret)
+			child_fail("cannot queue pending signal %u again: %s",
+				   q->signo, strerror(-ret));
+	}
+	if (h->real_value_ns) {
+		struct itimerval it = {
+			.it_value.tv_sec = h->real_value_ns / 1000000000ULL,
+			.it_value.tv_usec = h->real_value_ns % 1000000000ULL / 1000,
+			.it_interval.tv_sec = h->real_interval_ns / 1000000000ULL,
+			.it_interval.tv_usec = h->real_interval_ns % 1000000000ULL / 1000,
+		};
+
+		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+			it.it_value.tv_usec = 1;
+		if (setitimer(ITIMER_REAL, &it, NULL))
+			child_fail("cannot arm the real-time interval timer: %s",
+				   strerror(errno));
+	}
+}
+
 static void __attribute__((noreturn))
 child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 {
 	struct ckpt_restart args = {};
 	struct thread_arg *targs;
 	char msg[256] = "";
+	sigset_t all;
 	uint32_t i;
 
+	/* Threads created below inherit it; the engine restores each mask. */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
 	targs = calloc(img->nr_threads, sizeof(*targs));
 	if (!targs)
 		child_fail("out of memory");
@@ -362,6 +479,7 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 		errpipe = move_fd(errpipe, above);
 		restore_files(img);
 	}
+	restore_fs(img);
 	restore_process(&img->proc);
 	move_vdso(&img->proc);
 
@@ -382,12 +500,17 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 		ca.stack_size = THREAD_STACK;
 		targs[i].dev = dev;
 		targs[i].index = i;
+		targs[i].pid = getpid();
+		targs[i].tid = tid;
+		targs[i].sigs = img->sigqueue;
+		targs[i].nr_sigs = img->signals.nr;
 		ret = clone3_thread(&ca, &targs[i]);
 		if (ret == -EEXIST)
 			child_fail("thread id %d of the image is in use on this node", tid);
 		if (ret < 0)
 			child_fail("cannot create thread %d: %s", tid, strerror(-ret));
 	}
+	restore_signals(img);
 
 	args.fd = fd;
 	args.err_fd = errpipe;

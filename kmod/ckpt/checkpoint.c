@@ -31,6 +31,7 @@
 #include "freeze.h"
 #include "image.h"
 #include "mm.h"
+#include "signals.h"
 
 #define CKPT_DEFAULT_TIMEOUT_MS	10000
 #define WHY_LEN			256
@@ -126,8 +127,35 @@ static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 		scan->nr++;
 		return 0;
 	}
-	if (!S_ISREG(inode->i_mode))
+	if (S_ISCHR(inode->i_mode)) {
+		/* Devices whose state is nothing but being open. */
+		switch (inode->i_rdev) {
+		case MKDEV(1, 3):	/* null */
+		case MKDEV(1, 5):	/* zero */
+		case MKDEV(1, 7):	/* full */
+		case MKDEV(1, 8):	/* random */
+		case MKDEV(1, 9):	/* urandom */
+			break;
+		default:
+			goto bad;
+		}
+		p = d_path(&file->f_path, f->path, sizeof(f->path));
+		if (IS_ERR(p) || *p != '/')
+			goto bad;
+		memmove(f->path, p, strlen(p) + 1);
+		f->fd = fd;
+		f->kind = CKPT_FILE_CHR;
+		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
+		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
+			   CKPT_FILE_CLOEXEC : 0;
+		f->dev = new_encode_dev(inode->i_rdev);
+		scan->nr++;
+		return 0;
+	}
+	if (!S_ISREG(inode->i_mode) && !S_ISDIR(inode->i_mode))
 		goto bad;
+	if (S_ISDIR(inode->i_mode))
+		f->kind = CKPT_FILE_DIR;
 	p = d_path(&file->f_path, f->path, sizeof(f->path));
 	if (IS_ERR(p) || strstr(p, " (deleted)") || *p != '/')
 		goto bad;
@@ -213,6 +241,63 @@ static int capture_files(struct task_struct *task, struct fd_scan *scan,
 	return -EOPNOTSUPP;
 }
 
+/*
+ * The working directory by path and identity. A process whose root is not
+ * the checkpointer's (chroot) is refused: the engine opens the files of its
+ * mappings from the restarter's root, which would then be wrong.
+ */
+static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
+		      const char **why, char *whybuf)
+{
+	struct path pwd, root, myroot;
+	struct kstat st;
+	bool same_root;
+	char *p;
+	int ret;
+
+	task_lock(task);
+	if (!task->fs) {
+		task_unlock(task);
+		*why = "the process has no file system context (exiting)";
+		return -ESRCH;
+	}
+	get_fs_pwd(task->fs, &pwd);
+	get_fs_root(task->fs, &root);
+	task_unlock(task);
+	get_fs_root(current->fs, &myroot);
+	same_root = path_equal(&root, &myroot);
+	path_put(&myroot);
+	path_put(&root);
+
+	ret = -EOPNOTSUPP;
+	if (!same_root) {
+		snprintf(whybuf, WHY_LEN,
+			 "pid %d runs under another root directory (chroot): not supported yet",
+			 task_tgid_vnr(task));
+		*why = whybuf;
+		goto out;
+	}
+	p = d_path(&pwd, fs->cwd, sizeof(fs->cwd));
+	if (IS_ERR(p) || *p != '/' || strstr(p, " (deleted)")) {
+		snprintf(whybuf, WHY_LEN,
+			 "the working directory of pid %d was removed or is unreachable",
+			 task_tgid_vnr(task));
+		*why = whybuf;
+		goto out;
+	}
+	memmove(fs->cwd, p, strlen(p) + 1);
+	ret = vfs_getattr(&pwd, &st, STATX_INO, AT_STATX_SYNC_AS_STAT);
+	if (ret) {
+		*why = "cannot read the identity of the working directory";
+		goto out;
+	}
+	fs->cwd_dev = new_encode_dev(st.dev);
+	fs->cwd_ino = st.ino;
+out:
+	path_put(&pwd);
+	return ret;
+}
+
 static void capture_process(struct task_struct *task, struct mm_struct *mm,
 			    struct ckpt_img_process *proc, char *buf)
 {
@@ -268,8 +353,9 @@ static void capture_process(struct task_struct *task, struct mm_struct *mm,
 
 static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		       struct ckpt_img_process *proc, struct ckpt_mm_capture *mc,
-		       const struct fd_scan *scan, struct ckpt_writer *w,
-		       u32 *nr_threads)
+		       const struct fd_scan *scan, const struct ckpt_img_fs *fs,
+		       const struct ckpt_img_signals *sigs, size_t sigs_len,
+		       struct ckpt_writer *w, u32 *nr_threads)
 {
 	struct ckpt_img_header hdr = {
 		.magic = CKPT_IMG_MAGIC,
@@ -310,6 +396,10 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		ret = ckpt_write_sect(w, CKPT_SECT_FILES, scan->files,
 				      scan->nr * sizeof(*scan->files), NULL, 0);
 	if (!ret)
+		ret = ckpt_write_sect(w, CKPT_SECT_FS, fs, sizeof(*fs), NULL, 0);
+	if (!ret)
+		ret = ckpt_write_sect(w, CKPT_SECT_SIGNALS, sigs, sigs_len, NULL, 0);
+	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_VMAS, mc->vmas,
 				      mc->nr_vmas * sizeof(*mc->vmas), NULL, 0);
 	if (!ret)
@@ -328,7 +418,11 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 			 char *whybuf)
 {
 	struct ckpt_img_process *proc = NULL;
+	struct ckpt_img_fs *fs = NULL;
+	struct ckpt_img_signals *sigs = NULL;
+	struct task_struct **tasks = NULL;
 	struct ckpt_mm_capture mc = {};
+	size_t sigs_len = 0;
 	struct fd_scan scan = {};
 	struct ckpt_freeze *fz = NULL;
 	struct ckpt_writer w = {};
@@ -364,9 +458,10 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		goto out_put_task;
 	}
 	proc = kvzalloc(sizeof(*proc), GFP_KERNEL);
-	if (!proc) {
+	fs = kvzalloc(sizeof(*fs), GFP_KERNEL);
+	if (!proc || !fs) {
 		ret = -ENOMEM;
-		goto out_put_mm;
+		goto out_free;
 	}
 	ret = ckpt_writer_init(&w, a->fd);
 	if (ret) {
@@ -401,6 +496,18 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		goto out_thaw;
 	}
 	ret = capture_files(task, &scan, reg, why, whybuf);
+	if (!ret)
+		ret = capture_fs(task, fs, why, whybuf);
+	if (ret)
+		goto out_thaw;
+	tasks = kcalloc(fz->nr, sizeof(*tasks), GFP_KERNEL);
+	if (!tasks) {
+		ret = -ENOMEM;
+		goto out_thaw;
+	}
+	for (i = 0; i < fz->nr; i++)
+		tasks[i] = fz->threads[i].exited ? NULL : fz->threads[i].task;
+	ret = ckpt_capture_signals(task, tasks, fz->nr, &sigs, &sigs_len, why);
 	if (ret)
 		goto out_thaw;
 	ret = ckpt_mm_capture(task, mm, &mc, proc, why, whybuf, WHY_LEN);
@@ -408,7 +515,8 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		goto out_thaw;
 	capture_process(task, mm, proc, mc.path_buf);
 
-	ret = write_image(task, fz, proc, &mc, &scan, &w, &a->nr_threads);
+	ret = write_image(task, fz, proc, &mc, &scan, fs, sigs, sigs_len, &w,
+			  &a->nr_threads);
 	if (ret) {
 		if (!*why)
 			*why = "writing the image failed";
@@ -438,7 +546,9 @@ out_free:
 	kvfree(scan.refs);
 	ckpt_mm_capture_free(&mc);
 	kvfree(proc);
-out_put_mm:
+	kvfree(fs);
+	kvfree(sigs);
+	kfree(tasks);
 	mmput(mm);
 out_put_task:
 	put_task_struct(task);

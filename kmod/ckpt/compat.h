@@ -44,4 +44,11 @@ struct task_struct;
 #define ckpt_fd_cloexec(files, fd)	close_on_exec(fd, files_fdtable(files))
 #endif
 
+/* The process's POSIX timers became an hlist in 6.10. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define ckpt_has_posix_timers(sig)	(!hlist_empty(&(sig)->posix_timers))
+#else
+#define ckpt_has_posix_timers(sig)	(!list_empty(&(sig)->posix_timers))
+#endif
+
 #endif /* _CKPT_COMPAT_H */

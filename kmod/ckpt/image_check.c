@@ -29,6 +29,8 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_PAGES]	= "PAGES",
 	[CKPT_SECT_END]		= "END",
 	[CKPT_SECT_FILES]	= "FILES",
+	[CKPT_SECT_FS]		= "FS",
+	[CKPT_SECT_SIGNALS]	= "SIGNALS",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -89,6 +91,11 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return sizeof(struct ckpt_img_end);
 	case CKPT_SECT_FILES:
 		return (__u64)CKPT_IMG_MAX_FILES * sizeof(struct ckpt_img_file);
+	case CKPT_SECT_FS:
+		return sizeof(struct ckpt_img_fs);
+	case CKPT_SECT_SIGNALS:
+		return sizeof(struct ckpt_img_signals) +
+		       (__u64)CKPT_IMG_MAX_SIGQUEUE * sizeof(struct ckpt_img_siginfo);
 	}
 	return 0;
 }
@@ -108,8 +115,12 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 
 	switch (st->expect) {
 	case CKPT_SECT_VMAS:
-		/* One FILES section may come before the VMAS. */
+		/* One FILES and one FS section may come before the VMAS. */
 		if (s->type == CKPT_SECT_FILES && !st->files_seen)
+			break;
+		if (s->type == CKPT_SECT_FS && !st->fs_seen)
+			break;
+		if (s->type == CKPT_SECT_SIGNALS && !st->signals_seen)
 			break;
 		if (s->type != st->expect)
 			return FAIL(st, EBADMSG, "sections out of order");
@@ -135,8 +146,14 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	if (s->type == CKPT_SECT_FILES &&
 	    (!s->len || s->len % sizeof(struct ckpt_img_file)))
 		return FAIL(st, EBADMSG, "FILES length is not a whole number of files");
+	if (s->type == CKPT_SECT_SIGNALS &&
+	    (s->len < sizeof(struct ckpt_img_signals) ||
+	     (s->len - sizeof(struct ckpt_img_signals)) %
+	     sizeof(struct ckpt_img_siginfo)))
+		return FAIL(st, EBADMSG, "SIGNALS length is not a whole number of signals");
 	if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_THREAD &&
-	    s->type != CKPT_SECT_FILES && s->len != max)
+	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
+	    s->len != max)
 		return FAIL(st, EBADMSG, "section length does not match its kind");
 	return 0;
 }
@@ -221,6 +238,28 @@ static int check_thread(struct ckpt_img_state *st,
 	return 0;
 }
 
+static int check_signals(struct ckpt_img_state *st,
+			 const struct ckpt_img_signals *h, __u64 len)
+{
+	const struct ckpt_img_siginfo *q = (const void *)(h + 1);
+	__u64 i;
+
+	if (h->nr != (len - sizeof(*h)) / sizeof(*q))
+		return FAIL(st, EBADMSG, "SIGNALS count does not match its length");
+	if (h->pad)
+		return FAIL(st, EINVAL, "reserved SIGNALS field set");
+	if (h->real_value_ns > (1ULL << 62) || h->real_interval_ns > (1ULL << 62))
+		return FAIL(st, EBADMSG, "interval timer out of bounds");
+	for (i = 0; i < h->nr; i++, q++) {
+		__s32 signo;
+
+		memcpy(&signo, q->info, sizeof(signo));
+		if (!q->signo || q->signo > 64 || (__u32)signo != q->signo)
+			return FAIL(st, EBADMSG, "pending signal number out of bounds");
+	}
+	return 0;
+}
+
 static int check_files(struct ckpt_img_state *st,
 		       const struct ckpt_img_file *f, __u64 n)
 {
@@ -237,6 +276,8 @@ static int check_files(struct ckpt_img_state *st,
 			return FAIL(st, EINVAL, "unknown file flags or kind");
 		if (f->flags & CKPT_FILE_REGISTERED && f->kind != CKPT_FILE_CKPT_DEV)
 			return FAIL(st, EINVAL, "only /dev/ckpt carries a registration");
+		if (f->kind == CKPT_FILE_CHR && f->ino)
+			return FAIL(st, EBADMSG, "device file with an inode number");
 		if (f->pos > (1ULL << 62))
 			return FAIL(st, EBADMSG, "file position out of bounds");
 		if (!str_ok(f->path, sizeof(f->path)) || f->path[0] != '/')
@@ -364,6 +405,21 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		if (!ret)
 			st->files_seen = 1;
 		break;
+	case CKPT_SECT_SIGNALS:
+		ret = check_signals(st, payload, s->len);
+		if (!ret)
+			st->signals_seen = 1;
+		break;
+	case CKPT_SECT_FS: {
+		const struct ckpt_img_fs *fs = payload;
+
+		if (fs->reserved[0] || fs->reserved[1])
+			return FAIL(st, EINVAL, "reserved FS field set");
+		if (!str_ok(fs->cwd, sizeof(fs->cwd)) || fs->cwd[0] != '/')
+			return FAIL(st, EBADMSG, "working directory not absolute or not terminated");
+		st->fs_seen = 1;
+		break;
+	}
 	case CKPT_SECT_END: {
 		const struct ckpt_img_end *e = payload;
 

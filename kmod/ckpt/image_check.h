@@ -36,6 +36,8 @@ struct ckpt_img_state {
 	__u32 pid;		/* from PROCESS */
 	__u32 done;		/* END accepted */
 	__u32 files_seen;	/* FILES accepted */
+	__u32 fs_seen;		/* FS accepted */
+	__u32 signals_seen;	/* SIGNALS accepted */
 	const char *why;
 };
 

@@ -237,8 +237,12 @@ static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 		it->t[it->nr] = p;
 	}
 	ret = ckpt_read_sect(r, &s, &p);
-	/* Files were reopened by the restarter; the engine only validates. */
-	if (!ret && s.type == CKPT_SECT_FILES) {
+	/*
+	 * Files, the working directory and pending signals were restored by
+	 * the restarter; the engine only validates them.
+	 */
+	while (!ret && (s.type == CKPT_SECT_FILES || s.type == CKPT_SECT_FS ||
+			s.type == CKPT_SECT_SIGNALS)) {
 		kvfree(p);
 		ret = ckpt_read_sect(r, &s, &p);
 	}

@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE
 
+#include <sys/sysmacros.h>
+
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
 
@@ -67,6 +69,65 @@ static void root_file_target(void)
 			_exit(0);
 		snprintf(line, sizeof(line), "%ld\n", (long)lseek(fd, 0, SEEK_CUR));
 		if (write(1, line, strlen(line)) < 0)
+			_exit(8);
+	}
+}
+
+static char dir_path[64];
+
+/*
+ * Working directory dir_path; fd 3 that directory, one entry read; fd 4
+ * /dev/null for writing; fd 5 /dev/urandom, non-blocking, close-on-exec.
+ */
+static void dir_dev_target(void)
+{
+	char c, line[256], cwd[128], ent[512];
+	struct stat st4, st5;
+	int n;
+
+	if (chdir(dir_path) || open(".", O_RDONLY | O_DIRECTORY) != 3 ||
+	    open("/dev/null", O_WRONLY) != 4 ||
+	    open("/dev/urandom", O_RDONLY | O_NONBLOCK | O_CLOEXEC) != 5 ||
+	    syscall(SYS_getdents64, 3, ent, 40) <= 0)
+		_exit(9);
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		if (!getcwd(cwd, sizeof(cwd)) || fstat(4, &st4) || fstat(5, &st5) ||
+		    write(4, "x", 1) != 1 || read(5, ent, 16) != 16)
+			_exit(8);
+		/* The rest of the directory, from where it was. */
+		n = 0;
+		while (syscall(SYS_getdents64, 3, ent, 40) > 0)
+			n++;
+		lseek(3, 0, SEEK_SET);
+		syscall(SYS_getdents64, 3, ent, 40);
+		snprintf(line, sizeof(line), "%s %d %d:%d %d:%d %o %o %d\n", cwd, n,
+			 major(st4.st_rdev), minor(st4.st_rdev),
+			 major(st5.st_rdev), minor(st5.st_rdev),
+			 fcntl(4, F_GETFL) & O_ACCMODE,
+			 fcntl(5, F_GETFL) & (O_ACCMODE | O_NONBLOCK),
+			 fcntl(5, F_GETFD) & FD_CLOEXEC);
+		if (write(1, line, strlen(line)) < 0)
+			_exit(8);
+	}
+}
+
+/* Only a working directory, no descriptor on it. */
+static void cwd_target(void)
+{
+	char c;
+
+	if (chdir(dir_path))
+		_exit(9);
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		if (write(1, "here\n", 5) != 5)
 			_exit(8);
 	}
 }
@@ -185,6 +246,61 @@ TEST_F(files, a_file_of_a_stacked_file_system)
 	ASSERT_EQ(0, target_restart(&t, self->image));
 	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
 	EXPECT_STREQ("10", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+}
+
+/* Directories (with their read position), devices and the working directory. */
+TEST_F(files, directories_devices_and_the_working_directory)
+{
+	struct target t = {};
+	char before[256], after[256], msg[256], name[128];
+	pid_t pid;
+	int i;
+
+	CKPT_SETUP_SKIPPED();
+
+	snprintf(dir_path, sizeof(dir_path), "/tmp/cr_files.%d.d", getpid());
+	ASSERT_EQ(0, mkdir(dir_path, 0700));
+	for (i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "%s/e%d", dir_path, i);
+		ASSERT_LE(0, open(name, O_CREAT | O_WRONLY, 0600));
+	}
+	ASSERT_EQ(0, target_start(&t, dir_dev_target));
+	pid = t.pid;
+	ASSERT_EQ(0, target_ask(&t, "p", before, sizeof(before)));
+	ASSERT_EQ(0, ckpt_checkpoint_to(pid, self->image, CKPT_CHECKPOINT_KILL,
+					msg, sizeof(msg), NULL)) TH_LOG("%s", msg);
+	target_end(&t);
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_ask(&t, "p", after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	snprintf(name, sizeof(name), "%s 9 1:3 1:9 1 4000 1", dir_path);
+	EXPECT_STREQ(name, after);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+	system("rm -rf /tmp/cr_files.*.d");
+}
+
+/* A working directory that is gone cannot be restored: refused, named. */
+TEST_F(files, a_removed_working_directory_is_refused)
+{
+	struct target t = {};
+	char buf[256], msg[256];
+
+	CKPT_SETUP_SKIPPED();
+
+	snprintf(dir_path, sizeof(dir_path), "/tmp/cr_files.%d.d", getpid());
+	ASSERT_EQ(0, mkdir(dir_path, 0700));
+	ASSERT_EQ(0, target_start(&t, cwd_target));
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	ASSERT_EQ(0, rmdir(dir_path));
+	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(t.pid, self->image, 0, msg,
+						  sizeof(msg), NULL));
+	EXPECT_NE(NULL, strstr(msg, "working directory")) TH_LOG("%s", msg);
+	/* It went on. */
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("here", buf);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));
 }

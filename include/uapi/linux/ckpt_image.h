@@ -14,6 +14,8 @@
  *   PROCESS    struct ckpt_img_process         exactly once
  *   THREAD     struct ckpt_img_thread + xstate  nr_threads times, leader first
  *   FILES      struct ckpt_img_file[]           at most once
+ *   FS         struct ckpt_img_fs               at most once (FILES, FS in any order)
+ *   SIGNALS    struct ckpt_img_signals + [nr]   at most once, also before VMAS
  *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
  *   PAGES      struct ckpt_img_pages + data     any number, ascending address
  *   END        struct ckpt_img_end              last, exactly once
@@ -52,6 +54,8 @@ enum ckpt_sect_type {
 	CKPT_SECT_PAGES,
 	CKPT_SECT_END,
 	CKPT_SECT_FILES,
+	CKPT_SECT_FS,
+	CKPT_SECT_SIGNALS,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -175,6 +179,8 @@ enum ckpt_img_file_flags {
 enum ckpt_img_file_kind {
 	CKPT_FILE_REGULAR,
 	CKPT_FILE_CKPT_DEV,	/* /dev/ckpt; pos, dev and ino are 0 */
+	CKPT_FILE_DIR,		/* a directory: like a regular file */
+	CKPT_FILE_CHR,		/* /dev/null, zero, full, random, urandom: dev is st_rdev, ino 0 */
 	__CKPT_FILE_KIND_MAX,
 };
 
@@ -186,6 +192,39 @@ struct ckpt_img_file {
 	__u64 pos;
 	__u64 dev, ino;		/* identity (stat's st_dev, st_ino) */
 	char path[CKPT_IMG_PATH_MAX];
+};
+
+/*
+ * The process's working directory, as an absolute path of the
+ * checkpointer's mount namespace, with its identity as stat() shows it.
+ * (A process whose root is not the checkpointer's is refused for now.)
+ */
+#define CKPT_IMG_FS_PATH_MAX	4096
+
+struct ckpt_img_fs {
+	__u64 cwd_dev, cwd_ino;
+	__u64 reserved[2];	/* 0 */
+	char cwd[CKPT_IMG_FS_PATH_MAX];
+};
+
+/*
+ * Pending signals, queued again by the restarter in the same order, and the
+ * real-time interval timer. (Virtual and profiling itimers and POSIX timers
+ * are refused for now.)
+ */
+#define CKPT_IMG_MAX_SIGQUEUE	1024
+
+struct ckpt_img_siginfo {
+	__u32 tid;		/* pending for this thread; 0: for the process */
+	__u32 signo;
+	__u8 info[128];		/* siginfo_t, as rt_sigqueueinfo() takes it */
+};
+
+struct ckpt_img_signals {
+	__u64 real_value_ns;	/* ITIMER_REAL: time left; 0: disarmed */
+	__u64 real_interval_ns;
+	__u32 nr;		/* struct ckpt_img_siginfo entries that follow */
+	__u32 pad;
 };
 
 struct ckpt_img_pages {
