@@ -36,6 +36,7 @@ void ckpt_image_free(struct ckpt_image *img)
 	free(img->threads);
 	free(img->files);
 	free(img->sigqueue);
+	free(img->epitems);
 	free(img->vmas);
 	free(img->vma_pages);
 	free(img->buf);
@@ -187,6 +188,13 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 			return fail(img, -ENOMEM, "out of memory");
 		memcpy(img->sigqueue, (const char *)payload + sizeof(img->signals),
 		       s->len - sizeof(img->signals));
+		break;
+	case CKPT_SECT_EPOLL:
+		img->nr_epitems = s->len / sizeof(*img->epitems);
+		img->epitems = malloc(s->len);
+		if (!img->epitems)
+			return fail(img, -ENOMEM, "out of memory");
+		memcpy(img->epitems, payload, s->len);
 		break;
 	case CKPT_SECT_FS:
 		memcpy(&img->fs, payload, sizeof(img->fs));

@@ -24,10 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -350,6 +353,69 @@ static void restore_ckpt_dev(const struct ckpt_img_file *f)
 			   f->fd, strerror(errno));
 }
 
+/* Places @fd at @f's descriptor with its close-on-exec flag. */
+static void place_fd(int fd, const struct ckpt_img_file *f)
+{
+	if (fd != (int)f->fd) {
+		if (dup2(fd, f->fd) < 0)
+			child_fail("cannot place %s at fd %u: %s", f->path,
+				   f->fd, strerror(errno));
+		close(fd);
+	}
+	if (fcntl(f->fd, F_SETFD, f->flags & CKPT_FILE_CLOEXEC ? FD_CLOEXEC : 0))
+		child_fail("fd %u: %s", f->fd, strerror(errno));
+}
+
+/* eventfd (count and mode), signalfd (mask), epoll (items come later). */
+static void restore_anon(const struct ckpt_img_file *f)
+{
+	int nonblock = f->open_flags & O_NONBLOCK;
+	uint64_t count = f->pos;
+	sigset_t mask;
+	int fd = -1, sig;
+
+	switch (f->kind) {
+	case CKPT_FILE_EVENTFD:
+		fd = eventfd(0, EFD_CLOEXEC | (nonblock ? EFD_NONBLOCK : 0) |
+			     (f->ino & CKPT_EVENTFD_SEMAPHORE ? EFD_SEMAPHORE : 0));
+		if (fd >= 0 && count && write(fd, &count, sizeof(count)) != sizeof(count))
+			child_fail("cannot restore the count of eventfd %u: %s",
+				   f->fd, strerror(errno));
+		break;
+	case CKPT_FILE_SIGNALFD:
+		sigemptyset(&mask);
+		for (sig = 1; sig <= 64; sig++)
+			if (f->dev & (1ULL << (sig - 1)))
+				sigaddset(&mask, sig);
+		fd = signalfd(-1, &mask, SFD_CLOEXEC | (nonblock ? SFD_NONBLOCK : 0));
+		break;
+	case CKPT_FILE_EPOLL:
+		fd = epoll_create1(EPOLL_CLOEXEC);
+		if (fd >= 0 && nonblock && fcntl(fd, F_SETFL, O_NONBLOCK))
+			fd = -1;
+		break;
+	}
+	if (fd < 0)
+		child_fail("cannot re-create %s (fd %u): %s", f->path, f->fd,
+			   strerror(errno));
+	place_fd(fd, f);
+}
+
+/* Once every descriptor is back: the epoll interest lists. */
+static void restore_epoll(const struct ckpt_image *img)
+{
+	uint32_t i;
+
+	for (i = 0; i < img->nr_epitems; i++) {
+		const struct ckpt_img_epitem *e = &img->epitems[i];
+		struct epoll_event ev = { .events = e->events, .data.u64 = e->data };
+
+		if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->tfd, &ev))
+			child_fail("cannot watch fd %u with epoll fd %u again: %s",
+				   e->tfd, e->epfd, strerror(errno));
+	}
+}
+
 static void restore_files(const struct ckpt_image *img)
 {
 	uint32_t i;
@@ -361,6 +427,10 @@ static void restore_files(const struct ckpt_image *img)
 
 		if (f->kind == CKPT_FILE_CKPT_DEV) {
 			restore_ckpt_dev(f);
+			continue;
+		}
+		if (f->kind >= CKPT_FILE_EVENTFD) {
+			restore_anon(f);
 			continue;
 		}
 		fd = open(f->path, f->open_flags | O_CLOEXEC |
@@ -479,6 +549,7 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 		errpipe = move_fd(errpipe, above);
 		restore_files(img);
 	}
+	restore_epoll(img);
 	restore_fs(img);
 	restore_process(&img->proc);
 	move_vdso(&img->proc);

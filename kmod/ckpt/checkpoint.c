@@ -28,6 +28,7 @@
 
 #include "callback.h"
 #include "checkpoint.h"
+#include "fdinfo.h"
 #include "freeze.h"
 #include "image.h"
 #include "mm.h"
@@ -90,7 +91,13 @@ static int may_checkpoint(struct task_struct *task, const char **why)
 
 struct fd_scan {
 	struct ckpt_img_file *files;	/* CKPT_IMG_MAX_FILES of them */
-	struct file **refs;		/* regular files, referenced */
+	struct file **refs;		/* files needing more, referenced */
+	unsigned long *raw_ino;		/* per entry: the inode behind it */
+	u32 *raw_dev;
+	struct ckpt_img_epitem *epitems;	/* CKPT_IMG_MAX_EPITEMS */
+	unsigned long *ep_ino;		/* per item: the watched file */
+	u32 *ep_dev;
+	u32 nr_epitems;
 	u32 nr;
 	struct files_struct *files_table;
 	unsigned int bad_fd;
@@ -115,6 +122,8 @@ static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 	if (scan->nr == CKPT_IMG_MAX_FILES)
 		goto bad;
 	f = &scan->files[scan->nr];
+	scan->raw_ino[scan->nr] = inode->i_ino;
+	scan->raw_dev[scan->nr] = inode->i_sb->s_dev;
 	if (ckpt_is_dev_file(file)) {
 		strscpy(f->path, "/dev/" CKPT_DEVICE_NAME, sizeof(f->path));
 		f->fd = fd;
@@ -152,6 +161,19 @@ static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 		scan->nr++;
 		return 0;
 	}
+	if (ckpt_anon_kind(file) >= 0) {
+		/* eventfd, signalfd, epoll: their state is read after the scan. */
+		f->kind = ckpt_anon_kind(file);
+		f->fd = fd;
+		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
+		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
+			   CKPT_FILE_CLOEXEC : 0;
+		snprintf(f->path, sizeof(f->path), "anon_inode:%s",
+			 file->f_path.dentry->d_name.name);
+		scan->refs[scan->nr] = get_file(file);
+		scan->nr++;
+		return 0;
+	}
 	if (!S_ISREG(inode->i_mode) && !S_ISDIR(inode->i_mode))
 		goto bad;
 	if (S_ISDIR(inode->i_mode))
@@ -174,31 +196,81 @@ bad:
 	return 1;
 }
 
+/* Every epoll item must watch a descriptor the image restores as it was. */
+static int check_epitems(struct fd_scan *scan, char *whybuf)
+{
+	u32 i, j;
+
+	for (i = 0; i < scan->nr_epitems; i++) {
+		const struct ckpt_img_epitem *e = &scan->epitems[i];
+
+		if (e->tfd <= 2)
+			continue;	/* re-attached with the stdio */
+		for (j = 0; j < scan->nr; j++)
+			if (scan->files[j].fd == e->tfd)
+				break;
+		if (j == scan->nr || scan->raw_ino[j] != scan->ep_ino[i] ||
+		    scan->raw_dev[j] != scan->ep_dev[i]) {
+			snprintf(whybuf, WHY_LEN,
+				 "epoll fd %u watches fd %u, which is closed or now another file",
+				 e->epfd, e->tfd);
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
+
 /*
- * The device and inode numbers stat() shows, which the restarter compares
- * (on overlayfs they are not those of the inode behind the file).
+ * What the scan could not read under the file table's lock: the device
+ * and inode numbers stat() shows (on overlayfs they are not those of the
+ * inode behind the file), and the state of eventfd, signalfd and epoll
+ * files.
  */
-static int file_identities(struct fd_scan *scan)
+static int file_details(struct fd_scan *scan, char *whybuf)
 {
 	struct kstat st;
 	int ret = 0;
 	u32 i;
 
 	for (i = 0; i < scan->nr; i++) {
+		struct ckpt_img_file *f = &scan->files[i];
 		struct file *file = scan->refs[i];
 
 		if (!file)
 			continue;
-		if (!ret)
+		if (ret)
+			goto put;
+		switch (f->kind) {
+		case CKPT_FILE_EVENTFD:
+			ret = ckpt_fdinfo_eventfd(file, &f->pos, &f->ino);
+			break;
+		case CKPT_FILE_SIGNALFD:
+			ret = ckpt_fdinfo_signalfd(file, &f->dev);
+			break;
+		case CKPT_FILE_EPOLL:
+			ret = ckpt_fdinfo_epoll(file, f->fd, scan->epitems,
+						CKPT_IMG_MAX_EPITEMS,
+						&scan->nr_epitems, scan->ep_ino,
+						scan->ep_dev);
+			break;
+		default:
 			ret = vfs_getattr(&file->f_path, &st, STATX_INO,
 					  AT_STATX_SYNC_AS_STAT);
-		if (!ret) {
-			scan->files[i].dev = new_encode_dev(st.dev);
-			scan->files[i].ino = st.ino;
+			if (!ret) {
+				f->dev = new_encode_dev(st.dev);
+				f->ino = st.ino;
+			}
 		}
+		if (ret)
+			snprintf(whybuf, WHY_LEN, "cannot read the state of fd %u (%.64s)%s",
+				 f->fd, f->path,
+				 ret == -E2BIG ? ": too many epoll items" : "");
+put:
 		fput(file);
 		scan->refs[i] = NULL;
 	}
+	if (!ret)
+		ret = check_epitems(scan, whybuf);
 	return ret;
 }
 
@@ -213,7 +285,18 @@ static int capture_files(struct task_struct *task, struct fd_scan *scan,
 			       GFP_KERNEL);
 	scan->refs = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->refs),
 			      GFP_KERNEL);
-	if (!scan->files || !scan->refs)
+	scan->raw_ino = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->raw_ino),
+				 GFP_KERNEL);
+	scan->raw_dev = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->raw_dev),
+				 GFP_KERNEL);
+	scan->epitems = kvcalloc(CKPT_IMG_MAX_EPITEMS, sizeof(*scan->epitems),
+				 GFP_KERNEL);
+	scan->ep_ino = kvcalloc(CKPT_IMG_MAX_EPITEMS, sizeof(*scan->ep_ino),
+				GFP_KERNEL);
+	scan->ep_dev = kvcalloc(CKPT_IMG_MAX_EPITEMS, sizeof(*scan->ep_dev),
+				GFP_KERNEL);
+	if (!scan->files || !scan->refs || !scan->raw_ino || !scan->raw_dev ||
+	    !scan->epitems || !scan->ep_ino || !scan->ep_dev)
 		return -ENOMEM;
 	scan->registered = ckpt_cb_file(reg);
 	task_lock(task);
@@ -221,9 +304,12 @@ static int capture_files(struct task_struct *task, struct fd_scan *scan,
 	if (task->files)
 		iterate_fd(task->files, 0, scan_fd, scan);
 	task_unlock(task);
-	ret = file_identities(scan);
+	ret = file_details(scan, whybuf);
 	if (ret) {
-		*why = "cannot read the identity of an open file";
+		*why = whybuf;
+		if (scan->bad)
+			fput(scan->bad);
+		scan->bad = NULL;
 		return ret;
 	}
 	if (!scan->bad)
@@ -395,6 +481,10 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 	if (!ret && scan->nr)
 		ret = ckpt_write_sect(w, CKPT_SECT_FILES, scan->files,
 				      scan->nr * sizeof(*scan->files), NULL, 0);
+	if (!ret && scan->nr_epitems)
+		ret = ckpt_write_sect(w, CKPT_SECT_EPOLL, scan->epitems,
+				      scan->nr_epitems * sizeof(*scan->epitems),
+				      NULL, 0);
 	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_FS, fs, sizeof(*fs), NULL, 0);
 	if (!ret)
@@ -544,6 +634,11 @@ out_writer:
 out_free:
 	kvfree(scan.files);
 	kvfree(scan.refs);
+	kvfree(scan.raw_ino);
+	kvfree(scan.raw_dev);
+	kvfree(scan.epitems);
+	kvfree(scan.ep_ino);
+	kvfree(scan.ep_dev);
 	ckpt_mm_capture_free(&mc);
 	kvfree(proc);
 	kvfree(fs);

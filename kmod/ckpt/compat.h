@@ -51,4 +51,34 @@ struct task_struct;
 #define ckpt_has_posix_timers(sig)	(!list_empty(&(sig)->posix_timers))
 #endif
 
+/*
+ * fdinfo shows an eventfd's EFD_SEMAPHORE mode only from 6.4 on. Before,
+ * read it from the context, whose layout is checked against what fdinfo
+ * shows (count and id); -1 when they disagree.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/wait.h>
+
+struct ckpt_eventfd_ctx_6_1 {
+	struct kref kref;
+	wait_queue_head_t wqh;
+	__u64 count;
+	unsigned int flags;
+	int id;
+};
+
+static inline int ckpt_eventfd_semaphore(struct file *file, u64 count, int id)
+{
+	const struct ckpt_eventfd_ctx_6_1 *ctx = file->private_data;
+
+	if (!ctx || READ_ONCE(ctx->count) != count || ctx->id != id)
+		return -1;
+	return !!(ctx->flags & 1);	/* EFD_SEMAPHORE */
+}
+#else
+#define ckpt_eventfd_semaphore(file, count, id)	(-1)
+#endif
+
 #endif /* _CKPT_COMPAT_H */

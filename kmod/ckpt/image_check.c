@@ -31,6 +31,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_FILES]	= "FILES",
 	[CKPT_SECT_FS]		= "FS",
 	[CKPT_SECT_SIGNALS]	= "SIGNALS",
+	[CKPT_SECT_EPOLL]	= "EPOLL",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -93,6 +94,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return (__u64)CKPT_IMG_MAX_FILES * sizeof(struct ckpt_img_file);
 	case CKPT_SECT_FS:
 		return sizeof(struct ckpt_img_fs);
+	case CKPT_SECT_EPOLL:
+		return (__u64)CKPT_IMG_MAX_EPITEMS * sizeof(struct ckpt_img_epitem);
 	case CKPT_SECT_SIGNALS:
 		return sizeof(struct ckpt_img_signals) +
 		       (__u64)CKPT_IMG_MAX_SIGQUEUE * sizeof(struct ckpt_img_siginfo);
@@ -121,6 +124,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		if (s->type == CKPT_SECT_FS && !st->fs_seen)
 			break;
 		if (s->type == CKPT_SECT_SIGNALS && !st->signals_seen)
+			break;
+		if (s->type == CKPT_SECT_EPOLL && !st->epoll_seen)
 			break;
 		if (s->type != st->expect)
 			return FAIL(st, EBADMSG, "sections out of order");
@@ -151,9 +156,12 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	     (s->len - sizeof(struct ckpt_img_signals)) %
 	     sizeof(struct ckpt_img_siginfo)))
 		return FAIL(st, EBADMSG, "SIGNALS length is not a whole number of signals");
+	if (s->type == CKPT_SECT_EPOLL &&
+	    (!s->len || s->len % sizeof(struct ckpt_img_epitem)))
+		return FAIL(st, EBADMSG, "EPOLL length is not a whole number of items");
 	if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_THREAD &&
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
-	    s->len != max)
+	    s->type != CKPT_SECT_EPOLL && s->len != max)
 		return FAIL(st, EBADMSG, "section length does not match its kind");
 	return 0;
 }
@@ -278,9 +286,13 @@ static int check_files(struct ckpt_img_state *st,
 			return FAIL(st, EINVAL, "only /dev/ckpt carries a registration");
 		if (f->kind == CKPT_FILE_CHR && f->ino)
 			return FAIL(st, EBADMSG, "device file with an inode number");
+		if (f->kind == CKPT_FILE_EVENTFD &&
+		    (f->ino & ~(__u64)CKPT_EVENTFD_SEMAPHORE || f->pos == ~0ULL))
+			return FAIL(st, EBADMSG, "eventfd state out of bounds");
 		if (f->pos > (1ULL << 62))
 			return FAIL(st, EBADMSG, "file position out of bounds");
-		if (!str_ok(f->path, sizeof(f->path)) || f->path[0] != '/')
+		if (!str_ok(f->path, sizeof(f->path)) ||
+		    (f->kind < CKPT_FILE_EVENTFD && f->path[0] != '/'))
 			return FAIL(st, EBADMSG, "file path not absolute or not terminated");
 	}
 	return 0;
@@ -405,6 +417,16 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		if (!ret)
 			st->files_seen = 1;
 		break;
+	case CKPT_SECT_EPOLL: {
+		const struct ckpt_img_epitem *e = payload;
+		__u64 i;
+
+		for (i = 0; i < s->len / sizeof(*e); i++, e++)
+			if (e->epfd >= (1U << 20) || e->tfd >= (1U << 20) || e->pad)
+				return FAIL(st, EBADMSG, "epoll item out of bounds");
+		st->epoll_seen = 1;
+		break;
+	}
 	case CKPT_SECT_SIGNALS:
 		ret = check_signals(st, payload, s->len);
 		if (!ret)

@@ -38,6 +38,7 @@ struct ckpt_img_state {
 	__u32 files_seen;	/* FILES accepted */
 	__u32 fs_seen;		/* FS accepted */
 	__u32 signals_seen;	/* SIGNALS accepted */
+	__u32 epoll_seen;	/* EPOLL accepted */
 	const char *why;
 };
 

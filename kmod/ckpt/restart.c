@@ -238,11 +238,11 @@ static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 	}
 	ret = ckpt_read_sect(r, &s, &p);
 	/*
-	 * Files, the working directory and pending signals were restored by
-	 * the restarter; the engine only validates them.
+	 * Files, epoll items, the working directory and pending signals (the
+	 * sections the checker lets come before VMAS) were restored by the
+	 * restarter; the engine only validates them.
 	 */
-	while (!ret && (s.type == CKPT_SECT_FILES || s.type == CKPT_SECT_FS ||
-			s.type == CKPT_SECT_SIGNALS)) {
+	while (!ret && s.type != CKPT_SECT_VMAS) {
 		kvfree(p);
 		ret = ckpt_read_sect(r, &s, &p);
 	}

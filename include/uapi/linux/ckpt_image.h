@@ -16,6 +16,7 @@
  *   FILES      struct ckpt_img_file[]           at most once
  *   FS         struct ckpt_img_fs               at most once (FILES, FS in any order)
  *   SIGNALS    struct ckpt_img_signals + [nr]   at most once, also before VMAS
+ *   EPOLL      struct ckpt_img_epitem[]         at most once, also before VMAS
  *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
  *   PAGES      struct ckpt_img_pages + data     any number, ascending address
  *   END        struct ckpt_img_end              last, exactly once
@@ -56,6 +57,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_FILES,
 	CKPT_SECT_FS,
 	CKPT_SECT_SIGNALS,
+	CKPT_SECT_EPOLL,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -181,8 +183,13 @@ enum ckpt_img_file_kind {
 	CKPT_FILE_CKPT_DEV,	/* /dev/ckpt; pos, dev and ino are 0 */
 	CKPT_FILE_DIR,		/* a directory: like a regular file */
 	CKPT_FILE_CHR,		/* /dev/null, zero, full, random, urandom: dev is st_rdev, ino 0 */
+	CKPT_FILE_EVENTFD,	/* pos: the count; ino: CKPT_EVENTFD_SEMAPHORE */
+	CKPT_FILE_SIGNALFD,	/* dev: the signal mask (bit n-1 for signal n) */
+	CKPT_FILE_EPOLL,	/* its interest list is in the EPOLL section */
 	__CKPT_FILE_KIND_MAX,
 };
+
+#define CKPT_EVENTFD_SEMAPHORE	1
 
 struct ckpt_img_file {
 	__u32 fd;
@@ -225,6 +232,17 @@ struct ckpt_img_signals {
 	__u64 real_interval_ns;
 	__u32 nr;		/* struct ckpt_img_siginfo entries that follow */
 	__u32 pad;
+};
+
+/* One watched descriptor of an epoll instance, as epoll_ctl() adds it. */
+#define CKPT_IMG_MAX_EPITEMS	16384
+
+struct ckpt_img_epitem {
+	__u32 epfd;		/* the epoll descriptor (a FILES entry) */
+	__u32 tfd;		/* the watched descriptor */
+	__u32 events;		/* struct epoll_event.events */
+	__u32 pad;
+	__u64 data;		/* struct epoll_event.data */
 };
 
 struct ckpt_img_pages {

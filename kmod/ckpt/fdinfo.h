@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CKPT_FDINFO_H
+#define _CKPT_FDINFO_H
+
+#include <linux/types.h>
+
+struct file;
+struct ckpt_img_epitem;
+
+/* CKPT_FILE_EVENTFD, _SIGNALFD or _EPOLL for such an anonymous file; else -1. */
+int ckpt_anon_kind(const struct file *file);
+
+/* An eventfd's count and CKPT_EVENTFD_* flags. -EPROTO if unreadable. */
+int ckpt_fdinfo_eventfd(struct file *file, u64 *count, u64 *flags);
+
+/* A signalfd's mask (bit n-1 for signal n). */
+int ckpt_fdinfo_signalfd(struct file *file, u64 *mask);
+
+/*
+ * Appends the interest list of epoll @file (descriptor @epfd) to @items
+ * (at most @max in all, *@nr so far), with the watched files' inode numbers
+ * and devices in @ino and @sdev at the same indices. -E2BIG past @max.
+ */
+int ckpt_fdinfo_epoll(struct file *file, u32 epfd,
+		      struct ckpt_img_epitem *items, u32 max, u32 *nr,
+		      unsigned long *ino, u32 *sdev);
+
+#endif /* _CKPT_FDINFO_H */
