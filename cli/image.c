@@ -37,6 +37,9 @@ void ckpt_image_free(struct ckpt_image *img)
 	free(img->files);
 	free(img->sigqueue);
 	free(img->epitems);
+	while (img->nr_pipes)
+		free(img->pipes[--img->nr_pipes]);
+	free(img->pipes);
 	free(img->vmas);
 	free(img->vma_pages);
 	free(img->buf);
@@ -189,6 +192,20 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 		memcpy(img->sigqueue, (const char *)payload + sizeof(img->signals),
 		       s->len - sizeof(img->signals));
 		break;
+	case CKPT_SECT_PIPE: {
+		struct ckpt_img_pipe **more, *pd;
+
+		more = realloc(img->pipes, (img->nr_pipes + 1) * sizeof(*more));
+		if (!more)
+			return fail(img, -ENOMEM, "out of memory");
+		img->pipes = more;
+		pd = malloc(s->len);
+		if (!pd)
+			return fail(img, -ENOMEM, "out of memory");
+		memcpy(pd, payload, s->len);
+		img->pipes[img->nr_pipes++] = pd;
+		break;
+	}
 	case CKPT_SECT_EPOLL:
 		img->nr_epitems = s->len / sizeof(*img->epitems);
 		img->epitems = malloc(s->len);

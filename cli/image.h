@@ -59,6 +59,8 @@ struct ckpt_image {
 	struct ckpt_img_siginfo *sigqueue;	/* [signals.nr] */
 	struct ckpt_img_epitem *epitems;	/* [nr_epitems] */
 	__u32 nr_epitems;
+	struct ckpt_img_pipe **pipes;		/* [nr_pipes], each malloc'ed */
+	__u32 nr_pipes;
 	struct ckpt_img_vma *vmas;	/* [nr_vmas], the VMAS payload */
 	__u32 nr_vmas;
 	__u64 *vma_pages;		/* [nr_vmas], counted in PAGES */

@@ -401,6 +401,59 @@ static void restore_anon(const struct ckpt_img_file *f)
 	place_fd(fd, f);
 }
 
+/*
+ * A pipe: both ends made anew, its size and content restored, then each
+ * descriptor placed on its end. The entries of one pipe share its ino.
+ */
+static void restore_pipe(const struct ckpt_image *img,
+			 const struct ckpt_img_file *first)
+{
+	const struct ckpt_img_pipe *pd = NULL;
+	int p[2], have_rd = 0, have_wr = 0;
+	uint32_t i;
+
+	for (i = 0; i < img->nr_pipes; i++)
+		if (img->pipes[i]->ino == first->ino)
+			pd = img->pipes[i];
+	if (!pd)
+		child_fail("%s (fd %u) has no PIPE section", first->path, first->fd);
+	if (pipe2(p, O_CLOEXEC))
+		child_fail("cannot create %s: %s", first->path, strerror(errno));
+	/* Out of the way of every descriptor the image places. */
+	for (i = 0; i < 2; i++)
+		p[i] = move_fd(p[i], img->files[img->nr_files - 1].fd + 1);
+	if (pd->capacity && fcntl(p[1], F_SETPIPE_SZ, pd->capacity) < 0)
+		child_fail("cannot size %s to %u bytes: %s", first->path,
+			   pd->capacity, strerror(errno));
+	if (pd->len && write(p[1], pd->data, pd->len) != (ssize_t)pd->len)
+		child_fail("cannot refill %s: %s", first->path, strerror(errno));
+	for (i = 0; i < img->nr_files; i++) {
+		const struct ckpt_img_file *f = &img->files[i];
+		int end;
+
+		if (f->kind != CKPT_FILE_PIPE || f->ino != first->ino)
+			continue;
+		end = (f->open_flags & O_ACCMODE) == O_WRONLY;
+		if (end ? have_wr : have_rd) {
+			if (dup2(p[end], f->fd) < 0)
+				child_fail("cannot place %s at fd %u: %s",
+					   f->path, f->fd, strerror(errno));
+		} else {
+			if (fcntl(p[end], F_SETFL, f->open_flags & O_NONBLOCK))
+				child_fail("fd %u: %s", f->fd, strerror(errno));
+			if (dup2(p[end], f->fd) < 0)
+				child_fail("cannot place %s at fd %u: %s",
+					   f->path, f->fd, strerror(errno));
+			*(end ? &have_wr : &have_rd) = 1;
+		}
+		if (fcntl(f->fd, F_SETFD, f->flags & CKPT_FILE_CLOEXEC ? FD_CLOEXEC : 0))
+			child_fail("fd %u: %s", f->fd, strerror(errno));
+	}
+	/* An end the process had closed stays closed. */
+	close(p[0]);
+	close(p[1]);
+}
+
 /* Once every descriptor is back: the epoll interest lists. */
 static void restore_epoll(const struct ckpt_image *img)
 {
@@ -427,6 +480,18 @@ static void restore_files(const struct ckpt_image *img)
 
 		if (f->kind == CKPT_FILE_CKPT_DEV) {
 			restore_ckpt_dev(f);
+			continue;
+		}
+		if (f->kind == CKPT_FILE_PIPE) {
+			uint32_t j;
+
+			/* Once per pipe, at its first descriptor. */
+			for (j = 0; j < i; j++)
+				if (img->files[j].kind == CKPT_FILE_PIPE &&
+				    img->files[j].ino == f->ino)
+					break;
+			if (j == i)
+				restore_pipe(img, f);
 			continue;
 		}
 		if (f->kind >= CKPT_FILE_EVENTFD) {

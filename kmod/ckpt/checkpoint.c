@@ -32,6 +32,7 @@
 #include "freeze.h"
 #include "image.h"
 #include "mm.h"
+#include "pipes.h"
 #include "signals.h"
 
 #define CKPT_DEFAULT_TIMEOUT_MS	10000
@@ -98,6 +99,9 @@ struct fd_scan {
 	unsigned long *ep_ino;		/* per item: the watched file */
 	u32 *ep_dev;
 	u32 nr_epitems;
+	struct ckpt_img_pipe **pipes;	/* CKPT_IMG_MAX_FILES: PIPE sections */
+	size_t *pipe_len;
+	u32 nr_pipes;
 	u32 nr;
 	struct files_struct *files_table;
 	unsigned int bad_fd;
@@ -161,6 +165,18 @@ static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 		scan->nr++;
 		return 0;
 	}
+	if (ckpt_is_pipe(file)) {
+		f->kind = CKPT_FILE_PIPE;
+		f->fd = fd;
+		f->ino = inode->i_ino;
+		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
+		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
+			   CKPT_FILE_CLOEXEC : 0;
+		snprintf(f->path, sizeof(f->path), "pipe:[%lu]", inode->i_ino);
+		scan->refs[scan->nr] = get_file(file);
+		scan->nr++;
+		return 0;
+	}
 	if (ckpt_anon_kind(file) >= 0) {
 		/* eventfd, signalfd, epoll: their state is read after the scan. */
 		f->kind = ckpt_anon_kind(file);
@@ -221,6 +237,59 @@ static int check_epitems(struct fd_scan *scan, char *whybuf)
 }
 
 /*
+ * A pipe whose every end is open here only: once per pipe, at its first
+ * entry @i. Each end's open files must all be this process's descriptors
+ * (the scan holds one more reference per descriptor), else an end is in
+ * another process (shared by fork, say) and the pipe cannot be restored.
+ */
+static int capture_pipe(struct fd_scan *scan, u32 i, char *whybuf)
+{
+	struct file *distinct[2] = {};
+	unsigned int ends[2] = {}, fds[2] = {};
+	u32 j;
+	int ret;
+
+	for (j = 0; j < i; j++)
+		if (scan->files[j].kind == CKPT_FILE_PIPE &&
+		    scan->files[j].ino == scan->files[i].ino)
+			return 0;	/* done at its first entry */
+	for (j = i; j < scan->nr; j++) {
+		const struct ckpt_img_file *f = &scan->files[j];
+		int end = (f->open_flags & O_ACCMODE) == O_WRONLY;
+
+		if (f->kind != CKPT_FILE_PIPE || f->ino != scan->files[i].ino)
+			continue;
+		if ((f->open_flags & O_ACCMODE) == O_RDWR ||
+		    (distinct[end] && distinct[end] != scan->refs[j]))
+			goto elsewhere;	/* reopened through /proc: not yet */
+		distinct[end] = scan->refs[j];
+		ends[end] = 1;
+		fds[end]++;
+	}
+	for (j = 0; j < 2; j++)
+		if (distinct[j] && file_count(distinct[j]) != 2 * fds[j])
+			goto elsewhere;
+	ret = ckpt_pipe_capture(scan->refs[i], ends[0], ends[1],
+				&scan->pipes[scan->nr_pipes],
+				&scan->pipe_len[scan->nr_pipes]);
+	if (ret == -EXDEV)
+		goto elsewhere;
+	if (ret) {
+		snprintf(whybuf, WHY_LEN, "cannot read pipe fd %u%s",
+			 scan->files[i].fd,
+			 ret == -EOPNOTSUPP ? " (packet mode)" : "");
+		return ret == -EOPNOTSUPP ? ret : -EIO;
+	}
+	scan->nr_pipes++;
+	return 0;
+elsewhere:
+	snprintf(whybuf, WHY_LEN,
+		 "fd %u (pipe:[%llu]) has an end open in another process: not supported yet",
+		 scan->files[i].fd, scan->files[i].ino);
+	return -EOPNOTSUPP;
+}
+
+/*
  * What the scan could not read under the file table's lock: the device
  * and inode numbers stat() shows (on overlayfs they are not those of the
  * inode behind the file), and the state of eventfd, signalfd and epoll
@@ -232,13 +301,18 @@ static int file_details(struct fd_scan *scan, char *whybuf)
 	int ret = 0;
 	u32 i;
 
+	/* Pipes first: they look at all their descriptors' files at once. */
+	for (i = 0; !ret && i < scan->nr; i++)
+		if (scan->files[i].kind == CKPT_FILE_PIPE)
+			ret = capture_pipe(scan, i, whybuf);
+
 	for (i = 0; i < scan->nr; i++) {
 		struct ckpt_img_file *f = &scan->files[i];
 		struct file *file = scan->refs[i];
 
 		if (!file)
 			continue;
-		if (ret)
+		if (ret || f->kind == CKPT_FILE_PIPE)
 			goto put;
 		switch (f->kind) {
 		case CKPT_FILE_EVENTFD:
@@ -295,8 +369,13 @@ static int capture_files(struct task_struct *task, struct fd_scan *scan,
 				GFP_KERNEL);
 	scan->ep_dev = kvcalloc(CKPT_IMG_MAX_EPITEMS, sizeof(*scan->ep_dev),
 				GFP_KERNEL);
+	scan->pipes = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->pipes),
+			       GFP_KERNEL);
+	scan->pipe_len = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->pipe_len),
+				  GFP_KERNEL);
 	if (!scan->files || !scan->refs || !scan->raw_ino || !scan->raw_dev ||
-	    !scan->epitems || !scan->ep_ino || !scan->ep_dev)
+	    !scan->epitems || !scan->ep_ino || !scan->ep_dev || !scan->pipes ||
+	    !scan->pipe_len)
 		return -ENOMEM;
 	scan->registered = ckpt_cb_file(reg);
 	task_lock(task);
@@ -481,6 +560,9 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 	if (!ret && scan->nr)
 		ret = ckpt_write_sect(w, CKPT_SECT_FILES, scan->files,
 				      scan->nr * sizeof(*scan->files), NULL, 0);
+	for (i = 0; !ret && i < scan->nr_pipes; i++)
+		ret = ckpt_write_sect(w, CKPT_SECT_PIPE, scan->pipes[i],
+				      scan->pipe_len[i], NULL, 0);
 	if (!ret && scan->nr_epitems)
 		ret = ckpt_write_sect(w, CKPT_SECT_EPOLL, scan->epitems,
 				      scan->nr_epitems * sizeof(*scan->epitems),
@@ -639,6 +721,10 @@ out_free:
 	kvfree(scan.epitems);
 	kvfree(scan.ep_ino);
 	kvfree(scan.ep_dev);
+	for (i = 0; scan.pipes && i < scan.nr_pipes; i++)
+		kvfree(scan.pipes[i]);
+	kvfree(scan.pipes);
+	kvfree(scan.pipe_len);
 	ckpt_mm_capture_free(&mc);
 	kvfree(proc);
 	kvfree(fs);

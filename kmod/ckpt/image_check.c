@@ -32,6 +32,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_FS]		= "FS",
 	[CKPT_SECT_SIGNALS]	= "SIGNALS",
 	[CKPT_SECT_EPOLL]	= "EPOLL",
+	[CKPT_SECT_PIPE]	= "PIPE",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -96,6 +97,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return sizeof(struct ckpt_img_fs);
 	case CKPT_SECT_EPOLL:
 		return (__u64)CKPT_IMG_MAX_EPITEMS * sizeof(struct ckpt_img_epitem);
+	case CKPT_SECT_PIPE:
+		return sizeof(struct ckpt_img_pipe) + CKPT_IMG_MAX_PIPE;
 	case CKPT_SECT_SIGNALS:
 		return sizeof(struct ckpt_img_signals) +
 		       (__u64)CKPT_IMG_MAX_SIGQUEUE * sizeof(struct ckpt_img_siginfo);
@@ -127,6 +130,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			break;
 		if (s->type == CKPT_SECT_EPOLL && !st->epoll_seen)
 			break;
+		if (s->type == CKPT_SECT_PIPE && st->nr_pipes < CKPT_IMG_MAX_FILES)
+			break;
 		if (s->type != st->expect)
 			return FAIL(st, EBADMSG, "sections out of order");
 		break;
@@ -156,12 +161,15 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	     (s->len - sizeof(struct ckpt_img_signals)) %
 	     sizeof(struct ckpt_img_siginfo)))
 		return FAIL(st, EBADMSG, "SIGNALS length is not a whole number of signals");
+	if (s->type == CKPT_SECT_PIPE && s->len < sizeof(struct ckpt_img_pipe))
+		return FAIL(st, EBADMSG, "PIPE section too short");
 	if (s->type == CKPT_SECT_EPOLL &&
 	    (!s->len || s->len % sizeof(struct ckpt_img_epitem)))
 		return FAIL(st, EBADMSG, "EPOLL length is not a whole number of items");
 	if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_THREAD &&
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
-	    s->type != CKPT_SECT_EPOLL && s->len != max)
+	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_PIPE &&
+	    s->len != max)
 		return FAIL(st, EBADMSG, "section length does not match its kind");
 	return 0;
 }
@@ -417,6 +425,15 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		if (!ret)
 			st->files_seen = 1;
 		break;
+	case CKPT_SECT_PIPE: {
+		const struct ckpt_img_pipe *pd = payload;
+
+		if (pd->len != s->len - sizeof(*pd) || pd->len > pd->capacity ||
+		    pd->capacity > CKPT_IMG_MAX_PIPE)
+			return FAIL(st, EBADMSG, "pipe content out of bounds");
+		st->nr_pipes++;
+		break;
+	}
 	case CKPT_SECT_EPOLL: {
 		const struct ckpt_img_epitem *e = payload;
 		__u64 i;

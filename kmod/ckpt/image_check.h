@@ -39,6 +39,7 @@ struct ckpt_img_state {
 	__u32 fs_seen;		/* FS accepted */
 	__u32 signals_seen;	/* SIGNALS accepted */
 	__u32 epoll_seen;	/* EPOLL accepted */
+	__u32 nr_pipes;		/* PIPE sections accepted */
 	const char *why;
 };
 

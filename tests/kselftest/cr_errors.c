@@ -45,14 +45,13 @@ static void fd_target(void)
 }
 
 /* Stops @pid and waits until it really is stopped (state T). */
-static int stop_and_wait(pid_t pid)
+/* Waits (at most 5 s) until @pid is in @state as /proc/PID/stat shows it. */
+static int wait_state(pid_t pid, char state)
 {
 	char path[64], buf[256], *p;
 	int i, fd;
 	ssize_t n;
 
-	if (kill(pid, SIGSTOP))
-		return -errno;
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	for (i = 0; i < 5000; i++) {
 		fd = open(path, O_RDONLY);
@@ -62,12 +61,19 @@ static int stop_and_wait(pid_t pid)
 		if (n > 0) {
 			buf[n] = '\0';
 			p = strrchr(buf, ')');
-			if (p && p[1] == ' ' && p[2] == 'T')
+			if (p && p[1] == ' ' && p[2] == state)
 				return 0;
 		}
 		usleep(1000);
 	}
 	return -ETIMEDOUT;
+}
+
+static int stop_and_wait(pid_t pid)
+{
+	if (kill(pid, SIGSTOP))
+		return -errno;
+	return wait_state(pid, 'T');
 }
 
 static int ioctl_checkpoint(struct ckpt_checkpoint *a)
@@ -247,6 +253,46 @@ TEST_F(errors, unsupported_fd_is_named)
 	EXPECT_TRUE(target_alive(&t, "2"));
 	kill(t.pid, SIGKILL);
 	target_end(&t);
+}
+
+/*
+ * The checkpointer dies while the process is frozen (its image goes to a
+ * pipe nobody reads, so the write blocks): the process is thawed and goes
+ * on as if nothing happened.
+ */
+TEST_F(errors, killing_the_checkpointer_thaws_the_process)
+{
+	struct pollfd pfd = { .fd = self->t.out, .events = POLLIN };
+	int p[2], status;
+	pid_t req;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_TRUE(target_alive(&self->t, "1"));
+	ASSERT_EQ(0, pipe(p));
+	/* Any image is larger than a one-page pipe. */
+	ASSERT_EQ(0, fcntl(p[1], F_SETPIPE_SZ, 4096) < 0);
+	req = fork();
+	ASSERT_LE(0, req);
+	if (!req) {
+		struct ckpt_checkpoint a = { .pid = self->t.pid, .fd = p[1] };
+		int dev = open("/dev/ckpt", O_RDWR);
+
+		close(p[0]);
+		ioctl(dev, CKPT_IOC_CHECKPOINT, &a);
+		_exit(0);
+	}
+	close(p[1]);
+	/* Frozen (parked in the engine, uninterruptible): no answer. */
+	ASSERT_EQ(0, wait_state(self->t.pid, 'D'));
+	ASSERT_EQ(0, target_send(&self->t, "sp"));
+	EXPECT_EQ(0, poll(&pfd, 1, 2000));
+	ASSERT_EQ(0, kill(req, SIGKILL));
+	ASSERT_EQ(req, waitpid(req, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	/* Thawed: the answer comes, the count intact. */
+	EXPECT_TRUE(target_alive(&self->t, "2"));
+	close(p[0]);
 }
 
 /* Stops @pid and tries to checkpoint it, which must time out. */

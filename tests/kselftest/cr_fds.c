@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 
@@ -116,6 +117,74 @@ static void stale_epoll_target(void)
 	_exit(0);
 }
 
+/*
+ * fd 7: read end (non-blocking) of a pipe holding "hello world", also at
+ * fd 9; fd 8 its write end. fd 10: read end of a pipe holding "bye" whose
+ * write end is closed (EOF after the bytes).
+ */
+static void pipe_target(void)
+{
+	char c, buf[64], line[256];
+	int p[2], q[2];
+	ssize_t n;
+
+	if (pipe2(p, O_NONBLOCK) || dup2(p[0], 7) != 7 || dup2(p[1], 8) != 8 ||
+	    dup2(7, 9) != 9 || pipe(q) || dup2(q[0], 10) != 10)
+		_exit(9);
+	close(p[0]);
+	close(p[1]);
+	fcntl(8, F_SETFL, 0);	/* only the read end is non-blocking */
+	if (write(8, "hello world", 11) != 11 || write(q[1], "bye", 3) != 3)
+		_exit(9);
+	close(q[0]);
+	close(q[1]);
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		if (c == 's') {
+			say("set");
+			continue;
+		}
+		if (c != 'p')
+			continue;
+		n = read(7, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		snprintf(line, sizeof(line), "7:%s", buf);
+		n = read(7, buf, 1);
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 " again:%zd/%d", n, n < 0 && errno == EAGAIN);
+		if (write(8, "x", 1) != 1 || read(9, buf, 1) != 1)
+			_exit(10);
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), " 9:%c", buf[0]);
+		n = read(10, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), " 10:%s", buf);
+		n = read(10, buf, 1);
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), " eof:%zd", n);
+		say(line);
+	}
+}
+
+/* A pipe shared with a child made by fork(): an end is in another process. */
+static void shared_pipe_target(void)
+{
+	int p[2];
+	char c;
+
+	if (pipe(p))
+		_exit(9);
+	if (!fork()) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
+	while (read(0, &c, 1) == 1 && c != 'q')
+		say("set");
+	_exit(0);
+}
+
 FIXTURE(fds) {
 	char image[64];
 	char msg[256];
@@ -178,6 +247,41 @@ TEST_F(fds, an_epoll_watching_a_closed_descriptor_is_refused)
 						  sizeof(self->msg), NULL));
 	EXPECT_NE(NULL, strstr(self->msg, "epoll fd 4 watches fd 3")) TH_LOG("%s", self->msg);
 	EXPECT_EQ(0, kill(t.pid, 0));
+	ASSERT_EQ(0, target_send(&t, "q"));
+	target_end(&t);
+}
+
+TEST_F(fds, a_pipe_within_the_process_keeps_its_bytes)
+{
+	struct target t = {};
+	char buf[256];
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, pipe_target));
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
+					self->msg, sizeof(self->msg), NULL))
+		TH_LOG("%s", self->msg);
+	target_end(&t);
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("7:hello world again:-1/1 9:x 10:bye eof:0", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+}
+
+TEST_F(fds, a_pipe_shared_with_another_process_is_refused)
+{
+	struct target t = {};
+	char buf[16];
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, shared_pipe_target));
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+						  sizeof(self->msg), NULL));
+	EXPECT_NE(NULL, strstr(self->msg, "end open in another process"))
+		TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	target_end(&t);
 }

@@ -17,6 +17,7 @@
  *   FS         struct ckpt_img_fs               at most once (FILES, FS in any order)
  *   SIGNALS    struct ckpt_img_signals + [nr]   at most once, also before VMAS
  *   EPOLL      struct ckpt_img_epitem[]         at most once, also before VMAS
+ *   PIPE       struct ckpt_img_pipe + data      once per pipe, also before VMAS
  *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
  *   PAGES      struct ckpt_img_pages + data     any number, ascending address
  *   END        struct ckpt_img_end              last, exactly once
@@ -58,6 +59,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_FS,
 	CKPT_SECT_SIGNALS,
 	CKPT_SECT_EPOLL,
+	CKPT_SECT_PIPE,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -186,6 +188,7 @@ enum ckpt_img_file_kind {
 	CKPT_FILE_EVENTFD,	/* pos: the count; ino: CKPT_EVENTFD_SEMAPHORE */
 	CKPT_FILE_SIGNALFD,	/* dev: the signal mask (bit n-1 for signal n) */
 	CKPT_FILE_EPOLL,	/* its interest list is in the EPOLL section */
+	CKPT_FILE_PIPE,		/* ino: the pipe (its PIPE section); open_flags: the end */
 	__CKPT_FILE_KIND_MAX,
 };
 
@@ -232,6 +235,20 @@ struct ckpt_img_signals {
 	__u64 real_interval_ns;
 	__u32 nr;		/* struct ckpt_img_siginfo entries that follow */
 	__u32 pad;
+};
+
+/*
+ * An anonymous pipe both of whose ends are the process's: the bytes it
+ * holds and its size. Its descriptors are FILES entries of kind
+ * CKPT_FILE_PIPE with the same ino.
+ */
+#define CKPT_IMG_MAX_PIPE	(1U << 20)	/* /proc/sys/fs/pipe-max-size */
+
+struct ckpt_img_pipe {
+	__u64 ino;
+	__u32 len;		/* bytes of data that follow */
+	__u32 capacity;		/* F_GETPIPE_SZ */
+	__u8 data[];
 };
 
 /* One watched descriptor of an epoll instance, as epoll_ctl() adds it. */

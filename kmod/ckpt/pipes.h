@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CKPT_PIPES_H
+#define _CKPT_PIPES_H
+
+#include <linux/types.h>
+#include <uapi/linux/ckpt_image.h>
+
+struct file;
+
+/* Whether @file is an end of an anonymous pipe. */
+bool ckpt_is_pipe(const struct file *file);
+
+/*
+ * The PIPE section of the pipe @file is an end of: its content and size.
+ * -EXDEV if it has other than @readers and @writers open ends (an end in
+ * another process), -EOPNOTSUPP for a packet (O_DIRECT) pipe. *@out is
+ * kvmalloc'ed, *@len bytes.
+ */
+int ckpt_pipe_capture(struct file *file, unsigned int readers,
+		      unsigned int writers, struct ckpt_img_pipe **out,
+		      size_t *len);
+
+#endif /* _CKPT_PIPES_H */
