@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -209,6 +210,41 @@ static inline int ckpt_checkpoint_to(pid_t pid, const char *image,
 	if (out)
 		*out = a;
 	return ret;
+}
+
+/*
+ * Checkpoints @pid into @image and kills it, reaps @t (the target or the
+ * restarter it runs under) and restarts the image as @t. 0 or -errno, with
+ * the engine's message in @msg.
+ */
+static inline int target_cycle(struct target *t, pid_t pid, const char *image,
+			       char *msg, size_t len)
+{
+	int ret = ckpt_checkpoint_to(pid, image, CKPT_CHECKPOINT_KILL, msg, len,
+				     NULL);
+
+	if (ret)
+		return ret;
+	target_end(t);
+	return target_restart(t, image);
+}
+
+/* In a target: one line on standard output (to the test), or exit 8. */
+static inline void __attribute__((format(printf, 1, 2)))
+target_say(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n > (int)sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	if (write(1, line, n) != n)
+		_exit(8);
 }
 
 #endif /* _CKPT_TEST_H */

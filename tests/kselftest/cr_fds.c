@@ -16,11 +16,6 @@
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
 
-static void say(const char *line)
-{
-	if (write(1, line, strlen(line)) < 0 || write(1, "\n", 1) != 1)
-		_exit(8);
-}
 
 /*
  * fd 3: eventfd, count 5; fd 4: eventfd, semaphore, count 3, non-blocking;
@@ -60,7 +55,7 @@ static void anon_target(void)
 			_exit(0);
 		if (c == 'e') {		/* fire the once-only item */
 			n = epoll_wait(6, got, 8, 0);
-			say(n == 3 ? "fired" : "not fired");
+			target_say(n == 3 ? "fired" : "not fired");
 			continue;
 		}
 		if (c != 'p')
@@ -95,7 +90,7 @@ static void anon_target(void)
 		n = fcntl(4, F_GETFL) & O_NONBLOCK;
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " nb %d",
 			 !!n);
-		say(line);
+		target_say("%s", line);
 	}
 }
 
@@ -113,7 +108,7 @@ static void stale_epoll_target(void)
 	close(3);
 	(void)dup;
 	while (read(0, &c, 1) == 1 && c != 'q')
-		say("set");
+		target_say("set");
 	_exit(0);
 }
 
@@ -144,7 +139,7 @@ static void pipe_target(void)
 		if (c == 'q')
 			_exit(0);
 		if (c == 's') {
-			say("set");
+			target_say("set");
 			continue;
 		}
 		if (c != 'p')
@@ -163,7 +158,7 @@ static void pipe_target(void)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " 10:%s", buf);
 		n = read(10, buf, 1);
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " eof:%zd", n);
-		say(line);
+		target_say("%s", line);
 	}
 }
 
@@ -181,7 +176,7 @@ static void shared_pipe_target(void)
 		_exit(0);
 	}
 	while (read(0, &c, 1) == 1 && c != 'q')
-		say("set");
+		target_say("set");
 	_exit(0);
 }
 
@@ -259,11 +254,8 @@ TEST_F(fds, a_pipe_within_the_process_keeps_its_bytes)
 	CKPT_SETUP_SKIPPED();
 	ASSERT_EQ(0, target_start(&t, pipe_target));
 	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
-	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
-					self->msg, sizeof(self->msg), NULL))
-		TH_LOG("%s", self->msg);
-	target_end(&t);
-	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_cycle(&t, t.pid, self->image, self->msg,
+				  sizeof(self->msg))) TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
 	EXPECT_STREQ("7:hello world again:-1/1 9:x 10:bye eof:0", buf);
 	ASSERT_EQ(0, target_send(&t, "q"));

@@ -15,11 +15,6 @@
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
 
-static void say(const char *line)
-{
-	if (write(1, line, strlen(line)) < 0 || write(1, "\n", 1) != 1)
-		_exit(8);
-}
 
 static _Atomic int b_query;
 static char b_answer[64];
@@ -70,7 +65,7 @@ static void pending_target(void)
 			atomic_store(&b_query, 1);
 			while (atomic_load(&b_query) != 2)
 				usleep(1000);
-			say(b_answer);
+			target_say("%s", b_answer);
 			atomic_store(&b_query, 0);
 			continue;
 		}
@@ -87,7 +82,7 @@ static void pending_target(void)
 				      si.si_code, si.si_pid == getpid(),
 				      si.si_code == SI_QUEUE ? si.si_value.sival_int : 0);
 		}
-		say(line);
+		target_say("%s", line);
 	}
 }
 
@@ -117,13 +112,13 @@ static void alarm_target(void)
 			getitimer(ITIMER_REAL, &it);
 			snprintf(line, sizeof(line), "armed %d",
 				 it.it_value.tv_sec > 0 || it.it_value.tv_usec > 0);
-			say(line);
+			target_say("%s", line);
 		}
 		if (c == 'a') {
 			for (i = 0; i < 300 && !atomic_load(&alarms); i++)
 				usleep(100000);
 			snprintf(line, sizeof(line), "alarms %d", atomic_load(&alarms));
-			say(line);
+			target_say("%s", line);
 		}
 	}
 }
@@ -137,7 +132,7 @@ static void virtual_timer_target(void)
 	if (setitimer(ITIMER_VIRTUAL, &it, NULL))
 		_exit(9);
 	while (read(0, &c, 1) == 1 && c != 'q')
-		say("set");
+		target_say("set");
 	_exit(0);
 }
 
@@ -149,7 +144,7 @@ static void posix_timer_target(void)
 	if (timer_create(CLOCK_MONOTONIC, NULL, &t))
 		_exit(9);
 	while (read(0, &c, 1) == 1 && c != 'q')
-		say("set");
+		target_say("set");
 	_exit(0);
 }
 
@@ -184,12 +179,8 @@ TEST_F(signals, pending_signals_keep_their_info_order_and_thread)
 	/* B's signal is pending by the time it answers. */
 	ASSERT_EQ(0, target_ask(&t, "b", buf, sizeof(buf)));
 	ASSERT_STREQ("B usr2 1", buf);
-	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
-					self->msg, sizeof(self->msg), NULL))
-		TH_LOG("%s", self->msg);
-	target_end(&t);
-
-	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_cycle(&t, t.pid, self->image, self->msg,
+				  sizeof(self->msg))) TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_ask(&t, "b", buf, sizeof(buf)));
 	EXPECT_STREQ("B usr2 1", buf);
 	/* SIGUSR1 (tkill), then SIGRTMIN twice and SIGRTMIN+1 with their values. */
@@ -213,12 +204,8 @@ TEST_F(signals, an_armed_real_timer_fires_after_restart)
 	ASSERT_EQ(0, target_start(&t, alarm_target));
 	ASSERT_EQ(0, target_ask(&t, "g", buf, sizeof(buf)));
 	ASSERT_STREQ("armed 1", buf);
-	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
-					self->msg, sizeof(self->msg), NULL))
-		TH_LOG("%s", self->msg);
-	target_end(&t);
-
-	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_cycle(&t, t.pid, self->image, self->msg,
+				  sizeof(self->msg))) TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_ask(&t, "g", buf, sizeof(buf)));
 	EXPECT_STREQ("armed 1", buf);
 	ASSERT_EQ(0, target_ask(&t, "a", buf, sizeof(buf)));

@@ -23,19 +23,6 @@
 
 static char image2[64];
 
-static void say(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-	va_end(ap);
-	line[n++] = '\n';
-	if (write(1, line, n) != n)
-		_exit(8);
-}
 
 static void nap_ms(int ms)
 {
@@ -206,7 +193,7 @@ static void order_target(void)
 		pthread_create(&th, NULL, order_worker, (void *)w);
 	while (atomic_load(&workers_ready) < WORKERS)
 		nap_ms(1);
-	say("started");
+	target_say("started");
 	while (read(0, &c, 1) == 1) {
 		if (c != 'r')
 			continue;
@@ -214,9 +201,9 @@ static void order_target(void)
 		/* Before answering: the next round may start at once. */
 		atomic_store(&nev, 0);
 		if (why)
-			say("bad: %s", why);
+			target_say("bad: %s", why);
 		else
-			say("ok %d", ret);
+			target_say("ok %d", ret);
 	}
 	_exit(0);
 }
@@ -290,37 +277,37 @@ static void abort_target(void)
 	pthread_create(&th, NULL, abort_worker, NULL);
 	while (!atomic_load(&workers_ready))
 		nap_ms(1);
-	say("started");
+	target_say("started");
 	while (read(0, &c, 1) == 1) {
 		if (c >= '0' && c <= '3') {
 			atomic_store(&abort_mode, c - '0');
-			say("mode %c", c);
+			target_say("mode %c", c);
 		} else if (c == 'p') {	/* something the engine refuses */
 			if (socketpair(AF_UNIX, SOCK_STREAM, 0, pipefd))
 				_exit(24);
-			say("socket %d", pipefd[0]);
+			target_say("socket %d", pipefd[0]);
 		} else if (c == 'c') {
 			close(pipefd[0]);
 			close(pipefd[1]);
-			say("closed");
+			target_say("closed");
 		} else if (c == 'h') {
-			say("enter %d", ckpt_enter_cs());
+			target_say("enter %d", ckpt_enter_cs());
 		} else if (c == 'u') {
-			say("leave %d", ckpt_leave_cs());
+			target_say("leave %d", ckpt_leave_cs());
 		} else if (c == 'x') {	/* a daemon closing all it has */
-			say("close_range %d",
+			target_say("close_range %d",
 			    (int)syscall(SYS_close_range, 3, ~0U, 0));
 		} else if (c == 'n') {
-			say("rounds %d", atomic_load(&rounds));
+			target_say("rounds %d", atomic_load(&rounds));
 		} else if (c == 'z') {
-			say("silent %d", atomic_load(&silent));
+			target_say("silent %d", atomic_load(&silent));
 		} else if (c == 'r') {
 			int i;
 
 			for (i = 0; i < 1000 && atomic_load(&rounds) == seen; i++)
 				nap_ms(10);
 			seen = atomic_load(&rounds);
-			say("thread %d signal %d", atomic_load(&thread_ret),
+			target_say("thread %d signal %d", atomic_load(&thread_ret),
 			    atomic_load(&sig_ret));
 			atomic_store(&sig_ret, 99);
 		}
@@ -420,7 +407,7 @@ static void cs_target(void)
 		pthread_create(&th, NULL, cs_worker, NULL);
 	pthread_create(&th, NULL, cs_signal_thread, NULL);
 	pthread_create(&th, NULL, try_thread, NULL);
-	say("started");
+	target_say("started");
 	while (read(0, &c, 1) == 1) {
 		int before = atomic_load(&iterations);
 
@@ -429,7 +416,7 @@ static void cs_target(void)
 		/* Still running: the sections keep being entered. */
 		for (i = 0; i < 500 && atomic_load(&iterations) == before; i++)
 			nap_ms(10);
-		say("rounds %d violations %d try %d moving %d",
+		target_say("rounds %d violations %d try %d moving %d",
 		    atomic_load(&rounds), atomic_load(&violations),
 		    atomic_load(&try_result), atomic_load(&iterations) != before);
 	}
@@ -459,7 +446,7 @@ static void request_target(void)
 	must_init();
 	if (ckpt_register_callback(request_cb, NULL, CKPT_CB_THREAD) < 0)
 		_exit(21);
-	say("started");
+	target_say("started");
 	while (read(0, &c, 1) == 1) {
 		switch (c) {
 		case 'a':	/* asynchronous, from inside a critical section */
@@ -467,7 +454,7 @@ static void request_target(void)
 			ckpt_enter_cs();
 			ret = ckpt_request_checkpoint(&args, &req);
 			if (ret) {
-				say("request failed: %s", ckpt_last_error());
+				target_say("request failed: %s", ckpt_last_error());
 				break;
 			}
 			poll = ckpt_poll_checkpoint(req, 300);
@@ -476,7 +463,7 @@ static void request_target(void)
 			atomic_store(&left_section, 1);
 			ckpt_leave_cs();
 			ret = ckpt_wait_checkpoint(req);
-			say("poll %d pending %d image %d ret %d image %d saw_left %d",
+			target_say("poll %d pending %d image %d ret %d image %d saw_left %d",
 			    poll, st.in_progress, before, ret,
 			    !access(image2, F_OK), atomic_load(&saw_left));
 			break;
@@ -484,14 +471,14 @@ static void request_target(void)
 			ckpt_enter_cs();
 			ret = ckpt_request_checkpoint(&args, NULL);
 			ckpt_leave_cs();
-			say("deadlock %d", ret);
+			target_say("deadlock %d", ret);
 			break;
 		case 's':	/* synchronous: continue */
 		case 'k':	/* synchronous: and end the process */
 			args.flags = c == 'k' ? CKPT_REQUEST_KILL : 0;
 			ret = ckpt_request_checkpoint(&args, NULL);
 			ckpt_status(&st);
-			say("sync %d restarts %u from %s", ret, st.restarts,
+			target_say("sync %d restarts %u from %s", ret, st.restarts,
 			    st.restarted_from[0] ? st.restarted_from : "-");
 			break;
 		}
@@ -531,7 +518,7 @@ static void fork_child(void)
 		if (now != seen) {
 			seen = now;
 			nap_ms(100);	/* let the signal side finish */
-			say("child %d thread %d signal %d", atomic_load(&fork_cb_pid),
+			target_say("child %d thread %d signal %d", atomic_load(&fork_cb_pid),
 			    now, atomic_load(&fork_signal_calls));
 		}
 		nap_ms(10);
@@ -552,12 +539,12 @@ static void fork_target(void)
 		_exit(23);
 	if (!child)
 		fork_child();
-	say("child %d", child);
+	target_say("child %d", child);
 	while (read(0, &c, 1) == 1) {
 		if (c != 'p')
 			continue;
 		nap_ms(100);
-		say("parent %d thread %d signal %d", atomic_load(&fork_cb_pid),
+		target_say("parent %d thread %d signal %d", atomic_load(&fork_cb_pid),
 		    atomic_load(&fork_thread_calls), atomic_load(&fork_signal_calls));
 	}
 	kill(child, SIGKILL);
@@ -596,7 +583,7 @@ static void reopen_target(void)
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock) ||
 	    ckpt_register_callback(reopen_cb, NULL, CKPT_CB_THREAD) < 0)
 		_exit(21);
-	say("started");
+	target_say("started");
 	while (read(0, &c, 1) == 1) {
 		if (c != 'r')
 			continue;
@@ -607,7 +594,7 @@ static void reopen_target(void)
 		/* The socket works: a byte goes through it. */
 		if (write(sock[0], "x", 1) != 1 || read(sock[1], &b, 1) != 1)
 			b = '?';
-		say("ret %d reopened %d byte %c", atomic_load(&reopen_ret),
+		target_say("ret %d reopened %d byte %c", atomic_load(&reopen_ret),
 		    atomic_load(&reopen_ok), b ? b : '-');
 	}
 	_exit(0);
