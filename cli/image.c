@@ -37,6 +37,7 @@ void ckpt_image_free(struct ckpt_image *img)
 	free(img->files);
 	free(img->sigqueue);
 	free(img->epitems);
+	free(img->timerfds);
 	while (img->nr_pipes)
 		free(img->pipes[--img->nr_pipes]);
 	free(img->pipes);
@@ -206,6 +207,13 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 		img->pipes[img->nr_pipes++] = pd;
 		break;
 	}
+	case CKPT_SECT_TIMERFD:
+		img->nr_timerfds = s->len / sizeof(*img->timerfds);
+		img->timerfds = malloc(s->len);
+		if (!img->timerfds)
+			return fail(img, -ENOMEM, "out of memory");
+		memcpy(img->timerfds, payload, s->len);
+		break;
 	case CKPT_SECT_EPOLL:
 		img->nr_epitems = s->len / sizeof(*img->epitems);
 		img->epitems = malloc(s->len);

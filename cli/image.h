@@ -57,6 +57,8 @@ struct ckpt_image {
 	bool has_fs;
 	struct ckpt_img_signals signals;	/* zero if the image has none */
 	struct ckpt_img_siginfo *sigqueue;	/* [signals.nr] */
+	struct ckpt_img_timerfd *timerfds;	/* [nr_timerfds] */
+	__u32 nr_timerfds;
 	struct ckpt_img_epitem *epitems;	/* [nr_epitems] */
 	__u32 nr_epitems;
 	struct ckpt_img_pipe **pipes;		/* [nr_pipes], each malloc'ed */

@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -366,8 +367,43 @@ static void place_fd(int fd, const struct ckpt_img_file *f)
 		child_fail("fd %u: %s", f->fd, strerror(errno));
 }
 
-/* eventfd (count and mode), signalfd (mask), epoll (items come later). */
-static void restore_anon(const struct ckpt_img_file *f)
+/* From linux/timerfd.h, which clashes with glibc's fcntl.h. */
+#ifndef TFD_IOC_SET_TICKS
+#define TFD_IOC_SET_TICKS	_IOW('T', 0, __u64)
+#endif
+
+/* A timerfd, re-armed relative to now with the time it had left. */
+static int restore_timerfd(const struct ckpt_image *img,
+			   const struct ckpt_img_file *f, int nonblock)
+{
+	const struct ckpt_img_timerfd *t = NULL;
+	struct itimerspec its = {};
+	uint32_t i;
+	int fd;
+
+	for (i = 0; i < img->nr_timerfds; i++)
+		if (img->timerfds[i].fd == f->fd)
+			t = &img->timerfds[i];
+	if (!t)
+		child_fail("timerfd %u has no TIMERFD entry", f->fd);
+	fd = timerfd_create(t->clockid, TFD_CLOEXEC | (nonblock ? TFD_NONBLOCK : 0));
+	if (fd < 0)
+		return fd;
+	its.it_value.tv_sec = t->value_ns / 1000000000ULL;
+	its.it_value.tv_nsec = t->value_ns % 1000000000ULL;
+	its.it_interval.tv_sec = t->interval_ns / 1000000000ULL;
+	its.it_interval.tv_nsec = t->interval_ns % 1000000000ULL;
+	if (timerfd_settime(fd, 0, &its, NULL))
+		child_fail("cannot arm timerfd %u: %s", f->fd, strerror(errno));
+	if (t->ticks && ioctl(fd, TFD_IOC_SET_TICKS, &t->ticks))
+		child_fail("cannot restore the %llu unread expirations of timerfd %u: %s",
+			   (unsigned long long)t->ticks, f->fd, strerror(errno));
+	return fd;
+}
+
+/* eventfd (count and mode), signalfd (mask), epoll (items come later), timerfd. */
+static void restore_anon(const struct ckpt_image *img,
+			 const struct ckpt_img_file *f)
 {
 	int nonblock = f->open_flags & O_NONBLOCK;
 	uint64_t count = f->pos;
@@ -393,6 +429,9 @@ static void restore_anon(const struct ckpt_img_file *f)
 		fd = epoll_create1(EPOLL_CLOEXEC);
 		if (fd >= 0 && nonblock && fcntl(fd, F_SETFL, O_NONBLOCK))
 			fd = -1;
+		break;
+	case CKPT_FILE_TIMERFD:
+		fd = restore_timerfd(img, f, nonblock);
 		break;
 	}
 	if (fd < 0)
@@ -495,7 +534,7 @@ static void restore_files(const struct ckpt_image *img)
 			continue;
 		}
 		if (f->kind >= CKPT_FILE_EVENTFD) {
-			restore_anon(f);
+			restore_anon(img, f);
 			continue;
 		}
 		fd = open(f->path, f->open_flags | O_CLOEXEC |

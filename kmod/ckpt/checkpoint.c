@@ -99,6 +99,8 @@ struct fd_scan {
 	unsigned long *ep_ino;		/* per item: the watched file */
 	u32 *ep_dev;
 	u32 nr_epitems;
+	struct ckpt_img_timerfd *timerfds;	/* CKPT_IMG_MAX_FILES */
+	u32 nr_timerfds;
 	struct ckpt_img_pipe **pipes;	/* CKPT_IMG_MAX_FILES: PIPE sections */
 	size_t *pipe_len;
 	u32 nr_pipes;
@@ -321,6 +323,13 @@ static int file_details(struct fd_scan *scan, char *whybuf)
 		case CKPT_FILE_SIGNALFD:
 			ret = ckpt_fdinfo_signalfd(file, &f->dev);
 			break;
+		case CKPT_FILE_TIMERFD:
+			scan->timerfds[scan->nr_timerfds].fd = f->fd;
+			ret = ckpt_fdinfo_timerfd(file,
+					&scan->timerfds[scan->nr_timerfds]);
+			if (!ret)
+				scan->nr_timerfds++;
+			break;
 		case CKPT_FILE_EPOLL:
 			ret = ckpt_fdinfo_epoll(file, f->fd, scan->epitems,
 						CKPT_IMG_MAX_EPITEMS,
@@ -371,11 +380,13 @@ static int capture_files(struct task_struct *task, struct fd_scan *scan,
 				GFP_KERNEL);
 	scan->pipes = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->pipes),
 			       GFP_KERNEL);
+	scan->timerfds = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->timerfds),
+				  GFP_KERNEL);
 	scan->pipe_len = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->pipe_len),
 				  GFP_KERNEL);
 	if (!scan->files || !scan->refs || !scan->raw_ino || !scan->raw_dev ||
 	    !scan->epitems || !scan->ep_ino || !scan->ep_dev || !scan->pipes ||
-	    !scan->pipe_len)
+	    !scan->pipe_len || !scan->timerfds)
 		return -ENOMEM;
 	scan->registered = ckpt_cb_file(reg);
 	task_lock(task);
@@ -563,6 +574,10 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 	for (i = 0; !ret && i < scan->nr_pipes; i++)
 		ret = ckpt_write_sect(w, CKPT_SECT_PIPE, scan->pipes[i],
 				      scan->pipe_len[i], NULL, 0);
+	if (!ret && scan->nr_timerfds)
+		ret = ckpt_write_sect(w, CKPT_SECT_TIMERFD, scan->timerfds,
+				      scan->nr_timerfds * sizeof(*scan->timerfds),
+				      NULL, 0);
 	if (!ret && scan->nr_epitems)
 		ret = ckpt_write_sect(w, CKPT_SECT_EPOLL, scan->epitems,
 				      scan->nr_epitems * sizeof(*scan->epitems),
@@ -725,6 +740,7 @@ out_free:
 		kvfree(scan.pipes[i]);
 	kvfree(scan.pipes);
 	kvfree(scan.pipe_len);
+	kvfree(scan.timerfds);
 	ckpt_mm_capture_free(&mc);
 	kvfree(proc);
 	kvfree(fs);

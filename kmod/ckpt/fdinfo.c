@@ -28,6 +28,8 @@ int ckpt_anon_kind(const struct file *file)
 		return CKPT_FILE_SIGNALFD;
 	if (!strcmp(name, "[eventpoll]"))
 		return CKPT_FILE_EPOLL;
+	if (!strcmp(name, "[timerfd]"))
+		return CKPT_FILE_TIMERFD;
 	return -1;
 }
 
@@ -87,6 +89,26 @@ int ckpt_fdinfo_signalfd(struct file *file, u64 *mask)
 	p = strstr(buf, "sigmask:");
 	if (p && sscanf(p, "sigmask: %llx", mask) == 1)
 		ret = 0;
+	kvfree(buf);
+	return ret;
+}
+
+int ckpt_fdinfo_timerfd(struct file *file, struct ckpt_img_timerfd *t)
+{
+	char *buf = fdinfo(file, 512), *p;
+	unsigned long long vs, vns, is, ins;
+	int ret = -EPROTO;
+
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	p = strstr(buf, "clockid:");
+	if (p && sscanf(p, "clockid: %d ticks: %llu settime flags: 0%o it_value: (%llu, %llu) it_interval: (%llu, %llu)",
+			&t->clockid, &t->ticks, &t->settime_flags, &vs, &vns,
+			&is, &ins) == 7) {
+		t->value_ns = vs * NSEC_PER_SEC + vns;
+		t->interval_ns = is * NSEC_PER_SEC + ins;
+		ret = 0;
+	}
 	kvfree(buf);
 	return ret;
 }

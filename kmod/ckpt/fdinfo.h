@@ -6,8 +6,9 @@
 
 struct file;
 struct ckpt_img_epitem;
+struct ckpt_img_timerfd;
 
-/* CKPT_FILE_EVENTFD, _SIGNALFD or _EPOLL for such an anonymous file; else -1. */
+/* CKPT_FILE_EVENTFD, _SIGNALFD, _EPOLL or _TIMERFD for such a file; else -1. */
 int ckpt_anon_kind(const struct file *file);
 
 /* An eventfd's count and CKPT_EVENTFD_* flags. -EPROTO if unreadable. */
@@ -15,6 +16,9 @@ int ckpt_fdinfo_eventfd(struct file *file, u64 *count, u64 *flags);
 
 /* A signalfd's mask (bit n-1 for signal n). */
 int ckpt_fdinfo_signalfd(struct file *file, u64 *mask);
+
+/* A timerfd's clock, flags, unread ticks, time left and interval (not fd). */
+int ckpt_fdinfo_timerfd(struct file *file, struct ckpt_img_timerfd *t);
 
 /*
  * Appends the interest list of epoll @file (descriptor @epfd) to @items

@@ -33,6 +33,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_SIGNALS]	= "SIGNALS",
 	[CKPT_SECT_EPOLL]	= "EPOLL",
 	[CKPT_SECT_PIPE]	= "PIPE",
+	[CKPT_SECT_TIMERFD]	= "TIMERFD",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -99,6 +100,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return (__u64)CKPT_IMG_MAX_EPITEMS * sizeof(struct ckpt_img_epitem);
 	case CKPT_SECT_PIPE:
 		return sizeof(struct ckpt_img_pipe) + CKPT_IMG_MAX_PIPE;
+	case CKPT_SECT_TIMERFD:
+		return (__u64)CKPT_IMG_MAX_FILES * sizeof(struct ckpt_img_timerfd);
 	case CKPT_SECT_SIGNALS:
 		return sizeof(struct ckpt_img_signals) +
 		       (__u64)CKPT_IMG_MAX_SIGQUEUE * sizeof(struct ckpt_img_siginfo);
@@ -132,6 +135,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			break;
 		if (s->type == CKPT_SECT_PIPE && st->nr_pipes < CKPT_IMG_MAX_FILES)
 			break;
+		if (s->type == CKPT_SECT_TIMERFD && !st->timerfd_seen)
+			break;
 		if (s->type != st->expect)
 			return FAIL(st, EBADMSG, "sections out of order");
 		break;
@@ -161,6 +166,9 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	     (s->len - sizeof(struct ckpt_img_signals)) %
 	     sizeof(struct ckpt_img_siginfo)))
 		return FAIL(st, EBADMSG, "SIGNALS length is not a whole number of signals");
+	if (s->type == CKPT_SECT_TIMERFD &&
+	    (!s->len || s->len % sizeof(struct ckpt_img_timerfd)))
+		return FAIL(st, EBADMSG, "TIMERFD length is not a whole number of timers");
 	if (s->type == CKPT_SECT_PIPE && s->len < sizeof(struct ckpt_img_pipe))
 		return FAIL(st, EBADMSG, "PIPE section too short");
 	if (s->type == CKPT_SECT_EPOLL &&
@@ -169,7 +177,7 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_THREAD &&
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
 	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_PIPE &&
-	    s->len != max)
+	    s->type != CKPT_SECT_TIMERFD && s->len != max)
 		return FAIL(st, EBADMSG, "section length does not match its kind");
 	return 0;
 }
@@ -425,6 +433,18 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		if (!ret)
 			st->files_seen = 1;
 		break;
+	case CKPT_SECT_TIMERFD: {
+		const struct ckpt_img_timerfd *t = payload;
+		__u64 i;
+
+		for (i = 0; i < s->len / sizeof(*t); i++, t++)
+			if (t->fd >= (1U << 20) || t->pad || t->settime_flags & ~3U ||
+			    t->clockid < 0 || t->clockid > 11 ||
+			    t->value_ns > (1ULL << 62) || t->interval_ns > (1ULL << 62))
+				return FAIL(st, EBADMSG, "timerfd out of bounds");
+		st->timerfd_seen = 1;
+		break;
+	}
 	case CKPT_SECT_PIPE: {
 		const struct ckpt_img_pipe *pd = payload;
 

@@ -40,6 +40,7 @@ struct ckpt_img_state {
 	__u32 signals_seen;	/* SIGNALS accepted */
 	__u32 epoll_seen;	/* EPOLL accepted */
 	__u32 nr_pipes;		/* PIPE sections accepted */
+	__u32 timerfd_seen;	/* TIMERFD accepted */
 	const char *why;
 };
 

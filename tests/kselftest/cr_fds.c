@@ -12,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
@@ -180,6 +181,52 @@ static void shared_pipe_target(void)
 	_exit(0);
 }
 
+/*
+ * fd 3: a one-shot timerfd that already fired (one unread expiration);
+ * fd 4: a non-blocking monotonic timerfd, 4 s left, 500 ms interval.
+ */
+static void timerfd_target(void)
+{
+	struct itimerspec fired = { .it_value = { 0, 1000000 } };
+	struct itimerspec armed = { .it_value = { 4, 0 }, .it_interval = { 0, 500000000 } };
+	struct itimerspec now;
+	struct pollfd p = { .fd = 3, .events = POLLIN };
+	uint64_t ticks;
+	char c;
+
+	if (timerfd_create(CLOCK_MONOTONIC, 0) != 3 ||
+	    timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK) != 4 ||
+	    timerfd_settime(3, 0, &fired, NULL) || timerfd_settime(4, 0, &armed, NULL) ||
+	    poll(&p, 1, 5000) != 1)
+		_exit(9);
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		if (c == 's') {
+			target_say("set");
+			continue;
+		}
+		if (c != 'p')
+			continue;
+		/* fd 3: its tick; fd 4: armed, its interval, nothing yet, then a tick. */
+		timerfd_gettime(4, &now);
+		if (read(3, &ticks, 8) != 8)
+			_exit(10);
+		target_say("3:%llu 4:%d %ld.%09ld %d %d", (unsigned long long)ticks,
+			   (now.it_value.tv_sec > 0 || now.it_value.tv_nsec > 0) &&
+			   now.it_value.tv_sec <= 4,
+			   (long)now.it_interval.tv_sec, now.it_interval.tv_nsec,
+			   read(4, &ticks, 8) < 0 && errno == EAGAIN,
+			   fcntl(4, F_GETFL) & O_NONBLOCK ? 1 : 0);
+		p.fd = 4;
+		if (poll(&p, 1, 10000) != 1 || read(4, &ticks, 8) != 8 || !ticks)
+			_exit(11);
+		target_say("fired");
+	}
+}
+
 FIXTURE(fds) {
 	char image[64];
 	char msg[256];
@@ -276,6 +323,24 @@ TEST_F(fds, a_pipe_shared_with_another_process_is_refused)
 		TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	target_end(&t);
+}
+
+TEST_F(fds, timerfds_keep_their_ticks_and_timers)
+{
+	struct target t = {};
+	char buf[128];
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, timerfd_target));
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	ASSERT_EQ(0, target_cycle(&t, t.pid, self->image, self->msg, sizeof(self->msg)))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("3:1 4:1 0.500000000 1 1", buf);
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+	EXPECT_STREQ("fired", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
 }
 
 TEST_HARNESS_MAIN

@@ -18,6 +18,7 @@
  *   SIGNALS    struct ckpt_img_signals + [nr]   at most once, also before VMAS
  *   EPOLL      struct ckpt_img_epitem[]         at most once, also before VMAS
  *   PIPE       struct ckpt_img_pipe + data      once per pipe, also before VMAS
+ *   TIMERFD    struct ckpt_img_timerfd[]        at most once, also before VMAS
  *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
  *   PAGES      struct ckpt_img_pages + data     any number, ascending address
  *   END        struct ckpt_img_end              last, exactly once
@@ -60,6 +61,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_SIGNALS,
 	CKPT_SECT_EPOLL,
 	CKPT_SECT_PIPE,
+	CKPT_SECT_TIMERFD,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -189,6 +191,7 @@ enum ckpt_img_file_kind {
 	CKPT_FILE_SIGNALFD,	/* dev: the signal mask (bit n-1 for signal n) */
 	CKPT_FILE_EPOLL,	/* its interest list is in the EPOLL section */
 	CKPT_FILE_PIPE,		/* ino: the pipe (its PIPE section); open_flags: the end */
+	CKPT_FILE_TIMERFD,	/* its timer is in the TIMERFD section */
 	__CKPT_FILE_KIND_MAX,
 };
 
@@ -249,6 +252,17 @@ struct ckpt_img_pipe {
 	__u32 len;		/* bytes of data that follow */
 	__u32 capacity;		/* F_GETPIPE_SZ */
 	__u8 data[];
+};
+
+/* A timerfd: re-armed relative to the restart with the time it had left. */
+struct ckpt_img_timerfd {
+	__u32 fd;
+	__s32 clockid;
+	__u32 settime_flags;	/* TFD_TIMER_ABSTIME, TFD_TIMER_CANCEL_ON_SET */
+	__u32 pad;
+	__u64 ticks;		/* expirations not read yet */
+	__u64 value_ns;		/* time left; 0: disarmed */
+	__u64 interval_ns;
 };
 
 /* One watched descriptor of an epoll instance, as epoll_ctl() adds it. */
