@@ -260,7 +260,7 @@ long ckpt_ioctl_cb_ready(struct file *file, struct ckpt_cb_ready __user *uarg)
 	for (i = 0; i < ARRAY_SIZE(a.reserved); i++)
 		if (a.reserved[i])
 			return -EINVAL;
-	if (a.verdict < CKPT_CB_GO || a.verdict > CKPT_CB_ABORT_PERM ||
+	if (a.verdict < CKPT_CB_GO || a.verdict > CKPT_CB_PROBE ||
 	    a.msg_len >= 256)
 		return -EINVAL;
 	if (a.msg && a.msg_len) {
@@ -285,6 +285,11 @@ long ckpt_ioctl_cb_ready(struct file *file, struct ckpt_cb_ready __user *uarg)
 	}
 	if (a.id != reg->req_id) {
 		ret = a.id && a.id == reg->done_id ? reg->done_result : -ESRCH;
+		mutex_unlock(&reg_lock);
+		goto out;
+	}
+	if (a.verdict == CKPT_CB_PROBE) {
+		ret = reg->verdict < 0 ? 0 : -EALREADY;
 		mutex_unlock(&reg_lock);
 		goto out;
 	}

@@ -265,6 +265,17 @@ static int engine_ready(struct round *r, uint64_t id)
 
 static uint64_t round_id;
 
+/* 0 while request @id still waits for the callbacks, else how it ended. */
+static int probe(uint64_t id)
+{
+	struct ckpt_cb_ready rd;
+
+	memset(&rd, 0, sizeof(rd));
+	rd.id = id;
+	rd.verdict = CKPT_CB_PROBE;
+	return ioctl(ckpt_lib.devfd, CKPT_IOC_CB_READY, &rd) ? -errno : 0;
+}
+
 /* The library's signal, queued with the round's number. */
 static int send_signal(pid_t tid, int gen)
 {
@@ -344,6 +355,10 @@ int ckpt_run_round(unsigned int flags, unsigned int timeout_ms, uint64_t id)
 		res = engine_ready(r, round_id);
 		goto out;
 	}
+	/* The requester may have given up while sections drained. */
+	res = probe(round_id);
+	if (res)
+		goto out;
 	ckpt_in_callback = 1;
 	res = descend(r->nr_callbacks, 0);
 	ckpt_in_callback = 0;

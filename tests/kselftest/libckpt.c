@@ -765,6 +765,10 @@ TEST_F(lib, a_section_held_too_long_fails_the_request_then_yields)
 	EXPECT_STREQ("rounds 0", buf);
 	ASSERT_EQ(0, target_ask(&t, "u", buf, sizeof(buf)));
 	ASSERT_STREQ("leave 0", buf);
+	/* Nor once the section is left: that request is over. */
+	nap_ms(500);
+	ASSERT_EQ(0, target_ask(&t, "n", buf, sizeof(buf)));
+	EXPECT_STREQ("rounds 0", buf);
 	/* The callback thread is back waiting: the next request is served. */
 	ASSERT_EQ(0, checkpoint_timeout(t.pid, self->image, 10000, self->msg))
 		TH_LOG("%s", self->msg);

@@ -93,7 +93,9 @@
  *        The callbacks of request @id are done: @verdict CKPT_CB_GO lets the
  *        checkpoint proceed and waits for it to end; CKPT_CB_ABORT_TEMP and
  *        CKPT_CB_ABORT_PERM fail the request (-EAGAIN and -ECANCELED for the
- *        requester, with @msg) and return the same error at once. Returns 0
+ *        requester, with @msg) and return the same error at once;
+ *        CKPT_CB_PROBE changes nothing and returns 0 while request @id is
+ *        still waiting for its verdict, else how it ended. Returns 0
  *        when the process continues after the checkpoint, 1 when it runs
  *        again from the image (then @source is filled), or the negative
  *        error that ended the checkpoint.
@@ -216,6 +218,7 @@ enum ckpt_cb_verdict {
 	CKPT_CB_GO,
 	CKPT_CB_ABORT_TEMP,
 	CKPT_CB_ABORT_PERM,
+	CKPT_CB_PROBE,		/* only ask: 0 while @id is still wanted */
 };
 
 struct ckpt_cb_ready {
