@@ -321,6 +321,19 @@ static int move_fd(int fd, int above)
  */
 static const char *restart_source;
 
+/* Places @fd at @f's descriptor with its close-on-exec flag. */
+static void place_fd(int fd, const struct ckpt_img_file *f)
+{
+	if (fd != (int)f->fd) {
+		if (dup2(fd, f->fd) < 0)
+			child_fail("cannot place %s at fd %u: %s", f->path,
+				   f->fd, strerror(errno));
+		close(fd);
+	}
+	if (fcntl(f->fd, F_SETFD, f->flags & CKPT_FILE_CLOEXEC ? FD_CLOEXEC : 0))
+		child_fail("fd %u: %s", f->fd, strerror(errno));
+}
+
 /*
  * A fresh /dev/ckpt takes the place of the old one; the one that carried
  * libckpt's registration is registered as restarted from this image, which
@@ -337,14 +350,7 @@ static void restore_ckpt_dev(const struct ckpt_img_file *f)
 	if (fd < 0)
 		child_fail("cannot reopen %s (fd %u): %s", engine_device(),
 			   f->fd, strerror(errno));
-	if (fd != (int)f->fd) {
-		if (dup2(fd, f->fd) < 0)
-			child_fail("cannot place %s at fd %u: %s",
-				   engine_device(), f->fd, strerror(errno));
-		close(fd);
-	}
-	if (fcntl(f->fd, F_SETFD, f->flags & CKPT_FILE_CLOEXEC ? FD_CLOEXEC : 0))
-		child_fail("fd %u: %s", f->fd, strerror(errno));
+	place_fd(fd, f);
 	if (!(f->flags & CKPT_FILE_REGISTERED))
 		return;
 	reg.source = (uintptr_t)restart_source;
@@ -352,19 +358,6 @@ static void restore_ckpt_dev(const struct ckpt_img_file *f)
 	if (ioctl(f->fd, CKPT_IOC_REGISTER, &reg))
 		child_fail("cannot restore the callback registration (fd %u): %s",
 			   f->fd, strerror(errno));
-}
-
-/* Places @fd at @f's descriptor with its close-on-exec flag. */
-static void place_fd(int fd, const struct ckpt_img_file *f)
-{
-	if (fd != (int)f->fd) {
-		if (dup2(fd, f->fd) < 0)
-			child_fail("cannot place %s at fd %u: %s", f->path,
-				   f->fd, strerror(errno));
-		close(fd);
-	}
-	if (fcntl(f->fd, F_SETFD, f->flags & CKPT_FILE_CLOEXEC ? FD_CLOEXEC : 0))
-		child_fail("fd %u: %s", f->fd, strerror(errno));
 }
 
 /* From linux/timerfd.h, which clashes with glibc's fcntl.h. */
@@ -556,15 +549,7 @@ static void restore_files(const struct ckpt_image *img)
 			child_fail("cannot seek %s (fd %u) to %llu: %s", f->path,
 				   f->fd, (unsigned long long)f->pos,
 				   strerror(errno));
-		if (fd != (int)f->fd) {
-			if (dup2(fd, f->fd) < 0)
-				child_fail("cannot place %s at fd %u: %s", f->path,
-					   f->fd, strerror(errno));
-			close(fd);
-		}
-		if (fcntl(f->fd, F_SETFD,
-			  f->flags & CKPT_FILE_CLOEXEC ? FD_CLOEXEC : 0))
-			child_fail("fd %u: %s", f->fd, strerror(errno));
+		place_fd(fd, f);
 	}
 }
 

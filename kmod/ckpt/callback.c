@@ -200,13 +200,11 @@ long ckpt_ioctl_cb_wait(struct file *file, struct ckpt_cb_request __user *uarg)
 	struct ckpt_cb_request a;
 	struct ckpt_reg *reg;
 	long ret;
-	int i;
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	for (i = 0; i < ARRAY_SIZE(a.reserved); i++)
-		if (a.reserved[i])
-			return -EINVAL;
+	if (memchr_inv(a.reserved, 0, sizeof(a.reserved)))
+		return -EINVAL;
 	reg = get_own(file);
 	if (!reg)
 		return -ENOENT;
@@ -253,13 +251,11 @@ long ckpt_ioctl_cb_ready(struct file *file, struct ckpt_cb_ready __user *uarg)
 	struct ckpt_reg *reg;
 	char *msg = NULL;
 	long ret;
-	int i;
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	for (i = 0; i < ARRAY_SIZE(a.reserved); i++)
-		if (a.reserved[i])
-			return -EINVAL;
+	if (memchr_inv(a.reserved, 0, sizeof(a.reserved)))
+		return -EINVAL;
 	if (a.verdict < CKPT_CB_GO || a.verdict > CKPT_CB_PROBE ||
 	    a.msg_len >= 256)
 		return -EINVAL;
