@@ -53,11 +53,11 @@ KMOD_SRCS := $(wildcard kmod/ckpt/*.c kmod/ckpt/*.h) kmod/ckpt/Kbuild \
 
 # Every cli/*.c is part of ckpt, with the image checks shared with the engine.
 CLI_OBJS := $(patsubst cli/%.c,$(O)/cli/%.o,$(wildcard cli/*.c)) \
-	$(O)/cli/image_check.o
+	$(O)/cli/image_check.o $(O)/cli/csum.o
 # cli/ first: kmod/ckpt has headers of the same names (image.h).
 CLI_CFLAGS := -Icli -Ikmod/ckpt
 MKIMAGE := $(O)/tests/host/mkimage
-MKIMAGE_OBJS := $(O)/cli/image_check.o $(O)/cli/crc32.o
+MKIMAGE_OBJS := $(O)/cli/image_check.o $(O)/cli/csum.o
 
 # The image fuzzer (make fuzz), built with clang's libFuzzer and sanitizers
 # from the same sources as ckpt inspect; never part of a plain make.
@@ -65,7 +65,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ := $(O)/fuzz/image_fuzz
 FUZZ_SRCS := tests/fuzz/image_fuzz.c cli/image.c cli/inspect.c cli/json.c \
-	cli/crc32.c kmod/ckpt/image_check.c
+	kmod/ckpt/csum.c kmod/ckpt/image_check.c
 FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-Iinclude/uapi -Icli -Ikmod/ckpt -DCKPT_VERSION='"$(VERSION)"'
@@ -164,8 +164,8 @@ $(O)/cli/%.o: cli/%.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) $(CLI_CFLAGS) -DCKPT_LIBDIR='"$(PREFIX)/lib"' -c -o $@ $<
 
-# The engine's image checks, compiled as they are for userspace.
-$(O)/cli/image_check.o: kmod/ckpt/image_check.c
+# The engine's image checks and checksum, compiled as they are for userspace.
+$(O)/cli/image_check.o $(O)/cli/csum.o: $(O)/cli/%.o: kmod/ckpt/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) $(CLI_CFLAGS) -c -o $@ $<

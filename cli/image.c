@@ -263,8 +263,8 @@ static int read_sect(struct ckpt_image *img, int fd)
 
 	/* Name the section in messages only if its header is intact. */
 	copy = s;
-	copy.hcrc = 0;
-	if (ckpt_crc32(0, &copy, sizeof(copy)) == s.hcrc)
+	copy.hcsum = 0;
+	if (ckpt_csum(&copy, sizeof(copy)) == s.hcsum)
 		e->type = s.type;
 
 	ret = ckpt_img_next(&img->st, &s);

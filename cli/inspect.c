@@ -183,9 +183,9 @@ static void text_process(FILE *f, const struct ckpt_image *img, bool verbose)
 		ULL(p->start_stack));
 	fprintf(f, "  args %llx-%llx env %llx-%llx\n", ULL(p->arg_start),
 		ULL(p->arg_end), ULL(p->env_start), ULL(p->env_end));
-	fprintf(f, "  vvar %llx +%llu, vdso %llx +%llu, vdso crc %08x\n",
+	fprintf(f, "  vvar %llx +%llu, vdso %llx +%llu, vdso checksum %08x\n",
 		ULL(p->vvar), ULL(p->vvar_size), ULL(p->vdso),
-		ULL(p->vdso_size), p->vdso_crc);
+		ULL(p->vdso_size), p->vdso_csum);
 	fprintf(f, "  auxv");
 	for (i = 0; i + 1 < CKPT_IMG_AUXV_WORDS && p->auxv[i]; i += 2)
 		fprintf(f, " %llu=0x%llx", ULL(p->auxv[i]),
@@ -366,9 +366,9 @@ static void json_process(FILE *f, const struct ckpt_img_process *p)
 	fprintf(f, ",\"arg_start\":\"0x%llx\",\"arg_end\":\"0x%llx\",\"env_start\":\"0x%llx\",\"env_end\":\"0x%llx\"",
 		ULL(p->arg_start), ULL(p->arg_end), ULL(p->env_start),
 		ULL(p->env_end));
-	fprintf(f, ",\"vdso\":\"0x%llx\",\"vdso_size\":%llu,\"vvar\":\"0x%llx\",\"vvar_size\":%llu,\"vdso_crc\":%u",
+	fprintf(f, ",\"vdso\":\"0x%llx\",\"vdso_size\":%llu,\"vvar\":\"0x%llx\",\"vvar_size\":%llu,\"vdso_csum\":%u",
 		ULL(p->vdso), ULL(p->vdso_size), ULL(p->vvar),
-		ULL(p->vvar_size), p->vdso_crc);
+		ULL(p->vvar_size), p->vdso_csum);
 	fprintf(f, ",\"rlimits\":{");
 	for (i = 0; i < CKPT_IMG_NRLIMITS; i++) {
 		fprintf(f, "%s\"%s\":[", i ? "," : "", rlimit_names[i]);

@@ -5,18 +5,12 @@
  * image_check.c, the same code userspace runs.
  */
 
-#include <linux/crc32.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
 #include "image.h"
-
-__u32 ckpt_crc32(__u32 crc, const void *buf, unsigned long len)
-{
-	return ~crc32_le(~crc, buf, len);
-}
 
 static const u8 zero_pad[8];
 
@@ -83,8 +77,8 @@ int ckpt_write_sect(struct ckpt_writer *w, u32 type, const void *a,
 	size_t pad = (8 - (s.len & 7)) & 7;
 	int ret;
 
-	s.crc = ckpt_crc32(ckpt_crc32(0, a, alen), b, blen);
-	s.hcrc = ckpt_crc32(0, &s, sizeof(s));
+	s.csum = ckpt_csum2(a, alen, b, blen);
+	s.hcsum = ckpt_csum(&s, sizeof(s));
 
 	ret = write_all(w, &s, sizeof(s));
 	if (!ret)

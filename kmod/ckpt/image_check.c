@@ -56,8 +56,8 @@ void ckpt_img_sect(struct ckpt_sect *s, __u32 type, const void *payload,
 	memset(s, 0, sizeof(*s));
 	s->type = type;
 	s->len = len;
-	s->crc = ckpt_crc32(0, payload, len);
-	s->hcrc = ckpt_crc32(0, s, sizeof(*s));
+	s->csum = ckpt_csum(payload, len);
+	s->hcsum = ckpt_csum(s, sizeof(*s));
 }
 
 /* Whether any of @len bytes at @p is not zero. */
@@ -116,8 +116,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 
 	if (st->done)
 		return FAIL(st, EBADMSG, "data after the END section");
-	copy.hcrc = 0;
-	if (ckpt_crc32(0, &copy, sizeof(copy)) != s->hcrc)
+	copy.hcsum = 0;
+	if (ckpt_csum(&copy, sizeof(copy)) != s->hcsum)
 		return FAIL(st, EBADMSG, "section header checksum mismatch");
 	if (s->flags)
 		return FAIL(st, EINVAL, "section flags set");
@@ -393,7 +393,7 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 {
 	int ret = 0;
 
-	if (ckpt_crc32(0, payload, s->len) != s->crc)
+	if (ckpt_csum(payload, s->len) != s->csum)
 		return FAIL(st, EBADMSG, "section checksum mismatch");
 
 	switch (s->type) {

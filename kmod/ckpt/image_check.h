@@ -15,8 +15,24 @@
 #include <linux/types.h>
 #include <linux/ckpt_image.h>
 
-/* CRC-32 (IEEE, zlib's crc32()): start with crc 0. Provided per side. */
-__u32 ckpt_crc32(__u32 crc, const void *buf, unsigned long len);
+/*
+ * The section checksum (csum.c): the low 32 bits of XXH64, seed 0, of the
+ * payload; ckpt_csum2() of two pieces is that of them concatenated. The
+ * streaming calls give the whole 64-bit digest (for tests).
+ */
+struct ckpt_csum {
+	__u64 v[4];
+	__u64 total;
+	__u8 mem[32];
+	__u32 fill;
+};
+
+void ckpt_csum_init(struct ckpt_csum *c);
+void ckpt_csum_update(struct ckpt_csum *c, const void *buf, unsigned long len);
+__u64 ckpt_csum_xxh64(const struct ckpt_csum *c);
+__u32 ckpt_csum(const void *buf, unsigned long len);
+__u32 ckpt_csum2(const void *a, unsigned long alen, const void *b,
+		 unsigned long blen);
 
 /* Largest payload any section may have: the bound for reader buffers. */
 #define CKPT_IMG_MAX_PAYLOAD \

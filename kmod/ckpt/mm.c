@@ -318,7 +318,7 @@ out_unlock:
 				      FOLL_FORCE) != proc->vdso_size)
 			ret = -EIO;
 		else
-			proc->vdso_crc = ckpt_crc32(0, text, proc->vdso_size);
+			proc->vdso_csum = ckpt_csum(text, proc->vdso_size);
 		kvfree(text);
 		if (ret)
 			return ret;
@@ -507,7 +507,7 @@ int ckpt_mm_check_vdso(const struct ckpt_img_process *proc, const char **why)
 		return -ENOMEM;
 	if (copy_from_user(text, (void __user *)(unsigned long)vdso, vdso_size))
 		ret = -EFAULT;
-	else if (ckpt_crc32(0, text, vdso_size) != proc->vdso_crc) {
+	else if (ckpt_csum(text, vdso_size) != proc->vdso_csum) {
 		*why = "this kernel's vdso differs from the image's (another kernel build)";
 		ret = -ENOEXEC;
 	}

@@ -34,9 +34,9 @@ static void fix_checksums(uint8_t *data, size_t size)
 		memcpy(&s, data + off, sizeof(s));
 		avail = size - off - sizeof(s);
 		len = s.len < avail ? s.len : avail;
-		s.crc = ckpt_crc32(0, data + off + sizeof(s), len);
-		s.hcrc = 0;
-		s.hcrc = ckpt_crc32(0, &s, sizeof(s));
+		s.csum = ckpt_csum(data + off + sizeof(s), len);
+		s.hcsum = 0;
+		s.hcsum = ckpt_csum(&s, sizeof(s));
 		memcpy(data + off, &s, sizeof(s));
 		if (s.len > avail || avail - s.len < (-s.len & 7))
 			break;

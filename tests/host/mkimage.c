@@ -101,7 +101,35 @@ static void pages(__u64 addr, __u32 n, __u32 vma)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] > IMAGE\n");
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] > IMAGE\n"
+		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n");
+}
+
+/*
+ * -c: XXH64 of standard input, fed whole and fed in pieces of every size
+ * from 1 to 67 bytes (the streaming path), for the tests.
+ */
+static int csum_stdin(void)
+{
+	static unsigned char buf[4 << 20];
+	struct ckpt_csum whole, pieces;
+	size_t len, off, n;
+
+	len = fread(buf, 1, sizeof(buf), stdin);
+	if (ferror(stdin) || !feof(stdin))
+		return 1;
+	ckpt_csum_init(&whole);
+	ckpt_csum_update(&whole, buf, len);
+	ckpt_csum_init(&pieces);
+	for (off = 0, n = 1; off < len; off += n, n = n % 67 + 1) {
+		if (n > len - off)
+			n = len - off;
+		ckpt_csum_update(&pieces, buf + off, n);
+	}
+	printf("%016llx %016llx\n",
+	       (unsigned long long)ckpt_csum_xxh64(&whole),
+	       (unsigned long long)ckpt_csum_xxh64(&pieces));
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -137,8 +165,10 @@ int main(int argc, char **argv)
 	bool no_pages = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:Ph")) != -1) {
+	while ((c = getopt(argc, argv, "t:Pch")) != -1) {
 		switch (c) {
+		case 'c':
+			return csum_stdin();
 		case 't':
 			nr_threads = atoi(optarg);
 			break;
@@ -184,7 +214,7 @@ int main(int argc, char **argv)
 	proc.vdso_size = 2 * PAGE;
 	proc.vvar = VVAR;
 	proc.vvar_size = 4 * PAGE;
-	proc.vdso_crc = ckpt_crc32(0, "vdso", 4);
+	proc.vdso_csum = ckpt_csum("vdso", 4);
 	proc.auxv[0] = AT_SYSINFO_EHDR;
 	proc.auxv[1] = VDSO;
 	proc.auxv[2] = AT_PAGESZ;

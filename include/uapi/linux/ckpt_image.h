@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * ckpt process image format, version 1. Written by the engine, read by the
+ * ckpt process image format, version 2. Written by the engine, read by the
  * engine at restart and by userspace tools (ckpt inspect, ckpt restart).
  * Documentation/image-format.md describes it in prose.
  *
  * An image is a sequence of sections. Each starts with a struct ckpt_sect,
  * 8-byte aligned, followed by @len payload bytes and zero padding to the
- * next multiple of 8. The payload's CRC-32 (IEEE, as zlib's crc32()) is in
- * @crc; the header's own CRC-32, computed with @hcrc zero, is in @hcrc.
+ * next multiple of 8. The payload's checksum (the low 32 bits of XXH64,
+ * seed 0) is in @csum; the header's own, computed with @hcsum zero, is in
+ * @hcsum.
  * All integers are little-endian.
  *
  *   HEADER     struct ckpt_img_header          first, exactly once
@@ -32,7 +33,7 @@
 #include <linux/types.h>
 
 #define CKPT_IMG_MAGIC		0x54504b43	/* "CKPT" */
-#define CKPT_IMG_VERSION	1
+#define CKPT_IMG_VERSION	2
 #define CKPT_IMG_ARCH_X86_64	1
 
 #define CKPT_IMG_MAX_THREADS	4096
@@ -70,8 +71,8 @@ struct ckpt_sect {
 	__u32 type;
 	__u32 flags;		/* 0 */
 	__u64 len;		/* payload bytes after this header */
-	__u32 crc;		/* CRC-32 of the payload */
-	__u32 hcrc;		/* CRC-32 of this header, hcrc = 0 */
+	__u32 csum;		/* XXH64 of the payload, low 32 bits */
+	__u32 hcsum;		/* XXH64 of this header, hcsum = 0, low 32 bits */
 };
 
 struct ckpt_img_header {
@@ -108,7 +109,7 @@ struct ckpt_img_process {
 	__u32 uid, euid, gid, egid;
 	__u32 personality;
 	__u32 umask;
-	__u32 vdso_crc;		/* CRC-32 of the vdso text */
+	__u32 vdso_csum;	/* checksum of the vdso text, as @csum */
 	__u32 exit_signal;
 	char comm[16];
 	__u64 start_code, end_code, start_data, end_data;
