@@ -7,6 +7,12 @@
  * everything the process holds can be restored, and fail naming what cannot
  * before writing anything; write the image; then let the process continue,
  * stop or die. A failure at any point thaws the process untouched.
+ *
+ * A process that continues is frozen only while its state is copied: its
+ * pages go to kernel memory (mm.c, "Staging") and reach the image after the
+ * thaw; a failure then leaves the process running and the image incomplete
+ * (the caller discards it). One that stops or dies stays frozen until its
+ * image is complete, so that a failed write leaves it running.
  */
 
 #include <linux/cred.h>
@@ -527,11 +533,13 @@ static void capture_process(struct task_struct *task, struct mm_struct *mm,
 	rcu_read_unlock();
 }
 
+/* Everything but the staged pages and END, while the process is frozen. */
 static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		       struct ckpt_img_process *proc, struct ckpt_mm_capture *mc,
 		       const struct fd_scan *scan, const struct ckpt_img_fs *fs,
 		       const struct ckpt_img_signals *sigs, size_t sigs_len,
-		       struct ckpt_writer *w, u32 *nr_threads)
+		       struct ckpt_writer *w, u32 *nr_threads,
+		       struct ckpt_stage *stage)
 {
 	struct ckpt_img_header hdr = {
 		.magic = CKPT_IMG_MAGIC,
@@ -542,7 +550,6 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		.xstate_size = fz->xstate_size,
 		.created_ns = ktime_get_real_ns(),
 	};
-	struct ckpt_img_end end = {};
 	unsigned int i;
 	int ret;
 
@@ -590,15 +597,24 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		ret = ckpt_write_sect(w, CKPT_SECT_VMAS, mc->vmas,
 				      mc->nr_vmas * sizeof(*mc->vmas), NULL, 0);
 	if (!ret)
-		ret = ckpt_mm_write_pages(task, mc, w);
-	if (!ret) {
-		end.nr_sections = w->nr_sections;
-		end.nr_pages = mc->nr_stored;
-		ret = ckpt_write_sect(w, CKPT_SECT_END, &end, sizeof(end),
-				      NULL, 0);
-	}
+		ret = ckpt_mm_write_pages(task, mc, w, stage);
 	*nr_threads = hdr.nr_threads;
 	return ret;
+}
+
+/* The pages staged while the process was frozen, then END. */
+static int finish_image(struct ckpt_mm_capture *mc, struct ckpt_stage *stage,
+			struct ckpt_writer *w)
+{
+	struct ckpt_img_end end = {};
+	int ret;
+
+	ret = ckpt_mm_write_staged(mc, stage, w);
+	if (ret)
+		return ret;
+	end.nr_sections = w->nr_sections;
+	end.nr_pages = mc->nr_stored;
+	return ckpt_write_sect(w, CKPT_SECT_END, &end, sizeof(end), NULL, 0);
 }
 
 static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
@@ -618,6 +634,9 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	struct mm_struct *mm;
 	unsigned int timeout = a->timeout_ms ?: CKPT_DEFAULT_TIMEOUT_MS;
 	u64 t0 = ktime_get_ns(), t1, req = 0;
+	/* Only a process that runs on has a reason to wait less. */
+	bool stage = !(a->flags & (CKPT_CHECKPOINT_KILL | CKPT_CHECKPOINT_STOP));
+	struct ckpt_stage st = {};
 	struct pid *pid;
 	unsigned int i;
 	int ret;
@@ -666,6 +685,11 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 			goto out_writer;
 		}
 	}
+	if (stage) {
+		ret = ckpt_stage_prepare(&st, mm);
+		if (ret)
+			goto out_writer;
+	}
 	ret = ckpt_freeze(task, timeout, &fz, why);
 	if (ret)
 		goto out_writer;
@@ -703,7 +727,9 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	capture_process(task, mm, proc, mc.path_buf);
 
 	ret = write_image(task, fz, proc, &mc, &scan, fs, sigs, sigs_len, &w,
-			  &a->nr_threads);
+			  &a->nr_threads, stage ? &st : NULL);
+	if (!ret && !stage)
+		ret = finish_image(&mc, &st, &w);
 	if (ret) {
 		if (!*why)
 			*why = "writing the image failed";
@@ -714,15 +740,28 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		send_sig_info(SIGKILL, SEND_SIG_PRIV, task);
 	else if (a->flags & CKPT_CHECKPOINT_STOP)
 		send_sig_info(SIGSTOP, SEND_SIG_PRIV, task);
-	a->image_bytes = w.bytes;
-	a->nr_pages = mc.nr_stored;
 
 out_thaw:
-	/* Before the thaw: the callback thread's restarted call sees it. */
-	if (reg)
+	/*
+	 * Before the thaw when the image is complete (or failed): the callback
+	 * thread's restarted call then sees the outcome. A staged image is
+	 * completed after the thaw, and the callback thread waits for that.
+	 */
+	if (reg && !(stage && !ret))
 		ckpt_cb_complete(reg, req, ret);
 	ckpt_thaw(fz);
 	a->frozen_ns = ktime_get_ns() - t1;
+	if (stage && !ret) {
+		ret = finish_image(&mc, &st, &w);
+		if (ret)
+			*why = "writing the image failed (the process runs on)";
+		if (reg)
+			ckpt_cb_complete(reg, req, ret);
+	}
+	if (!ret) {
+		a->image_bytes = w.bytes;
+		a->nr_pages = mc.nr_stored;
+	}
 out_writer:
 	if (reg && ret && !fz)
 		ckpt_cb_complete(reg, req, ret);
@@ -742,6 +781,7 @@ out_free:
 	kvfree(scan.pipe_len);
 	kvfree(scan.timerfds);
 	ckpt_mm_capture_free(&mc);
+	ckpt_stage_free(&st);
 	kvfree(proc);
 	kvfree(fs);
 	kvfree(sigs);

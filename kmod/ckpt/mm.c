@@ -6,7 +6,8 @@
  * swapped, file-backed bits), read through the VFS with the caller's
  * credentials: only populated pages are stored, and of a private file
  * mapping only the pages the process changed (now anonymous). Page content
- * is read with access_process_vm(). Shared file mappings keep their data in
+ * is read with access_process_vm(), into kernel memory while the process is
+ * frozen when it is to continue (see "Staging"). Shared file mappings keep their data in
  * the file; the vdso and vvar are never stored, the restarter moves its own
  * to where the image had them.
  *
@@ -19,6 +20,7 @@
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -361,22 +363,19 @@ static int write_sect(struct ckpt_writer *w, u32 vma, u64 addr,
 }
 
 /*
- * Reads a run of populated pages and writes it. Of anonymous mappings,
- * pages that hold only zeros are left out: restored unpopulated, they read
- * the same (this is what huge pages, populated around a few touched bytes,
- * cost otherwise). A file mapping's changed page stays, zero or not: the
- * file underneath need not be zero.
+ * Writes a run of pages already copied out of the process. Of anonymous
+ * mappings, pages that hold only zeros are left out: restored unpopulated,
+ * they read the same (this is what huge pages, populated around a few
+ * touched bytes, cost otherwise). A file mapping's changed page stays, zero
+ * or not: the file underneath need not be zero.
  */
-static int write_run(struct task_struct *task, struct ckpt_writer *w,
-		     const struct ckpt_img_vma *v, u32 vma, u64 addr,
-		     unsigned int n, void *data, u64 *stored)
+static int emit_run(struct ckpt_writer *w, const struct ckpt_img_vma *v,
+		    u32 vma, u64 addr, unsigned int n, const void *data,
+		    u64 *stored)
 {
-	size_t len = (size_t)n << PAGE_SHIFT;
 	unsigned int i, first = 0;
 	int ret = 0;
 
-	if (access_process_vm(task, addr, data, len, FOLL_FORCE) != len)
-		return -EIO;
 	if (v->flags & CKPT_VMA_FILE) {
 		*stored += n;
 		return write_sect(w, vma, addr, n, data);
@@ -395,25 +394,178 @@ static int write_run(struct task_struct *task, struct ckpt_writer *w,
 	return ret;
 }
 
+/*
+ * Staging: a checkpoint that lets the process continue copies its pages
+ * into kernel memory while it is frozen and writes them out after the thaw,
+ * so that the process waits for a memory copy, not for the image's file
+ * system. The memory is taken before the freeze, sized by the process's
+ * resident anonymous and shared memory, since taking it (and zeroing it, as
+ * Debian's kernels do on every allocation) costs more than the copy. The
+ * copies may use at most half of the memory available when the checkpoint
+ * starts (or stage_max_mb, if set); past that, the runs staged so far are
+ * written and the rest goes straight to the image, still frozen.
+ */
+static int stage_max_mb = -1;
+module_param(stage_max_mb, int, 0644);
+MODULE_PARM_DESC(stage_max_mb,
+		 "memory a checkpoint may stage while frozen, MiB (-1: half of what is available, 0: none)");
+
+#define STAGE_CHUNK	((size_t)CKPT_IMG_MAX_RUN_PAGES << PAGE_SHIFT)
+#define STAGE_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
+struct ckpt_staged {
+	void *data;
+	u64 addr;
+	u32 vma;
+	unsigned int n;
+};
+
+/* Grows @arr (of @size-byte elements) to hold twice as many, or 64. */
+static int grow(void **arr, u32 *max, size_t size, u32 used)
+{
+	u32 more = *max ? 2 * *max : 64;
+	void *p = kvmalloc_array(more, size, STAGE_GFP);
+
+	if (!p)
+		return -ENOMEM;
+	if (used)
+		memcpy(p, *arr, used * size);
+	kvfree(*arr);
+	*arr = p;
+	*max = more;
+	return 0;
+}
+
+static int add_chunk(struct ckpt_stage *st)
+{
+	void *chunk;
+
+	if ((u64)(st->nr_chunks + 1) * STAGE_CHUNK > st->budget)
+		return -ENOSPC;
+	if (st->nr_chunks == st->max_chunks &&
+	    grow((void **)&st->chunks, &st->max_chunks, sizeof(void *),
+		 st->nr_chunks))
+		return -ENOMEM;
+	chunk = kvmalloc(STAGE_CHUNK, STAGE_GFP);
+	if (!chunk)
+		return -ENOMEM;
+	st->chunks[st->nr_chunks++] = chunk;
+	return 0;
+}
+
+int ckpt_stage_prepare(struct ckpt_stage *st, struct mm_struct *mm)
+{
+	int max = READ_ONCE(stage_max_mb);
+	u64 want;
+
+	memset(st, 0, sizeof(*st));
+	st->budget = ((u64)si_mem_available() << PAGE_SHIFT) / 2;
+	if (max >= 0)
+		st->budget = min_t(u64, st->budget, (u64)max << 20);
+	want = (u64)(get_mm_counter(mm, MM_ANONPAGES) +
+		     get_mm_counter(mm, MM_SHMEMPAGES)) << PAGE_SHIFT;
+	want = min(want, st->budget);
+	while ((u64)st->nr_chunks * STAGE_CHUNK < want) {
+		if (add_chunk(st))
+			break;	/* whatever is short is taken when needed */
+		cond_resched();
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+	return 0;
+}
+
+void ckpt_stage_free(struct ckpt_stage *st)
+{
+	u32 i;
+
+	for (i = 0; i < st->nr_chunks; i++)
+		kvfree(st->chunks[i]);
+	kvfree(st->chunks);
+	kvfree(st->runs);
+	memset(st, 0, sizeof(*st));
+}
+
+/* Room for a run of @len bytes (at most a chunk), or NULL. */
+static void *stage_alloc(struct ckpt_stage *st, size_t len)
+{
+	void *p;
+
+	if (st->nr_runs == st->max_runs &&
+	    grow((void **)&st->runs, &st->max_runs, sizeof(*st->runs),
+		 st->nr_runs))
+		return NULL;
+	if (st->cur_off + len > STAGE_CHUNK) {
+		st->cur++;
+		st->cur_off = 0;
+	}
+	if (st->cur == st->nr_chunks && add_chunk(st))
+		return NULL;
+	p = st->chunks[st->cur] + st->cur_off;
+	st->cur_off += len;
+	return p;
+}
+
+/* Writes what was staged, in order; the memory stays until freed. */
+int ckpt_mm_write_staged(struct ckpt_mm_capture *c, struct ckpt_stage *st,
+			 struct ckpt_writer *w)
+{
+	u32 i;
+	int ret = 0;
+
+	for (i = 0; i < st->nr_runs && !ret; i++) {
+		struct ckpt_staged *run = &st->runs[i];
+
+		ret = emit_run(w, &c->vmas[run->vma], run->vma, run->addr,
+			       run->n, run->data, &c->nr_stored);
+		cond_resched();
+		if (!ret && fatal_signal_pending(current))
+			ret = -EINTR;
+	}
+	st->nr_runs = 0;
+	return ret;
+}
+
 /* A run of wanted pages being gathered across pagemap chunks. */
 struct run {
 	struct task_struct *task;
+	struct ckpt_mm_capture *c;
+	struct ckpt_stage *st;	/* NULL: not staging (any more) */
 	struct ckpt_writer *w;
 	const struct ckpt_img_vma *v;
 	u32 vma;
 	u64 start;
 	unsigned int n;
 	void *data;
-	u64 written, stored;
+	u64 written;
 };
 
 static int flush_run(struct run *r)
 {
+	size_t len = (size_t)r->n << PAGE_SHIFT;
+	void *buf = NULL;
 	int ret = 0;
 
-	if (r->n)
-		ret = write_run(r->task, r->w, r->v, r->vma, r->start, r->n,
-				r->data, &r->stored);
+	if (!r->n)
+		return 0;
+	if (r->st) {
+		buf = stage_alloc(r->st, len);
+		if (!buf) {
+			/* Out of budget: what is staged goes first, then the rest. */
+			ret = ckpt_mm_write_staged(r->c, r->st, r->w);
+			r->st = NULL;
+		}
+	}
+	if (!ret && access_process_vm(r->task, r->start, buf ?: r->data, len,
+				      FOLL_FORCE) != len)
+		ret = -EIO;
+	if (!ret && buf)
+		r->st->runs[r->st->nr_runs++] = (struct ckpt_staged) {
+			.data = buf, .addr = r->start, .vma = r->vma, .n = r->n,
+		};
+	else if (!ret)
+		ret = emit_run(r->w, r->v, r->vma, r->start, r->n, r->data,
+			       &r->c->nr_stored);
 	r->n = 0;
 	return ret;
 }
@@ -440,9 +592,9 @@ static int write_chunk(void *arg, u64 addr, const u64 *pm, unsigned int n)
 }
 
 int ckpt_mm_write_pages(struct task_struct *task, struct ckpt_mm_capture *c,
-			struct ckpt_writer *w)
+			struct ckpt_writer *w, struct ckpt_stage *st)
 {
-	struct run r = { .task = task, .w = w };
+	struct run r = { .task = task, .c = c, .w = w, .st = st };
 	u64 *pm;
 	u32 i;
 	int ret = 0;
@@ -466,7 +618,6 @@ int ckpt_mm_write_pages(struct task_struct *task, struct ckpt_mm_capture *c,
 	/* Memory that changed under a frozen process means a bug, or sharing. */
 	if (!ret && r.written != c->nr_pages)
 		ret = -EAGAIN;
-	c->nr_stored = r.stored;
 out:
 	kvfree(r.data);
 	kfree(pm);

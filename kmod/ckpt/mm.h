@@ -25,9 +25,32 @@ struct ckpt_mm_capture {
 int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 		    struct ckpt_mm_capture *c, struct ckpt_img_process *proc,
 		    const char **why, char *whybuf, size_t whylen);
-/* The PAGES sections, one run of populated pages at a time. */
+/*
+ * Memory for copies of a process's pages (mm.c, "Staging"): prepared before
+ * the freeze, filled while frozen, written after the thaw.
+ */
+struct ckpt_stage {
+	void **chunks;		/* of CKPT_IMG_MAX_RUN_PAGES pages each */
+	u32 nr_chunks, max_chunks;
+	u32 cur;		/* the chunk being filled, from cur_off */
+	size_t cur_off;
+	u64 budget;		/* bytes of chunks at most */
+	struct ckpt_staged *runs;	/* in image order */
+	u32 nr_runs, max_runs;
+};
+
+int ckpt_stage_prepare(struct ckpt_stage *st, struct mm_struct *mm);
+void ckpt_stage_free(struct ckpt_stage *st);
+
+/*
+ * The PAGES sections, one run of populated pages at a time. With a stage,
+ * runs are copied into it as far as it goes, for ckpt_mm_write_staged() to
+ * write once the process runs again; without, they are written directly.
+ */
 int ckpt_mm_write_pages(struct task_struct *task, struct ckpt_mm_capture *c,
-			struct ckpt_writer *w);
+			struct ckpt_writer *w, struct ckpt_stage *st);
+int ckpt_mm_write_staged(struct ckpt_mm_capture *c, struct ckpt_stage *st,
+			 struct ckpt_writer *w);
 void ckpt_mm_capture_free(struct ckpt_mm_capture *c);
 
 /*
