@@ -4,10 +4,15 @@
  * framing (reading, padding, what follows END) and one cross-check: every
  * decision about what a section may say is image_check.c's, the code the
  * engine runs on the same image at restart.
+ *
+ * A regular file is mapped rather than read, so that checking a large
+ * image costs its checksums and no copy; a pipe or socket is read.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "image.h"
@@ -44,6 +49,10 @@ void ckpt_image_free(struct ckpt_image *img)
 	free(img->vmas);
 	free(img->vma_pages);
 	free(img->buf);
+	if (img->map)
+		munmap((void *)img->map, img->map_len);
+	img->map = NULL;
+	img->map_tried = false;
 	img->threads = NULL;
 	img->vmas = NULL;
 	img->vma_pages = NULL;
@@ -84,6 +93,19 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 		done += n;
 	}
 	return done;
+}
+
+/* Like read_full(), from the mapping when there is one. */
+static ssize_t src_read(struct ckpt_image *img, int fd, void *buf, size_t len)
+{
+	size_t n;
+
+	if (!img->map)
+		return read_full(fd, buf, len);
+	n = img->map_len - img->map_pos < len ? img->map_len - img->map_pos : len;
+	memcpy(buf, img->map + img->map_pos, n);
+	img->map_pos += n;
+	return n;
 }
 
 /* Makes *bufp hold at least need bytes, growing by doubling up to len. */
@@ -155,7 +177,7 @@ static int accept_end(struct ckpt_image *img, int fd)
 	e->type = 0;
 	e->offset = img->size + sizeof(struct ckpt_sect) +
 		    sizeof(struct ckpt_img_end);
-	n = read_full(fd, &c, 1);
+	n = src_read(img, fd, &c, 1);
 	if (n < 0)
 		return fail_io(img, n);
 	if (n)
@@ -254,7 +276,7 @@ static int read_sect(struct ckpt_image *img, int fd)
 	e->type = 0;
 	e->offset = img->size;
 
-	n = read_full(fd, &s, sizeof(s));
+	n = src_read(img, fd, &s, sizeof(s));
 	if (n < 0)
 		return fail_io(img, n);
 	if ((size_t)n < sizeof(s))
@@ -280,10 +302,29 @@ static int read_sect(struct ckpt_image *img, int fd)
 		sizep = &vmas_size;
 	}
 	len = s.len + (-s.len & 7);
-	ret = read_payload(img, fd, bufp, sizep, len);
-	if (ret)
-		goto out_free;
-	payload = *bufp;
+	if (img->map && s.type != CKPT_SECT_VMAS) {
+		if (img->map_len - img->map_pos < len) {
+			img->map_pos = img->map_len;
+			return fail(img, -EBADMSG, "truncated image");
+		}
+		payload = (const char *)img->map + img->map_pos;
+		img->map_pos += len;
+	} else {
+		ret = img->map ? reserve(img, bufp, sizep, len, len) :
+				 read_payload(img, fd, bufp, sizep, len);
+		if (ret)
+			goto out_free;
+		if (img->map) {
+			if (img->map_len - img->map_pos < len) {
+				img->map_pos = img->map_len;
+				ret = fail(img, -EBADMSG, "truncated image");
+				goto out_free;
+			}
+			memcpy(*bufp, img->map + img->map_pos, len);
+			img->map_pos += len;
+		}
+		payload = *bufp;
+	}
 	for (; len > s.len; len--) {
 		if (payload[len - 1]) {
 			ret = fail(img, -EBADMSG, "non-zero section padding");
@@ -329,12 +370,31 @@ int ckpt_image_read(struct ckpt_image *img, int fd, unsigned int flags)
 		errno = -img->error.err;
 		return img->error.err;
 	}
-	while (!img->done) {
-		if ((flags & CKPT_IMAGE_TO_VMAS) && img->vmas)
-			return 0;
-		ret = read_sect(img, fd);
-		if (ret)
-			return ret;
+	if (!img->map_tried) {
+		struct stat st;
+		off_t pos = lseek(fd, 0, SEEK_CUR);
+		void *map;
+
+		img->map_tried = true;
+		if (pos >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+		    st.st_size > pos) {
+			map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+			if (map != MAP_FAILED) {
+				madvise(map, st.st_size, MADV_SEQUENTIAL);
+				img->map = map;
+				img->map_len = st.st_size;
+				img->map_pos = pos;
+			}
+		}
 	}
-	return 0;
+	ret = 0;
+	while (!img->done && !ret) {
+		if ((flags & CKPT_IMAGE_TO_VMAS) && img->vmas)
+			break;
+		ret = read_sect(img, fd);
+	}
+	/* fd is left where reading stopped, as if it had been read. */
+	if (img->map)
+		lseek(fd, img->map_pos, SEEK_SET);
+	return ret;
 }

@@ -86,6 +86,9 @@ struct ckpt_image {
 	struct ckpt_img_state st;
 	void *buf;
 	size_t buf_size;
+	const unsigned char *map;	/* a regular file's content, mapped */
+	size_t map_len, map_pos;
+	bool map_tried;
 };
 
 /* Read the whole image (default), or stop once VMAS has been accepted. */

@@ -7,8 +7,11 @@
 
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/mman.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 
 #include "image.h"
 
@@ -101,7 +104,11 @@ int ckpt_reader_init(struct ckpt_reader *r, int fd)
 		return -EBADF;
 	r->pages_buf = kvmalloc(ckpt_img_max_len(&r->st, CKPT_SECT_PAGES),
 				GFP_KERNEL);
-	if (!r->pages_buf) {
+	r->pages = kvmalloc_array(CKPT_IMG_MAX_RUN_PAGES, sizeof(*r->pages),
+				  GFP_KERNEL);
+	if (!r->pages_buf || !r->pages) {
+		kvfree(r->pages_buf);
+		kvfree(r->pages);
 		put_image_file(r->file, r->pos);
 		r->file = NULL;
 		return -ENOMEM;
@@ -114,8 +121,10 @@ void ckpt_reader_done(struct ckpt_reader *r)
 	if (r->file)
 		put_image_file(r->file, r->pos);
 	kvfree(r->pages_buf);
+	kvfree(r->pages);
 	r->file = NULL;
 	r->pages_buf = NULL;
+	r->pages = NULL;
 }
 
 static int read_all(struct ckpt_reader *r, void *buf, size_t len)
@@ -136,22 +145,41 @@ static int read_all(struct ckpt_reader *r, void *buf, size_t len)
 	return 0;
 }
 
-int ckpt_read_sect(struct ckpt_reader *r, struct ckpt_sect *s, void **payload)
+int ckpt_read_hdr(struct ckpt_reader *r, struct ckpt_sect *s)
 {
-	u8 pad[8];
-	size_t npad;
-	void *buf;
 	int ret;
 
-	*payload = NULL;
 	r->offset = r->next;
 	ret = read_all(r, s, sizeof(*s));
 	if (ret)
 		return ret;
-	ret = ckpt_img_next(&r->st, s);
-	if (ret)
-		return ret;
+	return ckpt_img_next(&r->st, s);
+}
 
+/* The zero padding after a payload of @len bytes. */
+static int read_pad(struct ckpt_reader *r, u64 len)
+{
+	size_t npad = (8 - (len & 7)) & 7;
+	u8 pad[8];
+	int ret;
+
+	if (!npad)
+		return 0;
+	ret = read_all(r, pad, npad);
+	if (!ret && memchr_inv(pad, 0, npad)) {
+		r->st.why = "non-zero section padding";
+		ret = -EBADMSG;
+	}
+	return ret;
+}
+
+int ckpt_read_payload(struct ckpt_reader *r, const struct ckpt_sect *s,
+		      void **payload)
+{
+	void *buf;
+	int ret;
+
+	*payload = NULL;
 	if (s->type == CKPT_SECT_PAGES) {
 		buf = r->pages_buf;
 	} else {
@@ -160,14 +188,8 @@ int ckpt_read_sect(struct ckpt_reader *r, struct ckpt_sect *s, void **payload)
 			return -ENOMEM;
 	}
 	ret = read_all(r, buf, s->len);
-	npad = (8 - (s->len & 7)) & 7;
-	if (!ret && npad) {
-		ret = read_all(r, pad, npad);
-		if (!ret && memchr_inv(pad, 0, npad)) {
-			r->st.why = "non-zero section padding";
-			ret = -EBADMSG;
-		}
-	}
+	if (!ret)
+		ret = read_pad(r, s->len);
 	if (!ret)
 		ret = ckpt_img_payload(&r->st, s, buf);
 	if (ret) {
@@ -176,6 +198,137 @@ int ckpt_read_sect(struct ckpt_reader *r, struct ckpt_sect *s, void **payload)
 		return ret;
 	}
 	*payload = buf;
-	r->next += sizeof(*s) + s->len + npad;
+	r->next += sizeof(*s) + s->len + ((8 - (s->len & 7)) & 7);
+	return 0;
+}
+
+int ckpt_read_sect(struct ckpt_reader *r, struct ckpt_sect *s, void **payload)
+{
+	int ret;
+
+	*payload = NULL;
+	ret = ckpt_read_hdr(r, s);
+	return ret ? ret : ckpt_read_payload(r, s, payload);
+}
+
+int ckpt_read_user(struct file *file, loff_t *pos, u64 addr, size_t len)
+{
+	struct iovec iov = {
+		.iov_base = (void __user *)(unsigned long)addr,
+		.iov_len = len,
+	};
+	struct iov_iter iter;
+	ssize_t ret;
+
+	iov_iter_init(&iter, ITER_DEST, &iov, 1, len);
+	while (iov_iter_count(&iter)) {
+		ret = vfs_iter_read(file, &iter, pos, 0);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			return -ENODATA;
+	}
+	return 0;
+}
+
+/* Adds @n pages of current's memory at @addr to @c, read where they are. */
+static int csum_user(struct ckpt_csum *c, struct page **pages, u64 addr,
+		     unsigned int n)
+{
+	int got, i, ret = 0;
+
+	got = get_user_pages_fast(addr, n, 0, pages);
+	if (got < 0)
+		return got;
+	for (i = 0; i < got; i++) {
+		void *va = kmap_local_page(pages[i]);
+
+		ckpt_csum_update(c, va, PAGE_SIZE);
+		kunmap_local(va);
+		put_page(pages[i]);
+	}
+	if (got != n)
+		ret = -EFAULT;
+	return ret;
+}
+
+int ckpt_fill_direct(struct file *file, loff_t pos,
+		     const struct ckpt_img_pages *p, u32 csum,
+		     struct page **pages, const char **why)
+{
+	struct ckpt_csum c;
+	int ret;
+
+	ret = ckpt_read_user(file, &pos, p->addr,
+			     (size_t)p->nr_pages << PAGE_SHIFT);
+	if (ret == -ENODATA)
+		*why = "image is truncated";
+	if (ret)
+		return ret;
+	ckpt_csum_init(&c);
+	ckpt_csum_update(&c, p, sizeof(*p));
+	ret = csum_user(&c, pages, p->addr, p->nr_pages);
+	if (!ret && (u32)ckpt_csum_xxh64(&c) != csum) {
+		*why = "section checksum mismatch";
+		ret = -EBADMSG;
+	}
+	return ret;
+}
+
+int ckpt_read_pages(struct ckpt_reader *r, const struct ckpt_sect *s,
+		    struct ckpt_img_pages *p, void **data, loff_t *defer)
+{
+	const char *why = NULL;
+	struct ckpt_csum c;
+	size_t len;
+	bool direct;
+	int ret;
+
+	*data = NULL;
+	if (s->len < sizeof(*p) || s->len > ckpt_img_max_len(&r->st, s->type)) {
+		r->st.why = "PAGES length does not match its page count";
+		return -EBADMSG;
+	}
+	ret = read_all(r, p, sizeof(*p));
+	if (!ret)
+		ret = ckpt_img_pages_hdr(&r->st, s, p);
+	if (ret)
+		return ret;
+	len = s->len - sizeof(*p);
+	direct = (r->st.vmas[p->vma].prot & PROT_WRITE) &&
+		 r->file->f_op->read_iter;
+
+	if (direct && defer && S_ISREG(file_inode(r->file)->i_mode)) {
+		/* The caller reads it later, maybe in another thread. */
+		*defer = r->pos;
+		r->pos += len;
+	} else if (direct) {
+		ret = ckpt_fill_direct(r->file, r->pos, p, s->csum, r->pages,
+				       &why);
+		r->pos += len;
+		if (why)
+			r->st.why = why;
+	} else {
+		ret = read_all(r, r->pages_buf, len);
+		if (!ret) {
+			ckpt_csum_init(&c);
+			ckpt_csum_update(&c, p, sizeof(*p));
+			ckpt_csum_update(&c, r->pages_buf, len);
+			*data = r->pages_buf;
+			if ((u32)ckpt_csum_xxh64(&c) != s->csum) {
+				r->st.why = "section checksum mismatch";
+				ret = -EBADMSG;
+			}
+		}
+	}
+	if (!ret)
+		ret = read_pad(r, s->len);
+	if (ret) {
+		*data = NULL;
+		return ret;
+	}
+	if (defer && !(direct && S_ISREG(file_inode(r->file)->i_mode)))
+		*defer = -1;
+	r->next += sizeof(*s) + s->len + ((8 - (s->len & 7)) & 7);
 	return 0;
 }

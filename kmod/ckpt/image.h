@@ -29,6 +29,7 @@ struct ckpt_reader {
 	u64 next;		/* of the next section */
 	struct ckpt_img_state st;
 	void *pages_buf;	/* reused for PAGES payloads */
+	struct page **pages;	/* CKPT_IMG_MAX_RUN_PAGES, for checksums */
 };
 
 int ckpt_reader_init(struct ckpt_reader *r, int fd);
@@ -39,5 +40,29 @@ void ckpt_reader_done(struct ckpt_reader *r);
  * caller frees with kvfree().
  */
 int ckpt_read_sect(struct ckpt_reader *r, struct ckpt_sect *s, void **payload);
+/* The same in two steps: the header, then (for any type) its payload. */
+int ckpt_read_hdr(struct ckpt_reader *r, struct ckpt_sect *s);
+int ckpt_read_payload(struct ckpt_reader *r, const struct ckpt_sect *s,
+		      void **payload);
+/*
+ * Restart, after ckpt_read_hdr() gave a PAGES section: its header into @p,
+ * checked. Then its data: for a writable mapping, straight into current's
+ * memory at p->addr, unless @defer is given and the image a regular file:
+ * then *@defer is where the data starts, skipped, for ckpt_fill_direct()
+ * later (*@defer is -1 otherwise). For other mappings into r->pages_buf
+ * (*@data) for the caller to place. Checksums are verified where the data
+ * landed.
+ */
+int ckpt_read_pages(struct ckpt_reader *r, const struct ckpt_sect *s,
+		    struct ckpt_img_pages *p, void **data, loff_t *defer);
+/* @len bytes of @file from *@pos into current's memory at @addr. */
+int ckpt_read_user(struct file *file, loff_t *pos, u64 addr, size_t len);
+/*
+ * A PAGES section's data from @pos of @file into place at p->addr (the
+ * current mm), verified against @csum; @pages has room for p->nr_pages.
+ */
+int ckpt_fill_direct(struct file *file, loff_t pos,
+		     const struct ckpt_img_pages *p, u32 csum,
+		     struct page **pages, const char **why);
 
 #endif /* _CKPT_IMAGE_H */

@@ -388,6 +388,19 @@ static int check_pages(struct ckpt_img_state *st,
 	return 0;
 }
 
+int ckpt_img_pages_hdr(struct ckpt_img_state *st, const struct ckpt_sect *s,
+		       const struct ckpt_img_pages *p)
+{
+	int ret;
+
+	if (s->type != CKPT_SECT_PAGES)
+		return FAIL(st, EBADMSG, "not a PAGES section");
+	ret = check_pages(st, p, s->len);
+	if (!ret)
+		st->nr_sections++;
+	return ret;
+}
+
 int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		     const void *payload)
 {

@@ -68,6 +68,15 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type);
 int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s);
 int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		     const void *payload);
+/*
+ * For a reader that places a PAGES section's data before it has all of it
+ * (the engine at restart): checks the section's struct ckpt_img_pages
+ * against its length and the VMA table, and accounts for it, as
+ * ckpt_img_payload() would; the caller then verifies the checksum over it
+ * and the data, and fails the image if it does not match.
+ */
+int ckpt_img_pages_hdr(struct ckpt_img_state *st, const struct ckpt_sect *s,
+		       const struct ckpt_img_pages *p);
 
 /* Fills in a section header for a payload (for writers). */
 void ckpt_img_sect(struct ckpt_sect *s, __u32 type, const void *payload,

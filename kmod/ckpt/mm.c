@@ -12,18 +12,22 @@
  * to where the image had them.
  *
  * Restart maps each VMA with vm_mmap() at its address and with its final
- * protection, then writes the stored pages with access_process_vm() and
- * FOLL_FORCE, the way a debugger writes into read-only text.
+ * protection, then reads the stored pages of writable mappings from the
+ * image straight into place (current is the process being restored), and
+ * writes the others with access_process_vm() and FOLL_FORCE, the way a
+ * debugger writes into read-only text.
  */
 
 #include <linux/fs.h>
 #include <linux/file.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <asm/vdso.h>
 
 #include "image.h"
@@ -795,12 +799,150 @@ static int map_vma(const struct ckpt_img_vma *v, const char **why,
 	return 0;
 }
 
+/*
+ * Restart fills writable mappings in parallel: the main thread walks the
+ * PAGES sections, placing those of read-only mappings itself and collecting
+ * the others, a batch at a time, which it and up to FILL_WORKERS kernel
+ * workers (each borrowing the process's mm) then read into place and
+ * verify. Filling memory is page faults, zeroing and copying: work that
+ * scales with CPUs.
+ */
+#define FILL_WORKERS	7
+#define FILL_BATCH	1024
+
+static int restart_threads = -1;
+module_param(restart_threads, int, 0644);
+MODULE_PARM_DESC(restart_threads,
+		 "threads that fill a restarted process's memory (-1: one per CPU, up to 8)");
+
+struct fill_item {
+	loff_t pos;
+	struct ckpt_img_pages p;
+	u32 csum;
+};
+
+struct fill;
+
+struct fill_worker {
+	struct work_struct work;
+	struct fill *f;
+	struct page **pages;
+};
+
+struct fill {
+	struct file *file;
+	struct mm_struct *mm;
+	struct fill_item *items;
+	u32 nr;
+	atomic_t next;
+	spinlock_t lock;
+	int err;
+	const char *why;
+	struct fill_item bad;
+	unsigned int nr_workers;
+	struct fill_worker w[FILL_WORKERS];
+};
+
+static void fill_run(struct fill *f, struct page **pages)
+{
+	for (;;) {
+		u32 i = atomic_inc_return(&f->next) - 1;
+		const char *why = NULL;
+		int ret;
+
+		if (i >= f->nr || READ_ONCE(f->err))
+			return;
+		ret = ckpt_fill_direct(f->file, f->items[i].pos, &f->items[i].p,
+				       f->items[i].csum, pages, &why);
+		if (ret) {
+			spin_lock(&f->lock);
+			if (!f->err) {
+				f->err = ret;
+				f->why = why;
+				f->bad = f->items[i];
+			}
+			spin_unlock(&f->lock);
+			return;
+		}
+		cond_resched();
+	}
+}
+
+static void fill_work_fn(struct work_struct *work)
+{
+	struct fill_worker *w = container_of(work, struct fill_worker, work);
+
+	kthread_use_mm(w->f->mm);
+	fill_run(w->f, w->pages);
+	kthread_unuse_mm(w->f->mm);
+}
+
+/* Fills what was collected, with the workers, then empties the batch. */
+static int fill_batch(struct fill *f, struct page **pages)
+{
+	unsigned int i, n = min_t(unsigned int, f->nr_workers,
+				  f->nr ? f->nr - 1 : 0);
+
+	atomic_set(&f->next, 0);
+	for (i = 0; i < n; i++)
+		queue_work(system_unbound_wq, &f->w[i].work);
+	fill_run(f, pages);
+	for (i = 0; i < n; i++)
+		flush_work(&f->w[i].work);
+	f->nr = 0;
+	return f->err;
+}
+
+static int fill_init(struct fill *f, struct ckpt_reader *r)
+{
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	spin_lock_init(&f->lock);
+	f->file = r->file;
+	f->mm = current->mm;
+	f->items = kvmalloc_array(FILL_BATCH, sizeof(*f->items), GFP_KERNEL);
+	if (!f->items)
+		return -ENOMEM;
+	i = READ_ONCE(restart_threads) > 0 ? READ_ONCE(restart_threads) :
+					       num_online_cpus();
+	f->nr_workers = min_t(unsigned int, i - 1, FILL_WORKERS);
+	for (i = 0; i < f->nr_workers; i++) {
+		f->w[i].f = f;
+		INIT_WORK(&f->w[i].work, fill_work_fn);
+		f->w[i].pages = kvmalloc_array(CKPT_IMG_MAX_RUN_PAGES,
+					       sizeof(struct page *), GFP_KERNEL);
+		if (!f->w[i].pages)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void fill_free(struct fill *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nr_workers; i++)
+		kvfree(f->w[i].pages);
+	kvfree(f->items);
+}
+
+static void cannot_write(const struct ckpt_img_pages *p,
+			 const struct ckpt_img_vma *vmas, const char **why,
+			 char *whybuf, size_t whylen)
+{
+	snprintf(whybuf, whylen, "cannot write %u pages at %llx (%s)",
+		 p->nr_pages, p->addr, vmas[p->vma].path);
+	*why = whybuf;
+}
+
 int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
 		    const char **why, char *whybuf, size_t whylen)
 {
 	struct mm_struct *mm = current->mm;
 	struct ckpt_sect s;
+	struct fill f = {};
 	void *payload;
 	u32 i;
 	int ret;
@@ -818,33 +960,65 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 			return ret;
 	}
 
+	ret = fill_init(&f, r);
+	if (ret)
+		goto out;
 	for (;;) {
-		const struct ckpt_img_pages *p;
+		struct ckpt_img_pages p = {};
+		loff_t defer;
 		size_t len;
 
-		ret = ckpt_read_sect(r, &s, &payload);
-		if (ret) {
-			*why = r->st.why;
-			return ret;
-		}
-		if (s.type == CKPT_SECT_END) {
+		ret = ckpt_read_hdr(r, &s);
+		if (!ret && s.type == CKPT_SECT_END) {
+			ret = ckpt_read_payload(r, &s, &payload);
 			kvfree(payload);
+			if (ret)
+				*why = r->st.why;
 			break;
 		}
-		p = payload;
-		len = (size_t)p->nr_pages << PAGE_SHIFT;
-		if (access_process_vm(current, p->addr, (void *)(p + 1), len,
-				      FOLL_FORCE | FOLL_WRITE) != len) {
-			snprintf(whybuf, whylen,
-				 "cannot write %u pages at %llx (%s)",
-				 p->nr_pages, p->addr, vmas[p->vma].path);
-			*why = whybuf;
-			return -EFAULT;
+		if (!ret)
+			ret = ckpt_read_pages(r, &s, &p, &payload, &defer);
+		if (ret) {
+			if (ret == -EFAULT)
+				cannot_write(&p, vmas, why, whybuf, whylen);
+			else
+				*why = r->st.why;
+			goto out;
+		}
+		if (defer >= 0) {
+			f.items[f.nr++] = (struct fill_item) {
+				.pos = defer, .p = p, .csum = s.csum,
+			};
+			if (f.nr == FILL_BATCH && fill_batch(&f, r->pages))
+				break;
+		} else if (payload) {
+			len = (size_t)p.nr_pages << PAGE_SHIFT;
+			if (access_process_vm(current, p.addr, payload, len,
+					      FOLL_FORCE | FOLL_WRITE) != len) {
+				cannot_write(&p, vmas, why, whybuf, whylen);
+				ret = -EFAULT;
+				goto out;
+			}
 		}
 		cond_resched();
-		if (fatal_signal_pending(current))
-			return -EINTR;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto out;
+		}
 	}
+	if (!ret && f.nr)
+		fill_batch(&f, r->pages);
+	if (!ret && f.err) {
+		ret = f.err;
+		if (ret == -EFAULT)
+			cannot_write(&f.bad.p, vmas, why, whybuf, whylen);
+		else
+			*why = f.why ?: "cannot read the image";
+	}
+out:
+	fill_free(&f);
+	if (ret)
+		return ret;
 
 	mmap_write_lock(mm);
 	mm->start_code = proc->start_code;

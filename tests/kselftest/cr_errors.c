@@ -339,6 +339,16 @@ TEST_F(errors, unload_refused_while_a_park_is_pending)
 	EXPECT_FALSE(ckpt_module_loaded());
 }
 
+/* Shortens @path by @n bytes. */
+static int truncate_by(const char *path, off_t n)
+{
+	struct stat st;
+
+	if (stat(path, &st) || st.st_size < n)
+		return -1;
+	return truncate(path, st.st_size - n);
+}
+
 TEST_F(errors, damaged_image_refused_before_anything_runs)
 {
 	char err[512];
@@ -364,6 +374,16 @@ TEST_F(errors, damaged_image_refused_before_anything_runs)
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(1, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(err, "checksum mismatch")) TH_LOG("%s", err);
+
+	/*
+	 * Cut inside the last stored page: the engine, which reads page data
+	 * in place after it has walked past it, still finds it.
+	 */
+	ASSERT_EQ(0, truncate_by(self->image, 200));
+	status = run_restart(self->image, "--no-verify", err, sizeof(err));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	EXPECT_NE(NULL, strstr(err, "truncated")) TH_LOG("%s", err);
 
 	/* A truncated image. */
 	ASSERT_EQ(0, truncate(self->image, 5000));
