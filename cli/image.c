@@ -43,6 +43,11 @@ void ckpt_image_free(struct ckpt_image *img)
 	free(img->sigqueue);
 	free(img->epitems);
 	free(img->timerfds);
+	free(img->fileobjs);
+	free(img->chunks);
+	img->fileobjs = NULL;
+	img->chunks = NULL;
+	img->nr_fileobjs = img->nr_chunks = 0;
 	while (img->nr_pipes)
 		free(img->pipes[--img->nr_pipes]);
 	free(img->pipes);
@@ -227,6 +232,35 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 			return fail(img, -ENOMEM, "out of memory");
 		memcpy(pd, payload, s->len);
 		img->pipes[img->nr_pipes++] = pd;
+		break;
+	}
+	case CKPT_SECT_FILEOBJ:
+		img->nr_fileobjs = s->len / sizeof(*img->fileobjs);
+		img->fileobjs = malloc(s->len);
+		if (!img->fileobjs)
+			return fail(img, -ENOMEM, "out of memory");
+		memcpy(img->fileobjs, payload, s->len);
+		/* The checker goes on reading the table: point it at the copy. */
+		img->st.fileobjs = img->fileobjs;
+		break;
+	case CKPT_SECT_FILEDATA: {
+		const struct ckpt_img_filedata *d = payload;
+		struct ckpt_image_chunk *more;
+
+		/* Doubled at every power of two. */
+		if (!(img->nr_chunks & (img->nr_chunks - 1))) {
+			more = realloc(img->chunks, (img->nr_chunks ? 2 * img->nr_chunks : 1) *
+				       sizeof(*more));
+			if (!more)
+				return fail(img, -ENOMEM, "out of memory");
+			img->chunks = more;
+		}
+		img->chunks[img->nr_chunks].obj = d->obj;
+		img->chunks[img->nr_chunks].len = s->len - sizeof(*d);
+		img->chunks[img->nr_chunks].offset = d->offset;
+		img->chunks[img->nr_chunks].image_offset =
+			img->size + sizeof(*s) + sizeof(*d);
+		img->nr_chunks++;
 		break;
 	}
 	case CKPT_SECT_TIMERFD:

@@ -40,6 +40,17 @@ struct ckpt_image_error {
 };
 
 /*
+ * A FILEDATA section: where its bytes are in the image (which must be a
+ * file, for pread()), not the bytes themselves: a memfd may hold 1 GiB.
+ */
+struct ckpt_image_chunk {
+	__u32 obj;			/* FILEOBJ index */
+	__u32 len;			/* bytes */
+	__u64 offset;			/* in the file */
+	__u64 image_offset;		/* of the bytes in the image */
+};
+
+/*
  * What has been read. A field is only set once the section holding it has
  * been accepted: hdr when have >= CKPT_SECT_HEADER, proc when have >=
  * CKPT_SECT_PROCESS, and so on; everything once done is set.
@@ -63,6 +74,10 @@ struct ckpt_image {
 	__u32 nr_epitems;
 	struct ckpt_img_pipe **pipes;		/* [nr_pipes], each malloc'ed */
 	__u32 nr_pipes;
+	struct ckpt_img_fileobj *fileobjs;	/* [nr_fileobjs] */
+	__u32 nr_fileobjs;
+	struct ckpt_image_chunk *chunks;	/* [nr_chunks]: FILEDATA sections */
+	__u32 nr_chunks;
 	struct ckpt_img_vma *vmas;	/* [nr_vmas], the VMAS payload */
 	__u32 nr_vmas;
 	__u64 *vma_pages;		/* [nr_vmas], counted in PAGES */

@@ -18,8 +18,14 @@
 
 static const char *const vma_flag_names[] = {
 	"shared", "file", "growsdown", "heap", "stack", "vdso", "vvar",
-	"dontfork", "dontdump", "maywrite", "noreserve",
+	"dontfork", "dontdump", "maywrite", "noreserve", "fileobj",
 };
+
+static const char *fileobj_kind(__u32 kind)
+{
+	return kind == CKPT_FILE_FIFO ? "fifo" : kind == CKPT_FILE_MEMFD ?
+	       "memfd" : "deleted";
+}
 
 static const char *const thread_flag_names[] = {
 	"in_syscall",
@@ -302,6 +308,23 @@ static void text_report(FILE *f, const char *name,
 			fputc('\n', f);
 		}
 	}
+	if (img->nr_fileobjs) {
+		fprintf(f, "file objects: %u\n", img->nr_fileobjs);
+		for (i = 0; i < img->nr_fileobjs; i++) {
+			const struct ckpt_img_fileobj *o = &img->fileobjs[i];
+
+			fprintf(f, "  %u %s size %llu stored %llu mode %04o", i,
+				fileobj_kind(o->kind), ULL(o->size), ULL(o->stored),
+				o->mode);
+			if (o->kind == CKPT_FILE_MEMFD)
+				fprintf(f, " seals 0x%x", o->seals);
+			if (o->kind == CKPT_FILE_FIFO)
+				fprintf(f, " capacity %u", o->capacity);
+			fputc(' ', f);
+			text_string(f, o->name);
+			fputc('\n', f);
+		}
+	}
 	fprintf(f, "pending signals: %u, ITIMER_REAL %llu ns (interval %llu ns)\n",
 		img->signals.nr, ULL(img->signals.real_value_ns),
 		ULL(img->signals.real_interval_ns));
@@ -434,6 +457,18 @@ static void json_report(FILE *f, const char *name,
 		fprintf(f, ",\"cwd\":");
 		json_string(f, img->fs.cwd);
 	}
+	fprintf(f, ",\"fileobjs\":[");
+	for (i = 0; i < img->nr_fileobjs; i++) {
+		const struct ckpt_img_fileobj *o = &img->fileobjs[i];
+
+		fprintf(f, "%s{\"kind\":\"%s\",\"name\":", i ? "," : "",
+			fileobj_kind(o->kind));
+		json_string(f, o->name);
+		fprintf(f, ",\"size\":%llu,\"stored\":%llu,\"mode\":%u,\"seals\":%u,\"capacity\":%u,\"dev\":%llu,\"ino\":%llu}",
+			ULL(o->size), ULL(o->stored), o->mode, o->seals,
+			o->capacity, ULL(o->dev), ULL(o->ino));
+	}
+	fprintf(f, "]");
 	fprintf(f, ",\"signals\":{\"pending\":%u,\"itimer_real_ns\":%llu,\"itimer_real_interval_ns\":%llu}",
 		img->signals.nr, ULL(img->signals.real_value_ns),
 		ULL(img->signals.real_interval_ns));

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -486,6 +487,155 @@ static void restore_pipe(const struct ckpt_image *img,
 	close(p[1]);
 }
 
+/*
+ * The image's file objects (FILEOBJ), made before the descriptors: a FIFO
+ * is opened read-write (which neither blocks nor makes its readers see
+ * end-of-file) and refilled, a memfd or an unlinked file is made anew and
+ * filled from the image's FILEDATA, read with pread() from the image file.
+ * obj_fds[i] is the restarter's descriptor of entry i, above the image's.
+ */
+static int *obj_fds;
+
+static void fill_object(const struct ckpt_image *img, int image_fd, uint32_t obj,
+			int fd)
+{
+	const struct ckpt_img_fileobj *o = &img->fileobjs[obj];
+	static char *buf;
+	uint32_t i;
+
+	if (!buf && !(buf = malloc(CKPT_IMG_MAX_FILECHUNK)))
+		child_fail("out of memory");
+	for (i = 0; i < img->nr_chunks; i++) {
+		const struct ckpt_image_chunk *c = &img->chunks[i];
+		ssize_t n;
+
+		if (c->obj != obj)
+			continue;
+		if (pread(image_fd, buf, c->len, c->image_offset) != (ssize_t)c->len)
+			child_fail("cannot read the content of %s from the image: %s",
+				   o->name, strerror(errno));
+		if (o->kind == CKPT_FILE_FIFO)
+			n = write(fd, buf, c->len);
+		else
+			n = pwrite(fd, buf, c->len, c->offset);
+		if (n != (ssize_t)c->len)
+			child_fail("cannot restore the content of %s: %s", o->name,
+				   n < 0 ? strerror(errno) : "short write");
+	}
+}
+
+/* The FIFO at @o's path, if it is still the one it was. */
+static int open_fifo(const struct ckpt_img_fileobj *o, int flags)
+{
+	struct stat st;
+	int fd = open(o->name, flags | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		child_fail("cannot reopen FIFO %s: %s", o->name, strerror(errno));
+	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) || st.st_dev != o->dev ||
+	    st.st_ino != o->ino)
+		child_fail("%s is not the FIFO it was at the checkpoint", o->name);
+	return fd;
+}
+
+static void make_objects(const struct ckpt_image *img, int image_fd, int above)
+{
+	uint32_t i;
+
+	obj_fds = calloc(img->nr_fileobjs + 1, sizeof(*obj_fds));
+	if (!obj_fds)
+		child_fail("out of memory");
+	for (i = 0; i < img->nr_fileobjs; i++) {
+		const struct ckpt_img_fileobj *o = &img->fileobjs[i];
+		char dir[CKPT_IMG_PATH_MAX];
+		int fd = -1;
+
+		switch (o->kind) {
+		case CKPT_FILE_FIFO:
+			fd = open_fifo(o, O_RDWR);
+			if (o->capacity && fcntl(fd, F_SETPIPE_SZ, o->capacity) < 0)
+				child_fail("cannot size FIFO %s to %u bytes: %s",
+					   o->name, o->capacity, strerror(errno));
+			break;
+		case CKPT_FILE_MEMFD:
+			fd = memfd_create(o->name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+			if (fd < 0)
+				child_fail("cannot create memfd %s: %s", o->name,
+					   strerror(errno));
+			break;
+		case CKPT_FILE_DELETED:
+			strcpy(dir, o->name);
+			fd = open(dirname(dir), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+			if (fd < 0 && errno == ENOENT)
+				child_fail("cannot recreate deleted file %s: its directory no longer exists",
+					   o->name);
+			if (fd < 0)
+				child_fail("cannot recreate deleted file %s as an unnamed file (O_TMPFILE) in %s: %s",
+					   o->name, dir, strerror(errno));
+			break;
+		}
+		if (o->kind != CKPT_FILE_FIFO && ftruncate(fd, o->size))
+			child_fail("cannot size %s to %llu bytes: %s", o->name,
+				   (unsigned long long)o->size, strerror(errno));
+		fill_object(img, image_fd, i, fd);
+		obj_fds[i] = move_fd(fd, above);
+	}
+}
+
+/* A descriptor of a file object: its own open file, as it was. */
+static void restore_fileobj(const struct ckpt_image *img,
+			    const struct ckpt_img_file *f)
+{
+	const struct ckpt_img_fileobj *o = &img->fileobjs[f->ino];
+	char path[64];
+	int fd, fl;
+
+	if (o->kind == CKPT_FILE_FIFO) {
+		fd = open_fifo(o, f->open_flags & O_ACCMODE);
+		fl = fcntl(fd, F_GETFL);
+		if (fl < 0 || fcntl(fd, F_SETFL, (fl & ~O_NONBLOCK) |
+				    (f->open_flags & O_NONBLOCK)))
+			child_fail("fd %u: %s", f->fd, strerror(errno));
+	} else {
+		/* A new open file of the same inode, with this one's flags. */
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", obj_fds[f->ino]);
+		fd = open(path, f->open_flags | O_CLOEXEC);
+		if (fd < 0)
+			child_fail("cannot reopen %s (fd %u): %s", f->path, f->fd,
+				   strerror(errno));
+		if (lseek(fd, f->pos, SEEK_SET) < 0)
+			child_fail("cannot seek %s (fd %u) to %llu: %s", f->path,
+				   f->fd, (unsigned long long)f->pos, strerror(errno));
+	}
+	place_fd(fd, f);
+}
+
+/*
+ * Once every descriptor is open: modes and seals (which could forbid the
+ * opens above), and the FIFOs' own descriptors go. The engine maps memfds
+ * and unlinked files through obj_fds and closes them.
+ */
+static void finish_objects(const struct ckpt_image *img)
+{
+	uint32_t i;
+
+	for (i = 0; i < img->nr_fileobjs; i++) {
+		const struct ckpt_img_fileobj *o = &img->fileobjs[i];
+
+		if (o->kind == CKPT_FILE_FIFO) {
+			close(obj_fds[i]);
+			obj_fds[i] = -1;
+			continue;
+		}
+		if (fchmod(obj_fds[i], o->mode))
+			child_fail("cannot restore the mode of %s: %s", o->name,
+				   strerror(errno));
+		if (o->seals && fcntl(obj_fds[i], F_ADD_SEALS, o->seals))
+			child_fail("cannot seal memfd %s (seals %#x): %s", o->name,
+				   o->seals, strerror(errno));
+	}
+}
+
 /* Once every descriptor is back: the epoll interest lists. */
 static void restore_epoll(const struct ckpt_image *img)
 {
@@ -512,6 +662,10 @@ static void restore_files(const struct ckpt_image *img)
 
 		if (f->kind == CKPT_FILE_CKPT_DEV) {
 			restore_ckpt_dev(f);
+			continue;
+		}
+		if (f->kind >= CKPT_FILE_FIFO) {
+			restore_fileobj(img, f);
 			continue;
 		}
 		if (f->kind == CKPT_FILE_PIPE) {
@@ -636,8 +790,12 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 		fd = move_fd(fd, above);
 		dev = move_fd(dev, above);
 		errpipe = move_fd(errpipe, above);
+		make_objects(img, fd, above);
 		restore_files(img);
+	} else {
+		make_objects(img, fd, 3);
 	}
+	finish_objects(img);
 	restore_epoll(img);
 	restore_fs(img);
 	restore_process(&img->proc);
@@ -678,6 +836,8 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 	args.errmsg = (unsigned long)msg;
 	args.errmsg_len = sizeof(msg);
 	args.timeout_ms = timeout_ms;
+	args.obj_fds = (uintptr_t)obj_fds;
+	args.nr_obj_fds = img->nr_fileobjs;
 	ioctl(dev, CKPT_IOC_RESTART, &args);
 	child_fail("%s (%s)", *msg ? msg : "the engine refused", strerror(errno));
 }

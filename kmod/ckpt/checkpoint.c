@@ -35,6 +35,7 @@
 #include "callback.h"
 #include "checkpoint.h"
 #include "fdinfo.h"
+#include "fileobj.h"
 #include "freeze.h"
 #include "image.h"
 #include "mm.h"
@@ -107,6 +108,7 @@ struct fd_scan {
 	u32 nr_epitems;
 	struct ckpt_img_timerfd *timerfds;	/* CKPT_IMG_MAX_FILES */
 	u32 nr_timerfds;
+	struct ckpt_fileobjs objs;	/* FIFOs, memfds, deleted files */
 	struct ckpt_img_pipe **pipes;	/* CKPT_IMG_MAX_FILES: PIPE sections */
 	size_t *pipe_len;
 	u32 nr_pipes;
@@ -185,6 +187,21 @@ static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 		scan->nr++;
 		return 0;
 	}
+	if (S_ISFIFO(inode->i_mode)) {
+		/* A named pipe: reopened by path, its bytes in the image. */
+		p = d_path(&file->f_path, f->path, sizeof(f->path));
+		if (IS_ERR(p) || ckpt_fileobj_kind(file, p) != CKPT_FILE_FIFO)
+			goto bad;
+		memmove(f->path, p, strlen(p) + 1);
+		f->kind = CKPT_FILE_FIFO;
+		f->fd = fd;
+		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
+		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
+			   CKPT_FILE_CLOEXEC : 0;
+		scan->refs[scan->nr] = get_file(file);
+		scan->nr++;
+		return 0;
+	}
 	if (ckpt_anon_kind(file) >= 0) {
 		/* eventfd, signalfd, epoll: their state is read after the scan. */
 		f->kind = ckpt_anon_kind(file);
@@ -203,8 +220,16 @@ static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 	if (S_ISDIR(inode->i_mode))
 		f->kind = CKPT_FILE_DIR;
 	p = d_path(&file->f_path, f->path, sizeof(f->path));
-	if (IS_ERR(p) || strstr(p, " (deleted)") || *p != '/')
+	if (IS_ERR(p) || *p != '/')
 		goto bad;
+	if (strstr(p, " (deleted)")) {
+		/* A memfd or an unlinked file: the image carries its content. */
+		int kind = ckpt_fileobj_kind(file, p);
+
+		if (kind != CKPT_FILE_MEMFD && kind != CKPT_FILE_DELETED)
+			goto bad;
+		f->kind = kind;
+	}
 	memmove(f->path, p, strlen(p) + 1);
 	f->fd = fd;
 	f->open_flags = file->f_flags & (O_ACCMODE | O_APPEND | O_NONBLOCK |
@@ -342,6 +367,17 @@ static int file_details(struct fd_scan *scan, char *whybuf)
 						&scan->nr_epitems, scan->ep_ino,
 						scan->ep_dev);
 			break;
+		case CKPT_FILE_FIFO:
+		case CKPT_FILE_MEMFD:
+		case CKPT_FILE_DELETED:
+			/* Named by its object; checked once mappings are known. */
+			ret = ckpt_fileobj_add(&scan->objs, file, f->kind,
+					       f->path, f->fd);
+			if (ret >= 0) {
+				f->ino = ret;
+				ret = 0;
+			}
+			break;
 		default:
 			ret = vfs_getattr(&file->f_path, &st, STATX_INO,
 					  AT_STATX_SYNC_AS_STAT);
@@ -353,7 +389,9 @@ static int file_details(struct fd_scan *scan, char *whybuf)
 		if (ret)
 			snprintf(whybuf, WHY_LEN, "cannot read the state of fd %u (%.64s)%s",
 				 f->fd, f->path,
-				 ret == -E2BIG ? ": too many epoll items" : "");
+				 ret != -E2BIG ? "" : f->kind == CKPT_FILE_EPOLL ?
+				 ": too many epoll items" :
+				 ": too many FIFOs, memfds and deleted files");
 put:
 		fput(file);
 		scan->refs[i] = NULL;
@@ -394,6 +432,9 @@ static int capture_files(struct task_struct *task, struct fd_scan *scan,
 	    !scan->epitems || !scan->ep_ino || !scan->ep_dev || !scan->pipes ||
 	    !scan->pipe_len || !scan->timerfds)
 		return -ENOMEM;
+	ret = ckpt_fileobjs_init(&scan->objs);
+	if (ret)
+		return ret;
 	scan->registered = ckpt_cb_file(reg);
 	task_lock(task);
 	scan->files_table = task->files;
@@ -536,7 +577,7 @@ static void capture_process(struct task_struct *task, struct mm_struct *mm,
 /* Everything but the staged pages and END, while the process is frozen. */
 static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		       struct ckpt_img_process *proc, struct ckpt_mm_capture *mc,
-		       const struct fd_scan *scan, const struct ckpt_img_fs *fs,
+		       struct fd_scan *scan, const struct ckpt_img_fs *fs,
 		       const struct ckpt_img_signals *sigs, size_t sigs_len,
 		       struct ckpt_writer *w, u32 *nr_threads,
 		       struct ckpt_stage *stage)
@@ -575,9 +616,16 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 				      sizeof(p->ts.img), p->ts.xstate,
 				      fz->xstate_size);
 	}
+	/* FILEOBJ first: FILES entries and FILEDATA name its entries. */
+	if (!ret && scan->objs.nr)
+		ret = ckpt_write_sect(w, CKPT_SECT_FILEOBJ, scan->objs.img,
+				      scan->objs.nr * sizeof(*scan->objs.img),
+				      NULL, 0);
 	if (!ret && scan->nr)
 		ret = ckpt_write_sect(w, CKPT_SECT_FILES, scan->files,
 				      scan->nr * sizeof(*scan->files), NULL, 0);
+	if (!ret)
+		ret = ckpt_fileobjs_write(&scan->objs, w);
 	for (i = 0; !ret && i < scan->nr_pipes; i++)
 		ret = ckpt_write_sect(w, CKPT_SECT_PIPE, scan->pipes[i],
 				      scan->pipe_len[i], NULL, 0);
@@ -721,9 +769,16 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	ret = ckpt_capture_signals(task, tasks, fz->nr, &sigs, &sigs_len, why);
 	if (ret)
 		goto out_thaw;
-	ret = ckpt_mm_capture(task, mm, &mc, proc, why, whybuf, WHY_LEN);
+	ret = ckpt_mm_capture(task, mm, &mc, proc, &scan.objs, why, whybuf,
+			      WHY_LEN);
 	if (ret)
 		goto out_thaw;
+	ret = ckpt_fileobjs_capture(&scan.objs, task_tgid_vnr(task), whybuf,
+				    WHY_LEN);
+	if (ret) {
+		*why = whybuf;
+		goto out_thaw;
+	}
 	capture_process(task, mm, proc, mc.path_buf);
 
 	ret = write_image(task, fz, proc, &mc, &scan, fs, sigs, sigs_len, &w,
@@ -780,6 +835,7 @@ out_free:
 	kvfree(scan.pipes);
 	kvfree(scan.pipe_len);
 	kvfree(scan.timerfds);
+	ckpt_fileobjs_free(&scan.objs);
 	ckpt_mm_capture_free(&mc);
 	ckpt_stage_free(&st);
 	kvfree(proc);

@@ -34,6 +34,8 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_EPOLL]	= "EPOLL",
 	[CKPT_SECT_PIPE]	= "PIPE",
 	[CKPT_SECT_TIMERFD]	= "TIMERFD",
+	[CKPT_SECT_FILEOBJ]	= "FILEOBJ",
+	[CKPT_SECT_FILEDATA]	= "FILEDATA",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -102,6 +104,10 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return sizeof(struct ckpt_img_pipe) + CKPT_IMG_MAX_PIPE;
 	case CKPT_SECT_TIMERFD:
 		return (__u64)CKPT_IMG_MAX_FILES * sizeof(struct ckpt_img_timerfd);
+	case CKPT_SECT_FILEOBJ:
+		return (__u64)CKPT_IMG_MAX_FILEOBJS * sizeof(struct ckpt_img_fileobj);
+	case CKPT_SECT_FILEDATA:
+		return sizeof(struct ckpt_img_filedata) + CKPT_IMG_MAX_FILECHUNK;
 	case CKPT_SECT_SIGNALS:
 		return sizeof(struct ckpt_img_signals) +
 		       (__u64)CKPT_IMG_MAX_SIGQUEUE * sizeof(struct ckpt_img_siginfo);
@@ -136,6 +142,12 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		if (s->type == CKPT_SECT_PIPE && st->nr_pipes < CKPT_IMG_MAX_FILES)
 			break;
 		if (s->type == CKPT_SECT_TIMERFD && !st->timerfd_seen)
+			break;
+		/* FILEOBJ first: FILES entries and FILEDATA name its entries. */
+		if (s->type == CKPT_SECT_FILEOBJ && !st->nr_fileobjs &&
+		    !st->files_seen)
+			break;
+		if (s->type == CKPT_SECT_FILEDATA && st->nr_fileobjs)
 			break;
 		if (s->type != st->expect)
 			return FAIL(st, EBADMSG, "sections out of order");
@@ -174,10 +186,17 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	if (s->type == CKPT_SECT_EPOLL &&
 	    (!s->len || s->len % sizeof(struct ckpt_img_epitem)))
 		return FAIL(st, EBADMSG, "EPOLL length is not a whole number of items");
+	if (s->type == CKPT_SECT_FILEOBJ &&
+	    (!s->len || s->len % sizeof(struct ckpt_img_fileobj)))
+		return FAIL(st, EBADMSG, "FILEOBJ length is not a whole number of objects");
+	if (s->type == CKPT_SECT_FILEDATA &&
+	    s->len <= sizeof(struct ckpt_img_filedata))
+		return FAIL(st, EBADMSG, "FILEDATA section too short");
 	if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_THREAD &&
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
 	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_PIPE &&
-	    s->type != CKPT_SECT_TIMERFD && s->len != max)
+	    s->type != CKPT_SECT_TIMERFD && s->type != CKPT_SECT_FILEOBJ &&
+	    s->type != CKPT_SECT_FILEDATA && s->len != max)
 		return FAIL(st, EBADMSG, "section length does not match its kind");
 	return 0;
 }
@@ -305,6 +324,10 @@ static int check_files(struct ckpt_img_state *st,
 		if (f->kind == CKPT_FILE_EVENTFD &&
 		    (f->ino & ~(__u64)CKPT_EVENTFD_SEMAPHORE || f->pos == ~0ULL))
 			return FAIL(st, EBADMSG, "eventfd state out of bounds");
+		if (f->kind >= CKPT_FILE_FIFO &&
+		    (f->ino >= st->nr_fileobjs || f->dev ||
+		     st->fileobjs[f->ino].kind != f->kind))
+			return FAIL(st, EBADMSG, "file names an object the image does not carry");
 		if (f->pos > (1ULL << 62))
 			return FAIL(st, EBADMSG, "file position out of bounds");
 		if (!str_ok(f->path, sizeof(f->path)) ||
@@ -347,7 +370,73 @@ static int check_vmas(struct ckpt_img_state *st,
 		if ((v->flags & CKPT_VMA_SHARED) && (v->flags & CKPT_VMA_FILE) &&
 		    v->nr_pages)
 			return FAIL(st, EBADMSG, "shared file mappings keep their data in the file");
+		if ((v->flags & CKPT_VMA_FILEOBJ) &&
+		    (!(v->flags & CKPT_VMA_FILE) || v->dev ||
+		     v->ino >= st->nr_fileobjs ||
+		     st->fileobjs[v->ino].kind == CKPT_FILE_FIFO))
+			return FAIL(st, EBADMSG, "mapping names a file object the image does not carry");
 	}
+	return 0;
+}
+
+static int check_fileobjs(struct ckpt_img_state *st,
+			  const struct ckpt_img_fileobj *o, __u64 n)
+{
+	__u64 i;
+
+	for (i = 0; i < n; i++, o++) {
+		if (o->kind < CKPT_FILE_FIFO || o->kind >= __CKPT_FILE_KIND_MAX ||
+		    o->mode & ~07777U || o->seals & ~CKPT_IMG_SEALS_ALL)
+			return FAIL(st, EINVAL, "unknown file object kind, mode or seals");
+		if (!str_ok(o->name, sizeof(o->name)) ||
+		    (o->kind != CKPT_FILE_MEMFD && o->name[0] != '/') ||
+		    (o->kind == CKPT_FILE_MEMFD &&
+		     !memchr(o->name, '\0', CKPT_IMG_MEMFD_NAME_MAX + 1)))
+			return FAIL(st, EBADMSG, "file object name not terminated, too long or not absolute");
+		if (o->stored > o->size ||
+		    (o->kind == CKPT_FILE_FIFO ?
+		     o->size > o->capacity || o->capacity > CKPT_IMG_MAX_PIPE :
+		     o->size > CKPT_IMG_MAX_FILESIZE || o->capacity) ||
+		    (o->kind != CKPT_FILE_MEMFD && o->seals))
+			return FAIL(st, EBADMSG, "file object size out of bounds");
+	}
+	return 0;
+}
+
+/* FILEDATA is complete for every object before @upto. */
+static int filedata_upto(struct ckpt_img_state *st, __u32 upto)
+{
+	for (; st->fd_obj < upto; st->fd_obj++) {
+		if (st->fd_bytes != st->fileobjs[st->fd_obj].stored)
+			return FAIL(st, EBADMSG, "FILEDATA does not hold what FILEOBJ says it stores");
+		st->fd_bytes = 0;
+		st->fd_next = 0;
+	}
+	return 0;
+}
+
+static int check_filedata(struct ckpt_img_state *st,
+			  const struct ckpt_img_filedata *d, __u64 len)
+{
+	const struct ckpt_img_fileobj *o;
+	int ret;
+
+	len -= sizeof(*d);
+	if (d->pad)
+		return FAIL(st, EINVAL, "reserved FILEDATA field set");
+	if (d->obj >= st->nr_fileobjs || d->obj < st->fd_obj)
+		return FAIL(st, EBADMSG, "FILEDATA names no object, or out of order");
+	ret = filedata_upto(st, d->obj);
+	if (ret)
+		return ret;
+	o = &st->fileobjs[d->obj];
+	if (d->offset < st->fd_next || d->offset > o->size ||
+	    len > o->size - d->offset)
+		return FAIL(st, EBADMSG, "FILEDATA outside its file or out of order");
+	st->fd_bytes += len;
+	st->fd_next = d->offset + len;
+	if (st->fd_bytes > o->stored)
+		return FAIL(st, EBADMSG, "FILEDATA holds more than FILEOBJ says it stores");
 	return 0;
 }
 
@@ -430,7 +519,10 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 			st->expect = CKPT_SECT_VMAS;
 		break;
 	case CKPT_SECT_VMAS:
-		ret = check_vmas(st, payload, st->hdr.nr_vmas);
+		ret = filedata_upto(st, st->nr_fileobjs);
+		if (!ret)
+			ret = check_vmas(st, payload, st->hdr.nr_vmas);
+		st->fileobjs = NULL;	/* not needed (nor kept) any longer */
 		if (!ret) {
 			/* The caller keeps this payload alive until END. */
 			st->vmas = payload;
@@ -445,6 +537,17 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = check_files(st, payload, s->len / sizeof(struct ckpt_img_file));
 		if (!ret)
 			st->files_seen = 1;
+		break;
+	case CKPT_SECT_FILEOBJ:
+		ret = check_fileobjs(st, payload,
+				     s->len / sizeof(struct ckpt_img_fileobj));
+		if (!ret) {
+			st->fileobjs = payload;
+			st->nr_fileobjs = s->len / sizeof(struct ckpt_img_fileobj);
+		}
+		break;
+	case CKPT_SECT_FILEDATA:
+		ret = check_filedata(st, payload, s->len);
 		break;
 	case CKPT_SECT_TIMERFD: {
 		const struct ckpt_img_timerfd *t = payload;

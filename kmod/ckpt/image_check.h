@@ -57,6 +57,12 @@ struct ckpt_img_state {
 	__u32 epoll_seen;	/* EPOLL accepted */
 	__u32 nr_pipes;		/* PIPE sections accepted */
 	__u32 timerfd_seen;	/* TIMERFD accepted */
+	/* The FILEOBJ payload: the caller keeps it alive until VMAS. */
+	const struct ckpt_img_fileobj *fileobjs;
+	__u32 nr_fileobjs;	/* FILEOBJ accepted with this many entries */
+	__u32 fd_obj;		/* FILEDATA: the object being filled */
+	__u64 fd_next;		/* its lowest offset for the next run */
+	__u64 fd_bytes;		/* its bytes so far */
 	const char *why;
 };
 

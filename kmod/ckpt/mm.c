@@ -30,6 +30,7 @@
 #include <linux/workqueue.h>
 #include <asm/vdso.h>
 
+#include "fileobj.h"
 #include "image.h"
 #include "mm.h"
 
@@ -82,7 +83,8 @@ static bool page_wanted(const struct ckpt_img_vma *v, u64 pm)
 }
 
 static int describe_vma(struct vm_area_struct *vma, struct mm_struct *mm,
-			struct ckpt_img_vma *v, char *buf, const char **why,
+			struct ckpt_img_vma *v, char *buf,
+			struct ckpt_fileobjs *objs, const char **why,
 			char *whybuf, size_t whylen)
 {
 	u64 vdso, vdso_size, vvar, vvar_size;
@@ -144,11 +146,12 @@ static int describe_vma(struct vm_area_struct *vma, struct mm_struct *mm,
 			return 0;
 		}
 		if (len > 10 && !strcmp(p + len - 10, " (deleted)")) {
-			snprintf(whybuf, whylen,
-				 "mapping %lx-%lx of deleted file or memfd %s cannot be restored yet",
-				 vma->vm_start, vma->vm_end, p);
-			*why = whybuf;
-			return -EOPNOTSUPP;
+			/* A memfd or deleted file: the image carries it. */
+			int ret = ckpt_fileobj_vma(objs, vma, p, v, whybuf, whylen);
+
+			if (ret)
+				*why = whybuf;
+			return ret;
 		}
 		if (len >= sizeof(v->path)) {
 			snprintf(whybuf, whylen,
@@ -251,7 +254,8 @@ static int count_pages(struct ckpt_mm_capture *c)
 
 int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 		    struct ckpt_mm_capture *c, struct ckpt_img_process *proc,
-		    const char **why, char *whybuf, size_t whylen)
+		    struct ckpt_fileobjs *objs, const char **why, char *whybuf,
+		    size_t whylen)
 {
 	struct vm_area_struct *vma;
 	char name[32];
@@ -278,7 +282,7 @@ int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 				break;
 			}
 			ret = describe_vma(vma, mm, &c->vmas[n], c->path_buf,
-					   why, whybuf, whylen);
+					   objs, why, whybuf, whylen);
 			if (ret)
 				break;
 			n++;
@@ -709,11 +713,20 @@ static int unmap_all(struct mm_struct *mm)
  * overlay, mappings hold the real file underneath, so compare real inodes).
  */
 static struct file *open_mapped_file(const struct ckpt_img_vma *v,
+				     const struct ckpt_objfiles *of,
 				     const char **why, char *whybuf,
 				     size_t whylen)
 {
 	struct inode *inode;
 	struct file *file;
+
+	if (v->flags & CKPT_VMA_FILEOBJ) {
+		/* Made by the restarter (memfd, unlinked file): no identity. */
+		file = ckpt_fileobj_open(of, v, whybuf, whylen);
+		if (IS_ERR(file))
+			*why = whybuf;
+		return file;
+	}
 
 	file = filp_open(v->path, v->flags & CKPT_VMA_MAYWRITE ? O_RDWR : O_RDONLY,
 			 0);
@@ -736,7 +749,8 @@ static struct file *open_mapped_file(const struct ckpt_img_vma *v,
 }
 
 int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
-			const char **why, char *whybuf, size_t whylen)
+			const struct ckpt_objfiles *of, const char **why,
+			char *whybuf, size_t whylen)
 {
 	struct file *file;
 	u32 i;
@@ -744,7 +758,7 @@ int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 	for (i = 0; i < nr_vmas; i++) {
 		if (!(vmas[i].flags & CKPT_VMA_FILE))
 			continue;
-		file = open_mapped_file(&vmas[i], why, whybuf, whylen);
+		file = open_mapped_file(&vmas[i], of, why, whybuf, whylen);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
 		fput(file);
@@ -752,7 +766,8 @@ int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 	return 0;
 }
 
-static int map_vma(const struct ckpt_img_vma *v, const char **why,
+static int map_vma(const struct ckpt_img_vma *v,
+		   const struct ckpt_objfiles *of, const char **why,
 		   char *whybuf, size_t whylen)
 {
 	unsigned long flags = MAP_FIXED_NOREPLACE, addr, extra = 0;
@@ -766,7 +781,7 @@ static int map_vma(const struct ckpt_img_vma *v, const char **why,
 	if (v->flags & CKPT_VMA_NORESERVE)
 		flags |= MAP_NORESERVE;
 	if (v->flags & CKPT_VMA_FILE) {
-		file = open_mapped_file(v, why, whybuf, whylen);
+		file = open_mapped_file(v, of, why, whybuf, whylen);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
 	} else {
@@ -938,7 +953,8 @@ static void cannot_write(const struct ckpt_img_pages *p,
 
 int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
-		    const char **why, char *whybuf, size_t whylen)
+		    const struct ckpt_objfiles *of, const char **why,
+		    char *whybuf, size_t whylen)
 {
 	struct mm_struct *mm = current->mm;
 	struct ckpt_sect s;
@@ -955,7 +971,7 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 	for (i = 0; i < nr_vmas; i++) {
 		if (vmas[i].flags & (CKPT_VMA_VDSO | CKPT_VMA_VVAR))
 			continue;
-		ret = map_vma(&vmas[i], why, whybuf, whylen);
+		ret = map_vma(&vmas[i], of, why, whybuf, whylen);
 		if (ret)
 			return ret;
 	}

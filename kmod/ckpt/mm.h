@@ -9,6 +9,8 @@ struct task_struct;
 struct mm_struct;
 struct ckpt_writer;
 struct ckpt_reader;
+struct ckpt_fileobjs;
+struct ckpt_objfiles;
 
 /* What a checkpoint learned about a frozen process's memory. */
 struct ckpt_mm_capture {
@@ -24,7 +26,8 @@ struct ckpt_mm_capture {
 /* The VMA table and mm fields, with the target's threads parked. */
 int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 		    struct ckpt_mm_capture *c, struct ckpt_img_process *proc,
-		    const char **why, char *whybuf, size_t whylen);
+		    struct ckpt_fileobjs *objs, const char **why, char *whybuf,
+		    size_t whylen);
 /*
  * Memory for copies of a process's pages (mm.c, "Staging"): prepared before
  * the freeze, filled while frozen, written after the thaw.
@@ -60,7 +63,8 @@ void ckpt_mm_capture_free(struct ckpt_mm_capture *c);
 int ckpt_mm_check_vdso(const struct ckpt_img_process *proc, const char **why);
 /* Restart, before anything is changed: every mapped file is still there. */
 int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
-			const char **why, char *whybuf, size_t whylen);
+			const struct ckpt_objfiles *of, const char **why,
+			char *whybuf, size_t whylen);
 /*
  * Replace current's memory with the image's: unmap everything but the
  * vdso, map the image's VMAs, fill them from the PAGES sections that follow
@@ -68,6 +72,7 @@ int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
  */
 int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
-		    const char **why, char *whybuf, size_t whylen);
+		    const struct ckpt_objfiles *of, const char **why,
+		    char *whybuf, size_t whylen);
 
 #endif /* _CKPT_MM_H */

@@ -35,6 +35,7 @@
 #include <uapi/linux/ckpt_image.h>
 
 #include "checkpoint.h"
+#include "fileobj.h"
 #include "image.h"
 #include "mm.h"
 #include "restart.h"
@@ -216,7 +217,7 @@ static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 		      struct ckpt_img_vma **vmas, const char **why)
 {
 	struct ckpt_sect s;
-	void *p;
+	void *p, *objs = NULL;
 	int ret;
 
 	ret = ckpt_read_sect(r, &s, &p);
@@ -243,9 +244,14 @@ static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 	 * restarter; the engine only validates them.
 	 */
 	while (!ret && s.type != CKPT_SECT_VMAS) {
-		kvfree(p);
+		/* The checker reads FILEOBJ's table until VMAS is accepted. */
+		if (s.type == CKPT_SECT_FILEOBJ)
+			objs = p;
+		else
+			kvfree(p);
 		ret = ckpt_read_sect(r, &s, &p);
 	}
+	kvfree(objs);
 	if (ret)
 		goto bad;
 	*vmas = p;
@@ -355,6 +361,16 @@ static void late_error(int err_fd, const char *why)
 	fput(f);
 }
 
+/* The restarter's descriptors of file objects: the mappings hold them now. */
+static void close_obj_fds(const struct ckpt_objfiles *of)
+{
+	u32 i;
+
+	for (i = 0; i < of->nr; i++)
+		if (of->fds[i] >= 0)
+			close_fd(of->fds[i]);
+}
+
 static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 		      const struct ckpt_restart *args, const char **why,
 		      char *whybuf, bool *fatal)
@@ -364,6 +380,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	struct ckpt_img_vma *vmas = NULL;
 	struct image_threads it = {};
 	struct restore_work *own = NULL;
+	struct ckpt_objfiles of = {};
 	struct ckpt_reader r;
 	struct arrival *a;
 	long left;
@@ -374,6 +391,9 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 		*why = "the image descriptor is not open for reading";
 		return ret;
 	}
+	ret = ckpt_fileobj_get_files(args->obj_fds, args->nr_obj_fds, &of, why);
+	if (ret)
+		goto out;
 	ret = read_front(&r, &hdr, &proc, &it, &vmas, why);
 	if (ret)
 		goto out;
@@ -390,7 +410,8 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	ret = ckpt_mm_check_vdso(proc, why);
 	if (ret)
 		goto out;
-	ret = ckpt_mm_check_files(vmas, hdr->nr_vmas, why, whybuf, WHY_LEN);
+	ret = ckpt_mm_check_files(vmas, hdr->nr_vmas, &of, why, whybuf,
+				  WHY_LEN);
 	if (ret)
 		goto out;
 
@@ -428,7 +449,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	/* The point of no return. */
 	*fatal = true;
 	ckpt_thread_release_fpu();
-	ret = ckpt_mm_restore(&r, proc, vmas, hdr->nr_vmas, why, whybuf,
+	ret = ckpt_mm_restore(&r, proc, vmas, hdr->nr_vmas, &of, why, whybuf,
 			      WHY_LEN);
 	if (ret)
 		goto out;
@@ -445,7 +466,10 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	ret = queue_restore(own);
 	if (!ret)
 		own = NULL;
+	if (!ret)
+		close_obj_fds(&of);
 out:
+	ckpt_fileobj_put_files(&of);
 	kfree(ctx->tasks);
 	kfree(ctx->xstates);
 	ctx->tasks = NULL;
@@ -473,9 +497,15 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
 	if (args.flags || !args.nr_threads ||
-	    args.nr_threads > CKPT_IMG_MAX_THREADS) {
+	    args.nr_threads > CKPT_IMG_MAX_THREADS ||
+	    args.nr_obj_fds > CKPT_RESTART_MAX_OBJ_FDS) {
 		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
-				"bad flags or thread count");
+				"bad flags, thread or file object count");
+		return -EINVAL;
+	}
+	if (args.pad) {
+		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
+				"reserved fields must be 0");
 		return -EINVAL;
 	}
 	for (i = 0; i < ARRAY_SIZE(args.reserved); i++) {

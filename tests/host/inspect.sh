@@ -17,7 +17,8 @@ trap 'rm -rf "$tmp"' EXIT
 # img.py COMMAND IMAGE [ARGS]: list, check or damage an image (to stdout).
 cat > "$tmp/img.py" <<'EOF'
 import struct, sys
-names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END"}
+names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
+         7: "FILES", 13: "FILEOBJ", 14: "FILEDATA"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -176,7 +177,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((35 + nsect))
+ktap_plan $((43 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -302,6 +303,47 @@ d = json.load(sys.stdin)
 e = d[\"error\"]
 assert d[\"valid\"] is False and e[\"message\"] == \"section checksum mismatch\", d
 assert e[\"section\"] == 4 and e[\"type\"] == \"PAGES\" and e[\"offset\"] == $(off 4), e'"
+
+# File objects (mkimage -O): sections 3 FILEOBJ, 4 FILES, 5-7 FILEDATA.
+"$mkimage" -O > "$tmp/obj.img"
+# odamage NAME COMMAND ARGS...: a damaged copy of obj.img in $tmp/NAME
+odamage() {
+	local name=$1
+	shift
+	python3 "$tmp/img.py" "$1" "$tmp/obj.img" "${@:2}" > "$tmp/$name"
+}
+oat() { python3 "$tmp/img.py" list "$tmp/obj.img" | awk -v i="$1" '$1 == i { printf "(section %d %s at offset %d)", i, $2, $3 }'; }
+ktap_check "file objects: listed, valid" sh -c "
+	'$ckpt' inspect '$tmp/obj.img' > '$tmp/otext' && cat '$tmp/otext' &&
+	grep -qx '  0 memfd size 10000 stored 4196 mode 0777 seals 0x5 buf' '$tmp/otext' &&
+	grep -qx '  1 fifo size 5 stored 5 mode 0600 capacity 65536 /tmp/fifo' '$tmp/otext' &&
+	'$ckpt' inspect --json '$tmp/obj.img' | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+o = d[\"fileobjs\"]
+assert [x[\"kind\"] for x in o] == [\"memfd\", \"fifo\"] and o[0][\"seals\"] == 5, o'"
+odamage obj-kind set 4 12 I 9
+ktap_check "a FILES entry naming an object of another kind" \
+	refuse "$tmp/obj-kind" "file names an object the image does not carry $(oat 4)"
+odamage obj-ino set 4 32 Q 2
+ktap_check "a FILES entry naming an object that does not exist" \
+	refuse "$tmp/obj-ino" "file names an object the image does not carry $(oat 4)"
+odamage obj-seals set 3 8 I 0x40
+ktap_check "unknown seals" \
+	refuse "$tmp/obj-seals" "unknown file object kind, mode or seals $(oat 3)"
+odamage obj-big set 3 32 Q 0x40000001
+ktap_check "a memfd over 1 GiB" \
+	refuse "$tmp/obj-big" "file object size out of bounds $(oat 3)"
+odamage data-out set 6 8 Q 9950
+ktap_check "FILEDATA past its file's size" \
+	refuse "$tmp/data-out" "FILEDATA outside its file or out of order $(oat 6)"
+odamage data-order set 6 8 Q 100
+ktap_check "FILEDATA overlapping the run before" \
+	refuse "$tmp/data-out" "FILEDATA outside its file or out of order $(oat 6)" &&
+	refuse "$tmp/data-order" "FILEDATA outside its file or out of order $(oat 6)"
+odamage data-less set 3 40 Q 4200
+ktap_check "FILEOBJ claiming more than FILEDATA holds" \
+	refuse "$tmp/data-less" "FILEDATA does not hold what FILEOBJ says it stores $(oat 7)"
 
 ktap_check "a missing file is named" sh -c "
 	! '$ckpt' inspect '$tmp/no-such.img' 2> '$tmp/e' && cat '$tmp/e' &&

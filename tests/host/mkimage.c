@@ -13,8 +13,11 @@
  *   4  vdso               r-x 2 pages, never stored
  *   5  stack              rw- grows down, 1 page
  *
- * -P stores no pages at all (a smaller seed). The output is the same on
- * every run, so tests can name offsets in it.
+ * -P stores no pages at all (a smaller seed). -O adds file objects:
+ * FILEOBJ (0: memfd "buf", 10000 bytes, 4196 stored in two FILEDATA runs;
+ * 1: FIFO /tmp/fifo holding "hello"), FILES (fd 3 the memfd, fd 4 the FIFO)
+ * and the three FILEDATA sections, right after the THREAD sections. The
+ * output is the same on every run, so tests can name offsets in it.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -101,7 +104,7 @@ static void pages(__u64 addr, __u32 n, __u32 vma)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n");
 }
 
@@ -130,6 +133,49 @@ static int csum_stdin(void)
 	       (unsigned long long)ckpt_csum_xxh64(&whole),
 	       (unsigned long long)ckpt_csum_xxh64(&pieces));
 	return 0;
+}
+
+static void filedata(__u32 obj, __u64 offset, const void *data, size_t len)
+{
+	struct ckpt_img_filedata *d = calloc(1, sizeof(*d) + len);
+
+	if (!d) {
+		perror("mkimage");
+		exit(1);
+	}
+	d->obj = obj;
+	d->offset = offset;
+	memcpy(d->data, data, len);
+	section(CKPT_SECT_FILEDATA, d, sizeof(*d) + len);
+	free(d);
+}
+
+static void file_objects(void)
+{
+	static struct ckpt_img_fileobj objs[2] = {
+		{ .kind = CKPT_FILE_MEMFD, .mode = 0777, .seals = 0x5,
+		  .dev = 1, .ino = 77, .size = 10000, .stored = 4196,
+		  .name = "buf" },
+		{ .kind = CKPT_FILE_FIFO, .mode = 0600, .capacity = 65536,
+		  .dev = 0x801, .ino = 4321, .size = 5, .stored = 5,
+		  .name = "/tmp/fifo" },
+	};
+	static struct ckpt_img_file files[2] = {
+		{ .fd = 3, .open_flags = 2, .kind = CKPT_FILE_MEMFD, .pos = 10,
+		  .ino = 0, .path = "/memfd:buf (deleted)" },
+		{ .fd = 4, .open_flags = 0, .kind = CKPT_FILE_FIFO, .ino = 1,
+		  .path = "/tmp/fifo" },
+	};
+	static unsigned char page[4096];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(page); i++)
+		page[i] = (unsigned char)(i * 3);
+	section(CKPT_SECT_FILEOBJ, objs, sizeof(objs));
+	section(CKPT_SECT_FILES, files, sizeof(files));
+	filedata(0, 0, page, 4096);
+	filedata(0, 8192, page, 100);
+	filedata(1, 0, "hello", 5);
 }
 
 int main(int argc, char **argv)
@@ -162,10 +208,10 @@ int main(int argc, char **argv)
 	struct ckpt_img_end end;
 	unsigned char *thread;
 	unsigned int i, nr_threads = 1;
-	bool no_pages = false;
+	bool no_pages = false, objects = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:Pch")) != -1) {
+	while ((c = getopt(argc, argv, "t:POch")) != -1) {
 		switch (c) {
 		case 'c':
 			return csum_stdin();
@@ -174,6 +220,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			no_pages = true;
+			break;
+		case 'O':
+			objects = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -266,6 +315,8 @@ int main(int argc, char **argv)
 			sizeof(*t) + XSTATE_SIZE);
 	}
 	free(thread);
+	if (objects)
+		file_objects();
 
 	section(CKPT_SECT_VMAS, vmas, sizeof(vmas));
 	if (!no_pages) {

@@ -63,7 +63,16 @@
  *            __u64 errmsg;         in:  user buffer for a message, or 0
  *            __u32 errmsg_len;     in:  its size
  *            __u32 timeout_ms;     in:  wait for the other threads (0: 10 s)
- *            __u64 reserved[4];    in:  must be 0
+ *            __u64 obj_fds;        in:  __s32[nr_obj_fds], or 0: per FILEOBJ
+ *                                       entry of the image, the caller's
+ *                                       descriptor of the file it made for it
+ *                                       (memfd, unlinked file), -1 for none;
+ *                                       mappings of the entry map that file,
+ *                                       and the descriptors are closed once
+ *                                       the restart succeeds
+ *            __u32 nr_obj_fds;     in:  at most CKPT_RESTART_MAX_OBJ_FDS
+ *            __u32 pad;            in:  must be 0
+ *            __u64 reserved[2];    in:  must be 0
  *        };
  *
  *    Callbacks (libckpt; see Documentation/libckpt.md for the protocol):
@@ -187,8 +196,13 @@ struct ckpt_restart {
 	__u64 errmsg;
 	__u32 errmsg_len;
 	__u32 timeout_ms;
-	__u64 reserved[4];
+	__u64 obj_fds;
+	__u32 nr_obj_fds;
+	__u32 pad;
+	__u64 reserved[2];
 };
+
+#define CKPT_RESTART_MAX_OBJ_FDS	1024
 
 #define CKPT_IOC_RESTART	_IOW(CKPT_IOC_MAGIC, 0x02, struct ckpt_restart)
 #define CKPT_IOC_RESTART_THREAD	_IOW(CKPT_IOC_MAGIC, 0x03, __u32)

@@ -20,6 +20,8 @@
  *   EPOLL      struct ckpt_img_epitem[]         at most once, also before VMAS
  *   PIPE       struct ckpt_img_pipe + data      once per pipe, also before VMAS
  *   TIMERFD    struct ckpt_img_timerfd[]        at most once, also before VMAS
+ *   FILEOBJ    struct ckpt_img_fileobj[]        at most once, before FILES and VMAS
+ *   FILEDATA   struct ckpt_img_filedata + data  after FILEOBJ, by object and offset
  *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
  *   PAGES      struct ckpt_img_pages + data     any number, ascending address
  *   END        struct ckpt_img_end              last, exactly once
@@ -63,6 +65,8 @@ enum ckpt_sect_type {
 	CKPT_SECT_EPOLL,
 	CKPT_SECT_PIPE,
 	CKPT_SECT_TIMERFD,
+	CKPT_SECT_FILEOBJ,
+	CKPT_SECT_FILEDATA,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -156,7 +160,8 @@ enum ckpt_img_vma_flags {
 	CKPT_VMA_DONTDUMP	= 1 << 8,
 	CKPT_VMA_MAYWRITE	= 1 << 9,	/* file opened for writing */
 	CKPT_VMA_NORESERVE	= 1 << 10,	/* MAP_NORESERVE: no commit charge */
-	__CKPT_VMA_ALL		= (1 << 11) - 1,
+	CKPT_VMA_FILEOBJ	= 1 << 11,	/* file: FILEOBJ entry @ino */
+	__CKPT_VMA_ALL		= (1 << 12) - 1,
 };
 
 struct ckpt_img_vma {
@@ -193,6 +198,9 @@ enum ckpt_img_file_kind {
 	CKPT_FILE_EPOLL,	/* its interest list is in the EPOLL section */
 	CKPT_FILE_PIPE,		/* ino: the pipe (its PIPE section); open_flags: the end */
 	CKPT_FILE_TIMERFD,	/* its timer is in the TIMERFD section */
+	CKPT_FILE_FIFO,		/* a named pipe; ino: its FILEOBJ entry */
+	CKPT_FILE_MEMFD,	/* ino: its FILEOBJ entry (content, seals, name) */
+	CKPT_FILE_DELETED,	/* a regular file unlinked while open; ino: FILEOBJ */
 	__CKPT_FILE_KIND_MAX,
 };
 
@@ -264,6 +272,39 @@ struct ckpt_img_timerfd {
 	__u64 ticks;		/* expirations not read yet */
 	__u64 value_ns;		/* time left; 0: disarmed */
 	__u64 interval_ns;
+};
+
+/*
+ * A file whose content the image carries: a FIFO (reopened by path, its
+ * buffered bytes written back), a memfd or a regular file unlinked while
+ * open (both made anew at restart: memfd_create(), O_TMPFILE). FILES entries
+ * of kinds CKPT_FILE_FIFO, _MEMFD and _DELETED, and mappings with
+ * CKPT_VMA_FILEOBJ, name an entry by its index in @ino; several may name the
+ * same one, which stays one file. The content is in FILEDATA sections.
+ */
+#define CKPT_IMG_MAX_FILEOBJS	1024
+#define CKPT_IMG_MAX_FILESIZE	(1ULL << 30)	/* memfd, deleted file */
+#define CKPT_IMG_MAX_FILECHUNK	(1U << 20)	/* bytes in one FILEDATA */
+#define CKPT_IMG_MEMFD_NAME_MAX	249		/* MFD_NAME_MAX_LEN */
+#define CKPT_IMG_SEALS_ALL	0x3f		/* F_SEAL_SEAL ... F_SEAL_EXEC */
+
+struct ckpt_img_fileobj {
+	__u32 kind;		/* CKPT_FILE_FIFO, _MEMFD or _DELETED */
+	__u32 mode;		/* permission bits (07777) */
+	__u32 seals;		/* memfd: F_GET_SEALS; else 0 */
+	__u32 capacity;		/* FIFO: F_GETPIPE_SZ; else 0 */
+	__u64 dev, ino;		/* identity at capture (stat's st_dev, st_ino) */
+	__u64 size;		/* file size; FIFO: bytes buffered */
+	__u64 stored;		/* bytes in its FILEDATA sections (holes left out) */
+	char name[CKPT_IMG_PATH_MAX];	/* FIFO, deleted file: path; memfd: name */
+};
+
+/* A run of a FILEOBJ entry's bytes: section length - 16 of them. */
+struct ckpt_img_filedata {
+	__u32 obj;		/* index into FILEOBJ */
+	__u32 pad;
+	__u64 offset;		/* where in the file */
+	__u8 data[];
 };
 
 /* One watched descriptor of an epoll instance, as epoll_ctl() adds it. */

@@ -1,0 +1,527 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Files the image carries by content: FIFOs (reopened by path at restart,
+ * their buffered bytes written back), memfds and regular files unlinked
+ * while open (made anew at restart). One FILEOBJ entry per inode, however
+ * many descriptors and mappings name it, so that a memfd mapped MAP_SHARED
+ * and open at a descriptor is one file again after the restart.
+ *
+ * Such a file is restored as a private copy, so no other process may hold
+ * it: every open file of it must be referenced only by this process's
+ * descriptors and mappings (file_count()), a memfd's or deleted file's
+ * dentry only by those files (d_count()), and a FIFO's ends only by them
+ * (its reader and writer counts). Otherwise the checkpoint is refused,
+ * naming the descriptor.
+ *
+ * Content is read through a file of our own (dentry_open(), read-only),
+ * data extents only (SEEK_DATA/SEEK_HOLE): holes stay holes.
+ */
+
+#include <linux/cred.h>
+#include <linux/dcache.h>
+#include <linux/fcntl.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kdev_t.h>
+#include <linux/magic.h>
+#include <linux/mm.h>
+#include <linux/mount.h>
+#include <linux/sched/signal.h>
+#include <linux/shmem_fs.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "fileobj.h"
+#include "image.h"
+#include "pipes.h"
+
+#define MAX_USES	(4 * CKPT_IMG_MAX_FILEOBJS)
+
+/* One open file of an object, and the references the process holds on it. */
+struct fileobj_use {
+	struct file *file;	/* referenced */
+	u32 obj;
+	u32 known;		/* descriptors and mappings naming it */
+	int fd;			/* its first descriptor, or -1 */
+};
+
+int ckpt_fileobjs_init(struct ckpt_fileobjs *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->img = kvcalloc(CKPT_IMG_MAX_FILEOBJS, sizeof(*o->img), GFP_KERNEL);
+	o->key = kvcalloc(CKPT_IMG_MAX_FILEOBJS, sizeof(*o->key), GFP_KERNEL);
+	o->file = kvcalloc(CKPT_IMG_MAX_FILEOBJS, sizeof(*o->file), GFP_KERNEL);
+	o->rfile = kvcalloc(CKPT_IMG_MAX_FILEOBJS, sizeof(*o->rfile), GFP_KERNEL);
+	o->fifo = kvcalloc(CKPT_IMG_MAX_FILEOBJS, sizeof(*o->fifo), GFP_KERNEL);
+	o->uses = kvcalloc(MAX_USES, sizeof(*o->uses), GFP_KERNEL);
+	if (!o->img || !o->key || !o->file || !o->rfile || !o->fifo || !o->uses)
+		return -ENOMEM;
+	return 0;
+}
+
+void ckpt_fileobjs_free(struct ckpt_fileobjs *o)
+{
+	u32 i;
+
+	for (i = 0; i < o->nr; i++) {
+		fput(o->file[i]);
+		if (o->rfile[i])
+			fput(o->rfile[i]);
+		kvfree(o->fifo[i]);
+	}
+	for (i = 0; i < o->nr_uses; i++)
+		fput(o->uses[i].file);
+	kvfree(o->img);
+	kvfree(o->key);
+	kvfree(o->file);
+	kvfree(o->rfile);
+	kvfree(o->fifo);
+	kvfree(o->uses);
+	memset(o, 0, sizeof(*o));
+}
+
+int ckpt_fileobj_kind(struct file *file, const char *p)
+{
+	struct inode *inode = file_inode(file);
+	size_t len = strlen(p);
+	bool deleted = len > 10 && !strcmp(p + len - 10, " (deleted)");
+	bool internal = file->f_path.mnt->mnt_flags & MNT_INTERNAL;
+
+	if (*p != '/')
+		return -1;
+	if (S_ISFIFO(inode->i_mode))
+		return deleted || internal ? -1 : CKPT_FILE_FIFO;
+	/* SysV shm and the like have files of their own over shmem inodes. */
+	if (!S_ISREG(inode->i_mode) || !deleted || file->f_op != inode->i_fop)
+		return -1;
+	if (internal)
+		return inode->i_sb->s_magic == TMPFS_MAGIC &&
+		       !strncmp(p, "/memfd:", 7) ? CKPT_FILE_MEMFD : -1;
+	return CKPT_FILE_DELETED;
+}
+
+static struct fileobj_use *use_of(struct ckpt_fileobjs *o, struct file *file,
+				  u32 obj)
+{
+	struct fileobj_use *u;
+	u32 i;
+
+	for (i = 0; i < o->nr_uses; i++)
+		if (o->uses[i].file == file)
+			return &o->uses[i];
+	if (o->nr_uses == MAX_USES)
+		return NULL;
+	u = &o->uses[o->nr_uses++];
+	u->file = get_file(file);
+	u->obj = obj;
+	u->known = 0;
+	u->fd = -1;
+	return u;
+}
+
+int ckpt_fileobj_add(struct ckpt_fileobjs *o, struct file *file, int kind,
+		     const char *path, int fd)
+{
+	struct inode *key = d_real_inode(file->f_path.dentry);
+	struct ckpt_img_fileobj *img;
+	struct fileobj_use *u;
+	size_t len;
+	u32 i;
+
+	for (i = 0; i < o->nr; i++)
+		if (o->key[i] == key)
+			break;
+	if (i == o->nr) {
+		if (o->nr == CKPT_IMG_MAX_FILEOBJS)
+			return -E2BIG;
+		img = &o->img[i];
+		memset(img, 0, sizeof(*img));
+		img->kind = kind;
+		len = strlen(path);
+		if (kind == CKPT_FILE_MEMFD) {
+			strscpy(img->name, file->f_path.dentry->d_name.name + 6,
+				CKPT_IMG_MEMFD_NAME_MAX + 1);
+		} else {
+			if (kind == CKPT_FILE_DELETED)
+				len -= 10;	/* " (deleted)" */
+			if (len >= sizeof(img->name))
+				return -ENAMETOOLONG;
+			memcpy(img->name, path, len);
+			img->name[len] = '\0';
+		}
+		o->key[i] = key;
+		o->file[i] = get_file(file);
+		o->nr++;
+	}
+	u = use_of(o, file, i);
+	if (!u)
+		return -E2BIG;
+	u->known++;
+	if (u->fd < 0)
+		u->fd = fd;
+	return i;
+}
+
+int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,
+		     const char *path, struct ckpt_img_vma *v,
+		     char *whybuf, size_t whylen)
+{
+	struct file *file = vma->vm_file;
+	unsigned long fl = vma->vm_flags;
+	int kind = ckpt_fileobj_kind(file, path), idx;
+
+	if (kind != CKPT_FILE_MEMFD && kind != CKPT_FILE_DELETED) {
+		snprintf(whybuf, whylen,
+			 "mapping %lx-%lx of %s cannot be restored yet",
+			 vma->vm_start, vma->vm_end, path);
+		return -EOPNOTSUPP;
+	}
+	/* The restarter seals before the engine maps: that order must work. */
+	if (kind == CKPT_FILE_MEMFD && (fl & VM_SHARED) && (fl & VM_WRITE) &&
+	    SHMEM_I(file_inode(file))->seals & F_SEAL_FUTURE_WRITE) {
+		snprintf(whybuf, whylen,
+			 "writable shared mapping %lx-%lx of %s predates its F_SEAL_FUTURE_WRITE: not supported",
+			 vma->vm_start, vma->vm_end, path);
+		return -EOPNOTSUPP;
+	}
+	idx = ckpt_fileobj_add(o, file, kind, path, -1);
+	if (idx < 0) {
+		snprintf(whybuf, whylen, "mapping %lx-%lx of %s: %s",
+			 vma->vm_start, vma->vm_end, path,
+			 idx == -E2BIG ? "too many memfds, deleted files and FIFOs" :
+			 "path too long");
+		return idx;
+	}
+	v->flags |= CKPT_VMA_FILE | CKPT_VMA_FILEOBJ;
+	if ((fl & VM_MAYSHARE) && (fl & VM_MAYWRITE))
+		v->flags |= CKPT_VMA_MAYWRITE;
+	v->dev = 0;
+	v->ino = idx;
+	v->size = i_size_read(file_inode(file));
+	strscpy(v->path, path, sizeof(v->path));
+	return 0;
+}
+
+/* Calls @fn on every run of data of @rf below @size, in chunks. */
+static int walk_data(struct file *rf, u64 size,
+		     int (*fn)(void *arg, loff_t off, size_t len), void *arg)
+{
+	loff_t pos = 0, data, hole, off;
+	size_t n;
+	int ret;
+
+	while (pos < size) {
+		data = vfs_llseek(rf, pos, SEEK_DATA);
+		if (data == -ENXIO)
+			break;
+		hole = size;
+		if (data == -EINVAL)	/* no SEEK_DATA here: all of it */
+			data = pos;
+		else if (data >= 0)
+			hole = vfs_llseek(rf, data, SEEK_HOLE);
+		if (data < 0)
+			return data;
+		if (hole < 0)
+			return hole;
+		if (data >= size)
+			break;
+		if (hole > size)
+			hole = size;
+		for (off = data; off < hole; off += n) {
+			n = min_t(u64, hole - off, CKPT_IMG_MAX_FILECHUNK);
+			ret = fn(arg, off, n);
+			if (ret)
+				return ret;
+		}
+		pos = hole;
+		cond_resched();
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+	return 0;
+}
+
+static int count_fn(void *arg, loff_t off, size_t len)
+{
+	*(u64 *)arg += len;
+	return 0;
+}
+
+/* Names use @u (its descriptor, or that it is a mapping) in @whybuf. */
+static int shared(struct ckpt_fileobjs *o, const struct fileobj_use *u,
+		  pid_t pid, char *whybuf, size_t whylen)
+{
+	static const char *const kinds[] = {
+		[CKPT_FILE_FIFO] = "FIFO", [CKPT_FILE_MEMFD] = "memfd",
+		[CKPT_FILE_DELETED] = "deleted file",
+	};
+	const struct ckpt_img_fileobj *img = &o->img[u->obj];
+
+	if (u->fd >= 0)
+		snprintf(whybuf, whylen,
+			 "pid %d fd %d (%s %s) is open in another process too: not supported yet",
+			 pid, u->fd, kinds[img->kind], img->name);
+	else
+		snprintf(whybuf, whylen,
+			 "pid %d maps %s %s, which another process holds too: not supported yet",
+			 pid, kinds[img->kind], img->name);
+	return -EOPNOTSUPP;
+}
+
+static int capture_fifo(struct ckpt_fileobjs *o, u32 i, pid_t pid,
+			char *whybuf, size_t whylen)
+{
+	unsigned int readers = 0, writers = 0;
+	const struct fileobj_use *first = NULL;
+	size_t len;
+	u32 j;
+	int ret;
+
+	for (j = 0; j < o->nr_uses; j++) {
+		const struct fileobj_use *u = &o->uses[j];
+
+		if (u->obj != i)
+			continue;
+		first = first ?: u;
+		readers += !!(u->file->f_mode & FMODE_READ);
+		writers += !!(u->file->f_mode & FMODE_WRITE);
+	}
+	ret = ckpt_pipe_capture(o->file[i], readers, writers, &o->fifo[i], &len);
+	if (ret == -EXDEV)
+		return shared(o, first, pid, whybuf, whylen);
+	if (ret) {
+		snprintf(whybuf, whylen, "cannot read FIFO %s%s", o->img[i].name,
+			 ret == -EOPNOTSUPP ? " (packet mode)" : "");
+		return ret == -EOPNOTSUPP ? ret : -EIO;
+	}
+	o->img[i].size = o->fifo[i]->len;
+	o->img[i].stored = o->fifo[i]->len;
+	o->img[i].capacity = o->fifo[i]->capacity;
+	return 0;
+}
+
+static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
+			   char *whybuf, size_t whylen)
+{
+	struct ckpt_img_fileobj *img = &o->img[i];
+	struct inode *inode = file_inode(o->file[i]);
+	const struct fileobj_use *u, *first = NULL;
+	struct dentry *dentry = NULL;
+	unsigned int n = 0;
+	struct file *rf;
+	u32 j;
+	int ret;
+
+	/* Every open file of it is ours: the dentry holds no other. */
+	for (j = 0; j < o->nr_uses; j++) {
+		u = &o->uses[j];
+		if (u->obj != i)
+			continue;
+		if (!first || (first->fd < 0 && u->fd >= 0))
+			first = u;
+		if (dentry && dentry != u->file->f_path.dentry)
+			dentry = ERR_PTR(-EXDEV);	/* stacked: not comparable */
+		else if (!dentry)
+			dentry = u->file->f_path.dentry;
+		n++;
+	}
+	if (!IS_ERR_OR_NULL(dentry) && d_count(dentry) != n)
+		return shared(o, first, pid, whybuf, whylen);
+	if (img->kind == CKPT_FILE_DELETED && inode->i_nlink) {
+		snprintf(whybuf, whylen,
+			 "pid %d: deleted file %s has another link: not supported yet",
+			 pid, img->name);
+		return -EOPNOTSUPP;
+	}
+	if (img->kind == CKPT_FILE_MEMFD)
+		img->seals = SHMEM_I(inode)->seals & CKPT_IMG_SEALS_ALL;
+	img->size = i_size_read(inode);
+	if (img->size > CKPT_IMG_MAX_FILESIZE) {
+		snprintf(whybuf, whylen,
+			 "pid %d: %s %s holds %llu bytes, more than the image's 1 GiB per file",
+			 pid, img->kind == CKPT_FILE_MEMFD ? "memfd" : "deleted file",
+			 img->name, img->size);
+		return -EFBIG;
+	}
+	rf = dentry_open(&o->file[i]->f_path, O_RDONLY | O_LARGEFILE,
+			 current_cred());
+	if (IS_ERR(rf)) {
+		snprintf(whybuf, whylen, "cannot read %s: error %ld", img->name,
+			 PTR_ERR(rf));
+		return PTR_ERR(rf);
+	}
+	o->rfile[i] = rf;
+	ret = walk_data(rf, img->size, count_fn, &img->stored);
+	if (ret)
+		snprintf(whybuf, whylen, "cannot find the data of %s: error %d",
+			 img->name, ret);
+	return ret;
+}
+
+int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, char *whybuf,
+			  size_t whylen)
+{
+	struct kstat st;
+	u32 i;
+	int ret;
+
+	/*
+	 * Each open file: referenced by the process's descriptors, its
+	 * mappings and us (the use, and the object for its first file).
+	 */
+	for (i = 0; i < o->nr_uses; i++) {
+		const struct fileobj_use *u = &o->uses[i];
+
+		if (file_count(u->file) !=
+		    u->known + 1 + (o->file[u->obj] == u->file))
+			return shared(o, u, pid, whybuf, whylen);
+	}
+
+	for (i = 0; i < o->nr; i++) {
+		struct ckpt_img_fileobj *img = &o->img[i];
+
+		ret = vfs_getattr(&o->file[i]->f_path, &st, STATX_INO | STATX_MODE,
+				  AT_STATX_SYNC_AS_STAT);
+		if (ret) {
+			snprintf(whybuf, whylen, "cannot read the identity of %s",
+				 img->name);
+			return ret;
+		}
+		img->dev = new_encode_dev(st.dev);
+		img->ino = st.ino;
+		img->mode = st.mode & 07777;
+		if (img->kind == CKPT_FILE_FIFO)
+			ret = capture_fifo(o, i, pid, whybuf, whylen);
+		else
+			ret = capture_content(o, i, pid, whybuf, whylen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+struct writing {
+	struct ckpt_writer *w;
+	struct file *rf;
+	void *buf;
+	u32 obj;
+	u64 written;
+};
+
+static int write_fn(void *arg, loff_t off, size_t len)
+{
+	struct writing *wr = arg;
+	struct ckpt_img_filedata hdr = { .obj = wr->obj, .offset = off };
+	loff_t pos = off;
+
+	if (kernel_read(wr->rf, wr->buf, len, &pos) != len)
+		return -EIO;
+	wr->written += len;
+	return ckpt_write_sect(wr->w, CKPT_SECT_FILEDATA, &hdr, sizeof(hdr),
+			       wr->buf, len);
+}
+
+int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w)
+{
+	struct writing wr = { .w = w };
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < o->nr && !ret; i++) {
+		const struct ckpt_img_fileobj *img = &o->img[i];
+
+		if (img->kind == CKPT_FILE_FIFO) {
+			struct ckpt_img_filedata hdr = { .obj = i };
+
+			if (img->stored)
+				ret = ckpt_write_sect(w, CKPT_SECT_FILEDATA, &hdr,
+						      sizeof(hdr), o->fifo[i]->data,
+						      img->stored);
+			continue;
+		}
+		if (!img->stored)
+			continue;
+		if (!wr.buf) {
+			wr.buf = kvmalloc(CKPT_IMG_MAX_FILECHUNK, GFP_KERNEL);
+			if (!wr.buf)
+				return -ENOMEM;
+		}
+		wr.rf = o->rfile[i];
+		wr.obj = i;
+		wr.written = 0;
+		ret = walk_data(wr.rf, img->size, write_fn, &wr);
+		/* Frozen and held by no one else: it cannot have changed. */
+		if (!ret && wr.written != img->stored)
+			ret = -EAGAIN;
+	}
+	kvfree(wr.buf);
+	return ret;
+}
+
+int ckpt_fileobj_get_files(u64 ufds, u32 nr, struct ckpt_objfiles *of,
+			   const char **why)
+{
+	u32 i;
+
+	memset(of, 0, sizeof(*of));
+	if (!nr)
+		return 0;
+	of->fds = kvmalloc_array(nr, sizeof(*of->fds), GFP_KERNEL);
+	of->files = kvcalloc(nr, sizeof(*of->files), GFP_KERNEL);
+	if (!of->fds || !of->files)
+		goto nomem;
+	of->nr = nr;
+	if (copy_from_user(of->fds, u64_to_user_ptr(ufds), nr * sizeof(*of->fds))) {
+		ckpt_fileobj_put_files(of);
+		return -EFAULT;
+	}
+	for (i = 0; i < nr; i++) {
+		if (of->fds[i] < 0)
+			continue;
+		of->files[i] = fget(of->fds[i]);
+		if (!of->files[i]) {
+			*why = "a file object's descriptor is not open";
+			ckpt_fileobj_put_files(of);
+			return -EBADF;
+		}
+		if (!S_ISREG(file_inode(of->files[i])->i_mode)) {
+			*why = "a file object's descriptor is not a regular file";
+			ckpt_fileobj_put_files(of);
+			return -EINVAL;
+		}
+	}
+	return 0;
+nomem:
+	ckpt_fileobj_put_files(of);
+	return -ENOMEM;
+}
+
+void ckpt_fileobj_put_files(struct ckpt_objfiles *of)
+{
+	u32 i;
+
+	for (i = 0; of->files && i < of->nr; i++)
+		if (of->files[i])
+			fput(of->files[i]);
+	kvfree(of->files);
+	kvfree(of->fds);
+	memset(of, 0, sizeof(*of));
+}
+
+struct file *ckpt_fileobj_open(const struct ckpt_objfiles *of,
+			       const struct ckpt_img_vma *v, char *whybuf,
+			       size_t whylen)
+{
+	struct file *file = v->ino < of->nr ? of->files[v->ino] : NULL;
+
+	if (!file) {
+		snprintf(whybuf, whylen,
+			 "no file was made for %s (object %llu, mapped at %llx)",
+			 v->path, v->ino, v->start);
+		return ERR_PTR(-EBADF);
+	}
+	if (v->flags & CKPT_VMA_MAYWRITE)
+		return get_file(file);
+	return dentry_open(&file->f_path, O_RDONLY | O_LARGEFILE, current_cred());
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CKPT_FILEOBJ_H
+#define _CKPT_FILEOBJ_H
+
+#include <linux/types.h>
+#include <uapi/linux/ckpt_image.h>
+
+struct file;
+struct inode;
+struct vm_area_struct;
+struct ckpt_writer;
+struct ckpt_img_pipe;
+struct fileobj_use;
+
+/*
+ * Files whose content goes into the image (FILEOBJ, FILEDATA): FIFOs, memfds
+ * and regular files unlinked while open, gathered from the descriptors and
+ * the mappings of a frozen process, one entry per inode.
+ */
+struct ckpt_fileobjs {
+	struct ckpt_img_fileobj *img;	/* [CKPT_IMG_MAX_FILEOBJS] */
+	struct inode **key;
+	struct file **file;		/* referenced: the first file seen */
+	struct file **rfile;		/* opened for reading the content */
+	struct ckpt_img_pipe **fifo;	/* a FIFO's bytes (kvmalloc'ed) */
+	struct fileobj_use *uses;	/* every distinct open file of them */
+	u32 nr, nr_uses;
+};
+
+int ckpt_fileobjs_init(struct ckpt_fileobjs *o);
+void ckpt_fileobjs_free(struct ckpt_fileobjs *o);
+
+/*
+ * CKPT_FILE_FIFO, _MEMFD or _DELETED if @file (whose d_path() is @path) is
+ * one the image carries by content, else -1. Anonymous pipes are not FIFOs.
+ */
+int ckpt_fileobj_kind(struct file *file, const char *path);
+
+/*
+ * The index of @file's object, added if new. @fd is the descriptor @file is
+ * at, or -1 for a mapping. -E2BIG past the limits.
+ */
+int ckpt_fileobj_add(struct ckpt_fileobjs *o, struct file *file, int kind,
+		     const char *path, int fd);
+
+/*
+ * Describes a mapping of a memfd or deleted file (@path its d_path()) in
+ * @v, or fails naming why it cannot be restored.
+ */
+int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,
+		     const char *path, struct ckpt_img_vma *v,
+		     char *whybuf, size_t whylen);
+
+/*
+ * Once descriptors and mappings are known: identity, mode, seals, sizes,
+ * the bytes each will store, and that no other process holds any of them
+ * (a FIFO end, a memfd or deleted file), else -EOPNOTSUPP naming it.
+ */
+int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, char *whybuf,
+			  size_t whylen);
+
+/* The FILEDATA sections, object by object. */
+int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w);
+
+/* Restart: the files the restarter made for the image's FILEOBJ entries. */
+struct ckpt_objfiles {
+	struct file **files;	/* [nr], referenced, NULL where none */
+	s32 *fds;		/* [nr]: the restarter's descriptors of them */
+	u32 nr;
+};
+
+/* From the restarter's descriptors @ufds (user array of __s32, -1: none). */
+int ckpt_fileobj_get_files(u64 ufds, u32 nr, struct ckpt_objfiles *of,
+			   const char **why);
+void ckpt_fileobj_put_files(struct ckpt_objfiles *of);
+
+/* The file to map for @v (CKPT_VMA_FILEOBJ), referenced, or an ERR_PTR. */
+struct file *ckpt_fileobj_open(const struct ckpt_objfiles *of,
+			       const struct ckpt_img_vma *v, char *whybuf,
+			       size_t whylen);
+
+#endif /* _CKPT_FILEOBJ_H */
