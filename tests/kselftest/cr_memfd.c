@@ -334,9 +334,10 @@ TEST_F(memfd, memfds_keep_content_seals_and_sharing)
 	ASSERT_EQ(0, target_line(&t, after, sizeof(after)));
 	EXPECT_STREQ("A shared 3", after);
 	/*
-	 * One cycle: a second one of this target in the harness has died
-	 * after its restart (SIGTRAP or SIGABRT, not understood yet), while
-	 * the same code run by hand survives two; see the report.
+	 * One cycle only. KNOWN BUG: restarted a second time, this target
+	 * dies of a signal that differs from run to run (SIGTRAP, SIGABRT,
+	 * SIGBUS seen; the engine reports no error and the kernel logs
+	 * nothing), as if it ran garbage. Not understood yet; status.md.
 	 */
 	for (cycle = 0; cycle < 1; cycle++) {
 		ASSERT_EQ(0, target_cycle(&t, t.pid, self->image, self->msg,
