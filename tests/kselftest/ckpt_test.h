@@ -229,6 +229,37 @@ static inline int target_cycle(struct target *t, pid_t pid, const char *image,
 	return target_restart(t, image);
 }
 
+/* Runs "ckpt restart [ARG] IMAGE"; returns its status, stderr in @err. */
+static inline int ckpt_run_restart(const char *image, const char *arg,
+				   char *err, size_t len)
+{
+	int pipefd[2], status = -1;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(pipefd[1], 2);
+		if (arg)
+			execlp("ckpt", "ckpt", "restart", arg, image, NULL);
+		else
+			execlp("ckpt", "ckpt", "restart", image, NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	n = read(pipefd[0], err, len - 1);
+	err[n > 0 ? n : 0] = '\0';
+	close(pipefd[0]);
+	waitpid(pid, &status, 0);
+	return status;
+}
+
 /* In a target: one line on standard output (to the test), or exit 8. */
 static inline void __attribute__((format(printf, 1, 2)))
 target_say(const char *fmt, ...)

@@ -106,37 +106,6 @@ static int flip_byte(const char *path, off_t off)
 	return close(fd);
 }
 
-/* Runs "ckpt restart [ARG] IMAGE"; returns its status, stderr in @err. */
-static int run_restart(const char *image, const char *arg, char *err,
-		       size_t len)
-{
-	int pipefd[2], status = -1;
-	ssize_t n;
-	pid_t pid;
-
-	if (pipe(pipefd))
-		return -1;
-	pid = fork();
-	if (!pid) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(pipefd[1], 2);
-		if (arg)
-			execlp("ckpt", "ckpt", "restart", arg, image, NULL);
-		else
-			execlp("ckpt", "ckpt", "restart", image, NULL);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	n = read(pipefd[0], err, len - 1);
-	err[n > 0 ? n : 0] = '\0';
-	close(pipefd[0]);
-	waitpid(pid, &status, 0);
-	return status;
-}
-
 FIXTURE(errors) {
 	char image[64];
 	struct target t;
@@ -364,13 +333,13 @@ TEST_F(errors, damaged_image_refused_before_anything_runs)
 
 	/* A flipped bit in the last stored page. */
 	ASSERT_EQ(0, flip_byte(self->image, -100));
-	status = run_restart(self->image, NULL, err, sizeof(err));
+	status = ckpt_run_restart(self->image, NULL, err, sizeof(err));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(1, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(err, "checksum mismatch")) TH_LOG("%s", err);
 
 	/* Left to the engine, the damage is found too, and named. */
-	status = run_restart(self->image, "--no-verify", err, sizeof(err));
+	status = ckpt_run_restart(self->image, "--no-verify", err, sizeof(err));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(1, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(err, "checksum mismatch")) TH_LOG("%s", err);
@@ -380,14 +349,14 @@ TEST_F(errors, damaged_image_refused_before_anything_runs)
 	 * in place after it has walked past it, still finds it.
 	 */
 	ASSERT_EQ(0, truncate_by(self->image, 200));
-	status = run_restart(self->image, "--no-verify", err, sizeof(err));
+	status = ckpt_run_restart(self->image, "--no-verify", err, sizeof(err));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(1, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(err, "truncated")) TH_LOG("%s", err);
 
 	/* A truncated image. */
 	ASSERT_EQ(0, truncate(self->image, 5000));
-	status = run_restart(self->image, NULL, err, sizeof(err));
+	status = ckpt_run_restart(self->image, NULL, err, sizeof(err));
 	EXPECT_EQ(1, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(err, "truncated")) TH_LOG("%s", err);
 }
@@ -432,7 +401,7 @@ TEST_F(errors, pid_in_use)
 	ASSERT_EQ(0, ckpt_checkpoint_to(self->t.pid, self->image, 0, self->msg,
 					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
 	/* The original still runs, so its pid is taken. */
-	status = run_restart(self->image, NULL, err, sizeof(err));
+	status = ckpt_run_restart(self->image, NULL, err, sizeof(err));
 	EXPECT_EQ(1, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(err, "is in use")) TH_LOG("%s", err);
 	EXPECT_TRUE(target_alive(&self->t, "1"));

@@ -266,33 +266,6 @@ static void shared_memfd_target(void)
 	shared_target(true);
 }
 
-/* Runs "ckpt restart IMAGE"; returns its status, stderr in @err. */
-static int run_restart(const char *image, char *err, size_t len)
-{
-	int pipefd[2], status = -1;
-	ssize_t n;
-	pid_t pid;
-
-	if (pipe(pipefd))
-		return -1;
-	pid = fork();
-	if (!pid) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(pipefd[1], 2);
-		execlp("ckpt", "ckpt", "restart", image, NULL);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	n = read(pipefd[0], err, len - 1);
-	err[n > 0 ? n : 0] = '\0';
-	close(pipefd[0]);
-	waitpid(pid, &status, 0);
-	return status;
-}
-
 FIXTURE(memfd) {
 	char image[64];
 	char msg[256];
@@ -386,7 +359,7 @@ TEST_F(memfd, a_deleted_file_without_its_directory_cannot_restart)
 					self->msg, sizeof(self->msg), NULL))
 		TH_LOG("%s", self->msg);
 	target_end(&t);
-	status = run_restart(self->image, buf, sizeof(buf));
+	status = ckpt_run_restart(self->image, NULL, buf, sizeof(buf));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(1, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(buf, "its directory no longer exists")) TH_LOG("%s", buf);
@@ -426,7 +399,7 @@ TEST_F(memfd, a_replaced_fifo_is_refused_at_restart)
 	target_end(&t);
 	ASSERT_EQ(0, unlink(fifo_path));
 	ASSERT_EQ(0, mkfifo(fifo_path, 0600));
-	status = run_restart(self->image, buf, sizeof(buf));
+	status = ckpt_run_restart(self->image, NULL, buf, sizeof(buf));
 	EXPECT_EQ(1, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(buf, "is not the FIFO it was")) TH_LOG("%s", buf);
 }
