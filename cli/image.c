@@ -336,27 +336,24 @@ static int read_sect(struct ckpt_image *img, int fd)
 		sizep = &vmas_size;
 	}
 	len = s.len + (-s.len & 7);
-	if (img->map && s.type != CKPT_SECT_VMAS) {
+	if (img->map) {
 		if (img->map_len - img->map_pos < len) {
 			img->map_pos = img->map_len;
 			return fail(img, -EBADMSG, "truncated image");
 		}
 		payload = (const char *)img->map + img->map_pos;
 		img->map_pos += len;
+		/* VMAS outlives this call (see above): a copy of its own. */
+		if (s.type == CKPT_SECT_VMAS) {
+			ret = reserve(img, bufp, sizep, len, len);
+			if (ret)
+				goto out_free;
+			payload = memcpy(*bufp, payload, len);
+		}
 	} else {
-		ret = img->map ? reserve(img, bufp, sizep, len, len) :
-				 read_payload(img, fd, bufp, sizep, len);
+		ret = read_payload(img, fd, bufp, sizep, len);
 		if (ret)
 			goto out_free;
-		if (img->map) {
-			if (img->map_len - img->map_pos < len) {
-				img->map_pos = img->map_len;
-				ret = fail(img, -EBADMSG, "truncated image");
-				goto out_free;
-			}
-			memcpy(*bufp, img->map + img->map_pos, len);
-			img->map_pos += len;
-		}
 		payload = *bufp;
 	}
 	for (; len > s.len; len--) {

@@ -281,11 +281,11 @@ int ckpt_read_pages(struct ckpt_reader *r, const struct ckpt_sect *s,
 	const char *why = NULL;
 	struct ckpt_csum c;
 	size_t len;
-	bool direct;
+	bool direct, deferred;
 	int ret;
 
 	*data = NULL;
-	if (s->len < sizeof(*p) || s->len > ckpt_img_max_len(&r->st, s->type)) {
+	if (s->len < sizeof(*p)) {
 		r->st.why = "PAGES length does not match its page count";
 		return -EBADMSG;
 	}
@@ -297,10 +297,12 @@ int ckpt_read_pages(struct ckpt_reader *r, const struct ckpt_sect *s,
 	len = s->len - sizeof(*p);
 	direct = (r->st.vmas[p->vma].prot & PROT_WRITE) &&
 		 r->file->f_op->read_iter;
+	deferred = direct && defer && S_ISREG(file_inode(r->file)->i_mode);
+	if (defer)
+		*defer = deferred ? r->pos : -1;
 
-	if (direct && defer && S_ISREG(file_inode(r->file)->i_mode)) {
+	if (deferred) {
 		/* The caller reads it later, maybe in another thread. */
-		*defer = r->pos;
 		r->pos += len;
 	} else if (direct) {
 		ret = ckpt_fill_direct(r->file, r->pos, p, s->csum, r->pages,
@@ -327,8 +329,6 @@ int ckpt_read_pages(struct ckpt_reader *r, const struct ckpt_sect *s,
 		*data = NULL;
 		return ret;
 	}
-	if (defer && !(direct && S_ISREG(file_inode(r->file)->i_mode)))
-		*defer = -1;
 	r->next += sizeof(*s) + s->len + ((8 - (s->len & 7)) & 7);
 	return 0;
 }
