@@ -506,12 +506,16 @@ static int fork_signal_cb(void *arg)
 	return ckpt_checkpoint(0) < 0;
 }
 
-static void fork_child(void)
+static void fork_child(int ready)
 {
 	int seen = 0;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	close(0);
+	/* fork() returned here, so the child is registered: tell the parent. */
+	if (write(ready, "r", 1) != 1)
+		_exit(24);
+	close(ready);
 	for (;;) {
 		int now = atomic_load(&fork_thread_calls);
 
@@ -527,6 +531,7 @@ static void fork_child(void)
 
 static void fork_target(void)
 {
+	int ready[2];
 	pid_t child;
 	char c;
 
@@ -534,11 +539,23 @@ static void fork_target(void)
 	if (ckpt_register_callback(fork_thread_cb, NULL, CKPT_CB_THREAD) < 0 ||
 	    ckpt_register_callback(fork_signal_cb, NULL, CKPT_CB_SIGNAL) < 0)
 		_exit(21);
+	if (pipe2(ready, O_CLOEXEC))
+		_exit(22);
 	child = fork();
 	if (child < 0)
 		_exit(23);
-	if (!child)
-		fork_child();
+	if (!child) {
+		close(ready[0]);
+		fork_child(ready[1]);
+	}
+	/*
+	 * The test checkpoints the child as soon as it reads its pid: wait
+	 * until the child has registered, or that checkpoint runs no callback.
+	 */
+	close(ready[1]);
+	if (read(ready[0], &c, 1) != 1)
+		_exit(25);
+	close(ready[0]);
 	target_say("child %d", child);
 	while (read(0, &c, 1) == 1) {
 		if (c != 'p')
