@@ -775,12 +775,18 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 	struct ckpt_restart args = {};
 	struct thread_arg *targs;
 	char msg[256] = "";
-	sigset_t all;
+	uint64_t all = ~0ULL;
 	uint32_t i;
 
-	/* Threads created below inherit it; the engine restores each mask. */
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
+	/*
+	 * Every signal blocked, glibc's own included: sigfillset() and
+	 * sigprocmask() leave out SIGCANCEL and SIGSETXID (32, 33), which
+	 * the image's process may have pending, or receive meanwhile from a
+	 * timer of glibc's SIGEV_THREAD, and would then take with the
+	 * restarter's dispositions. Threads created below inherit the mask;
+	 * the engine restores each thread's.
+	 */
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all));
 	targs = calloc(img->nr_threads, sizeof(*targs));
 	if (!targs)
 		child_fail("out of memory");

@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -84,6 +85,27 @@ static void pending_target(void)
 		}
 		target_say("%s", line);
 	}
+}
+
+/*
+ * glibc's own signals, SIGCANCEL and SIGSETXID (32, 33): glibc will not
+ * block them (sigprocmask() leaves them out), a raw rt_sigprocmask() does.
+ */
+static void glibc_signals_target(void)
+{
+	uint64_t mask = 3ULL << 31, pending;
+	char c;
+
+	if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &mask, NULL, sizeof(mask)) ||
+	    syscall(SYS_tgkill, getpid(), getpid(), 32) ||
+	    syscall(SYS_tgkill, getpid(), getpid(), 33))
+		_exit(9);
+	while (read(0, &c, 1) == 1 && c != 'q') {
+		syscall(SYS_rt_sigpending, &pending, sizeof(pending));
+		target_say("pending %d %d", !!(pending & 1ULL << 31),
+			   !!(pending & 1ULL << 32));
+	}
+	_exit(0);
 }
 
 static _Atomic int alarms;
@@ -191,6 +213,27 @@ TEST_F(signals, pending_signals_keep_their_info_order_and_thread)
 	/* SIGUSR2 stayed B's: the main thread could not take it. */
 	ASSERT_EQ(0, target_ask(&t, "b", buf, sizeof(buf)));
 	EXPECT_STREQ("B usr2 1", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+}
+
+/*
+ * The restarter blocks them too while it rebuilds the process, else they
+ * would be delivered with its own dispositions (and kill it).
+ */
+TEST_F(signals, glibc_internal_signals_stay_pending)
+{
+	struct target t = {};
+	char buf[64];
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, glibc_signals_target));
+	ASSERT_EQ(0, target_ask(&t, "g", buf, sizeof(buf)));
+	ASSERT_STREQ("pending 1 1", buf);
+	ASSERT_EQ(0, target_cycle(&t, t.pid, self->image, self->msg,
+				  sizeof(self->msg))) TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "g", buf, sizeof(buf)));
+	EXPECT_STREQ("pending 1 1", buf);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));
 }
