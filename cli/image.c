@@ -43,6 +43,8 @@ void ckpt_image_free(struct ckpt_image *img)
 	free(img->sigqueue);
 	free(img->epitems);
 	free(img->timerfds);
+	free(img->timer_list);
+	img->timer_list = NULL;
 	free(img->fileobjs);
 	free(img->chunks);
 	img->fileobjs = NULL;
@@ -219,6 +221,14 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 			return fail(img, -ENOMEM, "out of memory");
 		memcpy(img->sigqueue, (const char *)payload + sizeof(img->signals),
 		       s->len - sizeof(img->signals));
+		break;
+	case CKPT_SECT_TIMERS:
+		memcpy(&img->timers, payload, sizeof(img->timers));
+		img->timer_list = malloc(s->len - sizeof(img->timers) + 1);
+		if (!img->timer_list)
+			return fail(img, -ENOMEM, "out of memory");
+		memcpy(img->timer_list, (const char *)payload + sizeof(img->timers),
+		       s->len - sizeof(img->timers));
 		break;
 	case CKPT_SECT_PIPE: {
 		struct ckpt_img_pipe **more, *pd;

@@ -68,6 +68,8 @@ struct ckpt_image {
 	bool has_fs;
 	struct ckpt_img_signals signals;	/* zero if the image has none */
 	struct ckpt_img_siginfo *sigqueue;	/* [signals.nr] */
+	struct ckpt_img_timers timers;	/* POSIX timers; zero if none */
+	struct ckpt_img_timer *timer_list;	/* [timers.nr], by ascending id */
 	struct ckpt_img_timerfd *timerfds;	/* [nr_timerfds] */
 	__u32 nr_timerfds;
 	struct ckpt_img_epitem *epitems;	/* [nr_epitems] */

@@ -27,6 +27,49 @@ static const char *fileobj_kind(__u32 kind)
 	       "memfd" : "deleted";
 }
 
+/*
+ * A timer's clock, as timer_create() takes it; for a CPU-time clock, the
+ * process or thread it counts (0: the process itself) in @owner.
+ */
+static const char *timer_clock(__s32 clock, __u32 *owner)
+{
+	static const char *const cpu[2][3] = {
+		{ "process-prof", "process-virt", "process-cputime" },
+		{ "thread-prof", "thread-virt", "thread-cputime" },
+	};
+
+	*owner = 0;
+	switch (clock) {
+	case 0:
+		return "realtime";
+	case 1:
+		return "monotonic";
+	case 7:
+		return "boottime";
+	case 11:
+		return "tai";
+	}
+	if (clock >= 0 || (clock & 3) == 3)
+		return "?";
+	*owner = ~(__u32)(clock >> 3);
+	return cpu[!!(clock & 4)][clock & 3];
+}
+
+static const char *timer_notify(__u32 notify)
+{
+	switch (notify) {
+	case 0:
+		return "signal";
+	case 1:
+		return "none";
+	case 2:
+		return "thread";
+	case 4:
+		return "thread-id";
+	}
+	return "?";
+}
+
 static const char *const thread_flag_names[] = {
 	"in_syscall",
 };
@@ -325,9 +368,7 @@ static void text_report(FILE *f, const char *name,
 			fputc('\n', f);
 		}
 	}
-	fprintf(f, "pending signals: %u, ITIMER_REAL %llu ns (interval %llu ns)\n",
-		img->signals.nr, ULL(img->signals.real_value_ns),
-		ULL(img->signals.real_interval_ns));
+	fprintf(f, "pending signals: %u\n", img->signals.nr);
 	for (i = 0; verbose && i < img->signals.nr; i++) {
 		const struct ckpt_img_siginfo *q = &img->sigqueue[i];
 		int32_t code, pid;
@@ -336,6 +377,39 @@ static void text_report(FILE *f, const char *name,
 		memcpy(&pid, q->info + 16, sizeof(pid));
 		fprintf(f, "  signal %u for %s %u, code %d, sender %d\n",
 			q->signo, q->tid ? "thread" : "process", q->tid, code, pid);
+	}
+	fprintf(f, "itimers: real %llu ns/%llu ns, virtual %llu ns/%llu ns, prof %llu ns/%llu ns\n",
+		ULL(img->signals.real_value_ns),
+		ULL(img->signals.real_interval_ns),
+		ULL(img->signals.virt_value_ns),
+		ULL(img->signals.virt_interval_ns),
+		ULL(img->signals.prof_value_ns),
+		ULL(img->signals.prof_interval_ns));
+	if (img->timers.nr || img->timers.next_id)
+		fprintf(f, "POSIX timers: %u, next id %u\n", img->timers.nr,
+			img->timers.next_id);
+	for (i = 0; i < img->timers.nr; i++) {
+		const struct ckpt_img_timer *t = &img->timer_list[i];
+		__u32 owner;
+		const char *clock = timer_clock(t->clockid, &owner);
+
+		fprintf(f, "  timer %u: %s", t->id, clock);
+		if (owner)
+			fprintf(f, " of %u", owner);
+		if (t->notify == 1)
+			fprintf(f, ", no signal");
+		else
+			fprintf(f, ", signal %d", t->signo);
+		if (t->notify == 2)
+			fprintf(f, " (SIGEV_THREAD)");
+		if (t->notify == 4)
+			fprintf(f, " to thread %u", t->tid);
+		fprintf(f, ", value 0x%llx, %s %llu ns, interval %llu ns, overrun %u, last %u%s\n",
+			ULL(t->sival),
+			t->flags & CKPT_TIMER_ABSTIME ? "deadline" : "left",
+			ULL(t->value_ns), ULL(t->interval_ns), t->overrun,
+			t->overrun_last,
+			t->flags & CKPT_TIMER_PENDING ? ", signal pending" : "");
 	}
 	if (img->has_fs) {
 		fprintf(f, "cwd: ");
@@ -469,9 +543,30 @@ static void json_report(FILE *f, const char *name,
 			o->capacity, ULL(o->dev), ULL(o->ino));
 	}
 	fprintf(f, "]");
-	fprintf(f, ",\"signals\":{\"pending\":%u,\"itimer_real_ns\":%llu,\"itimer_real_interval_ns\":%llu}",
+	fprintf(f, ",\"signals\":{\"pending\":%u,\"itimer_real_ns\":%llu,\"itimer_real_interval_ns\":%llu",
 		img->signals.nr, ULL(img->signals.real_value_ns),
 		ULL(img->signals.real_interval_ns));
+	fprintf(f, ",\"itimer_virtual_ns\":%llu,\"itimer_virtual_interval_ns\":%llu,\"itimer_prof_ns\":%llu,\"itimer_prof_interval_ns\":%llu}",
+		ULL(img->signals.virt_value_ns),
+		ULL(img->signals.virt_interval_ns),
+		ULL(img->signals.prof_value_ns),
+		ULL(img->signals.prof_interval_ns));
+	fprintf(f, ",\"timers\":{\"next_id\":%u,\"list\":[", img->timers.next_id);
+	for (i = 0; i < img->timers.nr; i++) {
+		const struct ckpt_img_timer *t = &img->timer_list[i];
+		__u32 owner;
+		const char *clock = timer_clock(t->clockid, &owner);
+
+		fprintf(f, "%s{\"id\":%u,\"clockid\":%d,\"clock\":\"%s\",\"owner\":%u,\"notify\":\"%s\",\"tid\":%u,\"signo\":%d,\"sival\":\"0x%llx\"",
+			i ? "," : "", t->id, t->clockid, clock, owner,
+			timer_notify(t->notify), t->tid, t->signo, ULL(t->sival));
+		fprintf(f, ",\"value_ns\":%llu,\"interval_ns\":%llu,\"absolute\":%s,\"pending\":%s,\"overrun\":%u,\"overrun_last\":%u}",
+			ULL(t->value_ns), ULL(t->interval_ns),
+			t->flags & CKPT_TIMER_ABSTIME ? "true" : "false",
+			t->flags & CKPT_TIMER_PENDING ? "true" : "false",
+			t->overrun, t->overrun_last);
+	}
+	fprintf(f, "]}");
 	fprintf(f, ",\"threads\":[");
 	for (i = 0; i < img->nr_threads; i++) {
 		if (i)

@@ -36,6 +36,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_TIMERFD]	= "TIMERFD",
 	[CKPT_SECT_FILEOBJ]	= "FILEOBJ",
 	[CKPT_SECT_FILEDATA]	= "FILEDATA",
+	[CKPT_SECT_TIMERS]	= "TIMERS",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -111,6 +112,9 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 	case CKPT_SECT_SIGNALS:
 		return sizeof(struct ckpt_img_signals) +
 		       (__u64)CKPT_IMG_MAX_SIGQUEUE * sizeof(struct ckpt_img_siginfo);
+	case CKPT_SECT_TIMERS:
+		return sizeof(struct ckpt_img_timers) +
+		       (__u64)CKPT_IMG_MAX_TIMERS * sizeof(struct ckpt_img_timer);
 	}
 	return 0;
 }
@@ -142,6 +146,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		if (s->type == CKPT_SECT_PIPE && st->nr_pipes < CKPT_IMG_MAX_FILES)
 			break;
 		if (s->type == CKPT_SECT_TIMERFD && !st->timerfd_seen)
+			break;
+		if (s->type == CKPT_SECT_TIMERS && !st->timers_seen)
 			break;
 		/* FILEOBJ first: FILES entries and FILEDATA name its entries. */
 		if (s->type == CKPT_SECT_FILEOBJ && !st->nr_fileobjs &&
@@ -178,6 +184,11 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	     (s->len - sizeof(struct ckpt_img_signals)) %
 	     sizeof(struct ckpt_img_siginfo)))
 		return FAIL(st, EBADMSG, "SIGNALS length is not a whole number of signals");
+	if (s->type == CKPT_SECT_TIMERS &&
+	    (s->len < sizeof(struct ckpt_img_timers) ||
+	     (s->len - sizeof(struct ckpt_img_timers)) %
+	     sizeof(struct ckpt_img_timer)))
+		return FAIL(st, EBADMSG, "TIMERS length is not a whole number of timers");
 	if (s->type == CKPT_SECT_TIMERFD &&
 	    (!s->len || s->len % sizeof(struct ckpt_img_timerfd)))
 		return FAIL(st, EBADMSG, "TIMERFD length is not a whole number of timers");
@@ -196,7 +207,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
 	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_PIPE &&
 	    s->type != CKPT_SECT_TIMERFD && s->type != CKPT_SECT_FILEOBJ &&
-	    s->type != CKPT_SECT_FILEDATA && s->len != max)
+	    s->type != CKPT_SECT_FILEDATA && s->type != CKPT_SECT_TIMERS &&
+	    s->len != max)
 		return FAIL(st, EBADMSG, "section length does not match its kind");
 	return 0;
 }
@@ -291,7 +303,12 @@ static int check_signals(struct ckpt_img_state *st,
 		return FAIL(st, EBADMSG, "SIGNALS count does not match its length");
 	if (h->pad)
 		return FAIL(st, EINVAL, "reserved SIGNALS field set");
-	if (h->real_value_ns > (1ULL << 62) || h->real_interval_ns > (1ULL << 62))
+	if (h->real_value_ns > CKPT_IMG_MAX_TIME_NS ||
+	    h->real_interval_ns > CKPT_IMG_MAX_TIME_NS ||
+	    h->virt_value_ns > CKPT_IMG_MAX_TIME_NS ||
+	    h->virt_interval_ns > CKPT_IMG_MAX_TIME_NS ||
+	    h->prof_value_ns > CKPT_IMG_MAX_TIME_NS ||
+	    h->prof_interval_ns > CKPT_IMG_MAX_TIME_NS)
 		return FAIL(st, EBADMSG, "interval timer out of bounds");
 	for (i = 0; i < h->nr; i++, q++) {
 		__s32 signo;
@@ -299,6 +316,59 @@ static int check_signals(struct ckpt_img_state *st,
 		memcpy(&signo, q->info, sizeof(signo));
 		if (!q->signo || q->signo > 64 || (__u32)signo != q->signo)
 			return FAIL(st, EBADMSG, "pending signal number out of bounds");
+	}
+	return 0;
+}
+
+/*
+ * The clocks a restart can create timers on: CLOCK_REALTIME, _MONOTONIC,
+ * _BOOTTIME and _TAI, and the CPU-time clocks of the process (its pid or 0)
+ * and of one of its threads (any tid: the restarter checks it is one).
+ */
+static int timer_clock_ok(const struct ckpt_img_state *st, __s32 clock)
+{
+	__u32 pid;
+
+	if (clock >= 0)
+		return clock == 0 || clock == 1 || clock == 7 || clock == 11;
+	if ((clock & 3) == 3)		/* CLOCKFD: a dynamic (PTP) clock */
+		return 0;
+	pid = ~(__u32)(clock >> 3);	/* CPUCLOCK_PID() */
+	if (clock & 4)			/* CPUCLOCK_PERTHREAD_MASK */
+		return pid && pid <= (1 << 22);
+	return !pid || pid == st->pid;
+}
+
+static int check_timers(struct ckpt_img_state *st,
+			const struct ckpt_img_timers *h, __u64 len)
+{
+	const struct ckpt_img_timer *t = (const void *)(h + 1);
+	__u64 i;
+
+	if (h->nr != (len - sizeof(*h)) / sizeof(*t))
+		return FAIL(st, EBADMSG, "TIMERS count does not match its length");
+	if (h->next_id > 0x7fffffff)
+		return FAIL(st, EBADMSG, "next timer id out of bounds");
+	for (i = 0; i < h->nr; i++, t++) {
+		if (t->id >= CKPT_IMG_MAX_TIMER_ID || (i && t->id <= t[-1].id))
+			return FAIL(st, EBADMSG, "timer ids out of bounds or not ascending");
+		if (!timer_clock_ok(st, t->clockid))
+			return FAIL(st, EBADMSG, "timer clock out of bounds");
+		if (t->flags & ~__CKPT_TIMER_ALL ||
+		    (t->flags & CKPT_TIMER_ABSTIME && t->clockid != 0))
+			return FAIL(st, EINVAL, "unknown timer flags");
+		/* SIGEV_SIGNAL 0, SIGEV_NONE 1, SIGEV_THREAD 2, SIGEV_THREAD_ID 4 */
+		if (t->notify != 0 && t->notify != 1 && t->notify != 2 &&
+		    t->notify != 4)
+			return FAIL(st, EBADMSG, "unknown timer notification");
+		if (t->notify != 1 && (t->signo < 1 || t->signo > 64))
+			return FAIL(st, EBADMSG, "timer signal number out of bounds");
+		if (t->notify == 4 ? !t->tid || t->tid > (1 << 22) : t->tid != 0)
+			return FAIL(st, EBADMSG, "timer thread out of bounds");
+		if (t->value_ns > CKPT_IMG_MAX_TIME_NS ||
+		    t->interval_ns > CKPT_IMG_MAX_TIME_NS ||
+		    t->overrun_last > 0x7fffffff || t->overrun > 0x7fffffff)
+			return FAIL(st, EBADMSG, "timer time or overrun out of bounds");
 	}
 	return 0;
 }
@@ -584,6 +654,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = check_signals(st, payload, s->len);
 		if (!ret)
 			st->signals_seen = 1;
+		break;
+	case CKPT_SECT_TIMERS:
+		ret = check_timers(st, payload, s->len);
+		if (!ret)
+			st->timers_seen = 1;
 		break;
 	case CKPT_SECT_FS: {
 		const struct ckpt_img_fs *fs = payload;

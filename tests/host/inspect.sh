@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/img.py" <<'EOF'
 import struct, sys
 names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
-         7: "FILES", 13: "FILEOBJ", 14: "FILEDATA"}
+         7: "FILES", 9: "SIGNALS", 13: "FILEOBJ", 14: "FILEDATA", 15: "TIMERS"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -177,7 +177,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((43 + nsect))
+ktap_plan $((57 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -344,6 +344,73 @@ ktap_check "FILEDATA overlapping the run before" \
 odamage data-less set 3 40 Q 4200
 ktap_check "FILEOBJ claiming more than FILEDATA holds" \
 	refuse "$tmp/data-less" "FILEDATA does not hold what FILEOBJ says it stores $(oat 7)"
+
+# Timers (mkimage -T): sections 3 SIGNALS, 4 TIMERS (8 bytes, then 56 per
+# timer: 2, 5 and 7).
+"$mkimage" -T > "$tmp/tm.img"
+tdamage() {
+	local name=$1
+	shift
+	python3 "$tmp/img.py" "$1" "$tmp/tm.img" "${@:2}" > "$tmp/$name"
+}
+tat() { python3 "$tmp/img.py" list "$tmp/tm.img" | awk -v i="$1" '$1 == i { printf "(section %d %s at offset %d)", i, $2, $3 }'; }
+ktap_check "timers: interval timers and POSIX timers listed, valid" sh -c "
+	'$ckpt' inspect '$tmp/tm.img' > '$tmp/ttext' && cat '$tmp/ttext' &&
+	grep -qx 'itimers: real 8000000000 ns/0 ns, virtual 4296000000 ns/300000000 ns, prof 5000000000 ns/400000000 ns' '$tmp/ttext' &&
+	grep -qx 'POSIX timers: 3, next id 9' '$tmp/ttext' &&
+	grep -qx '  timer 2: realtime, signal 34, value 0x1111, deadline 1795000060000000000 ns, interval 2000000000 ns, overrun 3, last 1' '$tmp/ttext' &&
+	grep -qx '  timer 5: thread-cputime of 4242, signal 35 to thread 4242, value 0x5555, left 70000000000 ns, interval 3000000000 ns, overrun 0, last 12, signal pending' '$tmp/ttext' &&
+	grep -qx '  timer 7: process-cputime, no signal, value 0x7777, left 60000000000 ns, interval 0 ns, overrun 0, last 0' '$tmp/ttext' &&
+	'$ckpt' inspect --json '$tmp/tm.img' | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+s, t = d[\"signals\"], d[\"timers\"]
+assert s[\"pending\"] == 1 and s[\"itimer_virtual_ns\"] == 4296000000, s
+assert s[\"itimer_prof_interval_ns\"] == 400000000, s
+assert t[\"next_id\"] == 9 and [x[\"id\"] for x in t[\"list\"]] == [2, 5, 7], t
+x = t[\"list\"][1]
+assert x[\"clock\"] == \"thread-cputime\" and x[\"owner\"] == 4242 and x[\"notify\"] == \"thread-id\", x
+assert x[\"tid\"] == 4242 and x[\"pending\"] is True and x[\"overrun_last\"] == 12, x
+assert t[\"list\"][0][\"absolute\"] is True and t[\"list\"][2][\"clockid\"] == -6'"
+tdamage tm-order set 4 $((8 + 56)) I 2
+ktap_check "timer ids not ascending" \
+	refuse "$tmp/tm-order" "timer ids out of bounds or not ascending $(tat 4)"
+tdamage tm-id set 4 $((8 + 112)) I 0x100000
+ktap_check "a timer id at the bound (2^20)" \
+	refuse "$tmp/tm-id" "timer ids out of bounds or not ascending $(tat 4)"
+tdamage tm-clock set 4 12 i 3
+ktap_check "a timer on CLOCK_THREAD_CPUTIME_ID as such (no thread named)" \
+	refuse "$tmp/tm-clock" "timer clock out of bounds $(tat 4)"
+tdamage tm-alarm set 4 12 i 8
+ktap_check "a timer on an alarm clock" \
+	refuse "$tmp/tm-alarm" "timer clock out of bounds $(tat 4)"
+tdamage tm-other set 4 $((8 + 112 + 4)) i $(( (~4243 << 3) | 2 ))
+ktap_check "a timer on another process's CPU-time clock" \
+	refuse "$tmp/tm-other" "timer clock out of bounds $(tat 4)"
+tdamage tm-notify set 4 16 I 3
+ktap_check "an unknown notification" \
+	refuse "$tmp/tm-notify" "unknown timer notification $(tat 4)"
+tdamage tm-signo set 4 20 i 65
+ktap_check "a signal number past 64" \
+	refuse "$tmp/tm-signo" "timer signal number out of bounds $(tat 4)"
+tdamage tm-tid set 4 24 I 4242
+ktap_check "a thread for a timer that signals the process" \
+	refuse "$tmp/tm-tid" "timer thread out of bounds $(tat 4)"
+tdamage tm-abs set 4 $((8 + 56 + 20)) I 3
+ktap_check "CKPT_TIMER_ABSTIME on a CPU-time clock" \
+	refuse "$tmp/tm-abs" "unknown timer flags $(tat 4)"
+tdamage tm-flags set 4 28 I 4
+ktap_check "an unknown timer flag" \
+	refuse "$tmp/tm-flags" "unknown timer flags $(tat 4)"
+tdamage tm-overrun set 4 $((8 + 52)) I 0x80000000
+ktap_check "an overrun count past 2^31 - 1" \
+	refuse "$tmp/tm-overrun" "timer time or overrun out of bounds $(tat 4)"
+tdamage tm-nr set 4 0 I 4
+ktap_check "a timer count that does not match the length" \
+	refuse "$tmp/tm-nr" "TIMERS count does not match its length $(tat 4)"
+tdamage tm-itimer set 3 40 Q 0x8000000000000000
+ktap_check "an interval timer value past KTIME_MAX" \
+	refuse "$tmp/tm-itimer" "interval timer out of bounds $(tat 3)"
 
 ktap_check "a missing file is named" sh -c "
 	! '$ckpt' inspect '$tmp/no-such.img' 2> '$tmp/e' && cat '$tmp/e' &&

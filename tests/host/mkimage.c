@@ -16,7 +16,11 @@
  * -P stores no pages at all (a smaller seed). -O adds file objects:
  * FILEOBJ (0: memfd "buf", 10000 bytes, 4196 stored in two FILEDATA runs;
  * 1: FIFO /tmp/fifo holding "hello"), FILES (fd 3 the memfd, fd 4 the FIFO)
- * and the three FILEDATA sections, right after the THREAD sections. The
+ * and the three FILEDATA sections, right after the THREAD sections. -T adds
+ * timers after those: SIGNALS (all three interval timers armed, one pending
+ * signal of timer 5) and TIMERS (next id 9; 2: CLOCK_REALTIME deadline,
+ * signal 34; 5: the main thread's CPU-time clock, SIGEV_THREAD_ID to it,
+ * its signal pending; 7: the process's CPU-time clock, SIGEV_NONE). The
  * output is the same on every run, so tests can name offsets in it.
  */
 #include <errno.h>
@@ -104,7 +108,7 @@ static void pages(__u64 addr, __u32 n, __u32 vma)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O] [-T] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n");
 }
 
@@ -148,6 +152,52 @@ static void filedata(__u32 obj, __u64 offset, const void *data, size_t len)
 	memcpy(d->data, data, len);
 	section(CKPT_SECT_FILEDATA, d, sizeof(*d) + len);
 	free(d);
+}
+
+static void timers(void)
+{
+	static struct {
+		struct ckpt_img_signals h;
+		struct ckpt_img_siginfo q[1];
+	} sigs = {
+		.h = {
+			.real_value_ns = 8000000000ULL,
+			.virt_value_ns = 4296000000ULL,
+			.virt_interval_ns = 300000000ULL,
+			.prof_value_ns = 5000000000ULL,
+			.prof_interval_ns = 400000000ULL,
+			.nr = 1,
+		},
+		.q = { { .tid = PID, .signo = 35 } },
+	};
+	static struct {
+		struct ckpt_img_timers h;
+		struct ckpt_img_timer t[3];
+	} tm = {
+		.h = { .nr = 3, .next_id = 9 },
+		.t = {
+			{ .id = 2, .clockid = 0, .notify = 0, .signo = 34,
+			  .flags = CKPT_TIMER_ABSTIME, .sival = 0x1111,
+			  .value_ns = 1795000060000000000ULL,
+			  .interval_ns = 2000000000ULL, .overrun = 3,
+			  .overrun_last = 1 },
+			{ .id = 5, .clockid = (__s32)((~(__u32)PID << 3) | 6),
+			  .notify = 4, .signo = 35, .tid = PID,
+			  .flags = CKPT_TIMER_PENDING, .sival = 0x5555,
+			  .value_ns = 70000000000ULL,
+			  .interval_ns = 3000000000ULL, .overrun_last = 12 },
+			{ .id = 7, .clockid = -6, .notify = 1, .signo = 0,
+			  .sival = 0x7777, .value_ns = 60000000000ULL },
+		},
+	};
+	/* si_signo, si_errno, si_code SI_TIMER; si_tid, si_overrun, si_value */
+	__s32 info[6] = { 35, 0, -2, 0, 5, 12 };
+	__u64 value = 0x5555;
+
+	memcpy(sigs.q[0].info, info, sizeof(info));
+	memcpy(sigs.q[0].info + sizeof(info), &value, sizeof(value));
+	section(CKPT_SECT_SIGNALS, &sigs, sizeof(sigs));
+	section(CKPT_SECT_TIMERS, &tm, sizeof(tm));
 }
 
 static void file_objects(void)
@@ -208,10 +258,10 @@ int main(int argc, char **argv)
 	struct ckpt_img_end end;
 	unsigned char *thread;
 	unsigned int i, nr_threads = 1;
-	bool no_pages = false, objects = false;
+	bool no_pages = false, objects = false, with_timers = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POch")) != -1) {
+	while ((c = getopt(argc, argv, "t:POTch")) != -1) {
 		switch (c) {
 		case 'c':
 			return csum_stdin();
@@ -223,6 +273,9 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			objects = true;
+			break;
+		case 'T':
+			with_timers = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -317,6 +370,8 @@ int main(int argc, char **argv)
 	free(thread);
 	if (objects)
 		file_objects();
+	if (with_timers)
+		timers();
 
 	section(CKPT_SECT_VMAS, vmas, sizeof(vmas));
 	if (!no_pages) {

@@ -22,6 +22,7 @@
  *   TIMERFD    struct ckpt_img_timerfd[]        at most once, also before VMAS
  *   FILEOBJ    struct ckpt_img_fileobj[]        at most once, before FILES and VMAS
  *   FILEDATA   struct ckpt_img_filedata + data  after FILEOBJ, by object and offset
+ *   TIMERS     struct ckpt_img_timers + [nr]    at most once, also before VMAS
  *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
  *   PAGES      struct ckpt_img_pages + data     any number, ascending address
  *   END        struct ckpt_img_end              last, exactly once
@@ -67,6 +68,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_TIMERFD,
 	CKPT_SECT_FILEOBJ,
 	CKPT_SECT_FILEDATA,
+	CKPT_SECT_TIMERS,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -231,10 +233,16 @@ struct ckpt_img_fs {
 
 /*
  * Pending signals, queued again by the restarter in the same order, and the
- * real-time interval timer. (Virtual and profiling itimers and POSIX timers
- * are refused for now.)
+ * three interval timers as setitimer() re-arms them: value and interval, in
+ * nanoseconds. ITIMER_REAL's value is its time left. ITIMER_VIRTUAL counts
+ * the process's user CPU time, ITIMER_PROF its user and system CPU time;
+ * setitimer() adds one tick to the value of these two, so their value is
+ * the CPU time left less that tick of the capturing kernel (the one a
+ * restart runs on), at least 1 when armed. No time in the image exceeds
+ * CKPT_IMG_MAX_TIME_NS (KTIME_MAX).
  */
 #define CKPT_IMG_MAX_SIGQUEUE	1024
+#define CKPT_IMG_MAX_TIME_NS	0x7fffffffffffffffULL
 
 struct ckpt_img_siginfo {
 	__u32 tid;		/* pending for this thread; 0: for the process */
@@ -247,6 +255,48 @@ struct ckpt_img_signals {
 	__u64 real_interval_ns;
 	__u32 nr;		/* struct ckpt_img_siginfo entries that follow */
 	__u32 pad;
+	__u64 virt_value_ns;	/* ITIMER_VIRTUAL: user CPU time left - 1 tick; 0: disarmed */
+	__u64 virt_interval_ns;
+	__u64 prof_value_ns;	/* ITIMER_PROF: CPU time left - 1 tick; 0: disarmed */
+	__u64 prof_interval_ns;
+};
+
+/*
+ * The process's POSIX timers (timer_create()), by ascending id. The
+ * restarter creates each again with the same id (the kernel hands ids out
+ * in order, so it creates and deletes timers until the wanted one comes),
+ * clock and notification, arms it with the time it had left, then creates
+ * and deletes timers until the next id is @next_id (if that is at most
+ * CKPT_IMG_MAX_TIMER_ID); the engine then checks them and sets their
+ * overrun counts. A signal a timer had queued and not delivered is a
+ * SIGNALS entry like any other (si_code SI_TIMER).
+ */
+#define CKPT_IMG_MAX_TIMERS	4096
+#define CKPT_IMG_MAX_TIMER_ID	(1U << 20)	/* ids below this */
+
+enum ckpt_img_timer_flags {
+	CKPT_TIMER_ABSTIME	= 1 << 0,	/* CLOCK_REALTIME: value_ns is the deadline */
+	CKPT_TIMER_PENDING	= 1 << 1,	/* its signal was pending (in SIGNALS) */
+	__CKPT_TIMER_ALL	= (1 << 2) - 1,
+};
+
+struct ckpt_img_timers {
+	__u32 nr;		/* struct ckpt_img_timer entries that follow */
+	__u32 next_id;		/* the id the next timer_create() hands out */
+};
+
+struct ckpt_img_timer {
+	__u32 id;		/* timer_t, below CKPT_IMG_MAX_TIMER_ID */
+	__s32 clockid;		/* as timer_create() takes it at restart */
+	__u32 notify;		/* SIGEV_SIGNAL, _NONE, _THREAD, _SIGNAL|_THREAD_ID */
+	__s32 signo;		/* sigev_signo (not checked for SIGEV_NONE) */
+	__u32 tid;		/* SIGEV_THREAD_ID: the thread signalled; else 0 */
+	__u32 flags;		/* CKPT_TIMER_* */
+	__u64 sival;		/* sigev_value */
+	__u64 value_ns;		/* time left (CPU time for CPU clocks); 0: disarmed */
+	__u64 interval_ns;
+	__u32 overrun_last;	/* what timer_getoverrun() returns */
+	__u32 overrun;		/* expirations counted for the next signal */
 };
 
 /*
