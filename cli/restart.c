@@ -9,8 +9,11 @@
  * rlimits, umask, personality), moves its vdso and vvar to where the image
  * had them, creates one thread per image thread with the image's tid, and
  * hands over to the engine, which replaces the child's memory and threads'
- * state with the image's. Everything up to that hand-over fails cleanly,
- * naming the problem (a pid in use, a limit that cannot be raised...).
+ * state with the image's. Timers are made and armed last, just before the
+ * hand-over, with every signal blocked: one that fires meanwhile only
+ * leaves its signal pending. Everything up to that hand-over fails
+ * cleanly, naming the problem (a pid in use, a limit that cannot be
+ * raised...).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +40,7 @@
 #include <sys/time.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/ckpt.h>
@@ -726,9 +730,9 @@ static void restore_fs(const struct ckpt_image *img)
 /*
  * Queues the image's pending signals of the process and of the main thread
  * again, in order (the other threads queue their own: only a thread may
- * queue kernel-made siginfo to itself), and arms ITIMER_REAL. Every thread
- * blocks all signals until the engine restores the image's masks, so
- * nothing is delivered before the process runs.
+ * queue kernel-made siginfo to itself). Every thread blocks all signals
+ * until the engine restores the image's masks, so nothing is delivered
+ * before the process runs.
  */
 static void restore_signals(const struct ckpt_image *img)
 {
@@ -753,18 +757,137 @@ static void restore_signals(const struct ckpt_image *img)
 			child_fail("cannot queue pending signal %u again: %s",
 				   q->signo, strerror(-ret));
 	}
-	if (h->real_value_ns) {
-		struct itimerval it = {
-			.it_value.tv_sec = h->real_value_ns / 1000000000ULL,
-			.it_value.tv_usec = h->real_value_ns % 1000000000ULL / 1000,
-			.it_interval.tv_sec = h->real_interval_ns / 1000000000ULL,
-			.it_interval.tv_usec = h->real_interval_ns % 1000000000ULL / 1000,
+}
+
+/* struct sigevent as the kernel reads it, with the thread id named. */
+struct ksigevent {
+	uint64_t value;
+	int32_t signo;
+	int32_t notify;
+	int32_t tid;
+	int32_t pad[11];
+};
+
+/*
+ * The image's POSIX timers, each with its id: the kernel hands ids out in
+ * order from 0 in a new process (skipping those in use), so a timer is
+ * made, and deleted again, until it gets the id it had. Then the next id
+ * to hand out is brought where it was, if the image's bound allows. The
+ * timers are armed later (arm_timers()).
+ */
+static void make_timers(const struct ckpt_image *img)
+{
+	const struct ckpt_img_timers *h = &img->timers;
+	struct ksigevent none = { .notify = SIGEV_NONE };
+	uint32_t i, t, next = 0;
+	int id;
+
+	for (i = 0; i < h->nr; i++) {
+		const struct ckpt_img_timer *tm = &img->timer_list[i];
+		struct ksigevent sev = {
+			.value = tm->sival, .signo = tm->signo,
+			.notify = tm->notify, .tid = tm->tid,
 		};
 
-		if (!it.it_value.tv_sec && !it.it_value.tv_usec)
-			it.it_value.tv_usec = 1;
-		if (setitimer(ITIMER_REAL, &it, NULL))
-			child_fail("cannot arm the real-time interval timer: %s",
+		for (t = 0; tm->tid && t < img->nr_threads; t++)
+			if (img->threads[t].tid == tm->tid)
+				break;
+		if (tm->tid && t == img->nr_threads)
+			child_fail("timer %u signals thread %u, not in the image",
+				   tm->id, tm->tid);
+		for (;;) {
+			if (syscall(SYS_timer_create, tm->clockid, &sev, &id))
+				child_fail("cannot make timer %u (clock %d) again: %s",
+					   tm->id, tm->clockid, strerror(errno));
+			if ((uint32_t)id >= tm->id)
+				break;
+			if (syscall(SYS_timer_delete, id))
+				child_fail("cannot delete timer %d: %s", id,
+					   strerror(errno));
+		}
+		if ((uint32_t)id != tm->id)
+			child_fail("timer %u cannot be made again: the kernel handed out id %d",
+				   tm->id, id);
+		next = tm->id + 1;
+	}
+	while (h->next_id <= CKPT_IMG_MAX_TIMER_ID && next < h->next_id) {
+		if (syscall(SYS_timer_create, CLOCK_MONOTONIC, &none, &id) ||
+		    syscall(SYS_timer_delete, id))
+			child_fail("cannot advance the timer ids to %u: %s",
+				   h->next_id, strerror(errno));
+		next = id + 1;
+	}
+}
+
+static struct timespec ns_timespec(uint64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL,
+	};
+
+	return ts;
+}
+
+/* An interval timer's value, in microseconds: never 0 for an armed one. */
+static struct itimerval ns_itimerval(uint64_t value, uint64_t interval)
+{
+	struct itimerval it = {
+		.it_value.tv_sec = value / 1000000000ULL,
+		.it_value.tv_usec = value % 1000000000ULL / 1000,
+		.it_interval.tv_sec = interval / 1000000000ULL,
+		.it_interval.tv_usec = interval % 1000000000ULL / 1000,
+	};
+
+	if (value && !it.it_value.tv_sec && !it.it_value.tv_usec)
+		it.it_value.tv_usec = 1;
+	return it;
+}
+
+/*
+ * Arms the interval timers and the POSIX timers with the time they had
+ * left, as late as the restarter can: right before the engine takes over.
+ * CPU-time timers count the restarting process's CPU time from here on,
+ * the engine's restoring of its memory included.
+ */
+static void arm_timers(const struct ckpt_image *img)
+{
+	static const struct {
+		int which;
+		const char *name;
+	} itimers[] = {
+		{ ITIMER_REAL, "real-time" },
+		{ ITIMER_VIRTUAL, "virtual" },
+		{ ITIMER_PROF, "profiling" },
+	};
+	const struct ckpt_img_signals *h = &img->signals;
+	const uint64_t values[][2] = {
+		{ h->real_value_ns, h->real_interval_ns },
+		{ h->virt_value_ns, h->virt_interval_ns },
+		{ h->prof_value_ns, h->prof_interval_ns },
+	};
+	uint32_t i;
+
+	for (i = 0; i < 3; i++) {
+		struct itimerval it = ns_itimerval(values[i][0], values[i][1]);
+
+		if (values[i][0] &&
+		    setitimer(itimers[i].which, &it, NULL))
+			child_fail("cannot arm the %s interval timer: %s",
+				   itimers[i].name, strerror(errno));
+	}
+	for (i = 0; i < img->timers.nr; i++) {
+		const struct ckpt_img_timer *tm = &img->timer_list[i];
+		struct itimerspec its = {
+			.it_value = ns_timespec(tm->value_ns),
+			.it_interval = ns_timespec(tm->interval_ns),
+		};
+
+		if (!tm->value_ns && !tm->interval_ns)
+			continue;
+		if (syscall(SYS_timer_settime, tm->id,
+			    tm->flags & CKPT_TIMER_ABSTIME ? TIMER_ABSTIME : 0,
+			    &its, NULL))
+			child_fail("cannot arm timer %u: %s", tm->id,
 				   strerror(errno));
 	}
 }
@@ -835,6 +958,8 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 			child_fail("cannot create thread %d: %s", tid, strerror(-ret));
 	}
 	restore_signals(img);
+	make_timers(img);
+	arm_timers(img);
 
 	args.fd = fd;
 	args.err_fd = errpipe;

@@ -41,6 +41,7 @@
 #include "mm.h"
 #include "pipes.h"
 #include "signals.h"
+#include "timers.h"
 
 #define CKPT_DEFAULT_TIMEOUT_MS	10000
 #define WHY_LEN			256
@@ -579,6 +580,7 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		       struct ckpt_img_process *proc, struct ckpt_mm_capture *mc,
 		       struct fd_scan *scan, const struct ckpt_img_fs *fs,
 		       const struct ckpt_img_signals *sigs, size_t sigs_len,
+		       const struct ckpt_timers *timers,
 		       struct ckpt_writer *w, u32 *nr_threads,
 		       struct ckpt_stage *stage)
 {
@@ -641,6 +643,9 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		ret = ckpt_write_sect(w, CKPT_SECT_FS, fs, sizeof(*fs), NULL, 0);
 	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_SIGNALS, sigs, sigs_len, NULL, 0);
+	if (!ret && timers->img)
+		ret = ckpt_write_sect(w, CKPT_SECT_TIMERS, timers->img,
+				      timers->len, NULL, 0);
 	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_VMAS, mc->vmas,
 				      mc->nr_vmas * sizeof(*mc->vmas), NULL, 0);
@@ -671,6 +676,7 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	struct ckpt_img_process *proc = NULL;
 	struct ckpt_img_fs *fs = NULL;
 	struct ckpt_img_signals *sigs = NULL;
+	struct ckpt_timers timers = {};
 	struct task_struct **tasks = NULL;
 	struct ckpt_mm_capture mc = {};
 	size_t sigs_len = 0;
@@ -766,7 +772,14 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	}
 	for (i = 0; i < fz->nr; i++)
 		tasks[i] = fz->threads[i].exited ? NULL : fz->threads[i].task;
-	ret = ckpt_capture_signals(task, tasks, fz->nr, &sigs, &sigs_len, why);
+	/* Timers first: their pending signals are saved as they were. */
+	ret = ckpt_capture_timers(task, tasks, fz->nr, &timers, whybuf, WHY_LEN);
+	if (ret) {
+		*why = whybuf;
+		goto out_thaw;
+	}
+	ret = ckpt_capture_signals(task, tasks, fz->nr, &timers, &sigs,
+				   &sigs_len, why);
 	if (ret)
 		goto out_thaw;
 	ret = ckpt_mm_capture(task, mm, &mc, proc, &scan.objs, why, whybuf,
@@ -781,8 +794,8 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	}
 	capture_process(task, mm, proc, mc.path_buf);
 
-	ret = write_image(task, fz, proc, &mc, &scan, fs, sigs, sigs_len, &w,
-			  &a->nr_threads, stage ? &st : NULL);
+	ret = write_image(task, fz, proc, &mc, &scan, fs, sigs, sigs_len,
+			  &timers, &w, &a->nr_threads, stage ? &st : NULL);
 	if (!ret && !stage)
 		ret = finish_image(&mc, &st, &w);
 	if (ret) {
@@ -841,6 +854,7 @@ out_free:
 	kvfree(proc);
 	kvfree(fs);
 	kvfree(sigs);
+	ckpt_timers_free(&timers);
 	kfree(tasks);
 	mmput(mm);
 out_put_task:

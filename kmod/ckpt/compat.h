@@ -46,9 +46,11 @@ struct task_struct;
 
 /* The process's POSIX timers became an hlist in 6.10. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
-#define ckpt_has_posix_timers(sig)	(!hlist_empty(&(sig)->posix_timers))
+#define ckpt_for_each_posix_timer(t, sig) \
+	hlist_for_each_entry(t, &(sig)->posix_timers, list)
 #else
-#define ckpt_has_posix_timers(sig)	(!list_empty(&(sig)->posix_timers))
+#define ckpt_for_each_posix_timer(t, sig) \
+	list_for_each_entry(t, &(sig)->posix_timers, list)
 #endif
 
 /*

@@ -11,7 +11,8 @@
  *
  *   1. reads and validates the image up to its memory and checks that this
  *      machine and this process can take it (threads, tids, XSAVE layout
- *      and features, vdso) -- errors so far return normally;
+ *      and features, vdso, the POSIX timers the restarter made, whose
+ *      overrun counts it then sets) -- errors so far return normally;
  *   2. replaces its memory with the image's -- from here a failure kills
  *      the process and the message goes to err_fd;
  *   3. has a worker write every thread's XSAVE state (the regset code will
@@ -40,6 +41,7 @@
 #include "mm.h"
 #include "restart.h"
 #include "threads.h"
+#include "timers.h"
 
 #define CKPT_DEFAULT_TIMEOUT_MS	10000
 #define WHY_LEN			256
@@ -214,7 +216,8 @@ static void free_threads(struct image_threads *it)
 
 static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 		      struct ckpt_img_process **proc, struct image_threads *it,
-		      struct ckpt_img_vma **vmas, const char **why)
+		      struct ckpt_img_timers **timers, struct ckpt_img_vma **vmas,
+		      const char **why)
 {
 	struct ckpt_sect s;
 	void *p, *objs = NULL;
@@ -239,14 +242,17 @@ static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 	}
 	ret = ckpt_read_sect(r, &s, &p);
 	/*
-	 * Files, epoll items, the working directory and pending signals (the
-	 * sections the checker lets come before VMAS) were restored by the
-	 * restarter; the engine only validates them.
+	 * Files, epoll items, the working directory, pending signals and
+	 * timers (the sections the checker lets come before VMAS) were
+	 * restored by the restarter; the engine validates them, and checks
+	 * the timers against what the restarter made.
 	 */
 	while (!ret && s.type != CKPT_SECT_VMAS) {
 		/* The checker reads FILEOBJ's table until VMAS is accepted. */
 		if (s.type == CKPT_SECT_FILEOBJ)
 			objs = p;
+		else if (s.type == CKPT_SECT_TIMERS)
+			*timers = p;
 		else
 			kvfree(p);
 		ret = ckpt_read_sect(r, &s, &p);
@@ -378,6 +384,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	struct ckpt_img_header *hdr = NULL;
 	struct ckpt_img_process *proc = NULL;
 	struct ckpt_img_vma *vmas = NULL;
+	struct ckpt_img_timers *timers = NULL;
 	struct image_threads it = {};
 	struct restore_work *own = NULL;
 	struct ckpt_objfiles of = {};
@@ -394,7 +401,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	ret = ckpt_fileobj_get_files(args->obj_fds, args->nr_obj_fds, &of, why);
 	if (ret)
 		goto out;
-	ret = read_front(&r, &hdr, &proc, &it, &vmas, why);
+	ret = read_front(&r, &hdr, &proc, &it, &timers, &vmas, why);
 	if (ret)
 		goto out;
 	if (hdr->nr_threads != args->nr_threads) {
@@ -445,6 +452,11 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	own->img = *it.t[0];
 	ctx->nr_threads = hdr->nr_threads;
 	ctx->xstate_size = hdr->xstate_size;
+	ret = ckpt_timers_restore(timers, whybuf, WHY_LEN);
+	if (ret) {
+		*why = whybuf;
+		goto out;
+	}
 
 	/* The point of no return. */
 	*fatal = true;
@@ -477,6 +489,7 @@ out:
 	ckpt_reader_done(&r);
 	kfree(own);
 	free_threads(&it);
+	kvfree(timers);
 	kvfree(vmas);
 	kvfree(proc);
 	kvfree(hdr);

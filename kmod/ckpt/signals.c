@@ -6,21 +6,34 @@
  * process, in queue order; the restarter queues them again (its main
  * thread may queue any siginfo to its own process) while every thread
  * still blocks all signals, so they are delivered only once the image's
- * masks are back. ITIMER_REAL is recorded as time left and interval.
+ * masks are back. The three interval timers are recorded as setitimer()
+ * re-arms them, value and interval: real time left for ITIMER_REAL,
+ * process CPU time for ITIMER_VIRTUAL and ITIMER_PROF, sampled as the
+ * kernel samples it for them.
+ *
+ * A POSIX timer's queued signal is its own preallocated sigqueue entry,
+ * which re-arms the timer when delivered. It is recorded as a plain signal
+ * with what that delivery would have reported (timers.c saves the timer
+ * as if it had been delivered now); its kernel-private field is cleared,
+ * so that the copy queued at restart re-arms nothing.
  */
 
 #include <linux/hrtimer.h>
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/posix-timers.h>
 #include <linux/sched/signal.h>
 #include <linux/signal.h>
 #include <linux/slab.h>
 
 #include "signals.h"
+#include "timers.h"
 
 struct sig_capture {
 	struct ckpt_img_signals *hdr;
 	struct ckpt_img_siginfo *q;
 	u32 max;
+	const struct ckpt_timers *timers;
 };
 
 static int add(struct sig_capture *c, u32 tid, int sig,
@@ -47,16 +60,34 @@ static int add(struct sig_capture *c, u32 tid, int sig,
 /* A queue's entries, then its set bits that have none (they were dropped). */
 static int add_pending(struct sig_capture *c, u32 tid, struct sigpending *p)
 {
+	const struct ckpt_img_timer *t;
+	kernel_siginfo_t info;
 	struct sigqueue *q;
+	u32 overrun;
 	sigset_t seen;
 	int sig, ret;
 
 	sigemptyset(&seen);
 	list_for_each_entry(q, &p->list, list) {
-		ret = add(c, tid, q->info.si_signo, &q->info);
+		sigaddset(&seen, q->info.si_signo);
+		info = q->info;
+		if (info.si_code == SI_TIMER) {
+			info.si_sys_private = 0;
+			t = q->flags & SIGQUEUE_PREALLOC ?
+			    ckpt_timers_find(c->timers, info.si_tid, &overrun) :
+			    NULL;
+			/*
+			 * Queued after the timer was read: it was saved armed
+			 * with (about) no time left, and fires again at once.
+			 */
+			if (t && !(t->flags & CKPT_TIMER_PENDING))
+				continue;
+			if (t)
+				info.si_overrun = overrun;
+		}
+		ret = add(c, tid, info.si_signo, &info);
 		if (ret)
 			return ret;
-		sigaddset(&seen, q->info.si_signo);
 	}
 	for (sig = 1; sig <= 64; sig++) {
 		if (sigismember(&p->signal, sig) && !sigismember(&seen, sig)) {
@@ -68,14 +99,30 @@ static int add_pending(struct sig_capture *c, u32 tid, struct sigpending *p)
 	return 0;
 }
 
+/*
+ * What setitimer() re-arms CPU interval timer @it (ITIMER_VIRTUAL, _PROF)
+ * with: the time left less the tick setitimer() adds to every CPU-time
+ * value it arms (a restart runs on the kernel that made the image).
+ */
+static u64 cpu_itimer_left(const struct cpu_itimer *it, u64 now)
+{
+	if (!it->expires)
+		return 0;
+	return it->expires > now + TICK_NSEC ? it->expires - now - TICK_NSEC : 1;
+}
+
 int ckpt_capture_signals(struct task_struct *leader,
 			 struct task_struct *const *threads, unsigned int nr,
+			 const struct ckpt_timers *timers,
 			 struct ckpt_img_signals **out, size_t *len,
 			 const char **why)
 {
 	struct signal_struct *sig = leader->signal;
-	struct sig_capture c = { .max = CKPT_IMG_MAX_SIGQUEUE };
+	struct sig_capture c = {
+		.max = CKPT_IMG_MAX_SIGQUEUE, .timers = timers,
+	};
 	struct sighand_struct *sighand;
+	u64 cpu[CPUCLOCK_MAX];
 	unsigned int i;
 	int ret = 0;
 
@@ -88,14 +135,16 @@ int ckpt_capture_signals(struct task_struct *leader,
 	rcu_read_lock();
 	sighand = rcu_dereference(leader->sighand);
 	spin_lock_irq(&sighand->siglock);
-	if (sig->it[0].expires || sig->it[1].expires) {
-		*why = "a virtual or profiling interval timer is armed: not supported yet";
-		ret = -EOPNOTSUPP;
-	} else if (ckpt_has_posix_timers(sig)) {
-		*why = "the process has POSIX timers (timer_create): not supported yet";
-		ret = -EOPNOTSUPP;
+	if (sig->it[CPUCLOCK_PROF].expires || sig->it[CPUCLOCK_VIRT].expires) {
+		ckpt_process_cputime(leader, cpu);
+		c.hdr->prof_value_ns = cpu_itimer_left(&sig->it[CPUCLOCK_PROF],
+						       cpu[CPUCLOCK_PROF]);
+		c.hdr->prof_interval_ns = sig->it[CPUCLOCK_PROF].incr;
+		c.hdr->virt_value_ns = cpu_itimer_left(&sig->it[CPUCLOCK_VIRT],
+						       cpu[CPUCLOCK_VIRT]);
+		c.hdr->virt_interval_ns = sig->it[CPUCLOCK_VIRT].incr;
 	}
-	if (!ret && hrtimer_active(&sig->real_timer)) {
+	if (hrtimer_active(&sig->real_timer)) {
 		s64 left = ktime_to_ns(hrtimer_get_remaining(&sig->real_timer));
 
 		c.hdr->real_value_ns = left > 0 ? left : 1;

@@ -6,15 +6,18 @@
 #include <uapi/linux/ckpt_image.h>
 
 struct task_struct;
+struct ckpt_timers;
 
 /*
- * The SIGNALS section of a frozen process: ITIMER_REAL and the pending
- * signals of @threads (NULL entries skipped) and of the process. Fails,
- * with @why, on what cannot be restored (other timers, too many signals).
- * *@out is kvmalloc'ed, *@len bytes.
+ * The SIGNALS section of a frozen process: its interval timers and the
+ * pending signals of @threads (NULL entries skipped) and of the process,
+ * those of the POSIX timers in @timers (ckpt_capture_timers(), just
+ * before) as it saved them. Fails, with @why, when there are more signals
+ * than an image holds. *@out is kvmalloc'ed, *@len bytes.
  */
 int ckpt_capture_signals(struct task_struct *leader,
 			 struct task_struct *const *threads, unsigned int nr,
+			 const struct ckpt_timers *timers,
 			 struct ckpt_img_signals **out, size_t *len,
 			 const char **why);
 
