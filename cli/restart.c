@@ -309,6 +309,38 @@ static void restore_process(const struct ckpt_img_process *proc)
 			   proc->personality, strerror(errno));
 }
 
+/*
+ * Once the image's dispositions are in place: the signals it ignores
+ * (SIG_IGN, or a default action of ignoring) and has none pending of are
+ * unblocked again, here and in the threads made after. A blocked signal is
+ * queued even when ignored, and its delivery then dropped: for a periodic
+ * timer whose signal is ignored, that delivery would take the expirations
+ * it counted along, which its next signal reports instead.
+ */
+static void unblock_ignored(const struct ckpt_image *img)
+{
+	uint64_t mask = 0;
+	uint32_t sig, i;
+
+	for (sig = 1; sig <= CKPT_IMG_NSIG; sig++) {
+		uint64_t handler = img->proc.sigaction[sig - 1].handler;
+
+		if (handler != (uintptr_t)SIG_IGN &&
+		    (handler != (uintptr_t)SIG_DFL ||
+		     (sig != SIGCHLD && sig != SIGCONT && sig != SIGURG &&
+		      sig != SIGWINCH)))
+			continue;
+		for (i = 0; i < img->signals.nr; i++)
+			if (img->sigqueue[i].signo == sig)
+				break;
+		if (i == img->signals.nr)
+			mask |= 1ULL << (sig - 1);
+	}
+	if (mask && syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &mask, NULL,
+			    sizeof(mask)))
+		child_fail("cannot unblock ignored signals: %s", strerror(errno));
+}
+
 /* Moves one of the restarter's own descriptors out of the image's way. */
 static int move_fd(int fd, int above)
 {
@@ -928,6 +960,7 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 	restore_epoll(img);
 	restore_fs(img);
 	restore_process(&img->proc);
+	unblock_ignored(img);
 	move_vdso(&img->proc);
 
 	for (i = 1; i < img->nr_threads; i++) {
