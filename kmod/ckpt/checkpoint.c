@@ -465,6 +465,42 @@ static int capture_files(struct task_struct *task, struct fd_scan *scan,
 }
 
 /*
+ * Other processes are not in the image: a restarted parent would find its
+ * children gone (wait() failing, exit statuses lost) and a tracer its
+ * tracees. So a process with a child, live or zombie, or a tracee is
+ * refused, named. The one exception is the checkpointer itself: libckpt's
+ * helper for a self-requested checkpoint is a child of the process. Runs
+ * while frozen, so the process makes no new child meanwhile.
+ */
+static int check_relatives(struct task_struct *task, char *whybuf)
+{
+	const char *kind = NULL;
+	struct task_struct *p;
+	pid_t other = 0;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if (same_thread_group(p, current))
+			continue;
+		if (same_thread_group(rcu_dereference(p->real_parent), task))
+			kind = "has a child process";
+		else if (same_thread_group(rcu_dereference(p->parent), task))
+			kind = "traces process";
+		if (kind) {
+			other = task_pid_vnr(p);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (!kind)
+		return 0;
+	snprintf(whybuf, WHY_LEN,
+		 "pid %d %s %d: process trees are not supported yet",
+		 task_tgid_vnr(task), kind, other);
+	return -EBUSY;
+}
+
+/*
  * The working directory by path and identity. A process whose root is not
  * the checkpointer's (chroot) is refused: the engine opens the files of its
  * mappings from the restarter's root, which would then be wrong.
@@ -775,6 +811,9 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		goto out_thaw;
 	ret = ckpt_fileobjs_capture(&scan.objs, task_tgid_vnr(task), whybuf,
 				    WHY_LEN);
+	/* After the files: one shared with a child is named as such. */
+	if (!ret)
+		ret = check_relatives(task, whybuf);
 	if (ret) {
 		*why = whybuf;
 		goto out_thaw;

@@ -11,6 +11,7 @@
 
 #include <linux/ckpt_image.h>
 
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 
 #include "kselftest_harness.h"
@@ -42,6 +43,66 @@ static void fd_target(void)
 	if (socket(AF_UNIX, SOCK_STREAM, 0) != 3)
 		_exit(9);
 	counter_target();
+}
+
+/*
+ * A target with a relative the image cannot hold: a child ('c', which
+ * exits at once and stays a zombie until 'w' reaps it) or a tracee ('t',
+ * a child that then leaves to init but stays traced). It prints the other
+ * pid each time.
+ */
+static void relatives_target(void)
+{
+	unsigned long n = 0;
+	pid_t other = 0;
+	char c;
+
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		switch (c) {
+		case 'c':
+			other = fork();
+			if (!other)
+				_exit(0);
+			break;
+		case 't': {
+			int p[2];
+			pid_t child;
+
+			if (pipe(p))
+				_exit(9);
+			child = fork();
+			if (!child) {
+				/* A grandchild, so that the tracee is no child. */
+				other = getpid();
+				if (fork())
+					_exit(0);
+				other = getpid();
+				if (write(p[1], &other, sizeof(other)) != sizeof(other))
+					_exit(9);
+				for (;;)
+					pause();
+			}
+			if (waitpid(child, NULL, 0) != child ||
+			    read(p[0], &other, sizeof(other)) != sizeof(other) ||
+			    ptrace(PTRACE_SEIZE, other, 0, 0))
+				_exit(9);
+			close(p[0]);
+			close(p[1]);
+			break;
+		}
+		case 'w':
+			waitpid(other, NULL, 0);
+			other = 0;
+			break;
+		case 's':
+			n++;
+			break;
+		}
+		printf("%lu %d\n", n, other);
+		fflush(stdout);
+	}
 }
 
 /* Stops @pid and waits until it really is stopped (state T). */
@@ -220,6 +281,48 @@ TEST_F(errors, unsupported_fd_is_named)
 	EXPECT_NE(NULL, strstr(self->msg, "fd 3 (socket:["))
 		TH_LOG("message: %s", self->msg);
 	EXPECT_TRUE(target_alive(&t, "2"));
+	kill(t.pid, SIGKILL);
+	target_end(&t);
+}
+
+/*
+ * A child (even a zombie) or a tracee would be missing after a restart: the
+ * checkpoint is refused, naming both pids, and the process runs on. Once
+ * the zombie is reaped the same process checkpoints.
+ */
+TEST_F(errors, a_child_or_a_tracee_is_refused_named)
+{
+	struct target t = {};
+	char buf[64], want[160];
+	pid_t other;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, relatives_target));
+
+	ASSERT_EQ(0, target_ask(&t, "c", buf, sizeof(buf)));
+	ASSERT_EQ(1, sscanf(buf, "0 %d", &other)) TH_LOG("%s", buf);
+	EXPECT_EQ(-EBUSY, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+					     sizeof(self->msg), NULL));
+	snprintf(want, sizeof(want),
+		 "pid %d has a child process %d: process trees are not supported yet",
+		 t.pid, other);
+	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("message: %s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "1 %d", other);
+	EXPECT_STREQ(want, buf);
+	ASSERT_EQ(0, target_ask(&t, "w", buf, sizeof(buf)));
+	EXPECT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
+
+	ASSERT_EQ(0, target_ask(&t, "t", buf, sizeof(buf)));
+	ASSERT_EQ(1, sscanf(buf, "1 %d", &other)) TH_LOG("%s", buf);
+	EXPECT_EQ(-EBUSY, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+					     sizeof(self->msg), NULL));
+	snprintf(want, sizeof(want), "pid %d traces process %d", t.pid, other);
+	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("message: %s", self->msg);
+	ASSERT_EQ(0, kill(other, SIGKILL));
+	ASSERT_EQ(0, target_ask(&t, "w", buf, sizeof(buf)));
+	EXPECT_STREQ("1 0", buf);
 	kill(t.pid, SIGKILL);
 	target_end(&t);
 }
