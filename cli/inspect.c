@@ -192,6 +192,13 @@ static void text_process(FILE *f, const struct ckpt_image *img, bool verbose)
 	fprintf(f, "  vvar %llx +%llu, vdso %llx +%llu, vdso checksum %08x\n",
 		ULL(p->vvar), ULL(p->vvar_size), ULL(p->vdso),
 		ULL(p->vdso_size), p->vdso_csum);
+	if (img->has_vdso) {
+		fprintf(f, "  vdso entry points:");
+		for (i = 0; i < img->vdso.nr_syms; i++)
+			fprintf(f, " %s+0x%llx", img->vdso.syms[i].name,
+				ULL(img->vdso.syms[i].offset));
+		fputc('\n', f);
+	}
 	fprintf(f, "  auxv");
 	for (i = 0; i + 1 < CKPT_IMG_AUXV_WORDS && p->auxv[i]; i += 2)
 		fprintf(f, " %llu=0x%llx", ULL(p->auxv[i]),
@@ -369,8 +376,9 @@ static void rlimit_json(FILE *f, __u64 v)
 		fprintf(f, "%llu", ULL(v));
 }
 
-static void json_process(FILE *f, const struct ckpt_img_process *p)
+static void json_process(FILE *f, const struct ckpt_image *img)
 {
+	const struct ckpt_img_process *p = &img->proc;
 	unsigned int i;
 
 	fprintf(f, "\"process\":{\"pid\":%u,\"ppid\":%u,\"comm\":",
@@ -392,6 +400,15 @@ static void json_process(FILE *f, const struct ckpt_img_process *p)
 	fprintf(f, ",\"vdso\":\"0x%llx\",\"vdso_size\":%llu,\"vvar\":\"0x%llx\",\"vvar_size\":%llu,\"vdso_csum\":%u",
 		ULL(p->vdso), ULL(p->vdso_size), ULL(p->vvar),
 		ULL(p->vvar_size), p->vdso_csum);
+	if (img->has_vdso) {
+		fprintf(f, ",\"vdso_entries\":{");
+		for (i = 0; i < img->vdso.nr_syms; i++) {
+			fprintf(f, "%s", i ? "," : "");
+			json_string(f, img->vdso.syms[i].name);
+			fprintf(f, ":%llu", ULL(img->vdso.syms[i].offset));
+		}
+		fputc('}', f);
+	}
 	fprintf(f, ",\"rlimits\":{");
 	for (i = 0; i < CKPT_IMG_NRLIMITS; i++) {
 		fprintf(f, "%s\"%s\":[", i ? "," : "", rlimit_names[i]);
@@ -452,7 +469,7 @@ static void json_report(FILE *f, const char *name,
 	fprintf(f, ",\"created\":\"%s\",\"created_ns\":%llu,\"xstate_size\":%u,\"xfeatures\":\"0x%llx\",",
 		created, ULL(h->created_ns), h->xstate_size,
 		ULL(h->xfeatures));
-	json_process(f, &img->proc);
+	json_process(f, img);
 	if (img->has_fs) {
 		fprintf(f, ",\"cwd\":");
 		json_string(f, img->fs.cwd);

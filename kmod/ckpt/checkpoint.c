@@ -637,6 +637,8 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		hdr.xfeatures |= ckpt_xstate_bv(fz->threads[i].ts.xstate);
 	}
 	strscpy(hdr.kernel, utsname()->release, sizeof(hdr.kernel));
+	BUILD_BUG_ON(sizeof(hdr.boot_id) != sizeof(ckpt_boot_id));
+	memcpy(hdr.boot_id, ckpt_boot_id, sizeof(hdr.boot_id));
 
 	ret = ckpt_write_sect(w, CKPT_SECT_HEADER, &hdr, sizeof(hdr), NULL, 0);
 	if (!ret)
@@ -677,6 +679,9 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		ret = ckpt_write_sect(w, CKPT_SECT_FS, fs, sizeof(*fs), NULL, 0);
 	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_SIGNALS, sigs, sigs_len, NULL, 0);
+	if (!ret)
+		ret = ckpt_write_sect(w, CKPT_SECT_VDSO, mc->vdso,
+				      sizeof(*mc->vdso) + proc->vdso_size, NULL, 0);
 	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_VMAS, mc->vmas,
 				      mc->nr_vmas * sizeof(*mc->vmas), NULL, 0);

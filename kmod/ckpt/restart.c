@@ -40,6 +40,7 @@
 #include "mm.h"
 #include "restart.h"
 #include "threads.h"
+#include "vdso.h"
 
 #define CKPT_DEFAULT_TIMEOUT_MS	10000
 #define WHY_LEN			256
@@ -214,7 +215,8 @@ static void free_threads(struct image_threads *it)
 
 static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 		      struct ckpt_img_process **proc, struct image_threads *it,
-		      struct ckpt_img_vma **vmas, const char **why)
+		      struct ckpt_img_vdso **vdso, struct ckpt_img_vma **vmas,
+		      const char **why)
 {
 	struct ckpt_sect s;
 	void *p, *objs = NULL;
@@ -247,6 +249,8 @@ static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 		/* The checker reads FILEOBJ's table until VMAS is accepted. */
 		if (s.type == CKPT_SECT_FILEOBJ)
 			objs = p;
+		else if (s.type == CKPT_SECT_VDSO)
+			*vdso = p;
 		else
 			kvfree(p);
 		ret = ckpt_read_sect(r, &s, &p);
@@ -378,6 +382,8 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	struct ckpt_img_header *hdr = NULL;
 	struct ckpt_img_process *proc = NULL;
 	struct ckpt_img_vma *vmas = NULL;
+	struct ckpt_img_vdso *vdso = NULL;
+	u8 *proxy = NULL;
 	struct image_threads it = {};
 	struct restore_work *own = NULL;
 	struct ckpt_objfiles of = {};
@@ -394,7 +400,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	ret = ckpt_fileobj_get_files(args->obj_fds, args->nr_obj_fds, &of, why);
 	if (ret)
 		goto out;
-	ret = read_front(&r, &hdr, &proc, &it, &vmas, why);
+	ret = read_front(&r, &hdr, &proc, &it, &vdso, &vmas, why);
 	if (ret)
 		goto out;
 	if (hdr->nr_threads != args->nr_threads) {
@@ -404,12 +410,17 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 		ret = -EINVAL;
 		goto out;
 	}
+	of.same_boot = ckpt_same_boot(hdr->boot_id);
 	ret = check_machine(hdr, &it, why, whybuf);
 	if (ret)
 		goto out;
-	ret = ckpt_mm_check_vdso(proc, why);
-	if (ret)
+	proxy = ckpt_vdso_check(proc, vdso, vmas, hdr->nr_vmas, it.t, it.nr,
+				why, whybuf, WHY_LEN);
+	if (IS_ERR(proxy)) {
+		ret = PTR_ERR(proxy);
+		proxy = NULL;
 		goto out;
+	}
 	ret = ckpt_mm_check_files(vmas, hdr->nr_vmas, &of, why, whybuf,
 				  WHY_LEN);
 	if (ret)
@@ -449,8 +460,8 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	/* The point of no return. */
 	*fatal = true;
 	ckpt_thread_release_fpu();
-	ret = ckpt_mm_restore(&r, proc, vmas, hdr->nr_vmas, &of, why, whybuf,
-			      WHY_LEN);
+	ret = ckpt_mm_restore(&r, proc, vmas, hdr->nr_vmas, &of,
+			      proxy, why, whybuf, WHY_LEN);
 	if (ret)
 		goto out;
 
@@ -478,6 +489,8 @@ out:
 	kfree(own);
 	free_threads(&it);
 	kvfree(vmas);
+	kvfree(vdso);
+	kvfree(proxy);
 	kvfree(proc);
 	kvfree(hdr);
 	return ret;

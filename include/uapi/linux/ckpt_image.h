@@ -22,6 +22,7 @@
  *   TIMERFD    struct ckpt_img_timerfd[]        at most once, also before VMAS
  *   FILEOBJ    struct ckpt_img_fileobj[]        at most once, before FILES and VMAS
  *   FILEDATA   struct ckpt_img_filedata + data  after FILEOBJ, by object and offset
+ *   VDSO       struct ckpt_img_vdso + text      at most once, also before VMAS
  *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
  *   PAGES      struct ckpt_img_pages + data     any number, ascending address
  *   END        struct ckpt_img_end              last, exactly once
@@ -67,6 +68,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_TIMERFD,
 	CKPT_SECT_FILEOBJ,
 	CKPT_SECT_FILEDATA,
+	CKPT_SECT_VDSO,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -92,6 +94,13 @@ struct ckpt_img_header {
 	__u64 reserved;		/* 0 */
 	char kernel[65];	/* utsname release of the capturing kernel */
 	__u8 pad[7];
+	/*
+	 * /proc/sys/kernel/random/boot_id of the capturing kernel ("" if
+	 * unknown). Device numbers mean something only within one boot: a
+	 * restart on another (another node, kernel or reboot) identifies
+	 * files by inode number and size alone.
+	 */
+	char boot_id[40];
 };
 
 /* signal disposition, as rt_sigaction() takes it */
@@ -316,6 +325,27 @@ struct ckpt_img_epitem {
 	__u32 events;		/* struct epoll_event.events */
 	__u32 pad;
 	__u64 data;		/* struct epoll_event.data */
+};
+
+/*
+ * The process's vdso as the capturing kernel made it: its entry points and
+ * its text (PROCESS's vdso_size bytes follow; their checksum is PROCESS's
+ * vdso_csum). A restart on a kernel whose vdso differs keeps the text where
+ * it was, each entry point turned into a jump to this kernel's.
+ */
+#define CKPT_IMG_VDSO_SYMS	32
+#define CKPT_IMG_VDSO_NAME	32
+
+struct ckpt_img_vdso_sym {
+	char name[CKPT_IMG_VDSO_NAME];	/* NUL-terminated, "" past nr_syms */
+	__u64 offset;			/* from the vdso's start */
+};
+
+struct ckpt_img_vdso {
+	__u32 nr_syms;
+	__u32 pad;
+	struct ckpt_img_vdso_sym syms[CKPT_IMG_VDSO_SYMS];
+	__u8 text[];
 };
 
 struct ckpt_img_pages {
