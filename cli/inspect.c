@@ -294,6 +294,11 @@ static void text_report(FILE *f, const char *name,
 	fprintf(f, "\nformat: version %u, x86_64, %u-byte pages\nkernel: ",
 		h->version, h->page_size);
 	text_string(f, h->kernel);
+	if (verbose) {
+		fprintf(f, " (boot ");
+		text_string(f, h->boot_id[0] ? h->boot_id : "unknown");
+		fputc(')', f);
+	}
 	created_string(created, sizeof(created), h->created_ns);
 	fprintf(f, "\ncreated: %s\n", created);
 	text_process(f, img, verbose);
@@ -465,6 +470,8 @@ static void json_report(FILE *f, const char *name,
 	fprintf(f, ",\"valid\":true,\"version\":%u,\"arch\":\"x86_64\",\"page_size\":%u,\"kernel\":",
 		h->version, h->page_size);
 	json_string(f, h->kernel);
+	fprintf(f, ",\"boot_id\":");
+	json_string(f, h->boot_id);
 	created_string(created, sizeof(created), h->created_ns);
 	fprintf(f, ",\"created\":\"%s\",\"created_ns\":%llu,\"xstate_size\":%u,\"xfeatures\":\"0x%llx\",",
 		created, ULL(h->created_ns), h->xstate_size,

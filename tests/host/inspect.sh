@@ -246,8 +246,8 @@ ktap_check "an empty file" \
 
 damage magic set 0 0 I 0x464c457f
 ktap_check "wrong magic" refuse "$tmp/magic" "not a ckpt image (bad magic) $(at 0)"
-damage version set 0 4 H 1
-ktap_check "an older format version (1, CRC-32 checksums)" refuse "$tmp/version" "unsupported image version $(at 0)"
+damage version set 0 4 H 2
+ktap_check "an older format version (2, no vdso copy nor boot id)" refuse "$tmp/version" "unsupported image version $(at 0)"
 damage huge len 5 0x4000000000000000
 ktap_check "a PAGES length made huge" \
 	refuse "$tmp/huge" "section longer than its kind allows $(at 5)"

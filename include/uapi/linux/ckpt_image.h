@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * ckpt process image format, version 2. Written by the engine, read by the
+ * ckpt process image format, version 3. Written by the engine, read by the
  * engine at restart and by userspace tools (ckpt inspect, ckpt restart).
  * Documentation/image-format.md describes it in prose.
  *
@@ -36,7 +36,7 @@
 #include <linux/types.h>
 
 #define CKPT_IMG_MAGIC		0x54504b43	/* "CKPT" */
-#define CKPT_IMG_VERSION	2
+#define CKPT_IMG_VERSION	3
 #define CKPT_IMG_ARCH_X86_64	1
 
 #define CKPT_IMG_MAX_THREADS	4096
