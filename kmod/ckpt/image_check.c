@@ -280,7 +280,7 @@ static int check_vdso(struct ckpt_img_state *st, const struct ckpt_img_vdso *v)
 		    !y->name[0] || y->offset >= st->vdso_size)
 			return FAIL(st, EBADMSG, "VDSO symbol out of bounds");
 	}
-	if (ckpt_csum(v->text, st->vdso_size) != st->vdso_csum)
+	if (ckpt_csum((const __u8 *)(v + 1), st->vdso_size) != st->vdso_csum)
 		return FAIL(st, EBADMSG, "VDSO text is not the process's vdso");
 	return 0;
 }

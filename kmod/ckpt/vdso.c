@@ -146,13 +146,13 @@ struct ckpt_img_vdso *ckpt_vdso_capture(struct task_struct *task,
 		goto fail;
 	}
 	/* The process's own copy: it could have been written to (ptrace). */
-	if (access_process_vm(task, proc->vdso, v->text, proc->vdso_size,
+	if (access_process_vm(task, proc->vdso, (u8 *)(v + 1), proc->vdso_size,
 			      FOLL_FORCE) != proc->vdso_size) {
 		*why = "cannot read the process's vdso";
 		ret = -EIO;
 		goto fail;
 	}
-	proc->vdso_csum = ckpt_csum(v->text, proc->vdso_size);
+	proc->vdso_csum = ckpt_csum((u8 *)(v + 1), proc->vdso_size);
 	return v;
 fail:
 	kvfree(v);
@@ -251,7 +251,7 @@ static int make_proxy(const struct ckpt_img_process *proc,
 	u32 i, j;
 	int ret;
 
-	memcpy(text, old->text, size);
+	memcpy(text, (const u8 *)(old + 1), size);
 	for (i = 0; i < old->nr_syms; i++) {
 		const struct ckpt_img_vdso_sym *to = find_sym(now, old->syms[i].name);
 		u64 at = old->syms[i].offset, room = size - at;

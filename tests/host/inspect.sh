@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/img.py" <<'EOF'
 import struct, sys
 names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
-         7: "FILES", 13: "FILEOBJ", 14: "FILEDATA"}
+         7: "FILES", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -150,7 +150,7 @@ cat > "$tmp/valid-json.py" <<'EOF'
 import json, sys
 d = json.load(sys.stdin)
 assert d["valid"] is True and d["checksums"] == "ok", d
-assert d["version"] == 2 and d["arch"] == "x86_64", d
+assert d["version"] == 3 and d["arch"] == "x86_64", d
 assert d["process"]["pid"] == 4242 and d["process"]["exe"] == "/bin/sh"
 assert [t["tid"] for t in d["threads"]] == [4242]
 assert d["threads"][0]["ip"] == "0x555555554123"
@@ -177,7 +177,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((43 + nsect))
+ktap_plan $((48 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -344,6 +344,34 @@ ktap_check "FILEDATA overlapping the run before" \
 odamage data-less set 3 40 Q 4200
 ktap_check "FILEOBJ claiming more than FILEDATA holds" \
 	refuse "$tmp/data-less" "FILEDATA does not hold what FILEOBJ says it stores $(oat 7)"
+
+# The vdso copy (mkimage -V): section 3 VDSO.
+"$mkimage" -V > "$tmp/vdso.img"
+vdamage() {
+	local name=$1
+	shift
+	python3 "$tmp/img.py" "$1" "$tmp/vdso.img" "${@:2}" > "$tmp/$name"
+}
+vat() { python3 "$tmp/img.py" list "$tmp/vdso.img" | awk -v i="$1" '$1 == i { printf "(section %d %s at offset %d)", i, $2, $3 }'; }
+ktap_check "a vdso copy: its entry points listed" sh -c "
+	'$ckpt' inspect -v '$tmp/vdso.img' > '$tmp/vtext' &&
+	grep -qx '  vdso entry points: clock_gettime+0x700 __vdso_clock_gettime+0x700 getcpu+0x900' '$tmp/vtext' &&
+	'$ckpt' inspect --json '$tmp/vdso.img' | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"process\"][\"vdso_entries\"] == {\"clock_gettime\": 1792, \"__vdso_clock_gettime\": 1792, \"getcpu\": 2304}, d'"
+vdamage vdso-n set 3 0 I 33
+ktap_check "VDSO: more entry points than the format holds" \
+	refuse "$tmp/vdso-n" "VDSO symbol count out of bounds $(vat 3)"
+vdamage vdso-off set 3 $((8 + 2 * 40 + 32)) Q 8192
+ktap_check "VDSO: an entry point outside the text" \
+	refuse "$tmp/vdso-off" "VDSO symbol out of bounds $(vat 3)"
+vdamage vdso-extra set 3 $((8 + 3 * 40)) B 0x41
+ktap_check "VDSO: a name past the counted entries" \
+	refuse "$tmp/vdso-extra" "VDSO symbol out of bounds $(vat 3)"
+vdamage vdso-text set 3 $((1288 + 100)) B 0
+ktap_check "VDSO: text that is not the process's vdso" \
+	refuse "$tmp/vdso-text" "VDSO text is not the process's vdso $(vat 3)"
 
 ktap_check "a missing file is named" sh -c "
 	! '$ckpt' inspect '$tmp/no-such.img' 2> '$tmp/e' && cat '$tmp/e' &&

@@ -345,7 +345,7 @@ struct ckpt_img_vdso {
 	__u32 nr_syms;
 	__u32 pad;
 	struct ckpt_img_vdso_sym syms[CKPT_IMG_VDSO_SYMS];
-	__u8 text[];
+	/* followed by the vdso text, PROCESS's vdso_size bytes */
 };
 
 struct ckpt_img_pages {
