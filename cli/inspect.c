@@ -341,6 +341,15 @@ static void text_report(FILE *f, const char *name,
 		fprintf(f, "cwd: ");
 		text_string(f, img->fs.cwd);
 		fputc('\n', f);
+		if (verbose)
+			fprintf(f, "  dev 0x%llx ino %llu\n",
+				ULL(img->fs.cwd_dev), ULL(img->fs.cwd_ino));
+		fprintf(f, "root: ");
+		text_string(f, img->fs.root);
+		fputc('\n', f);
+		if (verbose)
+			fprintf(f, "  dev 0x%llx ino %llu\n",
+				ULL(img->fs.root_dev), ULL(img->fs.root_ino));
 	}
 	fprintf(f, "mappings: %u\n", img->nr_vmas);
 	for (i = 0; i < img->nr_vmas; i++)
@@ -456,6 +465,11 @@ static void json_report(FILE *f, const char *name,
 	if (img->has_fs) {
 		fprintf(f, ",\"cwd\":");
 		json_string(f, img->fs.cwd);
+		fprintf(f, ",\"cwd_dev\":%llu,\"cwd_ino\":%llu,\"root\":",
+			ULL(img->fs.cwd_dev), ULL(img->fs.cwd_ino));
+		json_string(f, img->fs.root);
+		fprintf(f, ",\"root_dev\":%llu,\"root_ino\":%llu",
+			ULL(img->fs.root_dev), ULL(img->fs.root_ino));
 	}
 	fprintf(f, ",\"fileobjs\":[");
 	for (i = 0; i < img->nr_fileobjs; i++) {

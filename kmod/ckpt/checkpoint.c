@@ -465,16 +465,16 @@ static int capture_files(struct task_struct *task, struct fd_scan *scan,
 }
 
 /*
- * The working directory by path and identity. A process whose root is not
- * the checkpointer's (chroot) is refused: the engine opens the files of its
- * mappings from the restarter's root, which would then be wrong.
+ * The working and root directories by path (from the checkpointer's root,
+ * as every path of the image) and identity. The root must lie under the
+ * checkpointer's: from anywhere else (another mount namespace, a root the
+ * checkpointer is itself confined below) no path names it.
  */
 static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
 		      const char **why, char *whybuf)
 {
 	struct path pwd, root, myroot;
 	struct kstat st;
-	bool same_root;
 	char *p;
 	int ret;
 
@@ -488,18 +488,37 @@ static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
 	get_fs_root(task->fs, &root);
 	task_unlock(task);
 	get_fs_root(current->fs, &myroot);
-	same_root = path_equal(&root, &myroot);
-	path_put(&myroot);
-	path_put(&root);
 
 	ret = -EOPNOTSUPP;
-	if (!same_root) {
+	if (!path_is_under(&root, &myroot)) {
 		snprintf(whybuf, WHY_LEN,
-			 "pid %d runs under another root directory (chroot): not supported yet",
+			 "the root directory of pid %d is outside the checkpointer's",
 			 task_tgid_vnr(task));
 		*why = whybuf;
 		goto out;
 	}
+	if (path_equal(&root, &myroot)) {
+		strscpy(fs->root, "/", sizeof(fs->root));
+	} else {
+		p = d_path(&root, fs->root, sizeof(fs->root));
+		if (IS_ERR(p) || *p != '/' || d_unlinked(root.dentry)) {
+			snprintf(whybuf, WHY_LEN,
+				 "the root directory of pid %d was removed or is unreachable",
+				 task_tgid_vnr(task));
+			*why = whybuf;
+			goto out;
+		}
+		memmove(fs->root, p, strlen(p) + 1);
+	}
+	ret = vfs_getattr(&root, &st, STATX_INO, AT_STATX_SYNC_AS_STAT);
+	if (ret) {
+		*why = "cannot read the identity of the root directory";
+		goto out;
+	}
+	fs->root_dev = new_encode_dev(st.dev);
+	fs->root_ino = st.ino;
+
+	ret = -EOPNOTSUPP;
 	p = d_path(&pwd, fs->cwd, sizeof(fs->cwd));
 	if (IS_ERR(p) || *p != '/' || strstr(p, " (deleted)")) {
 		snprintf(whybuf, WHY_LEN,
@@ -517,6 +536,8 @@ static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
 	fs->cwd_dev = new_encode_dev(st.dev);
 	fs->cwd_ino = st.ino;
 out:
+	path_put(&myroot);
+	path_put(&root);
 	path_put(&pwd);
 	return ret;
 }

@@ -592,6 +592,8 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 			return FAIL(st, EINVAL, "reserved FS field set");
 		if (!str_ok(fs->cwd, sizeof(fs->cwd)) || fs->cwd[0] != '/')
 			return FAIL(st, EBADMSG, "working directory not absolute or not terminated");
+		if (!str_ok(fs->root, sizeof(fs->root)) || fs->root[0] != '/')
+			return FAIL(st, EBADMSG, "root directory not absolute or not terminated");
 		st->fs_seen = 1;
 		break;
 	}

@@ -16,8 +16,10 @@
  * -P stores no pages at all (a smaller seed). -O adds file objects:
  * FILEOBJ (0: memfd "buf", 10000 bytes, 4196 stored in two FILEDATA runs;
  * 1: FIFO /tmp/fifo holding "hello"), FILES (fd 3 the memfd, fd 4 the FIFO)
- * and the three FILEDATA sections, right after the THREAD sections. The
- * output is the same on every run, so tests can name offsets in it.
+ * and the three FILEDATA sections, right after the THREAD sections. -F adds
+ * an FS section after them (working directory /srv/job/run under the root
+ * directory /srv/job, a chroot). The output is the same on every run, so
+ * tests can name offsets in it.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -104,7 +106,7 @@ static void pages(__u64 addr, __u32 n, __u32 vma)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O] [-F] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n");
 }
 
@@ -208,10 +210,14 @@ int main(int argc, char **argv)
 	struct ckpt_img_end end;
 	unsigned char *thread;
 	unsigned int i, nr_threads = 1;
-	bool no_pages = false, objects = false;
+	static struct ckpt_img_fs fs = {
+		.cwd_dev = 0x801, .cwd_ino = 5678, .root_dev = 0x801,
+		.root_ino = 5600, .cwd = "/srv/job/run", .root = "/srv/job",
+	};
+	bool no_pages = false, objects = false, dirs = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POch")) != -1) {
+	while ((c = getopt(argc, argv, "t:POFch")) != -1) {
 		switch (c) {
 		case 'c':
 			return csum_stdin();
@@ -223,6 +229,9 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			objects = true;
+			break;
+		case 'F':
+			dirs = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -317,6 +326,8 @@ int main(int argc, char **argv)
 	free(thread);
 	if (objects)
 		file_objects();
+	if (dirs)
+		section(CKPT_SECT_FS, &fs, sizeof(fs));
 
 	section(CKPT_SECT_VMAS, vmas, sizeof(vmas));
 	if (!no_pages) {
