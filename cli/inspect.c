@@ -180,6 +180,8 @@ static void text_process(FILE *f, const struct ckpt_image *img, bool verbose)
 	fputc('\n', f);
 	if (!verbose)
 		return;
+	fprintf(f, "  exe dev 0x%llx ino %llu\n", ULL(p->exe_dev),
+		ULL(p->exe_ino));
 	fprintf(f, "  uid %u euid %u gid %u egid %u umask %03o personality 0x%x exit_signal %u\n",
 		p->uid, p->euid, p->gid, p->egid, p->umask, p->personality,
 		p->exit_signal);
@@ -387,6 +389,8 @@ static void json_process(FILE *f, const struct ckpt_img_process *p)
 	json_string(f, p->comm);
 	fprintf(f, ",\"exe\":");
 	json_string(f, p->exe);
+	fprintf(f, ",\"exe_dev\":%llu,\"exe_ino\":%llu", ULL(p->exe_dev),
+		ULL(p->exe_ino));
 	fprintf(f, ",\"uid\":%u,\"euid\":%u,\"gid\":%u,\"egid\":%u,\"umask\":%u,\"personality\":%u,\"exit_signal\":%u",
 		p->uid, p->euid, p->gid, p->egid, p->umask, p->personality,
 		p->exit_signal);

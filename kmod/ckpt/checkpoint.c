@@ -34,6 +34,7 @@
 
 #include "callback.h"
 #include "checkpoint.h"
+#include "exe.h"
 #include "fdinfo.h"
 #include "fileobj.h"
 #include "freeze.h"
@@ -542,14 +543,12 @@ out:
 	return ret;
 }
 
-static void capture_process(struct task_struct *task, struct mm_struct *mm,
-			    struct ckpt_img_process *proc, char *buf)
+static void capture_process(struct task_struct *task,
+			    struct ckpt_img_process *proc)
 {
 	struct sighand_struct *sighand;
 	struct k_sigaction *k;
 	const struct cred *cred;
-	struct file *exe;
-	char *p;
 	int i;
 
 	proc->pid = task_tgid_vnr(task);
@@ -560,11 +559,6 @@ static void capture_process(struct task_struct *task, struct mm_struct *mm,
 	proc->euid = from_kuid_munged(current_user_ns(), cred->euid);
 	proc->gid = from_kgid_munged(current_user_ns(), cred->gid);
 	proc->egid = from_kgid_munged(current_user_ns(), cred->egid);
-	/* Stable: no thread of the process can exec or change it now. */
-	exe = rcu_dereference(mm->exe_file);
-	p = exe ? d_path(&exe->f_path, buf, PATH_MAX) : NULL;
-	if (!IS_ERR_OR_NULL(p))
-		strscpy(proc->exe, p, sizeof(proc->exe));
 	rcu_read_unlock();
 
 	proc->personality = task->personality;
@@ -778,6 +772,9 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	ret = capture_files(task, &scan, reg, why, whybuf);
 	if (!ret)
 		ret = capture_fs(task, fs, why, whybuf);
+	if (!ret)
+		ret = ckpt_exe_capture(mm, proc, task_tgid_vnr(task), why,
+				       whybuf, WHY_LEN);
 	if (ret)
 		goto out_thaw;
 	tasks = kcalloc(fz->nr, sizeof(*tasks), GFP_KERNEL);
@@ -800,7 +797,7 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		*why = whybuf;
 		goto out_thaw;
 	}
-	capture_process(task, mm, proc, mc.path_buf);
+	capture_process(task, proc);
 
 	ret = write_image(task, fz, proc, &mc, &scan, fs, sigs, sigs_len, &w,
 			  &a->nr_threads, stage ? &st : NULL);

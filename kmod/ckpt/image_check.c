@@ -253,6 +253,8 @@ static int check_process(struct ckpt_img_state *st,
 		return FAIL(st, EBADMSG, "vdso/vvar placement out of bounds");
 	if (!str_ok(p->comm, sizeof(p->comm)) || !str_ok(p->exe, sizeof(p->exe)))
 		return FAIL(st, EBADMSG, "process strings not terminated");
+	if (p->exe[0] != '/')
+		return FAIL(st, EBADMSG, "executable path not absolute");
 	if (p->umask & ~0777)
 		return FAIL(st, EBADMSG, "umask out of bounds");
 	return 0;

@@ -11,9 +11,10 @@
  *
  *   1. reads and validates the image up to its memory and checks that this
  *      machine and this process can take it (threads, tids, XSAVE layout
- *      and features, vdso, mapped files) -- errors so far return normally;
- *   2. replaces its memory with the image's -- from here a failure kills
- *      the process and the message goes to err_fd;
+ *      and features, vdso, the executable and mapped files) -- errors so
+ *      far return normally;
+ *   2. replaces its memory with the image's, and its exe file -- from here
+ *      a failure kills the process and the message goes to err_fd;
  *   3. has a worker write every thread's XSAVE state (the regset code will
  *      not rewrite the running task's own);
  *   4. lets every thread go; each queues a task_work on itself that loads
@@ -36,6 +37,7 @@
 #include <uapi/linux/ckpt_image.h>
 
 #include "checkpoint.h"
+#include "exe.h"
 #include "fileobj.h"
 #include "image.h"
 #include "mm.h"
@@ -415,6 +417,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	struct image_threads it = {};
 	struct restore_work *own = NULL;
 	struct ckpt_objfiles of = {};
+	struct file *exe = NULL;
 	struct path root = {};
 	struct ckpt_reader r;
 	struct arrival *a;
@@ -448,6 +451,12 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	ret = ckpt_mm_check_vdso(proc, why);
 	if (ret)
 		goto out;
+	exe = ckpt_exe_open(proc, &root, why, whybuf, WHY_LEN);
+	if (IS_ERR(exe)) {
+		ret = PTR_ERR(exe);
+		exe = NULL;
+		goto out;
+	}
 	ret = ckpt_mm_check_files(vmas, hdr->nr_vmas, &root, &of, why, whybuf,
 				  WHY_LEN);
 	if (ret)
@@ -491,6 +500,9 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 			      whybuf, WHY_LEN);
 	if (ret)
 		goto out;
+	/* The restarter's binary is no longer mapped: /proc/PID/exe. */
+	ckpt_exe_set(exe);
+	exe = NULL;
 
 	INIT_WORK(&ctx->fpu_work, fpu_work_fn);
 	queue_work(system_unbound_wq, &ctx->fpu_work);
@@ -507,6 +519,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	if (!ret)
 		close_obj_fds(&of);
 out:
+	ckpt_exe_put(exe);
 	ckpt_fileobj_put_files(&of);
 	if (root.mnt)
 		path_put(&root);

@@ -177,7 +177,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((46 + nsect))
+ktap_plan $((47 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -354,15 +354,17 @@ fdamage() {
 	python3 "$tmp/img.py" "$1" "$tmp/fs.img" "${@:2}" > "$tmp/$name"
 }
 fat() { python3 "$tmp/img.py" list "$tmp/fs.img" | awk -v i="$1" '$1 == i { printf "(section %d %s at offset %d)", i, $2, $3 }'; }
-ktap_check "working and root directories: shown, valid" sh -c "
+ktap_check "working and root directories, executable identity: shown, valid" sh -c "
 	'$ckpt' inspect -v '$tmp/fs.img' > '$tmp/ftext' && cat '$tmp/ftext' &&
+	grep -qx '  exe dev 0x801 ino 1234' '$tmp/ftext' &&
 	grep -A1 -x 'cwd: /srv/job/run' '$tmp/ftext' | grep -qx '  dev 0x801 ino 5678' &&
 	grep -A1 -x 'root: /srv/job' '$tmp/ftext' | grep -qx '  dev 0x801 ino 5600' &&
 	'$ckpt' inspect --json '$tmp/fs.img' | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 assert d[\"cwd\"] == \"/srv/job/run\" and d[\"cwd_ino\"] == 5678, d
-assert d[\"root\"] == \"/srv/job\" and d[\"root_dev\"] == 0x801 and d[\"root_ino\"] == 5600, d'"
+assert d[\"root\"] == \"/srv/job\" and d[\"root_dev\"] == 0x801 and d[\"root_ino\"] == 5600, d
+assert d[\"process\"][\"exe_dev\"] == 0x801 and d[\"process\"][\"exe_ino\"] == 1234, d'"
 fdamage fs-rel bytes 3 4144 78
 fdamage fs-unterminated bytes 3 4144 "$(printf '61%.0s' $(seq 4096))"
 ktap_check "a root directory not absolute, or not terminated" \
@@ -371,6 +373,9 @@ ktap_check "a root directory not absolute, or not terminated" \
 fdamage fs-reserved set 3 32 Q 1
 ktap_check "a reserved FS field set" \
 	refuse "$tmp/fs-reserved" "reserved FS field set $(fat 3)"
+damage exe-rel bytes 1 2992 78
+ktap_check "an executable path that is not absolute" \
+	refuse "$tmp/exe-rel" "executable path not absolute $(at 1)"
 
 ktap_check "a missing file is named" sh -c "
 	! '$ckpt' inspect '$tmp/no-such.img' 2> '$tmp/e' && cat '$tmp/e' &&

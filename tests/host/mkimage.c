@@ -282,6 +282,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < CKPT_IMG_NRLIMITS; i++)
 		proc.rlimit[i].cur = proc.rlimit[i].max = ~0ULL;
 	strcpy(proc.exe, "/bin/sh");
+	proc.exe_dev = 0x801;
+	proc.exe_ino = 1234;
 	section(CKPT_SECT_PROCESS, &proc, sizeof(proc));
 
 	thread = calloc(1, sizeof(struct ckpt_img_thread) + XSTATE_SIZE);

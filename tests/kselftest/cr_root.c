@@ -215,7 +215,7 @@ FIXTURE_TEARDOWN(root)
 TEST_F(root, kept_across_restarts)
 {
 	char before[256], after[256], want[256], msg[256], id[64];
-	char link[PATH_MAX], proc[64];
+	char link[PATH_MAX], exe[PATH_MAX], proc[64];
 	struct target t = {};
 	ssize_t n;
 	pid_t pid;
@@ -223,6 +223,9 @@ TEST_F(root, kept_across_restarts)
 
 	CKPT_SETUP_SKIPPED();
 
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_LT(0, n);
+	exe[n] = '\0';
 	root_identity(id, sizeof(id));
 	ASSERT_EQ(0, target_start(&t, chrooted_target));
 	pid = t.pid;
@@ -239,12 +242,17 @@ TEST_F(root, kept_across_restarts)
 		snprintf(want, sizeof(want), "/sub %s marker outside inside%.*s",
 			 id, cycle + 1, "+++");
 		EXPECT_STREQ(want, after);
-		/* As others see it. */
+		/* As others see it: its root, and its executable. */
 		snprintf(proc, sizeof(proc), "/proc/%d/root", pid);
 		n = readlink(proc, link, sizeof(link) - 1);
 		ASSERT_LT(0, n);
 		link[n] = '\0';
 		EXPECT_STREQ(root, link);
+		snprintf(proc, sizeof(proc), "/proc/%d/exe", pid);
+		n = readlink(proc, link, sizeof(link) - 1);
+		ASSERT_LT(0, n);
+		link[n] = '\0';
+		EXPECT_STREQ(exe, link);
 	}
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));

@@ -124,7 +124,8 @@ struct ckpt_img_process {
 	__u64 auxv[CKPT_IMG_AUXV_WORDS];
 	struct ckpt_img_sigaction sigaction[CKPT_IMG_NSIG];
 	struct ckpt_img_rlimit rlimit[CKPT_IMG_NRLIMITS];
-	char exe[CKPT_IMG_EXE_MAX];
+	char exe[CKPT_IMG_EXE_MAX];	/* the executable (/proc/PID/exe), absolute */
+	__u64 exe_dev, exe_ino;	/* its identity (stat's st_dev, st_ino) */
 };
 
 enum ckpt_img_thread_flags {
