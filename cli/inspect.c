@@ -180,6 +180,8 @@ static void text_process(FILE *f, const struct ckpt_image *img, bool verbose)
 	fputc('\n', f);
 	if (!verbose)
 		return;
+	fprintf(f, "  exe dev 0x%llx ino %llu\n", ULL(p->exe_dev),
+		ULL(p->exe_ino));
 	fprintf(f, "  uid %u euid %u gid %u egid %u umask %03o personality 0x%x exit_signal %u\n",
 		p->uid, p->euid, p->gid, p->egid, p->umask, p->personality,
 		p->exit_signal);
@@ -353,6 +355,15 @@ static void text_report(FILE *f, const char *name,
 		fprintf(f, "cwd: ");
 		text_string(f, img->fs.cwd);
 		fputc('\n', f);
+		if (verbose)
+			fprintf(f, "  dev 0x%llx ino %llu\n",
+				ULL(img->fs.cwd_dev), ULL(img->fs.cwd_ino));
+		fprintf(f, "root: ");
+		text_string(f, img->fs.root);
+		fputc('\n', f);
+		if (verbose)
+			fprintf(f, "  dev 0x%llx ino %llu\n",
+				ULL(img->fs.root_dev), ULL(img->fs.root_ino));
 	}
 	fprintf(f, "mappings: %u\n", img->nr_vmas);
 	for (i = 0; i < img->nr_vmas; i++)
@@ -391,6 +402,8 @@ static void json_process(FILE *f, const struct ckpt_image *img)
 	json_string(f, p->comm);
 	fprintf(f, ",\"exe\":");
 	json_string(f, p->exe);
+	fprintf(f, ",\"exe_dev\":%llu,\"exe_ino\":%llu", ULL(p->exe_dev),
+		ULL(p->exe_ino));
 	fprintf(f, ",\"uid\":%u,\"euid\":%u,\"gid\":%u,\"egid\":%u,\"umask\":%u,\"personality\":%u,\"exit_signal\":%u",
 		p->uid, p->euid, p->gid, p->egid, p->umask, p->personality,
 		p->exit_signal);
@@ -480,6 +493,11 @@ static void json_report(FILE *f, const char *name,
 	if (img->has_fs) {
 		fprintf(f, ",\"cwd\":");
 		json_string(f, img->fs.cwd);
+		fprintf(f, ",\"cwd_dev\":%llu,\"cwd_ino\":%llu,\"root\":",
+			ULL(img->fs.cwd_dev), ULL(img->fs.cwd_ino));
+		json_string(f, img->fs.root);
+		fprintf(f, ",\"root_dev\":%llu,\"root_ino\":%llu",
+			ULL(img->fs.root_dev), ULL(img->fs.root_ino));
 	}
 	fprintf(f, ",\"fileobjs\":[");
 	for (i = 0; i < img->nr_fileobjs; i++) {

@@ -7,7 +7,8 @@
  * before anything happens. Then a child is forked with the image's pid
  * (clone3 set_tid), restores what system calls restore (signal handlers,
  * rlimits, umask, personality), moves its vdso and vvar to where the image
- * had them, creates one thread per image thread with the image's tid, and
+ * had them, enters the image's root directory (chroot) if it had its own,
+ * creates one thread per image thread with the image's tid, and
  * hands over to the engine, which replaces the child's memory and threads'
  * state with the image's. Everything up to that hand-over fails cleanly,
  * naming the problem (a pid in use, a limit that cannot be raised...).
@@ -797,6 +798,54 @@ static void restore_fs(const struct ckpt_image *img)
 }
 
 /*
+ * The root directory, if the image's is not the checkpointer's own ("/"),
+ * entered once nothing more is opened by path here: every path of the
+ * image is the checkpointer's view, opened from the restarter's root, and
+ * the engine opens the mapped files and the executable from the descriptor
+ * of that root returned here (-1: the root stays). chroot() itself decides
+ * whether this restarter may: it needs CAP_SYS_CHROOT. The working
+ * directory stays the directory restore_fs() entered.
+ */
+static int restore_root(const struct ckpt_image *img)
+{
+	const char *root = img->fs.root;
+	int dir, cwd, old;
+	struct stat st;
+
+	if (!img->has_fs || !strcmp(root, "/"))
+		return -1;
+	dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		child_fail("cannot open the root directory %s: %s", root,
+			   strerror(errno));
+	if (fstat(dir, &st) ||
+	    !same_file(&st, img->fs.root_dev, img->fs.root_ino))
+		child_fail("the root directory %s is not the directory it was at the checkpoint",
+			   root);
+	old = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (old < 0 || cwd < 0)
+		child_fail("cannot hold the current directories: %s",
+			   strerror(errno));
+	if (fchdir(dir))
+		child_fail("cannot enter the root directory %s: %s", root,
+			   strerror(errno));
+	if (chroot(".")) {
+		if (errno == EPERM)
+			child_fail("entering the root directory %s needs CAP_SYS_CHROOT",
+				   root);
+		child_fail("cannot enter the root directory %s: %s", root,
+			   strerror(errno));
+	}
+	if (fchdir(cwd))
+		child_fail("cannot enter the working directory %s again: %s",
+			   img->fs.cwd, strerror(errno));
+	close(cwd);
+	close(dir);
+	return old;
+}
+
+/*
  * Queues the image's pending signals of the process and of the main thread
  * again, in order (the other threads queue their own: only a thread may
  * queue kernel-made siginfo to itself), and arms ITIMER_REAL. Every thread
@@ -850,6 +899,7 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 	char msg[256] = "";
 	sigset_t all;
 	uint32_t i;
+	int root;
 
 	/* Threads created below inherit it; the engine restores each mask. */
 	sigfillset(&all);
@@ -873,6 +923,8 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 	restore_fs(img);
 	restore_process(&img->proc);
 	move_vdso(img);
+	/* Last of what uses paths (move_vdso() reads /proc/self/maps). */
+	root = restore_root(img);
 
 	for (i = 1; i < img->nr_threads; i++) {
 		pid_t tid = img->threads[i].tid;
@@ -911,6 +963,10 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 	args.timeout_ms = timeout_ms;
 	args.obj_fds = (uintptr_t)obj_fds;
 	args.nr_obj_fds = img->nr_fileobjs;
+	if (root >= 0) {
+		args.flags |= CKPT_RESTART_ROOT_FD;
+		args.root_fd = root;
+	}
 	ioctl(dev, CKPT_IOC_RESTART, &args);
 	child_fail("%s (%s)", *msg ? msg : "the engine refused", strerror(errno));
 }

@@ -259,6 +259,8 @@ static int check_process(struct ckpt_img_state *st,
 		return FAIL(st, EBADMSG, "vdso/vvar placement out of bounds");
 	if (!str_ok(p->comm, sizeof(p->comm)) || !str_ok(p->exe, sizeof(p->exe)))
 		return FAIL(st, EBADMSG, "process strings not terminated");
+	if (p->exe[0] != '/')
+		return FAIL(st, EBADMSG, "executable path not absolute");
 	if (p->umask & ~0777)
 		return FAIL(st, EBADMSG, "umask out of bounds");
 	return 0;
@@ -628,6 +630,8 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 			return FAIL(st, EINVAL, "reserved FS field set");
 		if (!str_ok(fs->cwd, sizeof(fs->cwd)) || fs->cwd[0] != '/')
 			return FAIL(st, EBADMSG, "working directory not absolute or not terminated");
+		if (!str_ok(fs->root, sizeof(fs->root)) || fs->root[0] != '/')
+			return FAIL(st, EBADMSG, "root directory not absolute or not terminated");
 		st->fs_seen = 1;
 		break;
 	}

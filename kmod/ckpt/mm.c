@@ -655,10 +655,13 @@ static int unmap_all(struct mm_struct *mm)
 }
 
 /*
- * Opens the file a mapping was of, and checks it is still that file (on an
- * overlay, mappings hold the real file underneath, so compare real inodes).
+ * Opens the file a mapping was of, from @root (the restarter's root: the
+ * image names files as the checkpointer's root saw them), and checks it is
+ * still that file (on an overlay, mappings hold the real file underneath,
+ * so compare real inodes).
  */
 static struct file *open_mapped_file(const struct ckpt_img_vma *v,
+				     const struct path *root,
 				     const struct ckpt_objfiles *of,
 				     const char **why, char *whybuf,
 				     size_t whylen)
@@ -674,8 +677,8 @@ static struct file *open_mapped_file(const struct ckpt_img_vma *v,
 		return file;
 	}
 
-	file = filp_open(v->path, v->flags & CKPT_VMA_MAYWRITE ? O_RDWR : O_RDONLY,
-			 0);
+	file = file_open_root(root, v->path,
+			      v->flags & CKPT_VMA_MAYWRITE ? O_RDWR : O_RDONLY, 0);
 	if (IS_ERR(file)) {
 		snprintf(whybuf, whylen, "cannot open %s (mapped at %llx): error %ld",
 			 v->path, v->start, PTR_ERR(file));
@@ -702,8 +705,8 @@ static struct file *open_mapped_file(const struct ckpt_img_vma *v,
 }
 
 int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
-			const struct ckpt_objfiles *of, const char **why,
-			char *whybuf, size_t whylen)
+			const struct path *root, const struct ckpt_objfiles *of,
+			const char **why, char *whybuf, size_t whylen)
 {
 	struct file *file;
 	u32 i;
@@ -711,7 +714,8 @@ int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 	for (i = 0; i < nr_vmas; i++) {
 		if (!(vmas[i].flags & CKPT_VMA_FILE))
 			continue;
-		file = open_mapped_file(&vmas[i], of, why, whybuf, whylen);
+		file = open_mapped_file(&vmas[i], root, of, why, whybuf,
+					whylen);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
 		fput(file);
@@ -719,7 +723,7 @@ int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 	return 0;
 }
 
-static int map_vma(const struct ckpt_img_vma *v,
+static int map_vma(const struct ckpt_img_vma *v, const struct path *root,
 		   const struct ckpt_objfiles *of, const char **why,
 		   char *whybuf, size_t whylen)
 {
@@ -734,7 +738,7 @@ static int map_vma(const struct ckpt_img_vma *v,
 	if (v->flags & CKPT_VMA_NORESERVE)
 		flags |= MAP_NORESERVE;
 	if (v->flags & CKPT_VMA_FILE) {
-		file = open_mapped_file(v, of, why, whybuf, whylen);
+		file = open_mapped_file(v, root, of, why, whybuf, whylen);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
 	} else {
@@ -906,9 +910,9 @@ static void cannot_write(const struct ckpt_img_pages *p,
 
 int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
-		    const struct ckpt_objfiles *of,
-		    const u8 *vdso_proxy, const char **why,
-		    char *whybuf, size_t whylen)
+		    const struct path *root, const struct ckpt_objfiles *of,
+		    const u8 *vdso_proxy, const char **why, char *whybuf,
+		    size_t whylen)
 {
 	struct mm_struct *mm = current->mm;
 	struct ckpt_sect s;
@@ -925,7 +929,7 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 	for (i = 0; i < nr_vmas; i++) {
 		if (vmas[i].flags & (CKPT_VMA_VDSO | CKPT_VMA_VVAR))
 			continue;
-		ret = map_vma(&vmas[i], of, why, whybuf, whylen);
+		ret = map_vma(&vmas[i], root, of, why, whybuf, whylen);
 		if (ret)
 			return ret;
 	}

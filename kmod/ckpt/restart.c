@@ -11,9 +11,10 @@
  *
  *   1. reads and validates the image up to its memory and checks that this
  *      machine and this process can take it (threads, tids, XSAVE layout
- *      and features, vdso) -- errors so far return normally;
- *   2. replaces its memory with the image's -- from here a failure kills
- *      the process and the message goes to err_fd;
+ *      and features, vdso, the executable and mapped files) -- errors so
+ *      far return normally;
+ *   2. replaces its memory with the image's, and its exe file -- from here
+ *      a failure kills the process and the message goes to err_fd;
  *   3. has a worker write every thread's XSAVE state (the regset code will
  *      not rewrite the running task's own);
  *   4. lets every thread go; each queues a task_work on itself that loads
@@ -24,6 +25,7 @@
 
 #include <linux/fdtable.h>
 #include <linux/file.h>
+#include <linux/fs_struct.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -35,6 +37,7 @@
 #include <uapi/linux/ckpt_image.h>
 
 #include "checkpoint.h"
+#include "exe.h"
 #include "fileobj.h"
 #include "image.h"
 #include "mm.h"
@@ -340,15 +343,18 @@ static int match_file(const void *p, struct file *file, unsigned int fd)
 	return file == p ? fd + 1 : 0;
 }
 
-static void close_restarter_fds(struct file *dev, int image_fd, int err_fd)
+static void close_restarter_fds(struct file *dev,
+				const struct ckpt_restart *args)
 {
 	int fd = iterate_fd(current->files, 0, match_file, dev);
 
 	if (fd > 0)
 		close_fd(fd - 1);
-	close_fd(image_fd);
-	if (err_fd >= 0)
-		close_fd(err_fd);
+	close_fd(args->fd);
+	if (args->err_fd >= 0)
+		close_fd(args->err_fd);
+	if (args->flags & CKPT_RESTART_ROOT_FD)
+		close_fd(args->root_fd);
 }
 
 static void late_error(int err_fd, const char *why)
@@ -363,6 +369,36 @@ static void late_error(int err_fd, const char *why)
 	len = scnprintf(buf, sizeof(buf), "%s\n", why ?: "restart failed");
 	kernel_write(f, buf, len, &pos);
 	fput(f);
+}
+
+/*
+ * Where the image's paths are opened from: the directory the restarter
+ * handed over (its root before it entered the image's root directory),
+ * or its root.
+ */
+static int get_root(const struct ckpt_restart *args, struct path *root,
+		    const char **why)
+{
+	struct file *f;
+
+	if (!(args->flags & CKPT_RESTART_ROOT_FD)) {
+		get_fs_root(current->fs, root);
+		return 0;
+	}
+	f = fget_raw(args->root_fd);
+	if (!f) {
+		*why = "the root descriptor is not open";
+		return -EBADF;
+	}
+	if (!S_ISDIR(file_inode(f)->i_mode)) {
+		*why = "the root descriptor is not a directory";
+		fput(f);
+		return -ENOTDIR;
+	}
+	*root = f->f_path;
+	path_get(root);
+	fput(f);
+	return 0;
 }
 
 /* The restarter's descriptors of file objects: the mappings hold them now. */
@@ -387,6 +423,8 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	struct image_threads it = {};
 	struct restore_work *own = NULL;
 	struct ckpt_objfiles of = {};
+	struct file *exe = NULL;
+	struct path root = {};
 	struct ckpt_reader r;
 	struct arrival *a;
 	long left;
@@ -397,6 +435,9 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 		*why = "the image descriptor is not open for reading";
 		return ret;
 	}
+	ret = get_root(args, &root, why);
+	if (ret)
+		goto out;
 	ret = ckpt_fileobj_get_files(args->obj_fds, args->nr_obj_fds, &of, why);
 	if (ret)
 		goto out;
@@ -421,7 +462,13 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 		proxy = NULL;
 		goto out;
 	}
-	ret = ckpt_mm_check_files(vmas, hdr->nr_vmas, &of, why, whybuf,
+	exe = ckpt_exe_open(proc, &root, of.same_boot, why, whybuf, WHY_LEN);
+	if (IS_ERR(exe)) {
+		ret = PTR_ERR(exe);
+		exe = NULL;
+		goto out;
+	}
+	ret = ckpt_mm_check_files(vmas, hdr->nr_vmas, &root, &of, why, whybuf,
 				  WHY_LEN);
 	if (ret)
 		goto out;
@@ -460,10 +507,13 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	/* The point of no return. */
 	*fatal = true;
 	ckpt_thread_release_fpu();
-	ret = ckpt_mm_restore(&r, proc, vmas, hdr->nr_vmas, &of,
-			      proxy, why, whybuf, WHY_LEN);
+	ret = ckpt_mm_restore(&r, proc, vmas, hdr->nr_vmas, &root, &of, proxy,
+			      why, whybuf, WHY_LEN);
 	if (ret)
 		goto out;
+	/* The restarter's binary is no longer mapped: /proc/PID/exe. */
+	ckpt_exe_set(exe);
+	exe = NULL;
 
 	INIT_WORK(&ctx->fpu_work, fpu_work_fn);
 	queue_work(system_unbound_wq, &ctx->fpu_work);
@@ -480,7 +530,10 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	if (!ret)
 		close_obj_fds(&of);
 out:
+	ckpt_exe_put(exe);
 	ckpt_fileobj_put_files(&of);
+	if (root.mnt)
+		path_put(&root);
 	kfree(ctx->tasks);
 	kfree(ctx->xstates);
 	ctx->tasks = NULL;
@@ -509,16 +562,16 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 		return -ENOMEM;
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.flags || !args.nr_threads ||
+	if (args.flags & ~__CKPT_RESTART_F_ALL || !args.nr_threads ||
 	    args.nr_threads > CKPT_IMG_MAX_THREADS ||
 	    args.nr_obj_fds > CKPT_RESTART_MAX_OBJ_FDS) {
 		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
 				"bad flags, thread or file object count");
 		return -EINVAL;
 	}
-	if (args.pad) {
+	if (!(args.flags & CKPT_RESTART_ROOT_FD) && args.root_fd) {
 		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
-				"reserved fields must be 0");
+				"root_fd is set without CKPT_RESTART_ROOT_FD");
 		return -EINVAL;
 	}
 	for (i = 0; i < ARRAY_SIZE(args.reserved); i++) {
@@ -552,7 +605,7 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 	} else if (ret) {
 		ckpt_put_errmsg(args.errmsg, args.errmsg_len, why);
 	} else {
-		close_restarter_fds(file, args.fd, args.err_fd);
+		close_restarter_fds(file, &args);
 	}
 	kfree(whybuf);
 	return ret;

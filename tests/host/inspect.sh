@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/img.py" <<'EOF'
 import struct, sys
 names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
-         7: "FILES", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO"}
+         7: "FILES", 8: "FS", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -177,7 +177,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((48 + nsect))
+ktap_plan $((52 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -372,6 +372,38 @@ ktap_check "VDSO: a name past the counted entries" \
 vdamage vdso-text set 3 $((1288 + 100)) B 0
 ktap_check "VDSO: text that is not the process's vdso" \
 	refuse "$tmp/vdso-text" "VDSO text is not the process's vdso $(vat 3)"
+
+# Directories (mkimage -F): section 3 FS, between the THREAD and VMAS.
+"$mkimage" -F > "$tmp/fs.img"
+# fdamage NAME COMMAND ARGS...: a damaged copy of fs.img in $tmp/NAME
+fdamage() {
+	local name=$1
+	shift
+	python3 "$tmp/img.py" "$1" "$tmp/fs.img" "${@:2}" > "$tmp/$name"
+}
+fat() { python3 "$tmp/img.py" list "$tmp/fs.img" | awk -v i="$1" '$1 == i { printf "(section %d %s at offset %d)", i, $2, $3 }'; }
+ktap_check "working and root directories, executable identity: shown, valid" sh -c "
+	'$ckpt' inspect -v '$tmp/fs.img' > '$tmp/ftext' && cat '$tmp/ftext' &&
+	grep -qx '  exe dev 0x801 ino 1234' '$tmp/ftext' &&
+	grep -A1 -x 'cwd: /srv/job/run' '$tmp/ftext' | grep -qx '  dev 0x801 ino 5678' &&
+	grep -A1 -x 'root: /srv/job' '$tmp/ftext' | grep -qx '  dev 0x801 ino 5600' &&
+	'$ckpt' inspect --json '$tmp/fs.img' | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"cwd\"] == \"/srv/job/run\" and d[\"cwd_ino\"] == 5678, d
+assert d[\"root\"] == \"/srv/job\" and d[\"root_dev\"] == 0x801 and d[\"root_ino\"] == 5600, d
+assert d[\"process\"][\"exe_dev\"] == 0x801 and d[\"process\"][\"exe_ino\"] == 1234, d'"
+fdamage fs-rel bytes 3 4144 78
+fdamage fs-unterminated bytes 3 4144 "$(printf '61%.0s' $(seq 4096))"
+ktap_check "a root directory not absolute, or not terminated" \
+	refuse "$tmp/fs-rel" "root directory not absolute or not terminated $(fat 3)" &&
+	refuse "$tmp/fs-unterminated" "root directory not absolute or not terminated $(fat 3)"
+fdamage fs-reserved set 3 32 Q 1
+ktap_check "a reserved FS field set" \
+	refuse "$tmp/fs-reserved" "reserved FS field set $(fat 3)"
+damage exe-rel bytes 1 2992 78
+ktap_check "an executable path that is not absolute" \
+	refuse "$tmp/exe-rel" "executable path not absolute $(at 1)"
 
 ktap_check "a missing file is named" sh -c "
 	! '$ckpt' inspect '$tmp/no-such.img' 2> '$tmp/e' && cat '$tmp/e' &&

@@ -19,8 +19,9 @@
  * and the three FILEDATA sections, right after the THREAD sections. -V adds
  * a VDSO section right after the THREAD sections: 8 KiB of text and the
  * entry points clock_gettime and __vdso_clock_gettime at 0x700, getcpu at
- * 0x900. The output is the same on every run, so tests can name offsets in
- * it.
+ * 0x900. -F adds an FS section after them (working directory /srv/job/run
+ * under the root directory /srv/job, a chroot). The output is the same on
+ * every run, so tests can name offsets in it.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -138,7 +139,7 @@ static struct ckpt_img_vdso *vdso_section(size_t *len)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O] [-V] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O] [-V] [-F] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n");
 }
 
@@ -242,12 +243,16 @@ int main(int argc, char **argv)
 	struct ckpt_img_end end;
 	unsigned char *thread;
 	unsigned int i, nr_threads = 1;
-	bool no_pages = false, objects = false;
+	static struct ckpt_img_fs fs = {
+		.cwd_dev = 0x801, .cwd_ino = 5678, .root_dev = 0x801,
+		.root_ino = 5600, .cwd = "/srv/job/run", .root = "/srv/job",
+	};
+	bool no_pages = false, objects = false, dirs = false;
 	struct ckpt_img_vdso *vdso = NULL;
 	size_t vdso_len = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POVch")) != -1) {
+	while ((c = getopt(argc, argv, "t:POVFch")) != -1) {
 		switch (c) {
 		case 'c':
 			return csum_stdin();
@@ -262,6 +267,9 @@ int main(int argc, char **argv)
 			break;
 		case 'V':
 			vdso = vdso_section(&vdso_len);
+			break;
+		case 'F':
+			dirs = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -313,6 +321,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < CKPT_IMG_NRLIMITS; i++)
 		proc.rlimit[i].cur = proc.rlimit[i].max = ~0ULL;
 	strcpy(proc.exe, "/bin/sh");
+	proc.exe_dev = 0x801;
+	proc.exe_ino = 1234;
 	section(CKPT_SECT_PROCESS, &proc, sizeof(proc));
 
 	thread = calloc(1, sizeof(struct ckpt_img_thread) + XSTATE_SIZE);
@@ -360,6 +370,8 @@ int main(int argc, char **argv)
 	free(vdso);
 	if (objects)
 		file_objects();
+	if (dirs)
+		section(CKPT_SECT_FS, &fs, sizeof(fs));
 
 	section(CKPT_SECT_VMAS, vmas, sizeof(vmas));
 	if (!no_pages) {

@@ -494,6 +494,49 @@ TEST_F(errors, engine_checks_the_image_itself)
 	EXPECT_TRUE(target_alive(&self->t, "1"));
 }
 
+/* CKPT_IOC_RESTART on a fresh /dev/ckpt (a refused call uses one up). */
+static int ioctl_restart(struct ckpt_restart *r)
+{
+	int dev = open("/dev/ckpt", O_RDWR), ret;
+
+	if (dev < 0)
+		return -errno;
+	ret = ioctl(dev, CKPT_IOC_RESTART, r) ? -errno : 0;
+	close(dev);
+	return ret;
+}
+
+/* Unknown flags, and a root for the image's paths that is none. */
+TEST_F(errors, restart_flags_and_root_descriptor)
+{
+	struct ckpt_restart r = { .nr_threads = 1, .err_fd = -1 };
+	char msg[256] = "";
+	int fd;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, ckpt_checkpoint_to(self->t.pid, self->image, 0, self->msg,
+					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
+	fd = open(self->image, O_RDONLY);
+	ASSERT_LE(0, fd);
+	r.fd = fd;
+	r.errmsg = (unsigned long)msg;
+	r.errmsg_len = sizeof(msg);
+	r.flags = 1 << 5;
+	EXPECT_EQ(-EINVAL, ioctl_restart(&r));
+	/* A descriptor without the flag that says there is one. */
+	r.flags = 0;
+	r.root_fd = fd;
+	EXPECT_EQ(-EINVAL, ioctl_restart(&r));
+	r.flags = CKPT_RESTART_ROOT_FD;
+	EXPECT_EQ(-ENOTDIR, ioctl_restart(&r));
+	EXPECT_NE(NULL, strstr(msg, "root descriptor is not a directory")) TH_LOG("%s", msg);
+	r.root_fd = 1000;
+	EXPECT_EQ(-EBADF, ioctl_restart(&r));
+	close(fd);
+	EXPECT_TRUE(target_alive(&self->t, "1"));
+}
+
 TEST_F(errors, pid_in_use)
 {
 	char err[512];

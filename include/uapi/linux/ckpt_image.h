@@ -133,7 +133,8 @@ struct ckpt_img_process {
 	__u64 auxv[CKPT_IMG_AUXV_WORDS];
 	struct ckpt_img_sigaction sigaction[CKPT_IMG_NSIG];
 	struct ckpt_img_rlimit rlimit[CKPT_IMG_NRLIMITS];
-	char exe[CKPT_IMG_EXE_MAX];
+	char exe[CKPT_IMG_EXE_MAX];	/* the executable (/proc/PID/exe), absolute */
+	__u64 exe_dev, exe_ino;	/* its identity (stat's st_dev, st_ino) */
 };
 
 enum ckpt_img_thread_flags {
@@ -226,16 +227,21 @@ struct ckpt_img_file {
 };
 
 /*
- * The process's working directory, as an absolute path of the
- * checkpointer's mount namespace, with its identity as stat() shows it.
- * (A process whose root is not the checkpointer's is refused for now.)
+ * The process's working and root directories, as absolute paths from the
+ * checkpointer's root directory, with their identities as stat() shows
+ * them. A root of "/" is the checkpointer's own: the process restarts in
+ * the restarter's root. Any other root is entered (chroot) at restart,
+ * after every path of the image (these, open files, mappings, the
+ * executable) has been opened from the restarter's root.
  */
 #define CKPT_IMG_FS_PATH_MAX	4096
 
 struct ckpt_img_fs {
 	__u64 cwd_dev, cwd_ino;
+	__u64 root_dev, root_ino;
 	__u64 reserved[2];	/* 0 */
 	char cwd[CKPT_IMG_FS_PATH_MAX];
+	char root[CKPT_IMG_FS_PATH_MAX];
 };
 
 /*
