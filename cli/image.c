@@ -287,6 +287,10 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 			return fail(img, -ENOMEM, "out of memory");
 		memcpy(img->epitems, payload, s->len);
 		break;
+	case CKPT_SECT_VDSO:
+		memcpy(&img->vdso, payload, sizeof(img->vdso));
+		img->has_vdso = true;
+		break;
 	case CKPT_SECT_FS:
 		memcpy(&img->fs, payload, sizeof(img->fs));
 		img->has_fs = true;

@@ -80,6 +80,8 @@ struct ckpt_image {
 	__u32 nr_fileobjs;
 	struct ckpt_image_chunk *chunks;	/* [nr_chunks]: FILEDATA sections */
 	__u32 nr_chunks;
+	struct ckpt_img_vdso vdso;	/* entry points (no text), if has_vdso */
+	bool has_vdso;
 	struct ckpt_img_vma *vmas;	/* [nr_vmas], the VMAS payload */
 	__u32 nr_vmas;
 	__u64 *vma_pages;		/* [nr_vmas], counted in PAGES */

@@ -223,6 +223,8 @@ static void text_process(FILE *f, const struct ckpt_image *img, bool verbose)
 	fputc('\n', f);
 	if (!verbose)
 		return;
+	fprintf(f, "  exe dev 0x%llx ino %llu\n", ULL(p->exe_dev),
+		ULL(p->exe_ino));
 	fprintf(f, "  uid %u euid %u gid %u egid %u umask %03o personality 0x%x exit_signal %u\n",
 		p->uid, p->euid, p->gid, p->egid, p->umask, p->personality,
 		p->exit_signal);
@@ -235,6 +237,13 @@ static void text_process(FILE *f, const struct ckpt_image *img, bool verbose)
 	fprintf(f, "  vvar %llx +%llu, vdso %llx +%llu, vdso checksum %08x\n",
 		ULL(p->vvar), ULL(p->vvar_size), ULL(p->vdso),
 		ULL(p->vdso_size), p->vdso_csum);
+	if (img->has_vdso) {
+		fprintf(f, "  vdso entry points:");
+		for (i = 0; i < img->vdso.nr_syms; i++)
+			fprintf(f, " %s+0x%llx", img->vdso.syms[i].name,
+				ULL(img->vdso.syms[i].offset));
+		fputc('\n', f);
+	}
 	fprintf(f, "  auxv");
 	for (i = 0; i + 1 < CKPT_IMG_AUXV_WORDS && p->auxv[i]; i += 2)
 		fprintf(f, " %llu=0x%llx", ULL(p->auxv[i]),
@@ -330,6 +339,11 @@ static void text_report(FILE *f, const char *name,
 	fprintf(f, "\nformat: version %u, x86_64, %u-byte pages\nkernel: ",
 		h->version, h->page_size);
 	text_string(f, h->kernel);
+	if (verbose) {
+		fprintf(f, " (boot ");
+		text_string(f, h->boot_id[0] ? h->boot_id : "unknown");
+		fputc(')', f);
+	}
 	created_string(created, sizeof(created), h->created_ns);
 	fprintf(f, "\ncreated: %s\n", created);
 	text_process(f, img, verbose);
@@ -415,6 +429,15 @@ static void text_report(FILE *f, const char *name,
 		fprintf(f, "cwd: ");
 		text_string(f, img->fs.cwd);
 		fputc('\n', f);
+		if (verbose)
+			fprintf(f, "  dev 0x%llx ino %llu\n",
+				ULL(img->fs.cwd_dev), ULL(img->fs.cwd_ino));
+		fprintf(f, "root: ");
+		text_string(f, img->fs.root);
+		fputc('\n', f);
+		if (verbose)
+			fprintf(f, "  dev 0x%llx ino %llu\n",
+				ULL(img->fs.root_dev), ULL(img->fs.root_ino));
 	}
 	fprintf(f, "mappings: %u\n", img->nr_vmas);
 	for (i = 0; i < img->nr_vmas; i++)
@@ -443,8 +466,9 @@ static void rlimit_json(FILE *f, __u64 v)
 		fprintf(f, "%llu", ULL(v));
 }
 
-static void json_process(FILE *f, const struct ckpt_img_process *p)
+static void json_process(FILE *f, const struct ckpt_image *img)
 {
+	const struct ckpt_img_process *p = &img->proc;
 	unsigned int i;
 
 	fprintf(f, "\"process\":{\"pid\":%u,\"ppid\":%u,\"comm\":",
@@ -452,6 +476,8 @@ static void json_process(FILE *f, const struct ckpt_img_process *p)
 	json_string(f, p->comm);
 	fprintf(f, ",\"exe\":");
 	json_string(f, p->exe);
+	fprintf(f, ",\"exe_dev\":%llu,\"exe_ino\":%llu", ULL(p->exe_dev),
+		ULL(p->exe_ino));
 	fprintf(f, ",\"uid\":%u,\"euid\":%u,\"gid\":%u,\"egid\":%u,\"umask\":%u,\"personality\":%u,\"exit_signal\":%u",
 		p->uid, p->euid, p->gid, p->egid, p->umask, p->personality,
 		p->exit_signal);
@@ -466,6 +492,15 @@ static void json_process(FILE *f, const struct ckpt_img_process *p)
 	fprintf(f, ",\"vdso\":\"0x%llx\",\"vdso_size\":%llu,\"vvar\":\"0x%llx\",\"vvar_size\":%llu,\"vdso_csum\":%u",
 		ULL(p->vdso), ULL(p->vdso_size), ULL(p->vvar),
 		ULL(p->vvar_size), p->vdso_csum);
+	if (img->has_vdso) {
+		fprintf(f, ",\"vdso_entries\":{");
+		for (i = 0; i < img->vdso.nr_syms; i++) {
+			fprintf(f, "%s", i ? "," : "");
+			json_string(f, img->vdso.syms[i].name);
+			fprintf(f, ":%llu", ULL(img->vdso.syms[i].offset));
+		}
+		fputc('}', f);
+	}
 	fprintf(f, ",\"rlimits\":{");
 	for (i = 0; i < CKPT_IMG_NRLIMITS; i++) {
 		fprintf(f, "%s\"%s\":[", i ? "," : "", rlimit_names[i]);
@@ -522,14 +557,21 @@ static void json_report(FILE *f, const char *name,
 	fprintf(f, ",\"valid\":true,\"version\":%u,\"arch\":\"x86_64\",\"page_size\":%u,\"kernel\":",
 		h->version, h->page_size);
 	json_string(f, h->kernel);
+	fprintf(f, ",\"boot_id\":");
+	json_string(f, h->boot_id);
 	created_string(created, sizeof(created), h->created_ns);
 	fprintf(f, ",\"created\":\"%s\",\"created_ns\":%llu,\"xstate_size\":%u,\"xfeatures\":\"0x%llx\",",
 		created, ULL(h->created_ns), h->xstate_size,
 		ULL(h->xfeatures));
-	json_process(f, &img->proc);
+	json_process(f, img);
 	if (img->has_fs) {
 		fprintf(f, ",\"cwd\":");
 		json_string(f, img->fs.cwd);
+		fprintf(f, ",\"cwd_dev\":%llu,\"cwd_ino\":%llu,\"root\":",
+			ULL(img->fs.cwd_dev), ULL(img->fs.cwd_ino));
+		json_string(f, img->fs.root);
+		fprintf(f, ",\"root_dev\":%llu,\"root_ino\":%llu",
+			ULL(img->fs.root_dev), ULL(img->fs.root_ino));
 	}
 	fprintf(f, ",\"fileobjs\":[");
 	for (i = 0; i < img->nr_fileobjs; i++) {

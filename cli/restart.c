@@ -7,7 +7,8 @@
  * before anything happens. Then a child is forked with the image's pid
  * (clone3 set_tid), restores what system calls restore (signal handlers,
  * rlimits, umask, personality), moves its vdso and vvar to where the image
- * had them, creates one thread per image thread with the image's tid, and
+ * had them, enters the image's root directory (chroot) if it had its own,
+ * creates one thread per image thread with the image's tid, and
  * hands over to the engine, which replaces the child's memory and threads'
  * state with the image's. Timers are made and armed last, just before the
  * hand-over, with every signal blocked: one that fires meanwhile only
@@ -58,6 +59,32 @@ struct clone3_args {
 };
 
 static int errpipe = -1;
+
+/*
+ * Whether the image was made on this boot (its header's boot id): device
+ * numbers mean something only within one boot, so elsewhere (another node,
+ * another kernel, a reboot) files are known by inode number alone.
+ */
+static bool same_boot;
+
+static bool this_boot(const char *boot_id)
+{
+	char buf[64] = "";
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf[0] && !strcmp(buf, boot_id);
+}
+
+static bool same_file(const struct stat *st, __u64 dev, __u64 ino)
+{
+	return st->st_ino == ino && (!same_boot || st->st_dev == dev);
+}
 
 /* In the child: report why the restart failed, then leave. */
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -227,33 +254,32 @@ static bool range_busy(unsigned long lo, unsigned long hi)
 	return busy;
 }
 
-/*
- * Moves vvar and vdso, keeping their layout, so that the vdso starts where
- * the image's did (glibc in the image holds pointers into it). Goes through
- * a scratch area so old and new places may overlap.
- */
-static void move_vdso(const struct ckpt_img_process *proc)
+/* Whether [lo, hi) is in the way of the image's memory or its old vdso. */
+static bool image_busy(const struct ckpt_image *img, unsigned long lo,
+		       unsigned long hi)
 {
-	struct special sp[8];
-	unsigned long lo = 0, hi = 0, size, vdso = 0, dst, scratch;
-	int n, i;
+	const struct ckpt_img_process *proc = &img->proc;
+	__u32 i;
 
-	n = find_specials(sp, 8, &lo, &hi);
-	if (n <= 0)
-		child_fail("cannot find this process's vdso");
-	for (i = 0; i < n; i++)
-		if (sp[i].end == hi)
-			vdso = sp[i].start;
-	size = hi - lo;
-	if (vdso - lo != proc->vdso - proc->vvar ||
-	    hi - vdso != proc->vdso_size)
-		child_fail("this kernel's vdso layout differs from the image's (restart on the kernel that made it)");
-	dst = proc->vvar;
-	if (dst == lo)
-		return;
-	if (range_busy(dst, dst + size))
-		child_fail("the image's vdso address %#lx is taken in the restarter; try again",
-			   (unsigned long)proc->vdso);
+	for (i = 0; i < img->nr_vmas; i++) {
+		const struct ckpt_img_vma *v = &img->vmas[i];
+
+		if (!(v->flags & (CKPT_VMA_VDSO | CKPT_VMA_VVAR)) &&
+		    v->start < hi && v->end > lo)
+			return true;
+	}
+	return proc->vdso < hi && proc->vdso + proc->vdso_size > lo;
+}
+
+/*
+ * Moves vvar and vdso, keeping their layout, to @dst. Goes through a
+ * scratch area so old and new places may overlap.
+ */
+static void remap_specials(const struct special *sp, int n, unsigned long lo,
+			   unsigned long size, unsigned long dst)
+{
+	unsigned long scratch;
+	int i;
 
 	scratch = (unsigned long)mmap(NULL, size, PROT_NONE,
 				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -270,6 +296,56 @@ static void move_vdso(const struct ckpt_img_process *proc)
 			   MREMAP_MAYMOVE | MREMAP_FIXED,
 			   (void *)(dst + sp[i].start - lo)) == MAP_FAILED)
 			child_fail("cannot move the vdso: %s", strerror(errno));
+}
+
+/*
+ * The image's glibc holds pointers into its vdso. If this kernel's vdso is
+ * the image's (same layout and text), it moves to where the image had it.
+ * Otherwise the engine keeps the image's text at the old place, its entry
+ * points turned into jumps to this vdso (kmod/ckpt/vdso.c), and this vdso
+ * only has to be out of the image's way: it moves if it is not.
+ */
+static void move_vdso(const struct ckpt_image *img)
+{
+	const struct ckpt_img_process *proc = &img->proc;
+	struct special sp[8];
+	unsigned long lo = 0, hi = 0, size, vdso = 0, dst;
+	int n, i, tries;
+	bool same;
+
+	n = find_specials(sp, 8, &lo, &hi);
+	if (n <= 0)
+		child_fail("cannot find this process's vdso");
+	for (i = 0; i < n; i++)
+		if (sp[i].end == hi)
+			vdso = sp[i].start;
+	size = hi - lo;
+	same = vdso - lo == proc->vdso - proc->vvar &&
+	       hi - vdso == proc->vdso_size &&
+	       ckpt_csum((const void *)vdso, hi - vdso) == proc->vdso_csum;
+	if (same) {
+		dst = proc->vvar;
+		if (dst == lo)
+			return;
+		if (range_busy(dst, dst + size))
+			child_fail("the image's vdso address %#lx is taken in the restarter; try again",
+				   (unsigned long)proc->vdso);
+		remap_specials(sp, n, lo, size, dst);
+		return;
+	}
+	if (!img->has_vdso)
+		child_fail("this kernel's vdso differs from the image's, which carries no copy of its own (restart on the kernel that made it)");
+	if (!image_busy(img, lo, hi))
+		return;
+	/* Below the old vvar, where a process's vdso usually has room. */
+	dst = (proc->vvar - size) & ~(unsigned long)(CKPT_IMG_PAGE_SIZE - 1);
+	for (tries = 0; tries < 4096; tries++, dst -= size + CKPT_IMG_PAGE_SIZE)
+		if (dst > size && !image_busy(img, dst, dst + size) &&
+		    !range_busy(dst, dst + size))
+			break;
+	if (tries == 4096)
+		child_fail("no room for this kernel's vdso outside the image's memory");
+	remap_specials(sp, n, lo, size, dst);
 }
 
 /* What rt_sigaction() takes from the kernel's point of view. */
@@ -568,8 +644,8 @@ static int open_fifo(const struct ckpt_img_fileobj *o, int flags)
 
 	if (fd < 0)
 		child_fail("cannot reopen FIFO %s: %s", o->name, strerror(errno));
-	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) || st.st_dev != o->dev ||
-	    st.st_ino != o->ino)
+	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) ||
+	    !same_file(&st, o->dev, o->ino))
 		child_fail("%s is not the FIFO it was at the checkpoint", o->name);
 	return fd;
 }
@@ -730,8 +806,7 @@ static void restore_files(const struct ckpt_image *img)
 			    st.st_rdev != f->dev)
 				child_fail("%s (fd %u) is not the device it was at the checkpoint",
 					   f->path, f->fd);
-		} else if (fstat(fd, &st) || st.st_dev != f->dev ||
-			   st.st_ino != f->ino) {
+		} else if (fstat(fd, &st) || !same_file(&st, f->dev, f->ino)) {
 			child_fail("%s (fd %u) is not the file it was at the checkpoint",
 				   f->path, f->fd);
 		}
@@ -753,10 +828,57 @@ static void restore_fs(const struct ckpt_image *img)
 	if (chdir(img->fs.cwd))
 		child_fail("cannot enter the working directory %s: %s",
 			   img->fs.cwd, strerror(errno));
-	if (stat(".", &st) || st.st_dev != img->fs.cwd_dev ||
-	    st.st_ino != img->fs.cwd_ino)
+	if (stat(".", &st) || !same_file(&st, img->fs.cwd_dev, img->fs.cwd_ino))
 		child_fail("the working directory %s is not the directory it was at the checkpoint",
 			   img->fs.cwd);
+}
+
+/*
+ * The root directory, if the image's is not the checkpointer's own ("/"),
+ * entered once nothing more is opened by path here: every path of the
+ * image is the checkpointer's view, opened from the restarter's root, and
+ * the engine opens the mapped files and the executable from the descriptor
+ * of that root returned here (-1: the root stays). chroot() itself decides
+ * whether this restarter may: it needs CAP_SYS_CHROOT. The working
+ * directory stays the directory restore_fs() entered.
+ */
+static int restore_root(const struct ckpt_image *img)
+{
+	const char *root = img->fs.root;
+	int dir, cwd, old;
+	struct stat st;
+
+	if (!img->has_fs || !strcmp(root, "/"))
+		return -1;
+	dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		child_fail("cannot open the root directory %s: %s", root,
+			   strerror(errno));
+	if (fstat(dir, &st) ||
+	    !same_file(&st, img->fs.root_dev, img->fs.root_ino))
+		child_fail("the root directory %s is not the directory it was at the checkpoint",
+			   root);
+	old = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (old < 0 || cwd < 0)
+		child_fail("cannot hold the current directories: %s",
+			   strerror(errno));
+	if (fchdir(dir))
+		child_fail("cannot enter the root directory %s: %s", root,
+			   strerror(errno));
+	if (chroot(".")) {
+		if (errno == EPERM)
+			child_fail("entering the root directory %s needs CAP_SYS_CHROOT",
+				   root);
+		child_fail("cannot enter the root directory %s: %s", root,
+			   strerror(errno));
+	}
+	if (fchdir(cwd))
+		child_fail("cannot enter the working directory %s again: %s",
+			   img->fs.cwd, strerror(errno));
+	close(cwd);
+	close(dir);
+	return old;
 }
 
 /*
@@ -932,6 +1054,7 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 	char msg[256] = "";
 	uint64_t all = ~0ULL;
 	uint32_t i;
+	int root;
 
 	/*
 	 * Every signal blocked, glibc's own included: sigfillset() and
@@ -961,7 +1084,9 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 	restore_fs(img);
 	restore_process(&img->proc);
 	unblock_ignored(img);
-	move_vdso(&img->proc);
+	move_vdso(img);
+	/* Last of what uses paths (move_vdso() reads /proc/self/maps). */
+	root = restore_root(img);
 
 	for (i = 1; i < img->nr_threads; i++) {
 		pid_t tid = img->threads[i].tid;
@@ -1002,6 +1127,10 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 	args.timeout_ms = timeout_ms;
 	args.obj_fds = (uintptr_t)obj_fds;
 	args.nr_obj_fds = img->nr_fileobjs;
+	if (root >= 0) {
+		args.flags |= CKPT_RESTART_ROOT_FD;
+		args.root_fd = root;
+	}
 	ioctl(dev, CKPT_IOC_RESTART, &args);
 	child_fail("%s (%s)", *msg ? msg : "the engine refused", strerror(errno));
 }
@@ -1079,6 +1208,7 @@ int cmd_restart(int argc, char **argv)
 			(unsigned long long)img.error.offset);
 		return 1;
 	}
+	same_boot = this_boot(img.hdr.boot_id);
 	if (lseek(fd, 0, SEEK_SET)) {
 		fprintf(stderr, "%s restart: %s: the image must be a seekable file\n",
 			prog, argv[optind]);

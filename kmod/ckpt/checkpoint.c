@@ -34,6 +34,7 @@
 
 #include "callback.h"
 #include "checkpoint.h"
+#include "exe.h"
 #include "fdinfo.h"
 #include "fileobj.h"
 #include "freeze.h"
@@ -466,16 +467,52 @@ static int capture_files(struct task_struct *task, struct fd_scan *scan,
 }
 
 /*
- * The working directory by path and identity. A process whose root is not
- * the checkpointer's (chroot) is refused: the engine opens the files of its
- * mappings from the restarter's root, which would then be wrong.
+ * Other processes are not in the image: a restarted parent would find its
+ * children gone (wait() failing, exit statuses lost) and a tracer its
+ * tracees. So a process with a child, live or zombie, or a tracee is
+ * refused, named. The one exception is the checkpointer itself: libckpt's
+ * helper for a self-requested checkpoint is a child of the process. Runs
+ * while frozen, so the process makes no new child meanwhile.
+ */
+static int check_relatives(struct task_struct *task, char *whybuf)
+{
+	const char *kind = NULL;
+	struct task_struct *p;
+	pid_t other = 0;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if (same_thread_group(p, current))
+			continue;
+		if (same_thread_group(rcu_dereference(p->real_parent), task))
+			kind = "has a child process";
+		else if (same_thread_group(rcu_dereference(p->parent), task))
+			kind = "traces process";
+		if (kind) {
+			other = task_pid_vnr(p);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (!kind)
+		return 0;
+	snprintf(whybuf, WHY_LEN,
+		 "pid %d %s %d: process trees are not supported yet",
+		 task_tgid_vnr(task), kind, other);
+	return -EBUSY;
+}
+
+/*
+ * The working and root directories by path (from the checkpointer's root,
+ * as every path of the image) and identity. The root must lie under the
+ * checkpointer's: from anywhere else (another mount namespace, a root the
+ * checkpointer is itself confined below) no path names it.
  */
 static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
 		      const char **why, char *whybuf)
 {
 	struct path pwd, root, myroot;
 	struct kstat st;
-	bool same_root;
 	char *p;
 	int ret;
 
@@ -489,18 +526,37 @@ static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
 	get_fs_root(task->fs, &root);
 	task_unlock(task);
 	get_fs_root(current->fs, &myroot);
-	same_root = path_equal(&root, &myroot);
-	path_put(&myroot);
-	path_put(&root);
 
 	ret = -EOPNOTSUPP;
-	if (!same_root) {
+	if (!path_is_under(&root, &myroot)) {
 		snprintf(whybuf, WHY_LEN,
-			 "pid %d runs under another root directory (chroot): not supported yet",
+			 "the root directory of pid %d is outside the checkpointer's",
 			 task_tgid_vnr(task));
 		*why = whybuf;
 		goto out;
 	}
+	if (path_equal(&root, &myroot)) {
+		strscpy(fs->root, "/", sizeof(fs->root));
+	} else {
+		p = d_path(&root, fs->root, sizeof(fs->root));
+		if (IS_ERR(p) || *p != '/' || d_unlinked(root.dentry)) {
+			snprintf(whybuf, WHY_LEN,
+				 "the root directory of pid %d was removed or is unreachable",
+				 task_tgid_vnr(task));
+			*why = whybuf;
+			goto out;
+		}
+		memmove(fs->root, p, strlen(p) + 1);
+	}
+	ret = vfs_getattr(&root, &st, STATX_INO, AT_STATX_SYNC_AS_STAT);
+	if (ret) {
+		*why = "cannot read the identity of the root directory";
+		goto out;
+	}
+	fs->root_dev = new_encode_dev(st.dev);
+	fs->root_ino = st.ino;
+
+	ret = -EOPNOTSUPP;
 	p = d_path(&pwd, fs->cwd, sizeof(fs->cwd));
 	if (IS_ERR(p) || *p != '/' || strstr(p, " (deleted)")) {
 		snprintf(whybuf, WHY_LEN,
@@ -518,18 +574,18 @@ static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
 	fs->cwd_dev = new_encode_dev(st.dev);
 	fs->cwd_ino = st.ino;
 out:
+	path_put(&myroot);
+	path_put(&root);
 	path_put(&pwd);
 	return ret;
 }
 
-static void capture_process(struct task_struct *task, struct mm_struct *mm,
-			    struct ckpt_img_process *proc, char *buf)
+static void capture_process(struct task_struct *task,
+			    struct ckpt_img_process *proc)
 {
 	struct sighand_struct *sighand;
 	struct k_sigaction *k;
 	const struct cred *cred;
-	struct file *exe;
-	char *p;
 	int i;
 
 	proc->pid = task_tgid_vnr(task);
@@ -540,11 +596,6 @@ static void capture_process(struct task_struct *task, struct mm_struct *mm,
 	proc->euid = from_kuid_munged(current_user_ns(), cred->euid);
 	proc->gid = from_kgid_munged(current_user_ns(), cred->gid);
 	proc->egid = from_kgid_munged(current_user_ns(), cred->egid);
-	/* Stable: no thread of the process can exec or change it now. */
-	exe = rcu_dereference(mm->exe_file);
-	p = exe ? d_path(&exe->f_path, buf, PATH_MAX) : NULL;
-	if (!IS_ERR_OR_NULL(p))
-		strscpy(proc->exe, p, sizeof(proc->exe));
 	rcu_read_unlock();
 
 	proc->personality = task->personality;
@@ -603,6 +654,8 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		hdr.xfeatures |= ckpt_xstate_bv(fz->threads[i].ts.xstate);
 	}
 	strscpy(hdr.kernel, utsname()->release, sizeof(hdr.kernel));
+	BUILD_BUG_ON(sizeof(hdr.boot_id) != sizeof(ckpt_boot_id));
+	memcpy(hdr.boot_id, ckpt_boot_id, sizeof(hdr.boot_id));
 
 	ret = ckpt_write_sect(w, CKPT_SECT_HEADER, &hdr, sizeof(hdr), NULL, 0);
 	if (!ret)
@@ -646,6 +699,9 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 	if (!ret && timers->img)
 		ret = ckpt_write_sect(w, CKPT_SECT_TIMERS, timers->img,
 				      timers->len, NULL, 0);
+	if (!ret)
+		ret = ckpt_write_sect(w, CKPT_SECT_VDSO, mc->vdso,
+				      sizeof(*mc->vdso) + proc->vdso_size, NULL, 0);
 	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_VMAS, mc->vmas,
 				      mc->nr_vmas * sizeof(*mc->vmas), NULL, 0);
@@ -763,6 +819,9 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	ret = capture_files(task, &scan, reg, why, whybuf);
 	if (!ret)
 		ret = capture_fs(task, fs, why, whybuf);
+	if (!ret)
+		ret = ckpt_exe_capture(mm, proc, task_tgid_vnr(task), why,
+				       whybuf, WHY_LEN);
 	if (ret)
 		goto out_thaw;
 	tasks = kcalloc(fz->nr, sizeof(*tasks), GFP_KERNEL);
@@ -788,11 +847,14 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		goto out_thaw;
 	ret = ckpt_fileobjs_capture(&scan.objs, task_tgid_vnr(task), whybuf,
 				    WHY_LEN);
+	/* After the files: one shared with a child is named as such. */
+	if (!ret)
+		ret = check_relatives(task, whybuf);
 	if (ret) {
 		*why = whybuf;
 		goto out_thaw;
 	}
-	capture_process(task, mm, proc, mc.path_buf);
+	capture_process(task, proc);
 
 	ret = write_image(task, fz, proc, &mc, &scan, fs, sigs, sigs_len,
 			  &timers, &w, &a->nr_threads, stage ? &st : NULL);

@@ -83,4 +83,35 @@ static inline int ckpt_eventfd_semaphore(struct file *file, u64 count, int id)
 #define ckpt_eventfd_semaphore(file, count, id)	(-1)
 #endif
 
+/*
+ * An mm's exe file (/proc/PID/exe) holds a write denial on its inode for as
+ * long as it is the exe file (kernel/fork.c: dup_mm_exe_file(),
+ * set_mm_exe_file(), replace_mm_exe_file()), and mmput() gives it back. A
+ * file put there by hand must carry the same denial, taken the way that
+ * kernel takes it:
+ *
+ *  - exe_file_deny_write_access(), which leaves files watched by fsnotify
+ *    pre-content events writable: 6.14, and the stable releases it went
+ *    back to, both Debian lines among them. Their fs.h defines
+ *    FMODE_FSNOTIFY_HSM(), which tells them apart.
+ *  - none at all: 6.11 to 6.11.10 and 6.12 to 6.12.1 ("fs: don't block
+ *    i_writecount during exec", reverted in 6.13, 6.11.11 and 6.12.2).
+ *  - deny_write_access() otherwise (6.1 as released).
+ */
+#include <linux/fs.h>
+
+#if defined(FMODE_FSNOTIFY_HSM)
+#define ckpt_exe_deny_write(file)	exe_file_deny_write_access(file)
+#define ckpt_exe_allow_write(file)	exe_file_allow_write_access(file)
+#elif (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 11)) || \
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 2))
+#define ckpt_exe_deny_write(file)	0
+#define ckpt_exe_allow_write(file)	do { } while (0)
+#else
+#define ckpt_exe_deny_write(file)	deny_write_access(file)
+#define ckpt_exe_allow_write(file)	allow_write_access(file)
+#endif
+
 #endif /* _CKPT_COMPAT_H */

@@ -67,6 +67,7 @@ struct ckpt_objfiles {
 	struct file **files;	/* [nr], referenced, NULL where none */
 	s32 *fds;		/* [nr]: the restarter's descriptors of them */
 	u32 nr;
+	bool same_boot;		/* the image's device numbers hold here */
 };
 
 /* From the restarter's descriptors @ufds (user array of __s32, -1: none). */

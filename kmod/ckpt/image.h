@@ -8,6 +8,12 @@
 #include "image_check.h"
 
 /* Writes sections to the file descriptor the caller passed. */
+/* This boot's /proc/sys/kernel/random/boot_id, read at load ("" if not). */
+#define CKPT_BOOT_ID_LEN	40
+extern char ckpt_boot_id[CKPT_BOOT_ID_LEN];
+/* Whether an image's boot id is this boot's: its device numbers hold. */
+bool ckpt_same_boot(const char *boot_id);
+
 struct ckpt_writer {
 	struct file *file;
 	loff_t pos;

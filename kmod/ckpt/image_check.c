@@ -36,6 +36,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_TIMERFD]	= "TIMERFD",
 	[CKPT_SECT_FILEOBJ]	= "FILEOBJ",
 	[CKPT_SECT_FILEDATA]	= "FILEDATA",
+	[CKPT_SECT_VDSO]	= "VDSO",
 	[CKPT_SECT_TIMERS]	= "TIMERS",
 };
 
@@ -109,6 +110,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return (__u64)CKPT_IMG_MAX_FILEOBJS * sizeof(struct ckpt_img_fileobj);
 	case CKPT_SECT_FILEDATA:
 		return sizeof(struct ckpt_img_filedata) + CKPT_IMG_MAX_FILECHUNK;
+	case CKPT_SECT_VDSO:
+		return sizeof(struct ckpt_img_vdso) + st->vdso_size;
 	case CKPT_SECT_SIGNALS:
 		return sizeof(struct ckpt_img_signals) +
 		       (__u64)CKPT_IMG_MAX_SIGQUEUE * sizeof(struct ckpt_img_siginfo);
@@ -146,6 +149,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		if (s->type == CKPT_SECT_PIPE && st->nr_pipes < CKPT_IMG_MAX_FILES)
 			break;
 		if (s->type == CKPT_SECT_TIMERFD && !st->timerfd_seen)
+			break;
+		if (s->type == CKPT_SECT_VDSO && !st->vdso_seen)
 			break;
 		if (s->type == CKPT_SECT_TIMERS && !st->timers_seen)
 			break;
@@ -233,8 +238,9 @@ static int check_header(struct ckpt_img_state *st,
 		return FAIL(st, EBADMSG, "XSAVE state size out of bounds");
 	if (h->reserved || memchr_inv8(h->pad, sizeof(h->pad)))
 		return FAIL(st, EINVAL, "reserved header field set");
-	if (!str_ok(h->kernel, sizeof(h->kernel)))
-		return FAIL(st, EBADMSG, "kernel release not terminated");
+	if (!str_ok(h->kernel, sizeof(h->kernel)) ||
+	    !str_ok(h->boot_id, sizeof(h->boot_id)))
+		return FAIL(st, EBADMSG, "kernel release or boot id not terminated");
 	return 0;
 }
 
@@ -265,8 +271,31 @@ static int check_process(struct ckpt_img_state *st,
 		return FAIL(st, EBADMSG, "vdso/vvar placement out of bounds");
 	if (!str_ok(p->comm, sizeof(p->comm)) || !str_ok(p->exe, sizeof(p->exe)))
 		return FAIL(st, EBADMSG, "process strings not terminated");
+	if (p->exe[0] != '/')
+		return FAIL(st, EBADMSG, "executable path not absolute");
 	if (p->umask & ~0777)
 		return FAIL(st, EBADMSG, "umask out of bounds");
+	return 0;
+}
+
+/* The VDSO section: its text is PROCESS's vdso, its entry points inside. */
+static int check_vdso(struct ckpt_img_state *st, const struct ckpt_img_vdso *v)
+{
+	unsigned int i;
+
+	if (v->nr_syms > CKPT_IMG_VDSO_SYMS || v->pad)
+		return FAIL(st, EBADMSG, "VDSO symbol count out of bounds");
+	for (i = 0; i < CKPT_IMG_VDSO_SYMS; i++) {
+		const struct ckpt_img_vdso_sym *y = &v->syms[i];
+
+		if (!str_ok(y->name, sizeof(y->name)))
+			return FAIL(st, EBADMSG, "VDSO symbol name not terminated");
+		if (i >= v->nr_syms ? y->name[0] || y->offset :
+		    !y->name[0] || y->offset >= st->vdso_size)
+			return FAIL(st, EBADMSG, "VDSO symbol out of bounds");
+	}
+	if (ckpt_csum((const __u8 *)(v + 1), st->vdso_size) != st->vdso_csum)
+		return FAIL(st, EBADMSG, "VDSO text is not the process's vdso");
 	return 0;
 }
 
@@ -579,7 +608,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 	case CKPT_SECT_PROCESS:
 		ret = check_process(st, payload);
 		if (!ret) {
-			st->pid = ((const struct ckpt_img_process *)payload)->pid;
+			const struct ckpt_img_process *p = payload;
+
+			st->pid = p->pid;
+			st->vdso_size = p->vdso_size;
+			st->vdso_csum = p->vdso_csum;
 			st->expect = CKPT_SECT_THREAD;
 		}
 		break;
@@ -631,6 +664,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		st->timerfd_seen = 1;
 		break;
 	}
+	case CKPT_SECT_VDSO:
+		ret = check_vdso(st, payload);
+		if (!ret)
+			st->vdso_seen = 1;
+		break;
 	case CKPT_SECT_PIPE: {
 		const struct ckpt_img_pipe *pd = payload;
 
@@ -667,6 +705,8 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 			return FAIL(st, EINVAL, "reserved FS field set");
 		if (!str_ok(fs->cwd, sizeof(fs->cwd)) || fs->cwd[0] != '/')
 			return FAIL(st, EBADMSG, "working directory not absolute or not terminated");
+		if (!str_ok(fs->root, sizeof(fs->root)) || fs->root[0] != '/')
+			return FAIL(st, EBADMSG, "root directory not absolute or not terminated");
 		st->fs_seen = 1;
 		break;
 	}

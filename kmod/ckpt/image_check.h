@@ -57,6 +57,9 @@ struct ckpt_img_state {
 	__u32 epoll_seen;	/* EPOLL accepted */
 	__u32 nr_pipes;		/* PIPE sections accepted */
 	__u32 timerfd_seen;	/* TIMERFD accepted */
+	__u32 vdso_seen;	/* VDSO accepted */
+	__u32 vdso_csum;	/* from PROCESS */
+	__u64 vdso_size;	/* from PROCESS */
 	__u32 timers_seen;	/* TIMERS accepted */
 	/* The FILEOBJ payload: the caller keeps it alive until VMAS. */
 	const struct ckpt_img_fileobj *fileobjs;

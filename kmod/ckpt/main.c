@@ -6,17 +6,49 @@
  * device and the generic-netlink family) and takes them down in reverse.
  */
 
+#include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/string.h>
 #include <net/genetlink.h>
 
 #include <uapi/linux/ckpt.h>
 
 #include "chardev.h"
+#include "image.h"
 #include "netlink.h"
+
+char ckpt_boot_id[CKPT_BOOT_ID_LEN];
+
+/* This boot's id, for images to carry: "" if it cannot be read. */
+static void read_boot_id(void)
+{
+	struct file *f = filp_open("/proc/sys/kernel/random/boot_id", O_RDONLY, 0);
+	char buf[CKPT_BOOT_ID_LEN] = "";
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return;
+	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
+	fput(f);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	strreplace(buf, '\n', '\0');
+	strscpy(ckpt_boot_id, buf, sizeof(ckpt_boot_id));
+}
+
+bool ckpt_same_boot(const char *boot_id)
+{
+	return ckpt_boot_id[0] && !strncmp(boot_id, ckpt_boot_id,
+					   sizeof(ckpt_boot_id));
+}
 
 static int __init ckpt_init(void)
 {
 	int ret;
+
+	read_boot_id();
 
 	ret = ckpt_netlink_init();
 	if (ret)

@@ -8,8 +8,7 @@
  * mapping only the pages the process changed (now anonymous). Page content
  * is read with access_process_vm(), into kernel memory while the process is
  * frozen when it is to continue (see "Staging"). Shared file mappings keep their data in
- * the file; the vdso and vvar are never stored, the restarter moves its own
- * to where the image had them.
+ * the file; the vdso and vvar are never stored (vdso.c).
  *
  * Restart maps each VMA with vm_mmap() at its address and with its final
  * protection, then reads the stored pages of writable mappings from the
@@ -33,27 +32,12 @@
 #include "fileobj.h"
 #include "image.h"
 #include "mm.h"
+#include "vdso.h"
 
 #define PM_PRESENT	BIT_ULL(63)
 #define PM_SWAP		BIT_ULL(62)
 #define PM_FILE		BIT_ULL(61)
 #define PM_CHUNK	512	/* pagemap entries read at a time */
-
-static unsigned long vdso_start(struct mm_struct *mm)
-{
-	return (unsigned long)mm->context.vdso;
-}
-
-static void vdso_ranges(struct mm_struct *mm, u64 *vdso, u64 *vdso_size,
-			u64 *vvar, u64 *vvar_size)
-{
-	const struct vdso_image *img = mm->context.vdso_image;
-
-	*vdso = vdso_start(mm);
-	*vdso_size = img ? img->size : 0;
-	*vvar_size = img ? -img->sym_vvar_start : 0;
-	*vvar = *vdso - *vvar_size;
-}
 
 static u32 vma_prot(unsigned long vm_flags)
 {
@@ -97,7 +81,7 @@ static int describe_vma(struct vm_area_struct *vma, struct mm_struct *mm,
 	v->pgoff = vma->vm_pgoff;
 	v->prot = vma_prot(fl);
 
-	vdso_ranges(mm, &vdso, &vdso_size, &vvar, &vvar_size);
+	ckpt_vdso_ranges(mm, &vdso, &vdso_size, &vvar, &vvar_size);
 	if (vdso_size && v->start >= vdso && v->end <= vdso + vdso_size) {
 		v->flags = CKPT_VMA_VDSO;
 		strscpy(v->path, "[vdso]", sizeof(v->path));
@@ -303,7 +287,7 @@ int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 	proc->env_end = mm->env_end;
 	BUILD_BUG_ON(ARRAY_SIZE(mm->saved_auxv) > CKPT_IMG_AUXV_WORDS);
 	memcpy(proc->auxv, mm->saved_auxv, sizeof(mm->saved_auxv));
-	vdso_ranges(mm, &proc->vdso, &proc->vdso_size, &proc->vvar,
+	ckpt_vdso_ranges(mm, &proc->vdso, &proc->vdso_size, &proc->vvar,
 		    &proc->vvar_size);
 out_unlock:
 	mmap_read_unlock(mm);
@@ -318,20 +302,12 @@ out_unlock:
 		return -EOPNOTSUPP;
 	}
 
-	/* The vdso's text, so a restart can tell it runs the same one. */
-	{
-		void *text = kvmalloc(proc->vdso_size, GFP_KERNEL);
-
-		if (!text)
-			return -ENOMEM;
-		if (access_process_vm(task, proc->vdso, text, proc->vdso_size,
-				      FOLL_FORCE) != proc->vdso_size)
-			ret = -EIO;
-		else
-			proc->vdso_csum = ckpt_csum(text, proc->vdso_size);
-		kvfree(text);
-		if (ret)
-			return ret;
+	/* The vdso's text and entry points, for a restart on another kernel. */
+	c->vdso = ckpt_vdso_capture(task, mm, proc, why);
+	if (IS_ERR(c->vdso)) {
+		ret = PTR_ERR(c->vdso);
+		c->vdso = NULL;
+		return ret;
 	}
 
 	snprintf(name, sizeof(name), "/proc/%d/pagemap",
@@ -639,39 +615,9 @@ void ckpt_mm_capture_free(struct ckpt_mm_capture *c)
 	if (c->ubuf)
 		vm_munmap(c->ubuf, PM_CHUNK * sizeof(u64));
 	kvfree(c->vmas);
+	kvfree(c->vdso);
 	kfree(c->path_buf);
 	memset(c, 0, sizeof(*c));
-}
-
-int ckpt_mm_check_vdso(const struct ckpt_img_process *proc, const char **why)
-{
-	struct mm_struct *mm = current->mm;
-	u64 vdso, vdso_size, vvar, vvar_size;
-	void *text;
-	int ret = 0;
-
-	mmap_read_lock(mm);
-	vdso_ranges(mm, &vdso, &vdso_size, &vvar, &vvar_size);
-	mmap_read_unlock(mm);
-	if (vdso != proc->vdso || vvar != proc->vvar) {
-		*why = "the restarter's vdso is not where the image had it";
-		return -EINVAL;
-	}
-	if (vdso_size != proc->vdso_size || vvar_size != proc->vvar_size) {
-		*why = "this kernel's vdso differs from the image's";
-		return -ENOEXEC;
-	}
-	text = kvmalloc(vdso_size, GFP_KERNEL);
-	if (!text)
-		return -ENOMEM;
-	if (copy_from_user(text, (void __user *)(unsigned long)vdso, vdso_size))
-		ret = -EFAULT;
-	else if (ckpt_csum(text, vdso_size) != proc->vdso_csum) {
-		*why = "this kernel's vdso differs from the image's (another kernel build)";
-		ret = -ENOEXEC;
-	}
-	kvfree(text);
-	return ret;
 }
 
 /* Unmaps everything of current's but the vdso and vvar. */
@@ -684,7 +630,7 @@ static int unmap_all(struct mm_struct *mm)
 	int ret = 0;
 
 	mmap_read_lock(mm);
-	vdso_ranges(mm, &vdso, &vdso_size, &vvar, &vvar_size);
+	ckpt_vdso_ranges(mm, &vdso, &vdso_size, &vvar, &vvar_size);
 	r = kvcalloc(mm->map_count, sizeof(*r), GFP_KERNEL);
 	if (r) {
 		VMA_ITERATOR(vmi, mm, 0);
@@ -709,10 +655,13 @@ static int unmap_all(struct mm_struct *mm)
 }
 
 /*
- * Opens the file a mapping was of, and checks it is still that file (on an
- * overlay, mappings hold the real file underneath, so compare real inodes).
+ * Opens the file a mapping was of, from @root (the restarter's root: the
+ * image names files as the checkpointer's root saw them), and checks it is
+ * still that file (on an overlay, mappings hold the real file underneath,
+ * so compare real inodes).
  */
 static struct file *open_mapped_file(const struct ckpt_img_vma *v,
+				     const struct path *root,
 				     const struct ckpt_objfiles *of,
 				     const char **why, char *whybuf,
 				     size_t whylen)
@@ -728,8 +677,8 @@ static struct file *open_mapped_file(const struct ckpt_img_vma *v,
 		return file;
 	}
 
-	file = filp_open(v->path, v->flags & CKPT_VMA_MAYWRITE ? O_RDWR : O_RDONLY,
-			 0);
+	file = file_open_root(root, v->path,
+			      v->flags & CKPT_VMA_MAYWRITE ? O_RDWR : O_RDONLY, 0);
 	if (IS_ERR(file)) {
 		snprintf(whybuf, whylen, "cannot open %s (mapped at %llx): error %ld",
 			 v->path, v->start, PTR_ERR(file));
@@ -737,7 +686,14 @@ static struct file *open_mapped_file(const struct ckpt_img_vma *v,
 		return file;
 	}
 	inode = d_real_inode(file->f_path.dentry);
-	if (inode->i_sb->s_dev != v->dev || inode->i_ino != v->ino) {
+	/*
+	 * Device numbers hold within one boot only; elsewhere the size of a
+	 * file mapped read-only (text, libraries) stands in for them.
+	 */
+	if (inode->i_ino != v->ino ||
+	    (of->same_boot ? inode->i_sb->s_dev != v->dev :
+	     !(v->flags & CKPT_VMA_MAYWRITE) &&
+	     (u64)i_size_read(inode) != v->size)) {
 		snprintf(whybuf, whylen,
 			 "%s (mapped at %llx) is not the file it was at the checkpoint",
 			 v->path, v->start);
@@ -749,8 +705,8 @@ static struct file *open_mapped_file(const struct ckpt_img_vma *v,
 }
 
 int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
-			const struct ckpt_objfiles *of, const char **why,
-			char *whybuf, size_t whylen)
+			const struct path *root, const struct ckpt_objfiles *of,
+			const char **why, char *whybuf, size_t whylen)
 {
 	struct file *file;
 	u32 i;
@@ -758,7 +714,8 @@ int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 	for (i = 0; i < nr_vmas; i++) {
 		if (!(vmas[i].flags & CKPT_VMA_FILE))
 			continue;
-		file = open_mapped_file(&vmas[i], of, why, whybuf, whylen);
+		file = open_mapped_file(&vmas[i], root, of, why, whybuf,
+					whylen);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
 		fput(file);
@@ -766,7 +723,7 @@ int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 	return 0;
 }
 
-static int map_vma(const struct ckpt_img_vma *v,
+static int map_vma(const struct ckpt_img_vma *v, const struct path *root,
 		   const struct ckpt_objfiles *of, const char **why,
 		   char *whybuf, size_t whylen)
 {
@@ -781,7 +738,7 @@ static int map_vma(const struct ckpt_img_vma *v,
 	if (v->flags & CKPT_VMA_NORESERVE)
 		flags |= MAP_NORESERVE;
 	if (v->flags & CKPT_VMA_FILE) {
-		file = open_mapped_file(v, of, why, whybuf, whylen);
+		file = open_mapped_file(v, root, of, why, whybuf, whylen);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
 	} else {
@@ -953,8 +910,9 @@ static void cannot_write(const struct ckpt_img_pages *p,
 
 int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
-		    const struct ckpt_objfiles *of, const char **why,
-		    char *whybuf, size_t whylen)
+		    const struct path *root, const struct ckpt_objfiles *of,
+		    const u8 *vdso_proxy, const char **why, char *whybuf,
+		    size_t whylen)
 {
 	struct mm_struct *mm = current->mm;
 	struct ckpt_sect s;
@@ -971,7 +929,12 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 	for (i = 0; i < nr_vmas; i++) {
 		if (vmas[i].flags & (CKPT_VMA_VDSO | CKPT_VMA_VVAR))
 			continue;
-		ret = map_vma(&vmas[i], of, why, whybuf, whylen);
+		ret = map_vma(&vmas[i], root, of, why, whybuf, whylen);
+		if (ret)
+			return ret;
+	}
+	if (vdso_proxy) {
+		ret = ckpt_vdso_proxy(proc, vdso_proxy, why);
 		if (ret)
 			return ret;
 	}

@@ -11,6 +11,7 @@ struct ckpt_writer;
 struct ckpt_reader;
 struct ckpt_fileobjs;
 struct ckpt_objfiles;
+struct path;
 
 /* What a checkpoint learned about a frozen process's memory. */
 struct ckpt_mm_capture {
@@ -21,6 +22,7 @@ struct ckpt_mm_capture {
 	struct file *pagemap;
 	unsigned long ubuf;	/* scratch buffer in the caller's memory */
 	char *path_buf;
+	struct ckpt_img_vdso *vdso;	/* the VDSO section */
 };
 
 /* The VMA table and mm fields, with the target's threads parked. */
@@ -57,22 +59,23 @@ int ckpt_mm_write_staged(struct ckpt_mm_capture *c, struct ckpt_stage *st,
 void ckpt_mm_capture_free(struct ckpt_mm_capture *c);
 
 /*
- * Restart, in the restarting process: check the vdso sits where the image
- * had it, before anything is changed.
+ * Restart, before anything is changed: every mapped file is still there,
+ * opened from @root.
  */
-int ckpt_mm_check_vdso(const struct ckpt_img_process *proc, const char **why);
-/* Restart, before anything is changed: every mapped file is still there. */
 int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
-			const struct ckpt_objfiles *of, const char **why,
-			char *whybuf, size_t whylen);
+			const struct path *root, const struct ckpt_objfiles *of,
+			const char **why, char *whybuf, size_t whylen);
 /*
  * Replace current's memory with the image's: unmap everything but the
- * vdso, map the image's VMAs, fill them from the PAGES sections that follow
- * in @r, and set the mm's fields. Past this point there is no way back.
+ * vdso, map the image's VMAs (their files opened from @root, and
+ * @vdso_proxy, the image's vdso turned into jumps to this kernel's, when
+ * not NULL), fill them from the PAGES sections that follow in @r, and set
+ * the mm's fields. Past this point there is no way back.
  */
 int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
-		    const struct ckpt_objfiles *of, const char **why,
-		    char *whybuf, size_t whylen);
+		    const struct path *root, const struct ckpt_objfiles *of,
+		    const u8 *vdso_proxy, const char **why, char *whybuf,
+		    size_t whylen);
 
 #endif /* _CKPT_MM_H */

@@ -11,10 +11,11 @@
  *
  *   1. reads and validates the image up to its memory and checks that this
  *      machine and this process can take it (threads, tids, XSAVE layout
- *      and features, vdso, the POSIX timers the restarter made, whose
- *      overrun counts it then sets) -- errors so far return normally;
- *   2. replaces its memory with the image's -- from here a failure kills
- *      the process and the message goes to err_fd;
+ *      and features, vdso, the executable and mapped files, the POSIX
+ *      timers the restarter made, whose overrun counts it then sets) --
+ *      errors so far return normally;
+ *   2. replaces its memory with the image's, and its exe file -- from here
+ *      a failure kills the process and the message goes to err_fd;
  *   3. has a worker write every thread's XSAVE state (the regset code will
  *      not rewrite the running task's own);
  *   4. lets every thread go; each queues a task_work on itself that loads
@@ -25,6 +26,7 @@
 
 #include <linux/fdtable.h>
 #include <linux/file.h>
+#include <linux/fs_struct.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -36,11 +38,13 @@
 #include <uapi/linux/ckpt_image.h>
 
 #include "checkpoint.h"
+#include "exe.h"
 #include "fileobj.h"
 #include "image.h"
 #include "mm.h"
 #include "restart.h"
 #include "threads.h"
+#include "vdso.h"
 #include "timers.h"
 
 #define CKPT_DEFAULT_TIMEOUT_MS	10000
@@ -216,7 +220,8 @@ static void free_threads(struct image_threads *it)
 
 static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 		      struct ckpt_img_process **proc, struct image_threads *it,
-		      struct ckpt_img_timers **timers, struct ckpt_img_vma **vmas,
+		      struct ckpt_img_timers **timers,
+		      struct ckpt_img_vdso **vdso, struct ckpt_img_vma **vmas,
 		      const char **why)
 {
 	struct ckpt_sect s;
@@ -251,6 +256,8 @@ static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 		/* The checker reads FILEOBJ's table until VMAS is accepted. */
 		if (s.type == CKPT_SECT_FILEOBJ)
 			objs = p;
+		else if (s.type == CKPT_SECT_VDSO)
+			*vdso = p;
 		else if (s.type == CKPT_SECT_TIMERS)
 			*timers = p;
 		else
@@ -342,15 +349,18 @@ static int match_file(const void *p, struct file *file, unsigned int fd)
 	return file == p ? fd + 1 : 0;
 }
 
-static void close_restarter_fds(struct file *dev, int image_fd, int err_fd)
+static void close_restarter_fds(struct file *dev,
+				const struct ckpt_restart *args)
 {
 	int fd = iterate_fd(current->files, 0, match_file, dev);
 
 	if (fd > 0)
 		close_fd(fd - 1);
-	close_fd(image_fd);
-	if (err_fd >= 0)
-		close_fd(err_fd);
+	close_fd(args->fd);
+	if (args->err_fd >= 0)
+		close_fd(args->err_fd);
+	if (args->flags & CKPT_RESTART_ROOT_FD)
+		close_fd(args->root_fd);
 }
 
 static void late_error(int err_fd, const char *why)
@@ -365,6 +375,36 @@ static void late_error(int err_fd, const char *why)
 	len = scnprintf(buf, sizeof(buf), "%s\n", why ?: "restart failed");
 	kernel_write(f, buf, len, &pos);
 	fput(f);
+}
+
+/*
+ * Where the image's paths are opened from: the directory the restarter
+ * handed over (its root before it entered the image's root directory),
+ * or its root.
+ */
+static int get_root(const struct ckpt_restart *args, struct path *root,
+		    const char **why)
+{
+	struct file *f;
+
+	if (!(args->flags & CKPT_RESTART_ROOT_FD)) {
+		get_fs_root(current->fs, root);
+		return 0;
+	}
+	f = fget_raw(args->root_fd);
+	if (!f) {
+		*why = "the root descriptor is not open";
+		return -EBADF;
+	}
+	if (!S_ISDIR(file_inode(f)->i_mode)) {
+		*why = "the root descriptor is not a directory";
+		fput(f);
+		return -ENOTDIR;
+	}
+	*root = f->f_path;
+	path_get(root);
+	fput(f);
+	return 0;
 }
 
 /* The restarter's descriptors of file objects: the mappings hold them now. */
@@ -384,10 +424,14 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	struct ckpt_img_header *hdr = NULL;
 	struct ckpt_img_process *proc = NULL;
 	struct ckpt_img_vma *vmas = NULL;
+	struct ckpt_img_vdso *vdso = NULL;
+	u8 *proxy = NULL;
 	struct ckpt_img_timers *timers = NULL;
 	struct image_threads it = {};
 	struct restore_work *own = NULL;
 	struct ckpt_objfiles of = {};
+	struct file *exe = NULL;
+	struct path root = {};
 	struct ckpt_reader r;
 	struct arrival *a;
 	long left;
@@ -398,10 +442,13 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 		*why = "the image descriptor is not open for reading";
 		return ret;
 	}
+	ret = get_root(args, &root, why);
+	if (ret)
+		goto out;
 	ret = ckpt_fileobj_get_files(args->obj_fds, args->nr_obj_fds, &of, why);
 	if (ret)
 		goto out;
-	ret = read_front(&r, &hdr, &proc, &it, &timers, &vmas, why);
+	ret = read_front(&r, &hdr, &proc, &it, &timers, &vdso, &vmas, why);
 	if (ret)
 		goto out;
 	if (hdr->nr_threads != args->nr_threads) {
@@ -411,13 +458,24 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 		ret = -EINVAL;
 		goto out;
 	}
+	of.same_boot = ckpt_same_boot(hdr->boot_id);
 	ret = check_machine(hdr, &it, why, whybuf);
 	if (ret)
 		goto out;
-	ret = ckpt_mm_check_vdso(proc, why);
-	if (ret)
+	proxy = ckpt_vdso_check(proc, vdso, vmas, hdr->nr_vmas, it.t, it.nr,
+				why, whybuf, WHY_LEN);
+	if (IS_ERR(proxy)) {
+		ret = PTR_ERR(proxy);
+		proxy = NULL;
 		goto out;
-	ret = ckpt_mm_check_files(vmas, hdr->nr_vmas, &of, why, whybuf,
+	}
+	exe = ckpt_exe_open(proc, &root, of.same_boot, why, whybuf, WHY_LEN);
+	if (IS_ERR(exe)) {
+		ret = PTR_ERR(exe);
+		exe = NULL;
+		goto out;
+	}
+	ret = ckpt_mm_check_files(vmas, hdr->nr_vmas, &root, &of, why, whybuf,
 				  WHY_LEN);
 	if (ret)
 		goto out;
@@ -461,10 +519,13 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	/* The point of no return. */
 	*fatal = true;
 	ckpt_thread_release_fpu();
-	ret = ckpt_mm_restore(&r, proc, vmas, hdr->nr_vmas, &of, why, whybuf,
-			      WHY_LEN);
+	ret = ckpt_mm_restore(&r, proc, vmas, hdr->nr_vmas, &root, &of, proxy,
+			      why, whybuf, WHY_LEN);
 	if (ret)
 		goto out;
+	/* The restarter's binary is no longer mapped: /proc/PID/exe. */
+	ckpt_exe_set(exe);
+	exe = NULL;
 
 	INIT_WORK(&ctx->fpu_work, fpu_work_fn);
 	queue_work(system_unbound_wq, &ctx->fpu_work);
@@ -481,7 +542,10 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	if (!ret)
 		close_obj_fds(&of);
 out:
+	ckpt_exe_put(exe);
 	ckpt_fileobj_put_files(&of);
+	if (root.mnt)
+		path_put(&root);
 	kfree(ctx->tasks);
 	kfree(ctx->xstates);
 	ctx->tasks = NULL;
@@ -491,6 +555,8 @@ out:
 	free_threads(&it);
 	kvfree(timers);
 	kvfree(vmas);
+	kvfree(vdso);
+	kvfree(proxy);
 	kvfree(proc);
 	kvfree(hdr);
 	return ret;
@@ -509,16 +575,16 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 		return -ENOMEM;
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (args.flags || !args.nr_threads ||
+	if (args.flags & ~__CKPT_RESTART_F_ALL || !args.nr_threads ||
 	    args.nr_threads > CKPT_IMG_MAX_THREADS ||
 	    args.nr_obj_fds > CKPT_RESTART_MAX_OBJ_FDS) {
 		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
 				"bad flags, thread or file object count");
 		return -EINVAL;
 	}
-	if (args.pad) {
+	if (!(args.flags & CKPT_RESTART_ROOT_FD) && args.root_fd) {
 		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
-				"reserved fields must be 0");
+				"root_fd is set without CKPT_RESTART_ROOT_FD");
 		return -EINVAL;
 	}
 	for (i = 0; i < ARRAY_SIZE(args.reserved); i++) {
@@ -552,7 +618,7 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 	} else if (ret) {
 		ckpt_put_errmsg(args.errmsg, args.errmsg_len, why);
 	} else {
-		close_restarter_fds(file, args.fd, args.err_fd);
+		close_restarter_fds(file, &args);
 	}
 	kfree(whybuf);
 	return ret;

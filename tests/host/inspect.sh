@@ -18,7 +18,8 @@ trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/img.py" <<'EOF'
 import struct, sys
 names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
-         7: "FILES", 9: "SIGNALS", 13: "FILEOBJ", 14: "FILEDATA", 15: "TIMERS"}
+         7: "FILES", 8: "FS", 9: "SIGNALS", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
+         16: "TIMERS"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -150,7 +151,7 @@ cat > "$tmp/valid-json.py" <<'EOF'
 import json, sys
 d = json.load(sys.stdin)
 assert d["valid"] is True and d["checksums"] == "ok", d
-assert d["version"] == 2 and d["arch"] == "x86_64", d
+assert d["version"] == 3 and d["arch"] == "x86_64", d
 assert d["process"]["pid"] == 4242 and d["process"]["exe"] == "/bin/sh"
 assert [t["tid"] for t in d["threads"]] == [4242]
 assert d["threads"][0]["ip"] == "0x555555554123"
@@ -177,7 +178,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((57 + nsect))
+ktap_plan $((66 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -246,8 +247,8 @@ ktap_check "an empty file" \
 
 damage magic set 0 0 I 0x464c457f
 ktap_check "wrong magic" refuse "$tmp/magic" "not a ckpt image (bad magic) $(at 0)"
-damage version set 0 4 H 1
-ktap_check "an older format version (1, CRC-32 checksums)" refuse "$tmp/version" "unsupported image version $(at 0)"
+damage version set 0 4 H 2
+ktap_check "an older format version (2, no vdso copy nor boot id)" refuse "$tmp/version" "unsupported image version $(at 0)"
 damage huge len 5 0x4000000000000000
 ktap_check "a PAGES length made huge" \
 	refuse "$tmp/huge" "section longer than its kind allows $(at 5)"
@@ -411,6 +412,66 @@ ktap_check "a timer count that does not match the length" \
 tdamage tm-itimer set 3 40 Q 0x8000000000000000
 ktap_check "an interval timer value past KTIME_MAX" \
 	refuse "$tmp/tm-itimer" "interval timer out of bounds $(tat 3)"
+
+# The vdso copy (mkimage -V): section 3 VDSO.
+"$mkimage" -V > "$tmp/vdso.img"
+vdamage() {
+	local name=$1
+	shift
+	python3 "$tmp/img.py" "$1" "$tmp/vdso.img" "${@:2}" > "$tmp/$name"
+}
+vat() { python3 "$tmp/img.py" list "$tmp/vdso.img" | awk -v i="$1" '$1 == i { printf "(section %d %s at offset %d)", i, $2, $3 }'; }
+ktap_check "a vdso copy: its entry points listed" sh -c "
+	'$ckpt' inspect -v '$tmp/vdso.img' > '$tmp/vtext' &&
+	grep -qx '  vdso entry points: clock_gettime+0x700 __vdso_clock_gettime+0x700 getcpu+0x900' '$tmp/vtext' &&
+	'$ckpt' inspect --json '$tmp/vdso.img' | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"process\"][\"vdso_entries\"] == {\"clock_gettime\": 1792, \"__vdso_clock_gettime\": 1792, \"getcpu\": 2304}, d'"
+vdamage vdso-n set 3 0 I 33
+ktap_check "VDSO: more entry points than the format holds" \
+	refuse "$tmp/vdso-n" "VDSO symbol count out of bounds $(vat 3)"
+vdamage vdso-off set 3 $((8 + 2 * 40 + 32)) Q 8192
+ktap_check "VDSO: an entry point outside the text" \
+	refuse "$tmp/vdso-off" "VDSO symbol out of bounds $(vat 3)"
+vdamage vdso-extra set 3 $((8 + 3 * 40)) B 0x41
+ktap_check "VDSO: a name past the counted entries" \
+	refuse "$tmp/vdso-extra" "VDSO symbol out of bounds $(vat 3)"
+vdamage vdso-text set 3 $((1288 + 100)) B 0
+ktap_check "VDSO: text that is not the process's vdso" \
+	refuse "$tmp/vdso-text" "VDSO text is not the process's vdso $(vat 3)"
+
+# Directories (mkimage -F): section 3 FS, between the THREAD and VMAS.
+"$mkimage" -F > "$tmp/fs.img"
+# fdamage NAME COMMAND ARGS...: a damaged copy of fs.img in $tmp/NAME
+fdamage() {
+	local name=$1
+	shift
+	python3 "$tmp/img.py" "$1" "$tmp/fs.img" "${@:2}" > "$tmp/$name"
+}
+fat() { python3 "$tmp/img.py" list "$tmp/fs.img" | awk -v i="$1" '$1 == i { printf "(section %d %s at offset %d)", i, $2, $3 }'; }
+ktap_check "working and root directories, executable identity: shown, valid" sh -c "
+	'$ckpt' inspect -v '$tmp/fs.img' > '$tmp/ftext' && cat '$tmp/ftext' &&
+	grep -qx '  exe dev 0x801 ino 1234' '$tmp/ftext' &&
+	grep -A1 -x 'cwd: /srv/job/run' '$tmp/ftext' | grep -qx '  dev 0x801 ino 5678' &&
+	grep -A1 -x 'root: /srv/job' '$tmp/ftext' | grep -qx '  dev 0x801 ino 5600' &&
+	'$ckpt' inspect --json '$tmp/fs.img' | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"cwd\"] == \"/srv/job/run\" and d[\"cwd_ino\"] == 5678, d
+assert d[\"root\"] == \"/srv/job\" and d[\"root_dev\"] == 0x801 and d[\"root_ino\"] == 5600, d
+assert d[\"process\"][\"exe_dev\"] == 0x801 and d[\"process\"][\"exe_ino\"] == 1234, d'"
+fdamage fs-rel bytes 3 4144 78
+fdamage fs-unterminated bytes 3 4144 "$(printf '61%.0s' $(seq 4096))"
+ktap_check "a root directory not absolute, or not terminated" \
+	refuse "$tmp/fs-rel" "root directory not absolute or not terminated $(fat 3)" &&
+	refuse "$tmp/fs-unterminated" "root directory not absolute or not terminated $(fat 3)"
+fdamage fs-reserved set 3 32 Q 1
+ktap_check "a reserved FS field set" \
+	refuse "$tmp/fs-reserved" "reserved FS field set $(fat 3)"
+damage exe-rel bytes 1 2992 78
+ktap_check "an executable path that is not absolute" \
+	refuse "$tmp/exe-rel" "executable path not absolute $(at 1)"
 
 ktap_check "a missing file is named" sh -c "
 	! '$ckpt' inspect '$tmp/no-such.img' 2> '$tmp/e' && cat '$tmp/e' &&

@@ -16,12 +16,17 @@
  * -P stores no pages at all (a smaller seed). -O adds file objects:
  * FILEOBJ (0: memfd "buf", 10000 bytes, 4196 stored in two FILEDATA runs;
  * 1: FIFO /tmp/fifo holding "hello"), FILES (fd 3 the memfd, fd 4 the FIFO)
- * and the three FILEDATA sections, right after the THREAD sections. -T adds
- * timers after those: SIGNALS (all three interval timers armed, one pending
- * signal of timer 5) and TIMERS (next id 9; 2: CLOCK_REALTIME deadline,
- * signal 34; 5: the main thread's CPU-time clock, SIGEV_THREAD_ID to it,
- * its signal pending; 7: the process's CPU-time clock, SIGEV_NONE). The
- * output is the same on every run, so tests can name offsets in it.
+ * and the three FILEDATA sections, right after the THREAD sections. -V adds
+ * a VDSO section right after the THREAD sections: 8 KiB of text and the
+ * entry points clock_gettime and __vdso_clock_gettime at 0x700, getcpu at
+ * 0x900. -F adds an FS section after them (working directory /srv/job/run
+ * under the root directory /srv/job, a chroot). -T adds timers after
+ * those: SIGNALS (all three interval timers armed, one pending signal of
+ * timer 5) and TIMERS
+ * (next id 9; 2: CLOCK_REALTIME deadline, signal 34; 5: the main thread's
+ * CPU-time clock, SIGEV_THREAD_ID to it, its signal pending; 7: the
+ * process's CPU-time clock, SIGEV_NONE). The output is the same on every
+ * run, so tests can name offsets in it.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -106,9 +111,40 @@ static void pages(__u64 addr, __u32 n, __u32 vma)
 	free(p);
 }
 
+static struct ckpt_img_vdso *vdso_section(size_t *len)
+{
+	static const struct {
+		const char *name;
+		__u64 offset;
+	} syms[] = {
+		{ "clock_gettime", 0x700 },
+		{ "__vdso_clock_gettime", 0x700 },
+		{ "getcpu", 0x900 },
+	};
+	struct ckpt_img_vdso *v;
+	unsigned char *text;
+	size_t i;
+
+	*len = sizeof(*v) + 2 * PAGE;
+	v = calloc(1, *len);
+	if (!v) {
+		perror("mkimage");
+		exit(1);
+	}
+	text = (unsigned char *)(v + 1);
+	for (i = 0; i < 2 * PAGE; i++)
+		text[i] = (unsigned char)(i * 13 + 5);
+	v->nr_syms = sizeof(syms) / sizeof(syms[0]);
+	for (i = 0; i < v->nr_syms; i++) {
+		strcpy(v->syms[i].name, syms[i].name);
+		v->syms[i].offset = syms[i].offset;
+	}
+	return v;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O] [-T] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O] [-V] [-F] [-T] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n");
 }
 
@@ -258,10 +294,17 @@ int main(int argc, char **argv)
 	struct ckpt_img_end end;
 	unsigned char *thread;
 	unsigned int i, nr_threads = 1;
-	bool no_pages = false, objects = false, with_timers = false;
+	static struct ckpt_img_fs fs = {
+		.cwd_dev = 0x801, .cwd_ino = 5678, .root_dev = 0x801,
+		.root_ino = 5600, .cwd = "/srv/job/run", .root = "/srv/job",
+	};
+	bool no_pages = false, objects = false, dirs = false;
+	bool with_timers = false;
+	struct ckpt_img_vdso *vdso = NULL;
+	size_t vdso_len = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POTch")) != -1) {
+	while ((c = getopt(argc, argv, "t:POVFTch")) != -1) {
 		switch (c) {
 		case 'c':
 			return csum_stdin();
@@ -276,6 +319,12 @@ int main(int argc, char **argv)
 			break;
 		case 'T':
 			with_timers = true;
+			break;
+		case 'V':
+			vdso = vdso_section(&vdso_len);
+			break;
+		case 'F':
+			dirs = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -316,7 +365,8 @@ int main(int argc, char **argv)
 	proc.vdso_size = 2 * PAGE;
 	proc.vvar = VVAR;
 	proc.vvar_size = 4 * PAGE;
-	proc.vdso_csum = ckpt_csum("vdso", 4);
+	proc.vdso_csum = vdso ? ckpt_csum(vdso + 1, 2 * PAGE) :
+				ckpt_csum("vdso", 4);
 	proc.auxv[0] = AT_SYSINFO_EHDR;
 	proc.auxv[1] = VDSO;
 	proc.auxv[2] = AT_PAGESZ;
@@ -326,6 +376,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < CKPT_IMG_NRLIMITS; i++)
 		proc.rlimit[i].cur = proc.rlimit[i].max = ~0ULL;
 	strcpy(proc.exe, "/bin/sh");
+	proc.exe_dev = 0x801;
+	proc.exe_ino = 1234;
 	section(CKPT_SECT_PROCESS, &proc, sizeof(proc));
 
 	thread = calloc(1, sizeof(struct ckpt_img_thread) + XSTATE_SIZE);
@@ -368,8 +420,13 @@ int main(int argc, char **argv)
 			sizeof(*t) + XSTATE_SIZE);
 	}
 	free(thread);
+	if (vdso)
+		section(CKPT_SECT_VDSO, vdso, vdso_len);
+	free(vdso);
 	if (objects)
 		file_objects();
+	if (dirs)
+		section(CKPT_SECT_FS, &fs, sizeof(fs));
 	if (with_timers)
 		timers();
 

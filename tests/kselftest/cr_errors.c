@@ -11,6 +11,7 @@
 
 #include <linux/ckpt_image.h>
 
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 
 #include "kselftest_harness.h"
@@ -42,6 +43,66 @@ static void fd_target(void)
 	if (socket(AF_UNIX, SOCK_STREAM, 0) != 3)
 		_exit(9);
 	counter_target();
+}
+
+/*
+ * A target with a relative the image cannot hold: a child ('c', which
+ * exits at once and stays a zombie until 'w' reaps it) or a tracee ('t',
+ * a child that then leaves to init but stays traced). It prints the other
+ * pid each time.
+ */
+static void relatives_target(void)
+{
+	unsigned long n = 0;
+	pid_t other = 0;
+	char c;
+
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		switch (c) {
+		case 'c':
+			other = fork();
+			if (!other)
+				_exit(0);
+			break;
+		case 't': {
+			int p[2];
+			pid_t child;
+
+			if (pipe(p))
+				_exit(9);
+			child = fork();
+			if (!child) {
+				/* A grandchild, so that the tracee is no child. */
+				other = getpid();
+				if (fork())
+					_exit(0);
+				other = getpid();
+				if (write(p[1], &other, sizeof(other)) != sizeof(other))
+					_exit(9);
+				for (;;)
+					pause();
+			}
+			if (waitpid(child, NULL, 0) != child ||
+			    read(p[0], &other, sizeof(other)) != sizeof(other) ||
+			    ptrace(PTRACE_SEIZE, other, 0, 0))
+				_exit(9);
+			close(p[0]);
+			close(p[1]);
+			break;
+		}
+		case 'w':
+			waitpid(other, NULL, 0);
+			other = 0;
+			break;
+		case 's':
+			n++;
+			break;
+		}
+		printf("%lu %d\n", n, other);
+		fflush(stdout);
+	}
 }
 
 /* Stops @pid and waits until it really is stopped (state T). */
@@ -225,6 +286,48 @@ TEST_F(errors, unsupported_fd_is_named)
 }
 
 /*
+ * A child (even a zombie) or a tracee would be missing after a restart: the
+ * checkpoint is refused, naming both pids, and the process runs on. Once
+ * the zombie is reaped the same process checkpoints.
+ */
+TEST_F(errors, a_child_or_a_tracee_is_refused_named)
+{
+	struct target t = {};
+	char buf[64], want[160];
+	pid_t other;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, relatives_target));
+
+	ASSERT_EQ(0, target_ask(&t, "c", buf, sizeof(buf)));
+	ASSERT_EQ(1, sscanf(buf, "0 %d", &other)) TH_LOG("%s", buf);
+	EXPECT_EQ(-EBUSY, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+					     sizeof(self->msg), NULL));
+	snprintf(want, sizeof(want),
+		 "pid %d has a child process %d: process trees are not supported yet",
+		 t.pid, other);
+	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("message: %s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "1 %d", other);
+	EXPECT_STREQ(want, buf);
+	ASSERT_EQ(0, target_ask(&t, "w", buf, sizeof(buf)));
+	EXPECT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
+
+	ASSERT_EQ(0, target_ask(&t, "t", buf, sizeof(buf)));
+	ASSERT_EQ(1, sscanf(buf, "1 %d", &other)) TH_LOG("%s", buf);
+	EXPECT_EQ(-EBUSY, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+					     sizeof(self->msg), NULL));
+	snprintf(want, sizeof(want), "pid %d traces process %d", t.pid, other);
+	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("message: %s", self->msg);
+	ASSERT_EQ(0, kill(other, SIGKILL));
+	ASSERT_EQ(0, target_ask(&t, "w", buf, sizeof(buf)));
+	EXPECT_STREQ("1 0", buf);
+	kill(t.pid, SIGKILL);
+	target_end(&t);
+}
+
+/*
  * The checkpointer dies while the process is frozen (its image goes to a
  * pipe nobody reads, so the write blocks): the process is thawed and goes
  * on as if nothing happened.
@@ -388,6 +491,49 @@ TEST_F(errors, engine_checks_the_image_itself)
 	EXPECT_NE(NULL, strstr(msg, "checksum mismatch")) TH_LOG("%s", msg);
 	close(fd);
 	close(dev);
+	EXPECT_TRUE(target_alive(&self->t, "1"));
+}
+
+/* CKPT_IOC_RESTART on a fresh /dev/ckpt (a refused call uses one up). */
+static int ioctl_restart(struct ckpt_restart *r)
+{
+	int dev = open("/dev/ckpt", O_RDWR), ret;
+
+	if (dev < 0)
+		return -errno;
+	ret = ioctl(dev, CKPT_IOC_RESTART, r) ? -errno : 0;
+	close(dev);
+	return ret;
+}
+
+/* Unknown flags, and a root for the image's paths that is none. */
+TEST_F(errors, restart_flags_and_root_descriptor)
+{
+	struct ckpt_restart r = { .nr_threads = 1, .err_fd = -1 };
+	char msg[256] = "";
+	int fd;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, ckpt_checkpoint_to(self->t.pid, self->image, 0, self->msg,
+					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
+	fd = open(self->image, O_RDONLY);
+	ASSERT_LE(0, fd);
+	r.fd = fd;
+	r.errmsg = (unsigned long)msg;
+	r.errmsg_len = sizeof(msg);
+	r.flags = 1 << 5;
+	EXPECT_EQ(-EINVAL, ioctl_restart(&r));
+	/* A descriptor without the flag that says there is one. */
+	r.flags = 0;
+	r.root_fd = fd;
+	EXPECT_EQ(-EINVAL, ioctl_restart(&r));
+	r.flags = CKPT_RESTART_ROOT_FD;
+	EXPECT_EQ(-ENOTDIR, ioctl_restart(&r));
+	EXPECT_NE(NULL, strstr(msg, "root descriptor is not a directory")) TH_LOG("%s", msg);
+	r.root_fd = 1000;
+	EXPECT_EQ(-EBADF, ioctl_restart(&r));
+	close(fd);
 	EXPECT_TRUE(target_alive(&self->t, "1"));
 }
 

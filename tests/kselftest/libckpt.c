@@ -558,13 +558,21 @@ static void fork_target(void)
 	close(ready[0]);
 	target_say("child %d", child);
 	while (read(0, &c, 1) == 1) {
+		if (c == 'k') {		/* a process with a child is refused */
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+			child = 0;
+			target_say("alone");
+			continue;
+		}
 		if (c != 'p')
 			continue;
 		nap_ms(100);
 		target_say("parent %d thread %d signal %d", atomic_load(&fork_cb_pid),
 		    atomic_load(&fork_thread_calls), atomic_load(&fork_signal_calls));
 	}
-	kill(child, SIGKILL);
+	if (child)
+		kill(child, SIGKILL);
 	_exit(0);
 }
 
@@ -883,6 +891,8 @@ TEST_F(lib, a_forked_child_has_its_own_registration)
 	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
 	EXPECT_STREQ("parent 0 thread 0 signal 0", buf);
 
+	ASSERT_EQ(0, target_ask(&t, "k", buf, sizeof(buf)));
+	ASSERT_STREQ("alone", buf);
 	ASSERT_EQ(0, checkpoint(_metadata, t.pid, self->image, 0, self->msg))
 		TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));

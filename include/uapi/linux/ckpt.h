@@ -58,7 +58,7 @@
  *        struct ckpt_restart {
  *            __s32 fd;             in:  the image
  *            __s32 err_fd;         in:  late errors are written here, or -1
- *            __u32 flags;          in:  must be 0
+ *            __u32 flags;          in:  CKPT_RESTART_* (-EINVAL otherwise)
  *            __u32 nr_threads;     in:  threads taking part, caller included
  *            __u64 errmsg;         in:  user buffer for a message, or 0
  *            __u32 errmsg_len;     in:  its size
@@ -71,7 +71,15 @@
  *                                       and the descriptors are closed once
  *                                       the restart succeeds
  *            __u32 nr_obj_fds;     in:  at most CKPT_RESTART_MAX_OBJ_FDS
- *            __u32 pad;            in:  must be 0
+ *            __s32 root_fd;        in:  with CKPT_RESTART_ROOT_FD in @flags,
+ *                                       a directory (O_PATH will do) from
+ *                                       which the image's absolute paths
+ *                                       (mapped files, the executable) are
+ *                                       opened: the restarter's root before
+ *                                       it entered the image's root
+ *                                       directory; closed once the restart
+ *                                       succeeds. Without the flag, 0, and
+ *                                       the caller's root is used
  *            __u64 reserved[2];    in:  must be 0
  *        };
  *
@@ -188,6 +196,11 @@ struct ckpt_checkpoint {
 
 #define CKPT_IOC_CHECKPOINT	_IOWR(CKPT_IOC_MAGIC, 0x01, struct ckpt_checkpoint)
 
+enum ckpt_restart_flags {
+	CKPT_RESTART_ROOT_FD	= 1 << 0,	/* root_fd is set */
+	__CKPT_RESTART_F_ALL	= (1 << 1) - 1,
+};
+
 struct ckpt_restart {
 	__s32 fd;
 	__s32 err_fd;
@@ -198,7 +211,7 @@ struct ckpt_restart {
 	__u32 timeout_ms;
 	__u64 obj_fds;
 	__u32 nr_obj_fds;
-	__u32 pad;
+	__s32 root_fd;
 	__u64 reserved[2];
 };
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * ckpt process image format, version 2. Written by the engine, read by the
+ * ckpt process image format, version 3. Written by the engine, read by the
  * engine at restart and by userspace tools (ckpt inspect, ckpt restart).
  * Documentation/image-format.md describes it in prose.
  *
@@ -22,6 +22,7 @@
  *   TIMERFD    struct ckpt_img_timerfd[]        at most once, also before VMAS
  *   FILEOBJ    struct ckpt_img_fileobj[]        at most once, before FILES and VMAS
  *   FILEDATA   struct ckpt_img_filedata + data  after FILEOBJ, by object and offset
+ *   VDSO       struct ckpt_img_vdso + text      at most once, also before VMAS
  *   TIMERS     struct ckpt_img_timers + [nr]    at most once, also before VMAS
  *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
  *   PAGES      struct ckpt_img_pages + data     any number, ascending address
@@ -36,7 +37,7 @@
 #include <linux/types.h>
 
 #define CKPT_IMG_MAGIC		0x54504b43	/* "CKPT" */
-#define CKPT_IMG_VERSION	2
+#define CKPT_IMG_VERSION	3
 #define CKPT_IMG_ARCH_X86_64	1
 
 #define CKPT_IMG_MAX_THREADS	4096
@@ -68,6 +69,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_TIMERFD,
 	CKPT_SECT_FILEOBJ,
 	CKPT_SECT_FILEDATA,
+	CKPT_SECT_VDSO,
 	CKPT_SECT_TIMERS,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
@@ -94,6 +96,13 @@ struct ckpt_img_header {
 	__u64 reserved;		/* 0 */
 	char kernel[65];	/* utsname release of the capturing kernel */
 	__u8 pad[7];
+	/*
+	 * /proc/sys/kernel/random/boot_id of the capturing kernel ("" if
+	 * unknown). Device numbers mean something only within one boot: a
+	 * restart on another (another node, kernel or reboot) identifies
+	 * files by inode number and size alone.
+	 */
+	char boot_id[40];
 };
 
 /* signal disposition, as rt_sigaction() takes it */
@@ -126,7 +135,8 @@ struct ckpt_img_process {
 	__u64 auxv[CKPT_IMG_AUXV_WORDS];
 	struct ckpt_img_sigaction sigaction[CKPT_IMG_NSIG];
 	struct ckpt_img_rlimit rlimit[CKPT_IMG_NRLIMITS];
-	char exe[CKPT_IMG_EXE_MAX];
+	char exe[CKPT_IMG_EXE_MAX];	/* the executable (/proc/PID/exe), absolute */
+	__u64 exe_dev, exe_ino;	/* its identity (stat's st_dev, st_ino) */
 };
 
 enum ckpt_img_thread_flags {
@@ -219,16 +229,21 @@ struct ckpt_img_file {
 };
 
 /*
- * The process's working directory, as an absolute path of the
- * checkpointer's mount namespace, with its identity as stat() shows it.
- * (A process whose root is not the checkpointer's is refused for now.)
+ * The process's working and root directories, as absolute paths from the
+ * checkpointer's root directory, with their identities as stat() shows
+ * them. A root of "/" is the checkpointer's own: the process restarts in
+ * the restarter's root. Any other root is entered (chroot) at restart,
+ * after every path of the image (these, open files, mappings, the
+ * executable) has been opened from the restarter's root.
  */
 #define CKPT_IMG_FS_PATH_MAX	4096
 
 struct ckpt_img_fs {
 	__u64 cwd_dev, cwd_ino;
+	__u64 root_dev, root_ino;
 	__u64 reserved[2];	/* 0 */
 	char cwd[CKPT_IMG_FS_PATH_MAX];
+	char root[CKPT_IMG_FS_PATH_MAX];
 };
 
 /*
@@ -366,6 +381,27 @@ struct ckpt_img_epitem {
 	__u32 events;		/* struct epoll_event.events */
 	__u32 pad;
 	__u64 data;		/* struct epoll_event.data */
+};
+
+/*
+ * The process's vdso as the capturing kernel made it: its entry points and
+ * its text (PROCESS's vdso_size bytes follow; their checksum is PROCESS's
+ * vdso_csum). A restart on a kernel whose vdso differs keeps the text where
+ * it was, each entry point turned into a jump to this kernel's.
+ */
+#define CKPT_IMG_VDSO_SYMS	32
+#define CKPT_IMG_VDSO_NAME	32
+
+struct ckpt_img_vdso_sym {
+	char name[CKPT_IMG_VDSO_NAME];	/* NUL-terminated, "" past nr_syms */
+	__u64 offset;			/* from the vdso's start */
+};
+
+struct ckpt_img_vdso {
+	__u32 nr_syms;
+	__u32 pad;
+	struct ckpt_img_vdso_sym syms[CKPT_IMG_VDSO_SYMS];
+	/* followed by the vdso text, PROCESS's vdso_size bytes */
 };
 
 struct ckpt_img_pages {

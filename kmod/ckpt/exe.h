@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CKPT_EXE_H
+#define _CKPT_EXE_H
+
+#include <linux/types.h>
+#include <uapi/linux/ckpt_image.h>
+
+struct mm_struct;
+struct path;
+struct file;
+
+/*
+ * Checkpoint, with the process frozen: the executable's path (from the
+ * checkpointer's root) and identity into @proc. A deleted or unnamable
+ * executable is refused.
+ */
+int ckpt_exe_capture(struct mm_struct *mm, struct ckpt_img_process *proc,
+		     pid_t pid, const char **why, char *whybuf, size_t whylen);
+
+/*
+ * Restart, before anything is changed: the image's executable, opened from
+ * @root with the restarter's rights, checked to be the file it was, with
+ * the write denial of an exe file taken. ckpt_exe_put() undoes this.
+ */
+struct file *ckpt_exe_open(const struct ckpt_img_process *proc,
+			   const struct path *root, bool same_boot,
+			   const char **why, char *whybuf, size_t whylen);
+void ckpt_exe_put(struct file *file);
+
+/*
+ * Restart, once the restarter's own mappings are gone: @file (from
+ * ckpt_exe_open(), whose reference and denial the mm takes over) becomes
+ * current's exe file.
+ */
+void ckpt_exe_set(struct file *file);
+
+#endif /* _CKPT_EXE_H */

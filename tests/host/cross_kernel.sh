@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Restart on the other kernel line: a process that calls the vdso's
+# functions (tests/workloads/clocks) is checkpointed on 6.1, restarted on
+# 6.12, checkpointed there and restarted on 6.1 again, each in its own VM.
+# After each restart it must run on the new kernel with the same pid, its
+# line count going on, and every vdso call giving sane answers (monotonic
+# time moving forward, the wall clocks agreeing with each other, a 1 ns
+# resolution, a CPU number), with the vdso object glibc found at start-up
+# still readable; its old vdso address must no longer be the kernel's
+# [vdso] mapping (it holds the jumps to the new one).
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+vm=$CKPT_TOP/vm-tests/vm
+guest=$CKPT_TOP/vm-tests/guest/cross-kernel
+work=$CKPT_TOP/build/cross-kernel
+k61=$("$CKPT_TOP/mk/kver" 6.1)
+k612=$("$CKPT_TOP/mk/kver" 6.12)
+rm -rf "$work"
+mkdir -p "$work"
+
+# step NAME KVER ARGS...: one VM run of the guest script; $work/NAME is the
+# run's directory (the one the guest can write to).
+step() {
+	local name=$1 kver=$2 rc=0
+	shift 2
+	"$vm" -q -k "$kver" -t 300 -o "$work/$name" -- "$guest" "$@" \
+		> "$work/$name.log" 2>&1 || rc=$?
+	sed 's/^/    /' "$work/$name.log" "$work/$name/restart.err" 2> /dev/null
+	return "$rc"
+}
+
+# sane NAME KVER PREV: the lines of run NAME came from a process on KVER
+# that went on from run PREV's last line, and every one is sane.
+sane() {
+	awk -v kver="$2" -v prev="$(tail -n 1 "$work/$3/out.txt")" '
+	BEGIN { split(prev, p); n = p[2]; pid = p[4]; mono = p[8] }
+	function bad(why) { print "line " NR ": " why ": " $0; err = 1; exit 1 }
+	{
+		if ($2 != n + 1) bad("line count does not go on from " n)
+		if ($4 != pid) bad("pid is not " pid)
+		if ($6 != kver) bad("not running on " kver)
+		if (NR > 1 && $8 <= mono) bad("monotonic time did not move forward")
+		d = $10 - $12; if (d < -1 || d > 1) bad("clock_gettime and gettimeofday disagree")
+		d = $10 - $14; if (d < -1 || d > 1) bad("clock_gettime and time disagree")
+		if ($16 != 1) bad("resolution is not 1 ns")
+		if ($18 !~ /^[0-9]+$/) bad("no CPU number")
+		if ($20 != 1) bad("the vdso object is not readable")
+		n = $2; mono = $8
+	}
+	END { if (!err && NR < 5) { print "only " NR " lines"; exit 1 } }
+	' "$work/$1/out.txt"
+}
+
+# at IMAGE-RUN RUN: the maps line of run RUN at the address where the
+# process of run IMAGE-RUN's image had its vdso.
+at() {
+	local addr
+	addr=$("$CKPT_TOP/build/bin/ckpt" inspect -v "$work/$1/image" |
+	       sed -n 's/.*, vdso \([0-9a-f]*\) +.*/\1/p')
+	grep "^$addr-" "$work/$2/maps.txt"
+}
+
+# proxied IMAGE-RUN RUN: there, the old vdso text (with jumps), no [vdso].
+proxied() {
+	at "$1" "$2" | grep -v "\[vdso\]" | grep -q " r-xp "
+}
+
+# native IMAGE-RUN RUN: there, the kernel's own [vdso], moved into place.
+native() {
+	at "$1" "$2" | grep -q "\[vdso\]"
+}
+
+# hop NAME KVER PREV: restart run PREV's image on KVER, check its lines.
+hop() {
+	step "$1" "$2" restart "$work/$1" "$work/$3/image" && sane "$1" "$2" "$3"
+}
+
+ktap_plan 7
+ktap_check "a process on $k61 is checkpointed" step a "$k61" start "$work/a"
+ktap_check "... restarts on $k612 and runs sanely there" hop b "$k612" a
+ktap_check "... is checkpointed there and restarts on $k61 again" hop c "$k61" b
+ktap_check "... and on $k61 once more, from an image made there" hop d "$k61" c
+ktap_check "on $k612 the old vdso address held the jumps, not the [vdso]" \
+	proxied a b
+ktap_check "a $k612 image restarts on $k612 with no jumps" hop e "$k612" b
+ktap_check "... its [vdso] where the image had it" native b e
+ktap_finish
