@@ -660,6 +660,22 @@ static int unmap_all(struct mm_struct *mm)
  * still that file (on an overlay, mappings hold the real file underneath,
  * so compare real inodes).
  */
+/*
+ * Whether @inode is the file @v mapped. Device numbers hold within one boot
+ * only; elsewhere the size of a file mapped read-only (text, libraries)
+ * stands in for them.
+ */
+static bool same_mapped_file(struct inode *inode, const struct ckpt_img_vma *v,
+			     bool same_boot)
+{
+	if (inode->i_ino != v->ino)
+		return false;
+	if (same_boot)
+		return inode->i_sb->s_dev == v->dev;
+	return (v->flags & CKPT_VMA_MAYWRITE) ||
+	       (u64)i_size_read(inode) == v->size;
+}
+
 static struct file *open_mapped_file(const struct ckpt_img_vma *v,
 				     const struct path *root,
 				     const struct ckpt_objfiles *of,
@@ -686,14 +702,7 @@ static struct file *open_mapped_file(const struct ckpt_img_vma *v,
 		return file;
 	}
 	inode = d_real_inode(file->f_path.dentry);
-	/*
-	 * Device numbers hold within one boot only; elsewhere the size of a
-	 * file mapped read-only (text, libraries) stands in for them.
-	 */
-	if (inode->i_ino != v->ino ||
-	    (of->same_boot ? inode->i_sb->s_dev != v->dev :
-	     !(v->flags & CKPT_VMA_MAYWRITE) &&
-	     (u64)i_size_read(inode) != v->size)) {
+	if (!same_mapped_file(inode, v, of->same_boot)) {
 		snprintf(whybuf, whylen,
 			 "%s (mapped at %llx) is not the file it was at the checkpoint",
 			 v->path, v->start);

@@ -42,7 +42,7 @@
 #define GREG_IP		16	/* struct user_regs_struct's ip */
 #define JMP_REL32	5	/* e9 rel32 */
 #define JMP_ABS		14	/* ff 25 00000000, then the address */
-#define STUB_LEN	8	/* a system call in place of an entry point */
+#define STUB_LEN	8	/* put_stub(): a system call, or -ENOSYS */
 
 void ckpt_vdso_ranges(struct mm_struct *mm, u64 *vdso, u64 *vdso_size,
 		      u64 *vvar, u64 *vvar_size)
@@ -217,10 +217,15 @@ static int put_stub(u8 *text, u64 at, u64 room, const char *name)
 		{ "getcpu", __NR_getcpu },
 		{ "getrandom", __NR_getrandom },
 	};
-	/* mov $nr, %eax; syscall; ret -- or mov $-ENOSYS, %rax; ret */
-	u8 call[STUB_LEN] = { 0xb8, 0, 0, 0, 0, 0x0f, 0x05, 0xc3 };
-	static const u8 nosys[STUB_LEN] = { 0x48, 0xc7, 0xc0, 0xda, 0xff, 0xff,
-					    0xff, 0xc3 };
+	u8 call[STUB_LEN] = {
+		0xb8, 0, 0, 0, 0,		/* mov $nr, %eax (filled below) */
+		0x0f, 0x05,			/* syscall */
+		0xc3,				/* ret */
+	};
+	static const u8 nosys[STUB_LEN] = {
+		0x48, 0xc7, 0xc0, 0xda, 0xff, 0xff, 0xff, /* mov $-ENOSYS, %rax */
+		0xc3,				/* ret */
+	};
 	unsigned int i;
 
 	if (room < STUB_LEN)
