@@ -126,10 +126,18 @@ type() { awk -v i="$1" '$1 == i { print $2 }' "$tmp/sections"; }
 size=$(stat -c %s "$img")
 
 # damage NAME COMMAND ARGS...: a damaged copy of the image in $tmp/NAME
-damage() {
-	local name=$1
-	shift
-	python3 "$tmp/img.py" "$1" "$img" "${@:2}" > "$tmp/$name"
+damage() { damage_of "$img" "$@"; }
+
+# damage_of BASE NAME COMMAND ARGS...: a damaged copy of image BASE in
+# $tmp/NAME; at_of BASE N: " (section N TYPE at offset O)" of that image.
+damage_of() {
+	local base=$1 name=$2
+	shift 2
+	python3 "$tmp/img.py" "$1" "$base" "${@:2}" > "$tmp/$name"
+}
+at_of() {
+	python3 "$tmp/img.py" list "$1" |
+		awk -v i="$2" '$1 == i { printf "(section %d %s at offset %d)", i, $2, $3 }'
 }
 
 # refuse FILE MESSAGE: inspect exits 1 with exactly this message, no output
@@ -307,13 +315,8 @@ assert e[\"section\"] == 4 and e[\"type\"] == \"PAGES\" and e[\"offset\"] == $(o
 
 # File objects (mkimage -O): sections 3 FILEOBJ, 4 FILES, 5-7 FILEDATA.
 "$mkimage" -O > "$tmp/obj.img"
-# odamage NAME COMMAND ARGS...: a damaged copy of obj.img in $tmp/NAME
-odamage() {
-	local name=$1
-	shift
-	python3 "$tmp/img.py" "$1" "$tmp/obj.img" "${@:2}" > "$tmp/$name"
-}
-oat() { python3 "$tmp/img.py" list "$tmp/obj.img" | awk -v i="$1" '$1 == i { printf "(section %d %s at offset %d)", i, $2, $3 }'; }
+odamage() { damage_of "$tmp/obj.img" "$@"; }
+oat() { at_of "$tmp/obj.img" "$1"; }
 ktap_check "file objects: listed, valid" sh -c "
 	'$ckpt' inspect '$tmp/obj.img' > '$tmp/otext' && cat '$tmp/otext' &&
 	grep -qx '  0 memfd size 10000 stored 4196 mode 0777 seals 0x5 buf' '$tmp/otext' &&
@@ -349,12 +352,8 @@ ktap_check "FILEOBJ claiming more than FILEDATA holds" \
 # Timers (mkimage -T): sections 3 SIGNALS, 4 TIMERS (8 bytes, then 56 per
 # timer: 2, 5 and 7).
 "$mkimage" -T > "$tmp/tm.img"
-tdamage() {
-	local name=$1
-	shift
-	python3 "$tmp/img.py" "$1" "$tmp/tm.img" "${@:2}" > "$tmp/$name"
-}
-tat() { python3 "$tmp/img.py" list "$tmp/tm.img" | awk -v i="$1" '$1 == i { printf "(section %d %s at offset %d)", i, $2, $3 }'; }
+tdamage() { damage_of "$tmp/tm.img" "$@"; }
+tat() { at_of "$tmp/tm.img" "$1"; }
 ktap_check "timers: interval timers and POSIX timers listed, valid" sh -c "
 	'$ckpt' inspect '$tmp/tm.img' > '$tmp/ttext' && cat '$tmp/ttext' &&
 	grep -qx 'itimers: real 8000000000 ns/0 ns, virtual 4296000000 ns/300000000 ns, prof 5000000000 ns/400000000 ns' '$tmp/ttext' &&
@@ -415,12 +414,8 @@ ktap_check "an interval timer value past KTIME_MAX" \
 
 # The vdso copy (mkimage -V): section 3 VDSO.
 "$mkimage" -V > "$tmp/vdso.img"
-vdamage() {
-	local name=$1
-	shift
-	python3 "$tmp/img.py" "$1" "$tmp/vdso.img" "${@:2}" > "$tmp/$name"
-}
-vat() { python3 "$tmp/img.py" list "$tmp/vdso.img" | awk -v i="$1" '$1 == i { printf "(section %d %s at offset %d)", i, $2, $3 }'; }
+vdamage() { damage_of "$tmp/vdso.img" "$@"; }
+vat() { at_of "$tmp/vdso.img" "$1"; }
 ktap_check "a vdso copy: its entry points listed" sh -c "
 	'$ckpt' inspect -v '$tmp/vdso.img' > '$tmp/vtext' &&
 	grep -qx '  vdso entry points: clock_gettime+0x700 __vdso_clock_gettime+0x700 getcpu+0x900' '$tmp/vtext' &&
@@ -443,13 +438,8 @@ ktap_check "VDSO: text that is not the process's vdso" \
 
 # Directories (mkimage -F): section 3 FS, between the THREAD and VMAS.
 "$mkimage" -F > "$tmp/fs.img"
-# fdamage NAME COMMAND ARGS...: a damaged copy of fs.img in $tmp/NAME
-fdamage() {
-	local name=$1
-	shift
-	python3 "$tmp/img.py" "$1" "$tmp/fs.img" "${@:2}" > "$tmp/$name"
-}
-fat() { python3 "$tmp/img.py" list "$tmp/fs.img" | awk -v i="$1" '$1 == i { printf "(section %d %s at offset %d)", i, $2, $3 }'; }
+fdamage() { damage_of "$tmp/fs.img" "$@"; }
+fat() { at_of "$tmp/fs.img" "$1"; }
 ktap_check "working and root directories, executable identity: shown, valid" sh -c "
 	'$ckpt' inspect -v '$tmp/fs.img' > '$tmp/ftext' && cat '$tmp/ftext' &&
 	grep -qx '  exe dev 0x801 ino 1234' '$tmp/ftext' &&

@@ -229,9 +229,13 @@ static inline int target_cycle(struct target *t, pid_t pid, const char *image,
 	return target_restart(t, image);
 }
 
-/* Runs "ckpt restart [ARG] IMAGE"; returns its status, stderr in @err. */
-static inline int ckpt_run_restart(const char *image, const char *arg,
-				   char *err, size_t len)
+/*
+ * Runs "ckpt restart [ARG] IMAGE", after @setup (if any) in the child;
+ * returns its status, stderr in @err.
+ */
+static inline int ckpt_run_restart_after(void (*setup)(void),
+					 const char *image, const char *arg,
+					 char *err, size_t len)
 {
 	int pipefd[2], status = -1;
 	ssize_t n;
@@ -246,6 +250,8 @@ static inline int ckpt_run_restart(const char *image, const char *arg,
 		dup2(null, 0);
 		dup2(null, 1);
 		dup2(pipefd[1], 2);
+		if (setup)
+			setup();
 		if (arg)
 			execlp("ckpt", "ckpt", "restart", arg, image, NULL);
 		else
@@ -258,6 +264,12 @@ static inline int ckpt_run_restart(const char *image, const char *arg,
 	close(pipefd[0]);
 	waitpid(pid, &status, 0);
 	return status;
+}
+
+static inline int ckpt_run_restart(const char *image, const char *arg,
+				   char *err, size_t len)
+{
+	return ckpt_run_restart_after(NULL, image, arg, err, len);
 }
 
 /* In a target: one line on standard output (to the test), or exit 8. */

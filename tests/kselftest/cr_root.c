@@ -118,52 +118,30 @@ static void root_identity(char *buf, size_t len)
 }
 
 /*
- * Runs "ckpt restart IMAGE" as user nobody holding CAP_CHECKPOINT_RESTORE
- * (ambient, so it survives the exec) and nothing else; returns its wait
- * status, its standard error in @err.
+ * Before "ckpt restart" runs: become user nobody holding
+ * CAP_CHECKPOINT_RESTORE (ambient, so it survives the exec) and nothing else.
  */
-static int restart_as_nobody(const char *image, char *err, size_t len)
+static void become_nobody(void)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
 	struct __user_cap_data_struct data[2] = {};
-	int pipefd[2], status = -1;
-	ssize_t n;
-	pid_t pid;
 
-	if (pipe(pipefd))
-		return -1;
-	pid = fork();
-	if (!pid) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(pipefd[1], 2);
-		data[CAP_TO_INDEX(CAP_CHECKPOINT_RESTORE)].permitted =
-			CAP_TO_MASK(CAP_CHECKPOINT_RESTORE);
-		data[CAP_TO_INDEX(CAP_CHECKPOINT_RESTORE)].effective =
-			CAP_TO_MASK(CAP_CHECKPOINT_RESTORE);
-		data[CAP_TO_INDEX(CAP_CHECKPOINT_RESTORE)].inheritable =
-			CAP_TO_MASK(CAP_CHECKPOINT_RESTORE);
-		if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
-		    setgid(65534) || setuid(65534) ||
-		    syscall(SYS_capset, &hdr, data) ||
-		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE,
-			  CAP_CHECKPOINT_RESTORE, 0, 0)) {
-			fprintf(stderr, "cannot become nobody with CAP_CHECKPOINT_RESTORE: %m\n");
-			_exit(126);
-		}
-		execlp("ckpt", "ckpt", "restart", image, NULL);
-		_exit(127);
+	data[CAP_TO_INDEX(CAP_CHECKPOINT_RESTORE)].permitted =
+		CAP_TO_MASK(CAP_CHECKPOINT_RESTORE);
+	data[CAP_TO_INDEX(CAP_CHECKPOINT_RESTORE)].effective =
+		CAP_TO_MASK(CAP_CHECKPOINT_RESTORE);
+	data[CAP_TO_INDEX(CAP_CHECKPOINT_RESTORE)].inheritable =
+		CAP_TO_MASK(CAP_CHECKPOINT_RESTORE);
+	if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
+	    setgid(65534) || setuid(65534) ||
+	    syscall(SYS_capset, &hdr, data) ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE,
+		  CAP_CHECKPOINT_RESTORE, 0, 0)) {
+		fprintf(stderr, "cannot become nobody with CAP_CHECKPOINT_RESTORE: %m\n");
+		_exit(126);
 	}
-	close(pipefd[1]);
-	n = read(pipefd[0], err, len - 1);
-	err[n > 0 ? n : 0] = '\0';
-	close(pipefd[0]);
-	waitpid(pid, &status, 0);
-	return status;
 }
 
 FIXTURE(root) {
@@ -274,7 +252,8 @@ TEST_F(root, restarter_without_cap_sys_chroot_is_refused)
 	target_end(&t);
 	ASSERT_EQ(0, chmod(self->image, 0644));
 
-	status = restart_as_nobody(self->image, err, sizeof(err));
+	status = ckpt_run_restart_after(become_nobody, self->image, NULL, err,
+					sizeof(err));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(1, WEXITSTATUS(status)) TH_LOG("%s", err);
 	snprintf(want, sizeof(want), "entering the root directory %s needs CAP_SYS_CHROOT",
