@@ -35,7 +35,9 @@
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -49,6 +51,7 @@
 #include "commands.h"
 #include "engine.h"
 #include "image.h"
+#include "lazy.h"
 
 #define THREAD_STACK	(64 * 1024)
 
@@ -59,6 +62,9 @@ struct clone3_args {
 };
 
 static int errpipe = -1;
+
+/* --lazy: the socket the child hands its userfaultfd over, else -1. */
+static int lazy_sock = -1;
 
 /*
  * Whether the image was made on this boot (its header's boot id): device
@@ -1046,15 +1052,83 @@ static void arm_timers(const struct ckpt_image *img)
 	}
 }
 
+/*
+ * --lazy: the userfaultfd the engine registers the process's anonymous
+ * memory with, made here (it serves the address space it is made in) and
+ * handed to the restarter, which fills that memory. Without the restarter
+ * the process could not go on: it dies with it, until the restarter has
+ * brought every page in (CKPT_IOC_LAZY_DONE).
+ */
+static int lazy_child(pid_t restarter)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	struct iovec iov = { .iov_base = "u", .iov_len = 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	int uffd;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != restarter)
+		child_fail("the restarter is gone");
+	uffd = lazy_open();
+	if (uffd < 0)
+		child_fail("cannot make a userfaultfd: %s", strerror(-uffd));
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &uffd, sizeof(int));
+	if (sendmsg(lazy_sock, &mh, 0) != 1)
+		child_fail("cannot hand the userfaultfd over: %s", strerror(errno));
+	close(lazy_sock);
+	return uffd;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * Closes what this command inherited beyond its standard input, output and
+ * error, keeping @keep: the process gets the image's descriptors, not
+ * those of whoever ran ckpt restart.
+ */
+static void close_inherited(int *keep, int n)
+{
+	unsigned int from = 3;
+	int i;
+
+	qsort(keep, n, sizeof(*keep), cmp_int);
+	for (i = 0; i < n; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if (keep[i] > (int)from)
+			syscall(SYS_close_range, from, keep[i] - 1, 0);
+		from = keep[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0);
+}
+
 static void __attribute__((noreturn))
-child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
+child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms,
+      pid_t restarter)
 {
 	struct ckpt_restart args = {};
 	struct thread_arg *targs;
 	char msg[256] = "";
 	uint64_t all = ~0ULL;
 	uint32_t i;
-	int root;
+	int root, uffd = -1;
+
+	if (lazy_sock >= 0)
+		uffd = lazy_child(restarter);
+	{
+		int keep[] = { fd, dev, errpipe, uffd };
+
+		close_inherited(keep, 4);
+	}
 
 	/*
 	 * Every signal blocked, glibc's own included: sigfillset() and
@@ -1074,6 +1148,8 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 		fd = move_fd(fd, above);
 		dev = move_fd(dev, above);
 		errpipe = move_fd(errpipe, above);
+		if (uffd >= 0)
+			uffd = move_fd(uffd, above);
 		make_objects(img, fd, above);
 		restore_files(img);
 	} else {
@@ -1131,18 +1207,72 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms)
 		args.flags |= CKPT_RESTART_ROOT_FD;
 		args.root_fd = root;
 	}
+	if (uffd >= 0) {
+		args.flags |= CKPT_RESTART_LAZY;
+		args.uffd = uffd;
+	}
 	ioctl(dev, CKPT_IOC_RESTART, &args);
 	child_fail("%s (%s)", *msg ? msg : "the engine refused", strerror(errno));
+}
+
+/*
+ * After a lazy restart: takes the child's userfaultfd from @sock and
+ * brings the process's memory in; then the process may outlive us.
+ */
+static int serve_lazy(struct lazy *lz, int sock, pid_t pid, int dev,
+		      bool verbose)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	struct timespec t0, t1;
+	__u32 upid = pid;
+	int uffd, ret;
+
+	cm = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) == 1 ?
+	     CMSG_FIRSTHDR(&mh) : NULL;
+	if (!cm || cm->cmsg_type != SCM_RIGHTS) {
+		fprintf(stderr, "%s restart: --lazy: the userfaultfd did not arrive: pid %d is killed\n",
+			prog, pid);
+		kill(pid, SIGKILL);
+		return -EPROTO;
+	}
+	memcpy(&uffd, CMSG_DATA(cm), sizeof(int));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = lazy_serve(lz, uffd, pid);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (ret)
+		return ret;
+	if (ioctl(dev, CKPT_IOC_LAZY_DONE, &upid) && errno != ESRCH)
+		fprintf(stderr, "%s restart: pid %d keeps dying with this command: %s\n",
+			prog, pid, strerror(errno));
+	if (verbose)
+		fprintf(stderr, "%s restart: lazy: %llu pages brought in when touched, %llu behind, %llu zero pages, in %lld ms\n",
+			prog, (unsigned long long)lz->on_demand,
+			(unsigned long long)lz->behind,
+			(unsigned long long)lz->zero,
+			(long long)((t1.tv_sec - t0.tv_sec) * 1000 +
+				    (t1.tv_nsec - t0.tv_nsec) / 1000000));
+	return 0;
 }
 
 static void restart_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s restart IMAGE [--timeout SECONDS] [--no-verify]\n"
+		"usage: %s restart IMAGE [--timeout SECONDS] [--no-verify] [--lazy [--verbose]]\n"
 		"Continues the process saved in IMAGE, with its pid and thread ids,\n"
 		"as a child of this command, which exits with its status. The whole\n"
 		"image is verified first, unless --no-verify leaves that to the\n"
-		"engine (a damaged image then kills the half-restored process).\n",
+		"engine (a damaged image then kills the half-restored process).\n"
+		"--lazy lets the process run before its anonymous memory is in:\n"
+		"this command brings each page in when first touched and the rest\n"
+		"behind (needs CAP_SYS_PTRACE and IMAGE a regular file; the process\n"
+		"dies with this command until then). --verbose says how it went.\n",
 		prog);
 }
 
@@ -1151,12 +1281,18 @@ int cmd_restart(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "timeout", required_argument, NULL, 't' },
 		{ "no-verify", no_argument, NULL, 'n' },
+		{ "lazy", no_argument, NULL, 'l' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	unsigned int timeout_ms = 0, read_flags = 0;
+	bool lazy = false, verbose = false;
 	struct ckpt_image img;
-	int c, fd, dev, status, pipefd[2];
+	struct lazy lz;
+	int c, fd, dev, status, pipefd[2], sv[2] = { -1, -1 };
+	pid_t restarter = getpid();
+	struct stat st;
 	char buf[512], *end;
 	ssize_t len;
 	pid_t pid;
@@ -1174,6 +1310,12 @@ int cmd_restart(int argc, char **argv)
 		case 'n':
 			read_flags = CKPT_IMAGE_TO_VMAS;
 			break;
+		case 'l':
+			lazy = true;
+			break;
+		case 'v':
+			verbose = true;
+			break;
 		case 'h':
 			restart_usage(stdout);
 			return 0;
@@ -1184,6 +1326,11 @@ int cmd_restart(int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		restart_usage(stderr);
+		return 1;
+	}
+	if (lazy && read_flags) {
+		fprintf(stderr, "%s restart: --lazy brings pages in from the image as verified before the restart: it cannot go with --no-verify\n",
+			prog);
 		return 1;
 	}
 
@@ -1200,6 +1347,31 @@ int cmd_restart(int argc, char **argv)
 		return 1;
 	}
 	ckpt_image_init(&img);
+	if (lazy) {
+		int probe;
+
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+			fprintf(stderr, "%s restart: --lazy: %s is not a regular file\n",
+				prog, argv[optind]);
+			return 1;
+		}
+		/* The child makes its own; fail here, before anything. */
+		probe = lazy_open();
+		if (probe < 0) {
+			fprintf(stderr, "%s restart: --lazy: cannot make a userfaultfd with fork events: %s%s\n",
+				prog, strerror(-probe),
+				probe == -EPERM ? " (it needs CAP_SYS_PTRACE)" : "");
+			return 1;
+		}
+		close(probe);
+		lazy_init(&lz, &img, fd);
+		img.sect_fn = lazy_collect;
+		img.sect_arg = &lz;
+		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv)) {
+			perror("socketpair");
+			return 1;
+		}
+	}
 	if (ckpt_image_read(&img, fd, read_flags)) {
 		fprintf(stderr, "%s restart: %s: %s (section %llu at offset %llu)\n",
 			prog, argv[optind],
@@ -1251,14 +1423,28 @@ int cmd_restart(int argc, char **argv)
 	if (!pid) {
 		close(pipefd[0]);
 		errpipe = pipefd[1];
-		child(&img, fd, dev, timeout_ms);
+		if (lazy) {
+			close(sv[0]);
+			lazy_sock = sv[1];
+		}
+		child(&img, fd, dev, timeout_ms, restarter);
 	}
 
 	close(pipefd[1]);
-	close(fd);
-	close(dev);
+	if (lazy)
+		close(sv[1]);
+	else
+		close(fd);
 	len = read(pipefd[0], buf, sizeof(buf) - 1);
 	close(pipefd[0]);
+	if (lazy && !len) {
+		if (serve_lazy(&lz, sv[0], pid, dev, verbose))
+			len = -1;
+		close(sv[0]);
+		close(fd);
+		lazy_free(&lz);
+	}
+	close(dev);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (len > 0) {
@@ -1266,6 +1452,8 @@ int cmd_restart(int argc, char **argv)
 		fprintf(stderr, "%s restart: %s: %s", prog, argv[optind], buf);
 		return 1;
 	}
+	if (len < 0)
+		return 1;
 	ckpt_image_free(&img);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);

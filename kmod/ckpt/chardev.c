@@ -17,6 +17,7 @@
 #include "callback.h"
 #include "chardev.h"
 #include "checkpoint.h"
+#include "lazy.h"
 #include "restart.h"
 
 static long ioctl_version(struct ckpt_version __user *uver)
@@ -51,6 +52,8 @@ static long ckpt_dev_ioctl(struct file *file, unsigned int cmd,
 		return ckpt_ioctl_restart(file, uarg);
 	case CKPT_IOC_RESTART_THREAD:
 		return ckpt_ioctl_restart_thread(file, uarg);
+	case CKPT_IOC_LAZY_DONE:
+		return ckpt_ioctl_lazy_done(uarg);
 	case CKPT_IOC_REGISTER:
 		return ckpt_ioctl_register(file, uarg);
 	case CKPT_IOC_CB_WAIT:

@@ -88,6 +88,18 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 int ckpt_img_pages_hdr(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		       const struct ckpt_img_pages *p);
 
+/*
+ * Whether a lazy restart leaves a mapping's pages to the restarter, which
+ * fills them on first touch through a userfaultfd: private, anonymous and
+ * writable (heap, stacks, anonymous mmaps), the mappings userfaultfd's
+ * missing mode and UFFDIO_COPY serve on every supported kernel.
+ */
+static inline int ckpt_img_vma_lazy(const struct ckpt_img_vma *v)
+{
+	return !(v->flags & (CKPT_VMA_SHARED | CKPT_VMA_FILE | CKPT_VMA_VDSO |
+			     CKPT_VMA_VVAR)) && (v->prot & 2 /* PROT_WRITE */);
+}
+
 /* Fills in a section header for a payload (for writers). */
 void ckpt_img_sect(struct ckpt_sect *s, __u32 type, const void *payload,
 		   __u64 len);

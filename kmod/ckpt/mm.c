@@ -26,6 +26,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/userfaultfd_k.h>
 #include <linux/workqueue.h>
 #include <asm/vdso.h>
 
@@ -114,6 +115,13 @@ static int describe_vma(struct vm_area_struct *vma, struct mm_struct *mm,
 			 vma->vm_start, vma->vm_end);
 		*why = whybuf;
 		return -EOPNOTSUPP;
+	}
+	if (fl & __VM_UFFD_FLAGS) {
+		snprintf(whybuf, whylen,
+			 "mapping %lx-%lx is registered with a userfaultfd (a lazy restart still bringing its pages in, or the program's own), which cannot be restored",
+			 vma->vm_start, vma->vm_end);
+		*why = whybuf;
+		return -EBUSY;
 	}
 
 	if (file) {
@@ -920,8 +928,8 @@ static void cannot_write(const struct ckpt_img_pages *p,
 int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
 		    const struct path *root, const struct ckpt_objfiles *of,
-		    const u8 *vdso_proxy, const char **why, char *whybuf,
-		    size_t whylen)
+		    const u8 *vdso_proxy, bool lazy, const char **why,
+		    char *whybuf, size_t whylen)
 {
 	struct mm_struct *mm = current->mm;
 	struct ckpt_sect s;
@@ -973,7 +981,9 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 				*why = r->st.why;
 			goto out;
 		}
-		if (defer >= 0) {
+		if (defer >= 0 && lazy && ckpt_img_vma_lazy(&vmas[p.vma])) {
+			/* The restarter's, from its verified image. */
+		} else if (defer >= 0) {
 			f.items[f.nr++] = (struct fill_item) {
 				.pos = defer, .p = p, .csum = s.csum,
 			};

@@ -70,12 +70,14 @@ int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
  * vdso, map the image's VMAs (their files opened from @root, and
  * @vdso_proxy, the image's vdso turned into jumps to this kernel's, when
  * not NULL), fill them from the PAGES sections that follow in @r, and set
- * the mm's fields. Past this point there is no way back.
+ * the mm's fields. With @lazy (the image a regular file) the pages of the
+ * mappings ckpt_img_vma_lazy() picks are skipped: the restarter fills
+ * them. Past this point there is no way back.
  */
 int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
 		    const struct path *root, const struct ckpt_objfiles *of,
-		    const u8 *vdso_proxy, const char **why, char *whybuf,
-		    size_t whylen);
+		    const u8 *vdso_proxy, bool lazy, const char **why,
+		    char *whybuf, size_t whylen);
 
 #endif /* _CKPT_MM_H */

@@ -41,6 +41,7 @@
 #include "exe.h"
 #include "fileobj.h"
 #include "image.h"
+#include "lazy.h"
 #include "mm.h"
 #include "restart.h"
 #include "threads.h"
@@ -361,6 +362,8 @@ static void close_restarter_fds(struct file *dev,
 		close_fd(args->err_fd);
 	if (args->flags & CKPT_RESTART_ROOT_FD)
 		close_fd(args->root_fd);
+	if (args->flags & CKPT_RESTART_LAZY)
+		close_fd(args->uffd);
 }
 
 static void late_error(int err_fd, const char *why)
@@ -430,7 +433,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	struct image_threads it = {};
 	struct restore_work *own = NULL;
 	struct ckpt_objfiles of = {};
-	struct file *exe = NULL;
+	struct file *exe = NULL, *uffd = NULL;
 	struct path root = {};
 	struct ckpt_reader r;
 	struct arrival *a;
@@ -445,6 +448,19 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	ret = get_root(args, &root, why);
 	if (ret)
 		goto out;
+	if (args->flags & CKPT_RESTART_LAZY) {
+		if (!S_ISREG(file_inode(r.file)->i_mode)) {
+			*why = "a lazy restart needs the image in a regular file";
+			ret = -EINVAL;
+			goto out;
+		}
+		uffd = ckpt_lazy_get(args->uffd, why);
+		if (IS_ERR(uffd)) {
+			ret = PTR_ERR(uffd);
+			uffd = NULL;
+			goto out;
+		}
+	}
 	ret = ckpt_fileobj_get_files(args->obj_fds, args->nr_obj_fds, &of, why);
 	if (ret)
 		goto out;
@@ -520,7 +536,10 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	*fatal = true;
 	ckpt_thread_release_fpu();
 	ret = ckpt_mm_restore(&r, proc, vmas, hdr->nr_vmas, &root, &of, proxy,
-			      why, whybuf, WHY_LEN);
+			      uffd, why, whybuf, WHY_LEN);
+	if (!ret && uffd)
+		ret = ckpt_lazy_register(uffd, vmas, hdr->nr_vmas, why, whybuf,
+					 WHY_LEN);
 	if (ret)
 		goto out;
 	/* The restarter's binary is no longer mapped: /proc/PID/exe. */
@@ -542,6 +561,8 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	if (!ret)
 		close_obj_fds(&of);
 out:
+	if (uffd)
+		fput(uffd);
 	ckpt_exe_put(exe);
 	ckpt_fileobj_put_files(&of);
 	if (root.mnt)
@@ -587,8 +608,13 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 				"root_fd is set without CKPT_RESTART_ROOT_FD");
 		return -EINVAL;
 	}
-	for (i = 0; i < ARRAY_SIZE(args.reserved); i++) {
-		if (args.reserved[i]) {
+	if (!(args.flags & CKPT_RESTART_LAZY) && args.uffd) {
+		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
+				"uffd is set without CKPT_RESTART_LAZY");
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(args.reserved) + 1; i++) {
+		if (i ? args.reserved[i - 1] : args.reserved32) {
 			ckpt_put_errmsg(args.errmsg, args.errmsg_len,
 					"reserved fields must be 0");
 			return -EINVAL;

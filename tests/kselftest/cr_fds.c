@@ -7,6 +7,7 @@
  * named.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 
 #include <sys/epoll.h>
 #include <sys/prctl.h>
@@ -227,6 +228,29 @@ static void timerfd_target(void)
 	}
 }
 
+/* 'c' says how many descriptors the process has, 'q' quits. */
+static void fd_count_target(void)
+{
+	char c;
+
+	for (;;) {
+		struct dirent *d;
+		DIR *dir;
+		int n = -1;	/* the directory's own */
+
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		dir = opendir("/proc/self/fd");
+		while (dir && (d = readdir(dir)))
+			n += d->d_name[0] != '.';
+		if (dir)
+			closedir(dir);
+		target_say("fds %d", n);
+	}
+}
+
 FIXTURE(fds) {
 	char image[64];
 	char msg[256];
@@ -323,6 +347,31 @@ TEST_F(fds, a_pipe_shared_with_another_process_is_refused)
 		TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	target_end(&t);
+}
+
+TEST_F(fds, descriptors_the_restarter_inherited_stay_out)
+{
+	struct target t = {};
+	char buf[32];
+	int stray;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, fd_count_target));
+	ASSERT_EQ(0, target_ask(&t, "c", buf, sizeof(buf)));
+	EXPECT_STREQ("fds 3", buf);
+	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
+					self->msg, sizeof(self->msg), NULL))
+		TH_LOG("%s", self->msg);
+	target_end(&t);
+	/* Not close-on-exec: ckpt restart gets it, the process must not. */
+	stray = open("/dev/null", O_RDONLY);
+	ASSERT_LE(0, stray);
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	close(stray);
+	ASSERT_EQ(0, target_ask(&t, "c", buf, sizeof(buf)));
+	EXPECT_STREQ("fds 3", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
 }
 
 TEST_F(fds, timerfds_keep_their_ticks_and_timers)

@@ -80,8 +80,30 @@
  *                                       directory; closed once the restart
  *                                       succeeds. Without the flag, 0, and
  *                                       the caller's root is used
- *            __u64 reserved[2];    in:  must be 0
+ *            __s32 uffd;           in:  with CKPT_RESTART_LAZY in @flags,
+ *                                       a userfaultfd the caller made (API
+ *                                       done): the engine leaves the pages
+ *                                       of private writable anonymous
+ *                                       mappings out and registers those
+ *                                       mappings with it (missing mode) for
+ *                                       the restarter to fill; the image
+ *                                       must be a regular file; closed once
+ *                                       the restart succeeds. Without the
+ *                                       flag, 0
+ *            __u32 reserved32;     in:  must be 0
+ *            __u64 reserved[1];    in:  must be 0
  *        };
+ *
+ *        The process of a lazy restart cannot run on if its restarter dies
+ *        before its pages are all in: the restarter's child sets
+ *        PR_SET_PDEATHSIG to SIGKILL first, which the restart keeps. Once
+ *        the restarter has filled every page it calls
+ *
+ *    CKPT_IOC_LAZY_DONE  _IOW(CKPT_IOC_MAGIC, 0x07, __u32)
+ *
+ *        with the pid of that child: the engine clears a SIGKILL death
+ *        signal again. Only the process's parent may (-EPERM; -ESRCH for
+ *        no such process).
  *
  *    Callbacks (libckpt; see Documentation/libckpt.md for the protocol):
  *
@@ -198,7 +220,8 @@ struct ckpt_checkpoint {
 
 enum ckpt_restart_flags {
 	CKPT_RESTART_ROOT_FD	= 1 << 0,	/* root_fd is set */
-	__CKPT_RESTART_F_ALL	= (1 << 1) - 1,
+	CKPT_RESTART_LAZY	= 1 << 1,	/* uffd is set */
+	__CKPT_RESTART_F_ALL	= (1 << 2) - 1,
 };
 
 struct ckpt_restart {
@@ -212,13 +235,16 @@ struct ckpt_restart {
 	__u64 obj_fds;
 	__u32 nr_obj_fds;
 	__s32 root_fd;
-	__u64 reserved[2];
+	__s32 uffd;
+	__u32 reserved32;
+	__u64 reserved[1];
 };
 
 #define CKPT_RESTART_MAX_OBJ_FDS	1024
 
 #define CKPT_IOC_RESTART	_IOW(CKPT_IOC_MAGIC, 0x02, struct ckpt_restart)
 #define CKPT_IOC_RESTART_THREAD	_IOW(CKPT_IOC_MAGIC, 0x03, __u32)
+#define CKPT_IOC_LAZY_DONE	_IOW(CKPT_IOC_MAGIC, 0x07, __u32)
 
 enum ckpt_register_flags {
 	CKPT_REGISTER_RESTARTED	= 1 << 0,

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The restarter's side of a lazy restart (lazy.h): one loop, one thread.
+ *
+ * Each address space (the restored process, and any child it forks before
+ * its memory is all in) has a userfaultfd and a sorted list of the extents
+ * of image pages it still lacks. The loop reads every userfaultfd; events
+ * are applied to the lists at once (an unmapped or discarded range is no
+ * longer wanted, a moved one moves, a fork copies the list) and faults are
+ * queued. Queued faults are served first, 16 pages from the touched one,
+ * or the zero page where the image has none; then one chunk of 256 pages
+ * that nobody asked for yet is brought in, and the loop goes round.
+ *
+ * The kernel refuses UFFDIO_COPY and UFFDIO_ZEROPAGE with EAGAIN while an
+ * event is waiting to be read (the address space is changing): the loop
+ * then reads it and tries again, so an event is never applied after a copy
+ * it should have prevented. Data goes through a page-aligned buffer: 6.1
+ * wants UFFDIO_COPY's source page-aligned, and the image's page data is
+ * not. The image was verified before the restart (lazy restart refuses
+ * --no-verify).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/ckpt.h>
+#include <linux/userfaultfd.h>
+
+#include "commands.h"
+#include "lazy.h"
+
+#define PG		((uint64_t)CKPT_IMG_PAGE_SIZE)
+#define FAULT_PAGES	16	/* brought in from a touched page on */
+#define CHUNK_PAGES	CKPT_IMG_MAX_RUN_PAGES	/* brought in behind at once */
+
+#define FEATURES	(UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP | \
+			 UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP)
+
+void lazy_init(struct lazy *lz, const struct ckpt_image *img, int image_fd)
+{
+	const char *bg = getenv("CKPT_LAZY_BACKGROUND");
+
+	memset(lz, 0, sizeof(*lz));
+	lz->img = img;
+	lz->image_fd = image_fd;
+	/* Tests only: "0" serves touched pages alone, until the process exits. */
+	lz->background = !bg || strcmp(bg, "0");
+}
+
+static bool grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n *= 2;
+	p = realloc(*arr, n * size);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = n;
+	return true;
+}
+
+void lazy_collect(void *arg, __u64 index, const struct ckpt_sect *s,
+		  __u64 offset, const void *payload)
+{
+	const struct ckpt_img_pages *p = payload;
+	struct lazy *lz = arg;
+
+	(void)index;
+	if (s->type != CKPT_SECT_PAGES ||
+	    !ckpt_img_vma_lazy(&lz->img->vmas[p->vma]))
+		return;
+	if (!grow((void **)&lz->pages, &lz->cap_pages, lz->nr_pages + 1,
+		  sizeof(*lz->pages))) {
+		lz->collect_failed = true;
+		return;
+	}
+	lz->pages[lz->nr_pages++] = (struct lazy_extent) {
+		.addr = p->addr,
+		.nr = p->nr_pages,
+		.off = offset + sizeof(*s) + sizeof(*p),
+	};
+}
+
+int lazy_open(void)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = FEATURES };
+	int fd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, UFFDIO_API, &api)) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/* The list's first extent that ends after @addr (n if none). */
+static size_t find(const struct lazy_space *sp, uint64_t addr)
+{
+	size_t lo = 0, hi = sp->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sp->e[mid].addr + sp->e[mid].nr * PG <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool insert(struct lazy_space *sp, size_t at, struct lazy_extent x)
+{
+	if (!grow((void **)&sp->e, &sp->cap, sp->n + 1, sizeof(*sp->e)))
+		return false;
+	memmove(&sp->e[at + 1], &sp->e[at], (sp->n - at) * sizeof(*sp->e));
+	sp->e[at] = x;
+	sp->n++;
+	return true;
+}
+
+/*
+ * No longer wants [start, end): the pages were brought in, or the process
+ * unmapped, discarded or moved them. With @out, what was cut is appended
+ * there, in order. false when out of memory.
+ */
+static bool cut(struct lazy_space *sp, uint64_t start, uint64_t end,
+		struct lazy_space *out)
+{
+	size_t i = find(sp, start);
+
+	while (i < sp->n && sp->e[i].addr < end) {
+		struct lazy_extent *x = &sp->e[i];
+		uint64_t xend = x->addr + x->nr * PG;
+		uint64_t s = x->addr > start ? x->addr : start;
+		uint64_t t = xend < end ? xend : end;
+		struct lazy_extent tail = {
+			.addr = t, .nr = (xend - t) / PG,
+			.off = x->off + (t - x->addr),
+		};
+
+		if (out && !insert(out, out->n, (struct lazy_extent) {
+				.addr = s, .nr = (t - s) / PG,
+				.off = x->off + (s - x->addr) }))
+			return false;
+		if (s > x->addr) {
+			x->nr = (s - x->addr) / PG;
+			i++;
+			if (t < xend)
+				return insert(sp, i, tail);
+		} else if (t < xend) {
+			*x = tail;
+			i++;
+		} else {
+			memmove(x, x + 1, (sp->n - i - 1) * sizeof(*x));
+			sp->n--;
+		}
+	}
+	return true;
+}
+
+/* mremap() moved [from, from + len) to @to: so do its wanted pages. */
+static bool move(struct lazy_space *sp, uint64_t from, uint64_t to,
+		 uint64_t len)
+{
+	struct lazy_space moved = {};
+	bool ok = cut(sp, to, to + len, NULL) &&
+		  cut(sp, from, from + len, &moved);
+	size_t i;
+
+	for (i = 0; ok && i < moved.n; i++) {
+		moved.e[i].addr = moved.e[i].addr - from + to;
+		ok = insert(sp, find(sp, moved.e[i].addr), moved.e[i]);
+	}
+	free(moved.e);
+	return ok;
+}
+
+static uint64_t page_down(uint64_t a)
+{
+	return a & ~(PG - 1);
+}
+
+static uint64_t page_up(uint64_t a)
+{
+	return (a + PG - 1) & ~(PG - 1);
+}
+
+static int add_space(struct lazy *lz, int uffd, const struct lazy_extent *e,
+		     size_t n)
+{
+	struct lazy_space *sp;
+
+	if (!grow((void **)&lz->sp, &lz->cap_sp, lz->nr_sp + 1,
+		  sizeof(*lz->sp)))
+		return -ENOMEM;
+	sp = &lz->sp[lz->nr_sp];
+	memset(sp, 0, sizeof(*sp));
+	sp->uffd = uffd;
+	if (n) {
+		sp->e = malloc(n * sizeof(*e));
+		if (!sp->e)
+			return -ENOMEM;
+		memcpy(sp->e, e, n * sizeof(*e));
+		sp->n = sp->cap = n;
+	}
+	lz->nr_sp++;
+	return 0;
+}
+
+/* Applies one message of space @si's userfaultfd, or queues its fault. */
+static int apply(struct lazy *lz, size_t si, const struct uffd_msg *m)
+{
+	struct lazy_space *sp = &lz->sp[si];
+	bool ok = true;
+	int fd;
+
+	switch (m->event) {
+	case UFFD_EVENT_PAGEFAULT:
+		if (!grow((void **)&lz->faults, &lz->cap_faults,
+			  lz->nr_faults + 1, sizeof(*lz->faults)))
+			return -ENOMEM;
+		lz->faults[lz->nr_faults++] = (struct lazy_fault) {
+			.space = si, .addr = page_down(m->arg.pagefault.address),
+		};
+		return 0;
+	case UFFD_EVENT_FORK:
+		fd = m->arg.fork.ufd;
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+		return add_space(lz, fd, sp->e, sp->n);
+	case UFFD_EVENT_REMAP:
+		ok = move(sp, m->arg.remap.from, m->arg.remap.to,
+			  page_up(m->arg.remap.len));
+		break;
+	case UFFD_EVENT_REMOVE:
+	case UFFD_EVENT_UNMAP:
+		ok = cut(sp, page_down(m->arg.remove.start),
+			 page_up(m->arg.remove.end), NULL);
+		break;
+	}
+	return ok ? 0 : -ENOMEM;
+}
+
+static int read_events(struct lazy *lz, size_t si)
+{
+	struct uffd_msg m[16];
+	ssize_t len;
+	size_t i;
+	int ret;
+
+	for (;;) {
+		len = read(lz->sp[si].uffd, m, sizeof(m));
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		for (i = 0; i < len / sizeof(m[0]); i++) {
+			ret = apply(lz, si, &m[i]);
+			if (ret)
+				return ret;
+		}
+	}
+}
+
+/*
+ * Brings in up to @max wanted pages from @addr on (within one extent),
+ * counting them in @count. 0 (also when @addr is no longer wanted),
+ * -EAGAIN (read the events first), -ESRCH (the address space is gone), or
+ * another -errno that ends the restart.
+ */
+static int bring(struct lazy *lz, size_t si, uint64_t addr, uint64_t max,
+		 uint64_t *count)
+{
+	struct lazy_space *sp = &lz->sp[si];
+
+	while (max) {
+		size_t i = find(sp, addr);
+		struct uffdio_copy c = {};
+		uint64_t n, off, done;
+		ssize_t len;
+		int err;
+
+		if (i == sp->n || sp->e[i].addr > addr)
+			return 0;
+		n = sp->e[i].nr - (addr - sp->e[i].addr) / PG;
+		n = n < max ? n : max;
+		off = sp->e[i].off + (addr - sp->e[i].addr);
+		len = pread(lz->image_fd, lz->buf, n * PG, off);
+		if (len != (ssize_t)(n * PG)) {
+			fprintf(stderr, "%s restart: cannot read the image's pages at offset %llu: %s\n",
+				prog, (unsigned long long)off,
+				len < 0 ? strerror(errno) : "the image is shorter than it was");
+			return len < 0 ? -errno : -EIO;
+		}
+		c.dst = addr;
+		c.src = (uintptr_t)lz->buf;
+		c.len = n * PG;
+		err = ioctl(sp->uffd, UFFDIO_COPY, &c) ? errno : 0;
+		done = err ? (c.copy > 0 ? c.copy / PG : 0) : n;
+		*count += done;
+		if (!cut(sp, addr, addr + done * PG, NULL))
+			return -ENOMEM;
+		addr += done * PG;
+		max -= done;
+		if (err == EEXIST || (err == ENOENT && n - done == 1)) {
+			/*
+			 * Already there (so never missing: leave it), or not
+			 * mapped (not registered, or unmapped): skip the page.
+			 */
+			if (!cut(sp, addr, addr + PG, NULL))
+				return -ENOMEM;
+			addr += PG;
+			max--;
+		} else if (err == ENOENT) {
+			/* Maybe split in two mappings: one page at a time. */
+			max = 1;
+		} else if (err == EAGAIN || err == ESRCH) {
+			return -err;
+		} else if (err) {
+			fprintf(stderr, "%s restart: cannot bring %llu pages in at %llx: %s\n",
+				prog, (unsigned long long)(n - done),
+				(unsigned long long)addr, strerror(err));
+			return -err;
+		}
+	}
+	return 0;
+}
+
+/* Serves one fault; the faulting thread is woken whatever happened. */
+static int serve(struct lazy *lz, const struct lazy_fault *f)
+{
+	struct lazy_space *sp = &lz->sp[f->space];
+	struct uffdio_zeropage z = { .range = { .start = f->addr, .len = PG } };
+	struct uffdio_range wake = { .start = f->addr, .len = PG };
+	size_t i;
+	int ret = 0;
+
+	if (sp->uffd < 0 || sp->dead)
+		return 0;
+	i = find(sp, f->addr);
+	if (i < sp->n && sp->e[i].addr <= f->addr) {
+		ret = bring(lz, f->space, f->addr, FAULT_PAGES, &lz->on_demand);
+	} else if (ioctl(sp->uffd, UFFDIO_ZEROPAGE, &z)) {
+		/* EEXIST: brought in meanwhile; ENOENT: unmapped meanwhile. */
+		if (errno == EAGAIN || errno == ESRCH)
+			ret = -errno;
+		else if (errno != EEXIST && errno != ENOENT)
+			ret = -errno;
+	} else {
+		lz->zero++;
+	}
+	if (ret == -ESRCH) {
+		sp->dead = true;
+		return 0;
+	}
+	if (!ret)
+		ioctl(sp->uffd, UFFDIO_WAKE, &wake);
+	return ret;
+}
+
+/* Serves the queued faults in order; stops at the first -EAGAIN. */
+static int serve_faults(struct lazy *lz)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < lz->nr_faults && !ret; i++) {
+		ret = serve(lz, &lz->faults[i]);
+		if (ret == -EAGAIN)
+			break;
+	}
+	memmove(lz->faults, lz->faults + i,
+		(lz->nr_faults - i) * sizeof(*lz->faults));
+	lz->nr_faults -= i;
+	return ret;
+}
+
+/* Closes the spaces that need nothing more; how many are left open. */
+static size_t retire(struct lazy *lz)
+{
+	size_t i, open = 0;
+
+	for (i = 0; i < lz->nr_sp; i++) {
+		struct lazy_space *sp = &lz->sp[i];
+
+		if (sp->uffd >= 0 && (sp->dead || !sp->n)) {
+			/* Closing it wakes its waiting faults: zero pages. */
+			close(sp->uffd);
+			sp->uffd = -1;
+		}
+		open += sp->uffd >= 0;
+	}
+	return open;
+}
+
+/* One chunk nobody asked for, from the end of an open space's list. */
+static int behind(struct lazy *lz, size_t *rr)
+{
+	size_t k;
+
+	for (k = 0; k < lz->nr_sp; k++) {
+		size_t si = (*rr + k) % lz->nr_sp;
+		struct lazy_space *sp = &lz->sp[si];
+		struct lazy_extent *x;
+		uint64_t n;
+		int ret;
+
+		if (sp->uffd < 0 || sp->dead || !sp->n)
+			continue;
+		*rr = si + 1;
+		x = &sp->e[sp->n - 1];
+		n = x->nr < CHUNK_PAGES ? x->nr : CHUNK_PAGES;
+		ret = bring(lz, si, x->addr + (x->nr - n) * PG, n, &lz->behind);
+		if (ret == -ESRCH) {
+			sp->dead = true;
+			ret = 0;
+		}
+		return ret;
+	}
+	return 0;
+}
+
+static int wait_any(struct lazy *lz, int pidfd)
+{
+	struct pollfd *p = calloc(lz->nr_sp + 1, sizeof(*p));
+	size_t i, n = 0;
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < lz->nr_sp; i++) {
+		if (lz->sp[i].uffd >= 0) {
+			p[n].fd = lz->sp[i].uffd;
+			p[n++].events = POLLIN;
+		}
+	}
+	p[n].fd = pidfd;
+	p[n].events = POLLIN;
+	ret = poll(p, n + 1, pidfd >= 0 ? -1 : 100);
+	ret = ret < 0 && errno != EINTR ? -errno :
+	      pidfd >= 0 && p[n].revents ? 1 : 0;
+	free(p);
+	return ret;
+}
+
+int lazy_serve(struct lazy *lz, int uffd, pid_t pid)
+{
+	int pidfd = -1, ret;
+	size_t i, rr = 0;
+
+	if (lz->collect_failed)
+		ret = -ENOMEM;
+	else if (!(lz->buf = aligned_alloc(PG, CHUNK_PAGES * PG)))
+		ret = -ENOMEM;
+	else
+		ret = add_space(lz, uffd, lz->pages, lz->nr_pages);
+	if (ret) {
+		close(uffd);
+		goto out;
+	}
+	if (!lz->background)
+		pidfd = syscall(SYS_pidfd_open, pid, 0);
+
+	for (;;) {
+		for (i = 0; i < lz->nr_sp && !ret; i++)
+			if (lz->sp[i].uffd >= 0 && !lz->sp[i].dead)
+				ret = read_events(lz, i);
+		if (!ret)
+			ret = serve_faults(lz);
+		if (ret == -EAGAIN) {
+			ret = 0;
+			continue;
+		}
+		if (ret || !retire(lz))
+			break;
+		if (lz->background) {
+			ret = behind(lz, &rr);
+			if (ret == -EAGAIN)
+				ret = 0;
+			if (ret)
+				break;
+		} else {
+			ret = wait_any(lz, pidfd);
+			if (ret) {
+				/* The process exited (1), or poll() failed. */
+				ret = ret > 0 ? 0 : ret;
+				break;
+			}
+		}
+	}
+out:
+	if (ret) {
+		fprintf(stderr, "%s restart: the lazy restart failed (%s): pid %d, whose memory is not all in, is killed\n",
+			prog, strerror(-ret), pid);
+		kill(pid, SIGKILL);
+	}
+	for (i = 0; i < lz->nr_sp; i++)
+		if (lz->sp[i].uffd >= 0)
+			close(lz->sp[i].uffd);
+	if (pidfd >= 0)
+		close(pidfd);
+	return ret;
+}
+
+void lazy_free(struct lazy *lz)
+{
+	size_t i;
+
+	for (i = 0; i < lz->nr_sp; i++)
+		free(lz->sp[i].e);
+	free(lz->sp);
+	free(lz->pages);
+	free(lz->faults);
+	free(lz->buf);
+	memset(lz, 0, sizeof(*lz));
+}
