@@ -39,7 +39,7 @@
 
 #define PG		((uint64_t)CKPT_IMG_PAGE_SIZE)
 #define FAULT_PAGES	16	/* brought in from a touched page on */
-#define CHUNK_PAGES	CKPT_IMG_MAX_RUN_PAGES	/* brought in behind at once */
+#define CHUNK_PAGES	32	/* brought in behind at once */
 
 #define FEATURES	(UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP | \
 			 UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP)
