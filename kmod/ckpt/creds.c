@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Credentials: recorded at checkpoint.
+ * Credentials: recorded at checkpoint, checked and installed at restart,
+ * never raised.
  *
  * Checkpoint: the process's user and group ids (real, effective, saved,
  * file system), supplementary groups and capability sets, as the
@@ -8,8 +9,23 @@
  * thread must have the same ones (glibc keeps them so; a raw setuid() in one
  * thread does not), and the process must be in the checkpointer's user
  * namespace: capabilities held in another mean something else here.
+ *
+ * Restart: a module cannot make credentials for another user by itself.
+ * setresuid() gives a new uid its user_struct and ucounts (alloc_uid(),
+ * set_cred_ucounts(), not exported), which carry the user's process count
+ * and find its keyrings; a cred with only the ids changed would run user
+ * 1000 with root's keyring. So the restarter switches a helper process to
+ * the image's groups and ids with the system calls themselves, whose checks
+ * decide whether it may, and hands its credentials over
+ * (CKPT_IOC_RESTART_CREDS). Before the point of no return the engine checks
+ * that they are the image's, and that the restarting process itself could
+ * have switched to them (each id one of its own, or CAP_SETUID/CAP_SETGID
+ * in its user namespace), lowers every capability set to what both the
+ * image and the restarter have, and each thread installs the result on its
+ * way back to user mode (commit_creds() works on current only).
  */
 
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/mm_types.h>
 #include <linux/sched.h>
@@ -154,4 +170,202 @@ out:
 	kvfree(img);
 	put_cred(cred);
 	return ret;
+}
+
+/* The image's ids and groups as kernel ids of the caller's namespace. */
+struct kids {
+	kuid_t uid, euid, suid, fsuid;
+	kgid_t gid, egid, sgid, fsgid;
+	struct group_info *groups;
+};
+
+static int map_ids(const struct ckpt_img_creds *img, struct kids *k)
+{
+	struct user_namespace *ns = current_user_ns();
+	const u32 *g = (const void *)(img + 1);
+	u32 i;
+
+	k->uid = make_kuid(ns, img->uid);
+	k->euid = make_kuid(ns, img->euid);
+	k->suid = make_kuid(ns, img->suid);
+	k->fsuid = make_kuid(ns, img->fsuid);
+	k->gid = make_kgid(ns, img->gid);
+	k->egid = make_kgid(ns, img->egid);
+	k->sgid = make_kgid(ns, img->sgid);
+	k->fsgid = make_kgid(ns, img->fsgid);
+	if (!uid_valid(k->uid) || !uid_valid(k->euid) || !uid_valid(k->suid) ||
+	    !uid_valid(k->fsuid) || !gid_valid(k->gid) || !gid_valid(k->egid) ||
+	    !gid_valid(k->sgid) || !gid_valid(k->fsgid))
+		return -EOVERFLOW;
+	k->groups = groups_alloc(img->nr_groups);
+	if (!k->groups)
+		return -ENOMEM;
+	for (i = 0; i < img->nr_groups; i++) {
+		k->groups->gid[i] = make_kgid(ns, g[i]);
+		if (!gid_valid(k->groups->gid[i]))
+			return -EOVERFLOW;
+	}
+	groups_sort(k->groups);
+	return 0;
+}
+
+static bool has_ids(const struct cred *c, const struct kids *k)
+{
+	return uid_eq(c->uid, k->uid) && uid_eq(c->euid, k->euid) &&
+	       uid_eq(c->suid, k->suid) && uid_eq(c->fsuid, k->fsuid) &&
+	       gid_eq(c->gid, k->gid) && gid_eq(c->egid, k->egid) &&
+	       gid_eq(c->sgid, k->sgid) && gid_eq(c->fsgid, k->fsgid) &&
+	       same_groups(c->group_info, k->groups);
+}
+
+static bool own_uid(const struct cred *c, kuid_t id)
+{
+	return uid_eq(id, c->uid) || uid_eq(id, c->euid) || uid_eq(id, c->suid);
+}
+
+static bool own_gid(const struct cred *c, kgid_t id)
+{
+	return gid_eq(id, c->gid) || gid_eq(id, c->egid) || gid_eq(id, c->sgid);
+}
+
+/*
+ * What setresuid(), setfsuid(), setresgid(), setfsgid() and setgroups()
+ * would let @c (the caller's credentials) do: take ids it has, or any with
+ * CAP_SETUID / CAP_SETGID in its user namespace; groups only with
+ * CAP_SETGID, unless they are its own.
+ */
+static bool may_switch(const struct cred *c, const struct kids *k)
+{
+	struct user_namespace *ns = current_user_ns();
+
+	if ((!own_uid(c, k->uid) || !own_uid(c, k->euid) ||
+	     !own_uid(c, k->suid) ||
+	     (!own_uid(c, k->fsuid) && !uid_eq(k->fsuid, c->fsuid))) &&
+	    !ns_capable(ns, CAP_SETUID))
+		return false;
+	if ((!own_gid(c, k->gid) || !own_gid(c, k->egid) ||
+	     !own_gid(c, k->sgid) ||
+	     (!own_gid(c, k->fsgid) && !gid_eq(k->fsgid, c->fsgid)) ||
+	     !same_groups(c->group_info, k->groups)) &&
+	    !ns_capable(ns, CAP_SETGID))
+		return false;
+	return true;
+}
+
+/* "uid U, gid G (N groups)" of @c, in the caller's namespace. */
+static void describe(char *buf, size_t size, const struct cred *c)
+{
+	struct user_namespace *ns = current_user_ns();
+	int n = c->group_info->ngroups;
+
+	snprintf(buf, size, "uid %u, gid %u (%d group%s)",
+		 from_kuid_munged(ns, c->uid), from_kgid_munged(ns, c->gid), n,
+		 n == 1 ? "" : "s");
+}
+
+/* Each set: what @new has, and the image and the restarter (@cur) too. */
+static void lower_caps(struct cred *new, const struct ckpt_img_creds *img,
+		       const struct cred *cur)
+{
+	u64 perm = ckpt_cap_u64(new->cap_permitted) & img->cap_permitted &
+		   ckpt_cap_u64(cur->cap_permitted);
+	u64 inh = ckpt_cap_u64(new->cap_inheritable) & img->cap_inheritable &
+		  ckpt_cap_u64(cur->cap_inheritable);
+	u64 bset = ckpt_cap_u64(new->cap_bset) & img->cap_bset &
+		   ckpt_cap_u64(cur->cap_bset);
+	u64 eff = ckpt_cap_u64(new->cap_effective) & img->cap_effective & perm;
+	u64 amb = ckpt_cap_u64(new->cap_ambient) & img->cap_ambient & perm &
+		  inh;
+
+	ckpt_cap_set_u64(new->cap_permitted, perm);
+	ckpt_cap_set_u64(new->cap_inheritable, inh);
+	ckpt_cap_set_u64(new->cap_bset, bset);
+	ckpt_cap_set_u64(new->cap_effective, eff);
+	ckpt_cap_set_u64(new->cap_ambient, amb);
+}
+
+struct cred *ckpt_creds_prepare(const struct ckpt_img_creds *img,
+				struct cred *given, char *whybuf, size_t size)
+{
+	const struct cred *cur = current_cred();
+	struct kids k = {};
+	char mine[64], theirs[64];
+	struct cred *new = NULL;
+	int ret;
+
+	ret = -EBADMSG;
+	if (!img) {
+		snprintf(whybuf, size, "the image holds no credentials");
+		goto out;
+	}
+	ret = map_ids(img, &k);
+	if (ret == -EOVERFLOW)
+		snprintf(whybuf, size,
+			 "the image's process ran as uid %u, gid %u, ids this user namespace has no name for",
+			 img->uid, img->gid);
+	if (ret)
+		goto out;
+
+	describe(mine, sizeof(mine), cur);
+	snprintf(theirs, sizeof(theirs), "uid %u, gid %u (%u group%s)",
+		 img->uid, img->gid, img->nr_groups,
+		 img->nr_groups == 1 ? "" : "s");
+	ret = -EPERM;
+	if (!has_ids(cur, &k) && !may_switch(cur, &k)) {
+		snprintf(whybuf, size,
+			 "the image's process ran as %s; the restarter runs as %s and cannot switch to it",
+			 theirs, mine);
+		goto out;
+	}
+	if (given && (given->user_ns != cur->user_ns || !has_ids(given, &k))) {
+		describe(mine, sizeof(mine), given);
+		snprintf(whybuf, size,
+			 "the image's process ran as %s; the credentials handed over are %s",
+			 theirs, mine);
+		goto out;
+	}
+	if (!given && !has_ids(cur, &k)) {
+		snprintf(whybuf, size,
+			 "the image's process ran as %s; the restarter runs as %s and handed over no other credentials",
+			 theirs, mine);
+		goto out;
+	}
+
+	ret = -ENOMEM;
+	new = given ?: prepare_creds();
+	given = NULL;
+	if (!new)
+		goto out;
+	lower_caps(new, img, cur);
+	ret = 0;
+	if (same_ids(new, cur) && same_caps(new, cur)) {
+		/* The restarter's own: nothing changes. */
+		abort_creds(new);
+		new = NULL;
+	}
+out:
+	if (k.groups)
+		put_group_info(k.groups);
+	if (given)
+		abort_creds(given);
+	if (ret) {
+		if (new)
+			abort_creds(new);
+		return ERR_PTR(ret);
+	}
+	return new;
+}
+
+void ckpt_creds_install(struct cred *cred, u32 dumpable)
+{
+	if (cred)
+		commit_creds(cred);
+	/*
+	 * commit_creds() makes a process whose ids changed undumpable
+	 * (fs.suid_dumpable): what it held under the old ones stays out of
+	 * others' reach. Here memory and registers are the image's, so the
+	 * image's dumpability is the process's, as set_dumpable() sets it.
+	 */
+	if (current->mm && dumpable <= SUID_DUMP_ROOT)
+		set_mask_bits(&current->mm->flags, MMF_DUMPABLE_MASK, dumpable);
 }

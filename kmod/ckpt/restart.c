@@ -10,20 +10,22 @@
  * registers handed to memory, while the main thread:
  *
  *   1. reads and validates the image up to its memory and checks that this
- *      machine and this process can take it (threads, tids, XSAVE layout
- *      and features, vdso, the executable and mapped files, the POSIX
- *      timers the restarter made, whose overrun counts it then sets) --
- *      errors so far return normally;
+ *      machine and this process can take it (the credentials it is to run
+ *      with, threads, tids, XSAVE layout and features, vdso, the executable
+ *      and mapped files, the POSIX timers the restarter made, whose overrun
+ *      counts it then sets) -- errors so far return normally;
  *   2. replaces its memory with the image's, and its exe file -- from here
  *      a failure kills the process and the message goes to err_fd;
  *   3. has a worker write every thread's XSAVE state (the regset code will
  *      not rewrite the running task's own);
  *   4. lets every thread go; each queues a task_work on itself that loads
- *      its registers and per-thread state on the way back to user mode,
- *      where the kernel then restarts an interrupted system call exactly as
- *      it would have at the checkpoint.
+ *      its registers and per-thread state, and installs the image's
+ *      credentials (creds.c), on the way back to user mode, where the
+ *      kernel then restarts an interrupted system call exactly as it would
+ *      have at the checkpoint.
  */
 
+#include <linux/cred.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs_struct.h>
@@ -38,6 +40,7 @@
 #include <uapi/linux/ckpt_image.h>
 
 #include "checkpoint.h"
+#include "creds.h"
 #include "exe.h"
 #include "fileobj.h"
 #include "image.h"
@@ -54,6 +57,8 @@
 struct restore_work {
 	struct callback_head cb;
 	struct ckpt_img_thread img;
+	struct cred *cred;	/* referenced; NULL: the thread keeps its own */
+	u32 dumpable;
 };
 
 struct arrival {
@@ -77,6 +82,7 @@ struct ckpt_restart_ctx {
 	u32 nr_threads;
 	u32 xstate_size;
 	int fpu_err;
+	struct cred *creds;	/* CKPT_IOC_RESTART_CREDS; until the restart */
 };
 
 static struct ckpt_restart_ctx *get_ctx(struct file *file)
@@ -99,6 +105,13 @@ static struct ckpt_restart_ctx *get_ctx(struct file *file)
 	return ctx;
 }
 
+static void free_work(struct restore_work *w)
+{
+	if (w && w->cred)
+		put_cred(w->cred);
+	kfree(w);
+}
+
 void ckpt_restart_release(struct ckpt_restart_ctx *ctx)
 {
 	struct arrival *a, *tmp;
@@ -106,10 +119,12 @@ void ckpt_restart_release(struct ckpt_restart_ctx *ctx)
 	if (!ctx)
 		return;
 	list_for_each_entry_safe(a, tmp, &ctx->arrivals, node) {
-		kfree(a->work);
+		free_work(a->work);
 		put_task_struct(a->task);
 		kfree(a);
 	}
+	if (ctx->creds)
+		abort_creds(ctx->creds);
 	kfree(ctx);
 }
 
@@ -122,8 +137,11 @@ static void restore_fn(struct callback_head *cb)
 		pr_info_ratelimited("restart of pid %d failed: %s\n",
 				    task_tgid_vnr(current), why);
 		force_sig(SIGKILL);
+	} else {
+		ckpt_creds_install(w->cred, w->dumpable);
+		w->cred = NULL;
 	}
-	kfree(w);
+	free_work(w);
 	module_put(THIS_MODULE);
 }
 
@@ -182,13 +200,40 @@ long ckpt_ioctl_restart_thread(struct file *file, u32 __user *uindex)
 	a->work = NULL;
 	mutex_unlock(&ctx->lock);
 	if (ret) {
-		kfree(w);
+		free_work(w);
 		return ret;
 	}
 	ret = queue_restore(w);
 	if (ret)
-		kfree(w);
+		free_work(w);
 	return ret;
+}
+
+/*
+ * A helper of the restarter that switched to the image's groups and ids
+ * hands its credentials over, for the restarted process (creds.c).
+ */
+long ckpt_ioctl_restart_creds(struct file *file, unsigned long arg)
+{
+	struct ckpt_restart_ctx *ctx = get_ctx(file);
+	struct cred *new;
+
+	if (!ctx)
+		return -ENOMEM;
+	if (arg)
+		return -EINVAL;
+	new = prepare_creds();
+	if (!new)
+		return -ENOMEM;
+	mutex_lock(&ctx->lock);
+	if (ctx->state || ctx->creds) {
+		mutex_unlock(&ctx->lock);
+		abort_creds(new);
+		return -EBUSY;
+	}
+	ctx->creds = new;
+	mutex_unlock(&ctx->lock);
+	return 0;
 }
 
 static void fpu_work_fn(struct work_struct *work)
@@ -221,8 +266,8 @@ static void free_threads(struct image_threads *it)
 static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 		      struct ckpt_img_process **proc, struct image_threads *it,
 		      struct ckpt_img_timers **timers,
-		      struct ckpt_img_vdso **vdso, struct ckpt_img_vma **vmas,
-		      const char **why)
+		      struct ckpt_img_vdso **vdso, struct ckpt_img_creds **creds,
+		      struct ckpt_img_vma **vmas, const char **why)
 {
 	struct ckpt_sect s;
 	void *p, *objs = NULL;
@@ -250,7 +295,8 @@ static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 	 * Files, epoll items, the working directory, pending signals and
 	 * timers (the sections the checker lets come before VMAS) were
 	 * restored by the restarter; the engine validates them, and checks
-	 * the timers against what the restarter made.
+	 * the timers against what the restarter made. The credentials are
+	 * the engine's to check and install.
 	 */
 	while (!ret && s.type != CKPT_SECT_VMAS) {
 		/* The checker reads FILEOBJ's table until VMAS is accepted. */
@@ -260,6 +306,8 @@ static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 			*vdso = p;
 		else if (s.type == CKPT_SECT_TIMERS)
 			*timers = p;
+		else if (s.type == CKPT_SECT_CREDS)
+			*creds = p;
 		else
 			kvfree(p);
 		ret = ckpt_read_sect(r, &s, &p);
@@ -427,6 +475,8 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	struct ckpt_img_vdso *vdso = NULL;
 	u8 *proxy = NULL;
 	struct ckpt_img_timers *timers = NULL;
+	struct ckpt_img_creds *creds = NULL;
+	struct cred *cred = NULL;
 	struct image_threads it = {};
 	struct restore_work *own = NULL;
 	struct ckpt_objfiles of = {};
@@ -448,7 +498,8 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	ret = ckpt_fileobj_get_files(args->obj_fds, args->nr_obj_fds, &of, why);
 	if (ret)
 		goto out;
-	ret = read_front(&r, &hdr, &proc, &it, &timers, &vdso, &vmas, why);
+	ret = read_front(&r, &hdr, &proc, &it, &timers, &vdso, &creds, &vmas,
+			 why);
 	if (ret)
 		goto out;
 	if (hdr->nr_threads != args->nr_threads) {
@@ -456,6 +507,17 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 			 hdr->nr_threads, args->nr_threads);
 		*why = whybuf;
 		ret = -EINVAL;
+		goto out;
+	}
+	mutex_lock(&ctx->lock);
+	cred = ctx->creds;
+	ctx->creds = NULL;
+	mutex_unlock(&ctx->lock);
+	cred = ckpt_creds_prepare(creds, cred, whybuf, WHY_LEN);
+	if (IS_ERR(cred)) {
+		ret = PTR_ERR(cred);
+		cred = NULL;
+		*why = whybuf;
 		goto out;
 	}
 	of.same_boot = ckpt_same_boot(hdr->boot_id);
@@ -499,15 +561,21 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	ret = match_threads(ctx, &it, why, whybuf);
 	list_for_each_entry(a, &ctx->arrivals, node) {
 		a->work = kzalloc(sizeof(*a->work), GFP_KERNEL);
-		if (!a->work)
+		if (!a->work) {
 			ret = -ENOMEM;
-		else if (a->img)
+			continue;
+		}
+		if (a->img)
 			a->work->img = *a->img;
+		a->work->cred = cred ? get_new_cred(cred) : NULL;
+		a->work->dumpable = creds->dumpable;
 	}
 	mutex_unlock(&ctx->lock);
 	if (ret)
 		goto out;
 	own->img = *it.t[0];
+	own->cred = cred ? get_new_cred(cred) : NULL;
+	own->dumpable = creds->dumpable;
 	ctx->nr_threads = hdr->nr_threads;
 	ctx->xstate_size = hdr->xstate_size;
 	ret = ckpt_timers_restore(timers, whybuf, WHY_LEN);
@@ -551,8 +619,11 @@ out:
 	ctx->tasks = NULL;
 	ctx->xstates = NULL;
 	ckpt_reader_done(&r);
-	kfree(own);
+	free_work(own);
+	if (cred)
+		put_cred(cred);
 	free_threads(&it);
+	kvfree(creds);
 	kvfree(timers);
 	kvfree(vmas);
 	kvfree(vdso);
