@@ -27,14 +27,30 @@
 
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/kref.h>
 #include <linux/mm_types.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uidgid.h>
+#include <linux/wait.h>
 
 #include "creds.h"
+
+/*
+ * What the restarted threads install, and how many have yet to: none
+ * returns to user mode before all have, so that no thread runs the image's
+ * code, or shows in /proc, with the restarter's credentials beside one
+ * with the image's.
+ */
+struct ckpt_creds_set {
+	struct kref ref;
+	atomic_t left;		/* threads that hold it and have not installed */
+	wait_queue_head_t wq;
+	struct cred *cred;	/* NULL: each thread keeps its own */
+	u32 dumpable;
+};
 
 static bool same_groups(const struct group_info *a, const struct group_info *b)
 {
@@ -284,10 +300,26 @@ static void lower_caps(struct cred *new, const struct ckpt_img_creds *img,
 	ckpt_cap_set_u64(new->cap_ambient, amb);
 }
 
-struct cred *ckpt_creds_prepare(const struct ckpt_img_creds *img,
-				struct cred *given, char *whybuf, size_t size)
+static struct ckpt_creds_set *new_set(struct cred *cred,
+				     const struct ckpt_img_creds *img)
+{
+	struct ckpt_creds_set *cs = kzalloc(sizeof(*cs), GFP_KERNEL);
+
+	if (!cs)
+		return NULL;
+	kref_init(&cs->ref);
+	init_waitqueue_head(&cs->wq);
+	cs->cred = cred;
+	cs->dumpable = img->dumpable;
+	return cs;
+}
+
+struct ckpt_creds_set *ckpt_creds_prepare(const struct ckpt_img_creds *img,
+					  struct cred *given, char *whybuf,
+					  size_t size)
 {
 	const struct cred *cur = current_cred();
+	struct ckpt_creds_set *cs = NULL;
 	struct kids k = {};
 	char mine[64], theirs[64];
 	struct cred *new = NULL;
@@ -337,35 +369,72 @@ struct cred *ckpt_creds_prepare(const struct ckpt_img_creds *img,
 	if (!new)
 		goto out;
 	lower_caps(new, img, cur);
-	ret = 0;
 	if (same_ids(new, cur) && same_caps(new, cur)) {
 		/* The restarter's own: nothing changes. */
 		abort_creds(new);
 		new = NULL;
 	}
+	cs = new_set(new, img);
+	if (!cs)
+		goto out;
+	new = NULL;
+	ret = 0;
 out:
 	if (k.groups)
 		put_group_info(k.groups);
 	if (given)
 		abort_creds(given);
-	if (ret) {
-		if (new)
-			abort_creds(new);
-		return ERR_PTR(ret);
-	}
-	return new;
+	if (new)
+		abort_creds(new);
+	return ret ? ERR_PTR(ret) : cs;
 }
 
-void ckpt_creds_install(struct cred *cred, u32 dumpable)
+static void free_set(struct kref *ref)
 {
-	if (cred)
-		commit_creds(cred);
+	struct ckpt_creds_set *cs = container_of(ref, struct ckpt_creds_set,
+						 ref);
+
+	if (cs->cred)
+		put_cred(cs->cred);
+	kfree(cs);
+}
+
+void ckpt_creds_put(struct ckpt_creds_set *cs)
+{
+	kref_put(&cs->ref, free_set);
+}
+
+struct ckpt_creds_set *ckpt_creds_get(struct ckpt_creds_set *cs)
+{
+	kref_get(&cs->ref);
+	atomic_inc(&cs->left);
+	return cs;
+}
+
+void ckpt_creds_drop(struct ckpt_creds_set *cs)
+{
+	if (atomic_dec_and_test(&cs->left))
+		wake_up_all(&cs->wq);
+	ckpt_creds_put(cs);
+}
+
+void ckpt_creds_install(struct ckpt_creds_set *cs)
+{
+	if (cs->cred)
+		commit_creds(get_new_cred(cs->cred));
 	/*
 	 * commit_creds() makes a process whose ids changed undumpable
 	 * (fs.suid_dumpable): what it held under the old ones stays out of
 	 * others' reach. Here memory and registers are the image's, so the
-	 * image's dumpability is the process's, as set_dumpable() sets it.
+	 * image's dumpability is the process's, as set_dumpable() sets it;
+	 * every thread sets it after its own commit_creds().
 	 */
-	if (current->mm && dumpable <= SUID_DUMP_ROOT)
-		set_mask_bits(&current->mm->flags, MMF_DUMPABLE_MASK, dumpable);
+	if (current->mm && cs->dumpable <= SUID_DUMP_ROOT)
+		set_mask_bits(&current->mm->flags, MMF_DUMPABLE_MASK,
+			      cs->dumpable);
+	if (!atomic_dec_and_test(&cs->left))
+		wait_event_killable(cs->wq, !atomic_read(&cs->left));
+	else
+		wake_up_all(&cs->wq);
+	ckpt_creds_put(cs);
 }

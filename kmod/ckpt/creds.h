@@ -6,6 +6,7 @@
 #include <uapi/linux/ckpt_image.h>
 
 struct cred;
+struct ckpt_creds_set;
 struct mm_struct;
 struct task_struct;
 
@@ -22,19 +23,31 @@ int ckpt_creds_capture(struct task_struct *task,
 		       size_t *len, char *whybuf, size_t size);
 
 /*
- * At restart, before the point of no return: the credentials the restarted
- * process is to run with, from @given (what CKPT_IOC_RESTART_CREDS handed
- * over, consumed; NULL: none) or the caller's own. NULL when nothing is to
- * change; an ERR_PTR, named in @whybuf, when the image's ids are not the
- * ones given or the caller could not have switched to them itself.
+ * At restart, before the point of no return: what the restarted threads
+ * are to install (ckpt_creds_put() drops it): the credentials from @given
+ * (what CKPT_IOC_RESTART_CREDS handed over, consumed; NULL: none) or the
+ * caller's own, unless nothing is to change, with the image's dumpability.
+ * An ERR_PTR, named in @whybuf, when the image's ids are not the ones given
+ * or the caller could not have switched to them itself.
  */
-struct cred *ckpt_creds_prepare(const struct ckpt_img_creds *img,
-				struct cred *given, char *whybuf, size_t size);
+struct ckpt_creds_set *ckpt_creds_prepare(const struct ckpt_img_creds *img,
+					  struct cred *given, char *whybuf,
+					  size_t size);
+void ckpt_creds_put(struct ckpt_creds_set *cs);
 
 /*
- * In each restarted thread on its way back to user mode: installs @cred
- * (NULL: none; one reference consumed) and the image's dumpability.
+ * A reference for one restarted thread, which either installs it or drops
+ * it: every thread that holds one waits in ckpt_creds_install() until none
+ * has yet to.
  */
-void ckpt_creds_install(struct cred *cred, u32 dumpable);
+struct ckpt_creds_set *ckpt_creds_get(struct ckpt_creds_set *cs);
+void ckpt_creds_drop(struct ckpt_creds_set *cs);
+
+/*
+ * In a restarted thread on its way back to user mode: installs the
+ * credentials and dumpability, waits for the other threads to have, and
+ * drops the thread's reference.
+ */
+void ckpt_creds_install(struct ckpt_creds_set *cs);
 
 #endif /* _CKPT_CREDS_H */

@@ -57,8 +57,7 @@
 struct restore_work {
 	struct callback_head cb;
 	struct ckpt_img_thread img;
-	struct cred *cred;	/* referenced; NULL: the thread keeps its own */
-	u32 dumpable;
+	struct ckpt_creds_set *creds;	/* this thread's to install or drop */
 };
 
 struct arrival {
@@ -107,8 +106,8 @@ static struct ckpt_restart_ctx *get_ctx(struct file *file)
 
 static void free_work(struct restore_work *w)
 {
-	if (w && w->cred)
-		put_cred(w->cred);
+	if (w && w->creds)
+		ckpt_creds_drop(w->creds);
 	kfree(w);
 }
 
@@ -138,8 +137,8 @@ static void restore_fn(struct callback_head *cb)
 				    task_tgid_vnr(current), why);
 		force_sig(SIGKILL);
 	} else {
-		ckpt_creds_install(w->cred, w->dumpable);
-		w->cred = NULL;
+		ckpt_creds_install(w->creds);
+		w->creds = NULL;
 	}
 	free_work(w);
 	module_put(THIS_MODULE);
@@ -476,7 +475,8 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	u8 *proxy = NULL;
 	struct ckpt_img_timers *timers = NULL;
 	struct ckpt_img_creds *creds = NULL;
-	struct cred *cred = NULL;
+	struct ckpt_creds_set *cs = NULL;
+	struct cred *cred;
 	struct image_threads it = {};
 	struct restore_work *own = NULL;
 	struct ckpt_objfiles of = {};
@@ -513,10 +513,10 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	cred = ctx->creds;
 	ctx->creds = NULL;
 	mutex_unlock(&ctx->lock);
-	cred = ckpt_creds_prepare(creds, cred, whybuf, WHY_LEN);
-	if (IS_ERR(cred)) {
-		ret = PTR_ERR(cred);
-		cred = NULL;
+	cs = ckpt_creds_prepare(creds, cred, whybuf, WHY_LEN);
+	if (IS_ERR(cs)) {
+		ret = PTR_ERR(cs);
+		cs = NULL;
 		*why = whybuf;
 		goto out;
 	}
@@ -567,15 +567,13 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 		}
 		if (a->img)
 			a->work->img = *a->img;
-		a->work->cred = cred ? get_new_cred(cred) : NULL;
-		a->work->dumpable = creds->dumpable;
+		a->work->creds = ckpt_creds_get(cs);
 	}
 	mutex_unlock(&ctx->lock);
 	if (ret)
 		goto out;
 	own->img = *it.t[0];
-	own->cred = cred ? get_new_cred(cred) : NULL;
-	own->dumpable = creds->dumpable;
+	own->creds = ckpt_creds_get(cs);
 	ctx->nr_threads = hdr->nr_threads;
 	ctx->xstate_size = hdr->xstate_size;
 	ret = ckpt_timers_restore(timers, whybuf, WHY_LEN);
@@ -620,8 +618,8 @@ out:
 	ctx->xstates = NULL;
 	ckpt_reader_done(&r);
 	free_work(own);
-	if (cred)
-		put_cred(cred);
+	if (cs)
+		ckpt_creds_put(cs);
 	free_threads(&it);
 	kvfree(creds);
 	kvfree(timers);
