@@ -281,10 +281,11 @@ static void text_creds(FILE *f, const struct ckpt_image *img)
 	fprintf(f, "groups:%s", c->nr_groups ? "" : " none");
 	for (i = 0; i < c->nr_groups; i++)
 		fprintf(f, " %u", img->groups[i]);
-	fprintf(f, "\ncapabilities: effective 0x%llx permitted 0x%llx inheritable 0x%llx bounding 0x%llx ambient 0x%llx, dumpable %u\n",
+	fprintf(f, "\ncapabilities: effective 0x%llx permitted 0x%llx inheritable 0x%llx bounding 0x%llx ambient 0x%llx, dumpable %u%s\n",
 		ULL(c->cap_effective), ULL(c->cap_permitted),
 		ULL(c->cap_inheritable), ULL(c->cap_bset),
-		ULL(c->cap_ambient), c->dumpable);
+		ULL(c->cap_ambient), c->dumpable,
+		c->flags & CKPT_CREDS_NO_NEW_PRIVS ? ", no_new_privs" : "");
 }
 
 static void text_thread(FILE *f, const struct ckpt_img_thread *t,
@@ -544,10 +545,11 @@ static void json_creds(FILE *f, const struct ckpt_image *img)
 		c->fsgid);
 	for (i = 0; i < c->nr_groups; i++)
 		fprintf(f, "%s%u", i ? "," : "", img->groups[i]);
-	fprintf(f, "],\"cap_effective\":\"0x%llx\",\"cap_permitted\":\"0x%llx\",\"cap_inheritable\":\"0x%llx\",\"cap_bset\":\"0x%llx\",\"cap_ambient\":\"0x%llx\",\"dumpable\":%u}",
+	fprintf(f, "],\"cap_effective\":\"0x%llx\",\"cap_permitted\":\"0x%llx\",\"cap_inheritable\":\"0x%llx\",\"cap_bset\":\"0x%llx\",\"cap_ambient\":\"0x%llx\",\"dumpable\":%u,\"no_new_privs\":%s}",
 		ULL(c->cap_effective), ULL(c->cap_permitted),
 		ULL(c->cap_inheritable), ULL(c->cap_bset),
-		ULL(c->cap_ambient), c->dumpable);
+		ULL(c->cap_ambient), c->dumpable,
+		c->flags & CKPT_CREDS_NO_NEW_PRIVS ? "true" : "false");
 }
 
 static void json_thread(FILE *f, const struct ckpt_img_thread *t)

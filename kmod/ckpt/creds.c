@@ -5,10 +5,12 @@
  *
  * Checkpoint: the process's user and group ids (real, effective, saved,
  * file system), supplementary groups and capability sets, as the
- * checkpointer's user namespace names them, and its dumpability. Every
- * thread must have the same ones (glibc keeps them so; a raw setuid() in one
- * thread does not), and the process must be in the checkpointer's user
- * namespace: capabilities held in another mean something else here.
+ * checkpointer's user namespace names them, its dumpability and
+ * no_new_privs. Every thread must have the same ones (glibc keeps them so;
+ * a raw setuid() in one thread does not), and the process must be in the
+ * checkpointer's user namespace: capabilities held in another mean
+ * something else here. A process under a seccomp filter is refused: it
+ * would come back without it.
  *
  * Restart: a module cannot make credentials for another user by itself.
  * setresuid() gives a new uid its user_struct and ucounts (alloc_uid(),
@@ -31,6 +33,7 @@
 #include <linux/mm_types.h>
 #include <linux/sched.h>
 #include <linux/sched/coredump.h>
+#include <linux/seccomp.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uidgid.h>
@@ -50,6 +53,7 @@ struct ckpt_creds_set {
 	wait_queue_head_t wq;
 	struct cred *cred;	/* NULL: each thread keeps its own */
 	u32 dumpable;
+	u32 flags;		/* CKPT_CREDS_* */
 };
 
 static bool same_groups(const struct group_info *a, const struct group_info *b)
@@ -129,24 +133,35 @@ int ckpt_creds_capture(struct task_struct *task,
 	struct user_namespace *ns = current_user_ns();
 	const struct cred *cred = get_task_cred(task);
 	struct ckpt_img_creds *img = NULL;
-	pid_t other = 0;
+	pid_t other = 0, filtered = 0;
 	unsigned int i;
 	int ret;
 
 	/* The threads are parked: none changes its credentials meanwhile. */
 	rcu_read_lock();
-	for (i = 0; i < nr && !other; i++) {
+	for (i = 0; i < nr && !other && !filtered; i++) {
 		const struct cred *tc;
 
 		if (!tasks[i])
 			continue;
 		tc = __task_cred(tasks[i]);
 		if (!same_ids(tc, cred) || !same_caps(tc, cred) ||
-		    tc->user_ns != cred->user_ns)
+		    tc->user_ns != cred->user_ns ||
+		    task_no_new_privs(tasks[i]) != task_no_new_privs(task))
 			other = task_pid_vnr(tasks[i]);
+#ifdef CONFIG_SECCOMP
+		if (READ_ONCE(tasks[i]->seccomp.mode) != SECCOMP_MODE_DISABLED)
+			filtered = task_pid_vnr(tasks[i]);
+#endif
 	}
 	rcu_read_unlock();
 	ret = -EOPNOTSUPP;
+	if (filtered) {
+		snprintf(whybuf, size,
+			 "pid %d thread %d runs under seccomp: not supported yet",
+			 task_tgid_vnr(task), filtered);
+		goto out;
+	}
 	if (other) {
 		snprintf(whybuf, size,
 			 "pid %d thread %d runs with other credentials than its process: not supported yet",
@@ -179,6 +194,7 @@ int ckpt_creds_capture(struct task_struct *task,
 	img->cap_bset = ckpt_cap_u64(cred->cap_bset);
 	img->cap_ambient = ckpt_cap_u64(cred->cap_ambient);
 	img->dumpable = get_dumpable(mm);
+	img->flags = task_no_new_privs(task) ? CKPT_CREDS_NO_NEW_PRIVS : 0;
 	*creds = img;
 	img = NULL;
 	ret = 0;
@@ -311,6 +327,7 @@ static struct ckpt_creds_set *new_set(struct cred *cred,
 	init_waitqueue_head(&cs->wq);
 	cs->cred = cred;
 	cs->dumpable = img->dumpable;
+	cs->flags = img->flags;
 	return cs;
 }
 
@@ -422,6 +439,9 @@ void ckpt_creds_install(struct ckpt_creds_set *cs)
 {
 	if (cs->cred)
 		commit_creds(get_new_cred(cs->cred));
+	/* Setting it is never a privilege: anyone may. */
+	if (cs->flags & CKPT_CREDS_NO_NEW_PRIVS)
+		task_set_no_new_privs(current);
 	/*
 	 * commit_creds() makes a process whose ids changed undumpable
 	 * (fs.suid_dumpable): what it held under the old ones stays out of

@@ -11,11 +11,12 @@ struct mm_struct;
 struct task_struct;
 
 /*
- * While @task is frozen: its credentials, which each of its @nr threads
- * @tasks (NULL: exited) must share, and whether @mm is dumpable, as a new
- * CREDS payload of *@len bytes. Refused, named in @whybuf: threads with
- * other credentials, a process in another user namespace than the
- * checkpointer's, an id that namespace has no name for.
+ * While @task is frozen: its credentials and no_new_privs, which each of
+ * its @nr threads @tasks (NULL: exited) must share, and whether @mm is
+ * dumpable, as a new CREDS payload of *@len bytes. Refused, named in
+ * @whybuf: threads with other credentials, a process in another user
+ * namespace than the checkpointer's, an id that namespace has no name
+ * for, a thread under seccomp.
  */
 int ckpt_creds_capture(struct task_struct *task,
 		       struct task_struct *const *tasks, unsigned int nr,
@@ -26,9 +27,9 @@ int ckpt_creds_capture(struct task_struct *task,
  * At restart, before the point of no return: what the restarted threads
  * are to install (ckpt_creds_put() drops it): the credentials from @given
  * (what CKPT_IOC_RESTART_CREDS handed over, consumed; NULL: none) or the
- * caller's own, unless nothing is to change, with the image's dumpability.
- * An ERR_PTR, named in @whybuf, when the image's ids are not the ones given
- * or the caller could not have switched to them itself.
+ * caller's own, unless nothing is to change, with the image's dumpability
+ * and flags. An ERR_PTR, named in @whybuf, when the image's ids are not the
+ * ones given or the caller could not have switched to them itself.
  */
 struct ckpt_creds_set *ckpt_creds_prepare(const struct ckpt_img_creds *img,
 					  struct cred *given, char *whybuf,
@@ -45,8 +46,8 @@ void ckpt_creds_drop(struct ckpt_creds_set *cs);
 
 /*
  * In a restarted thread on its way back to user mode: installs the
- * credentials and dumpability, waits for the other threads to have, and
- * drops the thread's reference.
+ * credentials, dumpability and no_new_privs, waits for the other threads
+ * to have, and drops the thread's reference.
  */
 void ckpt_creds_install(struct ckpt_creds_set *cs);
 

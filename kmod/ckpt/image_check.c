@@ -322,6 +322,8 @@ static int check_creds(struct ckpt_img_state *st,
 		return FAIL(st, EBADMSG, "capability sets inconsistent");
 	if (c->dumpable > 2)
 		return FAIL(st, EBADMSG, "dumpable out of bounds");
+	if (c->flags & ~__CKPT_CREDS_ALL || c->pad)
+		return FAIL(st, EINVAL, "unknown credential flags");
 	return 0;
 }
 

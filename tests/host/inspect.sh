@@ -167,6 +167,7 @@ c = d["creds"]
 assert [c[k] for k in ("uid", "euid", "suid", "fsuid", "gid", "egid", "sgid", "fsgid")] == [1000] * 8, c
 assert c["groups"] == [4, 27, 1000] and c["cap_bset"] == "0x1ffffffffff", c
 assert c["cap_effective"] == c["cap_permitted"] == c["cap_ambient"] == "0x0" and c["dumpable"] == 1, c
+assert c["no_new_privs"] is True, c
 assert d["process"]["pid"] == 4242 and d["process"]["exe"] == "/bin/sh"
 assert [t["tid"] for t in d["threads"]] == [4242]
 assert d["threads"][0]["ip"] == "0x555555554123"
@@ -193,7 +194,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((77 + nsect))
+ktap_plan $((78 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -203,7 +204,7 @@ ktap_check "a valid image: described, checksums ok, valid, exit 0" sh -c "
 	grep -qx 'exe: /bin/sh' '$tmp/text' &&
 	grep -qx 'credentials: uid 1000 euid 1000 suid 1000 fsuid 1000, gid 1000 egid 1000 sgid 1000 fsgid 1000' '$tmp/text' &&
 	grep -qx 'groups: 4 27 1000' '$tmp/text' &&
-	grep -qx 'capabilities: effective 0x0 permitted 0x0 inheritable 0x0 bounding 0x1ffffffffff ambient 0x0, dumpable 1' '$tmp/text' &&
+	grep -qx 'capabilities: effective 0x0 permitted 0x0 inheritable 0x0 bounding 0x1ffffffffff ambient 0x0, dumpable 1, no_new_privs' '$tmp/text' &&
 	grep -q '^  tid 4242 \"sh\" ip 0x555555554123 ' '$tmp/text' &&
 	grep -q '^  555555554000-555555556000 r-xp *0 pages file /bin/sh\$' '$tmp/text' &&
 	grep -q '^  7ffff7f00000-7ffff7f10000 rw-p *3 pages -\$' '$tmp/text' &&
@@ -323,9 +324,9 @@ e = d[\"error\"]
 assert d[\"valid\"] is False and e[\"message\"] == \"section checksum mismatch\", d
 assert e[\"section\"] == 5 and e[\"type\"] == \"PAGES\" and e[\"offset\"] == $(off 5), e'"
 
-# Credentials: section 3 CREDS (80 bytes, then 4 per group: 4, 27, 1000).
-ktap_check "CREDS: its 92 bytes padded to 96" \
-	test "$(type 3) $(($(off 4) - $(off 3)))" = "CREDS 120"
+# Credentials: section 3 CREDS (88 bytes, then 4 per group: 4, 27, 1000).
+ktap_check "CREDS: its 100 bytes padded to 104" \
+	test "$(type 3) $(($(off 4) - $(off 3)))" = "CREDS 128"
 damage cr-nr set 3 76 I 4
 ktap_check "CREDS: a group count that does not match the length" \
 	refuse "$tmp/cr-nr" "CREDS group count does not match its length $(at 3)"
@@ -338,7 +339,7 @@ ktap_check "CREDS: fsuid (uid_t)-1, which is no id" \
 damage cr-euid set 3 4 I 0
 ktap_check "CREDS: an euid other than PROCESS's" \
 	refuse "$tmp/cr-euid" "CREDS and PROCESS disagree on the ids $(at 3)"
-damage cr-groups set 3 80 I 2000
+damage cr-groups set 3 88 I 2000
 ktap_check "CREDS: groups not ascending" \
 	refuse "$tmp/cr-groups" "supplementary groups out of bounds or not ascending $(at 3)"
 damage cr-eff set 3 48 Q 0x200000
@@ -351,6 +352,11 @@ ktap_check "CREDS: an ambient capability permitted but not inheritable" \
 damage cr-dump set 3 72 I 3
 ktap_check "CREDS: dumpable 3" \
 	refuse "$tmp/cr-dump" "dumpable out of bounds $(at 3)"
+damage cr-flags set 3 80 I 3
+damage cr-pad set 3 84 I 1
+ktap_check "CREDS: an unknown flag, a reserved field set" \
+	refuse "$tmp/cr-flags" "unknown credential flags $(at 3)" &&
+	refuse "$tmp/cr-pad" "unknown credential flags $(at 3)"
 damage cr-none drop 3
 ktap_check "no CREDS section: refused at VMAS" \
 	refuse "$tmp/cr-none" "no CREDS section before VMAS (section 3 VMAS at offset $(off 3))"

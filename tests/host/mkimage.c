@@ -27,8 +27,8 @@
  * CPU-time clock, SIGEV_THREAD_ID to it, its signal pending; 7: the
  * process's CPU-time clock, SIGEV_NONE). CREDS always comes last before
  * VMAS: uid and gid 1000 (all four), groups 4, 27 and 1000, no capability
- * but a full bounding set (capabilities 0 to 40), dumpable; its 92 bytes
- * are followed by 4 bytes of padding. The output is the same on every
+ * but a full bounding set (capabilities 0 to 40), dumpable, no_new_privs;
+ * its 100 bytes are followed by 4 bytes of padding. The output is the same on every
  * run, so tests can name offsets in it.
  */
 #include <errno.h>
@@ -249,7 +249,7 @@ static void creds(void)
 			.uid = 1000, .euid = 1000, .suid = 1000, .fsuid = 1000,
 			.gid = 1000, .egid = 1000, .sgid = 1000, .fsgid = 1000,
 			.cap_bset = (1ULL << 41) - 1, .dumpable = 1,
-			.nr_groups = 3,
+			.nr_groups = 3, .flags = CKPT_CREDS_NO_NEW_PRIVS,
 		},
 		.groups = { 4, 27, 1000 },
 	};

@@ -8,10 +8,10 @@
  * is refused, naming them, and the image still restarts; the engine refuses
  * on its own a restarter that did not switch or handed over other ids; a
  * restarter with the image's ids gives none of its capabilities; a root
- * process that dropped capabilities and made itself undumpable stays so;
- * the image's files are opened with its user's rights. Threads with other
- * credentials than their process, and a process in another user namespace,
- * are refused at checkpoint.
+ * process that dropped capabilities, made itself undumpable and set
+ * no_new_privs stays so; the image's files are opened with its user's
+ * rights. Threads with other credentials than their process, a process in
+ * another user namespace and one under seccomp are refused at checkpoint.
  */
 #define _GNU_SOURCE
 #include <grp.h>
@@ -21,6 +21,8 @@
 #include <sys/prctl.h>
 
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
@@ -63,8 +65,8 @@ static void start_thread(void)
 }
 
 /*
- * 'i': "uid R E S F gid R E S F groups G,G,... dumpable D"; 's' steps a
- * counter, 'p' prints it; 'c' prints how many SIGCHLD came.
+ * 'i': "uid R E S F gid R E S F groups G,G,... dumpable D nnp N"; 's'
+ * steps a counter, 'p' prints it; 'c' prints how many SIGCHLD came.
  */
 static void creds_loop(void)
 {
@@ -94,10 +96,11 @@ static void creds_loop(void)
 		for (i = 0, len = 0, list[0] = '\0'; i < ng; i++)
 			len += snprintf(list + len, sizeof(list) - len, "%s%u",
 					i ? "," : "", g[i]);
-		target_say("uid %u %u %u %u gid %u %u %u %u groups %s dumpable %d",
+		target_say("uid %u %u %u %u gid %u %u %u %u groups %s dumpable %d nnp %d",
 			   r, e, s, (uid_t)setfsuid(-1), rg, eg, sg,
 			   (gid_t)setfsgid(-1), list,
-			   prctl(PR_GET_DUMPABLE, 0, 0, 0, 0));
+			   prctl(PR_GET_DUMPABLE, 0, 0, 0, 0),
+			   prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
 	}
 }
 
@@ -132,7 +135,7 @@ static int set_caps(__u64 perm, __u64 eff, __u64 inh)
 
 /*
  * Root, but with only CAP_KILL and CAP_NET_BIND_SERVICE, without
- * CAP_SYS_ADMIN in its bounding set, and undumpable.
+ * CAP_SYS_ADMIN in its bounding set, undumpable, and with no_new_privs.
  */
 #define ROOT_CAPS	((1ULL << CAP_KILL) | (1ULL << CAP_NET_BIND_SERVICE))
 
@@ -140,7 +143,8 @@ static void lowered_root_target(void)
 {
 	if (chdir("/tmp") || prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0) ||
 	    set_caps(ROOT_CAPS, ROOT_CAPS, 0) ||
-	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		_exit(9);
 	start_thread();
 	creds_loop();
@@ -254,7 +258,7 @@ static bool runs_as_the_user(pid_t pid, pid_t tid)
 }
 
 #define USER_IDS "uid 1000 1000 1000 1000 gid 1000 1000 1000 1000 " \
-		 "groups 1000,2000,3000 dumpable 1"
+		 "groups 1000,2000,3000 dumpable 1 nnp 0"
 
 FIXTURE(creds) {
 	char image[64];
@@ -519,10 +523,10 @@ TEST_F(creds, a_root_process_keeps_its_lowered_capabilities)
 	start(_metadata, self, lowered_root_target);
 	t[0] = self->pid;
 	t[1] = self->tid;
-	/* Root's ids and this test's groups, undumpable. */
+	/* Root's ids and this test's groups, undumpable, no_new_privs. */
 	ASSERT_EQ(0, target_ask(&self->t, "i", ids, sizeof(ids)));
 	ASSERT_EQ(0, strncmp(ids, "uid 0 0 0 0 gid 0 0 0 0 groups ", 31)) TH_LOG("%s", ids);
-	ASSERT_NE(NULL, strstr(ids, " dumpable 0")) TH_LOG("%s", ids);
+	ASSERT_NE(NULL, strstr(ids, " dumpable 0 nnp 1")) TH_LOG("%s", ids);
 	ASSERT_TRUE(caps_are(self->pid, self->tid, ROOT_CAPS, ROOT_CAPS, 0, 0,
 			     bnd));
 	ASSERT_EQ(0, checkpoint_kill(self)) TH_LOG("%s", self->msg);
@@ -587,6 +591,18 @@ static void thread_target(void)
 	creds_loop();
 }
 
+/* Under a seccomp filter that allows everything. */
+static void seccomp_target(void)
+{
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { .len = 1, .filter = &allow };
+
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0))
+		_exit(9);
+	target_say("ready 0");
+	creds_loop();
+}
+
 static void userns_target(void)
 {
 	if (unshare(CLONE_NEWUSER))
@@ -595,7 +611,7 @@ static void userns_target(void)
 	creds_loop();
 }
 
-TEST_F(creds, other_credentials_per_thread_or_user_namespace_are_refused)
+TEST_F(creds, other_thread_credentials_user_namespace_seccomp_are_refused)
 {
 	char want[160];
 
@@ -621,6 +637,19 @@ TEST_F(creds, other_credentials_per_thread_or_user_namespace_are_refused)
 	snprintf(want, sizeof(want),
 		 "pid %d is in another user namespace than the checkpointer: not supported yet",
 		 self->pid);
+	EXPECT_STREQ(want, self->msg);
+	EXPECT_TRUE(answers(&self->t, "sp", "1"));
+	kill(self->pid, SIGKILL);
+	target_end(&self->t);
+
+	/* It would come back without its filter. */
+	start(_metadata, self, seccomp_target);
+	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(self->pid, self->image, 0,
+						  self->msg, sizeof(self->msg),
+						  NULL));
+	snprintf(want, sizeof(want),
+		 "pid %d thread %d runs under seccomp: not supported yet",
+		 self->pid, self->pid);
 	EXPECT_STREQ(want, self->msg);
 	EXPECT_TRUE(answers(&self->t, "sp", "1"));
 }

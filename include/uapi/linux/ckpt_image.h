@@ -145,13 +145,19 @@ struct ckpt_img_process {
  * The process's credentials, which all its threads shared: user and group
  * ids as the checkpointer's user namespace names them (the process was in
  * that namespace), the supplementary groups (@nr_groups __u32 ids follow,
- * ascending), the capability sets (bit n for capability n) and whether it
- * was dumpable. The restarted process gets these ids and groups if the
- * restarter could switch to them itself, and no capability that the image
- * or the restarter lacks (Documentation/engine.md, "Credentials").
+ * ascending), the capability sets (bit n for capability n), whether it
+ * was dumpable and whether it had no_new_privs. The restarted process gets
+ * these ids and groups if the restarter could switch to them itself, and
+ * no capability that the image or the restarter lacks
+ * (Documentation/engine.md, "Credentials").
  */
 #define CKPT_IMG_MAX_GROUPS	65536		/* NGROUPS_MAX */
 #define CKPT_IMG_NO_ID		0xffffffffU	/* (uid_t)-1: never an id */
+
+enum ckpt_img_creds_flags {
+	CKPT_CREDS_NO_NEW_PRIVS	= 1 << 0,	/* prctl(PR_SET_NO_NEW_PRIVS) */
+	__CKPT_CREDS_ALL	= (1 << 1) - 1,
+};
 
 struct ckpt_img_creds {
 	__u32 uid, euid, suid, fsuid;
@@ -163,6 +169,8 @@ struct ckpt_img_creds {
 	__u64 cap_ambient;	/* within cap_permitted and cap_inheritable */
 	__u32 dumpable;		/* 0, 1 (SUID_DUMP_USER) or 2 (SUID_DUMP_ROOT) */
 	__u32 nr_groups;	/* at most CKPT_IMG_MAX_GROUPS */
+	__u32 flags;		/* CKPT_CREDS_* */
+	__u32 pad;		/* 0 */
 	/* followed by nr_groups __u32 group ids */
 };
 
