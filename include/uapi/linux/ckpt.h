@@ -140,7 +140,7 @@
  *
  *    Restart with other credentials (Documentation/engine.md, "Credentials"):
  *
- *    CKPT_IOC_RESTART_CREDS  _IO(CKPT_IOC_MAGIC, 0x07)   (argument 0)
+ *    CKPT_IOC_RESTART_CREDS  _IO(CKPT_IOC_MAGIC, 0x08)   (argument 0)
  *
  *        For a restart whose image ran with other credentials than the
  *        restarter: a helper process of the restarter, on the same open
@@ -277,7 +277,7 @@ struct ckpt_cb_ready {
 #define CKPT_IOC_REGISTER	_IOW(CKPT_IOC_MAGIC, 0x04, struct ckpt_register)
 #define CKPT_IOC_CB_WAIT	_IOWR(CKPT_IOC_MAGIC, 0x05, struct ckpt_cb_request)
 #define CKPT_IOC_CB_READY	_IOWR(CKPT_IOC_MAGIC, 0x06, struct ckpt_cb_ready)
-#define CKPT_IOC_RESTART_CREDS	_IO(CKPT_IOC_MAGIC, 0x07)
+#define CKPT_IOC_RESTART_CREDS	_IO(CKPT_IOC_MAGIC, 0x08)
 
 /* generic netlink */
 
