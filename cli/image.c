@@ -45,6 +45,8 @@ void ckpt_image_free(struct ckpt_image *img)
 	free(img->timerfds);
 	free(img->timer_list);
 	img->timer_list = NULL;
+	free(img->groups);
+	img->groups = NULL;
 	free(img->fileobjs);
 	free(img->chunks);
 	img->fileobjs = NULL;
@@ -229,6 +231,15 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 			return fail(img, -ENOMEM, "out of memory");
 		memcpy(img->timer_list, (const char *)payload + sizeof(img->timers),
 		       s->len - sizeof(img->timers));
+		break;
+	case CKPT_SECT_CREDS:
+		memcpy(&img->creds, payload, sizeof(img->creds));
+		img->groups = malloc(s->len - sizeof(img->creds) + 1);
+		if (!img->groups)
+			return fail(img, -ENOMEM, "out of memory");
+		memcpy(img->groups, (const char *)payload + sizeof(img->creds),
+		       s->len - sizeof(img->creds));
+		img->has_creds = true;
 		break;
 	case CKPT_SECT_PIPE: {
 		struct ckpt_img_pipe **more, *pd;

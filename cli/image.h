@@ -68,6 +68,9 @@ struct ckpt_image {
 	bool has_fs;
 	struct ckpt_img_signals signals;	/* zero if the image has none */
 	struct ckpt_img_siginfo *sigqueue;	/* [signals.nr] */
+	struct ckpt_img_creds creds;	/* ids, capabilities (CREDS) */
+	__u32 *groups;			/* [creds.nr_groups] */
+	bool has_creds;
 	struct ckpt_img_timers timers;	/* POSIX timers; zero if none */
 	struct ckpt_img_timer *timer_list;	/* [timers.nr], by ascending id */
 	struct ckpt_img_timerfd *timerfds;	/* [nr_timerfds] */

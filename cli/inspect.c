@@ -268,6 +268,26 @@ static void text_process(FILE *f, const struct ckpt_image *img, bool verbose)
 	fputc('\n', f);
 }
 
+static void text_creds(FILE *f, const struct ckpt_image *img)
+{
+	const struct ckpt_img_creds *c = &img->creds;
+	__u32 i;
+
+	if (!img->has_creds)
+		return;
+	fprintf(f, "credentials: uid %u euid %u suid %u fsuid %u, gid %u egid %u sgid %u fsgid %u\n",
+		c->uid, c->euid, c->suid, c->fsuid, c->gid, c->egid, c->sgid,
+		c->fsgid);
+	fprintf(f, "groups:%s", c->nr_groups ? "" : " none");
+	for (i = 0; i < c->nr_groups; i++)
+		fprintf(f, " %u", img->groups[i]);
+	fprintf(f, "\ncapabilities: effective 0x%llx permitted 0x%llx inheritable 0x%llx bounding 0x%llx ambient 0x%llx, dumpable %u%s\n",
+		ULL(c->cap_effective), ULL(c->cap_permitted),
+		ULL(c->cap_inheritable), ULL(c->cap_bset),
+		ULL(c->cap_ambient), c->dumpable,
+		c->flags & CKPT_CREDS_NO_NEW_PRIVS ? ", no_new_privs" : "");
+}
+
 static void text_thread(FILE *f, const struct ckpt_img_thread *t,
 			bool verbose)
 {
@@ -347,6 +367,7 @@ static void text_report(FILE *f, const char *name,
 	created_string(created, sizeof(created), h->created_ns);
 	fprintf(f, "\ncreated: %s\n", created);
 	text_process(f, img, verbose);
+	text_creds(f, img);
 	fprintf(f, "xstate: %u bytes per thread, xfeatures 0x%llx\n",
 		h->xstate_size, ULL(h->xfeatures));
 	fprintf(f, "threads: %u\n", img->nr_threads);
@@ -512,6 +533,25 @@ static void json_process(FILE *f, const struct ckpt_image *img)
 	fprintf(f, "}}");
 }
 
+static void json_creds(FILE *f, const struct ckpt_image *img)
+{
+	const struct ckpt_img_creds *c = &img->creds;
+	__u32 i;
+
+	if (!img->has_creds)
+		return;
+	fprintf(f, ",\"creds\":{\"uid\":%u,\"euid\":%u,\"suid\":%u,\"fsuid\":%u,\"gid\":%u,\"egid\":%u,\"sgid\":%u,\"fsgid\":%u,\"groups\":[",
+		c->uid, c->euid, c->suid, c->fsuid, c->gid, c->egid, c->sgid,
+		c->fsgid);
+	for (i = 0; i < c->nr_groups; i++)
+		fprintf(f, "%s%u", i ? "," : "", img->groups[i]);
+	fprintf(f, "],\"cap_effective\":\"0x%llx\",\"cap_permitted\":\"0x%llx\",\"cap_inheritable\":\"0x%llx\",\"cap_bset\":\"0x%llx\",\"cap_ambient\":\"0x%llx\",\"dumpable\":%u,\"no_new_privs\":%s}",
+		ULL(c->cap_effective), ULL(c->cap_permitted),
+		ULL(c->cap_inheritable), ULL(c->cap_bset),
+		ULL(c->cap_ambient), c->dumpable,
+		c->flags & CKPT_CREDS_NO_NEW_PRIVS ? "true" : "false");
+}
+
 static void json_thread(FILE *f, const struct ckpt_img_thread *t)
 {
 	unsigned int i;
@@ -564,6 +604,7 @@ static void json_report(FILE *f, const char *name,
 		created, ULL(h->created_ns), h->xstate_size,
 		ULL(h->xfeatures));
 	json_process(f, img);
+	json_creds(f, img);
 	if (img->has_fs) {
 		fprintf(f, ",\"cwd\":");
 		json_string(f, img->fs.cwd);

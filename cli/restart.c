@@ -29,8 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
@@ -1111,6 +1113,141 @@ static void close_inherited(int *keep, int n)
 	syscall(SYS_close_range, from, ~0U, 0);
 }
 
+static int cmp_gid(const void *a, const void *b)
+{
+	gid_t x = *(const gid_t *)a, y = *(const gid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether this process's groups are the image's (both sorted). */
+static bool same_groups(const struct ckpt_image *img)
+{
+	gid_t *mine;
+	int n = getgroups(0, NULL), i;
+	bool same;
+
+	if (n < 0 || (__u32)n != img->creds.nr_groups)
+		return false;
+	mine = calloc(n + 1, sizeof(*mine));
+	if (!mine || getgroups(n, mine) != n)
+		child_fail("cannot read this process's groups: %s", strerror(errno));
+	qsort(mine, n, sizeof(*mine), cmp_gid);
+	for (i = 0, same = true; i < n && same; i++)
+		same = mine[i] == img->groups[i];
+	free(mine);
+	return same;
+}
+
+/* The image's groups, file-system group and user id; 0 or -errno. */
+static int set_fs_ids(const struct ckpt_image *img)
+{
+	const struct ckpt_img_creds *c = &img->creds;
+
+	if (!same_groups(img) &&
+	    syscall(SYS_setgroups, c->nr_groups, img->groups))
+		return -errno;
+	syscall(SYS_setfsgid, c->fsgid);
+	syscall(SYS_setfsuid, c->fsuid);
+	/* Each returns the id before the call: unchanged means refused. */
+	if ((__u32)syscall(SYS_setfsgid, -1) != c->fsgid ||
+	    (__u32)syscall(SYS_setfsuid, -1) != c->fsuid)
+		return -EPERM;
+	return 0;
+}
+
+/*
+ * The image's credentials (CREDS), when they are not the restarter's: a
+ * helper process switches to the image's groups and ids with the system
+ * calls, whose checks decide whether this restarter may, and hands its
+ * credentials to the engine (CKPT_IOC_RESTART_CREDS), which gives them to
+ * every restored thread at the very end, capabilities lowered to the
+ * image's. This process keeps its ids and capabilities until then (pids,
+ * chroot and the executable need them), but takes the image's groups and
+ * file-system ids: everything the image names is opened with its user's
+ * rights, and the process gets no file that user could not open.
+ */
+static void restore_creds(const struct ckpt_image *img, int dev)
+{
+	const struct ckpt_img_creds *c = &img->creds;
+	uid_t ruid, euid, suid;
+	gid_t rgid, egid, sgid;
+	const char *call;
+	sigset_t chld;
+	int status, ret;
+	pid_t pid;
+
+	if (getresuid(&ruid, &euid, &suid) || getresgid(&rgid, &egid, &sgid))
+		child_fail("cannot read this process's ids: %s", strerror(errno));
+	if (ruid == c->uid && euid == c->euid && suid == c->suid &&
+	    (uid_t)syscall(SYS_setfsuid, -1) == c->fsuid && rgid == c->gid &&
+	    egid == c->egid && sgid == c->sgid &&
+	    (gid_t)syscall(SYS_setfsgid, -1) == c->fsgid && same_groups(img))
+		return;
+
+	pid = fork();
+	if (pid < 0)
+		child_fail("cannot fork: %s", strerror(errno));
+	if (!pid) {
+		/* Each id while this helper still may set it. */
+		call = "setgroups";
+		ret = setgroups(c->nr_groups, img->groups);
+		if (!ret) {
+			call = "setresgid";
+			ret = setresgid(c->gid, c->egid, c->sgid);
+		}
+		if (!ret) {
+			/* It returns the old id: unchanged means refused. */
+			call = "setfsgid";
+			setfsgid(c->fsgid);
+			if ((gid_t)setfsgid(-1) != c->fsgid) {
+				ret = -1;
+				errno = EPERM;
+			}
+		}
+		if (!ret) {
+			call = "setresuid";
+			ret = setresuid(c->uid, c->euid, c->suid);
+		}
+		if (!ret) {
+			call = "setfsuid";
+			setfsuid(c->fsuid);
+			if ((uid_t)setfsuid(-1) != c->fsuid) {
+				ret = -1;
+				errno = EPERM;
+			}
+		}
+		if (ret)
+			child_fail("the image's process ran as uid %u, gid %u; ckpt restart runs as uid %u, gid %u and cannot switch to it (%s: %s)",
+				   c->uid, c->gid, ruid, rgid, call,
+				   strerror(errno));
+		if (ioctl(dev, CKPT_IOC_RESTART_CREDS, 0))
+			child_fail("cannot hand the image's credentials to the engine: %s",
+				   strerror(errno));
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			child_fail("cannot wait for the credentials helper: %s",
+				   strerror(errno));
+	/*
+	 * Its SIGCHLD waits, blocked: it must not reach the restarted
+	 * process, nor stand in for one pending in the image.
+	 */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigtimedwait(&chld, NULL, &(struct timespec){ 0 });
+	if (WIFSIGNALED(status))
+		child_fail("the credentials helper died of signal %d",
+			   WTERMSIG(status));
+	if (WEXITSTATUS(status))
+		_exit(1);	/* it said why */
+	ret = set_fs_ids(img);
+	if (ret)
+		child_fail("cannot take the image's groups and file-system ids: %s",
+			   strerror(-ret));
+}
+
 static void __attribute__((noreturn))
 child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms,
       pid_t restarter)
@@ -1139,6 +1276,7 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms,
 	 * the engine restores each thread's.
 	 */
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all));
+	restore_creds(img, dev);
 	targs = calloc(img->nr_threads, sizeof(*targs));
 	if (!targs)
 		child_fail("out of memory");
@@ -1208,6 +1346,9 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms,
 		args.root_fd = root;
 	}
 	if (uffd >= 0) {
+		/* Taking the image's file-system ids cleared it. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != restarter)
+			child_fail("the restarter is gone");
 		args.flags |= CKPT_RESTART_LAZY;
 		args.uffd = uffd;
 	}

@@ -54,6 +54,8 @@ static long ckpt_dev_ioctl(struct file *file, unsigned int cmd,
 		return ckpt_ioctl_restart_thread(file, uarg);
 	case CKPT_IOC_LAZY_DONE:
 		return ckpt_ioctl_lazy_done(uarg);
+	case CKPT_IOC_RESTART_CREDS:
+		return ckpt_ioctl_restart_creds(file, arg);
 	case CKPT_IOC_REGISTER:
 		return ckpt_ioctl_register(file, uarg);
 	case CKPT_IOC_CB_WAIT:

@@ -34,6 +34,7 @@
 
 #include "callback.h"
 #include "checkpoint.h"
+#include "creds.h"
 #include "exe.h"
 #include "fdinfo.h"
 #include "fileobj.h"
@@ -632,6 +633,7 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		       struct fd_scan *scan, const struct ckpt_img_fs *fs,
 		       const struct ckpt_img_signals *sigs, size_t sigs_len,
 		       const struct ckpt_timers *timers,
+		       const struct ckpt_img_creds *creds, size_t creds_len,
 		       struct ckpt_writer *w, u32 *nr_threads,
 		       struct ckpt_stage *stage)
 {
@@ -671,6 +673,9 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 				      sizeof(p->ts.img), p->ts.xstate,
 				      fz->xstate_size);
 	}
+	if (!ret)
+		ret = ckpt_write_sect(w, CKPT_SECT_CREDS, creds, creds_len, NULL,
+				      0);
 	/* FILEOBJ first: FILES entries and FILEDATA name its entries. */
 	if (!ret && scan->objs.nr)
 		ret = ckpt_write_sect(w, CKPT_SECT_FILEOBJ, scan->objs.img,
@@ -732,6 +737,8 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	struct ckpt_img_process *proc = NULL;
 	struct ckpt_img_fs *fs = NULL;
 	struct ckpt_img_signals *sigs = NULL;
+	struct ckpt_img_creds *creds = NULL;
+	size_t creds_len = 0;
 	struct ckpt_timers timers = {};
 	struct task_struct **tasks = NULL;
 	struct ckpt_mm_capture mc = {};
@@ -850,6 +857,9 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	/* After the files: one shared with a child is named as such. */
 	if (!ret)
 		ret = check_relatives(task, whybuf);
+	if (!ret)
+		ret = ckpt_creds_capture(task, tasks, fz->nr, mm, &creds,
+					 &creds_len, whybuf, WHY_LEN);
 	if (ret) {
 		*why = whybuf;
 		goto out_thaw;
@@ -857,7 +867,8 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	capture_process(task, proc);
 
 	ret = write_image(task, fz, proc, &mc, &scan, fs, sigs, sigs_len,
-			  &timers, &w, &a->nr_threads, stage ? &st : NULL);
+			  &timers, creds, creds_len, &w, &a->nr_threads,
+			  stage ? &st : NULL);
 	if (!ret && !stage)
 		ret = finish_image(&mc, &st, &w);
 	if (ret) {
@@ -916,6 +927,7 @@ out_free:
 	kvfree(proc);
 	kvfree(fs);
 	kvfree(sigs);
+	kvfree(creds);
 	ckpt_timers_free(&timers);
 	kfree(tasks);
 	mmput(mm);

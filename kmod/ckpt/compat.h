@@ -83,6 +83,16 @@ static inline int ckpt_eventfd_semaphore(struct file *file, u64 count, int id)
 #define ckpt_eventfd_semaphore(file, count, id)	(-1)
 #endif
 
+/* kernel_cap_t became one u64 in 6.3; before, two u32 (low word first). */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define ckpt_cap_u64(c)		((c).val)
+#define ckpt_cap_set_u64(c, v)	((c).val = (v))
+#else
+#define ckpt_cap_u64(c)		((c).cap[0] | (u64)(c).cap[1] << 32)
+#define ckpt_cap_set_u64(c, v) \
+	((c).cap[0] = (u32)(v), (c).cap[1] = (u32)((u64)(v) >> 32))
+#endif
+
 /*
  * An mm's exe file (/proc/PID/exe) holds a write denial on its inode for as
  * long as it is the exe file (kernel/fork.c: dup_mm_exe_file(),

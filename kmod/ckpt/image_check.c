@@ -38,6 +38,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_FILEDATA]	= "FILEDATA",
 	[CKPT_SECT_VDSO]	= "VDSO",
 	[CKPT_SECT_TIMERS]	= "TIMERS",
+	[CKPT_SECT_CREDS]	= "CREDS",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -118,6 +119,9 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 	case CKPT_SECT_TIMERS:
 		return sizeof(struct ckpt_img_timers) +
 		       (__u64)CKPT_IMG_MAX_TIMERS * sizeof(struct ckpt_img_timer);
+	case CKPT_SECT_CREDS:
+		return sizeof(struct ckpt_img_creds) +
+		       (__u64)CKPT_IMG_MAX_GROUPS * sizeof(__u32);
 	}
 	return 0;
 }
@@ -154,6 +158,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			break;
 		if (s->type == CKPT_SECT_TIMERS && !st->timers_seen)
 			break;
+		if (s->type == CKPT_SECT_CREDS && !st->creds_seen)
+			break;
 		/* FILEOBJ first: FILES entries and FILEDATA name its entries. */
 		if (s->type == CKPT_SECT_FILEOBJ && !st->nr_fileobjs &&
 		    !st->files_seen)
@@ -162,6 +168,9 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			break;
 		if (s->type != st->expect)
 			return FAIL(st, EBADMSG, "sections out of order");
+		/* Without its credentials a process cannot be restarted safely. */
+		if (!st->creds_seen)
+			return FAIL(st, EBADMSG, "no CREDS section before VMAS");
 		break;
 	case CKPT_SECT_HEADER:
 	case CKPT_SECT_PROCESS:
@@ -194,6 +203,10 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	     (s->len - sizeof(struct ckpt_img_timers)) %
 	     sizeof(struct ckpt_img_timer)))
 		return FAIL(st, EBADMSG, "TIMERS length is not a whole number of timers");
+	if (s->type == CKPT_SECT_CREDS &&
+	    (s->len < sizeof(struct ckpt_img_creds) ||
+	     (s->len - sizeof(struct ckpt_img_creds)) % sizeof(__u32)))
+		return FAIL(st, EBADMSG, "CREDS length is not a whole number of groups");
 	if (s->type == CKPT_SECT_TIMERFD &&
 	    (!s->len || s->len % sizeof(struct ckpt_img_timerfd)))
 		return FAIL(st, EBADMSG, "TIMERFD length is not a whole number of timers");
@@ -213,7 +226,7 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_PIPE &&
 	    s->type != CKPT_SECT_TIMERFD && s->type != CKPT_SECT_FILEOBJ &&
 	    s->type != CKPT_SECT_FILEDATA && s->type != CKPT_SECT_TIMERS &&
-	    s->len != max)
+	    s->type != CKPT_SECT_CREDS && s->len != max)
 		return FAIL(st, EBADMSG, "section length does not match its kind");
 	return 0;
 }
@@ -275,6 +288,42 @@ static int check_process(struct ckpt_img_state *st,
 		return FAIL(st, EBADMSG, "executable path not absolute");
 	if (p->umask & ~0777)
 		return FAIL(st, EBADMSG, "umask out of bounds");
+	return 0;
+}
+
+/*
+ * CREDS: ids that are ids ((uid_t)-1 is none), the four PROCESS names too;
+ * groups ascending (the kernel keeps them sorted; repeats are allowed);
+ * capability sets as the kernel keeps them consistent.
+ */
+static int check_creds(struct ckpt_img_state *st,
+		       const struct ckpt_img_creds *c, __u64 len)
+{
+	const __u32 ids[] = {
+		c->uid, c->euid, c->suid, c->fsuid,
+		c->gid, c->egid, c->sgid, c->fsgid,
+	};
+	const __u32 *g = (const void *)(c + 1);
+	__u64 i;
+
+	if (c->nr_groups != (len - sizeof(*c)) / sizeof(*g))
+		return FAIL(st, EBADMSG, "CREDS group count does not match its length");
+	for (i = 0; i < ARRAY_SIZE(ids); i++)
+		if (ids[i] == CKPT_IMG_NO_ID)
+			return FAIL(st, EBADMSG, "user or group id out of bounds");
+	if (c->uid != st->uid || c->euid != st->euid || c->gid != st->gid ||
+	    c->egid != st->egid)
+		return FAIL(st, EBADMSG, "CREDS and PROCESS disagree on the ids");
+	for (i = 0; i < c->nr_groups; i++)
+		if (g[i] == CKPT_IMG_NO_ID || (i && g[i] < g[i - 1]))
+			return FAIL(st, EBADMSG, "supplementary groups out of bounds or not ascending");
+	if (c->cap_effective & ~c->cap_permitted ||
+	    c->cap_ambient & ~(c->cap_permitted & c->cap_inheritable))
+		return FAIL(st, EBADMSG, "capability sets inconsistent");
+	if (c->dumpable > 2)
+		return FAIL(st, EBADMSG, "dumpable out of bounds");
+	if (c->flags & ~__CKPT_CREDS_ALL || c->pad)
+		return FAIL(st, EINVAL, "unknown credential flags");
 	return 0;
 }
 
@@ -611,6 +660,10 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 			const struct ckpt_img_process *p = payload;
 
 			st->pid = p->pid;
+			st->uid = p->uid;
+			st->euid = p->euid;
+			st->gid = p->gid;
+			st->egid = p->egid;
 			st->vdso_size = p->vdso_size;
 			st->vdso_csum = p->vdso_csum;
 			st->expect = CKPT_SECT_THREAD;
@@ -697,6 +750,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = check_timers(st, payload, s->len);
 		if (!ret)
 			st->timers_seen = 1;
+		break;
+	case CKPT_SECT_CREDS:
+		ret = check_creds(st, payload, s->len);
+		if (!ret)
+			st->creds_seen = 1;
 		break;
 	case CKPT_SECT_FS: {
 		const struct ckpt_img_fs *fs = payload;

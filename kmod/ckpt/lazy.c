@@ -15,8 +15,10 @@
  *
  * Without its restarter the process would find zeros where its pages were
  * not in yet, so the restarter's child sets PR_SET_PDEATHSIG to SIGKILL
- * before it restarts lazily; the restarter clears it through
- * CKPT_IOC_LAZY_DONE once every page is in.
+ * before it restarts lazily, and the main thread sets it again once it has
+ * the image's credentials (commit_creds() clears it when ids or
+ * capabilities change), checking its restarter is still its parent; the
+ * restarter clears it through CKPT_IOC_LAZY_DONE once every page is in.
  */
 
 #include <linux/file.h>
@@ -166,6 +168,26 @@ int ckpt_lazy_register(struct file *uffd, const struct ckpt_img_vma *vmas,
 		}
 	}
 	vm_munmap(ubuf, PAGE_SIZE);
+	return ret;
+}
+
+int ckpt_lazy_arm(pid_t ppid)
+{
+	struct task_struct *parent;
+	int ret;
+
+	WRITE_ONCE(current->pdeath_signal, SIGKILL);
+	/*
+	 * The restarter's exit reparents, then reads the death signal,
+	 * under tasklist_lock; here the signal is set, then the parent read:
+	 * one of the two sees the other.
+	 */
+	smp_mb();
+	rcu_read_lock();
+	parent = rcu_dereference(current->real_parent);
+	ret = task_tgid_nr(parent) == ppid && !(parent->flags & PF_EXITING) ?
+	      0 : -ESRCH;
+	rcu_read_unlock();
 	return ret;
 }
 

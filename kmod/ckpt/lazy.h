@@ -18,6 +18,13 @@ int ckpt_lazy_register(struct file *uffd, const struct ckpt_img_vma *vmas,
 		       u32 nr_vmas, const char **why, char *whybuf,
 		       size_t whylen);
 
+/*
+ * In the main thread on its way back to user mode, after its credentials
+ * are installed: dies with the restarter @ppid again; -ESRCH when that is
+ * no longer its parent (gone already).
+ */
+int ckpt_lazy_arm(pid_t ppid);
+
 /* Clears the death signal of the caller's child @upid (see ckpt.h). */
 long ckpt_ioctl_lazy_done(u32 __user *upid);
 

@@ -10,20 +10,22 @@
  * registers handed to memory, while the main thread:
  *
  *   1. reads and validates the image up to its memory and checks that this
- *      machine and this process can take it (threads, tids, XSAVE layout
- *      and features, vdso, the executable and mapped files, the POSIX
- *      timers the restarter made, whose overrun counts it then sets) --
- *      errors so far return normally;
+ *      machine and this process can take it (the credentials it is to run
+ *      with, threads, tids, XSAVE layout and features, vdso, the executable
+ *      and mapped files, the POSIX timers the restarter made, whose overrun
+ *      counts it then sets) -- errors so far return normally;
  *   2. replaces its memory with the image's, and its exe file -- from here
  *      a failure kills the process and the message goes to err_fd;
  *   3. has a worker write every thread's XSAVE state (the regset code will
  *      not rewrite the running task's own);
  *   4. lets every thread go; each queues a task_work on itself that loads
- *      its registers and per-thread state on the way back to user mode,
- *      where the kernel then restarts an interrupted system call exactly as
- *      it would have at the checkpoint.
+ *      its registers and per-thread state, and installs the image's
+ *      credentials (creds.c), on the way back to user mode, where the
+ *      kernel then restarts an interrupted system call exactly as it would
+ *      have at the checkpoint.
  */
 
+#include <linux/cred.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs_struct.h>
@@ -38,6 +40,7 @@
 #include <uapi/linux/ckpt_image.h>
 
 #include "checkpoint.h"
+#include "creds.h"
 #include "exe.h"
 #include "fileobj.h"
 #include "image.h"
@@ -55,6 +58,8 @@
 struct restore_work {
 	struct callback_head cb;
 	struct ckpt_img_thread img;
+	struct ckpt_creds_set *creds;	/* this thread's to install or drop */
+	pid_t lazy_ppid;	/* main thread of a lazy restart: its restarter */
 };
 
 struct arrival {
@@ -78,6 +83,7 @@ struct ckpt_restart_ctx {
 	u32 nr_threads;
 	u32 xstate_size;
 	int fpu_err;
+	struct cred *creds;	/* CKPT_IOC_RESTART_CREDS; until the restart */
 };
 
 static struct ckpt_restart_ctx *get_ctx(struct file *file)
@@ -100,6 +106,13 @@ static struct ckpt_restart_ctx *get_ctx(struct file *file)
 	return ctx;
 }
 
+static void free_work(struct restore_work *w)
+{
+	if (w && w->creds)
+		ckpt_creds_drop(w->creds);
+	kfree(w);
+}
+
 void ckpt_restart_release(struct ckpt_restart_ctx *ctx)
 {
 	struct arrival *a, *tmp;
@@ -107,10 +120,12 @@ void ckpt_restart_release(struct ckpt_restart_ctx *ctx)
 	if (!ctx)
 		return;
 	list_for_each_entry_safe(a, tmp, &ctx->arrivals, node) {
-		kfree(a->work);
+		free_work(a->work);
 		put_task_struct(a->task);
 		kfree(a);
 	}
+	if (ctx->creds)
+		abort_creds(ctx->creds);
 	kfree(ctx);
 }
 
@@ -123,8 +138,16 @@ static void restore_fn(struct callback_head *cb)
 		pr_info_ratelimited("restart of pid %d failed: %s\n",
 				    task_tgid_vnr(current), why);
 		force_sig(SIGKILL);
+	} else {
+		ckpt_creds_install(w->creds);
+		w->creds = NULL;
+		if (w->lazy_ppid && ckpt_lazy_arm(w->lazy_ppid)) {
+			pr_info_ratelimited("lazy restart of pid %d: its restarter died\n",
+					    task_tgid_vnr(current));
+			force_sig(SIGKILL);
+		}
 	}
-	kfree(w);
+	free_work(w);
 	module_put(THIS_MODULE);
 }
 
@@ -183,13 +206,40 @@ long ckpt_ioctl_restart_thread(struct file *file, u32 __user *uindex)
 	a->work = NULL;
 	mutex_unlock(&ctx->lock);
 	if (ret) {
-		kfree(w);
+		free_work(w);
 		return ret;
 	}
 	ret = queue_restore(w);
 	if (ret)
-		kfree(w);
+		free_work(w);
 	return ret;
+}
+
+/*
+ * A helper of the restarter that switched to the image's groups and ids
+ * hands its credentials over, for the restarted process (creds.c).
+ */
+long ckpt_ioctl_restart_creds(struct file *file, unsigned long arg)
+{
+	struct ckpt_restart_ctx *ctx = get_ctx(file);
+	struct cred *new;
+
+	if (!ctx)
+		return -ENOMEM;
+	if (arg)
+		return -EINVAL;
+	new = prepare_creds();
+	if (!new)
+		return -ENOMEM;
+	mutex_lock(&ctx->lock);
+	if (ctx->state || ctx->creds) {
+		mutex_unlock(&ctx->lock);
+		abort_creds(new);
+		return -EBUSY;
+	}
+	ctx->creds = new;
+	mutex_unlock(&ctx->lock);
+	return 0;
 }
 
 static void fpu_work_fn(struct work_struct *work)
@@ -222,8 +272,8 @@ static void free_threads(struct image_threads *it)
 static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 		      struct ckpt_img_process **proc, struct image_threads *it,
 		      struct ckpt_img_timers **timers,
-		      struct ckpt_img_vdso **vdso, struct ckpt_img_vma **vmas,
-		      const char **why)
+		      struct ckpt_img_vdso **vdso, struct ckpt_img_creds **creds,
+		      struct ckpt_img_vma **vmas, const char **why)
 {
 	struct ckpt_sect s;
 	void *p, *objs = NULL;
@@ -251,7 +301,8 @@ static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 	 * Files, epoll items, the working directory, pending signals and
 	 * timers (the sections the checker lets come before VMAS) were
 	 * restored by the restarter; the engine validates them, and checks
-	 * the timers against what the restarter made.
+	 * the timers against what the restarter made. The credentials are
+	 * the engine's to check and install.
 	 */
 	while (!ret && s.type != CKPT_SECT_VMAS) {
 		/* The checker reads FILEOBJ's table until VMAS is accepted. */
@@ -261,6 +312,8 @@ static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 			*vdso = p;
 		else if (s.type == CKPT_SECT_TIMERS)
 			*timers = p;
+		else if (s.type == CKPT_SECT_CREDS)
+			*creds = p;
 		else
 			kvfree(p);
 		ret = ckpt_read_sect(r, &s, &p);
@@ -430,6 +483,9 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	struct ckpt_img_vdso *vdso = NULL;
 	u8 *proxy = NULL;
 	struct ckpt_img_timers *timers = NULL;
+	struct ckpt_img_creds *creds = NULL;
+	struct ckpt_creds_set *cs = NULL;
+	struct cred *cred;
 	struct image_threads it = {};
 	struct restore_work *own = NULL;
 	struct ckpt_objfiles of = {};
@@ -464,7 +520,8 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	ret = ckpt_fileobj_get_files(args->obj_fds, args->nr_obj_fds, &of, why);
 	if (ret)
 		goto out;
-	ret = read_front(&r, &hdr, &proc, &it, &timers, &vdso, &vmas, why);
+	ret = read_front(&r, &hdr, &proc, &it, &timers, &vdso, &creds, &vmas,
+			 why);
 	if (ret)
 		goto out;
 	if (hdr->nr_threads != args->nr_threads) {
@@ -472,6 +529,17 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 			 hdr->nr_threads, args->nr_threads);
 		*why = whybuf;
 		ret = -EINVAL;
+		goto out;
+	}
+	mutex_lock(&ctx->lock);
+	cred = ctx->creds;
+	ctx->creds = NULL;
+	mutex_unlock(&ctx->lock);
+	cs = ckpt_creds_prepare(creds, cred, whybuf, WHY_LEN);
+	if (IS_ERR(cs)) {
+		ret = PTR_ERR(cs);
+		cs = NULL;
+		*why = whybuf;
 		goto out;
 	}
 	of.same_boot = ckpt_same_boot(hdr->boot_id);
@@ -515,15 +583,24 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	ret = match_threads(ctx, &it, why, whybuf);
 	list_for_each_entry(a, &ctx->arrivals, node) {
 		a->work = kzalloc(sizeof(*a->work), GFP_KERNEL);
-		if (!a->work)
+		if (!a->work) {
 			ret = -ENOMEM;
-		else if (a->img)
+			continue;
+		}
+		if (a->img)
 			a->work->img = *a->img;
+		a->work->creds = ckpt_creds_get(cs);
 	}
 	mutex_unlock(&ctx->lock);
 	if (ret)
 		goto out;
 	own->img = *it.t[0];
+	own->creds = ckpt_creds_get(cs);
+	if (uffd) {
+		rcu_read_lock();
+		own->lazy_ppid = task_tgid_nr(rcu_dereference(current->real_parent));
+		rcu_read_unlock();
+	}
 	ctx->nr_threads = hdr->nr_threads;
 	ctx->xstate_size = hdr->xstate_size;
 	ret = ckpt_timers_restore(timers, whybuf, WHY_LEN);
@@ -572,8 +649,11 @@ out:
 	ctx->tasks = NULL;
 	ctx->xstates = NULL;
 	ckpt_reader_done(&r);
-	kfree(own);
+	free_work(own);
+	if (cs)
+		ckpt_creds_put(cs);
 	free_threads(&it);
+	kvfree(creds);
 	kvfree(timers);
 	kvfree(vmas);
 	kvfree(vdso);

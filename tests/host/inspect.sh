@@ -19,7 +19,7 @@ cat > "$tmp/img.py" <<'EOF'
 import struct, sys
 names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
          7: "FILES", 8: "FS", 9: "SIGNALS", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
-         16: "TIMERS"}
+         16: "TIMERS", 17: "CREDS"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -88,6 +88,9 @@ if cmd == "check":	# every checksum as Python computes it
     sys.exit(0)
 if cmd == "flip":	# OFFSET: one byte inverted
     img[int(args[0])] ^= 0xff
+elif cmd == "drop":	# SECTION: left out, nothing else changed
+    off, typ, ln = sections()[int(args[0])]
+    del img[off:off + 24 + ln + (-ln & 7)]
 elif cmd == "cut":	# LENGTH
     del img[int(args[0]):]
 elif cmd == "append":	# COUNT: bytes of 0x5a after the end
@@ -159,7 +162,12 @@ cat > "$tmp/valid-json.py" <<'EOF'
 import json, sys
 d = json.load(sys.stdin)
 assert d["valid"] is True and d["checksums"] == "ok", d
-assert d["version"] == 3 and d["arch"] == "x86_64", d
+assert d["version"] == 4 and d["arch"] == "x86_64", d
+c = d["creds"]
+assert [c[k] for k in ("uid", "euid", "suid", "fsuid", "gid", "egid", "sgid", "fsgid")] == [1000] * 8, c
+assert c["groups"] == [4, 27, 1000] and c["cap_bset"] == "0x1ffffffffff", c
+assert c["cap_effective"] == c["cap_permitted"] == c["cap_ambient"] == "0x0" and c["dumpable"] == 1, c
+assert c["no_new_privs"] is True, c
 assert d["process"]["pid"] == 4242 and d["process"]["exe"] == "/bin/sh"
 assert [t["tid"] for t in d["threads"]] == [4242]
 assert d["threads"][0]["ip"] == "0x555555554123"
@@ -186,7 +194,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((66 + nsect))
+ktap_plan $((78 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -194,6 +202,9 @@ ktap_check "a valid image: described, checksums ok, valid, exit 0" sh -c "
 	'$ckpt' inspect '$img' > '$tmp/text' && cat '$tmp/text' &&
 	grep -qx 'process: pid 4242, ppid 1, comm \"sh\"' '$tmp/text' &&
 	grep -qx 'exe: /bin/sh' '$tmp/text' &&
+	grep -qx 'credentials: uid 1000 euid 1000 suid 1000 fsuid 1000, gid 1000 egid 1000 sgid 1000 fsgid 1000' '$tmp/text' &&
+	grep -qx 'groups: 4 27 1000' '$tmp/text' &&
+	grep -qx 'capabilities: effective 0x0 permitted 0x0 inheritable 0x0 bounding 0x1ffffffffff ambient 0x0, dumpable 1, no_new_privs' '$tmp/text' &&
 	grep -q '^  tid 4242 \"sh\" ip 0x555555554123 ' '$tmp/text' &&
 	grep -q '^  555555554000-555555556000 r-xp *0 pages file /bin/sh\$' '$tmp/text' &&
 	grep -q '^  7ffff7f00000-7ffff7f10000 rw-p *3 pages -\$' '$tmp/text' &&
@@ -216,7 +227,7 @@ ktap_check "-v: registers, file details and the section list" sh -c "
 	'$ckpt' inspect -v '$img' > '$tmp/verbose' &&
 	grep -q '^    rdx 0x0 rsi 0x0 rdi 0x0 orig_rax 0xffffffffffffffff rip 0x555555554123 ' '$tmp/verbose' &&
 	grep -qx '    pgoff 0x0 dev 0x801 ino 1234 size 125688' '$tmp/verbose' &&
-	grep -qx '  4 PAGES   at $(off 4), 8208 bytes' '$tmp/verbose' &&
+	grep -qx '  5 PAGES   at $(off 5), 8208 bytes' '$tmp/verbose' &&
 	'$ckpt' inspect -v --json '$img' | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -255,14 +266,14 @@ ktap_check "an empty file" \
 
 damage magic set 0 0 I 0x464c457f
 ktap_check "wrong magic" refuse "$tmp/magic" "not a ckpt image (bad magic) $(at 0)"
-damage version set 0 4 H 2
-ktap_check "an older format version (2, no vdso copy nor boot id)" refuse "$tmp/version" "unsupported image version $(at 0)"
+damage version set 0 4 H 3
+ktap_check "an older format version (3, no credentials)" refuse "$tmp/version" "unsupported image version $(at 0)"
 damage huge len 5 0x4000000000000000
 ktap_check "a PAGES length made huge" \
 	refuse "$tmp/huge" "section longer than its kind allows $(at 5)"
-damage huge-vmas len 3 0x10000000000
+damage huge-vmas len 4 0x10000000000
 ktap_check "a VMAS length made huge" \
-	refuse "$tmp/huge-vmas" "section longer than its kind allows $(at 3)"
+	refuse "$tmp/huge-vmas" "section longer than its kind allows $(at 4)"
 damage short-process len 1 -8
 ktap_check "a PROCESS length made shorter" \
 	refuse "$tmp/short-process" "section length does not match its kind $(at 1)"
@@ -284,14 +295,14 @@ ktap_check "zero padding passes, on to the section's own checks" \
 damage endpages set $((nsect - 1)) 8 Q 7
 ktap_check "END counting other pages than stored" \
 	refuse "$tmp/endpages" "END does not match the image (truncated or spliced) $(at $((nsect - 1)))"
-damage vmapages set 3 $((576 + 56)) Q 1
+damage vmapages set 4 $((576 + 56)) Q 1
 ktap_check "more PAGES for a mapping than its nr_pages" \
-	refuse "$tmp/vmapages" "more pages stored for a mapping than it holds $(at 4)"
-damage order set 6 0 Q 0x7ffff7f01000
+	refuse "$tmp/vmapages" "more pages stored for a mapping than it holds $(at 5)"
+damage order set 7 0 Q 0x7ffff7f01000
 ktap_check "PAGES overlapping the one before" \
-	refuse "$tmp/order" "PAGES not in ascending order $(at 6)"
+	refuse "$tmp/order" "PAGES not in ascending order $(at 7)"
 # VMA 2's path: a quote, a newline, a backslash, bad UTF-8, good UTF-8, DEL
-damage strings bytes 3 $((2 * 576 + 64)) 2f22610a5cff62c3a9e282acf09f9880617f00
+damage strings bytes 4 $((2 * 576 + 64)) 2f22610a5cff62c3a9e282acf09f9880617f00
 cat > "$tmp/strings.py" <<'EOF'
 import json, subprocess, sys
 run = lambda *a: subprocess.run([sys.argv[1], "inspect", *a, sys.argv[2]],
@@ -305,13 +316,54 @@ EOF
 ktap_check "strings from the image escaped: JSON valid, text one line" \
 	python3 "$tmp/strings.py" "$ckpt" "$tmp/strings"
 ktap_check "--json on a damaged image: valid JSON naming the problem" sh -c "
-	'$ckpt' inspect --json '$tmp/flip4' > '$tmp/j' 2> /dev/null; [ \$? = 1 ] &&
+	'$ckpt' inspect --json '$tmp/flip5' > '$tmp/j' 2> /dev/null; [ \$? = 1 ] &&
 	python3 < '$tmp/j' -c '
 import json, sys
 d = json.load(sys.stdin)
 e = d[\"error\"]
 assert d[\"valid\"] is False and e[\"message\"] == \"section checksum mismatch\", d
-assert e[\"section\"] == 4 and e[\"type\"] == \"PAGES\" and e[\"offset\"] == $(off 4), e'"
+assert e[\"section\"] == 5 and e[\"type\"] == \"PAGES\" and e[\"offset\"] == $(off 5), e'"
+
+# Credentials: section 3 CREDS (88 bytes, then 4 per group: 4, 27, 1000).
+ktap_check "CREDS: its 100 bytes padded to 104" \
+	test "$(type 3) $(($(off 4) - $(off 3)))" = "CREDS 128"
+damage cr-nr set 3 76 I 4
+ktap_check "CREDS: a group count that does not match the length" \
+	refuse "$tmp/cr-nr" "CREDS group count does not match its length $(at 3)"
+damage cr-len shorten 3 2
+ktap_check "CREDS: a length that is no whole number of groups" \
+	refuse "$tmp/cr-len" "CREDS length is not a whole number of groups $(at 3)"
+damage cr-noid set 3 12 I 0xffffffff
+ktap_check "CREDS: fsuid (uid_t)-1, which is no id" \
+	refuse "$tmp/cr-noid" "user or group id out of bounds $(at 3)"
+damage cr-euid set 3 4 I 0
+ktap_check "CREDS: an euid other than PROCESS's" \
+	refuse "$tmp/cr-euid" "CREDS and PROCESS disagree on the ids $(at 3)"
+damage cr-groups set 3 88 I 2000
+ktap_check "CREDS: groups not ascending" \
+	refuse "$tmp/cr-groups" "supplementary groups out of bounds or not ascending $(at 3)"
+damage cr-eff set 3 48 Q 0x200000
+ktap_check "CREDS: an effective capability not permitted" \
+	refuse "$tmp/cr-eff" "capability sets inconsistent $(at 3)"
+damage cr-amb-p set 3 40 Q 0x400
+python3 "$tmp/img.py" set "$tmp/cr-amb-p" 3 64 Q 0x400 > "$tmp/cr-amb"
+ktap_check "CREDS: an ambient capability permitted but not inheritable" \
+	refuse "$tmp/cr-amb" "capability sets inconsistent $(at 3)"
+damage cr-dump set 3 72 I 3
+ktap_check "CREDS: dumpable 3" \
+	refuse "$tmp/cr-dump" "dumpable out of bounds $(at 3)"
+damage cr-flags set 3 80 I 3
+damage cr-pad set 3 84 I 1
+ktap_check "CREDS: an unknown flag, a reserved field set" \
+	refuse "$tmp/cr-flags" "unknown credential flags $(at 3)" &&
+	refuse "$tmp/cr-pad" "unknown credential flags $(at 3)"
+damage cr-none drop 3
+ktap_check "no CREDS section: refused at VMAS" \
+	refuse "$tmp/cr-none" "no CREDS section before VMAS (section 3 VMAS at offset $(off 3))"
+head -c "$(off 4)" "$img" > "$tmp/cr-two"
+tail -c +$(($(off 3) + 1)) "$img" >> "$tmp/cr-two"
+ktap_check "two CREDS sections" \
+	refuse "$tmp/cr-two" "sections out of order (section 4 CREDS at offset $(off 4))"
 
 # File objects (mkimage -O): sections 3 FILEOBJ, 4 FILES, 5-7 FILEDATA.
 "$mkimage" -O > "$tmp/obj.img"

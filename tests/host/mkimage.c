@@ -25,7 +25,10 @@
  * timer 5) and TIMERS
  * (next id 9; 2: CLOCK_REALTIME deadline, signal 34; 5: the main thread's
  * CPU-time clock, SIGEV_THREAD_ID to it, its signal pending; 7: the
- * process's CPU-time clock, SIGEV_NONE). The output is the same on every
+ * process's CPU-time clock, SIGEV_NONE). CREDS always comes last before
+ * VMAS: uid and gid 1000 (all four), groups 4, 27 and 1000, no capability
+ * but a full bounding set (capabilities 0 to 40), dumpable, no_new_privs;
+ * its 100 bytes are followed by 4 bytes of padding. The output is the same on every
  * run, so tests can name offsets in it.
  */
 #include <errno.h>
@@ -236,6 +239,24 @@ static void timers(void)
 	section(CKPT_SECT_TIMERS, &tm, sizeof(tm));
 }
 
+static void creds(void)
+{
+	static struct {
+		struct ckpt_img_creds c;
+		__u32 groups[3];
+	} __attribute__((packed)) cr = {
+		.c = {
+			.uid = 1000, .euid = 1000, .suid = 1000, .fsuid = 1000,
+			.gid = 1000, .egid = 1000, .sgid = 1000, .fsgid = 1000,
+			.cap_bset = (1ULL << 41) - 1, .dumpable = 1,
+			.nr_groups = 3, .flags = CKPT_CREDS_NO_NEW_PRIVS,
+		},
+		.groups = { 4, 27, 1000 },
+	};
+
+	section(CKPT_SECT_CREDS, &cr, sizeof(cr));
+}
+
 static void file_objects(void)
 {
 	static struct ckpt_img_fileobj objs[2] = {
@@ -429,6 +450,7 @@ int main(int argc, char **argv)
 		section(CKPT_SECT_FS, &fs, sizeof(fs));
 	if (with_timers)
 		timers();
+	creds();
 
 	section(CKPT_SECT_VMAS, vmas, sizeof(vmas));
 	if (!no_pages) {

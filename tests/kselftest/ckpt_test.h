@@ -75,8 +75,13 @@ struct target {
 	int out;	/* read lines here */
 };
 
-static inline int target_spawn(struct target *t, void (*fn)(void),
-			       char *const restart_argv[])
+/*
+ * Runs @fn, or execs @restart_argv after @setup (if any) in the child, as
+ * a target.
+ */
+static inline int target_spawn_after(struct target *t, void (*fn)(void),
+				     char *const restart_argv[],
+				     void (*setup)(void))
 {
 	int in[2], out[2];
 
@@ -89,6 +94,8 @@ static inline int target_spawn(struct target *t, void (*fn)(void),
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		if (restart_argv) {
+			if (setup)
+				setup();
 			execvp(restart_argv[0], restart_argv);
 			_exit(127);
 		}
@@ -106,6 +113,12 @@ static inline int target_spawn(struct target *t, void (*fn)(void),
 	return 0;
 }
 
+static inline int target_spawn(struct target *t, void (*fn)(void),
+			       char *const restart_argv[])
+{
+	return target_spawn_after(t, fn, restart_argv, NULL);
+}
+
 static inline int target_line(struct target *t, char *buf, size_t size);
 
 /* Starts @fn in a new target, once it holds nothing but its stdio. */
@@ -121,12 +134,18 @@ static inline int target_start(struct target *t, void (*fn)(void))
 	return ret;
 }
 
-/* Runs "ckpt restart IMAGE" as a target. */
-static inline int target_restart(struct target *t, const char *image)
+/* Runs "ckpt restart IMAGE" as a target, after @setup (if any). */
+static inline int target_restart_after(struct target *t, const char *image,
+				       void (*setup)(void))
 {
 	char *argv[] = { "ckpt", "restart", (char *)image, NULL };
 
-	return target_spawn(t, NULL, argv);
+	return target_spawn_after(t, NULL, argv, setup);
+}
+
+static inline int target_restart(struct target *t, const char *image)
+{
+	return target_restart_after(t, image, NULL);
 }
 
 static inline int target_send(struct target *t, const char *cmd)

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <grp.h>
 #include <sys/prctl.h>
 
 #include <linux/capability.h>
@@ -31,6 +32,7 @@
 #define NR_THREADS	3
 
 static uint64_t *region, *heap, *part[4];
+static bool as_user;	/* the target runs as uid and gid 1000 */
 static volatile uint64_t thread_sums[NR_THREADS];
 
 static uint64_t hash(const uint64_t *p, size_t bytes)
@@ -109,6 +111,9 @@ static void lazy_target(void)
 	uintptr_t i;
 	char c;
 
+	if (as_user && (setgroups(0, NULL) || setresgid(1000, 1000, 1000) ||
+			setresuid(1000, 1000, 1000)))
+		_exit(7);
 	region = mmap(NULL, REGION, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	heap = malloc(HEAP);
@@ -423,6 +428,22 @@ TEST_F_TIMEOUT(lazy, the_process_dies_with_its_restarter_until_all_is_in, 180)
 	EXPECT_TRUE(gone(self->pid));
 	close(self->t.in);
 	close(self->t.out);
+}
+
+TEST_F_TIMEOUT(lazy, another_users_process_still_dies_with_its_restarter, 120)
+{
+	char line[256];
+
+	CKPT_SETUP_SKIPPED();
+	/* Its credentials change at restart, which clears a death signal. */
+	as_user = true;
+	ASSERT_EQ(0, start_lazy(_metadata, self, "0"));
+	as_user = false;
+	ASSERT_EQ(0, target_ask(&self->t, "d", line, sizeof(line)));
+	EXPECT_STREQ("dontneed zero 1", line);
+	ASSERT_EQ(0, kill(self->t.pid, SIGKILL));
+	EXPECT_TRUE(gone(self->pid));
+	target_end(&self->t);
 }
 
 /* Runs in the restarter's child before exec: root without CAP_SYS_PTRACE. */

@@ -160,6 +160,22 @@
  *    are the threads frozen. Processes without a registration are frozen
  *    at once.
  *
+ *    Restart with other credentials (Documentation/engine.md, "Credentials"):
+ *
+ *    CKPT_IOC_RESTART_CREDS  _IO(CKPT_IOC_MAGIC, 0x08)   (argument 0)
+ *
+ *        For a restart whose image ran with other credentials than the
+ *        restarter: a helper process of the restarter, on the same open
+ *        /dev/ckpt, having switched to the image's supplementary groups,
+ *        group and user ids with the system calls (setgroups, setresgid,
+ *        setresuid, setfsgid, setfsuid; their checks decide whether it
+ *        may), hands its credentials over, once (-EBUSY after). At
+ *        CKPT_IOC_RESTART the engine refuses (-EPERM, with a message) ids
+ *        other than the image's, given or the caller's own, or that the
+ *        caller could not have switched to itself; the restarted process
+ *        gets them with each capability set lowered to what both the image
+ *        and the caller have.
+ *
  * 2. The generic-netlink family CKPT_GENL_NAME, version CKPT_GENL_VERSION.
  *    Used by ckptd and administrative tools.
  *
@@ -287,6 +303,7 @@ struct ckpt_cb_ready {
 #define CKPT_IOC_REGISTER	_IOW(CKPT_IOC_MAGIC, 0x04, struct ckpt_register)
 #define CKPT_IOC_CB_WAIT	_IOWR(CKPT_IOC_MAGIC, 0x05, struct ckpt_cb_request)
 #define CKPT_IOC_CB_READY	_IOWR(CKPT_IOC_MAGIC, 0x06, struct ckpt_cb_ready)
+#define CKPT_IOC_RESTART_CREDS	_IO(CKPT_IOC_MAGIC, 0x08)
 
 /* generic netlink */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * ckpt process image format, version 3. Written by the engine, read by the
+ * ckpt process image format, version 4. Written by the engine, read by the
  * engine at restart and by userspace tools (ckpt inspect, ckpt restart).
  * Documentation/image-format.md describes it in prose.
  *
@@ -14,6 +14,7 @@
  *   HEADER     struct ckpt_img_header          first, exactly once
  *   PROCESS    struct ckpt_img_process         exactly once
  *   THREAD     struct ckpt_img_thread + xstate  nr_threads times, leader first
+ *   CREDS      struct ckpt_img_creds + groups   exactly once, before VMAS
  *   FILES      struct ckpt_img_file[]           at most once
  *   FS         struct ckpt_img_fs               at most once (FILES, FS in any order)
  *   SIGNALS    struct ckpt_img_signals + [nr]   at most once, also before VMAS
@@ -37,7 +38,7 @@
 #include <linux/types.h>
 
 #define CKPT_IMG_MAGIC		0x54504b43	/* "CKPT" */
-#define CKPT_IMG_VERSION	3
+#define CKPT_IMG_VERSION	4
 #define CKPT_IMG_ARCH_X86_64	1
 
 #define CKPT_IMG_MAX_THREADS	4096
@@ -71,6 +72,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_FILEDATA,
 	CKPT_SECT_VDSO,
 	CKPT_SECT_TIMERS,
+	CKPT_SECT_CREDS,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -121,7 +123,7 @@ struct ckpt_img_rlimit {
 struct ckpt_img_process {
 	__u32 pid;		/* in the capturing pid namespace */
 	__u32 ppid;
-	__u32 uid, euid, gid, egid;
+	__u32 uid, euid, gid, egid;	/* as in CREDS, which must agree */
 	__u32 personality;
 	__u32 umask;
 	__u32 vdso_csum;	/* checksum of the vdso text, as @csum */
@@ -137,6 +139,39 @@ struct ckpt_img_process {
 	struct ckpt_img_rlimit rlimit[CKPT_IMG_NRLIMITS];
 	char exe[CKPT_IMG_EXE_MAX];	/* the executable (/proc/PID/exe), absolute */
 	__u64 exe_dev, exe_ino;	/* its identity (stat's st_dev, st_ino) */
+};
+
+/*
+ * The process's credentials, which all its threads shared: user and group
+ * ids as the checkpointer's user namespace names them (the process was in
+ * that namespace), the supplementary groups (@nr_groups __u32 ids follow,
+ * ascending), the capability sets (bit n for capability n), whether it
+ * was dumpable and whether it had no_new_privs. The restarted process gets
+ * these ids and groups if the restarter could switch to them itself, and
+ * no capability that the image or the restarter lacks
+ * (Documentation/engine.md, "Credentials").
+ */
+#define CKPT_IMG_MAX_GROUPS	65536		/* NGROUPS_MAX */
+#define CKPT_IMG_NO_ID		0xffffffffU	/* (uid_t)-1: never an id */
+
+enum ckpt_img_creds_flags {
+	CKPT_CREDS_NO_NEW_PRIVS	= 1 << 0,	/* prctl(PR_SET_NO_NEW_PRIVS) */
+	__CKPT_CREDS_ALL	= (1 << 1) - 1,
+};
+
+struct ckpt_img_creds {
+	__u32 uid, euid, suid, fsuid;
+	__u32 gid, egid, sgid, fsgid;
+	__u64 cap_inheritable;
+	__u64 cap_permitted;
+	__u64 cap_effective;	/* within cap_permitted */
+	__u64 cap_bset;		/* the bounding set */
+	__u64 cap_ambient;	/* within cap_permitted and cap_inheritable */
+	__u32 dumpable;		/* 0, 1 (SUID_DUMP_USER) or 2 (SUID_DUMP_ROOT) */
+	__u32 nr_groups;	/* at most CKPT_IMG_MAX_GROUPS */
+	__u32 flags;		/* CKPT_CREDS_* */
+	__u32 pad;		/* 0 */
+	/* followed by nr_groups __u32 group ids */
 };
 
 enum ckpt_img_thread_flags {
