@@ -20,6 +20,7 @@
  * --no-verify).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -40,6 +42,8 @@
 #define PG		((uint64_t)CKPT_IMG_PAGE_SIZE)
 #define FAULT_PAGES	16	/* brought in from a touched page on */
 #define CHUNK_PAGES	32	/* brought in behind at once */
+
+_Static_assert(FAULT_PAGES <= CHUNK_PAGES, "the buffer holds CHUNK_PAGES");
 
 #define FEATURES	(UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP | \
 			 UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP)
@@ -176,20 +180,66 @@ static bool cut(struct lazy_space *sp, uint64_t start, uint64_t end,
 	return true;
 }
 
-/* mremap() moved [from, from + len) to @to: so do its wanted pages. */
+/*
+ * mremap() moved [from, from + len) to @to: so do its wanted pages. What
+ * was wanted at the destination is kept aside: an mremap() that moves and
+ * shrinks reports the old length, then unmaps the old range's tail that did
+ * not move (untail()).
+ */
 static bool move(struct lazy_space *sp, uint64_t from, uint64_t to,
 		 uint64_t len)
 {
-	struct lazy_space moved = {};
-	bool ok = cut(sp, to, to + len, NULL) &&
-		  cut(sp, from, from + len, &moved);
+	struct lazy_space moved = {}, displaced = {};
+	bool ok;
 	size_t i;
 
+	free(sp->remap.displaced.e);
+	memset(&sp->remap, 0, sizeof(sp->remap));
+	ok = cut(sp, from, from + len, &moved) &&
+	     cut(sp, to, to + len, &displaced);
+	sp->remap.displaced.e = displaced.e;
+	sp->remap.displaced.n = displaced.n;
+	sp->remap.displaced.cap = displaced.cap;
 	for (i = 0; ok && i < moved.n; i++) {
 		moved.e[i].addr = moved.e[i].addr - from + to;
 		ok = insert(sp, find(sp, moved.e[i].addr), moved.e[i]);
 	}
 	free(moved.e);
+	sp->remap.from = from;
+	sp->remap.to = to;
+	sp->remap.len = len;
+	return ok;
+}
+
+/*
+ * An unmap of [s, e) inside the last move's source, past its start: the
+ * tail of a move that shrank. Its pages did not move: what move() put at
+ * the matching destination goes, and what was wanted there comes back.
+ */
+static bool untail(struct lazy_space *sp, uint64_t s, uint64_t e)
+{
+	struct lazy_remap *r = &sp->remap;
+	uint64_t ts, te;
+	bool ok = true;
+	size_t i;
+
+	if (!r->len || s <= r->from || e > r->from + r->len)
+		return true;
+	ts = r->to + (s - r->from);
+	te = r->to + (e - r->from);
+	ok = cut(sp, ts, te, NULL);
+	for (i = 0; ok && i < r->displaced.n; i++) {
+		struct lazy_extent x = r->displaced.e[i];
+		uint64_t xs = x.addr > ts ? x.addr : ts;
+		uint64_t xe = x.addr + x.nr * PG < te ? x.addr + x.nr * PG : te;
+
+		if (xs < xe)
+			ok = insert(sp, find(sp, xs), (struct lazy_extent) {
+					.addr = xs, .nr = (xe - xs) / PG,
+					.off = x.off + (xs - x.addr) });
+	}
+	free(r->displaced.e);
+	memset(r, 0, sizeof(*r));
 	return ok;
 }
 
@@ -251,9 +301,14 @@ static int apply(struct lazy *lz, size_t si, const struct uffd_msg *m)
 			  page_up(m->arg.remap.len));
 		break;
 	case UFFD_EVENT_REMOVE:
-	case UFFD_EVENT_UNMAP:
 		ok = cut(sp, page_down(m->arg.remove.start),
 			 page_up(m->arg.remove.end), NULL);
+		break;
+	case UFFD_EVENT_UNMAP:
+		ok = cut(sp, page_down(m->arg.remove.start),
+			 page_up(m->arg.remove.end), NULL) &&
+		     untail(sp, page_down(m->arg.remove.start),
+			    page_up(m->arg.remove.end));
 		break;
 	}
 	return ok ? 0 : -ENOMEM;
@@ -290,37 +345,45 @@ static int bring(struct lazy *lz, size_t si, uint64_t addr, uint64_t max,
 		 uint64_t *count)
 {
 	struct lazy_space *sp = &lz->sp[si];
+	size_t i = find(sp, addr);
+	uint64_t n, off, base, end, want;
+	ssize_t len;
 
-	while (max) {
-		size_t i = find(sp, addr);
-		struct uffdio_copy c = {};
-		uint64_t n, off, done;
-		ssize_t len;
-		int err;
+	if (i == sp->n || sp->e[i].addr > addr)
+		return 0;
+	n = sp->e[i].nr - (addr - sp->e[i].addr) / PG;
+	n = n < max ? n : max;
+	off = sp->e[i].off + (addr - sp->e[i].addr);
+	len = pread(lz->image_fd, lz->buf, n * PG, off);
+	if (len != (ssize_t)(n * PG)) {
+		fprintf(stderr, "%s restart: cannot read the image's pages at offset %llu: %s\n",
+			prog, (unsigned long long)off,
+			len < 0 ? strerror(errno) : "the image is shorter than it was");
+		return len < 0 ? -errno : -EIO;
+	}
 
-		if (i == sp->n || sp->e[i].addr > addr)
-			return 0;
-		n = sp->e[i].nr - (addr - sp->e[i].addr) / PG;
-		n = n < max ? n : max;
-		off = sp->e[i].off + (addr - sp->e[i].addr);
-		len = pread(lz->image_fd, lz->buf, n * PG, off);
-		if (len != (ssize_t)(n * PG)) {
-			fprintf(stderr, "%s restart: cannot read the image's pages at offset %llu: %s\n",
-				prog, (unsigned long long)off,
-				len < 0 ? strerror(errno) : "the image is shorter than it was");
-			return len < 0 ? -errno : -EIO;
-		}
-		c.dst = addr;
-		c.src = (uintptr_t)lz->buf;
-		c.len = n * PG;
-		err = ioctl(sp->uffd, UFFDIO_COPY, &c) ? errno : 0;
-		done = err ? (c.copy > 0 ? c.copy / PG : 0) : n;
+	/* The buffer holds [base, end); ENOENT halves the copies' length. */
+	base = addr;
+	end = addr + n * PG;
+	want = n;
+	while (addr < end) {
+		uint64_t left = (end - addr) / PG, done;
+		struct uffdio_copy c = {
+			.dst = addr,
+			.src = (uintptr_t)lz->buf + (addr - base),
+			.len = (want < left ? want : left) * PG,
+		};
+		int err = ioctl(sp->uffd, UFFDIO_COPY, &c) ? errno : 0;
+
+		done = err ? (c.copy > 0 ? c.copy / PG : 0) : c.len / PG;
 		*count += done;
 		if (!cut(sp, addr, addr + done * PG, NULL))
 			return -ENOMEM;
 		addr += done * PG;
-		max -= done;
-		if (err == EEXIST || (err == ENOENT && n - done == 1)) {
+		if (!err) {
+			want = n;
+		} else if (err == EEXIST ||
+			   (err == ENOENT && c.len / PG - done == 1)) {
 			/*
 			 * Already there (so never missing: leave it), or not
 			 * mapped (not registered, or unmapped): skip the page.
@@ -328,15 +391,14 @@ static int bring(struct lazy *lz, size_t si, uint64_t addr, uint64_t max,
 			if (!cut(sp, addr, addr + PG, NULL))
 				return -ENOMEM;
 			addr += PG;
-			max--;
 		} else if (err == ENOENT) {
-			/* Maybe split in two mappings: one page at a time. */
-			max = 1;
+			/* Maybe across two mappings, one of them gone. */
+			want = (c.len / PG - done) / 2;
 		} else if (err == EAGAIN || err == ESRCH) {
 			return -err;
-		} else if (err) {
+		} else {
 			fprintf(stderr, "%s restart: cannot bring %llu pages in at %llx: %s\n",
-				prog, (unsigned long long)(n - done),
+				prog, (unsigned long long)(c.len / PG - done),
 				(unsigned long long)addr, strerror(err));
 			return -err;
 		}
@@ -438,6 +500,37 @@ static int behind(struct lazy *lz, size_t *rr)
 	return 0;
 }
 
+/*
+ * The process and the children it forked meanwhile (their memory is not
+ * all in either), children first; best effort: /proc/PID/task/TID/children.
+ */
+static void kill_tree(pid_t pid)
+{
+	struct dirent *t;
+	char path[96];
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	while (d && (t = readdir(d))) {
+		FILE *f;
+		int child;
+
+		if (t->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children",
+			 pid, t->d_name);
+		f = fopen(path, "re");
+		while (f && fscanf(f, "%d", &child) == 1)
+			kill_tree(child);
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	kill(pid, SIGKILL);
+}
+
 static int wait_any(struct lazy *lz, int pidfd)
 {
 	struct pollfd *p = calloc(lz->nr_sp + 1, sizeof(*p));
@@ -463,6 +556,7 @@ static int wait_any(struct lazy *lz, int pidfd)
 
 int lazy_serve(struct lazy *lz, int uffd, pid_t pid)
 {
+	struct rlimit rl;
 	int pidfd = -1, ret;
 	size_t i, rr = 0;
 
@@ -476,10 +570,18 @@ int lazy_serve(struct lazy *lz, int uffd, pid_t pid)
 		close(uffd);
 		goto out;
 	}
-	if (!lz->background)
+	/* A descriptor per child the process forks: as many as may be. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (!lz->background) {
 		pidfd = syscall(SYS_pidfd_open, pid, 0);
+		if (pidfd < 0)
+			ret = -errno;
+	}
 
-	for (;;) {
+	while (!ret) {
 		for (i = 0; i < lz->nr_sp && !ret; i++)
 			if (lz->sp[i].uffd >= 0 && !lz->sp[i].dead)
 				ret = read_events(lz, i);
@@ -508,9 +610,9 @@ int lazy_serve(struct lazy *lz, int uffd, pid_t pid)
 	}
 out:
 	if (ret) {
-		fprintf(stderr, "%s restart: the lazy restart failed (%s): pid %d, whose memory is not all in, is killed\n",
+		fprintf(stderr, "%s restart: the lazy restart failed (%s): pid %d, whose memory is not all in, is killed, with its children\n",
 			prog, strerror(-ret), pid);
-		kill(pid, SIGKILL);
+		kill_tree(pid);
 	}
 	for (i = 0; i < lz->nr_sp; i++)
 		if (lz->sp[i].uffd >= 0)
@@ -524,8 +626,10 @@ void lazy_free(struct lazy *lz)
 {
 	size_t i;
 
-	for (i = 0; i < lz->nr_sp; i++)
+	for (i = 0; i < lz->nr_sp; i++) {
 		free(lz->sp[i].e);
+		free(lz->sp[i].remap.displaced.e);
+	}
 	free(lz->sp);
 	free(lz->pages);
 	free(lz->faults);

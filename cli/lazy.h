@@ -23,12 +23,24 @@ struct lazy_extent {
 	uint64_t addr, nr, off;
 };
 
+struct lazy_space;
+
+/* The last mremap() move: what was wanted at its destination before. */
+struct lazy_remap {
+	uint64_t from, to, len;		/* len 0: none */
+	struct {
+		struct lazy_extent *e;
+		size_t n, cap;
+	} displaced;
+};
+
 /* One address space being filled: the restored process, or a child of it. */
 struct lazy_space {
 	int uffd;
 	struct lazy_extent *e;		/* not yet in, by ascending address */
 	size_t n, cap;
 	bool dead;			/* its mm is gone */
+	struct lazy_remap remap;
 };
 
 struct lazy_fault {

@@ -101,15 +101,21 @@ static int probe(struct file *uffd, const char **why)
 		goto out;
 	}
 	ret = uffd_register(uffd, ubuf, page, PAGE_SIZE);
-	if (!ret && !registered(page))
+	if (!ret && !registered(page)) {
+		/* Another process's: undo what that did there. */
+		uffd_ioctl(uffd, UFFDIO_UNREGISTER, ubuf, &range, sizeof(range));
 		ret = -EINVAL;
+	}
 	if (ret) {
 		*why = "the userfaultfd does not take this process's memory (not its own, or no UFFDIO_API)";
 		goto out;
 	}
 	ret = uffd_ioctl(uffd, UFFDIO_UNREGISTER, ubuf, &range, sizeof(range));
-	if (ret)
+	if (ret) {
+		/* Still registered: unmapping it would wait on a reader. */
 		*why = "cannot unregister from the userfaultfd";
+		page = -EBUSY;
+	}
 out:
 	if (!IS_ERR_VALUE(page))
 		vm_munmap(page, PAGE_SIZE);

@@ -102,6 +102,9 @@ static uint64_t threads_hash(void)
  * 'd' discards part 1 (MADV_DONTNEED) and says whether it reads as zeros;
  * 'u' unmaps part 2, maps it anew and says whether it reads as zeros;
  * 'm' moves part 3 elsewhere (mremap) and says its hash there;
+ * 's' moves the first half of part 1 right before part 3 (mremap() that
+ *     shrinks and moves over the second half of part 2) and says its hash
+ *     and part 3's; 'H' says that half's hash;
  * 'f' forks: the child's hashes, then the parent's, two lines;
  * 'q' quits.
  */
@@ -182,6 +185,21 @@ static void lazy_target(void)
 				   (unsigned long long)hash(heap, HEAP));
 			break;
 		}
+		case 's': {
+			uint64_t *to = part[3] - PART / 16;
+
+			if (mremap(part[1], PART, PART / 2,
+				   MREMAP_MAYMOVE | MREMAP_FIXED, to) != to)
+				_exit(6);
+			target_say("shrunk %016llx %016llx",
+				   (unsigned long long)hash(to, PART / 2),
+				   (unsigned long long)hash(part[3], PART));
+			break;
+		}
+		case 'H':
+			target_say("%016llx",
+				   (unsigned long long)hash(part[1], PART / 2));
+			break;
 		case 'q':
 			_exit(0);
 		}
@@ -365,6 +383,27 @@ TEST_F(lazy, discarded_unmapped_and_moved_ranges_follow_the_process)
 	EXPECT_EQ(0, strncmp(self->before, after, 16));
 	EXPECT_EQ(0, strncmp(self->before + 3 * 17, after + 3 * 17, 16));
 	EXPECT_STREQ(self->before + 4 * 17, after + 4 * 17);
+	ASSERT_EQ(0, target_send(&self->t, "q"));
+	EXPECT_EQ(0, target_end(&self->t));
+}
+
+TEST_F(lazy, a_move_that_shrinks_leaves_the_neighbour_alone)
+{
+	char line[256], want[64];
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&self->t, lazy_target));
+	ASSERT_EQ(0, target_ask(&self->t, "H", want, sizeof(want)));
+	target_end(&self->t);
+	ASSERT_EQ(0, start_lazy(_metadata, self, "0"));
+	/*
+	 * The kernel reports the move with the old length, then unmaps the
+	 * half that did not move: part 3 must keep its own pages.
+	 */
+	ASSERT_EQ(0, target_ask(&self->t, "s", line, sizeof(line)));
+	EXPECT_EQ(0, strncmp(line, "shrunk ", 7));
+	EXPECT_EQ(0, strncmp(line + 7, want, 16)) TH_LOG("%s, want %s", line, want);
+	EXPECT_EQ(0, strncmp(self->before + 3 * 17, line + 7 + 17, 16));
 	ASSERT_EQ(0, target_send(&self->t, "q"));
 	EXPECT_EQ(0, target_end(&self->t));
 }
