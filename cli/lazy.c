@@ -199,7 +199,6 @@ static bool move(struct lazy_space *sp, uint64_t from, uint64_t to,
 	     cut(sp, to, to + len, &displaced);
 	sp->remap.displaced.e = displaced.e;
 	sp->remap.displaced.n = displaced.n;
-	sp->remap.displaced.cap = displaced.cap;
 	for (i = 0; ok && i < moved.n; i++) {
 		moved.e[i].addr = moved.e[i].addr - from + to;
 		ok = insert(sp, find(sp, moved.e[i].addr), moved.e[i]);

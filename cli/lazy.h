@@ -23,14 +23,12 @@ struct lazy_extent {
 	uint64_t addr, nr, off;
 };
 
-struct lazy_space;
-
 /* The last mremap() move: what was wanted at its destination before. */
 struct lazy_remap {
 	uint64_t from, to, len;		/* len 0: none */
 	struct {
 		struct lazy_extent *e;
-		size_t n, cap;
+		size_t n;
 	} displaced;
 };
 

@@ -1061,7 +1061,7 @@ static void arm_timers(const struct ckpt_image *img)
  * the process could not go on: it dies with it, until the restarter has
  * brought every page in (CKPT_IOC_LAZY_DONE).
  */
-static int lazy_child(pid_t restarter)
+static int lazy_child(void)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))] = {};
 	struct iovec iov = { .iov_base = "u", .iov_len = 1 };
@@ -1072,8 +1072,6 @@ static int lazy_child(pid_t restarter)
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 	int uffd;
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != restarter)
-		child_fail("the restarter is gone");
 	uffd = lazy_open();
 	if (uffd < 0)
 		child_fail("cannot make a userfaultfd: %s", strerror(-uffd));
@@ -1260,7 +1258,7 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms,
 	int root, uffd = -1;
 
 	if (lazy_sock >= 0)
-		uffd = lazy_child(restarter);
+		uffd = lazy_child();
 	{
 		int keep[] = { fd, dev, errpipe, uffd };
 
@@ -1346,7 +1344,10 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms,
 		args.root_fd = root;
 	}
 	if (uffd >= 0) {
-		/* Taking the image's file-system ids cleared it. */
+		/*
+		 * Set last: taking the image's file-system ids clears it.
+		 * Then the restarter is still there, or this fails.
+		 */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != restarter)
 			child_fail("the restarter is gone");
 		args.flags |= CKPT_RESTART_LAZY;
