@@ -275,6 +275,99 @@ int ckpt_fill_direct(struct file *file, loff_t pos,
 	return ret;
 }
 
+/*
+ * Copies a page from the image mapping: from @off into @src[0], and on into
+ * @src[1] when @off is not zero (sections are 8-byte aligned, so @off is a
+ * multiple of 8). A plain loop of 64-bit moves: the kernel's own copy
+ * routines use "rep movsb" on CPUs that advertise fast strings, which
+ * emulators run a byte at a time (performance.md).
+ */
+static void copy_words(u64 *d, const u64 *s, unsigned int words)
+{
+	unsigned int i;
+
+	for (i = 0; i + 4 <= words; i += 4) {
+		u64 a = s[i], b = s[i + 1], c = s[i + 2], e = s[i + 3];
+
+		d[i] = a;
+		d[i + 1] = b;
+		d[i + 2] = c;
+		d[i + 3] = e;
+	}
+	for (; i < words; i++)
+		d[i] = s[i];
+}
+
+static void copy_in(void *dst, struct page **src, unsigned int off)
+{
+	void *va = kmap_local_page(src[0]);
+
+	copy_words(dst, va + off, (PAGE_SIZE - off) / 8);
+	kunmap_local(va);
+	if (off) {
+		va = kmap_local_page(src[1]);
+		copy_words(dst + PAGE_SIZE - off, va, off / 8);
+		kunmap_local(va);
+	}
+}
+
+#define FILL_CHUNK	32
+
+int ckpt_fill_mapped(const struct ckpt_image_map *m, loff_t pos,
+		     const struct ckpt_img_pages *p, u32 csum, const char **why)
+{
+	struct page *src[FILL_CHUNK + 1], *dst[FILL_CHUNK];
+	unsigned int off = offset_in_page(pos), done, n, ns, i;
+	size_t len = (size_t)p->nr_pages << PAGE_SHIFT;
+	struct ckpt_csum c;
+	int gs, gd, ret = 0;
+
+	if (pos < 0 || pos > m->size || len > m->size - pos) {
+		*why = "image is truncated";
+		return -ENODATA;
+	}
+	ckpt_csum_init(&c);
+	ckpt_csum_update(&c, p, sizeof(*p));
+	for (done = 0; done < p->nr_pages && !ret; done += n) {
+		unsigned long from = m->base + pos + ((size_t)done << PAGE_SHIFT);
+
+		n = min_t(unsigned int, p->nr_pages - done, FILL_CHUNK);
+		ns = n + !!off;
+		gs = get_user_pages_fast(from & PAGE_MASK, ns, 0, src);
+		gd = 0;
+		if (gs != ns) {
+			/* Shrunk under us: the mapping ends at the new size. */
+			*why = "image is truncated";
+			ret = -ENODATA;
+		} else {
+			gd = get_user_pages_fast(p->addr +
+						 ((u64)done << PAGE_SHIFT),
+						 n, FOLL_WRITE, dst);
+			if (gd != n)
+				ret = -EFAULT;
+		}
+		for (i = 0; i < max(gd, 0); i++) {
+			if (!ret) {
+				void *va = kmap_local_page(dst[i]);
+
+				copy_in(va, src + i, off);
+				ckpt_csum_update(&c, va, PAGE_SIZE);
+				kunmap_local(va);
+				set_page_dirty_lock(dst[i]);
+			}
+			put_page(dst[i]);
+		}
+		for (i = 0; i < max(gs, 0); i++)
+			put_page(src[i]);
+		cond_resched();
+	}
+	if (!ret && (u32)ckpt_csum_xxh64(&c) != csum) {
+		*why = "section checksum mismatch";
+		ret = -EBADMSG;
+	}
+	return ret;
+}
+
 int ckpt_read_pages(struct ckpt_reader *r, const struct ckpt_sect *s,
 		    struct ckpt_img_pages *p, void **data, loff_t *defer)
 {

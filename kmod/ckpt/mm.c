@@ -820,6 +820,7 @@ struct fill_worker {
 
 struct fill {
 	struct file *file;
+	struct ckpt_image_map map;
 	struct mm_struct *mm;
 	struct fill_item *items;
 	u32 nr;
@@ -832,27 +833,45 @@ struct fill {
 	struct fill_worker w[FILL_WORKERS];
 };
 
+static int fill_item(struct fill *f, const struct fill_item *it,
+		     struct page **pages, const char **why)
+{
+	if (f->map.base)
+		return ckpt_fill_mapped(&f->map, it->pos, &it->p, it->csum,
+					why);
+	return ckpt_fill_direct(f->file, it->pos, &it->p, it->csum, pages,
+				why);
+}
+
+/*
+ * Each thread takes FILL_SPAN items at a time, about 16 MiB of neighbouring
+ * memory: two threads filling the same transparent huge page at once would
+ * each fault in, and zero, one of their own, and one be thrown away, which
+ * is what happened when they took every other run.
+ */
+#define FILL_SPAN	16
+
 static void fill_run(struct fill *f, struct page **pages)
 {
 	for (;;) {
-		u32 i = atomic_inc_return(&f->next) - 1;
+		u32 i = atomic_add_return(FILL_SPAN, &f->next) - FILL_SPAN;
+		u32 end = min_t(u32, i + FILL_SPAN, f->nr);
 		const char *why = NULL;
-		int ret;
+		int ret = 0;
 
-		if (i >= f->nr || READ_ONCE(f->err))
-			return;
-		ret = ckpt_fill_direct(f->file, f->items[i].pos, &f->items[i].p,
-				       f->items[i].csum, pages, &why);
+		for (; i < end && !ret && !READ_ONCE(f->err); i++)
+			ret = fill_item(f, &f->items[i], pages, &why);
 		if (ret) {
 			spin_lock(&f->lock);
 			if (!f->err) {
 				f->err = ret;
 				f->why = why;
-				f->bad = f->items[i];
+				f->bad = f->items[i - 1];
 			}
 			spin_unlock(&f->lock);
-			return;
 		}
+		if (i >= f->nr || READ_ONCE(f->err))
+			return;
 		cond_resched();
 	}
 }
@@ -870,7 +889,7 @@ static void fill_work_fn(struct work_struct *work)
 static int fill_batch(struct fill *f, struct page **pages)
 {
 	unsigned int i, n = min_t(unsigned int, f->nr_workers,
-				  f->nr ? f->nr - 1 : 0);
+				  DIV_ROUND_UP(f->nr, FILL_SPAN) - 1);
 
 	atomic_set(&f->next, 0);
 	for (i = 0; i < n; i++)
@@ -882,6 +901,34 @@ static int fill_batch(struct fill *f, struct page **pages)
 	return f->err;
 }
 
+/*
+ * Maps the image, when it is a file that can be, read-only into the process
+ * being restarted, for the time of the fill: pages are then copied from the
+ * page cache with plain moves (ckpt_fill_mapped()). Anything else, or a
+ * mapping refused, is read with the file's read_iter instead.
+ */
+static bool restart_map_image = true;
+module_param(restart_map_image, bool, 0644);
+MODULE_PARM_DESC(restart_map_image,
+		 "map an image file to fill a restarted process's memory (N: read it)");
+
+static void map_image(struct fill *f)
+{
+	struct file *file = f->file;
+	loff_t size = i_size_read(file_inode(file));
+	unsigned long base;
+
+	if (!READ_ONCE(restart_map_image) ||
+	    !S_ISREG(file_inode(file)->i_mode) || !file->f_op->mmap ||
+	    size <= 0 || size > (loff_t)TASK_SIZE_MAX / 4)
+		return;
+	base = vm_mmap(file, 0, PAGE_ALIGN(size), PROT_READ, MAP_SHARED, 0);
+	if (IS_ERR_VALUE(base))
+		return;
+	f->map.base = base;
+	f->map.size = size;
+}
+
 static int fill_init(struct fill *f, struct ckpt_reader *r)
 {
 	unsigned int i;
@@ -890,6 +937,7 @@ static int fill_init(struct fill *f, struct ckpt_reader *r)
 	spin_lock_init(&f->lock);
 	f->file = r->file;
 	f->mm = current->mm;
+	map_image(f);
 	f->items = kvmalloc_array(FILL_BATCH, sizeof(*f->items), GFP_KERNEL);
 	if (!f->items)
 		return -ENOMEM;
@@ -914,6 +962,8 @@ static void fill_free(struct fill *f)
 	for (i = 0; i < f->nr_workers; i++)
 		kvfree(f->w[i].pages);
 	kvfree(f->items);
+	if (f->map.base)
+		vm_munmap(f->map.base, PAGE_ALIGN(f->map.size));
 }
 
 static void cannot_write(const struct ckpt_img_pages *p,

@@ -8,9 +8,12 @@
  * VM's memory: it must come back without commit charge).
  * The restored process has the same pid, the same mappings at the same
  * addresses with the same protections, and computes the same results as
- * the original does after the checkpoint.
+ * the original does after the checkpoint. The engine fills memory from an
+ * image file it maps; it reads an image it cannot map instead
+ * (restart_map_image=N stands in for such a file): both are checked.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
@@ -289,6 +292,58 @@ TEST_F(memory, repeated_cycles)
 	status = target_end(&t);
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+#define MAP_PARAM	"/sys/module/ckpt/parameters/restart_map_image"
+
+static int set_map_param(const char *value)
+{
+	int fd = open(MAP_PARAM, O_WRONLY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, 1) != 1)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Each way of filling memory, a restart of the same image. */
+TEST_F(memory, image_mapped_or_read)
+{
+	const char *how[] = { "N", "Y" };
+	char h[32], buf[64], maps0[32];
+	struct target t = {};
+	char msg[256];
+	unsigned int i;
+	int status;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, target_start(&t, memory_target));
+	ASSERT_EQ(0, target_send(&t, "s"));
+	ASSERT_EQ(0, target_ask(&t, "p", h, sizeof(h)));
+	ASSERT_EQ(0, target_ask(&t, "m", maps0, sizeof(maps0)));
+	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image,
+					CKPT_CHECKPOINT_KILL, msg, sizeof(msg),
+					NULL)) TH_LOG("%s", msg);
+	target_end(&t);
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, set_map_param(how[i]));
+		ASSERT_EQ(0, target_restart(&t, self->image)) TH_LOG("%s", how[i]);
+		ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+		EXPECT_STREQ(h, buf) TH_LOG("restart_map_image=%s", how[i]);
+		/* Nothing of the image is left mapped in the process. */
+		ASSERT_EQ(0, target_ask(&t, "m", buf, sizeof(buf)));
+		EXPECT_STREQ(maps0, buf) TH_LOG("restart_map_image=%s", how[i]);
+		ASSERT_EQ(0, target_send(&t, "q"));
+		status = target_end(&t);
+		ASSERT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status));
+	}
+	EXPECT_EQ(0, set_map_param("Y"));
 }
 
 TEST_HARNESS_MAIN
