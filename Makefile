@@ -157,7 +157,7 @@ $(O)/lib/libckpt/%.o: lib/libckpt/%.c
 $(O)/bin/ckpt: $(CLI_OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(USER_CFLAGS) -o $@ $^
+	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $^
 
 $(O)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)

@@ -6,9 +6,16 @@
  * engine runs on the same image at restart.
  *
  * A regular file is mapped rather than read, so that checking a large
- * image costs its checksums and no copy; a pipe or socket is read.
+ * image costs its checksums and no copy; a pipe or socket is read. The
+ * checksums of a mapped image's PAGES sections, nearly all of its bytes, are
+ * checked by one thread per CPU (up to LATER_THREADS), a batch at a time
+ * (LATER_BATCH bytes), before anything found wrong further on is reported
+ * and before ckpt_image_read() returns: the first damaged section is still
+ * the one named, and nothing is accepted unchecked by the time the caller
+ * sees it.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,6 +36,9 @@ const char *const ckpt_greg_names[CKPT_GREG_NR] = {
  * is used, but a short input should not cost the whole bound up front.
  */
 #define READ_CHUNK	(1UL << 20)
+
+#define LATER_THREADS	8
+#define LATER_BATCH	(64UL << 20)
 
 void ckpt_image_init(struct ckpt_image *img)
 {
@@ -58,6 +68,9 @@ void ckpt_image_free(struct ckpt_image *img)
 	free(img->vmas);
 	free(img->vma_pages);
 	free(img->buf);
+	free(img->later);
+	img->later = NULL;
+	img->nr_later = img->later_cap = img->later_bytes = 0;
 	if (img->map)
 		munmap((void *)img->map, img->map_len);
 	img->map = NULL;
@@ -320,6 +333,86 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 	return 0;
 }
 
+struct later_job {
+	const struct ckpt_image_later *l;
+	size_t nr;
+	size_t next;		/* the next to take, atomically */
+	size_t bad;		/* the first found damaged, or nr */
+	pthread_mutex_t lock;
+};
+
+static void *later_work(void *arg)
+{
+	struct later_job *j = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->nr) {
+		if (ckpt_csum(j->l[i].payload, j->l[i].len) == j->l[i].csum)
+			continue;
+		pthread_mutex_lock(&j->lock);
+		if (i < j->bad)
+			j->bad = i;
+		pthread_mutex_unlock(&j->lock);
+	}
+	return NULL;
+}
+
+/* Checks the PAGES checksums put off so far; names the first bad one. */
+static int check_later(struct ckpt_image *img)
+{
+	struct later_job j = { .l = img->later, .nr = img->nr_later };
+	pthread_t tid[LATER_THREADS - 1];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = 0, i;
+
+	if (!j.nr)
+		return 0;
+	j.bad = j.nr;
+	pthread_mutex_init(&j.lock, NULL);
+	if (cpus > LATER_THREADS)
+		cpus = LATER_THREADS;
+	/* Too few threads is slower, not wrong: a failed create is fine. */
+	while ((long)n + 1 < cpus && n + 1 < j.nr &&
+	       !pthread_create(&tid[n], NULL, later_work, &j))
+		n++;
+	later_work(&j);
+	for (i = 0; i < n; i++)
+		pthread_join(tid[i], NULL);
+	pthread_mutex_destroy(&j.lock);
+	img->nr_later = img->later_bytes = 0;
+	if (j.bad == j.nr)
+		return 0;
+	/* Not a valid image after all, END or not. */
+	img->done = false;
+	img->error.section = j.l[j.bad].section;
+	img->error.offset = j.l[j.bad].offset;
+	img->error.type = CKPT_SECT_PAGES;
+	return fail(img, -EBADMSG, "section checksum mismatch");
+}
+
+static int put_off(struct ckpt_image *img, const struct ckpt_sect *s,
+		   const void *payload)
+{
+	struct ckpt_image_later *l;
+
+	if (img->nr_later == img->later_cap) {
+		size_t cap = img->later_cap ? 2 * img->later_cap : 256;
+
+		l = realloc(img->later, cap * sizeof(*l));
+		if (!l)
+			return fail(img, -ENOMEM, "out of memory");
+		img->later = l;
+		img->later_cap = cap;
+	}
+	/* read_sect() set error.section and .offset to where this one is. */
+	img->later[img->nr_later++] = (struct ckpt_image_later) {
+		.payload = payload, .len = s->len, .csum = s->csum,
+		.section = img->error.section, .offset = img->error.offset,
+	};
+	img->later_bytes += s->len;
+	return img->later_bytes >= LATER_BATCH ? check_later(img) : 0;
+}
+
 static int read_sect(struct ckpt_image *img, int fd)
 {
 	struct ckpt_image_error *e = &img->error;
@@ -390,8 +483,19 @@ static int read_sect(struct ckpt_image *img, int fd)
 
 	ret = ckpt_img_payload(&img->st, &s, payload);
 	if (ret) {
+		/* Damage is named as such, checksum first, as without delay. */
+		if (s.type == CKPT_SECT_PAGES && img->st.pages_csum_later &&
+		    ckpt_csum(payload, s.len) != s.csum) {
+			ret = -EBADMSG;
+			img->st.why = "section checksum mismatch";
+		}
 		fail(img, ret, img->st.why);
 		goto out_free;
+	}
+	if (s.type == CKPT_SECT_PAGES && img->st.pages_csum_later) {
+		ret = put_off(img, &s, payload);
+		if (ret)
+			return ret;
 	}
 	if (s.type == CKPT_SECT_VMAS) {
 		img->vmas = vmas;
@@ -440,6 +544,7 @@ int ckpt_image_read(struct ckpt_image *img, int fd, unsigned int flags)
 				img->map = map;
 				img->map_len = st.st_size;
 				img->map_pos = pos;
+				img->st.pages_csum_later = 1;
 			}
 		}
 	}
@@ -448,6 +553,18 @@ int ckpt_image_read(struct ckpt_image *img, int fd, unsigned int flags)
 		if ((flags & CKPT_IMAGE_TO_VMAS) && img->vmas)
 			break;
 		ret = read_sect(img, fd);
+	}
+	/* An earlier damaged section is the one to name. */
+	if (img->nr_later) {
+		struct ckpt_image_error e = img->error;
+
+		img->error.err = 0;
+		if (!check_later(img) && ret)
+			img->error = e;
+		if (img->error.err) {
+			ret = img->error.err;
+			errno = -ret;
+		}
 	}
 	/* fd is left where reading stopped, as if it had been read. */
 	if (img->map)

@@ -39,6 +39,15 @@ struct ckpt_image_error {
 	__u64 offset;		/* where its header starts */
 };
 
+/* A PAGES section of a mapped image whose checksum is still to be checked. */
+struct ckpt_image_later {
+	const void *payload;
+	__u64 len;
+	__u32 csum;
+	__u64 section;
+	__u64 offset;
+};
+
 /*
  * A FILEDATA section: where its bytes are in the image (which must be a
  * file, for pread()), not the bytes themselves: a memfd may hold 1 GiB.
@@ -111,6 +120,8 @@ struct ckpt_image {
 	const unsigned char *map;	/* a regular file's content, mapped */
 	size_t map_len, map_pos;
 	bool map_tried;
+	struct ckpt_image_later *later;	/* PAGES checksums to check */
+	size_t nr_later, later_cap, later_bytes;
 };
 
 /* Read the whole image (default), or stop once VMAS has been accepted. */

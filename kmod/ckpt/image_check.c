@@ -643,7 +643,8 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 {
 	int ret = 0;
 
-	if (ckpt_csum(payload, s->len) != s->csum)
+	if (!(s->type == CKPT_SECT_PAGES && st->pages_csum_later) &&
+	    ckpt_csum(payload, s->len) != s->csum)
 		return FAIL(st, EBADMSG, "section checksum mismatch");
 
 	switch (s->type) {

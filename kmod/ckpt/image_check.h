@@ -69,6 +69,11 @@ struct ckpt_img_state {
 	__u32 fd_obj;		/* FILEDATA: the object being filled */
 	__u64 fd_next;		/* its lowest offset for the next run */
 	__u64 fd_bytes;		/* its bytes so far */
+	/*
+	 * Set by a reader that checks PAGES checksums itself, later (ckpt
+	 * restart, with several threads): ckpt_img_payload() then skips them.
+	 */
+	__u32 pages_csum_later;
 	const char *why;
 };
 

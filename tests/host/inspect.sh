@@ -194,7 +194,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((78 + nsect))
+ktap_plan $((81 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -241,6 +241,23 @@ for ((i = 0; i < nsect; i++)); do
 	ktap_check "a flipped byte in section $i ($(type "$i")) is refused" \
 		refuse "$tmp/flip$i" "section checksum mismatch $(at "$i")"
 done
+
+# PAGES checksums of a mapped image are checked by several threads, after
+# the walk has gone on: still the first damaged section is the one named,
+# also when a later one is damaged otherwise, and also when the damage makes
+# the PAGES header itself wrong.
+pages=($(awk '$2 == "PAGES" { print $1 }' "$tmp/sections"))
+p1=${pages[0]} pn=${pages[${#pages[@]} - 1]}
+damage pflip1 flip $(($(off "$p1") + 24 + 100))
+damage_of "$tmp/pflip1" pflip2 flip $(($(off "$pn") + 24 + 100))
+ktap_check "two damaged PAGES sections: the first is named" \
+	refuse "$tmp/pflip2" "section checksum mismatch $(at "$p1")"
+damage_of "$tmp/pflip1" pflip3 flip "$(off $((nsect - 1)))"
+ktap_check "a damaged PAGES section, then a damaged header: the PAGES one is named" \
+	refuse "$tmp/pflip3" "section checksum mismatch $(at "$p1")"
+damage pflip4 flip $(($(off "$pn") + 24 + 2))
+ktap_check "a flipped byte in a PAGES address: a checksum mismatch" \
+	refuse "$tmp/pflip4" "section checksum mismatch $(at "$pn")"
 
 damage hdrlen flip $(($(off 3) + 9))
 ktap_check "a flipped byte in a section's length: its header is refused" \
