@@ -39,6 +39,7 @@ const char *const ckpt_greg_names[CKPT_GREG_NR] = {
 
 #define LATER_THREADS	8
 #define LATER_BATCH	(64UL << 20)
+#define LATER_MIN_THREADED	(4UL << 20)
 
 void ckpt_image_init(struct ckpt_image *img)
 {
@@ -371,6 +372,9 @@ static int check_later(struct ckpt_image *img)
 	pthread_mutex_init(&j.lock, NULL);
 	if (cpus > LATER_THREADS)
 		cpus = LATER_THREADS;
+	/* Small images (and the fuzzer's) are not worth a thread. */
+	if (img->later_bytes < LATER_MIN_THREADED)
+		cpus = 1;
 	/* Too few threads is slower, not wrong: a failed create is fine. */
 	while ((long)n + 1 < cpus && n + 1 < j.nr &&
 	       !pthread_create(&tid[n], NULL, later_work, &j))

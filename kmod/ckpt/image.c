@@ -313,6 +313,22 @@ static void copy_in(void *dst, struct page **src, unsigned int off)
 
 #define FILL_CHUNK	32
 
+/*
+ * Why the image's pages up to @end could not be had (@got: what
+ * get_user_pages_fast() said): it shrank under us (the mapping ends at the
+ * new size), a fatal signal or no memory, or a read error.
+ */
+static int source_error(const struct ckpt_image_map *m, loff_t end, int got,
+			const char **why)
+{
+	if (i_size_read(file_inode(m->file)) < end) {
+		*why = "image is truncated";
+		return -ENODATA;
+	}
+	*why = "cannot read the image";
+	return got < 0 && got != -EFAULT ? got : -EIO;
+}
+
 int ckpt_fill_mapped(const struct ckpt_image_map *m, loff_t pos,
 		     const struct ckpt_img_pages *p, u32 csum, const char **why)
 {
@@ -336,15 +352,13 @@ int ckpt_fill_mapped(const struct ckpt_image_map *m, loff_t pos,
 		gs = get_user_pages_fast(from & PAGE_MASK, ns, 0, src);
 		gd = 0;
 		if (gs != ns) {
-			/* Shrunk under us: the mapping ends at the new size. */
-			*why = "image is truncated";
-			ret = -ENODATA;
+			ret = source_error(m, pos + len, gs, why);
 		} else {
 			gd = get_user_pages_fast(p->addr +
 						 ((u64)done << PAGE_SHIFT),
 						 n, FOLL_WRITE, dst);
 			if (gd != n)
-				ret = -EFAULT;
+				ret = gd < 0 && gd != -EFAULT ? gd : -EFAULT;
 		}
 		for (i = 0; i < max(gd, 0); i++) {
 			if (!ret) {

@@ -73,13 +73,15 @@ int ckpt_fill_direct(struct file *file, loff_t pos,
 
 /* The image, mapped read-only into the current mm for the fill. */
 struct ckpt_image_map {
+	struct file *file;
 	unsigned long base;	/* where file offset 0 is, or 0: not mapped */
 	loff_t size;		/* the file's size when mapped */
 };
 
 /*
- * The same from the image mapped at @m, copying page by page; also -ENODATA
- * when the image ends (or shrinks) before the data does.
+ * The same from the image mapped at @m, copying page by page; @pos must be
+ * a multiple of 8. Also -ENODATA when the image ends (or shrinks) before
+ * the data does.
  */
 int ckpt_fill_mapped(const struct ckpt_image_map *m, loff_t pos,
 		     const struct ckpt_img_pages *p, u32 csum, const char **why);

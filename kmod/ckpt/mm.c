@@ -836,7 +836,8 @@ struct fill {
 static int fill_item(struct fill *f, const struct fill_item *it,
 		     struct page **pages, const char **why)
 {
-	if (f->map.base)
+	/* Sections are 8-byte aligned from where the image starts. */
+	if (f->map.base && !(it->pos & 7))
 		return ckpt_fill_mapped(&f->map, it->pos, &it->p, it->csum,
 					why);
 	return ckpt_fill_direct(f->file, it->pos, &it->p, it->csum, pages,
@@ -925,6 +926,7 @@ static void map_image(struct fill *f)
 	base = vm_mmap(file, 0, PAGE_ALIGN(size), PROT_READ, MAP_SHARED, 0);
 	if (IS_ERR_VALUE(base))
 		return;
+	f->map.file = file;
 	f->map.base = base;
 	f->map.size = size;
 }
@@ -962,8 +964,17 @@ static void fill_free(struct fill *f)
 	for (i = 0; i < f->nr_workers; i++)
 		kvfree(f->w[i].pages);
 	kvfree(f->items);
-	if (f->map.base)
+	if (f->map.base) {
 		vm_munmap(f->map.base, PAGE_ALIGN(f->map.size));
+		/*
+		 * The image was never the process's memory: its peak (VmHWM,
+		 * VmPeak, ru_maxrss) starts from what it has now.
+		 */
+		mmap_write_lock(f->mm);
+		reset_mm_hiwater_rss(f->mm);
+		f->mm->hiwater_vm = f->mm->total_vm;
+		mmap_write_unlock(f->mm);
+	}
 }
 
 static void cannot_write(const struct ckpt_img_pages *p,
