@@ -9,7 +9,9 @@
 # time moving forward, the wall clocks agreeing with each other, a 1 ns
 # resolution, a CPU number), with the vdso object glibc found at start-up
 # still readable; its old vdso address must no longer be the kernel's
-# [vdso] mapping (it holds the jumps to the new one).
+# [vdso] mapping (it holds the jumps to the new one). And a process whose
+# thread was stopped inside the vdso is refused on the other kernel, named,
+# and restarts on its own.
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 vm=$CKPT_TOP/vm-tests/vm
@@ -77,7 +79,19 @@ hop() {
 	step "$1" "$2" restart "$work/$1" "$work/$3/image" && sane "$1" "$2" "$3"
 }
 
-ktap_plan 7
+# vdso_refused / vdso_runs: the image of run v, with its thread inside the
+# vdso, restarted on 6.12 (refused, named) and on 6.1 (running).
+vdso_refused() {
+	step v612 "$k612" vdso-restart "$work/v612" "$work/v/image" &&
+		grep -qx refused "$work/v612/result" &&
+		grep -q "stopped inside the vdso" "$work/v612/restart.err"
+}
+vdso_runs() {
+	step v61 "$k61" vdso-restart "$work/v61" "$work/v/image" &&
+		grep -qx running "$work/v61/result"
+}
+
+ktap_plan 10
 ktap_check "a process on $k61 is checkpointed" step a "$k61" start "$work/a"
 ktap_check "... restarts on $k612 and runs sanely there" hop b "$k612" a
 ktap_check "... is checkpointed there and restarts on $k61 again" hop c "$k61" b
@@ -86,4 +100,8 @@ ktap_check "on $k612 the old vdso address held the jumps, not the [vdso]" \
 	proxied a b
 ktap_check "a $k612 image restarts on $k612 with no jumps" hop e "$k612" b
 ktap_check "... its [vdso] where the image had it" native b e
+ktap_check "a checkpoint on $k61 finds a thread inside the vdso" \
+	step v "$k61" vdso-start "$work/v"
+ktap_check "... which $k612 refuses to restart, naming it" vdso_refused
+ktap_check "... and $k61 restarts" vdso_runs
 ktap_finish
