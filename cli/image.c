@@ -208,6 +208,22 @@ static int accept_end(struct ckpt_image *img, int fd)
 	return 0;
 }
 
+/*
+ * A payload that is a fixed part and an array: the fixed part into @head,
+ * the array into a new buffer (never of size 0), or NULL.
+ */
+static void *split(const void *payload, size_t len, void *head,
+		   size_t head_len)
+{
+	void *tail = malloc(len - head_len + 1);
+
+	if (tail) {
+		memcpy(head, payload, head_len);
+		memcpy(tail, (const char *)payload + head_len, len - head_len);
+	}
+	return tail;
+}
+
 static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 		  const void *payload)
 {
@@ -231,28 +247,22 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 		memcpy(img->files, payload, s->len);
 		break;
 	case CKPT_SECT_SIGNALS:
-		memcpy(&img->signals, payload, sizeof(img->signals));
-		img->sigqueue = malloc(s->len - sizeof(img->signals) + 1);
+		img->sigqueue = split(payload, s->len, &img->signals,
+				      sizeof(img->signals));
 		if (!img->sigqueue)
 			return fail(img, -ENOMEM, "out of memory");
-		memcpy(img->sigqueue, (const char *)payload + sizeof(img->signals),
-		       s->len - sizeof(img->signals));
 		break;
 	case CKPT_SECT_TIMERS:
-		memcpy(&img->timers, payload, sizeof(img->timers));
-		img->timer_list = malloc(s->len - sizeof(img->timers) + 1);
+		img->timer_list = split(payload, s->len, &img->timers,
+					sizeof(img->timers));
 		if (!img->timer_list)
 			return fail(img, -ENOMEM, "out of memory");
-		memcpy(img->timer_list, (const char *)payload + sizeof(img->timers),
-		       s->len - sizeof(img->timers));
 		break;
 	case CKPT_SECT_CREDS:
-		memcpy(&img->creds, payload, sizeof(img->creds));
-		img->groups = malloc(s->len - sizeof(img->creds) + 1);
+		img->groups = split(payload, s->len, &img->creds,
+				    sizeof(img->creds));
 		if (!img->groups)
 			return fail(img, -ENOMEM, "out of memory");
-		memcpy(img->groups, (const char *)payload + sizeof(img->creds),
-		       s->len - sizeof(img->creds));
 		img->has_creds = true;
 		break;
 	case CKPT_SECT_PIPE: {
@@ -391,6 +401,7 @@ static int check_later(struct ckpt_image *img)
 	img->error.section = j.l[j.bad].section;
 	img->error.offset = j.l[j.bad].offset;
 	img->error.type = CKPT_SECT_PAGES;
+	img->error.io = false;
 	return fail(img, -EBADMSG, "section checksum mismatch");
 }
 
@@ -558,18 +569,9 @@ int ckpt_image_read(struct ckpt_image *img, int fd, unsigned int flags)
 			break;
 		ret = read_sect(img, fd);
 	}
-	/* An earlier damaged section is the one to name. */
-	if (img->nr_later) {
-		struct ckpt_image_error e = img->error;
-
-		img->error.err = 0;
-		if (!check_later(img) && ret)
-			img->error = e;
-		if (img->error.err) {
-			ret = img->error.err;
-			errno = -ret;
-		}
-	}
+	/* An earlier damaged section is the one to name: its error wins. */
+	if (check_later(img))
+		ret = img->error.err;
 	/* fd is left where reading stopped, as if it had been read. */
 	if (img->map)
 		lseek(fd, img->map_pos, SEEK_SET);
