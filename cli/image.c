@@ -12,7 +12,8 @@
  * (LATER_BATCH bytes), before anything found wrong further on is reported
  * and before ckpt_image_read() returns: the first damaged section is still
  * the one named, and nothing is accepted unchecked by the time the caller
- * sees it.
+ * sees it. A restart leaves them to the engine, which checks them as it
+ * copies the pages in (CKPT_IMAGE_PAGES_TO_ENGINE).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -507,7 +508,8 @@ static int read_sect(struct ckpt_image *img, int fd)
 		fail(img, ret, img->st.why);
 		goto out_free;
 	}
-	if (s.type == CKPT_SECT_PAGES && img->st.pages_csum_later) {
+	if (s.type == CKPT_SECT_PAGES && img->st.pages_csum_later &&
+	    !img->pages_to_engine) {
 		ret = put_off(img, &s, payload);
 		if (ret)
 			return ret;
@@ -563,6 +565,7 @@ int ckpt_image_read(struct ckpt_image *img, int fd, unsigned int flags)
 			}
 		}
 	}
+	img->pages_to_engine = flags & CKPT_IMAGE_PAGES_TO_ENGINE;
 	ret = 0;
 	while (!img->done && !ret) {
 		if ((flags & CKPT_IMAGE_TO_VMAS) && img->vmas)

@@ -120,12 +120,20 @@ struct ckpt_image {
 	const unsigned char *map;	/* a regular file's content, mapped */
 	size_t map_len, map_pos;
 	bool map_tried;
+	bool pages_to_engine;		/* CKPT_IMAGE_PAGES_TO_ENGINE */
 	struct ckpt_image_later *later;	/* PAGES checksums to check */
 	size_t nr_later, later_cap, later_bytes;
 };
 
 /* Read the whole image (default), or stop once VMAS has been accepted. */
 #define CKPT_IMAGE_TO_VMAS	(1U << 0)
+/*
+ * Check everything but the page data of a mapped image's PAGES sections
+ * (their headers are checked): for a restart, whose engine checks each
+ * PAGES section's checksum as it copies the pages into place, before the
+ * process runs. Checking them here too would read the whole image twice.
+ */
+#define CKPT_IMAGE_PAGES_TO_ENGINE	(1U << 1)
 
 void ckpt_image_init(struct ckpt_image *img);
 

@@ -1409,8 +1409,10 @@ static void restart_usage(FILE *f)
 		"usage: %s restart IMAGE [--timeout SECONDS] [--no-verify] [--lazy [--verbose]]\n"
 		"Continues the process saved in IMAGE, with its pid and thread ids,\n"
 		"as a child of this command, which exits with its status. The whole\n"
-		"image is verified first, unless --no-verify leaves that to the\n"
-		"engine (a damaged image then kills the half-restored process).\n"
+		"image is verified before the process runs: all but the page data\n"
+		"first, the page data as the engine copies it in. --no-verify leaves\n"
+		"all but the first sections to the engine (a damaged image then kills\n"
+		"the half-restored process, as damaged page data always does).\n"
 		"--lazy lets the process run before its anonymous memory is in:\n"
 		"this command brings each page in when first touched and the rest\n"
 		"behind (needs CAP_SYS_PTRACE and IMAGE a regular file; the process\n"
@@ -1514,6 +1516,9 @@ int cmd_restart(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* A lazy restart serves pages itself: it checks them all first. */
+	if (!read_flags && !lazy)
+		read_flags = CKPT_IMAGE_PAGES_TO_ENGINE;
 	if (ckpt_image_read(&img, fd, read_flags)) {
 		fprintf(stderr, "%s restart: %s: %s (section %llu at offset %llu)\n",
 			prog, argv[optind],

@@ -977,13 +977,23 @@ static void fill_free(struct fill *f)
 	}
 }
 
+/* "cannot write 16 pages at 7f00 (anonymous memory)", say */
+static void name_pages(const char *what, const struct ckpt_img_pages *p,
+		       const struct ckpt_img_vma *vmas, const char **why,
+		       char *whybuf, size_t whylen)
+{
+	const char *path = vmas[p->vma].path;
+
+	snprintf(whybuf, whylen, "%s %u pages at %llx (%s)", what,
+		 p->nr_pages, p->addr, *path ? path : "anonymous memory");
+	*why = whybuf;
+}
+
 static void cannot_write(const struct ckpt_img_pages *p,
 			 const struct ckpt_img_vma *vmas, const char **why,
 			 char *whybuf, size_t whylen)
 {
-	snprintf(whybuf, whylen, "cannot write %u pages at %llx (%s)",
-		 p->nr_pages, p->addr, vmas[p->vma].path);
-	*why = whybuf;
+	name_pages("cannot write", p, vmas, why, whybuf, whylen);
 }
 
 int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
@@ -1069,10 +1079,16 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		fill_batch(&f, r->pages);
 	if (!ret && f.err) {
 		ret = f.err;
-		if (ret == -EFAULT)
+		if (ret == -EFAULT) {
 			cannot_write(&f.bad.p, vmas, why, whybuf, whylen);
-		else
-			*why = f.why ?: "cannot read the image";
+		} else {
+			char what[64];
+
+			/* Name the damaged section by the memory it holds. */
+			snprintf(what, sizeof(what), "%s, in the section of",
+				 f.why ?: "cannot read the image");
+			name_pages(what, &f.bad.p, vmas, why, whybuf, whylen);
+		}
 	}
 out:
 	fill_free(&f);
