@@ -13,7 +13,8 @@
  * and before ckpt_image_read() returns: the first damaged section is still
  * the one named, and nothing is accepted unchecked by the time the caller
  * sees it. A restart leaves them to the engine, which checks them as it
- * copies the pages in (CKPT_IMAGE_PAGES_TO_ENGINE).
+ * copies the pages in (CKPT_IMAGE_PAGES_TO_ENGINE), unless it asks for them
+ * with ckpt_image_check_pages().
  */
 #include <errno.h>
 #include <pthread.h>
@@ -426,6 +427,8 @@ static int put_off(struct ckpt_image *img, const struct ckpt_sect *s,
 		.section = img->error.section, .offset = img->error.offset,
 	};
 	img->later_bytes += s->len;
+	if (img->pages_to_engine)
+		return 0;	/* until ckpt_image_check_pages(), if ever */
 	return img->later_bytes >= LATER_BATCH ? check_later(img) : 0;
 }
 
@@ -508,8 +511,7 @@ static int read_sect(struct ckpt_image *img, int fd)
 		fail(img, ret, img->st.why);
 		goto out_free;
 	}
-	if (s.type == CKPT_SECT_PAGES && img->st.pages_csum_later &&
-	    !img->pages_to_engine) {
+	if (s.type == CKPT_SECT_PAGES && img->st.pages_csum_later) {
 		ret = put_off(img, &s, payload);
 		if (ret)
 			return ret;
@@ -537,6 +539,13 @@ static int read_sect(struct ckpt_image *img, int fd)
 out_free:
 	free(vmas);
 	return ret;
+}
+
+int ckpt_image_check_pages(struct ckpt_image *img)
+{
+	if (img->error.err)
+		return img->error.err;
+	return check_later(img) ? img->error.err : 0;
 }
 
 int ckpt_image_read(struct ckpt_image *img, int fd, unsigned int flags)
@@ -573,7 +582,7 @@ int ckpt_image_read(struct ckpt_image *img, int fd, unsigned int flags)
 		ret = read_sect(img, fd);
 	}
 	/* An earlier damaged section is the one to name: its error wins. */
-	if (check_later(img))
+	if (!img->pages_to_engine && check_later(img))
 		ret = img->error.err;
 	/* fd is left where reading stopped, as if it had been read. */
 	if (img->map)

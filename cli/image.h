@@ -132,6 +132,7 @@ struct ckpt_image {
  * (their headers are checked): for a restart, whose engine checks each
  * PAGES section's checksum as it copies the pages into place, before the
  * process runs. Checking them here too would read the whole image twice.
+ * ckpt_image_check_pages() checks them after all.
  */
 #define CKPT_IMAGE_PAGES_TO_ENGINE	(1U << 1)
 
@@ -144,6 +145,13 @@ void ckpt_image_init(struct ckpt_image *img);
  * -errno with img->error saying what and where; once failed, it stays so.
  */
 int ckpt_image_read(struct ckpt_image *img, int fd, unsigned int flags);
+
+/*
+ * Checks the page data that CKPT_IMAGE_PAGES_TO_ENGINE left unchecked, as
+ * ckpt_image_read() would have: 0, or -errno with img->error naming the
+ * first damaged section.
+ */
+int ckpt_image_check_pages(struct ckpt_image *img);
 
 /*
  * Frees what ckpt_image_read() allocated; after ckpt_image_init() img can be

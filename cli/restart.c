@@ -1403,6 +1403,21 @@ static int serve_lazy(struct lazy *lz, int sock, pid_t pid, int dev,
 	return 0;
 }
 
+/*
+ * Whether the restart writes into FIFOs others can open, before the engine
+ * has checked the page data: a damaged image found there would leave that
+ * data behind. Such an image has its pages checked first, like any before.
+ */
+static bool refills_fifos(const struct ckpt_image *img)
+{
+	uint32_t i;
+
+	for (i = 0; i < img->nr_fileobjs; i++)
+		if (img->fileobjs[i].kind == CKPT_FILE_FIFO)
+			return true;
+	return false;
+}
+
 static void restart_usage(FILE *f)
 {
 	fprintf(f,
@@ -1519,7 +1534,9 @@ int cmd_restart(int argc, char **argv)
 	/* A lazy restart serves pages itself: it checks them all first. */
 	if (!read_flags && !lazy)
 		read_flags = CKPT_IMAGE_PAGES_TO_ENGINE;
-	if (ckpt_image_read(&img, fd, read_flags)) {
+	if (ckpt_image_read(&img, fd, read_flags) ||
+	    (read_flags == CKPT_IMAGE_PAGES_TO_ENGINE && refills_fifos(&img) &&
+	     ckpt_image_check_pages(&img))) {
 		fprintf(stderr, "%s restart: %s: %s (section %llu at offset %llu)\n",
 			prog, argv[optind],
 			img.error.why ? img.error.why : strerror(-img.error.err),

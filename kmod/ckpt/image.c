@@ -261,10 +261,11 @@ int ckpt_fill_direct(struct file *file, loff_t pos,
 
 	ret = ckpt_read_user(file, &pos, p->addr,
 			     (size_t)p->nr_pages << PAGE_SHIFT);
-	if (ret == -ENODATA)
-		*why = "image is truncated";
-	if (ret)
+	if (ret) {
+		*why = ret == -ENODATA ? "image is truncated" :
+					 "cannot read the image";
 		return ret;
+	}
 	ckpt_csum_init(&c);
 	ckpt_csum_update(&c, p, sizeof(*p));
 	ret = csum_user(&c, pages, p->addr, p->nr_pages);

@@ -1084,9 +1084,13 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		} else {
 			char what[64];
 
-			/* Name the damaged section by the memory it holds. */
-			snprintf(what, sizeof(what), "%s, in the section of",
-				 f.why ?: "cannot read the image");
+			/* Name the section by the memory it holds. */
+			if (f.why)
+				snprintf(what, sizeof(what), "%s, in the section of",
+					 f.why);
+			else
+				snprintf(what, sizeof(what), "cannot fill (%pe) the section of",
+					 ERR_PTR(ret));
 			name_pages(what, &f.bad.p, vmas, why, whybuf, whylen);
 		}
 	}

@@ -291,6 +291,55 @@ static inline int ckpt_run_restart(const char *image, const char *arg,
 	return ckpt_run_restart_after(NULL, image, arg, err, len);
 }
 
+/* Flips one byte of a file at @off (from the end when negative). */
+static inline int flip_byte(const char *path, off_t off)
+{
+	int fd = open(path, O_RDWR), ret = -1;
+	unsigned char c;
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &st)) {
+		if (off < 0)
+			off += st.st_size;
+		c = 0;
+		if (pread(fd, &c, 1, off) == 1) {
+			c ^= 0x5a;
+			if (pwrite(fd, &c, 1, off) == 1)
+				ret = 0;
+		}
+	}
+	return close(fd) ? -1 : ret;
+}
+
+/*
+ * Where the last section of @type (its header) is in @image, and its
+ * payload length, as "ckpt inspect -v" lists them: 0, or -1 if none.
+ */
+static inline int ckpt_last_section(const char *image, const char *type,
+				    unsigned long long *off,
+				    unsigned long long *len)
+{
+	char cmd[256], line[256], t[16];
+	unsigned long long o, l;
+	int found = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ckpt inspect -v '%s'", image);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " %*u %15s at %llu, %llu bytes", t, &o, &l) == 3 &&
+		    !strcmp(t, type)) {
+			*off = o;
+			*len = l;
+			found = 0;
+		}
+	return pclose(f) ? -1 : found;
+}
+
 /* In a target: one line on standard output (to the test), or exit 8. */
 static inline void __attribute__((format(printf, 1, 2)))
 target_say(const char *fmt, ...)

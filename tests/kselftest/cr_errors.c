@@ -148,25 +148,6 @@ static int ioctl_checkpoint(struct ckpt_checkpoint *a)
 	return ret;
 }
 
-/* Flips one byte of a file at @off (from the end when negative). */
-static int flip_byte(const char *path, off_t off)
-{
-	int fd = open(path, O_RDWR);
-	unsigned char c;
-	struct stat st;
-
-	if (fd < 0 || fstat(fd, &st))
-		return -1;
-	if (off < 0)
-		off += st.st_size;
-	if (pread(fd, &c, 1, off) != 1)
-		return -1;
-	c ^= 0x5a;
-	if (pwrite(fd, &c, 1, off) != 1)
-		return -1;
-	return close(fd);
-}
-
 FIXTURE(errors) {
 	char image[64];
 	struct target t;

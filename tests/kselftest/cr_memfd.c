@@ -8,7 +8,8 @@
  * end's flags). After the restart a write through a shared mapping shows
  * through the descriptor and the other way round. A FIFO or memfd held by
  * another process too is refused, named; a deleted file whose directory is
- * gone cannot be restarted, named.
+ * gone cannot be restarted, named. Damaged page data in an image with a
+ * FIFO is found before anything is written into the FIFO.
  */
 #define _GNU_SOURCE
 
@@ -378,6 +379,47 @@ TEST_F(memfd, a_fifo_keeps_its_bytes_and_ends)
 	EXPECT_STREQ("3:hello fifo again:-1/1 flags 4000/1 4>3:x", buf);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));
+}
+
+/*
+ * A restart leaves page data to the engine, which checks it as it copies it
+ * in, after the restarter has refilled the image's FIFOs: for an image with
+ * a FIFO the restarter checks the pages first, so that damage found there
+ * leaves nothing behind in a FIFO others can read.
+ */
+TEST_F(memfd, damaged_pages_are_found_before_a_fifo_is_refilled)
+{
+	unsigned long long off, len;
+	struct target t = {};
+	char buf[512];
+	int status, fd;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, mkfifo(fifo_path, 0600));
+	ASSERT_EQ(0, target_start(&t, fifo_target));
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
+					self->msg, sizeof(self->msg), NULL))
+		TH_LOG("%s", self->msg);
+	target_end(&t);
+	/* A byte near the end of the last PAGES section: page data. */
+	ASSERT_EQ(0, ckpt_last_section(self->image, "PAGES", &off, &len));
+	ASSERT_LT(200ULL, len);
+	/* Past the 24-byte section header (image-format.md). */
+	ASSERT_EQ(0, flip_byte(self->image, off + 24 + len - 100));
+
+	/* Held open here, the FIFO keeps whatever a restart writes into it. */
+	fd = open(fifo_path, O_RDWR | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	status = ckpt_run_restart(self->image, NULL, buf, sizeof(buf));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	/* Named by the restarter, section and offset, not by the engine. */
+	EXPECT_NE(NULL, strstr(buf, "section checksum mismatch (section "))
+		TH_LOG("%s", buf);
+	EXPECT_EQ(-1, read(fd, buf, sizeof(buf)));
+	EXPECT_EQ(EAGAIN, errno);
+	close(fd);
 }
 
 TEST_F(memfd, a_replaced_fifo_is_refused_at_restart)
