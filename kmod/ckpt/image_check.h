@@ -70,8 +70,9 @@ struct ckpt_img_state {
 	__u64 fd_next;		/* its lowest offset for the next run */
 	__u64 fd_bytes;		/* its bytes so far */
 	/*
-	 * Set by a reader that checks PAGES checksums itself, later (ckpt
-	 * restart, with several threads): ckpt_img_payload() then skips them.
+	 * Set by a reader that checks PAGES checksums itself, later and with
+	 * several threads, or leaves them to the engine (cli/image.c):
+	 * ckpt_img_payload() then skips them.
 	 */
 	__u32 pages_csum_later;
 	const char *why;

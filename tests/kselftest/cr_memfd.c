@@ -294,6 +294,27 @@ FIXTURE_TEARDOWN(memfd)
 	unlink(fifo_path);
 }
 
+/*
+ * Starts @fn, and once it is set up checkpoints it to @image, killing it:
+ * 0, or -errno with @msg saying why.
+ */
+static int image_of(void (*fn)(void), const char *image, char *msg,
+		    size_t len)
+{
+	struct target t = {};
+	char buf[64];
+	int ret = target_start(&t, fn);
+
+	if (ret)
+		return ret;
+	ret = target_ask(&t, "s", buf, sizeof(buf));
+	if (!ret)
+		ret = ckpt_checkpoint_to(t.pid, image, CKPT_CHECKPOINT_KILL,
+					 msg, len, NULL);
+	target_end(&t);
+	return ret;
+}
+
 TEST_F(memfd, memfds_keep_content_seals_and_sharing)
 {
 	struct target t = {};
@@ -346,17 +367,12 @@ TEST_F(memfd, a_deleted_file_comes_back_unlinked)
 
 TEST_F(memfd, a_deleted_file_without_its_directory_cannot_restart)
 {
-	struct target t = {};
 	char buf[512];
 	int status;
 
 	CKPT_SETUP_SKIPPED();
-	ASSERT_EQ(0, target_start(&t, orphan_target));
-	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
-	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
-					self->msg, sizeof(self->msg), NULL))
-		TH_LOG("%s", self->msg);
-	target_end(&t);
+	ASSERT_EQ(0, image_of(orphan_target, self->image, self->msg,
+			      sizeof(self->msg))) TH_LOG("%s", self->msg);
 	status = ckpt_run_restart(self->image, NULL, buf, sizeof(buf));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(1, WEXITSTATUS(status));
@@ -390,18 +406,13 @@ TEST_F(memfd, a_fifo_keeps_its_bytes_and_ends)
 TEST_F(memfd, damaged_pages_are_found_before_a_fifo_is_refilled)
 {
 	unsigned long long off, len;
-	struct target t = {};
 	char buf[512];
 	int status, fd;
 
 	CKPT_SETUP_SKIPPED();
 	ASSERT_EQ(0, mkfifo(fifo_path, 0600));
-	ASSERT_EQ(0, target_start(&t, fifo_target));
-	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
-	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
-					self->msg, sizeof(self->msg), NULL))
-		TH_LOG("%s", self->msg);
-	target_end(&t);
+	ASSERT_EQ(0, image_of(fifo_target, self->image, self->msg,
+			      sizeof(self->msg))) TH_LOG("%s", self->msg);
 	/* A byte near the end of the last PAGES section: page data. */
 	ASSERT_EQ(0, ckpt_last_section(self->image, "PAGES", &off, &len));
 	ASSERT_LT(200ULL, len);
@@ -424,18 +435,13 @@ TEST_F(memfd, damaged_pages_are_found_before_a_fifo_is_refilled)
 
 TEST_F(memfd, a_replaced_fifo_is_refused_at_restart)
 {
-	struct target t = {};
 	char buf[512];
 	int status;
 
 	CKPT_SETUP_SKIPPED();
 	ASSERT_EQ(0, mkfifo(fifo_path, 0600));
-	ASSERT_EQ(0, target_start(&t, fifo_target));
-	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
-	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
-					self->msg, sizeof(self->msg), NULL))
-		TH_LOG("%s", self->msg);
-	target_end(&t);
+	ASSERT_EQ(0, image_of(fifo_target, self->image, self->msg,
+			      sizeof(self->msg))) TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, unlink(fifo_path));
 	ASSERT_EQ(0, mkfifo(fifo_path, 0600));
 	status = ckpt_run_restart(self->image, NULL, buf, sizeof(buf));
