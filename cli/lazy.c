@@ -421,9 +421,7 @@ static int serve(struct lazy *lz, const struct lazy_fault *f)
 		ret = bring(lz, f->space, f->addr, FAULT_PAGES, &lz->on_demand);
 	} else if (ioctl(sp->uffd, UFFDIO_ZEROPAGE, &z)) {
 		/* EEXIST: brought in meanwhile; ENOENT: unmapped meanwhile. */
-		if (errno == EAGAIN || errno == ESRCH)
-			ret = -errno;
-		else if (errno != EEXIST && errno != ENOENT)
+		if (errno != EEXIST && errno != ENOENT)
 			ret = -errno;
 	} else {
 		lz->zero++;

@@ -134,8 +134,7 @@ struct file *ckpt_lazy_get(int fd, const char **why)
 		return ERR_PTR(-EBADF);
 	}
 	if (file_inode(f)->i_sb->s_magic != ANON_INODE_FS_MAGIC ||
-	    strcmp(f->f_path.dentry->d_name.name, "[userfaultfd]") ||
-	    !f->f_op->unlocked_ioctl) {
+	    strcmp(f->f_path.dentry->d_name.name, "[userfaultfd]")) {
 		fput(f);
 		*why = "the lazy restart's descriptor is not a userfaultfd";
 		return ERR_PTR(-EINVAL);

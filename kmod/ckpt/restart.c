@@ -670,7 +670,7 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 	const char *why = NULL;
 	bool fatal = false;
 	char *whybuf;
-	int i, ret;
+	int ret;
 
 	if (!ctx)
 		return -ENOMEM;
@@ -693,12 +693,11 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 				"uffd is set without CKPT_RESTART_LAZY");
 		return -EINVAL;
 	}
-	for (i = 0; i < ARRAY_SIZE(args.reserved) + 1; i++) {
-		if (i ? args.reserved[i - 1] : args.reserved32) {
-			ckpt_put_errmsg(args.errmsg, args.errmsg_len,
-					"reserved fields must be 0");
-			return -EINVAL;
-		}
+	if (args.reserved32 ||
+	    memchr_inv(args.reserved, 0, sizeof(args.reserved))) {
+		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
+				"reserved fields must be 0");
+		return -EINVAL;
 	}
 	mutex_lock(&ctx->lock);
 	if (ctx->state) {
