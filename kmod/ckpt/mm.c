@@ -748,6 +748,7 @@ static int map_vma(const struct ckpt_img_vma *v, const struct path *root,
 	struct file *file = NULL;
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
+	bool alone;
 
 	flags |= v->flags & CKPT_VMA_SHARED ? MAP_SHARED : MAP_PRIVATE;
 	if (v->flags & CKPT_VMA_GROWSDOWN)
@@ -778,14 +779,21 @@ static int map_vma(const struct ckpt_img_vma *v, const struct path *root,
 		extra |= VM_DONTCOPY;
 	if (v->flags & CKPT_VMA_DONTDUMP)
 		extra |= VM_DONTDUMP;
-	if (extra) {
-		mmap_write_lock(mm);
-		vma = find_vma(mm, v->start);
-		if (vma && vma->vm_start == v->start)
-			ckpt_vm_flags_set(vma, extra);
-		mmap_write_unlock(mm);
-	}
-	return 0;
+	if (!extra)
+		return 0;
+	mmap_write_lock(mm);
+	vma = find_vma(mm, v->start);
+	alone = vma && vma->vm_start == v->start && vma->vm_end == v->end;
+	if (alone)
+		ckpt_vm_flags_set(vma, extra);
+	mmap_write_unlock(mm);
+	if (alone)
+		return 0;
+	/* Merged with a neighbour after all: the flags would spread. */
+	snprintf(whybuf, whylen, "cannot set the madvise flags of %llx-%llx %s",
+		 v->start, v->end, v->path);
+	*why = whybuf;
+	return -EINVAL;
 }
 
 /*
@@ -1006,20 +1014,32 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 	struct ckpt_sect s;
 	struct fill f = {};
 	void *payload;
+	int ret, pass;
 	u32 i;
-	int ret;
 
 	ret = unmap_all(mm);
 	if (ret) {
 		*why = "cannot unmap the restarter's memory";
 		return ret;
 	}
-	for (i = 0; i < nr_vmas; i++) {
-		if (vmas[i].flags & (CKPT_VMA_VDSO | CKPT_VMA_VVAR))
-			continue;
-		ret = map_vma(&vmas[i], root, of, why, whybuf, whylen);
-		if (ret)
-			return ret;
+	/*
+	 * Mappings with flags set after vm_mmap() first: a fresh mapping
+	 * next to an older one of the same kind merges into it, and the
+	 * flags would be set on the merged whole, or missed. Mapped first,
+	 * they have no neighbours yet, and the rest cannot merge into them.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < nr_vmas; i++) {
+			bool extra = vmas[i].flags & (CKPT_VMA_DONTFORK |
+						      CKPT_VMA_DONTDUMP);
+
+			if (vmas[i].flags & (CKPT_VMA_VDSO | CKPT_VMA_VVAR) ||
+			    extra != !pass)
+				continue;
+			ret = map_vma(&vmas[i], root, of, why, whybuf, whylen);
+			if (ret)
+				return ret;
+		}
 	}
 	if (vdso_proxy) {
 		ret = ckpt_vdso_proxy(proc, vdso_proxy, why);
