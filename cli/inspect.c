@@ -378,10 +378,16 @@ static void text_report(FILE *f, const char *name,
 		for (i = 0; i < img->nr_files; i++) {
 			const struct ckpt_img_file *fl = &img->files[i];
 
-			fprintf(f, "  fd %u at %llu flags 0%o%s%s ", fl->fd,
-				ULL(fl->pos), fl->open_flags,
-				fl->flags & CKPT_FILE_CLOEXEC ? " cloexec" : "",
-				fl->flags & CKPT_FILE_REGISTERED ? " registered" : "");
+			if (fl->kind == CKPT_FILE_SHARED)
+				fprintf(f, "  fd %u shares fd %llu flags 0%o%s ",
+					fl->fd, ULL(fl->ino), fl->open_flags,
+					fl->flags & CKPT_FILE_CLOEXEC ? " cloexec" : "");
+			else
+				fprintf(f, "  fd %u at %llu flags 0%o%s%s ",
+					fl->fd, ULL(fl->pos), fl->open_flags,
+					fl->flags & CKPT_FILE_CLOEXEC ? " cloexec" : "",
+					fl->flags & CKPT_FILE_REGISTERED ?
+					" registered" : "");
 			text_string(f, fl->path);
 			fputc('\n', f);
 		}

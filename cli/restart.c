@@ -784,6 +784,16 @@ static void restore_files(const struct ckpt_image *img)
 			restore_ckpt_dev(f);
 			continue;
 		}
+		if (f->kind == CKPT_FILE_SHARED) {
+			/* Its lower descriptor is in place: one open file. */
+			if (dup2(f->ino, f->fd) < 0 ||
+			    fcntl(f->fd, F_SETFD, f->flags & CKPT_FILE_CLOEXEC ?
+				  FD_CLOEXEC : 0))
+				child_fail("cannot make fd %u a descriptor of fd %llu again: %s",
+					   f->fd, (unsigned long long)f->ino,
+					   strerror(errno));
+			continue;
+		}
 		if (f->kind >= CKPT_FILE_FIFO) {
 			restore_fileobj(img, f);
 			continue;

@@ -103,6 +103,7 @@ static int may_checkpoint(struct task_struct *task, const char **why)
 struct fd_scan {
 	struct ckpt_img_file *files;	/* CKPT_IMG_MAX_FILES of them */
 	struct file **refs;		/* files needing more, referenced */
+	const struct file **seen;	/* per entry: its open file, unreferenced */
 	unsigned long *raw_ino;		/* per entry: the inode behind it */
 	u32 *raw_dev;
 	struct ckpt_img_epitem *epitems;	/* CKPT_IMG_MAX_EPITEMS */
@@ -123,14 +124,41 @@ struct fd_scan {
 };
 
 /*
- * Under the file table's lock: regular files are recorded (by path, flags,
- * position and identity); anything else stops the scan. Inherited stdio is
- * re-attached to the restarter's, as BLCR did.
+ * The entry of a lower descriptor whose open file is @file, if that one
+ * can be restored by a dup() of it: not a pipe end (a pipe's ends are shared
+ * by its PIPE section) nor /dev/ckpt (opened fresh at restart).
+ */
+static const struct ckpt_img_file *shares(const struct fd_scan *scan,
+					  const struct file *file)
+{
+	const struct ckpt_img_file *o;
+	u32 j;
+
+	/* Only the descriptor table holds a file no lower descriptor has. */
+	if (file_count(file) < 2)
+		return NULL;
+	for (j = 0; j < scan->nr; j++) {
+		if (scan->seen[j] != file)
+			continue;
+		o = &scan->files[j];
+		return o->kind == CKPT_FILE_PIPE || o->kind == CKPT_FILE_CKPT_DEV ?
+		       NULL : o;
+	}
+	return NULL;
+}
+
+/*
+ * Under the file table's lock: each descriptor is recorded, as another
+ * descriptor of a lower one's open file, or by its kind (regular files by
+ * path, flags, position and identity); a kind the engine does not know
+ * stops the scan. Inherited stdio is re-attached to the restarter's, as
+ * BLCR did.
  */
 static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 {
 	struct fd_scan *scan = (struct fd_scan *)arg;
 	struct inode *inode = file_inode(file);
+	const struct ckpt_img_file *o;
 	struct ckpt_img_file *f;
 	char *p;
 
@@ -141,6 +169,21 @@ static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 	f = &scan->files[scan->nr];
 	scan->raw_ino[scan->nr] = inode->i_ino;
 	scan->raw_dev[scan->nr] = inode->i_sb->s_dev;
+	scan->seen[scan->nr] = file;
+	o = shares(scan, file);
+	if (o) {
+		/* Its state is its lower descriptor's. */
+		f->fd = fd;
+		f->kind = CKPT_FILE_SHARED;
+		f->ino = o->fd;
+		f->open_flags = o->open_flags;
+		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
+			   CKPT_FILE_CLOEXEC : 0;
+		memcpy(f->path, o->path, sizeof(f->path));
+		scan->refs[scan->nr] = get_file(file);	/* a FIFO's, a memfd's use */
+		scan->nr++;
+		return 0;
+	}
 	if (ckpt_is_dev_file(file)) {
 		strscpy(f->path, "/dev/" CKPT_DEVICE_NAME, sizeof(f->path));
 		f->fd = fd;
@@ -331,10 +374,21 @@ elsewhere:
  * inode behind the file), and the state of eventfd, signalfd and epoll
  * files.
  */
+/* The kind of the lower descriptor shared entry @i names. */
+static int lower_kind(const struct fd_scan *scan, u32 i)
+{
+	u32 j;
+
+	for (j = 0; j < i; j++)
+		if (scan->files[j].fd == scan->files[i].ino)
+			return scan->files[j].kind;
+	return -1;
+}
+
 static int file_details(struct fd_scan *scan, char *whybuf)
 {
 	struct kstat st;
-	int ret = 0;
+	int ret = 0, kind;
 	u32 i;
 
 	/* Pipes first: they look at all their descriptors' files at once. */
@@ -381,6 +435,14 @@ static int file_details(struct fd_scan *scan, char *whybuf)
 				ret = 0;
 			}
 			break;
+		case CKPT_FILE_SHARED:
+			/* One more descriptor of an object's open file. */
+			kind = lower_kind(scan, i);
+			if (kind >= CKPT_FILE_FIFO && kind <= CKPT_FILE_DELETED)
+				ret = ckpt_fileobj_add(&scan->objs, file, kind,
+						       f->path, f->fd);
+			ret = min(ret, 0);
+			break;
 		default:
 			ret = vfs_getattr(&file->f_path, &st, STATX_INO,
 					  AT_STATX_SYNC_AS_STAT);
@@ -419,6 +481,8 @@ static int capture_files(struct task_struct *task, struct fd_scan *scan,
 				 GFP_KERNEL);
 	scan->raw_dev = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->raw_dev),
 				 GFP_KERNEL);
+	scan->seen = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->seen),
+			      GFP_KERNEL);
 	scan->epitems = kvcalloc(CKPT_IMG_MAX_EPITEMS, sizeof(*scan->epitems),
 				 GFP_KERNEL);
 	scan->ep_ino = kvcalloc(CKPT_IMG_MAX_EPITEMS, sizeof(*scan->ep_ino),
@@ -432,7 +496,7 @@ static int capture_files(struct task_struct *task, struct fd_scan *scan,
 	scan->pipe_len = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->pipe_len),
 				  GFP_KERNEL);
 	if (!scan->files || !scan->refs || !scan->raw_ino || !scan->raw_dev ||
-	    !scan->epitems || !scan->ep_ino || !scan->ep_dev || !scan->pipes ||
+	    !scan->seen || !scan->epitems || !scan->ep_ino || !scan->ep_dev || !scan->pipes ||
 	    !scan->pipe_len || !scan->timerfds)
 		return -ENOMEM;
 	ret = ckpt_fileobjs_init(&scan->objs);
@@ -913,6 +977,7 @@ out_free:
 	kvfree(scan.refs);
 	kvfree(scan.raw_ino);
 	kvfree(scan.raw_dev);
+	kvfree(scan.seen);
 	kvfree(scan.epitems);
 	kvfree(scan.ep_ino);
 	kvfree(scan.ep_dev);

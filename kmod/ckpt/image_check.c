@@ -451,10 +451,29 @@ static int check_timers(struct ckpt_img_state *st,
 	return 0;
 }
 
+/* The entry of descriptor @fd among the first @n of @files (ascending). */
+static const struct ckpt_img_file *file_at(const struct ckpt_img_file *files,
+					   __u64 n, __u64 fd)
+{
+	__u64 lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (files[mid].fd == fd)
+			return &files[mid];
+		if (files[mid].fd < fd)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 static int check_files(struct ckpt_img_state *st,
-		       const struct ckpt_img_file *f, __u64 n)
+		       const struct ckpt_img_file *files, __u64 n)
 {
 	const __u32 known = 00000003 | 00002000 | 00004000 | 04010000;
+	const struct ckpt_img_file *f = files, *lower;
 	__u32 prev = 2;
 	__u64 i;
 
@@ -472,7 +491,15 @@ static int check_files(struct ckpt_img_state *st,
 		if (f->kind == CKPT_FILE_EVENTFD &&
 		    (f->ino & ~(__u64)CKPT_EVENTFD_SEMAPHORE || f->pos == ~0ULL))
 			return FAIL(st, EBADMSG, "eventfd state out of bounds");
-		if (f->kind >= CKPT_FILE_FIFO &&
+		if (f->kind == CKPT_FILE_SHARED) {
+			lower = file_at(files, i, f->ino);
+			if (!lower || lower->kind == CKPT_FILE_SHARED ||
+			    lower->kind == CKPT_FILE_PIPE ||
+			    lower->kind == CKPT_FILE_CKPT_DEV ||
+			    lower->open_flags != f->open_flags || f->pos || f->dev)
+				return FAIL(st, EBADMSG, "shared descriptor names no open file before it");
+		}
+		if (f->kind >= CKPT_FILE_FIFO && f->kind <= CKPT_FILE_DELETED &&
 		    (f->ino >= st->nr_fileobjs || f->dev ||
 		     st->fileobjs[f->ino].kind != f->kind))
 			return FAIL(st, EBADMSG, "file names an object the image does not carry");
@@ -533,7 +560,7 @@ static int check_fileobjs(struct ckpt_img_state *st,
 	__u64 i;
 
 	for (i = 0; i < n; i++, o++) {
-		if (o->kind < CKPT_FILE_FIFO || o->kind >= __CKPT_FILE_KIND_MAX ||
+		if (o->kind < CKPT_FILE_FIFO || o->kind > CKPT_FILE_DELETED ||
 		    o->mode & ~07777U || o->seals & ~CKPT_IMG_SEALS_ALL)
 			return FAIL(st, EINVAL, "unknown file object kind, mode or seals");
 		if (!str_ok(o->name, sizeof(o->name)) ||

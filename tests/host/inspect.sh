@@ -194,7 +194,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((81 + nsect))
+ktap_plan $((82 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -390,6 +390,7 @@ ktap_check "file objects: listed, valid" sh -c "
 	'$ckpt' inspect '$tmp/obj.img' > '$tmp/otext' && cat '$tmp/otext' &&
 	grep -qx '  0 memfd size 10000 stored 4196 mode 0777 seals 0x5 buf' '$tmp/otext' &&
 	grep -qx '  1 fifo size 5 stored 5 mode 0600 capacity 65536 /tmp/fifo' '$tmp/otext' &&
+	grep -qxF '  fd 6 shares fd 3 flags 02 cloexec /memfd:buf (deleted)' '$tmp/otext' &&
 	'$ckpt' inspect --json '$tmp/obj.img' | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -401,6 +402,16 @@ ktap_check "a FILES entry naming an object of another kind" \
 odamage obj-ino set 4 32 Q 2
 ktap_check "a FILES entry naming an object that does not exist" \
 	refuse "$tmp/obj-ino" "file names an object the image does not carry $(oat 4)"
+# FILES entry 2 (552 bytes each) is fd 6, sharing fd 3's open file.
+odamage share-other set 4 1136 Q 4
+odamage share-self set 4 1136 Q 6
+odamage share-none set 4 1136 Q 5
+odamage share-flags set 4 1108 I 0
+ktap_check "a shared descriptor naming another open file, itself, none" \
+	refuse "$tmp/share-other" "shared descriptor names no open file before it $(oat 4)" &&
+	refuse "$tmp/share-self" "shared descriptor names no open file before it $(oat 4)" &&
+	refuse "$tmp/share-none" "shared descriptor names no open file before it $(oat 4)" &&
+	refuse "$tmp/share-flags" "shared descriptor names no open file before it $(oat 4)"
 odamage obj-seals set 3 8 I 0x40
 ktap_check "unknown seals" \
 	refuse "$tmp/obj-seals" "unknown file object kind, mode or seals $(oat 3)"

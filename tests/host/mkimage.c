@@ -267,11 +267,14 @@ static void file_objects(void)
 		  .dev = 0x801, .ino = 4321, .size = 5, .stored = 5,
 		  .name = "/tmp/fifo" },
 	};
-	static struct ckpt_img_file files[2] = {
+	static struct ckpt_img_file files[3] = {
 		{ .fd = 3, .open_flags = 2, .kind = CKPT_FILE_MEMFD, .pos = 10,
 		  .ino = 0, .path = "/memfd:buf (deleted)" },
 		{ .fd = 4, .open_flags = 0, .kind = CKPT_FILE_FIFO, .ino = 1,
 		  .path = "/tmp/fifo" },
+		{ .fd = 6, .open_flags = 2, .flags = CKPT_FILE_CLOEXEC,
+		  .kind = CKPT_FILE_SHARED, .ino = 3,
+		  .path = "/memfd:buf (deleted)" },
 	};
 	static unsigned char page[4096];
 	unsigned int i;

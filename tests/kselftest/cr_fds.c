@@ -4,12 +4,15 @@
  * an eventfd keeps its count and semaphore mode, a signalfd its mask (and
  * the signal pending for it), an epoll instance its interest list with
  * events and data. An epoll watching a descriptor since closed is refused,
- * named.
+ * named. Descriptors made by dup() share one open file again (position,
+ * status flags, the eventfd an epoll watches through either of them), each
+ * keeping its own close-on-exec flag.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
@@ -251,6 +254,55 @@ static void fd_count_target(void)
 	}
 }
 
+/*
+ * fd 3: a file, with fd 4 its dup() and fd 10 an F_DUPFD_CLOEXEC copy;
+ * fd 5: an eventfd, fd 6 its dup(); fd 7: a memfd, fd 8 a close-on-exec
+ * copy; fd 9: epoll watching the eventfd through fd 6 (data 66).
+ */
+static void dup_target(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 66 };
+	char c, path[64], buf[32] = "";
+	uint64_t v = 7;
+	int n;
+
+	snprintf(path, sizeof(path), "/tmp/cr_fds.dup.%d", getpid());
+	if (open(path, O_RDWR | O_CREAT | O_TRUNC, 0600) != 3 || dup(3) != 4 ||
+	    eventfd(0, 0) != 5 || dup(5) != 6 || memfd_create("m", 0) != 7 ||
+	    fcntl(7, F_DUPFD_CLOEXEC, 8) != 8 || epoll_create1(0) != 9 ||
+	    epoll_ctl(9, EPOLL_CTL_ADD, 6, &ev) ||
+	    fcntl(3, F_DUPFD_CLOEXEC, 10) != 10 ||
+	    write(3, "ab", 2) != 2 || write(7, "x", 1) != 1)
+		_exit(9);
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 's')
+			target_say("set");
+		if (c == 'q')
+			_exit(0);
+		if (c != 'p')
+			continue;
+		/* One position: each write goes on where the last one ended. */
+		if (write(4, "cd", 2) != 2 || write(3, "ef", 2) != 2 ||
+		    write(10, "gh", 2) != 2)
+			_exit(10);
+		n = pread(3, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		fcntl(5, F_SETFL, O_NONBLOCK);
+		memset(&ev, 0, sizeof(ev));
+		if (write(5, &v, sizeof(v)) != sizeof(v) ||
+		    epoll_wait(9, &ev, 1, 1000) != 1 || read(6, &v, sizeof(v)) != 8 ||
+		    write(8, "y", 1) != 1)
+			_exit(11);
+		target_say("file %s nb %d epoll %llu ev %llu memfd %lld cloexec %d%d%d%d",
+			   buf, !!(fcntl(6, F_GETFL) & O_NONBLOCK),
+			   (unsigned long long)ev.data.u64, (unsigned long long)v,
+			   (long long)lseek(7, 0, SEEK_CUR), fcntl(3, F_GETFD),
+			   fcntl(4, F_GETFD), fcntl(8, F_GETFD), fcntl(10, F_GETFD));
+	}
+}
+
 FIXTURE(fds) {
 	char image[64];
 	char msg[256];
@@ -372,6 +424,46 @@ TEST_F(fds, descriptors_the_restarter_inherited_stay_out)
 	EXPECT_STREQ("fds 3", buf);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));
+}
+
+TEST_F(fds, dup_ed_descriptors_share_one_open_file)
+{
+	char buf[256], cmd[128];
+	struct target t = {};
+	pid_t pid;
+	FILE *f;
+	int cycle, shared = 0;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, dup_target));
+	pid = t.pid;
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	ASSERT_STREQ("set", buf);
+	/* Twice: a restarted process's copies are copies again. */
+	for (cycle = 0; cycle < 2; cycle++) {
+		ASSERT_EQ(0, target_cycle(&t, pid, self->image, self->msg,
+					  sizeof(self->msg))) TH_LOG("%s", self->msg);
+		ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+		ASSERT_STREQ("set", buf);
+	}
+	snprintf(cmd, sizeof(cmd), "ckpt inspect '%s'", self->image);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(buf, sizeof(buf), f))
+		shared += !strncmp(buf, "  fd 3 at 2 flags 02 /tmp/cr_fds.dup.", 37) +
+			  !strncmp(buf, "  fd 4 shares fd 3 flags 02 /tmp/cr_fds.dup.", 44) +
+			  !strncmp(buf, "  fd 6 shares fd 5 flags 02 anon_inode:[eventfd]", 48) +
+			  !strncmp(buf, "  fd 8 shares fd 7 flags 02 cloexec /memfd:m", 44) +
+			  !strncmp(buf, "  fd 10 shares fd 3 flags 02 cloexec /tmp/cr_fds.dup.", 53) -
+			  !!strstr(buf, "deleted)\n") * !!strstr(buf, "cr_fds.dup");
+	pclose(f);
+	EXPECT_EQ(5, shared);
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("file abcdefgh nb 1 epoll 66 ev 7 memfd 2 cloexec 0011", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+	snprintf(cmd, sizeof(cmd), "/tmp/cr_fds.dup.%d", pid);
+	unlink(cmd);
 }
 
 TEST_F(fds, timerfds_keep_their_ticks_and_timers)

@@ -228,6 +228,11 @@ struct ckpt_img_vma {
  * descriptor of /dev/ckpt is reopened fresh; if it carried the process's
  * callback registration (CKPT_FILE_REGISTERED), the restarter registers
  * the new one as restarted, so libckpt's callbacks learn of the restart.
+ * A descriptor that shares its open file (dup(), fcntl(F_DUPFD)) with a
+ * lower one is CKPT_FILE_SHARED: @ino is that lower descriptor (an entry
+ * of its own, neither shared nor a pipe end, which share by their PIPE,
+ * nor /dev/ckpt), @open_flags and @path are that entry's, @pos and @dev 0;
+ * the restarter dup()s it, so both keep one position and one set of flags.
  */
 enum ckpt_img_file_flags {
 	CKPT_FILE_CLOEXEC	= 1 << 0,
@@ -248,6 +253,7 @@ enum ckpt_img_file_kind {
 	CKPT_FILE_FIFO,		/* a named pipe; ino: its FILEOBJ entry */
 	CKPT_FILE_MEMFD,	/* ino: its FILEOBJ entry (content, seals, name) */
 	CKPT_FILE_DELETED,	/* a regular file unlinked while open; ino: FILEOBJ */
+	CKPT_FILE_SHARED,	/* ino: the fd whose open file this one shares */
 	__CKPT_FILE_KIND_MAX,
 };
 
