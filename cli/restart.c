@@ -1428,16 +1428,64 @@ static bool refills_fifos(const struct ckpt_image *img)
 	return false;
 }
 
+/*
+ * An image on a pipe or socket is read twice (checked, then restored) and
+ * mapped by the engine: it is copied into a memfd first. Returns the memfd
+ * (@fd closed) or -errno.
+ */
+static int spool(int fd)
+{
+	size_t size = 1 << 20;
+	char *buf = malloc(size);
+	int m = memfd_create("ckpt-image", MFD_CLOEXEC), ret = 0;
+	ssize_t n, w, done;
+
+	if (m < 0 || !buf) {
+		ret = m < 0 ? -errno : -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		n = read(fd, buf, size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n ? -errno : 0;
+			break;
+		}
+		for (done = 0; done < n; done += w) {
+			w = write(m, buf + done, n - done);
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			else if (w < 0)
+				break;
+		}
+		if (done < n) {
+			ret = -errno;
+			break;
+		}
+	}
+	if (!ret && lseek(m, 0, SEEK_SET))
+		ret = -errno;
+out:
+	free(buf);
+	close(fd);
+	if (ret && m >= 0)
+		close(m);
+	return ret ? ret : m;
+}
+
 static void restart_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s restart IMAGE [--timeout SECONDS] [--no-verify] [--lazy [--verbose]]\n"
 		"Continues the process saved in IMAGE, with its pid and thread ids,\n"
-		"as a child of this command, which exits with its status. The whole\n"
-		"image is verified before the process runs: all but the page data\n"
-		"first, the page data as the engine copies it in. --no-verify leaves\n"
-		"all but the first sections to the engine (a damaged image then kills\n"
-		"the half-restored process, as damaged page data always does).\n"
+		"as a child of this command, which exits with its status. IMAGE '-'\n"
+		"is standard input; an image on a pipe is read into memory first.\n"
+		"The whole image is verified before the process runs: all but the\n"
+		"page data first, the page data as the engine copies it in.\n"
+		"--no-verify leaves all but the first sections to the engine (a\n"
+		"damaged image then kills the half-restored process, as damaged page\n"
+		"data always does).\n"
 		"--lazy lets the process run before its anonymous memory is in:\n"
 		"this command brings each page in when first touched and the rest\n"
 		"behind (needs CAP_SYS_PTRACE and IMAGE a regular file; the process\n"
@@ -1503,27 +1551,40 @@ int cmd_restart(int argc, char **argv)
 		return 1;
 	}
 
-	fd = open(argv[optind], O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	if (!strcmp(argv[optind], "-"))
+		fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+	else
+		fd = open(argv[optind], O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
 		fprintf(stderr, "%s restart: cannot open %s: %s\n", prog,
 			argv[optind], strerror(errno));
 		return 1;
 	}
-	restart_source = realpath(argv[optind], NULL);
+	/* What the process is told it was restarted from (libckpt). */
+	restart_source = S_ISREG(st.st_mode) && strcmp(argv[optind], "-") ?
+			 realpath(argv[optind], NULL) : strdup(argv[optind]);
 	if (!restart_source || strlen(restart_source) >= CKPT_SOURCE_MAX) {
 		fprintf(stderr, "%s restart: %s: cannot resolve its path\n", prog,
 			argv[optind]);
 		return 1;
 	}
+	if (lazy && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s restart: --lazy: %s is not a regular file\n",
+			prog, argv[optind]);
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fd = spool(fd);
+		if (fd < 0) {
+			fprintf(stderr, "%s restart: cannot read the image from %s into memory: %s\n",
+				prog, argv[optind], strerror(-fd));
+			return 1;
+		}
+	}
 	ckpt_image_init(&img);
 	if (lazy) {
 		int probe;
 
-		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-			fprintf(stderr, "%s restart: --lazy: %s is not a regular file\n",
-				prog, argv[optind]);
-			return 1;
-		}
 		/* The child makes its own; fail here, before anything. */
 		probe = lazy_open();
 		if (probe < 0) {
