@@ -1429,8 +1429,8 @@ static bool refills_fifos(const struct ckpt_image *img)
 }
 
 /*
- * An image on a pipe or socket is read twice (checked, then restored) and
- * mapped by the engine: it is copied into a memfd first. Returns the memfd
+ * An image is read twice (checked, then restored) and mapped by the
+ * engine: one on a pipe or socket is copied into a memfd first. Returns the memfd
  * (@fd closed) or -errno.
  */
 static int spool(int fd)
@@ -1573,7 +1573,8 @@ int cmd_restart(int argc, char **argv)
 			prog, argv[optind]);
 		return 1;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	/* From its start (standard input need not be there), if it can seek. */
+	if (lseek(fd, 0, SEEK_SET)) {
 		fd = spool(fd);
 		if (fd < 0) {
 			fprintf(stderr, "%s restart: cannot read the image from %s into memory: %s\n",

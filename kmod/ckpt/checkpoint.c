@@ -125,8 +125,9 @@ struct fd_scan {
 
 /*
  * The entry of a lower descriptor whose open file is @file, if that one
- * can be restored by a dup() of it: not a pipe end (a pipe's ends are shared
- * by its PIPE section) nor /dev/ckpt (opened fresh at restart).
+ * can be restored by a dup() of it: not a pipe end (a pipe's ends are
+ * shared by its PIPE section). A copy of /dev/ckpt is one: the open file
+ * carries libckpt's registration, which the restarter makes once.
  */
 static const struct ckpt_img_file *shares(const struct fd_scan *scan,
 					  const struct file *file)
@@ -141,8 +142,7 @@ static const struct ckpt_img_file *shares(const struct fd_scan *scan,
 		if (scan->seen[j] != file)
 			continue;
 		o = &scan->files[j];
-		return o->kind == CKPT_FILE_PIPE || o->kind == CKPT_FILE_CKPT_DEV ?
-		       NULL : o;
+		return o->kind == CKPT_FILE_PIPE ? NULL : o;
 	}
 	return NULL;
 }

@@ -474,7 +474,7 @@ static int check_files(struct ckpt_img_state *st,
 {
 	const __u32 known = 00000003 | 00002000 | 00004000 | 04010000;
 	const struct ckpt_img_file *f = files, *lower;
-	__u32 prev = 2;
+	__u32 prev = 2, registered = 0;
 	__u64 i;
 
 	for (i = 0; i < n; i++, f++) {
@@ -484,8 +484,9 @@ static int check_files(struct ckpt_img_state *st,
 		if (f->open_flags & ~known || (f->open_flags & 3) == 3 ||
 		    f->flags & ~__CKPT_FILE_ALL || f->kind >= __CKPT_FILE_KIND_MAX)
 			return FAIL(st, EINVAL, "unknown file flags or kind");
-		if (f->flags & CKPT_FILE_REGISTERED && f->kind != CKPT_FILE_CKPT_DEV)
-			return FAIL(st, EINVAL, "only /dev/ckpt carries a registration");
+		if (f->flags & CKPT_FILE_REGISTERED &&
+		    (f->kind != CKPT_FILE_CKPT_DEV || registered++))
+			return FAIL(st, EINVAL, "only one /dev/ckpt carries a registration");
 		if (f->kind == CKPT_FILE_CHR && f->ino)
 			return FAIL(st, EBADMSG, "device file with an inode number");
 		if (f->kind == CKPT_FILE_EVENTFD &&
@@ -495,7 +496,6 @@ static int check_files(struct ckpt_img_state *st,
 			lower = file_at(files, i, f->ino);
 			if (!lower || lower->kind == CKPT_FILE_SHARED ||
 			    lower->kind == CKPT_FILE_PIPE ||
-			    lower->kind == CKPT_FILE_CKPT_DEV ||
 			    lower->open_flags != f->open_flags || f->pos || f->dev)
 				return FAIL(st, EBADMSG, "shared descriptor names no open file before it");
 		}

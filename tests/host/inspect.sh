@@ -194,7 +194,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((82 + nsect))
+ktap_plan $((83 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -407,11 +407,19 @@ odamage share-other set 4 1136 Q 4
 odamage share-self set 4 1136 Q 6
 odamage share-none set 4 1136 Q 5
 odamage share-flags set 4 1108 I 0
-ktap_check "a shared descriptor naming another open file, itself, none" \
+ktap_check "a shared descriptor naming one with other flags, itself, none" \
 	refuse "$tmp/share-other" "shared descriptor names no open file before it $(oat 4)" &&
 	refuse "$tmp/share-self" "shared descriptor names no open file before it $(oat 4)" &&
 	refuse "$tmp/share-none" "shared descriptor names no open file before it $(oat 4)" &&
 	refuse "$tmp/share-flags" "shared descriptor names no open file before it $(oat 4)"
+# Entries 0 and 1 made /dev/ckpt descriptors, both with the registration.
+odamage reg1 set 4 12 I 1
+damage_of "$tmp/reg1" reg2 set 4 8 I 2
+damage_of "$tmp/reg2" reg3 set 4 564 I 1
+damage_of "$tmp/reg3" reg4 set 4 560 I 2
+ktap_check "one /dev/ckpt with the registration; a second one refused" \
+	sh -c "'$ckpt' inspect '$tmp/reg2' > /dev/null" &&
+	refuse "$tmp/reg4" "only one /dev/ckpt carries a registration $(oat 4)"
 odamage obj-seals set 3 8 I 0x40
 ktap_check "unknown seals" \
 	refuse "$tmp/obj-seals" "unknown file object kind, mode or seals $(oat 3)"

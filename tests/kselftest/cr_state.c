@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The process's and its threads' own settings survive a checkpoint and
- * restart, each checked by what it does, not only by what it reads back:
+ * restart, checked by what they do where a test can see that, and by what
+ * the kernel reports of them:
  *
  * - process: signal handlers with their flags and masks, rlimits, umask,
  *   personality, comm, the argument and environment areas with the mm
@@ -11,8 +12,8 @@
  *   the rseq registration glibc made, its robust-futex list (a robust mutex
  *   its owner leaves locked when it exits after the restart is handed on
  *   with EOWNERDEAD instead of hanging), and its SSE and x87 control words
- *   (MXCSR rounding and flush-to-zero, the x87 precision), different in
- *   each thread.
+ *   (MXCSR rounding and flush-to-zero, the x87 precision and rounding),
+ *   different in each thread, shown by the quotients they give.
  *
  * Each target reports its state before the checkpoint and after the
  * restart; the two reports must be the same, and the settings the target
@@ -372,9 +373,31 @@ static void thread_settings(struct tstate *t)
 	asm volatile("fldcw %0" : : "m"(fcw));
 }
 
+/*
+ * What this thread's control words do: 1/3 in SSE (its last bit follows
+ * the rounding mode), a denormal quotient (0 under flush-to-zero), and 1/3
+ * on the x87 (its mantissa follows the precision and rounding control).
+ */
+static void arithmetic(char *out, size_t size)
+{
+	volatile float one = 1.0f, three = 3.0f, tiny = 1e-38f;
+	volatile long double lone = 1.0L, lthree = 3.0L;
+	float q = one / three, d = tiny / 1024.0f;
+	long double lq = lone / lthree;
+	uint32_t qbits;
+	uint64_t lbits;
+
+	memcpy(&qbits, &q, sizeof(qbits));
+	memcpy(&lbits, &lq, sizeof(lbits));	/* the 64-bit mantissa */
+	snprintf(out, size, "div %08x ftz %d x87 %016llx", qbits, d == 0.0f,
+		 (unsigned long long)lbits);
+}
+
 /* This thread's state, as one line. */
 static void thread_report(struct tstate *t, char *out, size_t size)
 {
+	char arith[64];
+
 	char *tp = __builtin_thread_pointer();
 	struct robust_list_head *head = NULL;
 	size_t len = 0;
@@ -394,8 +417,9 @@ static void thread_report(struct tstate *t, char *out, size_t size)
 	rseq_ret = syscall(SYS_rseq, tp + __rseq_offset, 32, 0, RSEQ_SIG);
 	if (rseq_ret)
 		rseq_errno = errno;
+	arithmetic(arith, sizeof(arith));
 	snprintf(out, size,
-		 "t%d tid %ld mask %d/%d alt %d:%d:%zu mxcsr %#x fcw %#x robust %ld:%zu rseq %s",
+		 "t%d tid %ld mask %d/%d alt %d:%d:%zu mxcsr %#x fcw %#x robust %ld:%zu rseq %s %s",
 		 t->index, (long)syscall(SYS_gettid), sigismember(&set, t->block),
 		 sigismember(&set, SIGWINCH) + sigismember(&set, SIGTTIN) +
 		 sigismember(&set, SIGXCPU),
@@ -403,7 +427,8 @@ static void thread_report(struct tstate *t, char *out, size_t size)
 		 get_mxcsr() & ~0x3fU, get_fcw(),
 		 head ? (long)((char *)head - tp) : -1L, len,
 		 __rseq_size == 0 ? "off" : rseq_errno == EBUSY ? "registered" :
-		 rseq_ret == 0 ? "was-not-registered" : strerror(rseq_errno));
+		 rseq_ret == 0 ? "was-not-registered" : strerror(rseq_errno),
+		 arith);
 }
 
 static void *tthread_main(void *arg)
@@ -608,12 +633,20 @@ TEST_F(state, thread_settings_come_back)
 	pid = t.pid;
 	ASSERT_EQ(0, ask_lines(&t, "s", 1 + NR_TTHREADS, before, sizeof(before)));
 	TH_LOG("before:\n%s", before);
-	/* Each thread has its own settings, and glibc registered rseq. */
+	/*
+	 * Each thread has its own settings, and they show: 1/3 rounded down,
+	 * toward zero with flush-to-zero, up. glibc registered rseq, unless
+	 * its tunables turned it off.
+	 */
 	for (i = 0; i <= NR_TTHREADS; i++) {
 		static const char *const want[] = {
 			"mask 1/1 alt 1:0:65536 mxcsr 0x3f80 fcw 0x7f robust ",
 			"mask 1/1 alt 1:0:65536 mxcsr 0xff80 fcw 0x27f robust ",
 			"mask 1/1 alt 1:0:65536 mxcsr 0x5f80 fcw 0xf7f robust ",
+		};
+		static const char *const arith[] = {
+			"div 3eaaaaaa ftz 0 x87 ", "div 3eaaaaaa ftz 1 x87 ",
+			"div 3eaaaaab ftz 0 x87 ",
 		};
 		char *line = before, *end;
 
@@ -623,7 +656,9 @@ TEST_F(state, thread_settings_come_back)
 		if (end)
 			*end = '\0';
 		EXPECT_NE(NULL, strstr(line, want[i])) TH_LOG("%s", line);
-		EXPECT_NE(NULL, strstr(line, ":24 rseq registered")) TH_LOG("%s", line);
+		EXPECT_NE(NULL, strstr(line, arith[i])) TH_LOG("%s", line);
+		EXPECT_NE(NULL, strstr(line, __rseq_size ? ":24 rseq registered" :
+						 ":24 rseq off")) TH_LOG("%s", line);
 		if (end)
 			*end = '\n';
 	}

@@ -627,6 +627,47 @@ static void reopen_target(void)
 
 /* ---------------------------------------------------------------- fixture */
 
+/*
+ * A copy of libckpt's /dev/ckpt descriptor (at fd 100): after a restart it
+ * is one open file with the original again, which carries the registration
+ * the restarter made once.
+ */
+static void dup_dev_target(void)
+{
+	char path[64], link[64];
+	struct ckpt_status st;
+	int fd, dev = -1;
+	ssize_t n;
+	char c;
+
+	must_init();
+	if (ckpt_register_callback(thread_cb, (void *)0, CKPT_CB_THREAD) < 0)
+		_exit(21);
+	for (fd = 3; dev < 0 && fd < 64; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = '\0';
+			if (!strcmp(link, "/dev/ckpt"))
+				dev = fd;
+		}
+	}
+	if (dev < 0 || fcntl(dev, F_DUPFD_CLOEXEC, 100) != 100)
+		_exit(22);
+	target_say("started");
+	while (read(0, &c, 1) == 1) {
+		if (c != 's')
+			continue;
+		if (ckpt_status(&st))
+			_exit(23);
+		/* kcmp(KCMP_FILE): 0 when both are one open file. */
+		target_say("restarts %u kcmp %ld cloexec %d", st.restarts,
+			   syscall(SYS_kcmp, getpid(), getpid(), 0, dev, 100),
+			   fcntl(100, F_GETFD));
+	}
+	_exit(0);
+}
+
 FIXTURE(lib) {
 	char image[64];
 	char msg[256];
@@ -688,6 +729,33 @@ TEST_F(lib, callbacks_run_in_order_and_see_continue_then_restart)
 		TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
 	EXPECT_STREQ("ok 0", buf);
+	target_end(&t);
+}
+
+TEST_F(lib, a_copy_of_the_registered_descriptor_stays_one_open_file)
+{
+	struct target t = {};
+	char buf[256];
+	pid_t pid;
+	int cycle;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, dup_dev_target));
+	pid = t.pid;
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+	ASSERT_STREQ("started", buf);
+	for (cycle = 1; cycle <= 2; cycle++) {
+		char want[64];
+
+		ASSERT_EQ(0, checkpoint(_metadata, pid, self->image,
+					CKPT_CHECKPOINT_KILL, self->msg))
+			TH_LOG("%s", self->msg);
+		target_end(&t);
+		ASSERT_EQ(0, target_restart(&t, self->image));
+		snprintf(want, sizeof(want), "restarts %d kcmp 0 cloexec 1", cycle);
+		ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+		EXPECT_STREQ(want, buf);
+	}
 	target_end(&t);
 }
 

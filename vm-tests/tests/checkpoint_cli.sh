@@ -35,16 +35,6 @@ beats_after() {
 	"$waitfor" "$1" beat "$(wc -l < "$1")" 30
 }
 
-# lines FILE: its complete lines.
-lines() {
-	wc -l < "$1"
-}
-
-# state PID: the one-letter state of PID.
-state() {
-	awk '/^State:/ { print $2 }' "/proc/$1/status"
-}
-
 ktap_plan 10
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
@@ -117,14 +107,20 @@ ktap_check "zcat | ckpt restart -: same pid, beats on from where it was" sh -c "
 	test \$first -gt $last && test \$first -le \$(($last + 100))"
 
 # The restarted process, checkpointed with --kill and restarted again.
-ckpt checkpoint "$hogpid" -o "$tmp/b.img" --kill > "$tmp/breport" 2>&1 && bok=1 || bok=0
+# On any failure the process is killed, so that no wait below can hang.
+ckpt checkpoint "$hogpid" -o "$tmp/b.img" --kill > "$tmp/breport" 2>&1 && bok=1 ||
+	{ bok=0; kill -KILL "$hogpid" 2> /dev/null || true; }
 wait "$rpid" && rrc=0 || rrc=$?
 ktap_check "a restarted process checkpointed with --kill: its restarter exits 137" sh -c "
 	cat '$tmp/breport'; echo 'restarter exit $rrc'; test $bok = 1 && test $rrc = 137"
 ckpt restart "$tmp/b.img" > "$tmp/r2.out" 2> "$tmp/r2.err" &
 r2=$!
 pids+=("$r2")
-"$waitfor" "$tmp/r2.out" beat 0 60 && kill -TERM "$hogpid" || true
+if "$waitfor" "$tmp/r2.out" beat 0 60; then
+	kill -TERM "$hogpid"
+else
+	kill -KILL "$hogpid" 2> /dev/null || true
+fi
 wait "$r2" && r2rc=0 || r2rc=$?
 ktap_check "restarted again, it beats; SIGTERM ends it and its restarter exits 143" sh -c "
 	cat '$tmp/r2.err'; echo 'restarter exit $r2rc';

@@ -230,8 +230,8 @@ struct ckpt_img_vma {
  * the new one as restarted, so libckpt's callbacks learn of the restart.
  * A descriptor that shares its open file (dup(), fcntl(F_DUPFD)) with a
  * lower one is CKPT_FILE_SHARED: @ino is that lower descriptor (an entry
- * of its own, neither shared nor a pipe end, which share by their PIPE,
- * nor /dev/ckpt), @open_flags and @path are that entry's, @pos and @dev 0;
+ * of its own, neither shared nor a pipe end, which share by their PIPE),
+ * @open_flags and @path are that entry's, @pos and @dev 0;
  * the restarter dup()s it, so both keep one position and one set of flags.
  */
 enum ckpt_img_file_flags {
