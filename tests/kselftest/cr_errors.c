@@ -11,6 +11,8 @@
 
 #include <linux/ckpt_image.h>
 
+#include <grp.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 
@@ -220,6 +222,103 @@ TEST_F(errors, not_itself)
 	EXPECT_EQ(-EDEADLK, ckpt_checkpoint_to(getpid(), self->image, 0,
 					       self->msg, sizeof(self->msg),
 					       NULL));
+}
+
+#define NOBODY	65534
+
+/*
+ * Targets of user nobody, as a setuid or setgid program or one keeping
+ * capabilities would be: kind 0 plain, 1 with a saved uid of root, 2 with
+ * a saved gid of root, 3 holding permitted capabilities, 4 not dumpable.
+ * All but 4 say they are dumpable (changing ids made them not).
+ */
+static int nobody_kind;
+
+static void nobody_target(void)
+{
+	int k = nobody_kind;
+
+	if (setgroups(0, NULL) ||
+	    setresgid(NOBODY, NOBODY, k == 2 ? 0 : NOBODY) ||
+	    (k == 3 && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0)) ||
+	    setresuid(NOBODY, NOBODY, k == 1 ? 0 : NOBODY) ||
+	    prctl(PR_SET_DUMPABLE, k != 4, 0, 0, 0))
+		_exit(9);
+	counter_target();
+}
+
+/* As user nobody: checkpoints @pid, 0 or -errno and the message. */
+static int checkpoint_as_nobody(pid_t pid, char *msg, size_t len)
+{
+	int p[2], status, ret = -EIO;
+	pid_t child;
+
+	if (pipe(p))
+		return -errno;
+	child = fork();
+	if (!child) {
+		char image[64], buf[256];
+
+		snprintf(image, sizeof(image), "/tmp/cr_errors.nobody.%d.img",
+			 getpid());
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(2);
+		ret = ckpt_checkpoint_to(pid, image, 0, buf, sizeof(buf), NULL);
+		unlink(image);
+		if (write(p[1], &ret, sizeof(ret)) != sizeof(ret) ||
+		    write(p[1], buf, strlen(buf) + 1) < 0)
+			_exit(3);
+		_exit(0);
+	}
+	close(p[1]);
+	msg[0] = '\0';
+	if (read(p[0], &ret, sizeof(ret)) != sizeof(ret) ||
+	    read(p[0], msg, len - 1) < 0)
+		ret = -EIO;
+	msg[len - 1] = '\0';
+	close(p[0]);
+	waitpid(child, &status, 0);
+	return ret;
+}
+
+TEST_F(errors, a_privileged_process_of_the_same_user_is_refused)
+{
+	static const char *const why[] = {
+		NULL,
+		"the process belongs to another user or is privileged",
+		"the process belongs to another user or is privileged",
+		"the process belongs to another user or is privileged",
+		"the process is not dumpable (setuid, setgid or it said so)",
+	};
+	struct target t = {};
+	char buf[32];
+	int k;
+
+	CKPT_SETUP_SKIPPED();
+
+	for (k = 0; k < 5; k++) {
+		nobody_kind = k;
+		ASSERT_EQ(0, target_start(&t, nobody_target)) TH_LOG("kind %d", k);
+		ASSERT_EQ(0, target_send(&t, "s"));
+		if (!why[k]) {
+			/* The same user may checkpoint its own plain process. */
+			EXPECT_EQ(0, checkpoint_as_nobody(t.pid, self->msg,
+							  sizeof(self->msg)))
+				TH_LOG("%s", self->msg);
+		} else {
+			EXPECT_EQ(-EPERM, checkpoint_as_nobody(t.pid, self->msg,
+							       sizeof(self->msg)))
+				TH_LOG("kind %d", k);
+			EXPECT_NE(NULL, strstr(self->msg, why[k]))
+				TH_LOG("kind %d: %s", k, self->msg);
+		}
+		/* Untouched either way. */
+		EXPECT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+		EXPECT_STREQ("1", buf);
+		ASSERT_EQ(0, target_send(&t, "q"));
+		target_end(&t);
+	}
 }
 
 TEST_F(errors, other_users_process)
