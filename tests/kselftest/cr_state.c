@@ -634,8 +634,9 @@ TEST_F(state, thread_settings_come_back)
 	ASSERT_EQ(0, ask_lines(&t, "s", 1 + NR_TTHREADS, before, sizeof(before)));
 	TH_LOG("before:\n%s", before);
 	/*
-	 * Each thread has its own settings, and they show: 1/3 rounded down,
-	 * toward zero with flush-to-zero, up. glibc registered rseq, unless
+	 * Each thread has its own settings, and they show: 1/3 in SSE rounded
+	 * down, toward zero with flush-to-zero, up; on the x87 to single,
+	 * double and extended precision. glibc registered rseq, unless
 	 * its tunables turned it off.
 	 */
 	for (i = 0; i <= NR_TTHREADS; i++) {
@@ -645,8 +646,9 @@ TEST_F(state, thread_settings_come_back)
 			"mask 1/1 alt 1:0:65536 mxcsr 0x5f80 fcw 0xf7f robust ",
 		};
 		static const char *const arith[] = {
-			"div 3eaaaaaa ftz 0 x87 ", "div 3eaaaaaa ftz 1 x87 ",
-			"div 3eaaaaab ftz 0 x87 ",
+			"div 3eaaaaaa ftz 0 x87 aaaaab0000000000",
+			"div 3eaaaaaa ftz 1 x87 aaaaaaaaaaaaa800",
+			"div 3eaaaaab ftz 0 x87 aaaaaaaaaaaaaaaa",
 		};
 		char *line = before, *end;
 
