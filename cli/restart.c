@@ -1430,8 +1430,8 @@ static bool refills_fifos(const struct ckpt_image *img)
 
 /*
  * An image is read twice (checked, then restored) and mapped by the
- * engine: one on a pipe or socket is copied into a memfd first. Returns the memfd
- * (@fd closed) or -errno.
+ * engine: one on a pipe or socket is copied into a memfd first. Returns
+ * the memfd (@fd closed) or -errno.
  */
 static int spool(int fd)
 {

@@ -368,12 +368,6 @@ elsewhere:
 	return -EOPNOTSUPP;
 }
 
-/*
- * What the scan could not read under the file table's lock: the device
- * and inode numbers stat() shows (on overlayfs they are not those of the
- * inode behind the file), and the state of eventfd, signalfd and epoll
- * files.
- */
 /* The kind of the lower descriptor shared entry @i names. */
 static int lower_kind(const struct fd_scan *scan, u32 i)
 {
@@ -385,6 +379,12 @@ static int lower_kind(const struct fd_scan *scan, u32 i)
 	return -1;
 }
 
+/*
+ * What the scan could not read under the file table's lock: the device
+ * and inode numbers stat() shows (on overlayfs they are not those of the
+ * inode behind the file), and the state of eventfd, signalfd and epoll
+ * files.
+ */
 static int file_details(struct fd_scan *scan, char *whybuf)
 {
 	struct kstat st;
@@ -496,8 +496,8 @@ static int capture_files(struct task_struct *task, struct fd_scan *scan,
 	scan->pipe_len = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->pipe_len),
 				  GFP_KERNEL);
 	if (!scan->files || !scan->refs || !scan->raw_ino || !scan->raw_dev ||
-	    !scan->seen || !scan->epitems || !scan->ep_ino || !scan->ep_dev || !scan->pipes ||
-	    !scan->pipe_len || !scan->timerfds)
+	    !scan->seen || !scan->epitems || !scan->ep_ino || !scan->ep_dev ||
+	    !scan->pipes || !scan->pipe_len || !scan->timerfds)
 		return -ENOMEM;
 	ret = ckpt_fileobjs_init(&scan->objs);
 	if (ret)

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,6 +339,18 @@ static inline int ckpt_last_section(const char *image, const char *type,
 			found = 0;
 		}
 	return pclose(f) ? -1 : found;
+}
+
+#define FNV_OFFSET	0xcbf29ce484222325ULL
+
+/* FNV-1a of @len bytes at @p, continuing from @h (FNV_OFFSET to start). */
+static inline uint64_t fnv(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *c = p;
+
+	while (len--)
+		h = (h ^ *c++) * 0x100000001b3ULL;
+	return h;
 }
 
 /* In a target: one line on standard output (to the test), or exit 8. */

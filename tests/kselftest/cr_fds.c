@@ -449,13 +449,22 @@ TEST_F(fds, dup_ed_descriptors_share_one_open_file)
 	snprintf(cmd, sizeof(cmd), "ckpt inspect '%s'", self->image);
 	f = popen(cmd, "r");
 	ASSERT_NE(NULL, f);
-	while (fgets(buf, sizeof(buf), f))
-		shared += !strncmp(buf, "  fd 3 at 2 flags 02 /tmp/cr_fds.dup.", 37) +
-			  !strncmp(buf, "  fd 4 shares fd 3 flags 02 /tmp/cr_fds.dup.", 44) +
-			  !strncmp(buf, "  fd 6 shares fd 5 flags 02 anon_inode:[eventfd]", 48) +
-			  !strncmp(buf, "  fd 8 shares fd 7 flags 02 cloexec /memfd:m", 44) +
-			  !strncmp(buf, "  fd 10 shares fd 3 flags 02 cloexec /tmp/cr_fds.dup.", 53) -
-			  !!strstr(buf, "deleted)\n") * !!strstr(buf, "cr_fds.dup");
+	while (fgets(buf, sizeof(buf), f)) {
+		static const char *const want[] = {
+			"  fd 3 at 2 flags 02 /tmp/cr_fds.dup.%d\n",
+			"  fd 4 shares fd 3 flags 02 /tmp/cr_fds.dup.%d\n",
+			"  fd 6 shares fd 5 flags 02 anon_inode:[eventfd]\n",
+			"  fd 8 shares fd 7 flags 02 cloexec /memfd:m (deleted)\n",
+			"  fd 10 shares fd 3 flags 02 cloexec /tmp/cr_fds.dup.%d\n",
+		};
+		char line[128];
+		size_t k;
+
+		for (k = 0; k < ARRAY_SIZE(want); k++) {
+			snprintf(line, sizeof(line), want[k], pid);
+			shared += !strcmp(buf, line);
+		}
+	}
 	pclose(f);
 	EXPECT_EQ(5, shared);
 	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));

@@ -23,20 +23,13 @@
 
 static char dir_path[64], file_path[96], fifo_path[64];
 
-static uint64_t hash(uint64_t h, const unsigned char *p, size_t len)
-{
-	while (len--)
-		h = (h ^ *p++) * 0x100000001b3ULL;
-	return h;
-}
-
 static uint64_t fd_hash(int fd, size_t size)
 {
 	static unsigned char buf[SZ];
 
 	if (size > SZ || pread(fd, buf, size, 0) != (ssize_t)size)
 		return 0;
-	return hash(0xcbf29ce484222325ULL, buf, size);
+	return fnv(FNV_OFFSET, buf, size);
 }
 
 static void pattern(int fd, off_t off, size_t len)
@@ -112,7 +105,7 @@ static void memfd_target(void)
 		if (cmd != 'p' || read(0, &c, 1) != 1)
 			continue;
 		h = fd_hash(3, SZ);
-		hm = hash(0xcbf29ce484222325ULL, shared, SZ);
+		hm = fnv(FNV_OFFSET, shared, SZ);
 		ok = priv[100] == 'P' && !memcmp(priv, shared, 100) &&
 		     !memcmp(priv + 101, shared + 101, SZ - 101);
 		memset(link, 0, sizeof(link));
@@ -173,7 +166,7 @@ static void deleted_target(void)
 		if (fstat(3, &st))
 			_exit(10);
 		target_say("hash %d size %ld mode %o links %ld pos %ld flags %o/%o",
-			   fd_hash(3, 12288) == hash(0xcbf29ce484222325ULL, map, 12288),
+			   fd_hash(3, 12288) == fnv(FNV_OFFSET, map, 12288),
 			   (long)st.st_size, st.st_mode & 07777, (long)st.st_nlink,
 			   (long)lseek(3, 0, SEEK_CUR), fcntl(3, F_GETFL) & O_ACCMODE,
 			   fcntl(4, F_GETFL) & (O_ACCMODE | O_APPEND));

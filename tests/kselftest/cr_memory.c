@@ -28,15 +28,6 @@
 
 static char file_path[64];
 
-static uint64_t hash(uint64_t h, const void *p, size_t len)
-{
-	const unsigned char *c = p;
-
-	while (len--)
-		h = (h ^ *c++) * 0x100000001b3ULL;
-	return h;
-}
-
 /*
  * Digest of /proc/self/maps: every mapping's range, protection and name,
  * with adjacent mappings of the same protection and name taken as one (a
@@ -46,7 +37,7 @@ static uint64_t maps_digest(void)
 {
 	char line[512], perms[8], name[256], pperms[8] = "", pname[256] = "";
 	FILE *f = fopen("/proc/self/maps", "re");
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = FNV_OFFSET;
 	unsigned long s, e, ps = 0, pe = 0;
 
 	while (f && fgets(line, sizeof(line), f)) {
@@ -58,19 +49,19 @@ static uint64_t maps_digest(void)
 			pe = e;
 			continue;
 		}
-		h = hash(h, &ps, sizeof(ps));
-		h = hash(h, &pe, sizeof(pe));
-		h = hash(h, pperms, strlen(pperms));
-		h = hash(h, pname, strlen(pname));
+		h = fnv(h, &ps, sizeof(ps));
+		h = fnv(h, &pe, sizeof(pe));
+		h = fnv(h, pperms, strlen(pperms));
+		h = fnv(h, pname, strlen(pname));
 		ps = s;
 		pe = e;
 		strcpy(pperms, perms);
 		strcpy(pname, name);
 	}
-	h = hash(h, &ps, sizeof(ps));
-	h = hash(h, &pe, sizeof(pe));
-	h = hash(h, pperms, strlen(pperms));
-	h = hash(h, pname, strlen(pname));
+	h = fnv(h, &ps, sizeof(ps));
+	h = fnv(h, &pe, sizeof(pe));
+	h = fnv(h, pperms, strlen(pperms));
+	h = fnv(h, pname, strlen(pname));
 	if (f)
 		fclose(f);
 	return h;
@@ -145,17 +136,17 @@ static void memory_target(void)
 			}
 			break;
 		case 'p':
-			h = hash(x, heap, HEAP_SIZE);
-			h = hash(h, anon, ANON_SIZE);
-			h = hash(h, shared, MB);
-			h = hash(h, ro, 64 * 1024);
-			h = hash(h, fpriv, FILE_SIZE);
-			h = hash(h, fshared, FILE_SIZE);
-			h = hash(h, stack_data, sizeof(stack_data));
-			h = hash(h, brk_area, 128 * 1024);
-			h = hash(h, big, 1);
-			h = hash(h, big + BIG_SIZE / 2, 1);
-			h = hash(h, big + BIG_SIZE - 1, 1);
+			h = fnv(x, heap, HEAP_SIZE);
+			h = fnv(h, anon, ANON_SIZE);
+			h = fnv(h, shared, MB);
+			h = fnv(h, ro, 64 * 1024);
+			h = fnv(h, fpriv, FILE_SIZE);
+			h = fnv(h, fshared, FILE_SIZE);
+			h = fnv(h, stack_data, sizeof(stack_data));
+			h = fnv(h, brk_area, 128 * 1024);
+			h = fnv(h, big, 1);
+			h = fnv(h, big + BIG_SIZE / 2, 1);
+			h = fnv(h, big + BIG_SIZE - 1, 1);
 			printf("%016llx\n", (unsigned long long)h);
 			fflush(stdout);
 			break;

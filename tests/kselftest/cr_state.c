@@ -34,18 +34,9 @@
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
 
-static uint64_t hash(uint64_t h, const void *p, size_t len)
-{
-	const unsigned char *c = p;
-
-	while (len--)
-		h = (h ^ *c++) * 0x100000001b3ULL;
-	return h;
-}
-
 static uint64_t file_hash(const char *path)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = FNV_OFFSET;
 	char buf[4096];
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -53,7 +44,7 @@ static uint64_t file_hash(const char *path)
 	if (fd < 0)
 		return 0;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		h = hash(h, buf, n);
+		h = fnv(h, buf, n);
 	close(fd);
 	return h;
 }
@@ -105,13 +96,13 @@ static void sigactions(char *out, size_t size)
 
 static uint64_t rlimit_hash(void)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = FNV_OFFSET;
 	struct rlimit rl;
 	int i;
 
 	for (i = 0; i < RLIM_NLIMITS; i++)
 		if (!getrlimit(i, &rl))
-			h = hash(h, &rl, sizeof(rl));
+			h = fnv(h, &rl, sizeof(rl));
 	return h;
 }
 
@@ -122,7 +113,7 @@ static uint64_t rlimit_hash(void)
 static uint64_t mm_fields_hash(void)
 {
 	char buf[2048], *p;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = FNV_OFFSET;
 	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field;
 	ssize_t n;
 
@@ -142,7 +133,7 @@ static uint64_t mm_fields_hash(void)
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 
 		if ((field >= 26 && field <= 28) || (field >= 46 && field <= 52))
-			h = hash(h, p, len);
+			h = fnv(h, p, len);
 		p = end ? end + 1 : NULL;
 	}
 	return h;

@@ -625,8 +625,6 @@ static void reopen_target(void)
 	_exit(0);
 }
 
-/* ---------------------------------------------------------------- fixture */
-
 /*
  * A copy of libckpt's /dev/ckpt descriptor (at fd 100): after a restart it
  * is one open file with the original again, which carries the registration
@@ -667,6 +665,8 @@ static void dup_dev_target(void)
 	}
 	_exit(0);
 }
+
+/* ---------------------------------------------------------------- fixture */
 
 FIXTURE(lib) {
 	char image[64];
