@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "restart", cmd_restart, "continue the process saved in an image" },
 	{ "inspect", cmd_inspect, "check a process image and describe it" },
 	{ "run", cmd_run, "run a program with libckpt preloaded (ckpt-run)" },
+	{ "key", cmd_key, "set the key the engine authenticates images with" },
 };
 
 static void usage(FILE *f)

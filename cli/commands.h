@@ -19,5 +19,6 @@ int cmd_inspect(int argc, char **argv);		/* inspect.c */
 int cmd_checkpoint(int argc, char **argv);	/* checkpoint.c */
 int cmd_restart(int argc, char **argv);		/* restart.c */
 int cmd_run(int argc, char **argv);		/* run.c */
+int cmd_key(int argc, char **argv);		/* key.c */
 
 #endif /* _CKPT_CLI_COMMANDS_H */

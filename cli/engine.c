@@ -33,3 +33,20 @@ int engine_version(struct ckpt_version *ver)
 		ver->release[sizeof(ver->release) - 1] = '\0';
 	return ret;
 }
+
+int engine_set_key(const void *key, unsigned int len)
+{
+	struct ckpt_key k = {
+		.key = (unsigned long)key,
+		.len = len,
+	};
+	int fd, ret = 0;
+
+	fd = open(engine_device(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, CKPT_IOC_SET_KEY, &k) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}

@@ -267,6 +267,10 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 			return fail(img, -ENOMEM, "out of memory");
 		img->has_creds = true;
 		break;
+	case CKPT_SECT_MAC:
+		memcpy(&img->mac, payload, sizeof(img->mac));
+		img->has_mac = true;
+		break;
 	case CKPT_SECT_PIPE: {
 		struct ckpt_img_pipe **more, *pd;
 

@@ -80,6 +80,8 @@ struct ckpt_image {
 	struct ckpt_img_creds creds;	/* ids, capabilities (CREDS) */
 	__u32 *groups;			/* [creds.nr_groups] */
 	bool has_creds;
+	struct ckpt_img_mac mac;	/* the engine's MAC (MAC) */
+	bool has_mac;
 	struct ckpt_img_timers timers;	/* POSIX timers; zero if none */
 	struct ckpt_img_timer *timer_list;	/* [timers.nr], by ascending id */
 	struct ckpt_img_timerfd *timerfds;	/* [nr_timerfds] */

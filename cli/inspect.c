@@ -288,6 +288,21 @@ static void text_creds(FILE *f, const struct ckpt_image *img)
 		c->flags & CKPT_CREDS_NO_NEW_PRIVS ? ", no_new_privs" : "");
 }
 
+/* Only the engine holding the key can check the MAC: shown, not checked. */
+static void text_mac(FILE *f, const struct ckpt_image *img)
+{
+	unsigned int i;
+
+	if (!img->has_mac) {
+		fprintf(f, "authentication: none (restarts only with --unauthenticated, as the restarter)\n");
+		return;
+	}
+	fprintf(f, "authentication: HMAC-SHA256, key id ");
+	for (i = 0; i < CKPT_MAC_KEY_ID_LEN; i++)
+		fprintf(f, "%02x", img->mac.key_id[i]);
+	fputc('\n', f);
+}
+
 static void text_thread(FILE *f, const struct ckpt_img_thread *t,
 			bool verbose)
 {
@@ -368,6 +383,7 @@ static void text_report(FILE *f, const char *name,
 	fprintf(f, "\ncreated: %s\n", created);
 	text_process(f, img, verbose);
 	text_creds(f, img);
+	text_mac(f, img);
 	fprintf(f, "xstate: %u bytes per thread, xfeatures 0x%llx\n",
 		h->xstate_size, ULL(h->xfeatures));
 	fprintf(f, "threads: %u\n", img->nr_threads);
@@ -558,6 +574,20 @@ static void json_creds(FILE *f, const struct ckpt_image *img)
 		c->flags & CKPT_CREDS_NO_NEW_PRIVS ? "true" : "false");
 }
 
+static void json_mac(FILE *f, const struct ckpt_image *img)
+{
+	unsigned int i;
+
+	if (!img->has_mac) {
+		fprintf(f, ",\"mac\":null");
+		return;
+	}
+	fprintf(f, ",\"mac\":{\"alg\":\"hmac-sha256\",\"key_id\":\"");
+	for (i = 0; i < CKPT_MAC_KEY_ID_LEN; i++)
+		fprintf(f, "%02x", img->mac.key_id[i]);
+	fprintf(f, "\"}");
+}
+
 static void json_thread(FILE *f, const struct ckpt_img_thread *t)
 {
 	unsigned int i;
@@ -611,6 +641,7 @@ static void json_report(FILE *f, const char *name,
 		ULL(h->xfeatures));
 	json_process(f, img);
 	json_creds(f, img);
+	json_mac(f, img);
 	if (img->has_fs) {
 		fprintf(f, ",\"cwd\":");
 		json_string(f, img->fs.cwd);

@@ -1258,9 +1258,9 @@ static void restore_creds(const struct ckpt_image *img, int dev)
 
 static void __attribute__((noreturn))
 child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms,
-      pid_t restarter)
+      unsigned int flags, pid_t restarter)
 {
-	struct ckpt_restart args = {};
+	struct ckpt_restart args = { .flags = flags };
 	struct thread_arg *targs;
 	char msg[256] = "";
 	uint64_t all = ~0ULL;
@@ -1478,6 +1478,7 @@ static void restart_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s restart IMAGE [--timeout SECONDS] [--no-verify] [--lazy [--verbose]]\n"
+		"                  [--unauthenticated]\n"
 		"Continues the process saved in IMAGE, with its pid and thread ids,\n"
 		"as a child of this command, which exits with its status. IMAGE '-'\n"
 		"is standard input; an image on a pipe is read into memory first.\n"
@@ -1489,7 +1490,9 @@ static void restart_usage(FILE *f)
 		"--lazy lets the process run before its anonymous memory is in:\n"
 		"this command brings each page in when first touched and the rest\n"
 		"behind (needs CAP_SYS_PTRACE and IMAGE a regular file; the process\n"
-		"dies with this command until then). --verbose says how it went.\n",
+		"dies with this command until then). --verbose says how it went.\n"
+		"An image must carry the engine's MAC (the engine's key, see ckpt key);\n"
+		"--unauthenticated restarts one without, and then only as yourself.\n",
 		prog);
 }
 
@@ -1500,10 +1503,11 @@ int cmd_restart(int argc, char **argv)
 		{ "no-verify", no_argument, NULL, 'n' },
 		{ "lazy", no_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "unauthenticated", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	unsigned int timeout_ms = 0, read_flags = 0;
+	unsigned int timeout_ms = 0, read_flags = 0, flags = 0;
 	bool lazy = false, verbose = false;
 	struct ckpt_image img;
 	struct lazy lz;
@@ -1532,6 +1536,9 @@ int cmd_restart(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = true;
+			break;
+		case 'u':
+			flags |= CKPT_RESTART_UNAUTHENTICATED;
 			break;
 		case 'h':
 			restart_usage(stdout);
@@ -1663,7 +1670,7 @@ int cmd_restart(int argc, char **argv)
 			close(sv[0]);
 			lazy_sock = sv[1];
 		}
-		child(&img, fd, dev, timeout_ms, restarter);
+		child(&img, fd, dev, timeout_ms, flags, restarter);
 	}
 
 	close(pipefd[1]);

@@ -2,8 +2,12 @@
 /*
  * /dev/ckpt: the per-process door into the engine, used by libckpt.
  *
- * The node is world-accessible on purpose: who may do what is decided per
- * operation (as BLCR did with its control file), not by the node's mode.
+ * The node is world-accessible on purpose: libckpt's registration and a
+ * user's checkpoint of its own processes are for everyone, so who may do
+ * what is decided per operation (as BLCR did with its control file), not
+ * by the node's mode: checkpoint by ptrace's attach rule, restart only
+ * with CAP_CHECKPOINT_RESTORE in the initial user namespace, the key only
+ * with CAP_SYS_ADMIN there (Documentation/security.md).
  */
 
 #include <linux/fs.h>
@@ -14,6 +18,7 @@
 
 #include <uapi/linux/ckpt.h>
 
+#include "auth.h"
 #include "callback.h"
 #include "chardev.h"
 #include "checkpoint.h"
@@ -62,6 +67,8 @@ static long ckpt_dev_ioctl(struct file *file, unsigned int cmd,
 		return ckpt_ioctl_cb_wait(file, uarg);
 	case CKPT_IOC_CB_READY:
 		return ckpt_ioctl_cb_ready(file, uarg);
+	case CKPT_IOC_SET_KEY:
+		return ckpt_ioctl_set_key(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -852,7 +852,8 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	}
 	ret = ckpt_writer_init(&w, a->fd);
 	if (ret) {
-		*why = "the image descriptor is not open for writing";
+		*why = ret == -EBADF ? "the image descriptor is not open for writing" :
+		       "cannot compute image MACs (hmac(sha256))";
 		goto out_free;
 	}
 

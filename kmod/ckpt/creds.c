@@ -332,8 +332,8 @@ static struct ckpt_creds_set *new_set(struct cred *cred,
 }
 
 struct ckpt_creds_set *ckpt_creds_prepare(const struct ckpt_img_creds *img,
-					  struct cred *given, char *whybuf,
-					  size_t size)
+					  struct cred *given, bool trusted,
+					  char *whybuf, size_t size)
 {
 	const struct cred *cur = current_cred();
 	struct ckpt_creds_set *cs = NULL;
@@ -360,6 +360,13 @@ struct ckpt_creds_set *ckpt_creds_prepare(const struct ckpt_img_creds *img,
 		 img->uid, img->gid, img->nr_groups,
 		 img->nr_groups == 1 ? "" : "s");
 	ret = -EPERM;
+	/* Ids that no MAC vouches for are the restarter's own, or nothing. */
+	if (!trusted && (given || !has_ids(cur, &k))) {
+		snprintf(whybuf, size,
+			 "the image carries no MAC and claims %s; unauthenticated, it restarts only as the restarter itself (%s)",
+			 theirs, mine);
+		goto out;
+	}
 	if (!has_ids(cur, &k) && !may_switch(cur, &k)) {
 		snprintf(whybuf, size,
 			 "the image's process ran as %s; the restarter runs as %s and cannot switch to it",

@@ -29,11 +29,13 @@ int ckpt_creds_capture(struct task_struct *task,
  * (what CKPT_IOC_RESTART_CREDS handed over, consumed; NULL: none) or the
  * caller's own, unless nothing is to change, with the image's dumpability
  * and flags. An ERR_PTR, named in @whybuf, when the image's ids are not the
- * ones given or the caller could not have switched to them itself.
+ * ones given or the caller could not have switched to them itself, or,
+ * unless @trusted (the image's MAC is the engine's), are not the caller's
+ * own.
  */
 struct ckpt_creds_set *ckpt_creds_prepare(const struct ckpt_img_creds *img,
-					  struct cred *given, char *whybuf,
-					  size_t size);
+					  struct cred *given, bool trusted,
+					  char *whybuf, size_t size);
 void ckpt_creds_put(struct ckpt_creds_set *cs);
 
 /*

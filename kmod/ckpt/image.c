@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 
+#include "auth.h"
 #include "image.h"
 
 static const u8 zero_pad[8];
@@ -41,9 +42,19 @@ static void put_image_file(struct file *file, loff_t pos)
 
 int ckpt_writer_init(struct ckpt_writer *w, int fd)
 {
+	struct ckpt_auth *auth;
+
 	memset(w, 0, sizeof(*w));
+	auth = ckpt_auth_begin();
+	if (IS_ERR(auth))
+		return PTR_ERR(auth);
 	w->file = get_image_file(fd, FMODE_WRITE, &w->pos);
-	return w->file ? 0 : -EBADF;
+	if (!w->file) {
+		ckpt_auth_free(auth);
+		return -EBADF;
+	}
+	w->auth = auth;
+	return 0;
 }
 
 void ckpt_writer_done(struct ckpt_writer *w)
@@ -51,6 +62,8 @@ void ckpt_writer_done(struct ckpt_writer *w)
 	if (w->file)
 		put_image_file(w->file, w->pos);
 	w->file = NULL;
+	ckpt_auth_free(w->auth);
+	w->auth = NULL;
 }
 
 static int write_all(struct ckpt_writer *w, const void *buf, size_t len)
@@ -70,20 +83,31 @@ static int write_all(struct ckpt_writer *w, const void *buf, size_t len)
 	return 0;
 }
 
-int ckpt_write_sect(struct ckpt_writer *w, u32 type, const void *a,
-		    size_t alen, const void *b, size_t blen)
+/* The bytes of one section, as written and read, into the image's MAC. */
+static int auth_sect(struct ckpt_auth *auth, const struct ckpt_sect *s,
+		     const void *a, size_t alen, const void *b, size_t blen)
 {
-	struct ckpt_sect s = {
-		.type = type,
-		.len = alen + blen,
-	};
-	size_t pad = (8 - (s.len & 7)) & 7;
+	size_t pad = (8 - (s->len & 7)) & 7;
 	int ret;
 
-	s.csum = ckpt_csum2(a, alen, b, blen);
-	s.hcsum = ckpt_csum(&s, sizeof(s));
+	ret = ckpt_auth_update(auth, s, sizeof(*s));
+	if (!ret)
+		ret = ckpt_auth_update(auth, a, alen);
+	if (!ret && blen)
+		ret = ckpt_auth_update(auth, b, blen);
+	if (!ret && pad)
+		ret = ckpt_auth_update(auth, zero_pad, pad);
+	return ret;
+}
 
-	ret = write_all(w, &s, sizeof(s));
+static int write_raw_sect(struct ckpt_writer *w, const struct ckpt_sect *s,
+			  const void *a, size_t alen, const void *b,
+			  size_t blen)
+{
+	size_t pad = (8 - (s->len & 7)) & 7;
+	int ret;
+
+	ret = write_all(w, s, sizeof(*s));
 	if (!ret)
 		ret = write_all(w, a, alen);
 	if (!ret && blen)
@@ -95,13 +119,72 @@ int ckpt_write_sect(struct ckpt_writer *w, u32 type, const void *a,
 	return ret;
 }
 
+static void fill_sect(struct ckpt_sect *s, u32 type, const void *a,
+		      size_t alen, const void *b, size_t blen)
+{
+	memset(s, 0, sizeof(*s));
+	s->type = type;
+	s->len = alen + blen;
+	s->csum = ckpt_csum2(a, alen, b, blen);
+	s->hcsum = ckpt_csum(s, sizeof(*s));
+}
+
+/*
+ * Every section up to VMAS goes into the MAC; VMAS too, after which the
+ * MAC is final and written before it.
+ */
+static int write_mac_then(struct ckpt_writer *w, const struct ckpt_sect *vs,
+			  const void *a, size_t alen, const void *b,
+			  size_t blen)
+{
+	struct ckpt_img_mac m;
+	struct ckpt_sect ms;
+	int ret;
+
+	ret = auth_sect(w->auth, vs, a, alen, b, blen);
+	if (!ret)
+		ret = ckpt_auth_final(w->auth, &m);
+	ckpt_auth_free(w->auth);
+	w->auth = NULL;
+	if (ret)
+		return ret;
+	fill_sect(&ms, CKPT_SECT_MAC, &m, sizeof(m), NULL, 0);
+	ret = write_raw_sect(w, &ms, &m, sizeof(m), NULL, 0);
+	memzero_explicit(&m, sizeof(m));
+	return ret;
+}
+
+int ckpt_write_sect(struct ckpt_writer *w, u32 type, const void *a,
+		    size_t alen, const void *b, size_t blen)
+{
+	struct ckpt_sect s;
+	int ret = 0;
+
+	fill_sect(&s, type, a, alen, b, blen);
+	if (w->auth && type == CKPT_SECT_VMAS)
+		ret = write_mac_then(w, &s, a, alen, b, blen);
+	else if (w->auth)
+		ret = auth_sect(w->auth, &s, a, alen, b, blen);
+	if (!ret)
+		ret = write_raw_sect(w, &s, a, alen, b, blen);
+	return ret;
+}
+
 int ckpt_reader_init(struct ckpt_reader *r, int fd)
 {
+	struct ckpt_auth *auth;
+
 	memset(r, 0, sizeof(*r));
 	ckpt_img_init(&r->st);
+	auth = ckpt_auth_begin();
+	if (IS_ERR(auth))
+		return PTR_ERR(auth);
 	r->file = get_image_file(fd, FMODE_READ, &r->pos);
-	if (!r->file)
+	if (!r->file) {
+		ckpt_auth_free(auth);
 		return -EBADF;
+	}
+	r->auth = auth;
 	r->pages_buf = kvmalloc(ckpt_img_max_len(&r->st, CKPT_SECT_PAGES),
 				GFP_KERNEL);
 	r->pages = kvmalloc_array(CKPT_IMG_MAX_RUN_PAGES, sizeof(*r->pages),
@@ -118,6 +201,8 @@ int ckpt_reader_init(struct ckpt_reader *r, int fd)
 
 void ckpt_reader_done(struct ckpt_reader *r)
 {
+	ckpt_auth_free(r->auth);
+	r->auth = NULL;
 	if (r->file)
 		put_image_file(r->file, r->pos);
 	kvfree(r->pages_buf);
@@ -151,9 +236,46 @@ int ckpt_read_hdr(struct ckpt_reader *r, struct ckpt_sect *s)
 
 	r->offset = r->next;
 	ret = read_all(r, s, sizeof(*s));
-	if (ret)
+	if (!ret)
+		ret = ckpt_img_next(&r->st, s);
+	if (!ret && r->auth && s->type != CKPT_SECT_MAC)
+		ret = ckpt_auth_update(r->auth, s, sizeof(*s));
+	return ret;
+}
+
+/*
+ * The payload of an accepted section of the front into the MAC, or, for
+ * MAC, kept; at VMAS, the verdict.
+ */
+static int auth_payload(struct ckpt_reader *r, const struct ckpt_sect *s,
+			const void *buf)
+{
+	size_t npad = (8 - (s->len & 7)) & 7;
+	int ret;
+
+	if (s->type == CKPT_SECT_MAC) {
+		memcpy(&r->mac, buf, sizeof(r->mac));
+		r->mac_seen = true;
+		return 0;
+	}
+	ret = ckpt_auth_update(r->auth, buf, s->len);
+	if (!ret && npad)
+		ret = ckpt_auth_update(r->auth, zero_pad, npad);
+	if (ret || s->type != CKPT_SECT_VMAS)
 		return ret;
-	return ckpt_img_next(&r->st, s);
+	if (!r->mac_seen) {
+		r->verdict = CKPT_AUTH_NONE;
+	} else {
+		ret = ckpt_auth_verify(r->auth, &r->mac, r->auth_why,
+				       sizeof(r->auth_why));
+		if (ret == -EKEYREJECTED)
+			r->verdict = CKPT_AUTH_BAD;
+		else if (!ret)
+			r->verdict = CKPT_AUTH_OK;
+	}
+	ckpt_auth_free(r->auth);
+	r->auth = NULL;
+	return ret == -EKEYREJECTED ? 0 : ret;
 }
 
 /* The zero padding after a payload of @len bytes. */
@@ -192,6 +314,8 @@ int ckpt_read_payload(struct ckpt_reader *r, const struct ckpt_sect *s,
 		ret = read_pad(r, s->len);
 	if (!ret)
 		ret = ckpt_img_payload(&r->st, s, buf);
+	if (!ret && r->auth)
+		ret = auth_payload(r, s, buf);
 	if (ret) {
 		if (buf != r->pages_buf)
 			kvfree(buf);

@@ -14,7 +14,10 @@ extern char ckpt_boot_id[CKPT_BOOT_ID_LEN];
 /* Whether an image's boot id is this boot's: its device numbers hold. */
 bool ckpt_same_boot(const char *boot_id);
 
+struct ckpt_auth;
+
 struct ckpt_writer {
+	struct ckpt_auth *auth;	/* the MAC, until it is written before VMAS */
 	struct file *file;
 	loff_t pos;
 	u64 bytes;
@@ -27,8 +30,21 @@ void ckpt_writer_done(struct ckpt_writer *w);
 int ckpt_write_sect(struct ckpt_writer *w, u32 type, const void *a,
 		    size_t alen, const void *b, size_t blen);
 
+/* What the reader found of the image's MAC once it has read VMAS. */
+enum ckpt_auth_verdict {
+	CKPT_AUTH_UNREAD,	/* VMAS not read yet */
+	CKPT_AUTH_NONE,		/* the image has no MAC */
+	CKPT_AUTH_OK,		/* its MAC is this engine's, over what was read */
+	CKPT_AUTH_BAD,		/* another MAC: auth_why says how */
+};
+
 /* Reads and validates sections; every payload passed ckpt_img_payload(). */
 struct ckpt_reader {
+	struct ckpt_auth *auth;	/* the MAC being computed, until VMAS */
+	struct ckpt_img_mac mac;	/* the image's, once read */
+	bool mac_seen;
+	enum ckpt_auth_verdict verdict;
+	char auth_why[160];
 	struct file *file;
 	loff_t pos;
 	u64 offset;		/* of the current section, for messages */

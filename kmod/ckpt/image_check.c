@@ -39,6 +39,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_VDSO]	= "VDSO",
 	[CKPT_SECT_TIMERS]	= "TIMERS",
 	[CKPT_SECT_CREDS]	= "CREDS",
+	[CKPT_SECT_MAC]		= "MAC",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -122,6 +123,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 	case CKPT_SECT_CREDS:
 		return sizeof(struct ckpt_img_creds) +
 		       (__u64)CKPT_IMG_MAX_GROUPS * sizeof(__u32);
+	case CKPT_SECT_MAC:
+		return sizeof(struct ckpt_img_mac);
 	}
 	return 0;
 }
@@ -141,6 +144,14 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 
 	switch (st->expect) {
 	case CKPT_SECT_VMAS:
+		/* The MAC covers the VMAS section after it: nothing between. */
+		if (st->mac_seen) {
+			if (s->type != CKPT_SECT_VMAS)
+				return FAIL(st, EBADMSG, "a section other than VMAS after MAC");
+			break;
+		}
+		if (s->type == CKPT_SECT_MAC && st->creds_seen)
+			break;
 		/* One FILES and one FS section may come before the VMAS. */
 		if (s->type == CKPT_SECT_FILES && !st->files_seen)
 			break;
@@ -784,6 +795,16 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		if (!ret)
 			st->creds_seen = 1;
 		break;
+	case CKPT_SECT_MAC: {
+		const struct ckpt_img_mac *m = payload;
+
+		if (m->alg != CKPT_MAC_HMAC_SHA256)
+			return FAIL(st, EPROTO, "unknown MAC algorithm");
+		if (m->reserved)
+			return FAIL(st, EINVAL, "reserved MAC field set");
+		st->mac_seen = 1;
+		break;
+	}
 	case CKPT_SECT_FS: {
 		const struct ckpt_img_fs *fs = payload;
 

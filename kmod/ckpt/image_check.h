@@ -62,6 +62,7 @@ struct ckpt_img_state {
 	__u64 vdso_size;	/* from PROCESS */
 	__u32 timers_seen;	/* TIMERS accepted */
 	__u32 creds_seen;	/* CREDS accepted */
+	__u32 mac_seen;		/* MAC accepted: VMAS must follow */
 	__u32 uid, euid, gid, egid;	/* from PROCESS, for CREDS */
 	/* The FILEOBJ payload: the caller keeps it alive until VMAS. */
 	const struct ckpt_img_fileobj *fileobjs;

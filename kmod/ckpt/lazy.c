@@ -19,6 +19,8 @@
  * the image's credentials (commit_creds() clears it when ids or
  * capabilities change), checking its restarter is still its parent; the
  * restarter clears it through CKPT_IOC_LAZY_DONE once every page is in.
+ * The engine remembers which processes it armed so: LAZY_DONE clears no
+ * death signal a process set for itself.
  */
 
 #include <linux/file.h>
@@ -34,6 +36,83 @@
 
 #include "image_check.h"
 #include "lazy.h"
+
+/* Processes a lazy restart armed, until LAZY_DONE or they are gone. */
+struct armed {
+	struct list_head node;
+	struct pid *pid;
+};
+
+#define MAX_ARMED	4096
+
+static DEFINE_MUTEX(armed_lock);
+static LIST_HEAD(armed_list);
+static unsigned int nr_armed;
+
+static void forget(struct armed *a)
+{
+	list_del(&a->node);
+	put_pid(a->pid);
+	kfree(a);
+	nr_armed--;
+}
+
+/* Drops the entries of processes that are gone; armed_lock held. */
+static void prune_armed(void)
+{
+	struct armed *a, *tmp;
+
+	list_for_each_entry_safe(a, tmp, &armed_list, node)
+		if (!pid_has_task(a->pid, PIDTYPE_TGID))
+			forget(a);
+}
+
+static int remember_armed(void)
+{
+	struct armed *a = kzalloc(sizeof(*a), GFP_KERNEL);
+	int ret = 0;
+
+	if (!a)
+		return -ENOMEM;
+	mutex_lock(&armed_lock);
+	prune_armed();
+	if (nr_armed >= MAX_ARMED) {
+		ret = -EAGAIN;
+		kfree(a);
+	} else {
+		a->pid = get_task_pid(current, PIDTYPE_TGID);
+		list_add(&a->node, &armed_list);
+		nr_armed++;
+	}
+	mutex_unlock(&armed_lock);
+	return ret;
+}
+
+/* Whether the engine armed @pid, forgetting it if so. */
+static bool take_armed(struct pid *pid)
+{
+	struct armed *a;
+	bool found = false;
+
+	mutex_lock(&armed_lock);
+	list_for_each_entry(a, &armed_list, node) {
+		if (a->pid == pid) {
+			forget(a);
+			found = true;
+			break;
+		}
+	}
+	mutex_unlock(&armed_lock);
+	return found;
+}
+
+void ckpt_lazy_uninit(void)
+{
+	mutex_lock(&armed_lock);
+	while (!list_empty(&armed_list))
+		forget(list_first_entry(&armed_list, struct armed, node));
+	mutex_unlock(&armed_lock);
+}
 
 /* A page of the process's for ioctl arguments. */
 static unsigned long arg_page(void)
@@ -181,6 +260,9 @@ int ckpt_lazy_arm(pid_t ppid)
 	struct task_struct *parent;
 	int ret;
 
+	ret = remember_armed();
+	if (ret)
+		return ret;
 	WRITE_ONCE(current->pdeath_signal, SIGKILL);
 	/*
 	 * The restarter's exit reparents, then reads the death signal,
@@ -213,11 +295,14 @@ long ckpt_ioctl_lazy_done(u32 __user *upid)
 	rcu_read_lock();
 	ret = -EPERM;
 	if (task_tgid_nr(rcu_dereference(task->real_parent)) ==
-	    task_tgid_nr(current)) {
-		cmpxchg(&task->pdeath_signal, SIGKILL, 0);
+	    task_tgid_nr(current))
 		ret = 0;
-	}
 	rcu_read_unlock();
+	/* Only a death signal the engine armed is the engine's to clear. */
+	if (!ret && !take_armed(task_tgid(task)))
+		ret = -ENOENT;
+	if (!ret)
+		cmpxchg(&task->pdeath_signal, SIGKILL, 0);
 	put_task_struct(task);
 	return ret;
 }

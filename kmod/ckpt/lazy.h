@@ -25,6 +25,9 @@ int ckpt_lazy_register(struct file *uffd, const struct ckpt_img_vma *vmas,
  */
 int ckpt_lazy_arm(pid_t ppid);
 
+/* Forgets every process a lazy restart armed, at module unload. */
+void ckpt_lazy_uninit(void);
+
 /* Clears the death signal of the caller's child @upid (see ckpt.h). */
 long ckpt_ioctl_lazy_done(u32 __user *upid);
 

@@ -13,8 +13,10 @@
 
 #include <uapi/linux/ckpt.h>
 
+#include "auth.h"
 #include "chardev.h"
 #include "image.h"
+#include "lazy.h"
 #include "netlink.h"
 
 char ckpt_boot_id[CKPT_BOOT_ID_LEN];
@@ -50,9 +52,13 @@ static int __init ckpt_init(void)
 
 	read_boot_id();
 
-	ret = ckpt_netlink_init();
+	ret = ckpt_auth_init();
 	if (ret)
 		return ret;
+
+	ret = ckpt_netlink_init();
+	if (ret)
+		goto err_uninit_auth;
 
 	ret = ckpt_chardev_init();
 	if (ret)
@@ -64,6 +70,8 @@ static int __init ckpt_init(void)
 
 err_uninit_netlink:
 	ckpt_netlink_uninit();
+err_uninit_auth:
+	ckpt_auth_uninit();
 	return ret;
 }
 
@@ -71,6 +79,8 @@ static void __exit ckpt_exit(void)
 {
 	ckpt_chardev_uninit();
 	ckpt_netlink_uninit();
+	ckpt_lazy_uninit();
+	ckpt_auth_uninit();
 	pr_info("engine unloaded\n");
 }
 

@@ -54,9 +54,21 @@
 #define CKPT_DEFAULT_TIMEOUT_MS	10000
 #define WHY_LEN			256
 
+/*
+ * Restart feeds an image to the kernel's parser and makes a process of
+ * it: only for CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN) in the initial
+ * user namespace. Ordinary users restart through ckptd. A user namespace
+ * of one's own gives neither (security.md).
+ */
+static bool may_restart(void)
+{
+	return capable(CAP_CHECKPOINT_RESTORE) || capable(CAP_SYS_ADMIN);
+}
+
 /* What one thread loads on its way back to user mode; owns itself. */
 struct restore_work {
 	struct callback_head cb;
+	struct file *dev;	/* /dev/ckpt: pins the module until after the work */
 	struct ckpt_img_thread img;
 	struct ckpt_creds_set *creds;	/* this thread's to install or drop */
 	pid_t lazy_ppid;	/* main thread of a lazy restart: its restarter */
@@ -76,6 +88,7 @@ struct ckpt_restart_ctx {
 	struct list_head arrivals;
 	u32 nr_arrived;
 	int state;		/* 0 gathering, 1 go, < 0 failed */
+	bool busy;		/* a CKPT_IOC_RESTART is running on it */
 	struct work_struct fpu_work;
 	/* Per image thread, for the worker; only during CKPT_IOC_RESTART. */
 	void **xstates;
@@ -110,6 +123,8 @@ static void free_work(struct restore_work *w)
 {
 	if (w && w->creds)
 		ckpt_creds_drop(w->creds);
+	if (w && w->dev)
+		fput(w->dev);
 	kfree(w);
 }
 
@@ -133,6 +148,7 @@ static void restore_fn(struct callback_head *cb)
 {
 	struct restore_work *w = container_of(cb, struct restore_work, cb);
 	const char *why = NULL;
+	struct file *dev;
 
 	if (ckpt_thread_restore(&w->img, &why)) {
 		pr_info_ratelimited("restart of pid %d failed: %s\n",
@@ -147,18 +163,25 @@ static void restore_fn(struct callback_head *cb)
 			force_sig(SIGKILL);
 		}
 	}
+	dev = w->dev;
+	w->dev = NULL;
 	free_work(w);
-	module_put(THIS_MODULE);
+	/*
+	 * The last reference to /dev/ckpt may be this one, and with it the
+	 * module's: fput() from a task defers the release to a task_work
+	 * that runs after this function has returned out of module code.
+	 */
+	fput(dev);
 }
 
 /* Hands @w to current, to run on its way back to user mode. */
-static int queue_restore(struct restore_work *w)
+static int queue_restore(struct file *dev, struct restore_work *w)
 {
-	if (!try_module_get(THIS_MODULE))
-		return -ENODEV;
 	init_task_work(&w->cb, restore_fn);
+	w->dev = get_file(dev);
 	if (task_work_add(current, &w->cb, TWA_SIGNAL)) {
-		module_put(THIS_MODULE);
+		fput(w->dev);
+		w->dev = NULL;
 		return -ESRCH;
 	}
 	return 0;
@@ -166,19 +189,22 @@ static int queue_restore(struct restore_work *w)
 
 long ckpt_ioctl_restart_thread(struct file *file, u32 __user *uindex)
 {
-	struct ckpt_restart_ctx *ctx = get_ctx(file);
+	struct ckpt_restart_ctx *ctx;
 	struct restore_work *w;
 	struct arrival *a;
 	u32 index;
 	int ret;
 
-	if (!ctx)
-		return -ENOMEM;
+	if (!may_restart())
+		return -EPERM;
 	if (get_user(index, uindex))
 		return -EFAULT;
 	if (!index || index >= CKPT_IMG_MAX_THREADS)
 		return -EINVAL;
-	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	ctx = get_ctx(file);
+	if (!ctx)
+		return -ENOMEM;
+	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
 	if (!a)
 		return -ENOMEM;
 	a->index = index;
@@ -186,7 +212,7 @@ long ckpt_ioctl_restart_thread(struct file *file, u32 __user *uindex)
 
 	ckpt_thread_release_fpu();
 	mutex_lock(&ctx->lock);
-	if (ctx->state) {
+	if (ctx->state || ctx->nr_arrived >= CKPT_IMG_MAX_THREADS - 1) {
 		mutex_unlock(&ctx->lock);
 		put_task_struct(a->task);
 		kfree(a);
@@ -209,7 +235,7 @@ long ckpt_ioctl_restart_thread(struct file *file, u32 __user *uindex)
 		free_work(w);
 		return ret;
 	}
-	ret = queue_restore(w);
+	ret = queue_restore(file, w);
 	if (ret)
 		free_work(w);
 	return ret;
@@ -269,11 +295,38 @@ static void free_threads(struct image_threads *it)
 	kfree(it->t);
 }
 
-static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
+/*
+ * The header's counts against what the restarter made and this machine
+ * has, before anything is allocated for them: an image cannot make the
+ * engine hold more than one thread section per thread the caller made.
+ */
+static int check_header(const struct ckpt_img_header *hdr,
+			const struct ckpt_restart *args, const char **why,
+			char *whybuf)
+{
+	if (hdr->nr_threads != args->nr_threads) {
+		snprintf(whybuf, WHY_LEN, "the image has %u threads, the restarter made %u",
+			 hdr->nr_threads, args->nr_threads);
+		*why = whybuf;
+		return -EINVAL;
+	}
+	if (hdr->xstate_size != ckpt_xstate_size()) {
+		snprintf(whybuf, WHY_LEN,
+			 "the image's XSAVE layout (%u bytes) differs from this machine's (%u bytes)",
+			 hdr->xstate_size, ckpt_xstate_size());
+		*why = whybuf;
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+static int read_front(struct ckpt_reader *r, const struct ckpt_restart *args,
+		      struct ckpt_img_header **hdr,
 		      struct ckpt_img_process **proc, struct image_threads *it,
 		      struct ckpt_img_timers **timers,
 		      struct ckpt_img_vdso **vdso, struct ckpt_img_creds **creds,
-		      struct ckpt_img_vma **vmas, const char **why)
+		      struct ckpt_img_vma **vmas, const char **why,
+		      char *whybuf)
 {
 	struct ckpt_sect s;
 	void *p, *objs = NULL;
@@ -283,11 +336,14 @@ static int read_front(struct ckpt_reader *r, struct ckpt_img_header **hdr,
 	if (ret)
 		goto bad;
 	*hdr = p;
+	ret = check_header(*hdr, args, why, whybuf);
+	if (ret)
+		return ret;
 	ret = ckpt_read_sect(r, &s, &p);
 	if (ret)
 		goto bad;
 	*proc = p;
-	it->t = kcalloc((*hdr)->nr_threads, sizeof(*it->t), GFP_KERNEL);
+	it->t = kcalloc((*hdr)->nr_threads, sizeof(*it->t), GFP_KERNEL_ACCOUNT);
 	if (!it->t)
 		return -ENOMEM;
 	for (it->nr = 0; it->nr < (*hdr)->nr_threads; it->nr++) {
@@ -328,6 +384,35 @@ bad:
 	return ret;
 }
 
+/*
+ * What the image's MAC says (security.md): an image this engine's key
+ * authenticates is trusted for the credentials it names; one changed
+ * since, or made under another key, is refused; one without MAC restarts
+ * only when asked to, and then only as the restarter itself (creds.c).
+ */
+static int check_auth(const struct ckpt_reader *r,
+		      const struct ckpt_restart *args, bool *trusted,
+		      const char **why)
+{
+	switch (r->verdict) {
+	case CKPT_AUTH_OK:
+		*trusted = true;
+		return 0;
+	case CKPT_AUTH_NONE:
+		*trusted = false;
+		if (args->flags & CKPT_RESTART_UNAUTHENTICATED)
+			return 0;
+		*why = "the image carries no MAC (made by hand, or by an older engine): it can restart only unauthenticated, as the restarter itself";
+		return -ENOKEY;
+	case CKPT_AUTH_BAD:
+		*why = r->auth_why;
+		return -EKEYREJECTED;
+	default:
+		*why = "the image's MAC was not checked";
+		return -EBADMSG;
+	}
+}
+
 static int check_machine(const struct ckpt_img_header *hdr,
 			 const struct image_threads *it, const char **why,
 			 char *whybuf)
@@ -336,13 +421,6 @@ static int check_machine(const struct ckpt_img_header *hdr,
 	u32 i;
 	int ret;
 
-	if (hdr->xstate_size != ckpt_xstate_size()) {
-		snprintf(whybuf, WHY_LEN,
-			 "the image's XSAVE layout (%u bytes) differs from this machine's (%u bytes)",
-			 hdr->xstate_size, ckpt_xstate_size());
-		*why = whybuf;
-		return -ENOEXEC;
-	}
 	ret = ckpt_machine_xfeatures(&xcr0);
 	if (ret)
 		return ret;
@@ -390,9 +468,28 @@ static int match_threads(struct ckpt_restart_ctx *ctx,
 			*why = whybuf;
 			return -EINVAL;
 		}
+		if (a->task->flags & PF_EXITING) {
+			snprintf(whybuf, WHY_LEN, "thread %u (tid %d) is exiting",
+				 a->index, task_pid_vnr(a->task));
+			*why = whybuf;
+			return -ESRCH;
+		}
 		ctx->tasks[a->index] = a->task;
 		ctx->xstates[a->index] = it->t[a->index] + 1;
 		a->img = it->t[a->index];
+	}
+	/*
+	 * Every thread of the process takes part: one that does not would
+	 * return to user mode into the image's memory with the restarter's
+	 * registers. The threads that arrived are parked here and cannot
+	 * make more.
+	 */
+	if (get_nr_threads(current) != it->nr) {
+		snprintf(whybuf, WHY_LEN,
+			 "the restarting process has %d threads, of which %u take part",
+			 get_nr_threads(current), it->nr);
+		*why = whybuf;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -493,12 +590,22 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	struct path root = {};
 	struct ckpt_reader r;
 	struct arrival *a;
+	bool trusted = false;
 	long left;
 	int ret;
 
+	/* Before the image is read; match_threads() checks it again. */
+	if (get_nr_threads(current) != args->nr_threads) {
+		snprintf(whybuf, WHY_LEN,
+			 "the restarting process has %d threads, of which %u take part",
+			 get_nr_threads(current), args->nr_threads);
+		*why = whybuf;
+		return -EINVAL;
+	}
 	ret = ckpt_reader_init(&r, args->fd);
 	if (ret) {
-		*why = "the image descriptor is not open for reading";
+		*why = ret == -EBADF ? "the image descriptor is not open for reading" :
+		       "cannot compute image MACs (hmac(sha256))";
 		return ret;
 	}
 	ret = get_root(args, &root, why);
@@ -520,22 +627,18 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	ret = ckpt_fileobj_get_files(args->obj_fds, args->nr_obj_fds, &of, why);
 	if (ret)
 		goto out;
-	ret = read_front(&r, &hdr, &proc, &it, &timers, &vdso, &creds, &vmas,
-			 why);
+	ret = read_front(&r, args, &hdr, &proc, &it, &timers, &vdso, &creds,
+			 &vmas, why, whybuf);
 	if (ret)
 		goto out;
-	if (hdr->nr_threads != args->nr_threads) {
-		snprintf(whybuf, WHY_LEN, "the image has %u threads, the restarter made %u",
-			 hdr->nr_threads, args->nr_threads);
-		*why = whybuf;
-		ret = -EINVAL;
+	ret = check_auth(&r, args, &trusted, why);
+	if (ret)
 		goto out;
-	}
 	mutex_lock(&ctx->lock);
 	cred = ctx->creds;
 	ctx->creds = NULL;
 	mutex_unlock(&ctx->lock);
-	cs = ckpt_creds_prepare(creds, cred, whybuf, WHY_LEN);
+	cs = ckpt_creds_prepare(creds, cred, trusted, whybuf, WHY_LEN);
 	if (IS_ERR(cs)) {
 		ret = PTR_ERR(cs);
 		cs = NULL;
@@ -574,15 +677,17 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	}
 
 	ret = -ENOMEM;
-	ctx->tasks = kcalloc(hdr->nr_threads, sizeof(*ctx->tasks), GFP_KERNEL);
-	ctx->xstates = kcalloc(hdr->nr_threads, sizeof(*ctx->xstates), GFP_KERNEL);
-	own = kzalloc(sizeof(*own), GFP_KERNEL);
+	ctx->tasks = kcalloc(hdr->nr_threads, sizeof(*ctx->tasks),
+			     GFP_KERNEL_ACCOUNT);
+	ctx->xstates = kcalloc(hdr->nr_threads, sizeof(*ctx->xstates),
+			       GFP_KERNEL_ACCOUNT);
+	own = kzalloc(sizeof(*own), GFP_KERNEL_ACCOUNT);
 	if (!ctx->tasks || !ctx->xstates || !own)
 		goto out;
 	mutex_lock(&ctx->lock);
 	ret = match_threads(ctx, &it, why, whybuf);
 	list_for_each_entry(a, &ctx->arrivals, node) {
-		a->work = kzalloc(sizeof(*a->work), GFP_KERNEL);
+		a->work = kzalloc(sizeof(*a->work), GFP_KERNEL_ACCOUNT);
 		if (!a->work) {
 			ret = -ENOMEM;
 			continue;
@@ -632,7 +737,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 		goto out;
 	}
 
-	ret = queue_restore(own);
+	ret = queue_restore(file, own);
 	if (!ret)
 		own = NULL;
 	if (!ret)
@@ -665,17 +770,25 @@ out:
 
 long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 {
-	struct ckpt_restart_ctx *ctx = get_ctx(file);
+	struct ckpt_restart_ctx *ctx;
 	struct ckpt_restart args;
 	const char *why = NULL;
 	bool fatal = false;
 	char *whybuf;
 	int ret;
 
-	if (!ctx)
-		return -ENOMEM;
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
+	if (!may_restart()) {
+		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
+				"restart needs CAP_CHECKPOINT_RESTORE in the initial user namespace");
+		return -EPERM;
+	}
+	if (args.timeout_ms > CKPT_MAX_TIMEOUT_MS) {
+		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
+				"timeout_ms is above CKPT_MAX_TIMEOUT_MS");
+		return -EINVAL;
+	}
 	if (args.flags & ~__CKPT_RESTART_F_ALL || !args.nr_threads ||
 	    args.nr_threads > CKPT_IMG_MAX_THREADS ||
 	    args.nr_obj_fds > CKPT_RESTART_MAX_OBJ_FDS) {
@@ -699,16 +812,24 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 				"reserved fields must be 0");
 		return -EINVAL;
 	}
-	mutex_lock(&ctx->lock);
-	if (ctx->state) {
-		mutex_unlock(&ctx->lock);
-		return -EBUSY;
-	}
-	mutex_unlock(&ctx->lock);
-
+	ctx = get_ctx(file);
+	if (!ctx)
+		return -ENOMEM;
 	whybuf = kzalloc(WHY_LEN, GFP_KERNEL);
 	if (!whybuf)
 		return -ENOMEM;
+	/* One restart per open /dev/ckpt, ever: it is one process's. */
+	mutex_lock(&ctx->lock);
+	if (ctx->state || ctx->busy) {
+		mutex_unlock(&ctx->lock);
+		kfree(whybuf);
+		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
+				"a restart already ran or runs on this /dev/ckpt descriptor");
+		return -EBUSY;
+	}
+	ctx->busy = true;
+	mutex_unlock(&ctx->lock);
+
 	ret = do_restart(file, ctx, &args, &why, whybuf, &fatal);
 
 	mutex_lock(&ctx->lock);

@@ -409,13 +409,17 @@ static int engine_restart(const char *image, void (*setup)(void),
 		char m[256] = "";
 		int dev, ret;
 
+		pthread_t th;
+
 		if (setup)
 			setup();
 		dev = open("/dev/ckpt", O_RDWR);
 		r.fd = open(image, O_RDONLY);
 		r.errmsg = (unsigned long)m;
 		r.errmsg_len = sizeof(m);
-		if (dev < 0 || r.fd < 0)
+		/* As many threads as the image: the other never arrives. */
+		if (dev < 0 || r.fd < 0 ||
+		    pthread_create(&th, NULL, idle_thread, NULL))
 			_exit(100);
 		if (helper) {
 			pid_t h = fork();
@@ -460,9 +464,14 @@ TEST_F(creds, the_engine_checks_the_ids_itself)
 	ASSERT_EQ(0, checkpoint_kill(self)) TH_LOG("%s", self->msg);
 
 	/* A restarter without the right, going around ckpt restart. */
-	EXPECT_EQ(EPERM, engine_restart(self->image, other_ids, NULL, msg,
+	EXPECT_EQ(EPERM, engine_restart(self->image, as_other_user, NULL, msg,
 					sizeof(msg)));
 	EXPECT_STREQ("the image's process ran as uid 1000, gid 1000 (3 groups); the restarter runs as uid 1001, gid 1001 (1 group) and cannot switch to it",
+		     msg);
+	/* Without CAP_CHECKPOINT_RESTORE, the engine reads no image at all. */
+	EXPECT_EQ(EPERM, engine_restart(self->image, other_ids, NULL, msg,
+					sizeof(msg)));
+	EXPECT_STREQ("restart needs CAP_CHECKPOINT_RESTORE in the initial user namespace",
 		     msg);
 	/* Root, which could, but did not switch. */
 	EXPECT_EQ(EPERM, engine_restart(self->image, NULL, NULL, msg,

@@ -44,7 +44,10 @@
  *    CKPT_IOC_RESTART_THREAD  _IOW(CKPT_IOC_MAGIC, 0x03, __u32)
  *
  *        The calling process becomes the process in the image read from
- *        @fd. Its other threads (created by the caller with the image's
+ *        @fd. Both calls need CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN) in
+ *        the initial user namespace (-EPERM otherwise); one open /dev/ckpt
+ *        takes one restart (-EBUSY after). Every thread of the caller must
+ *        take part. Its other threads (created by the caller with the image's
  *        tids) first call CKPT_IOC_RESTART_THREAD with their index in the
  *        image (1 .. nr_threads - 1) on the same open /dev/ckpt; the main
  *        thread then calls CKPT_IOC_RESTART. Before anything is changed the
@@ -62,7 +65,8 @@
  *            __u32 nr_threads;     in:  threads taking part, caller included
  *            __u64 errmsg;         in:  user buffer for a message, or 0
  *            __u32 errmsg_len;     in:  its size
- *            __u32 timeout_ms;     in:  wait for the other threads (0: 10 s)
+ *            __u32 timeout_ms;     in:  wait for the other threads (0: 10 s,
+ *                                       at most CKPT_MAX_TIMEOUT_MS)
  *            __u64 obj_fds;        in:  __s32[nr_obj_fds], or 0: per FILEOBJ
  *                                       entry of the image, the caller's
  *                                       descriptor of the file it made for it
@@ -101,9 +105,11 @@
  *
  *    CKPT_IOC_LAZY_DONE  _IOW(CKPT_IOC_MAGIC, 0x07, __u32)
  *
- *        with the pid of that child: the engine clears a SIGKILL death
- *        signal again. Only the process's parent may (-EPERM; -ESRCH for
- *        no such process).
+ *        with the pid of that child: the engine clears the SIGKILL death
+ *        signal it set again. Only the process's parent may (-EPERM; -ESRCH
+ *        for no such process), and only once, for a process a lazy restart
+ *        armed (-ENOENT otherwise: a death signal the process set itself
+ *        stays).
  *
  *    Callbacks (libckpt; see Documentation/libckpt.md for the protocol):
  *
@@ -176,6 +182,30 @@
  *        gets them with each capability set lowered to what both the image
  *        and the caller have.
  *
+ *    Image authentication (Documentation/security.md):
+ *
+ *    CKPT_IOC_SET_KEY  _IOW(CKPT_IOC_MAGIC, 0x09, struct ckpt_key)
+ *
+ *        Sets the key of the MAC the engine puts in every image it writes
+ *        and checks in every image it restarts (the MAC section of
+ *        linux/ckpt_image.h). Needs CAP_SYS_ADMIN in the initial user
+ *        namespace (-EPERM). Until it is set the engine uses a random key
+ *        of its own, so images restart authenticated only while the module
+ *        stays loaded; a cluster shares one key so that they restart on
+ *        any of its nodes. The key cannot be read back.
+ *
+ *        struct ckpt_key {
+ *            __u64 key;            in:  the key's bytes
+ *            __u32 len;            in:  CKPT_KEY_MIN_LEN .. CKPT_KEY_MAX_LEN
+ *            __u32 flags;          in:  0
+ *            __u64 reserved[2];    in:  must be 0
+ *        };
+ *
+ *        CKPT_IOC_RESTART refuses an image whose MAC does not match
+ *        (-EKEYREJECTED) and one without MAC (-ENOKEY) unless @flags has
+ *        CKPT_RESTART_UNAUTHENTICATED: then the image's ids must be the
+ *        caller's own, and no credentials may be handed over (-EPERM).
+ *
  * 2. The generic-netlink family CKPT_GENL_NAME, version CKPT_GENL_VERSION.
  *    Used by ckptd and administrative tools.
  *
@@ -234,10 +264,15 @@ struct ckpt_checkpoint {
 
 #define CKPT_IOC_CHECKPOINT	_IOWR(CKPT_IOC_MAGIC, 0x01, struct ckpt_checkpoint)
 
+/* The longest timeout_ms any call takes (10 minutes); above: -EINVAL. */
+#define CKPT_MAX_TIMEOUT_MS	600000
+
 enum ckpt_restart_flags {
 	CKPT_RESTART_ROOT_FD	= 1 << 0,	/* root_fd is set */
 	CKPT_RESTART_LAZY	= 1 << 1,	/* uffd is set */
-	__CKPT_RESTART_F_ALL	= (1 << 2) - 1,
+	/* An image without MAC, as the caller itself (security.md) */
+	CKPT_RESTART_UNAUTHENTICATED	= 1 << 2,
+	__CKPT_RESTART_F_ALL	= (1 << 3) - 1,
 };
 
 struct ckpt_restart {
@@ -304,6 +339,18 @@ struct ckpt_cb_ready {
 #define CKPT_IOC_CB_WAIT	_IOWR(CKPT_IOC_MAGIC, 0x05, struct ckpt_cb_request)
 #define CKPT_IOC_CB_READY	_IOWR(CKPT_IOC_MAGIC, 0x06, struct ckpt_cb_ready)
 #define CKPT_IOC_RESTART_CREDS	_IO(CKPT_IOC_MAGIC, 0x08)
+
+#define CKPT_KEY_MIN_LEN	16
+#define CKPT_KEY_MAX_LEN	64
+
+struct ckpt_key {
+	__u64 key;
+	__u32 len;
+	__u32 flags;
+	__u64 reserved[2];
+};
+
+#define CKPT_IOC_SET_KEY	_IOW(CKPT_IOC_MAGIC, 0x09, struct ckpt_key)
 
 /* generic netlink */
 

@@ -25,6 +25,8 @@
  *   FILEDATA   struct ckpt_img_filedata + data  after FILEOBJ, by object and offset
  *   VDSO       struct ckpt_img_vdso + text      at most once, also before VMAS
  *   TIMERS     struct ckpt_img_timers + [nr]    at most once, also before VMAS
+ *   MAC        struct ckpt_img_mac              at most once, after CREDS,
+ *                                               right before VMAS
  *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
  *   PAGES      struct ckpt_img_pages + data     any number, ascending address
  *   END        struct ckpt_img_end              last, exactly once
@@ -73,6 +75,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_VDSO,
 	CKPT_SECT_TIMERS,
 	CKPT_SECT_CREDS,
+	CKPT_SECT_MAC,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -172,6 +175,28 @@ struct ckpt_img_creds {
 	__u32 flags;		/* CKPT_CREDS_* */
 	__u32 pad;		/* 0 */
 	/* followed by nr_groups __u32 group ids */
+};
+
+/*
+ * The engine's authentication of an image (Documentation/security.md): a
+ * keyed MAC, with a key only the engine holds (set by the administrator,
+ * shared by a cluster; random per module load otherwise), over every byte
+ * of every section before this one and of the VMAS section after it
+ * (headers, payloads and padding, in file order, after the ASCII string
+ * "ckpt image MAC" and its NUL). What a process runs as, where it resumes
+ * and what it maps are covered; page data (PAGES) is covered by its
+ * checksums only (security.md says why). An image without MAC restarts
+ * only as the restarter itself, and only when asked to.
+ */
+#define CKPT_MAC_HMAC_SHA256	1
+#define CKPT_MAC_LEN		32
+#define CKPT_MAC_KEY_ID_LEN	8
+
+struct ckpt_img_mac {
+	__u32 alg;		/* CKPT_MAC_HMAC_SHA256 */
+	__u32 reserved;		/* 0 */
+	__u8 key_id[CKPT_MAC_KEY_ID_LEN];	/* names the key, not secret */
+	__u8 mac[CKPT_MAC_LEN];
 };
 
 enum ckpt_img_thread_flags {
