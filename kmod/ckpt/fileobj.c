@@ -14,7 +14,11 @@
  * naming the descriptor.
  *
  * Content is read through a file of our own (dentry_open(), read-only),
- * data extents only (SEEK_DATA/SEEK_HOLE): holes stay holes.
+ * data extents only (SEEK_DATA/SEEK_HOLE): holes stay holes. It goes into
+ * the image, which its checkpointer reads, only if the process holds the
+ * file readable itself: a memfd or deleted file open write-only (handed
+ * over by a more privileged process, say) is refused, as is a FIFO with
+ * bytes buffered that the process holds only the write end of.
  *
  * At restart, every file the engine maps for the restarted process (those
  * the restarter made for the file objects, and the files the image names
@@ -303,6 +307,12 @@ static int capture_fifo(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 			 ret == -EOPNOTSUPP ? " (packet mode)" : "");
 		return ret == -EOPNOTSUPP ? ret : -EIO;
 	}
+	if (!readers && o->fifo[i]->len) {
+		snprintf(whybuf, whylen,
+			 "pid %d fd %d: FIFO %s holds %u bytes and is open write-only: they cannot be saved",
+			 pid, first->fd, o->img[i].name, o->fifo[i]->len);
+		return -EACCES;
+	}
 	o->img[i].size = o->fifo[i]->len;
 	o->img[i].stored = o->fifo[i]->len;
 	o->img[i].capacity = o->fifo[i]->capacity;
@@ -316,6 +326,7 @@ static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 	struct inode *inode = file_inode(o->file[i]);
 	const struct fileobj_use *u, *first = NULL;
 	struct dentry *dentry = NULL;
+	bool readable = false;
 	unsigned int n = 0;
 	struct file *rf;
 	u32 j;
@@ -332,10 +343,20 @@ static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 			dentry = ERR_PTR(-EXDEV);	/* stacked: not comparable */
 		else if (!dentry)
 			dentry = u->file->f_path.dentry;
+		readable |= !!(u->file->f_mode & FMODE_READ);
 		n++;
 	}
 	if (!IS_ERR_OR_NULL(dentry) && d_count(dentry) != n)
 		return shared(o, first, pid, whybuf, whylen);
+	/* A mapping is always readable: @first is a descriptor here. */
+	if (!readable) {
+		snprintf(whybuf, whylen,
+			 "pid %d fd %d: a %s open write-only cannot be saved (%s)",
+			 pid, first->fd,
+			 img->kind == CKPT_FILE_MEMFD ? "memfd" : "deleted file",
+			 img->name);
+		return -EACCES;
+	}
 	if (img->kind == CKPT_FILE_DELETED && inode->i_nlink) {
 		snprintf(whybuf, whylen,
 			 "pid %d: deleted file %s has another link: not supported yet",

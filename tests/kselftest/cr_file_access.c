@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A restarted process gets no file its user could not open (issue 12,
- * finding 5).
+ * A restarted process gets no file its user could not open, and an image
+ * gets no file content its process could not read (issue 12, finding 5).
  * Root keeps a secret in a 0600 file of its own; user 1000 is the attacker.
  *
  * - The user's process maps a file of its own read-only and shared; its
@@ -16,6 +16,10 @@
  *   CAP_CHECKPOINT_RESTORE) a write-only descriptor of the secret, root
  *   (restarting as the user) a read-write one. Both refused, named; a
  *   memfd the user may read passes the check.
+ * - A process that opened the secret write-only as root, dropped to the
+ *   user and unlinked it cannot be checkpointed (its content would land
+ *   in the image), named; nor one holding a memfd only write-only. Both
+ *   keep running, and the image holds no byte of the secret.
  */
 #define _GNU_SOURCE
 #include <grp.h>
@@ -119,6 +123,30 @@ static void memfd_target(void)
 	if (map == MAP_FAILED || close(ro) || close(fd))
 		_exit(9);
 	serve(map);
+}
+
+/* fd 3: the secret, opened write-only as root, then unlinked; the user. */
+static void deleted_target(void)
+{
+	if (open(secret_path, O_WRONLY) != 3 || unlink(secret_path))
+		_exit(9);
+	drop_to_user();
+	serve("running");
+}
+
+/* fd 3: a memfd holding the secret, open write-only only. */
+static void memfd_wronly_target(void)
+{
+	char path[64];
+	int fd = memfd_create("wronly", 0);
+
+	if (fd != 3 || pwrite(fd, SECRET, strlen(SECRET), 0) < 0)
+		_exit(9);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (open(path, O_WRONLY) != 4 || dup2(4, 3) != 3 || close(4))
+		_exit(9);
+	drop_to_user();
+	serve("running");
 }
 
 /* A file of @size bytes starting with @text, owned by @uid, mode @mode. */
@@ -269,6 +297,20 @@ static bool answers(struct target *t, const char *want)
 	return !strcmp(buf, want);
 }
 
+/* Whether @path holds @text anywhere. */
+static bool file_holds(const char *path, const char *text)
+{
+	static char buf[1 << 20];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && memmem(buf, n, text, strlen(text));
+}
+
 FIXTURE(access) {
 	char image[64];
 	char msg[512];
@@ -398,6 +440,43 @@ TEST_F(access, a_file_handed_over_for_a_memfd_is_checked)
 	EXPECT_NE(NULL, strstr(self->msg, "the restarting process has pid"))
 		TH_LOG("%s", self->msg);
 	EXPECT_EQ(-1, kill(self->pid, 0));
+}
+
+/* Refused at checkpoint, named; the process carries on; no secret saved. */
+static void refused_at_checkpoint(struct __test_metadata *_metadata,
+				  FIXTURE_DATA(access) *self, void (*fn)(void),
+				  const char *what)
+{
+	char want[256];
+
+	ASSERT_EQ(0, target_start(&self->t, fn));
+	self->pid = self->t.pid;
+	ASSERT_TRUE(answers(&self->t, "running"));
+	EXPECT_EQ(-EACCES, ckpt_checkpoint_to(self->pid, self->image, 0,
+					      self->msg, sizeof(self->msg),
+					      NULL));
+	snprintf(want, sizeof(want),
+		 "pid %d fd 3: a %s open write-only cannot be saved (",
+		 self->pid, what);
+	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("%s", self->msg);
+	EXPECT_FALSE(file_holds(self->image, SECRET));
+	EXPECT_TRUE(answers(&self->t, "running"));
+	ASSERT_EQ(0, target_send(&self->t, "q"));
+	EXPECT_EQ(0, target_end(&self->t));
+	self->t.pid = 0;
+	self->pid = 0;
+}
+
+TEST_F(access, a_deleted_file_held_write_only_is_not_saved)
+{
+	CKPT_SETUP_SKIPPED();
+	refused_at_checkpoint(_metadata, self, deleted_target, "deleted file");
+}
+
+TEST_F(access, a_memfd_held_write_only_is_not_saved)
+{
+	CKPT_SETUP_SKIPPED();
+	refused_at_checkpoint(_metadata, self, memfd_wronly_target, "memfd");
 }
 
 TEST_HARNESS_MAIN
