@@ -18,7 +18,8 @@
  *   memfd the user may read passes the check.
  * - A process that opened the secret write-only as root, dropped to the
  *   user and unlinked it cannot be checkpointed (its content would land
- *   in the image), named; nor one holding a memfd only write-only. Both
+ *   in the image), named; nor one holding a memfd only write-only, nor
+ *   the write end of a FIFO holding the secret whose reader left. All
  *   keep running, and the image holds no byte of the secret.
  */
 #define _GNU_SOURCE
@@ -37,7 +38,7 @@
 #define SIZE	4096
 #define SECRET	"the secret of root"
 
-static char secret_path[64], mine_path[64];
+static char secret_path[64], mine_path[64], fifo_path[64];
 
 static void drop_to_user(void)
 {
@@ -146,6 +147,16 @@ static void memfd_wronly_target(void)
 	if (open(path, O_WRONLY) != 4 || dup2(4, 3) != 3 || close(4))
 		_exit(9);
 	drop_to_user();
+	serve("running");
+}
+
+/* fd 4: the write end of a FIFO holding the secret, whose reader left. */
+static void fifo_target(void)
+{
+	if (open(fifo_path, O_RDONLY | O_NONBLOCK) != 3 ||
+	    open(fifo_path, O_WRONLY) != 4 ||
+	    write(4, SECRET, strlen(SECRET)) < 0 || close(3))
+		_exit(9);
 	serve("running");
 }
 
@@ -334,6 +345,8 @@ FIXTURE_SETUP(access)
 		 "/tmp/cr_file_access.%d.secret", getpid());
 	snprintf(mine_path, sizeof(mine_path), "/tmp/cr_file_access.%d.mine",
 		 getpid());
+	snprintf(fifo_path, sizeof(fifo_path), "/tmp/cr_file_access.%d.fifo",
+		 getpid());
 	ASSERT_EQ(0, make_file(secret_path, SECRET, 0, 0600));
 	ASSERT_EQ(0, make_file(mine_path, "mine, of the user", USER, 0600));
 }
@@ -349,6 +362,7 @@ FIXTURE_TEARDOWN(access)
 	unlink(self->image);
 	unlink(secret_path);
 	unlink(mine_path);
+	unlink(fifo_path);
 }
 
 /* Starts @fn and checkpoints it, killing it, once it answered @want. */
@@ -477,6 +491,31 @@ TEST_F(access, a_memfd_held_write_only_is_not_saved)
 {
 	CKPT_SETUP_SKIPPED();
 	refused_at_checkpoint(_metadata, self, memfd_wronly_target, "memfd");
+}
+
+TEST_F(access, a_fifo_s_bytes_held_write_only_are_not_saved)
+{
+	char want[256];
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, mkfifo(fifo_path, 0600));
+	ASSERT_EQ(0, target_start(&self->t, fifo_target));
+	self->pid = self->t.pid;
+	ASSERT_TRUE(answers(&self->t, "running"));
+	EXPECT_EQ(-EACCES, ckpt_checkpoint_to(self->pid, self->image, 0,
+					      self->msg, sizeof(self->msg),
+					      NULL));
+	snprintf(want, sizeof(want),
+		 "pid %d fd 4: FIFO %s holds %zu bytes and is open write-only: they cannot be saved",
+		 self->pid, fifo_path, strlen(SECRET));
+	EXPECT_STREQ(want, self->msg);
+	EXPECT_FALSE(file_holds(self->image, SECRET));
+	EXPECT_TRUE(answers(&self->t, "running"));
+	ASSERT_EQ(0, target_send(&self->t, "q"));
+	EXPECT_EQ(0, target_end(&self->t));
+	self->t.pid = 0;
+	self->pid = 0;
 }
 
 TEST_HARNESS_MAIN
