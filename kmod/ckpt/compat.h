@@ -37,6 +37,15 @@ struct task_struct;
 #define ckpt_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
 #endif
 
+/* inode_permission() takes the mount's idmap from 6.3, its user ns before. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define ckpt_inode_permission(path, mask) \
+	inode_permission(mnt_idmap((path)->mnt), d_inode((path)->dentry), mask)
+#else
+#define ckpt_inode_permission(path, mask) \
+	inode_permission(mnt_user_ns((path)->mnt), d_inode((path)->dentry), mask)
+#endif
+
 /* close_on_exec() takes the fdtable in 6.1, the files_struct in 6.12. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #define ckpt_fd_cloexec(files, fd)	close_on_exec(fd, files)

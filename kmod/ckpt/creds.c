@@ -413,6 +413,11 @@ out:
 	return ret ? ERR_PTR(ret) : cs;
 }
 
+const struct cred *ckpt_creds_cred(const struct ckpt_creds_set *cs)
+{
+	return cs->cred;
+}
+
 static void free_set(struct kref *ref)
 {
 	struct ckpt_creds_set *cs = container_of(ref, struct ckpt_creds_set,

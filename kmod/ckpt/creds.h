@@ -38,6 +38,9 @@ struct ckpt_creds_set *ckpt_creds_prepare(const struct ckpt_img_creds *img,
 					  char *whybuf, size_t size);
 void ckpt_creds_put(struct ckpt_creds_set *cs);
 
+/* The credentials the restarted threads install; NULL: the caller's own. */
+const struct cred *ckpt_creds_cred(const struct ckpt_creds_set *cs);
+
 /*
  * A reference for one restarted thread, which either installs it or drops
  * it: every thread that holds one waits in ckpt_creds_install() until none

@@ -14,7 +14,19 @@
  * naming the descriptor.
  *
  * Content is read through a file of our own (dentry_open(), read-only),
- * data extents only (SEEK_DATA/SEEK_HOLE): holes stay holes.
+ * data extents only (SEEK_DATA/SEEK_HOLE): holes stay holes. It goes into
+ * the image, which its checkpointer reads, only if the process holds the
+ * file readable itself: a memfd or deleted file open write-only (handed
+ * over by a more privileged process, say) is refused, as is a FIFO with
+ * bytes buffered that the process holds only the write end of.
+ *
+ * At restart, every file the engine maps for the restarted process (those
+ * the restarter made for the file objects, and the files the image names
+ * by path) is opened with the credentials the process will run with, and
+ * only for the access its mapping needs: the checks open() makes (the
+ * mode, ACLs, capabilities, LSMs, read-only and immutable files), never a
+ * wider mode than the restarter's own descriptor had. An edited image can
+ * thus give the process no file its user could not open itself.
  */
 
 #include <linux/cred.h>
@@ -295,6 +307,12 @@ static int capture_fifo(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 			 ret == -EOPNOTSUPP ? " (packet mode)" : "");
 		return ret == -EOPNOTSUPP ? ret : -EIO;
 	}
+	if (!readers && o->fifo[i]->len) {
+		snprintf(whybuf, whylen,
+			 "pid %d fd %d: FIFO %s holds %u bytes and is open write-only: they cannot be saved",
+			 pid, first->fd, o->img[i].name, o->fifo[i]->len);
+		return -EACCES;
+	}
 	o->img[i].size = o->fifo[i]->len;
 	o->img[i].stored = o->fifo[i]->len;
 	o->img[i].capacity = o->fifo[i]->capacity;
@@ -308,6 +326,7 @@ static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 	struct inode *inode = file_inode(o->file[i]);
 	const struct fileobj_use *u, *first = NULL;
 	struct dentry *dentry = NULL;
+	bool readable = false;
 	unsigned int n = 0;
 	struct file *rf;
 	u32 j;
@@ -324,10 +343,20 @@ static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 			dentry = ERR_PTR(-EXDEV);	/* stacked: not comparable */
 		else if (!dentry)
 			dentry = u->file->f_path.dentry;
+		readable |= !!(u->file->f_mode & FMODE_READ);
 		n++;
 	}
 	if (!IS_ERR_OR_NULL(dentry) && d_count(dentry) != n)
 		return shared(o, first, pid, whybuf, whylen);
+	/* A mapping is always readable: @first is a descriptor here. */
+	if (!readable) {
+		snprintf(whybuf, whylen,
+			 "pid %d fd %d: a %s open write-only cannot be saved (%s)",
+			 pid, first->fd,
+			 img->kind == CKPT_FILE_MEMFD ? "memfd" : "deleted file",
+			 img->name);
+		return -EACCES;
+	}
 	if (img->kind == CKPT_FILE_DELETED && inode->i_nlink) {
 		snprintf(whybuf, whylen,
 			 "pid %d: deleted file %s has another link: not supported yet",
@@ -509,11 +538,38 @@ void ckpt_fileobj_put_files(struct ckpt_objfiles *of)
 	memset(of, 0, sizeof(*of));
 }
 
+/* The restarted process's file-system uid, for messages. */
+static uid_t restarted_uid(const struct ckpt_objfiles *of)
+{
+	return from_kuid_munged(current_user_ns(),
+				(of->cred ?: current_cred())->fsuid);
+}
+
+/*
+ * Whether the restarted process may open @path for @mask (MAY_READ,
+ * MAY_WRITE): inode_permission() under its credentials, as open() checks.
+ */
+static int may_open_as(const struct ckpt_objfiles *of, const struct path *path,
+		       int mask)
+{
+	const struct cred *old = of->cred ? override_creds(of->cred) : NULL;
+	int ret = ckpt_inode_permission(path, mask | MAY_OPEN);
+
+	if (old)
+		revert_creds(old);
+	return ret;
+}
+
 struct file *ckpt_fileobj_open(const struct ckpt_objfiles *of,
 			       const struct ckpt_img_vma *v, char *whybuf,
 			       size_t whylen)
 {
 	struct file *file = v->ino < of->nr ? of->files[v->ino] : NULL;
+	bool rw = v->flags & CKPT_VMA_MAYWRITE;
+	fmode_t need = FMODE_READ | (rw ? FMODE_WRITE : 0);
+	const char *what = rw ? "reading and writing" : "reading";
+	char *buf, *name;
+	int ret = 0;
 
 	if (!file) {
 		snprintf(whybuf, whylen,
@@ -521,7 +577,56 @@ struct file *ckpt_fileobj_open(const struct ckpt_objfiles *of,
 			 v->path, v->ino, v->start);
 		return ERR_PTR(-EBADF);
 	}
-	if (v->flags & CKPT_VMA_MAYWRITE)
+	if ((file->f_mode & need) != need)
+		ret = -EBADF;
+	else
+		ret = may_open_as(of, &file->f_path,
+				  MAY_READ | (rw ? MAY_WRITE : 0));
+	if (ret) {
+		buf = kmalloc(CKPT_IMG_PATH_MAX, GFP_KERNEL);
+		name = buf ? d_path(&file->f_path, buf, CKPT_IMG_PATH_MAX) :
+			     ERR_PTR(-ENOMEM);
+		if (ret == -EBADF)
+			snprintf(whybuf, whylen,
+				 "the restarter's descriptor %d (%s), given for %s mapped at %llx, is not open for %s",
+				 of->fds[v->ino], IS_ERR(name) ? "?" : name,
+				 v->path, v->start, what);
+		else
+			snprintf(whybuf, whylen,
+				 "the restarted process (uid %u) may not open %s for %s (given for %s mapped at %llx): error %d",
+				 restarted_uid(of), IS_ERR(name) ? "?" : name,
+				 what, v->path, v->start, ret);
+		kfree(buf);
+		return ERR_PTR(ret);
+	}
+	if (rw)
 		return get_file(file);
-	return dentry_open(&file->f_path, O_RDONLY | O_LARGEFILE, current_cred());
+	return dentry_open(&file->f_path, O_RDONLY | O_LARGEFILE,
+			   of->cred ?: current_cred());
+}
+
+struct file *ckpt_fileobj_open_path(const struct ckpt_objfiles *of,
+				    const struct path *root,
+				    const struct ckpt_img_vma *v, char *whybuf,
+				    size_t whylen)
+{
+	bool rw = v->flags & CKPT_VMA_MAYWRITE;
+	const struct cred *old = of->cred ? override_creds(of->cred) : NULL;
+	struct file *file;
+
+	/* file_open_root() checks what open() does: may_open(), the LSMs. */
+	file = file_open_root(root, v->path,
+			      (rw ? O_RDWR : O_RDONLY) | O_LARGEFILE, 0);
+	if (old)
+		revert_creds(old);
+	if (file == ERR_PTR(-EACCES) || file == ERR_PTR(-EPERM))
+		snprintf(whybuf, whylen,
+			 "the restarted process (uid %u) may not open %s for %s (mapped at %llx): error %ld",
+			 restarted_uid(of), v->path,
+			 rw ? "reading and writing" : "reading", v->start,
+			 PTR_ERR(file));
+	else if (IS_ERR(file))
+		snprintf(whybuf, whylen, "cannot open %s (mapped at %llx): error %ld",
+			 v->path, v->start, PTR_ERR(file));
+	return file;
 }

@@ -5,7 +5,9 @@
 #include <linux/types.h>
 #include <uapi/linux/ckpt_image.h>
 
+struct cred;
 struct file;
+struct path;
 struct inode;
 struct vm_area_struct;
 struct ckpt_writer;
@@ -68,6 +70,8 @@ struct ckpt_objfiles {
 	s32 *fds;		/* [nr]: the restarter's descriptors of them */
 	u32 nr;
 	bool same_boot;		/* the image's device numbers hold here */
+	/* What the restarted process will run with; NULL: the caller's. */
+	const struct cred *cred;
 };
 
 /* From the restarter's descriptors @ufds (user array of __s32, -1: none). */
@@ -75,9 +79,24 @@ int ckpt_fileobj_get_files(u64 ufds, u32 nr, struct ckpt_objfiles *of,
 			   const char **why);
 void ckpt_fileobj_put_files(struct ckpt_objfiles *of);
 
-/* The file to map for @v (CKPT_VMA_FILEOBJ), referenced, or an ERR_PTR. */
+/*
+ * The file to map for @v (CKPT_VMA_FILEOBJ), referenced, or an ERR_PTR
+ * named in @whybuf: the restarter's, if its descriptor and @of->cred allow
+ * what the mapping needs (read; read and write with CKPT_VMA_MAYWRITE),
+ * reopened read-only if the mapping needs no more.
+ */
 struct file *ckpt_fileobj_open(const struct ckpt_objfiles *of,
 			       const struct ckpt_img_vma *v, char *whybuf,
 			       size_t whylen);
+
+/*
+ * The file @v names by path (from @root), opened with @of->cred for what
+ * the mapping needs, or an ERR_PTR named in @whybuf (a refusal names the
+ * access the restarted process may not have).
+ */
+struct file *ckpt_fileobj_open_path(const struct ckpt_objfiles *of,
+				    const struct path *root,
+				    const struct ckpt_img_vma *v, char *whybuf,
+				    size_t whylen);
 
 #endif /* _CKPT_FILEOBJ_H */

@@ -701,11 +701,8 @@ static struct file *open_mapped_file(const struct ckpt_img_vma *v,
 		return file;
 	}
 
-	file = file_open_root(root, v->path,
-			      v->flags & CKPT_VMA_MAYWRITE ? O_RDWR : O_RDONLY, 0);
+	file = ckpt_fileobj_open_path(of, root, v, whybuf, whylen);
 	if (IS_ERR(file)) {
-		snprintf(whybuf, whylen, "cannot open %s (mapped at %llx): error %ld",
-			 v->path, v->start, PTR_ERR(file));
 		*why = whybuf;
 		return file;
 	}

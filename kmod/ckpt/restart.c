@@ -646,6 +646,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 		goto out;
 	}
 	of.same_boot = ckpt_same_boot(hdr->boot_id);
+	of.cred = ckpt_creds_cred(cs);	/* files are opened with these */
 	ret = check_machine(hdr, &it, why, whybuf);
 	if (ret)
 		goto out;
