@@ -32,6 +32,7 @@
  * run, so tests can name offsets in it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,7 +149,116 @@ static struct ckpt_img_vdso *vdso_section(size_t *len)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O] [-V] [-F] [-T] > IMAGE\n"
-		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n");
+		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n"
+		   "       mkimage -R IMAGE    (edits IMAGE to claim root, see below)\n"
+		   "       mkimage -S IMAGE    (takes IMAGE's MAC out, see below)\n");
+}
+
+/*
+ * -R IMAGE: a forger's edit, for the hostile-user tests. IMAGE's CREDS is
+ * made root's (every id 0) with every capability, and so are PROCESS's
+ * ids, which the validator holds CREDS to; their checksums are made right
+ * again, so that only the engine's MAC can tell.
+ */
+static int claim_root(const char *path)
+{
+	struct ckpt_img_process *p;
+	struct ckpt_img_creds *c;
+	struct ckpt_sect s;
+	off_t at = 0;
+	int fd = open(path, O_RDWR), edited = 0;
+	void *buf;
+
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	while (edited < 2 && pread(fd, &s, sizeof(s), at) == sizeof(s)) {
+		off_t here = at;
+
+		at += sizeof(s) + s.len + ((8 - (s.len & 7)) & 7);
+		if ((s.type != CKPT_SECT_CREDS || s.len < sizeof(*c)) &&
+		    (s.type != CKPT_SECT_PROCESS || s.len != sizeof(*p)))
+			continue;
+		if (s.len > (1 << 20))
+			break;
+		buf = malloc(s.len);
+		if (!buf || pread(fd, buf, s.len, here + sizeof(s)) != (ssize_t)s.len)
+			break;
+		if (s.type == CKPT_SECT_PROCESS) {
+			p = buf;
+			p->uid = p->euid = p->gid = p->egid = 0;
+		} else {
+			c = buf;
+			c->uid = c->euid = c->suid = c->fsuid = 0;
+			c->gid = c->egid = c->sgid = c->fsgid = 0;
+			c->cap_permitted = c->cap_effective = c->cap_inheritable =
+				c->cap_bset = (1ULL << 41) - 1;
+		}
+		ckpt_img_sect(&s, s.type, buf, s.len);
+		if (pwrite(fd, buf, s.len, here + sizeof(s)) == (ssize_t)s.len &&
+		    pwrite(fd, &s, sizeof(s), here) == sizeof(s))
+			edited++;
+		free(buf);
+	}
+	if (close(fd) || edited != 2) {
+		fprintf(stderr, "mkimage: %s: PROCESS and CREDS not both edited\n",
+			path);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * -S IMAGE: IMAGE without its MAC section, its END made to match, as an
+ * image made by hand (or by an engine before MACs) would be: it restarts
+ * only unauthenticated (Documentation/security.md).
+ */
+static int strip_mac(const char *path)
+{
+	unsigned char *buf = NULL, *out = NULL;
+	size_t len, at = 0, o = 0, n;
+	struct ckpt_sect *s;
+	int ret = 1;
+	FILE *f = fopen(path, "r+");
+
+	if (!f || fseek(f, 0, SEEK_END) || (long)(len = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET))
+		goto out;
+	buf = malloc(len + 1);
+	out = malloc(len + 1);
+	if (!buf || !out || fread(buf, 1, len, f) != len)
+		goto out;
+	while (at + sizeof(*s) <= len) {
+		s = (struct ckpt_sect *)(buf + at);
+		n = sizeof(*s) + s->len + ((8 - (s->len & 7)) & 7);
+		if (n > len - at)
+			goto out;
+		if (s->type == CKPT_SECT_END &&
+		    s->len == sizeof(struct ckpt_img_end)) {
+			struct ckpt_img_end *e = (void *)(s + 1);
+
+			e->nr_sections--;
+			ckpt_img_sect(s, CKPT_SECT_END, e, sizeof(*e));
+			ret = 0;
+		}
+		if (s->type != CKPT_SECT_MAC) {
+			memcpy(out + o, buf + at, n);
+			o += n;
+		}
+		at += n;
+	}
+	if (ret || o == len || fseek(f, 0, SEEK_SET) ||
+	    fwrite(out, 1, o, f) != o || fflush(f) || ftruncate(fileno(f), o))
+		ret = 1;
+out:
+	if (ret)
+		fprintf(stderr, "mkimage: %s: no MAC taken out\n", path);
+	if (f)
+		fclose(f);
+	free(buf);
+	free(out);
+	return ret;
 }
 
 /*
@@ -328,10 +438,14 @@ int main(int argc, char **argv)
 	size_t vdso_len = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POVFTch")) != -1) {
+	while ((c = getopt(argc, argv, "t:POVFTcR:S:h")) != -1) {
 		switch (c) {
 		case 'c':
 			return csum_stdin();
+		case 'R':
+			return claim_root(optarg);
+		case 'S':
+			return strip_mac(optarg);
 		case 't':
 			nr_threads = atoi(optarg);
 			break;

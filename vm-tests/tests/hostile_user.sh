@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The engine as a hostile local user meets it, through the CLI
+# (Documentation/security.md): user nobody, with and without a user
+# namespace of its own, tries to checkpoint what it may not, to restart at
+# all, to set the key, to restart an edited image through root, and races
+# a target's death against its checkpoints. Every attempt is refused with
+# a clear message and the targets run on; the kernel logs nothing (the
+# harness scans the log).
+#
+# Topology: one node, no network.
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+
+dir=$(mktemp -d /tmp/hostile.XXXXXX)
+chmod 1777 "$dir"
+pids=()
+
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2> /dev/null || true; done
+	wait 2> /dev/null || true
+	[ -n "${old_scope:-}" ] && echo "$old_scope" > /proc/sys/kernel/yama/ptrace_scope
+	rm -rf "$dir"
+	rmmod ckpt 2> /dev/null || true
+}
+trap cleanup EXIT
+
+# Runs "$@" as nobody (real, effective and saved ids: setpriv would keep
+# the saved uid 0, which makes a process privileged); the second form
+# inside a user namespace of its own, where it is root with every
+# capability of that namespace.
+as_nobody() {
+	python3 -c 'import os, sys
+os.setgroups([]); os.setresgid(65534, 65534, 65534)
+os.setresuid(65534, 65534, 65534); os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+# The same in the background, with $! the pid of the command itself (a
+# function in the background would be a subshell of root's).
+nobody_bg() {
+	python3 -c 'import os, sys
+os.setgroups([]); os.setresgid(65534, 65534, 65534)
+os.setresuid(65534, 65534, 65534); os.execvp(sys.argv[1], sys.argv[1:])' "$@" &
+}
+as_nobody_ns() {
+	as_nobody unshare -Ur -- "$@"
+}
+
+# "$1" refused: exit non-zero and stderr matching "$2" (shown).
+refused() {
+	local pattern=$1
+	shift
+	if "$@" > /dev/null 2> "$dir/err"; then
+		echo "# not refused: $*"
+		return 1
+	fi
+	cat "$dir/err" | sed 's/^/# /'
+	grep -q -- "$pattern" "$dir/err"
+}
+
+alive() {
+	kill -0 "$1" 2> /dev/null
+}
+
+ktap_plan 12
+ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
+# Processes that sleep until killed: root's and nobody's.
+sleep 1000 > /dev/null 2>&1 &
+root_sleeper=$!
+nobody_bg sleep 1000 > /dev/null 2>&1
+user_sleeper=$!
+pids=("$root_sleeper" "$user_sleeper")
+
+ktap_check "nobody cannot checkpoint root's process; it runs on" bash -c "
+	$(declare -f refused as_nobody); dir=$dir
+	refused 'permission denied\|Operation not permitted' \
+		as_nobody ckpt checkpoint $root_sleeper -o $dir/x.img &&
+	kill -0 $root_sleeper && [ ! -s $dir/x.img ]"
+
+ktap_check "nor with a user namespace of its own" bash -c "
+	$(declare -f refused as_nobody as_nobody_ns); dir=$dir
+	refused 'permission denied\|Operation not permitted' \
+		as_nobody_ns ckpt checkpoint $root_sleeper -o $dir/y.img &&
+	kill -0 $root_sleeper"
+
+# A process of nobody's own is checkpointed fine (ptrace_scope 0).
+old_scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2> /dev/null || true)
+if [ -n "$old_scope" ]; then
+	echo 0 > /proc/sys/kernel/yama/ptrace_scope
+	ktap_check "nobody checkpoints its own process (Yama scope 0)" \
+		as_nobody ckpt checkpoint "$user_sleeper" -o "$dir/own.img"
+	echo 1 > /proc/sys/kernel/yama/ptrace_scope
+	ktap_check "Yama scope 1: not a process that is not its descendant" bash -c "
+		$(declare -f refused as_nobody); dir=$dir
+		refused 'permission denied\|Operation not permitted' \
+			as_nobody ckpt checkpoint $user_sleeper -o $dir/z.img &&
+		kill -0 $user_sleeper"
+	echo "$old_scope" > /proc/sys/kernel/yama/ptrace_scope
+else
+	ktap_skip "nobody checkpoints its own process (no Yama in this kernel)"
+	ktap_skip "Yama scope 1 (no Yama in this kernel)"
+	as_nobody ckpt checkpoint "$user_sleeper" -o "$dir/own.img" || true
+fi
+
+ktap_check "nobody cannot restart, not even its own image" bash -c "
+	$(declare -f refused as_nobody); dir=$dir
+	chmod 0644 $dir/own.img
+	refused 'CAP_CHECKPOINT_RESTORE' as_nobody ckpt restart $dir/own.img"
+
+ktap_check "nor with a user namespace of its own" bash -c "
+	$(declare -f refused as_nobody as_nobody_ns); dir=$dir
+	refused 'CAP_CHECKPOINT_RESTORE' as_nobody_ns ckpt restart $dir/own.img"
+
+# A pipe, not the (world-readable) file: the key reaches the engine.
+ktap_check "nobody cannot set the engine's key" bash -c "
+	$(declare -f refused as_nobody); dir=$dir
+	head -c 32 /dev/urandom > $dir/key
+	refused 'Operation not permitted' as_nobody ckpt key - < <(cat $dir/key)"
+
+# The original goes (and is reaped): its pid is free for the restarts.
+kill -9 "$user_sleeper" 2> /dev/null || true
+wait "$user_sleeper" 2> /dev/null || true
+
+# Nobody's image, edited to claim root: root's restart refuses it. The
+# edit makes CREDS root's and fixes the checksums (mkimage -R).
+ktap_check "an image edited to claim root is refused when root restarts it" bash -c "
+	$(declare -f refused); dir=$dir
+	cp $dir/own.img $dir/edited.img
+	$CKPT_TOP/build/tests/host/mkimage -R $dir/edited.img &&
+	refused 'MAC does not match' ckpt restart $dir/edited.img"
+
+ktap_check "the unedited image restarts, as nobody, with its pid" bash -c "
+	ckpt restart $dir/own.img > /dev/null 2>&1 & r=\$!
+	for i in \$(seq 100); do
+		[ -e /proc/$user_sleeper/exe ] && break
+		sleep 0.1
+	done
+	[ \"\$(readlink /proc/$user_sleeper/exe)\" = /usr/bin/sleep ] &&
+	[ \"\$(stat -c %u /proc/$user_sleeper)\" = 65534 ]; ok=\$?
+	kill -9 $user_sleeper 2> /dev/null; wait \$r 2> /dev/null; exit \$ok"
+
+# Kill, exit and exec racing checkpoints: each either completes or is
+# refused by name; nothing else happens. Bounded: 30 rounds, 60 s.
+race() {
+	local end=$((SECONDS + 60)) i p k
+	for i in $(seq 30); do
+		[ $SECONDS -lt $end ] || break
+		nobody_bg sleep 1000 > /dev/null 2>&1; p=$!
+		( sleep "0.0$((RANDOM % 10))"; kill -9 $p 2> /dev/null ) \
+			> /dev/null 2>&1 & k=$!
+		as_nobody ckpt checkpoint "$p" -o "$dir/race.img" 2> "$dir/race" ||
+			grep -q 'pid' "$dir/race" || { cat "$dir/race"; return 1; }
+		kill -9 $p 2> /dev/null || true
+		wait $p $k 2> /dev/null || true
+	done
+}
+ktap_check "30 rounds of kill racing a checkpoint: refused by name or done" race
+
+ktap_check "the other processes ran through it all" alive "$root_sleeper"
+ktap_finish
