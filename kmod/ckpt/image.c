@@ -14,6 +14,7 @@
 #include <linux/uio.h>
 
 #include "image.h"
+#include "mm.h"
 
 static const u8 zero_pad[8];
 
@@ -192,6 +193,9 @@ int ckpt_read_payload(struct ckpt_reader *r, const struct ckpt_sect *s,
 		ret = read_pad(r, s->len);
 	if (!ret)
 		ret = ckpt_img_payload(&r->st, s, buf);
+	/* What only the running kernel can say, before anything changes. */
+	if (!ret && s->type == CKPT_SECT_PROCESS)
+		ret = ckpt_mm_check_process(buf, &r->st.why);
 	if (ret) {
 		if (buf != r->pages_buf)
 			kvfree(buf);

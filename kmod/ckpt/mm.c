@@ -17,6 +17,7 @@
  * debugger writes into read-only text.
  */
 
+#include <linux/auxvec.h>
 #include <linux/fs.h>
 #include <linux/file.h>
 #include <linux/kthread.h>
@@ -24,6 +25,7 @@
 #include <linux/mman.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/userfaultfd_k.h>
@@ -721,6 +723,46 @@ static struct file *open_mapped_file(const struct ckpt_img_vma *v,
 	return file;
 }
 
+/*
+ * The lowest address prctl(PR_SET_MM_MAP) accepts is mmap_min_addr, which
+ * is not exported: the engine holds the image to the floor the kernel was
+ * built with (64 KiB on Debian), never below one page.
+ */
+#define MM_MIN_ADDR	max_t(unsigned long, CONFIG_DEFAULT_MMAP_MIN_ADDR, PAGE_SIZE)
+
+int ckpt_mm_check_process(const struct ckpt_img_process *p, const char **why)
+{
+	const u64 range[] = {
+		p->start_code, p->end_code, p->start_data, p->end_data,
+		p->start_brk, p->brk, p->start_stack, p->arg_start,
+		p->arg_end, p->env_start, p->env_end,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(range); i++) {
+		if (range[i] >= TASK_SIZE) {
+			*why = "process address above this process's address space (TASK_SIZE)";
+			return -EINVAL;
+		}
+		if (range[i] < MM_MIN_ADDR) {
+			*why = "process address below mmap_min_addr";
+			return -EINVAL;
+		}
+	}
+	if (check_data_rlimit(rlimit(RLIMIT_DATA), p->brk, p->start_brk,
+			      p->end_data, p->start_data)) {
+		*why = "heap and data of the image exceed RLIMIT_DATA";
+		return -ENOSPC;
+	}
+	/* image_check.c found the AT_NULL entry: it must be in the mm's copy. */
+	BUILD_BUG_ON(ARRAY_SIZE(current->mm->saved_auxv) % 2);
+	for (i = 0; i < ARRAY_SIZE(current->mm->saved_auxv); i += 2)
+		if (!p->auxv[i])
+			return 0;
+	*why = "auxv longer than this kernel keeps (no AT_NULL entry within mm->saved_auxv)";
+	return -E2BIG;
+}
+
 int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 			const struct path *root, const struct ckpt_objfiles *of,
 			const char **why, char *whybuf, size_t whylen)
@@ -1132,6 +1174,9 @@ out:
 	mm->env_start = proc->env_start;
 	mm->env_end = proc->env_end;
 	memcpy(mm->saved_auxv, proc->auxv, sizeof(mm->saved_auxv));
+	/* Checked before; still always terminated, as prctl() makes it. */
+	mm->saved_auxv[ARRAY_SIZE(mm->saved_auxv) - 2] = AT_NULL;
+	mm->saved_auxv[ARRAY_SIZE(mm->saved_auxv) - 1] = 0;
 	mmap_write_unlock(mm);
 	return 0;
 }

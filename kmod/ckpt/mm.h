@@ -59,6 +59,14 @@ int ckpt_mm_write_staged(struct ckpt_mm_capture *c, struct ckpt_stage *st,
 void ckpt_mm_capture_free(struct ckpt_mm_capture *c);
 
 /*
+ * Restart, as PROCESS is read: the mm fields and auxv the way
+ * prctl(PR_SET_MM_MAP) checks them against the running kernel and current
+ * (the restarter, with the image's rlimits): below TASK_SIZE, not below
+ * mmap_min_addr, within RLIMIT_DATA, and the auxv's AT_NULL entry within
+ * mm->saved_auxv. image_check.c checked the rest.
+ */
+int ckpt_mm_check_process(const struct ckpt_img_process *p, const char **why);
+/*
  * Restart, before anything is changed: every mapped file is still there,
  * opened from @root.
  */

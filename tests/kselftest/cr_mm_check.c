@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a restart takes from the image for the mm itself (issue 12, finding
+ * 3): the auxv that /proc/PID/auxv and core dumps read up to its AT_NULL
+ * entry, and the code, data, heap, argument and environment ranges that
+ * prctl(PR_SET_MM_MAP) would check. A real image of a simple process is
+ * edited, its checksums made right again, so that only those checks can
+ * refuse it; `ckpt restart` (as root) must then fail with a message before
+ * the point of no return, the restarter exiting normally, and the engine's
+ * own reader must refuse the same image when the CLI does not look.
+ *
+ * Without the checks the edited auxv is installed as is: reading
+ * /proc/PID/auxv of the restarted process then runs past mm->saved_auxv
+ * (hardened usercopy: "kernel BUG at mm/usercopy.c"), which the VM harness
+ * reports as a failed run. The tests read it whenever a restart succeeds.
+ */
+#define _GNU_SOURCE
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/ckpt_image.h>
+
+#include "kselftest_harness.h"
+#include "ckpt_test.h"
+
+#define AT_IGNORE	1	/* <elf.h>: an entry readers skip */
+
+static void counter_target(void)
+{
+	unsigned long n = 0;
+	char c;
+
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 's')
+			n++;
+		if (c == 'p') {
+			printf("%lu\n", n);
+			fflush(stdout);
+		}
+	}
+}
+
+FIXTURE(mm) {
+	struct target t;
+	pid_t pid;		/* the image's */
+	char image[64];
+	char errpath[64];
+	char msg[512];
+};
+
+FIXTURE_SETUP(mm)
+{
+	const char *path = ckpt_module_path();
+
+	if (!path)
+		SKIP(return, "CKPT_MODULE does not name a readable ckpt.ko");
+	if (!ckpt_module_loaded())
+		ASSERT_EQ(0, ckpt_load_module(path));
+	snprintf(self->image, sizeof(self->image), "/tmp/cr_mm_check.%d.img",
+		 getpid());
+	snprintf(self->errpath, sizeof(self->errpath), "/tmp/cr_mm_check.%d.err",
+		 getpid());
+	ASSERT_EQ(0, target_start(&self->t, counter_target));
+	ASSERT_EQ(0, target_send(&self->t, "s"));
+	self->pid = self->t.pid;
+	ASSERT_EQ(0, ckpt_checkpoint_to(self->t.pid, self->image,
+					CKPT_CHECKPOINT_KILL, self->msg,
+					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
+	target_end(&self->t);
+	self->t.pid = 0;
+}
+
+FIXTURE_TEARDOWN(mm)
+{
+	if (self->t.pid > 0) {
+		kill(self->t.pid, SIGKILL);
+		target_end(&self->t);
+	}
+	unlink(self->image);
+	unlink(self->errpath);
+}
+
+/* Edits the image's PROCESS section with @edit, checksums made right. */
+static int edit_process(const char *image,
+			void (*edit)(struct ckpt_img_process *p))
+{
+	struct ckpt_img_process *p;
+	size_t len = 0;
+	off_t pos = 0;
+	int ret = -1;
+
+	p = ckpt_section_payload(image, CKPT_SECT_PROCESS, &pos, &len);
+	if (p && len == sizeof(*p)) {
+		edit(p);
+		ret = ckpt_section_rewrite(image, pos, p, len);
+	}
+	free(p);
+	return ret;
+}
+
+/* Index of the auxv's AT_NULL entry. */
+static unsigned int auxv_end(const struct ckpt_img_process *p)
+{
+	unsigned int i;
+
+	for (i = 0; i + 1 < CKPT_IMG_AUXV_WORDS && p->auxv[i]; i += 2)
+		;
+	return i;
+}
+
+/* AT_NULL replaced, and every pair after it made an entry: no end at all. */
+static void auxv_unterminated(struct ckpt_img_process *p)
+{
+	unsigned int i;
+
+	for (i = auxv_end(p); i + 1 < CKPT_IMG_AUXV_WORDS; i += 2) {
+		p->auxv[i] = AT_IGNORE;
+		p->auxv[i + 1] = 0;
+	}
+}
+
+/*
+ * Ended in the image's last pair (64 words, which image_check.c accepts),
+ * past the end of any supported kernel's mm->saved_auxv (46 words on 6.1,
+ * 50 on 6.12): only the engine can tell.
+ */
+static void auxv_too_long(struct ckpt_img_process *p)
+{
+	auxv_unterminated(p);
+	p->auxv[CKPT_IMG_AUXV_WORDS - 2] = 0;
+}
+
+static void arg_inverted(struct ckpt_img_process *p)
+{
+	p->arg_end = p->arg_start - 8;
+}
+
+/* Below mmap_min_addr (64 KiB on Debian): only the engine knows it. */
+static void env_in_page_zero(struct ckpt_img_process *p)
+{
+	p->env_start = 0x100;
+	p->env_end = 0x200;
+}
+
+/* The restarter's stderr, to a file (target_restart_after()'s setup). */
+static const char *errpath;
+
+static void to_errpath(void)
+{
+	int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd >= 0)
+		dup2(fd, 2);
+}
+
+/*
+ * "ckpt restart IMAGE" as the target: refused with @want on its stderr,
+ * exiting 1. Should it restart instead, the process's auxv is read (what
+ * trips hardened usercopy on an unterminated one) and the test fails.
+ */
+static void restart_refused(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(mm) *self, const char *want)
+{
+	char buf[64], path[64], auxv[4096];
+	int status, fd;
+	ssize_t n;
+
+	errpath = self->errpath;
+	ASSERT_EQ(0, target_restart_after(&self->t, self->image, to_errpath));
+	if (!target_ask(&self->t, "p", buf, sizeof(buf))) {
+		snprintf(path, sizeof(path), "/proc/%d/auxv", self->pid);
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, auxv, sizeof(auxv));
+		if (fd >= 0)
+			close(fd);
+		EXPECT_TRUE(false)
+			TH_LOG("restarted (answers %s, %zd bytes of auxv) instead of refused",
+			       buf, n);
+	}
+	status = target_end(&self->t);
+	self->t.pid = 0;
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("restarter status %#x", status);
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	fd = open(self->errpath, O_RDONLY);
+	ASSERT_LE(0, fd);
+	n = read(fd, self->msg, sizeof(self->msg) - 1);
+	close(fd);
+	self->msg[n > 0 ? n : 0] = '\0';
+	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("stderr: %s", self->msg);
+}
+
+/*
+ * CKPT_IOC_RESTART on the image in a child, the way engine_checks_the_
+ * image_itself (cr_errors) does it, without the CLI's checks first:
+ * refused with @err and @want, the child carrying on.
+ */
+static void engine_refuses(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(mm) *self, int err, const char *want)
+{
+	struct { int err; char msg[256]; } res = { 0, "" };
+	int p[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct ckpt_restart r = { .nr_threads = 1, .err_fd = -1 };
+		int null = open("/dev/null", O_RDWR);
+		int dev = open("/dev/ckpt", O_RDWR);
+
+		/* Should it restart, the counter sees its stdin end. */
+		dup2(null, 0);
+		close(p[0]);
+		r.fd = open(self->image, O_RDONLY);
+		r.errmsg = (unsigned long)res.msg;
+		r.errmsg_len = sizeof(res.msg);
+		res.err = ioctl(dev, CKPT_IOC_RESTART, &r) ? errno : 0;
+		if (write(p[1], &res, sizeof(res)) != sizeof(res))
+			_exit(2);
+		_exit(0);
+	}
+	close(p[1]);
+	EXPECT_EQ((ssize_t)sizeof(res), read(p[0], &res, sizeof(res)));
+	close(p[0]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("child status %#x", status);
+	EXPECT_EQ(err, res.err);
+	EXPECT_NE(NULL, strstr(res.msg, want)) TH_LOG("message: %s", res.msg);
+}
+
+TEST_F(mm, auxv_without_at_null_refused)
+{
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, edit_process(self->image, auxv_unterminated));
+	restart_refused(_metadata, self, "auxv not terminated (no AT_NULL entry)");
+	engine_refuses(_metadata, self, EBADMSG,
+		       "auxv not terminated (no AT_NULL entry)");
+}
+
+TEST_F(mm, auxv_longer_than_the_kernel_keeps_refused)
+{
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, edit_process(self->image, auxv_too_long));
+	restart_refused(_metadata, self,
+			"auxv longer than this kernel keeps");
+	engine_refuses(_metadata, self, E2BIG,
+		       "auxv longer than this kernel keeps");
+}
+
+TEST_F(mm, arg_range_inverted_refused)
+{
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, edit_process(self->image, arg_inverted));
+	restart_refused(_metadata, self,
+			"process arguments inverted (arg_end below arg_start)");
+	engine_refuses(_metadata, self, EBADMSG,
+		       "process arguments inverted (arg_end below arg_start)");
+}
+
+TEST_F(mm, address_below_mmap_min_addr_refused)
+{
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, edit_process(self->image, env_in_page_zero));
+	restart_refused(_metadata, self, "process address below mmap_min_addr");
+	engine_refuses(_metadata, self, EINVAL,
+		       "process address below mmap_min_addr");
+}
+
+/* The unedited image still restarts: the checks refuse only what they should. */
+TEST_F(mm, unedited_image_restarts)
+{
+	char buf[64];
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, target_restart(&self->t, self->image));
+	ASSERT_EQ(0, target_ask(&self->t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("1", buf);
+}
+
+TEST_HARNESS_MAIN
