@@ -134,8 +134,10 @@ static int read_all(struct ckpt_reader *r, void *buf, size_t len)
 
 	while (len) {
 		ret = kernel_read(r->file, buf, len, &r->pos);
-		if (ret < 0)
+		if (ret < 0) {
+			r->st.why = "cannot read the image";
 			return ret;
+		}
 		if (!ret) {
 			r->st.why = "image is truncated";
 			return -ENODATA;
@@ -404,8 +406,15 @@ int ckpt_read_pages(struct ckpt_reader *r, const struct ckpt_sect *s,
 	ret = read_all(r, p, sizeof(*p));
 	if (!ret)
 		ret = ckpt_img_pages_hdr(&r->st, s, p);
-	if (ret)
+	if (ret) {
+		/*
+		 * Not accepted, maybe half read (a short read, then an error:
+		 * any errno a FUSE server likes, -EFAULT too): nothing in it
+		 * may be used, not even to name the section in a message.
+		 */
+		memset(p, 0, sizeof(*p));
 		return ret;
+	}
 	len = s->len - sizeof(*p);
 	direct = (r->st.vmas[p->vma].prot & PROT_WRITE) &&
 		 r->file->f_op->read_iter;

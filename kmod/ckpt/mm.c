@@ -1027,12 +1027,16 @@ static void fill_free(struct fill *f)
 	}
 }
 
-/* "cannot write 16 pages at 7f00 (anonymous memory)", say */
+/*
+ * "cannot write 16 pages at 7f00 (anonymous memory)", say. @p passed
+ * ckpt_img_pages_hdr(), so its mapping is one of @vmas; checked again all
+ * the same, as a message is no reason to read out of bounds.
+ */
 static void name_pages(const char *what, const struct ckpt_img_pages *p,
-		       const struct ckpt_img_vma *vmas, const char **why,
-		       char *whybuf, size_t whylen)
+		       const struct ckpt_img_vma *vmas, u32 nr_vmas,
+		       const char **why, char *whybuf, size_t whylen)
 {
-	const char *path = vmas[p->vma].path;
+	const char *path = p->vma < nr_vmas ? vmas[p->vma].path : "";
 
 	snprintf(whybuf, whylen, "%s %u pages at %llx (%s)", what,
 		 p->nr_pages, p->addr, *path ? path : "anonymous memory");
@@ -1040,10 +1044,10 @@ static void name_pages(const char *what, const struct ckpt_img_pages *p,
 }
 
 static void cannot_write(const struct ckpt_img_pages *p,
-			 const struct ckpt_img_vma *vmas, const char **why,
-			 char *whybuf, size_t whylen)
+			 const struct ckpt_img_vma *vmas, u32 nr_vmas,
+			 const char **why, char *whybuf, size_t whylen)
 {
-	name_pages("cannot write", p, vmas, why, whybuf, whylen);
+	name_pages("cannot write", p, vmas, nr_vmas, why, whybuf, whylen);
 }
 
 int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
@@ -1107,11 +1111,18 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		}
 		if (!ret)
 			ret = ckpt_read_pages(r, &s, &p, &payload, &defer);
+		/*
+		 * -EFAULT names the pages only when their header was accepted
+		 * (ckpt_read_pages() leaves it zero otherwise): the same errno
+		 * comes from reading the image (a FUSE server may send any),
+		 * before the header is read whole, or checked.
+		 */
 		if (ret) {
-			if (ret == -EFAULT)
-				cannot_write(&p, vmas, why, whybuf, whylen);
+			if (ret == -EFAULT && p.nr_pages)
+				cannot_write(&p, vmas, nr_vmas, why, whybuf,
+					     whylen);
 			else
-				*why = r->st.why;
+				*why = r->st.why ?: "cannot read the image";
 			goto out;
 		}
 		if (defer >= 0 && lazy && ckpt_img_vma_lazy(&vmas[p.vma])) {
@@ -1126,7 +1137,8 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 			len = (size_t)p.nr_pages << PAGE_SHIFT;
 			if (access_process_vm(current, p.addr, payload, len,
 					      FOLL_FORCE | FOLL_WRITE) != len) {
-				cannot_write(&p, vmas, why, whybuf, whylen);
+				cannot_write(&p, vmas, nr_vmas, why, whybuf,
+					     whylen);
 				ret = -EFAULT;
 				goto out;
 			}
@@ -1142,7 +1154,8 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 	if (!ret && f.err) {
 		ret = f.err;
 		if (ret == -EFAULT) {
-			cannot_write(&f.bad.p, vmas, why, whybuf, whylen);
+			cannot_write(&f.bad.p, vmas, nr_vmas, why, whybuf,
+				     whylen);
 		} else {
 			char what[64];
 
@@ -1153,7 +1166,8 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 			else
 				snprintf(what, sizeof(what), "cannot fill (%pe) the section of",
 					 ERR_PTR(ret));
-			name_pages(what, &f.bad.p, vmas, why, whybuf, whylen);
+			name_pages(what, &f.bad.p, vmas, nr_vmas, why, whybuf,
+				   whylen);
 		}
 	}
 out:

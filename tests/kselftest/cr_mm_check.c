@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What a restart takes from the image for the mm itself (issue 12, finding
- * 3): the auxv that /proc/PID/auxv and core dumps read up to its AT_NULL
+ * 3, 8 and the fill workers' waits): the auxv that /proc/PID/auxv and core dumps read up to its AT_NULL
  * entry, and the code, data, heap, argument and environment ranges that
  * prctl(PR_SET_MM_MAP) would check. A real image of a simple process is
  * edited, its checksums made right again, so that only those checks can
@@ -20,8 +20,11 @@
 
 #include <linux/ckpt_image.h>
 
+#include <sys/mman.h>
+
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
+#include "ckpt_fuse.h"
 
 #define AT_IGNORE	1	/* <elf.h>: an entry readers skip */
 
@@ -63,7 +66,9 @@ FIXTURE_SETUP(mm)
 	snprintf(self->errpath, sizeof(self->errpath), "/tmp/cr_mm_check.%d.err",
 		 getpid());
 	ASSERT_EQ(0, target_start(&self->t, counter_target));
-	ASSERT_EQ(0, target_send(&self->t, "s"));
+	/* Counted before the checkpoint: the pipe's content is not kept. */
+	ASSERT_EQ(0, target_ask(&self->t, "sp", self->msg, sizeof(self->msg)));
+	ASSERT_STREQ("1", self->msg);
 	self->pid = self->t.pid;
 	ASSERT_EQ(0, ckpt_checkpoint_to(self->t.pid, self->image,
 					CKPT_CHECKPOINT_KILL, self->msg,
@@ -284,6 +289,100 @@ TEST_F(mm, unedited_image_restarts)
 	ASSERT_EQ(0, target_restart(&self->t, self->image));
 	ASSERT_EQ(0, target_ask(&self->t, "p", buf, sizeof(buf)));
 	EXPECT_STREQ("1", buf);
+}
+
+/*
+ * Images on a FUSE file system (ckpt_fuse.h) whose server misbehaves, of a
+ * process with 24 runs of pages (24 PAGES sections): enough for the
+ * restart to fill memory with a kernel worker besides the restarter.
+ */
+#define RUNS	24
+
+static void runs_target(void)
+{
+	char *m = mmap(NULL, 2 * RUNS * 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int i;
+
+	if (m == MAP_FAILED)
+		_exit(4);
+	for (i = 0; i < RUNS; i++)
+		memset(m + 2 * i * 4096, 'a' + i, 4096);
+	counter_target();
+}
+
+FIXTURE(fuse) {
+	struct target t;
+	pid_t pid;		/* the image's */
+	char image[64];
+	char msg[512];
+	struct fuse_srv srv;
+	unsigned long long pages;	/* the first PAGES payload */
+};
+
+FIXTURE_SETUP(fuse)
+{
+	const char *path = ckpt_module_path();
+	size_t len = 0;
+	off_t pos = 0;
+	void *p;
+
+	if (!path)
+		SKIP(return, "CKPT_MODULE does not name a readable ckpt.ko");
+	if (!ckpt_module_loaded())
+		ASSERT_EQ(0, ckpt_load_module(path));
+	snprintf(self->image, sizeof(self->image), "/tmp/cr_mm_check.%d.img",
+		 getpid());
+	ASSERT_EQ(0, target_start(&self->t, runs_target));
+	/* Counted before the checkpoint: the pipe's content is not kept. */
+	ASSERT_EQ(0, target_ask(&self->t, "sp", self->msg, sizeof(self->msg)));
+	ASSERT_STREQ("1", self->msg);
+	self->pid = self->t.pid;
+	ASSERT_EQ(0, ckpt_checkpoint_to(self->t.pid, self->image,
+					CKPT_CHECKPOINT_KILL, self->msg,
+					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
+	target_end(&self->t);
+	self->t.pid = 0;
+	p = ckpt_section_payload(self->image, CKPT_SECT_PAGES, &pos, &len);
+	ASSERT_NE(NULL, p);
+	free(p);
+	self->pages = pos + sizeof(struct ckpt_sect);
+}
+
+FIXTURE_TEARDOWN(fuse)
+{
+	if (self->t.pid > 0) {
+		kill(self->t.pid, SIGKILL);
+		target_end(&self->t);
+	}
+	fuse_stop(&self->srv);
+	unlink(self->image);
+}
+
+/*
+ * Finding 8: the first PAGES header is read short (15 bytes, its mapping
+ * index 0xffffff) and then fails with EFAULT, which a FUSE server may
+ * send. The engine used to take that for "cannot write" and name the
+ * pages by vmas[0xffffff].path, 9 GB past its table, for the message;
+ * now the header is not used, and the read error is named.
+ */
+TEST_F(fuse, pages_header_read_error_names_no_mapping)
+{
+	char err[512];
+	int ret, status;
+
+	CKPT_SETUP_SKIPPED();
+
+	ret = fuse_start(&self->srv, self->image, FUSE_SHORT_EFAULT,
+			 self->pages, 0);
+	if (ret == 1)
+		SKIP(return, "no FUSE in this kernel");
+	ASSERT_EQ(0, ret);
+	status = ckpt_run_restart(self->srv.path, "--no-verify", err, sizeof(err));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	EXPECT_NE(NULL, strstr(err, "cannot read the image")) TH_LOG("%s", err);
+	EXPECT_EQ(NULL, strstr(err, "cannot write")) TH_LOG("%s", err);
 }
 
 TEST_HARNESS_MAIN
