@@ -15,6 +15,7 @@
 
 #include "chardev.h"
 #include "image.h"
+#include "mm.h"
 #include "netlink.h"
 
 char ckpt_boot_id[CKPT_BOOT_ID_LEN];
@@ -50,9 +51,13 @@ static int __init ckpt_init(void)
 
 	read_boot_id();
 
-	ret = ckpt_netlink_init();
+	ret = ckpt_mm_init();
 	if (ret)
 		return ret;
+
+	ret = ckpt_netlink_init();
+	if (ret)
+		goto err_uninit_mm;
 
 	ret = ckpt_chardev_init();
 	if (ret)
@@ -64,6 +69,8 @@ static int __init ckpt_init(void)
 
 err_uninit_netlink:
 	ckpt_netlink_uninit();
+err_uninit_mm:
+	ckpt_mm_uninit();
 	return ret;
 }
 
@@ -71,6 +78,7 @@ static void __exit ckpt_exit(void)
 {
 	ckpt_chardev_uninit();
 	ckpt_netlink_uninit();
+	ckpt_mm_uninit();
 	pr_info("engine unloaded\n");
 }
 

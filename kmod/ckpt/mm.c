@@ -868,13 +868,22 @@ struct fill_worker {
 	struct page **pages;
 };
 
+/*
+ * Shared by the restarter and its workers, and freed by whichever lets go
+ * last: a restarter killed while it waits leaves the workers to finish the
+ * piece they are reading (from an image on a stalled file system, maybe
+ * much later) with everything they use still theirs.
+ */
 struct fill {
-	struct file *file;
+	refcount_t ref;		/* the restarter's, and one per queued worker */
+	struct file *file;	/* the image, held */
 	struct ckpt_image_map map;
-	struct mm_struct *mm;
+	struct mm_struct *mm;	/* held (mmgrab); workers mmget() it to use it */
 	struct fill_item *items;
 	u32 nr;
 	atomic_t next;
+	atomic_t busy;		/* workers still on this batch */
+	wait_queue_head_t idle;	/* woken when busy drops to 0 */
 	spinlock_t lock;
 	int err;
 	const char *why;
@@ -882,6 +891,20 @@ struct fill {
 	unsigned int nr_workers;
 	struct fill_worker w[FILL_WORKERS];
 };
+
+/* Workers run on the engine's own queue, which module unload drains. */
+static struct workqueue_struct *fill_wq;
+
+int ckpt_mm_init(void)
+{
+	fill_wq = alloc_workqueue("ckpt_fill", WQ_UNBOUND, 0);
+	return fill_wq ? 0 : -ENOMEM;
+}
+
+void ckpt_mm_uninit(void)
+{
+	destroy_workqueue(fill_wq);
+}
 
 static int fill_item(struct fill *f, const struct fill_item *it,
 		     struct page **pages, const char **why)
@@ -902,6 +925,19 @@ static int fill_item(struct fill *f, const struct fill_item *it,
  */
 #define FILL_SPAN	16
 
+static void fill_fail(struct fill *f, int err, const char *why,
+		      const struct fill_item *it)
+{
+	spin_lock(&f->lock);
+	if (!f->err) {
+		f->err = err;
+		f->why = why;
+		if (it)
+			f->bad = *it;
+	}
+	spin_unlock(&f->lock);
+}
+
 static void fill_run(struct fill *f, struct page **pages)
 {
 	for (;;) {
@@ -912,42 +948,66 @@ static void fill_run(struct fill *f, struct page **pages)
 
 		for (; i < end && !ret && !READ_ONCE(f->err); i++)
 			ret = fill_item(f, &f->items[i], pages, &why);
-		if (ret) {
-			spin_lock(&f->lock);
-			if (!f->err) {
-				f->err = ret;
-				f->why = why;
-				f->bad = f->items[i - 1];
-			}
-			spin_unlock(&f->lock);
-		}
+		if (ret)
+			fill_fail(f, ret, why, &f->items[i - 1]);
 		if (i >= f->nr || READ_ONCE(f->err))
 			return;
 		cond_resched();
 	}
 }
 
+static void fill_put(struct fill *f)
+{
+	unsigned int i;
+
+	if (!refcount_dec_and_test(&f->ref))
+		return;
+	for (i = 0; i < f->nr_workers; i++)
+		kvfree(f->w[i].pages);
+	kvfree(f->items);
+	fput(f->file);
+	mmdrop(f->mm);
+	kfree(f);
+}
+
 static void fill_work_fn(struct work_struct *work)
 {
 	struct fill_worker *w = container_of(work, struct fill_worker, work);
+	struct fill *f = w->f;
 
-	kthread_use_mm(w->f->mm);
-	fill_run(w->f, w->pages);
-	kthread_unuse_mm(w->f->mm);
+	/* A restarter killed while waiting may have dropped its mm. */
+	if (mmget_not_zero(f->mm)) {
+		kthread_use_mm(f->mm);
+		fill_run(f, w->pages);
+		kthread_unuse_mm(f->mm);
+		mmput(f->mm);
+	}
+	if (atomic_dec_and_test(&f->busy))
+		wake_up(&f->idle);
+	fill_put(f);
 }
 
-/* Fills what was collected, with the workers, then empties the batch. */
+/*
+ * Fills what was collected, with the workers, then empties the batch. The
+ * wait for the workers is killable: a killed restarter stops them at their
+ * next piece and leaves without them (-EINTR).
+ */
 static int fill_batch(struct fill *f, struct page **pages)
 {
 	unsigned int i, n = min_t(unsigned int, f->nr_workers,
 				  DIV_ROUND_UP(f->nr, FILL_SPAN) - 1);
 
 	atomic_set(&f->next, 0);
-	for (i = 0; i < n; i++)
-		queue_work(system_unbound_wq, &f->w[i].work);
+	atomic_set(&f->busy, n);
+	for (i = 0; i < n; i++) {
+		refcount_inc(&f->ref);
+		queue_work(fill_wq, &f->w[i].work);
+	}
 	fill_run(f, pages);
-	for (i = 0; i < n; i++)
-		flush_work(&f->w[i].work);
+	if (wait_event_killable(f->idle, !atomic_read(&f->busy))) {
+		fill_fail(f, -EINTR, "killed while the image was read", NULL);
+		return -EINTR;
+	}
 	f->nr = 0;
 	return f->err;
 }
@@ -981,50 +1041,64 @@ static void map_image(struct fill *f)
 	f->map.size = size;
 }
 
-static int fill_init(struct fill *f, struct ckpt_reader *r)
-{
-	unsigned int i;
-
-	memset(f, 0, sizeof(*f));
-	spin_lock_init(&f->lock);
-	f->file = r->file;
-	f->mm = current->mm;
-	map_image(f);
-	f->items = kvmalloc_array(FILL_BATCH, sizeof(*f->items), GFP_KERNEL);
-	if (!f->items)
-		return -ENOMEM;
-	i = READ_ONCE(restart_threads) > 0 ? READ_ONCE(restart_threads) :
-					       num_online_cpus();
-	f->nr_workers = min_t(unsigned int, i - 1, FILL_WORKERS);
-	for (i = 0; i < f->nr_workers; i++) {
-		f->w[i].f = f;
-		INIT_WORK(&f->w[i].work, fill_work_fn);
-		f->w[i].pages = kvmalloc_array(CKPT_IMG_MAX_RUN_PAGES,
-					       sizeof(struct page *), GFP_KERNEL);
-		if (!f->w[i].pages)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
+/*
+ * The restarter lets go: the image mapping goes (unless it was killed: its
+ * mm goes as it exits), then its reference (the workers may hold more).
+ */
 static void fill_free(struct fill *f)
 {
-	unsigned int i;
-
-	for (i = 0; i < f->nr_workers; i++)
-		kvfree(f->w[i].pages);
-	kvfree(f->items);
-	if (f->map.base) {
+	if (f->map.base && !fatal_signal_pending(current)) {
 		vm_munmap(f->map.base, PAGE_ALIGN(f->map.size));
 		/*
 		 * The image was never the process's memory: its peak (VmHWM,
 		 * VmPeak, ru_maxrss) starts from what it has now.
 		 */
-		mmap_write_lock(f->mm);
-		reset_mm_hiwater_rss(f->mm);
-		f->mm->hiwater_vm = f->mm->total_vm;
-		mmap_write_unlock(f->mm);
+		if (!mmap_write_lock_killable(f->mm)) {
+			reset_mm_hiwater_rss(f->mm);
+			f->mm->hiwater_vm = f->mm->total_vm;
+			mmap_write_unlock(f->mm);
+		}
 	}
+	fill_put(f);
+}
+
+static struct fill *fill_init(struct ckpt_reader *r)
+{
+	struct fill *f;
+	unsigned int i;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
+	if (!f)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&f->ref, 1);
+	init_waitqueue_head(&f->idle);
+	spin_lock_init(&f->lock);
+	f->file = get_file(r->file);
+	f->mm = current->mm;
+	mmgrab(f->mm);
+	map_image(f);
+	f->items = kvmalloc_array(FILL_BATCH, sizeof(*f->items),
+				  GFP_KERNEL_ACCOUNT);
+	if (!f->items)
+		goto nomem;
+	i = READ_ONCE(restart_threads) > 0 ? READ_ONCE(restart_threads) :
+					       num_online_cpus();
+	for (; f->nr_workers < min_t(unsigned int, i - 1, FILL_WORKERS);
+	     f->nr_workers++) {
+		struct fill_worker *w = &f->w[f->nr_workers];
+
+		w->f = f;
+		INIT_WORK(&w->work, fill_work_fn);
+		w->pages = kvmalloc_array(CKPT_IMG_MAX_RUN_PAGES,
+					  sizeof(struct page *),
+					  GFP_KERNEL_ACCOUNT);
+		if (!w->pages)
+			goto nomem;
+	}
+	return f;
+nomem:
+	fill_free(f);
+	return ERR_PTR(-ENOMEM);
 }
 
 /*
@@ -1058,7 +1132,7 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 {
 	struct mm_struct *mm = current->mm;
 	struct ckpt_sect s;
-	struct fill f = {};
+	struct fill *f;
 	void *payload;
 	int ret, pass;
 	u32 i;
@@ -1093,9 +1167,9 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 			return ret;
 	}
 
-	ret = fill_init(&f, r);
-	if (ret)
-		goto out;
+	f = fill_init(r);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
 	for (;;) {
 		struct ckpt_img_pages p = {};
 		loff_t defer;
@@ -1128,10 +1202,10 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		if (defer >= 0 && lazy && ckpt_img_vma_lazy(&vmas[p.vma])) {
 			/* The restarter's, from its verified image. */
 		} else if (defer >= 0) {
-			f.items[f.nr++] = (struct fill_item) {
+			f->items[f->nr++] = (struct fill_item) {
 				.pos = defer, .p = p, .csum = s.csum,
 			};
-			if (f.nr == FILL_BATCH && fill_batch(&f, r->pages))
+			if (f->nr == FILL_BATCH && fill_batch(f, r->pages))
 				break;
 		} else if (payload) {
 			len = (size_t)p.nr_pages << PAGE_SHIFT;
@@ -1149,29 +1223,33 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 			goto out;
 		}
 	}
-	if (!ret && f.nr)
-		fill_batch(&f, r->pages);
-	if (!ret && f.err) {
-		ret = f.err;
-		if (ret == -EFAULT) {
-			cannot_write(&f.bad.p, vmas, nr_vmas, why, whybuf,
+	/* Not after a failed batch: its workers may still be at it. */
+	if (!ret && f->nr && !READ_ONCE(f->err))
+		fill_batch(f, r->pages);
+	if (!ret && READ_ONCE(f->err)) {
+		ret = f->err;
+		if (!f->bad.p.nr_pages) {
+			/* Killed waiting for the workers: no section to name. */
+			*why = f->why;
+		} else if (ret == -EFAULT) {
+			cannot_write(&f->bad.p, vmas, nr_vmas, why, whybuf,
 				     whylen);
 		} else {
 			char what[64];
 
 			/* Name the section by the memory it holds. */
-			if (f.why)
+			if (f->why)
 				snprintf(what, sizeof(what), "%s, in the section of",
-					 f.why);
+					 f->why);
 			else
 				snprintf(what, sizeof(what), "cannot fill (%pe) the section of",
 					 ERR_PTR(ret));
-			name_pages(what, &f.bad.p, vmas, nr_vmas, why, whybuf,
+			name_pages(what, &f->bad.p, vmas, nr_vmas, why, whybuf,
 				   whylen);
 		}
 	}
 out:
-	fill_free(&f);
+	fill_free(f);
 	if (ret)
 		return ret;
 

@@ -25,6 +25,10 @@ struct ckpt_mm_capture {
 	struct ckpt_img_vdso *vdso;	/* the VDSO section */
 };
 
+/* The restart's fill workers' queue, made at load, drained at unload. */
+int ckpt_mm_init(void);
+void ckpt_mm_uninit(void);
+
 /* The VMA table and mm fields, with the target's threads parked. */
 int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 		    struct ckpt_mm_capture *c, struct ckpt_img_process *proc,

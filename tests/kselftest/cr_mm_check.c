@@ -385,4 +385,69 @@ TEST_F(fuse, pages_header_read_error_names_no_mapping)
 	EXPECT_EQ(NULL, strstr(err, "cannot write")) TH_LOG("%s", err);
 }
 
+/* Whether @pid is gone or a zombie. */
+static bool dead(pid_t pid)
+{
+	char path[64], buf[256], *state;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	state = strrchr(buf, ')');
+	return !state || state[1] != ' ' || state[2] == 'Z' || state[2] == 'X';
+}
+
+/*
+ * The lower finding: a fill worker's read of the image stalls (a FUSE
+ * server that does not answer the kernel worker's READs; the restarter's
+ * own are answered). The restarter, waiting for the worker, must still
+ * die of SIGKILL, and the worker, answered afterwards, finish without
+ * touching what the restarter freed (KASAN in the debug kernel).
+ */
+TEST_F(fuse, restart_killable_while_a_fill_worker_stalls)
+{
+	char *argv[] = { "ckpt", "restart", "--no-verify", self->srv.path, NULL };
+	int ret, i, status = 0;
+	pid_t got = 0;
+
+	CKPT_SETUP_SKIPPED();
+
+	ret = fuse_start(&self->srv, self->image, FUSE_STALL, self->pages,
+			 self->pid);
+	if (ret == 1)
+		SKIP(return, "no FUSE in this kernel");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, target_spawn(&self->t, NULL, argv));
+	ASSERT_EQ(0, fuse_wait_stalled(&self->srv, 120000))
+		TH_LOG("no fill worker read the image");
+	/* The restarter finishes its own share, then waits for the worker. */
+	usleep(500000);
+	ASSERT_EQ(0, kill(self->pid, SIGKILL));
+	for (i = 0; i < 200 && !dead(self->pid); i++)
+		usleep(50000);
+	EXPECT_TRUE(dead(self->pid))
+		TH_LOG("pid %d still alive 10 s after SIGKILL, its fill worker stalled",
+		       self->pid);
+	fuse_release(&self->srv);
+	for (i = 0; i < 200 && got != self->t.pid; i++) {
+		got = waitpid(self->t.pid, &status, WNOHANG);
+		if (got != self->t.pid)
+			usleep(50000);
+	}
+	EXPECT_EQ(self->t.pid, got);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status))
+		TH_LOG("ckpt restart status %#x", status);
+	close(self->t.in);
+	close(self->t.out);
+	self->t.pid = 0;
+	/* The worker, answered EIO, has let go of everything. */
+	usleep(500000);
+}
+
 TEST_HARNESS_MAIN
