@@ -230,7 +230,7 @@ static int count_pages(struct ckpt_mm_capture *c)
 	u32 i;
 	int ret = 0;
 
-	pm = kmalloc_array(PM_CHUNK, sizeof(u64), GFP_KERNEL);
+	pm = kmalloc_array(PM_CHUNK, sizeof(u64), GFP_KERNEL_ACCOUNT);
 	if (!pm)
 		return -ENOMEM;
 	c->nr_pages = 0;
@@ -257,12 +257,12 @@ int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 	int ret = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->path_buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	c->path_buf = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
 	if (!c->path_buf)
 		return -ENOMEM;
 
 	mmap_read_lock(mm);
-	c->vmas = kvcalloc(mm->map_count, sizeof(*c->vmas), GFP_KERNEL);
+	c->vmas = kvcalloc(mm->map_count, sizeof(*c->vmas), GFP_KERNEL_ACCOUNT);
 	if (!c->vmas) {
 		ret = -ENOMEM;
 		goto out_unlock;
@@ -593,8 +593,9 @@ int ckpt_mm_write_pages(struct task_struct *task, struct ckpt_mm_capture *c,
 	u32 i;
 	int ret = 0;
 
-	pm = kmalloc_array(PM_CHUNK, sizeof(u64), GFP_KERNEL);
-	r.data = kvmalloc((size_t)CKPT_IMG_MAX_RUN_PAGES << PAGE_SHIFT, GFP_KERNEL);
+	pm = kmalloc_array(PM_CHUNK, sizeof(u64), GFP_KERNEL_ACCOUNT);
+	r.data = kvmalloc((size_t)CKPT_IMG_MAX_RUN_PAGES << PAGE_SHIFT,
+			  GFP_KERNEL_ACCOUNT);
 	if (!pm || !r.data) {
 		ret = -ENOMEM;
 		goto out;
@@ -641,7 +642,7 @@ static int unmap_all(struct mm_struct *mm)
 
 	mmap_read_lock(mm);
 	ckpt_vdso_ranges(mm, &vdso, &vdso_size, &vvar, &vvar_size);
-	r = kvcalloc(mm->map_count, sizeof(*r), GFP_KERNEL);
+	r = kvcalloc(mm->map_count, sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (r) {
 		VMA_ITERATOR(vmi, mm, 0);
 

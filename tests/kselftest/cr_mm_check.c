@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What a restart takes from the image for the mm itself (issue 12, finding
- * 3, 8 and the fill workers' waits): the auxv that /proc/PID/auxv and core dumps read up to its AT_NULL
+ * 3, 8, the fill workers' waits and the reader's part of 7): the auxv that /proc/PID/auxv and core dumps read up to its AT_NULL
  * entry, and the code, data, heap, argument and environment ranges that
  * prctl(PR_SET_MM_MAP) would check. A real image of a simple process is
  * edited, its checksums made right again, so that only those checks can
@@ -277,6 +277,93 @@ TEST_F(mm, address_below_mmap_min_addr_refused)
 	restart_refused(_metadata, self, "process address below mmap_min_addr");
 	engine_refuses(_metadata, self, EINVAL,
 		       "process address below mmap_min_addr");
+}
+
+/* VmallocUsed of /proc/meminfo, in kB. */
+static long vmalloc_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmallocUsed: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * Finding 7, as far as the image reader goes: an image on a pipe whose
+ * HEADER claims 65536 mappings and whose VMAS section says it has them
+ * (37 MB), and which then stalls 4 KiB into it. The engine used to
+ * allocate the whole 37 MB before reading any of it, and keep it while
+ * the pipe stalled; now its buffer grows with what arrives.
+ */
+TEST_F(mm, stalled_image_pins_what_it_sent)
+{
+	const size_t vlen = 65536 * sizeof(struct ckpt_img_vma);
+	struct ckpt_img_header *h;
+	struct ckpt_sect vs;
+	size_t len = 0, n;
+	long before, during;
+	off_t pos = 0, vpos;
+	int p[2], fd, status;
+	char *buf;
+	pid_t pid;
+	void *v;
+
+	CKPT_SETUP_SKIPPED();
+
+	h = ckpt_section_payload(self->image, CKPT_SECT_HEADER, &pos, &len);
+	ASSERT_NE(NULL, h);
+	h->nr_vmas = 65536;
+	ASSERT_EQ(0, ckpt_section_rewrite(self->image, pos, h, len));
+	free(h);
+	v = ckpt_section_payload(self->image, CKPT_SECT_VMAS, &vpos, &len);
+	ASSERT_NE(NULL, v);
+	free(v);
+	fd = open(self->image, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)sizeof(vs), pread(fd, &vs, sizeof(vs), vpos));
+	vs.len = vlen;
+	vs.hcsum = 0;
+	vs.hcsum = ckpt_csum(&vs, sizeof(vs));
+	ASSERT_EQ((ssize_t)sizeof(vs), pwrite(fd, &vs, sizeof(vs), vpos));
+	n = vpos + sizeof(vs) + 4096;
+	buf = malloc(n);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ((ssize_t)n, pread(fd, buf, n, 0));
+	close(fd);
+
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_LE((long)n, fcntl(p[1], F_SETPIPE_SZ, 1 << 20));
+	before = vmalloc_kb();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct ckpt_restart r = { .nr_threads = 1, .err_fd = -1 };
+		int dev = open("/dev/ckpt", O_RDWR);
+
+		close(p[1]);
+		r.fd = p[0];
+		_exit(ioctl(dev, CKPT_IOC_RESTART, &r) ? 1 : 0);
+	}
+	close(p[0]);
+	ASSERT_EQ((ssize_t)n, write(p[1], buf, n));
+	free(buf);
+	/* The engine reads the front sections, and waits in VMAS. */
+	usleep(1500000);
+	during = vmalloc_kb();
+	kill(pid, SIGKILL);
+	close(p[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_LT(during - before, 8 * 1024)
+		TH_LOG("%ld kB of vmalloc while a 37 MB VMAS section stalled 4 KiB in",
+		       during - before);
+	EXPECT_TRUE(WIFSIGNALED(status)) TH_LOG("status %#x", status);
 }
 
 /* The unedited image still restarts: the checks refuse only what they should. */
