@@ -205,11 +205,14 @@ $(O)/tests/workloads/%: tests/workloads/%.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $<
 
-$(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a
+# The image checksum (csum.c) too, for tests that edit images.
+$(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
+		$(O)/cli/csum.o
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -Wno-unused-parameter -pthread -I$(dir $(KSFT_HDR)) \
-		-Ilib/libckpt $(NL_CFLAGS) -o $@ $< $(O)/lib/libckpt.a $(NL_LIBS)
+		-Ilib/libckpt $(NL_CFLAGS) -o $@ $< $(O)/lib/libckpt.a \
+		$(O)/cli/csum.o $(NL_LIBS)
 
 -include $(LIBCKPT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d)
 

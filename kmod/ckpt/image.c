@@ -15,6 +15,7 @@
 
 #include "auth.h"
 #include "image.h"
+#include "mm.h"
 
 static const u8 zero_pad[8];
 
@@ -185,10 +186,11 @@ int ckpt_reader_init(struct ckpt_reader *r, int fd)
 		return -EBADF;
 	}
 	r->auth = auth;
+	/* Charged to the caller's memory cgroup, as everything a read makes. */
 	r->pages_buf = kvmalloc(ckpt_img_max_len(&r->st, CKPT_SECT_PAGES),
-				GFP_KERNEL);
+				GFP_KERNEL_ACCOUNT);
 	r->pages = kvmalloc_array(CKPT_IMG_MAX_RUN_PAGES, sizeof(*r->pages),
-				  GFP_KERNEL);
+				  GFP_KERNEL_ACCOUNT);
 	if (!r->pages_buf || !r->pages) {
 		kvfree(r->pages_buf);
 		kvfree(r->pages);
@@ -218,8 +220,10 @@ static int read_all(struct ckpt_reader *r, void *buf, size_t len)
 
 	while (len) {
 		ret = kernel_read(r->file, buf, len, &r->pos);
-		if (ret < 0)
+		if (ret < 0) {
+			r->st.why = "cannot read the image";
 			return ret;
+		}
 		if (!ret) {
 			r->st.why = "image is truncated";
 			return -ENODATA;
@@ -295,25 +299,61 @@ static int read_pad(struct ckpt_reader *r, u64 len)
 	return ret;
 }
 
+#define READ_STEP	(64 * 1024)
+
+/*
+ * A payload of @len bytes (ckpt_img_next() bounded it by its kind and the
+ * header's counts) into a new buffer, which grows as the data comes,
+ * doubling from 64 KiB: an image that stalls (on a pipe, say) pins no
+ * more than it sent, whatever its headers claim.
+ */
+static int read_new(struct ckpt_reader *r, u64 len, void **out)
+{
+	size_t have = 0, size = min_t(u64, max_t(u64, len, 1), READ_STEP);
+	void *buf = kvmalloc(size, GFP_KERNEL_ACCOUNT), *bigger;
+	int ret;
+
+	while (buf) {
+		ret = read_all(r, buf + have, min_t(u64, size, len) - have);
+		if (ret) {
+			kvfree(buf);
+			return ret;
+		}
+		have = min_t(u64, size, len);
+		if (have == len) {
+			*out = buf;
+			return 0;
+		}
+		size = min_t(u64, (u64)size * 2, len);
+		bigger = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+		if (bigger)
+			memcpy(bigger, buf, have);
+		kvfree(buf);
+		buf = bigger;
+	}
+	return -ENOMEM;
+}
+
 int ckpt_read_payload(struct ckpt_reader *r, const struct ckpt_sect *s,
 		      void **payload)
 {
-	void *buf;
+	void *buf = NULL;
 	int ret;
 
 	*payload = NULL;
 	if (s->type == CKPT_SECT_PAGES) {
 		buf = r->pages_buf;
+		ret = read_all(r, buf, s->len);
 	} else {
-		buf = kvmalloc(max_t(u64, s->len, 1), GFP_KERNEL);
-		if (!buf)
-			return -ENOMEM;
+		ret = read_new(r, s->len, &buf);
 	}
-	ret = read_all(r, buf, s->len);
 	if (!ret)
 		ret = read_pad(r, s->len);
 	if (!ret)
 		ret = ckpt_img_payload(&r->st, s, buf);
+	/* What only the running kernel can say, before anything changes. */
+	if (!ret && s->type == CKPT_SECT_PROCESS)
+		ret = ckpt_mm_check_process(buf, &r->st.why);
 	if (!ret && r->auth)
 		ret = auth_payload(r, s, buf);
 	if (ret) {
@@ -524,8 +564,15 @@ int ckpt_read_pages(struct ckpt_reader *r, const struct ckpt_sect *s,
 	ret = read_all(r, p, sizeof(*p));
 	if (!ret)
 		ret = ckpt_img_pages_hdr(&r->st, s, p);
-	if (ret)
+	if (ret) {
+		/*
+		 * Not accepted, maybe half read (a short read, then an error:
+		 * any errno a FUSE server likes, -EFAULT too): nothing in it
+		 * may be used, not even to name the section in a message.
+		 */
+		memset(p, 0, sizeof(*p));
 		return ret;
+	}
 	len = s->len - sizeof(*p);
 	direct = (r->st.vmas[p->vma].prot & PROT_WRITE) &&
 		 r->file->f_op->read_iter;

@@ -268,6 +268,28 @@ static int check_header(struct ckpt_img_state *st,
 	return 0;
 }
 
+/*
+ * The saved auxiliary vector (/proc/PID/auxv, core dumps): (type, value)
+ * pairs ended by an AT_NULL type, which readers of the kernel's copy look
+ * for and do not otherwise bound. Whether the pairs up to it fit the
+ * running kernel's mm->saved_auxv is the engine's to check (mm.c).
+ */
+static int check_auxv(struct ckpt_img_state *st, const __u64 *auxv)
+{
+	unsigned int i;
+
+	for (i = 0; i + 1 < CKPT_IMG_AUXV_WORDS; i += 2)
+		if (!auxv[i])
+			return 0;
+	return FAIL(st, EBADMSG, "auxv not terminated (no AT_NULL entry)");
+}
+
+/*
+ * The mm fields as prctl(PR_SET_MM_MAP) takes them (kernel/sys.c,
+ * validate_prctl_map_addr()): every address in user space, and the
+ * ranges in order. What depends on the running kernel and the restarter
+ * (TASK_SIZE, mmap_min_addr, RLIMIT_DATA) is the engine's (mm.c).
+ */
 static int check_process(struct ckpt_img_state *st,
 			 const struct ckpt_img_process *p)
 {
@@ -279,12 +301,20 @@ static int check_process(struct ckpt_img_state *st,
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(range); i++)
-		if (*range[i] > CKPT_IMG_ADDR_MAX)
+		if (*range[i] >= CKPT_IMG_ADDR_MAX)
 			return FAIL(st, EBADMSG, "process address out of user space");
-	if (p->start_code > p->end_code || p->start_data > p->end_data ||
-	    p->start_brk > p->brk || p->arg_start > p->arg_end ||
-	    p->env_start > p->env_end)
-		return FAIL(st, EBADMSG, "process address ranges inverted");
+	if (p->start_code > p->end_code)
+		return FAIL(st, EBADMSG, "process code inverted (end_code below start_code)");
+	if (p->start_data > p->end_data)
+		return FAIL(st, EBADMSG, "process data inverted (end_data below start_data)");
+	if (p->start_brk > p->brk)
+		return FAIL(st, EBADMSG, "process heap inverted (brk below start_brk)");
+	if (p->arg_start > p->arg_end)
+		return FAIL(st, EBADMSG, "process arguments inverted (arg_end below arg_start)");
+	if (p->env_start > p->env_end)
+		return FAIL(st, EBADMSG, "process environment inverted (env_end below env_start)");
+	if (check_auxv(st, p->auxv))
+		return -EBADMSG;
 	if (p->vdso % CKPT_IMG_PAGE_SIZE || p->vdso_size % CKPT_IMG_PAGE_SIZE ||
 	    p->vvar % CKPT_IMG_PAGE_SIZE || p->vvar_size % CKPT_IMG_PAGE_SIZE ||
 	    !p->vdso || !p->vdso_size || p->vdso_size > (1 << 20) ||

@@ -17,6 +17,7 @@
 #include "chardev.h"
 #include "image.h"
 #include "lazy.h"
+#include "mm.h"
 #include "netlink.h"
 
 char ckpt_boot_id[CKPT_BOOT_ID_LEN];
@@ -56,9 +57,13 @@ static int __init ckpt_init(void)
 	if (ret)
 		return ret;
 
-	ret = ckpt_netlink_init();
+	ret = ckpt_mm_init();
 	if (ret)
 		goto err_uninit_auth;
+
+	ret = ckpt_netlink_init();
+	if (ret)
+		goto err_uninit_mm;
 
 	ret = ckpt_chardev_init();
 	if (ret)
@@ -70,6 +75,8 @@ static int __init ckpt_init(void)
 
 err_uninit_netlink:
 	ckpt_netlink_uninit();
+err_uninit_mm:
+	ckpt_mm_uninit();
 err_uninit_auth:
 	ckpt_auth_uninit();
 	return ret;
@@ -79,6 +86,7 @@ static void __exit ckpt_exit(void)
 {
 	ckpt_chardev_uninit();
 	ckpt_netlink_uninit();
+	ckpt_mm_uninit();
 	ckpt_lazy_uninit();
 	ckpt_auth_uninit();
 	pr_info("engine unloaded\n");

@@ -17,6 +17,7 @@
  * debugger writes into read-only text.
  */
 
+#include <linux/auxvec.h>
 #include <linux/fs.h>
 #include <linux/file.h>
 #include <linux/kthread.h>
@@ -24,6 +25,7 @@
 #include <linux/mman.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/userfaultfd_k.h>
@@ -228,7 +230,7 @@ static int count_pages(struct ckpt_mm_capture *c)
 	u32 i;
 	int ret = 0;
 
-	pm = kmalloc_array(PM_CHUNK, sizeof(u64), GFP_KERNEL);
+	pm = kmalloc_array(PM_CHUNK, sizeof(u64), GFP_KERNEL_ACCOUNT);
 	if (!pm)
 		return -ENOMEM;
 	c->nr_pages = 0;
@@ -255,12 +257,12 @@ int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 	int ret = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->path_buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	c->path_buf = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
 	if (!c->path_buf)
 		return -ENOMEM;
 
 	mmap_read_lock(mm);
-	c->vmas = kvcalloc(mm->map_count, sizeof(*c->vmas), GFP_KERNEL);
+	c->vmas = kvcalloc(mm->map_count, sizeof(*c->vmas), GFP_KERNEL_ACCOUNT);
 	if (!c->vmas) {
 		ret = -ENOMEM;
 		goto out_unlock;
@@ -591,8 +593,9 @@ int ckpt_mm_write_pages(struct task_struct *task, struct ckpt_mm_capture *c,
 	u32 i;
 	int ret = 0;
 
-	pm = kmalloc_array(PM_CHUNK, sizeof(u64), GFP_KERNEL);
-	r.data = kvmalloc((size_t)CKPT_IMG_MAX_RUN_PAGES << PAGE_SHIFT, GFP_KERNEL);
+	pm = kmalloc_array(PM_CHUNK, sizeof(u64), GFP_KERNEL_ACCOUNT);
+	r.data = kvmalloc((size_t)CKPT_IMG_MAX_RUN_PAGES << PAGE_SHIFT,
+			  GFP_KERNEL_ACCOUNT);
 	if (!pm || !r.data) {
 		ret = -ENOMEM;
 		goto out;
@@ -639,7 +642,7 @@ static int unmap_all(struct mm_struct *mm)
 
 	mmap_read_lock(mm);
 	ckpt_vdso_ranges(mm, &vdso, &vdso_size, &vvar, &vvar_size);
-	r = kvcalloc(mm->map_count, sizeof(*r), GFP_KERNEL);
+	r = kvcalloc(mm->map_count, sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (r) {
 		VMA_ITERATOR(vmi, mm, 0);
 
@@ -716,6 +719,46 @@ static struct file *open_mapped_file(const struct ckpt_img_vma *v,
 		return ERR_PTR(-ESTALE);
 	}
 	return file;
+}
+
+/*
+ * The lowest address prctl(PR_SET_MM_MAP) accepts is mmap_min_addr, which
+ * is not exported: the engine holds the image to the floor the kernel was
+ * built with (64 KiB on Debian), never below one page.
+ */
+#define MM_MIN_ADDR	max_t(unsigned long, CONFIG_DEFAULT_MMAP_MIN_ADDR, PAGE_SIZE)
+
+int ckpt_mm_check_process(const struct ckpt_img_process *p, const char **why)
+{
+	const u64 range[] = {
+		p->start_code, p->end_code, p->start_data, p->end_data,
+		p->start_brk, p->brk, p->start_stack, p->arg_start,
+		p->arg_end, p->env_start, p->env_end,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(range); i++) {
+		if (range[i] >= TASK_SIZE) {
+			*why = "process address above this process's address space (TASK_SIZE)";
+			return -EINVAL;
+		}
+		if (range[i] < MM_MIN_ADDR) {
+			*why = "process address below mmap_min_addr";
+			return -EINVAL;
+		}
+	}
+	if (check_data_rlimit(rlimit(RLIMIT_DATA), p->brk, p->start_brk,
+			      p->end_data, p->start_data)) {
+		*why = "heap and data of the image exceed RLIMIT_DATA";
+		return -ENOSPC;
+	}
+	/* image_check.c found the AT_NULL entry: it must be in the mm's copy. */
+	BUILD_BUG_ON(ARRAY_SIZE(current->mm->saved_auxv) % 2);
+	for (i = 0; i < ARRAY_SIZE(current->mm->saved_auxv); i += 2)
+		if (!p->auxv[i])
+			return 0;
+	*why = "auxv longer than this kernel keeps (no AT_NULL entry within mm->saved_auxv)";
+	return -E2BIG;
 }
 
 int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
@@ -823,13 +866,22 @@ struct fill_worker {
 	struct page **pages;
 };
 
+/*
+ * Shared by the restarter and its workers, and freed by whichever lets go
+ * last: a restarter killed while it waits leaves the workers to finish the
+ * piece they are reading (from an image on a stalled file system, maybe
+ * much later) with everything they use still theirs.
+ */
 struct fill {
-	struct file *file;
+	refcount_t ref;		/* the restarter's, and one per queued worker */
+	struct file *file;	/* the image, held */
 	struct ckpt_image_map map;
-	struct mm_struct *mm;
+	struct mm_struct *mm;	/* held (mmgrab); workers mmget() it to use it */
 	struct fill_item *items;
 	u32 nr;
 	atomic_t next;
+	atomic_t busy;		/* workers still on this batch */
+	wait_queue_head_t idle;	/* woken when busy drops to 0 */
 	spinlock_t lock;
 	int err;
 	const char *why;
@@ -837,6 +889,20 @@ struct fill {
 	unsigned int nr_workers;
 	struct fill_worker w[FILL_WORKERS];
 };
+
+/* Workers run on the engine's own queue, which module unload drains. */
+static struct workqueue_struct *fill_wq;
+
+int ckpt_mm_init(void)
+{
+	fill_wq = alloc_workqueue("ckpt_fill", WQ_UNBOUND, 0);
+	return fill_wq ? 0 : -ENOMEM;
+}
+
+void ckpt_mm_uninit(void)
+{
+	destroy_workqueue(fill_wq);
+}
 
 static int fill_item(struct fill *f, const struct fill_item *it,
 		     struct page **pages, const char **why)
@@ -857,6 +923,19 @@ static int fill_item(struct fill *f, const struct fill_item *it,
  */
 #define FILL_SPAN	16
 
+static void fill_fail(struct fill *f, int err, const char *why,
+		      const struct fill_item *it)
+{
+	spin_lock(&f->lock);
+	if (!f->err) {
+		f->err = err;
+		f->why = why;
+		if (it)
+			f->bad = *it;
+	}
+	spin_unlock(&f->lock);
+}
+
 static void fill_run(struct fill *f, struct page **pages)
 {
 	for (;;) {
@@ -867,42 +946,66 @@ static void fill_run(struct fill *f, struct page **pages)
 
 		for (; i < end && !ret && !READ_ONCE(f->err); i++)
 			ret = fill_item(f, &f->items[i], pages, &why);
-		if (ret) {
-			spin_lock(&f->lock);
-			if (!f->err) {
-				f->err = ret;
-				f->why = why;
-				f->bad = f->items[i - 1];
-			}
-			spin_unlock(&f->lock);
-		}
+		if (ret)
+			fill_fail(f, ret, why, &f->items[i - 1]);
 		if (i >= f->nr || READ_ONCE(f->err))
 			return;
 		cond_resched();
 	}
 }
 
+static void fill_put(struct fill *f)
+{
+	unsigned int i;
+
+	if (!refcount_dec_and_test(&f->ref))
+		return;
+	for (i = 0; i < f->nr_workers; i++)
+		kvfree(f->w[i].pages);
+	kvfree(f->items);
+	fput(f->file);
+	mmdrop(f->mm);
+	kfree(f);
+}
+
 static void fill_work_fn(struct work_struct *work)
 {
 	struct fill_worker *w = container_of(work, struct fill_worker, work);
+	struct fill *f = w->f;
 
-	kthread_use_mm(w->f->mm);
-	fill_run(w->f, w->pages);
-	kthread_unuse_mm(w->f->mm);
+	/* A restarter killed while waiting may have dropped its mm. */
+	if (mmget_not_zero(f->mm)) {
+		kthread_use_mm(f->mm);
+		fill_run(f, w->pages);
+		kthread_unuse_mm(f->mm);
+		mmput(f->mm);
+	}
+	if (atomic_dec_and_test(&f->busy))
+		wake_up(&f->idle);
+	fill_put(f);
 }
 
-/* Fills what was collected, with the workers, then empties the batch. */
+/*
+ * Fills what was collected, with the workers, then empties the batch. The
+ * wait for the workers is killable: a killed restarter stops them at their
+ * next piece and leaves without them (-EINTR).
+ */
 static int fill_batch(struct fill *f, struct page **pages)
 {
 	unsigned int i, n = min_t(unsigned int, f->nr_workers,
 				  DIV_ROUND_UP(f->nr, FILL_SPAN) - 1);
 
 	atomic_set(&f->next, 0);
-	for (i = 0; i < n; i++)
-		queue_work(system_unbound_wq, &f->w[i].work);
+	atomic_set(&f->busy, n);
+	for (i = 0; i < n; i++) {
+		refcount_inc(&f->ref);
+		queue_work(fill_wq, &f->w[i].work);
+	}
 	fill_run(f, pages);
-	for (i = 0; i < n; i++)
-		flush_work(&f->w[i].work);
+	if (wait_event_killable(f->idle, !atomic_read(&f->busy))) {
+		fill_fail(f, -EINTR, "killed while the image was read", NULL);
+		return -EINTR;
+	}
 	f->nr = 0;
 	return f->err;
 }
@@ -936,58 +1039,76 @@ static void map_image(struct fill *f)
 	f->map.size = size;
 }
 
-static int fill_init(struct fill *f, struct ckpt_reader *r)
-{
-	unsigned int i;
-
-	memset(f, 0, sizeof(*f));
-	spin_lock_init(&f->lock);
-	f->file = r->file;
-	f->mm = current->mm;
-	map_image(f);
-	f->items = kvmalloc_array(FILL_BATCH, sizeof(*f->items), GFP_KERNEL);
-	if (!f->items)
-		return -ENOMEM;
-	i = READ_ONCE(restart_threads) > 0 ? READ_ONCE(restart_threads) :
-					       num_online_cpus();
-	f->nr_workers = min_t(unsigned int, i - 1, FILL_WORKERS);
-	for (i = 0; i < f->nr_workers; i++) {
-		f->w[i].f = f;
-		INIT_WORK(&f->w[i].work, fill_work_fn);
-		f->w[i].pages = kvmalloc_array(CKPT_IMG_MAX_RUN_PAGES,
-					       sizeof(struct page *), GFP_KERNEL);
-		if (!f->w[i].pages)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
+/*
+ * The restarter lets go: the image mapping goes (unless it was killed: its
+ * mm goes as it exits), then its reference (the workers may hold more).
+ */
 static void fill_free(struct fill *f)
 {
-	unsigned int i;
-
-	for (i = 0; i < f->nr_workers; i++)
-		kvfree(f->w[i].pages);
-	kvfree(f->items);
-	if (f->map.base) {
+	if (f->map.base && !fatal_signal_pending(current)) {
 		vm_munmap(f->map.base, PAGE_ALIGN(f->map.size));
 		/*
 		 * The image was never the process's memory: its peak (VmHWM,
 		 * VmPeak, ru_maxrss) starts from what it has now.
 		 */
-		mmap_write_lock(f->mm);
-		reset_mm_hiwater_rss(f->mm);
-		f->mm->hiwater_vm = f->mm->total_vm;
-		mmap_write_unlock(f->mm);
+		if (!mmap_write_lock_killable(f->mm)) {
+			reset_mm_hiwater_rss(f->mm);
+			f->mm->hiwater_vm = f->mm->total_vm;
+			mmap_write_unlock(f->mm);
+		}
 	}
+	fill_put(f);
 }
 
-/* "cannot write 16 pages at 7f00 (anonymous memory)", say */
-static void name_pages(const char *what, const struct ckpt_img_pages *p,
-		       const struct ckpt_img_vma *vmas, const char **why,
-		       char *whybuf, size_t whylen)
+static struct fill *fill_init(struct ckpt_reader *r)
 {
-	const char *path = vmas[p->vma].path;
+	struct fill *f;
+	unsigned int i;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
+	if (!f)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&f->ref, 1);
+	init_waitqueue_head(&f->idle);
+	spin_lock_init(&f->lock);
+	f->file = get_file(r->file);
+	f->mm = current->mm;
+	mmgrab(f->mm);
+	map_image(f);
+	f->items = kvmalloc_array(FILL_BATCH, sizeof(*f->items),
+				  GFP_KERNEL_ACCOUNT);
+	if (!f->items)
+		goto nomem;
+	i = READ_ONCE(restart_threads) > 0 ? READ_ONCE(restart_threads) :
+					       num_online_cpus();
+	for (; f->nr_workers < min_t(unsigned int, i - 1, FILL_WORKERS);
+	     f->nr_workers++) {
+		struct fill_worker *w = &f->w[f->nr_workers];
+
+		w->f = f;
+		INIT_WORK(&w->work, fill_work_fn);
+		w->pages = kvmalloc_array(CKPT_IMG_MAX_RUN_PAGES,
+					  sizeof(struct page *),
+					  GFP_KERNEL_ACCOUNT);
+		if (!w->pages)
+			goto nomem;
+	}
+	return f;
+nomem:
+	fill_free(f);
+	return ERR_PTR(-ENOMEM);
+}
+
+/*
+ * "cannot write 16 pages at 7f00 (anonymous memory)", say. @p passed
+ * ckpt_img_pages_hdr(), so its mapping is one of @vmas; checked again all
+ * the same, as a message is no reason to read out of bounds.
+ */
+static void name_pages(const char *what, const struct ckpt_img_pages *p,
+		       const struct ckpt_img_vma *vmas, u32 nr_vmas,
+		       const char **why, char *whybuf, size_t whylen)
+{
+	const char *path = p->vma < nr_vmas ? vmas[p->vma].path : "";
 
 	snprintf(whybuf, whylen, "%s %u pages at %llx (%s)", what,
 		 p->nr_pages, p->addr, *path ? path : "anonymous memory");
@@ -995,10 +1116,10 @@ static void name_pages(const char *what, const struct ckpt_img_pages *p,
 }
 
 static void cannot_write(const struct ckpt_img_pages *p,
-			 const struct ckpt_img_vma *vmas, const char **why,
-			 char *whybuf, size_t whylen)
+			 const struct ckpt_img_vma *vmas, u32 nr_vmas,
+			 const char **why, char *whybuf, size_t whylen)
 {
-	name_pages("cannot write", p, vmas, why, whybuf, whylen);
+	name_pages("cannot write", p, vmas, nr_vmas, why, whybuf, whylen);
 }
 
 int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
@@ -1009,7 +1130,7 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 {
 	struct mm_struct *mm = current->mm;
 	struct ckpt_sect s;
-	struct fill f = {};
+	struct fill *f;
 	void *payload;
 	int ret, pass;
 	u32 i;
@@ -1044,9 +1165,9 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 			return ret;
 	}
 
-	ret = fill_init(&f, r);
-	if (ret)
-		goto out;
+	f = fill_init(r);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
 	for (;;) {
 		struct ckpt_img_pages p = {};
 		loff_t defer;
@@ -1062,26 +1183,34 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		}
 		if (!ret)
 			ret = ckpt_read_pages(r, &s, &p, &payload, &defer);
+		/*
+		 * -EFAULT names the pages only when their header was accepted
+		 * (ckpt_read_pages() leaves it zero otherwise): the same errno
+		 * comes from reading the image (a FUSE server may send any),
+		 * before the header is read whole, or checked.
+		 */
 		if (ret) {
-			if (ret == -EFAULT)
-				cannot_write(&p, vmas, why, whybuf, whylen);
+			if (ret == -EFAULT && p.nr_pages)
+				cannot_write(&p, vmas, nr_vmas, why, whybuf,
+					     whylen);
 			else
-				*why = r->st.why;
+				*why = r->st.why ?: "cannot read the image";
 			goto out;
 		}
 		if (defer >= 0 && lazy && ckpt_img_vma_lazy(&vmas[p.vma])) {
 			/* The restarter's, from its verified image. */
 		} else if (defer >= 0) {
-			f.items[f.nr++] = (struct fill_item) {
+			f->items[f->nr++] = (struct fill_item) {
 				.pos = defer, .p = p, .csum = s.csum,
 			};
-			if (f.nr == FILL_BATCH && fill_batch(&f, r->pages))
+			if (f->nr == FILL_BATCH && fill_batch(f, r->pages))
 				break;
 		} else if (payload) {
 			len = (size_t)p.nr_pages << PAGE_SHIFT;
 			if (access_process_vm(current, p.addr, payload, len,
 					      FOLL_FORCE | FOLL_WRITE) != len) {
-				cannot_write(&p, vmas, why, whybuf, whylen);
+				cannot_write(&p, vmas, nr_vmas, why, whybuf,
+					     whylen);
 				ret = -EFAULT;
 				goto out;
 			}
@@ -1092,27 +1221,33 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 			goto out;
 		}
 	}
-	if (!ret && f.nr)
-		fill_batch(&f, r->pages);
-	if (!ret && f.err) {
-		ret = f.err;
-		if (ret == -EFAULT) {
-			cannot_write(&f.bad.p, vmas, why, whybuf, whylen);
+	/* Not after a failed batch: its workers may still be at it. */
+	if (!ret && f->nr && !READ_ONCE(f->err))
+		fill_batch(f, r->pages);
+	if (!ret && READ_ONCE(f->err)) {
+		ret = f->err;
+		if (!f->bad.p.nr_pages) {
+			/* Killed waiting for the workers: no section to name. */
+			*why = f->why;
+		} else if (ret == -EFAULT) {
+			cannot_write(&f->bad.p, vmas, nr_vmas, why, whybuf,
+				     whylen);
 		} else {
 			char what[64];
 
 			/* Name the section by the memory it holds. */
-			if (f.why)
+			if (f->why)
 				snprintf(what, sizeof(what), "%s, in the section of",
-					 f.why);
+					 f->why);
 			else
 				snprintf(what, sizeof(what), "cannot fill (%pe) the section of",
 					 ERR_PTR(ret));
-			name_pages(what, &f.bad.p, vmas, why, whybuf, whylen);
+			name_pages(what, &f->bad.p, vmas, nr_vmas, why, whybuf,
+				   whylen);
 		}
 	}
 out:
-	fill_free(&f);
+	fill_free(f);
 	if (ret)
 		return ret;
 
@@ -1129,6 +1264,9 @@ out:
 	mm->env_start = proc->env_start;
 	mm->env_end = proc->env_end;
 	memcpy(mm->saved_auxv, proc->auxv, sizeof(mm->saved_auxv));
+	/* Checked before; still always terminated, as prctl() makes it. */
+	mm->saved_auxv[ARRAY_SIZE(mm->saved_auxv) - 2] = AT_NULL;
+	mm->saved_auxv[ARRAY_SIZE(mm->saved_auxv) - 1] = 0;
 	mmap_write_unlock(mm);
 	return 0;
 }

@@ -25,6 +25,10 @@ struct ckpt_mm_capture {
 	struct ckpt_img_vdso *vdso;	/* the VDSO section */
 };
 
+/* The restart's fill workers' queue, made at load, drained at unload. */
+int ckpt_mm_init(void);
+void ckpt_mm_uninit(void);
+
 /* The VMA table and mm fields, with the target's threads parked. */
 int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 		    struct ckpt_mm_capture *c, struct ckpt_img_process *proc,
@@ -58,6 +62,14 @@ int ckpt_mm_write_staged(struct ckpt_mm_capture *c, struct ckpt_stage *st,
 			 struct ckpt_writer *w);
 void ckpt_mm_capture_free(struct ckpt_mm_capture *c);
 
+/*
+ * Restart, as PROCESS is read: the mm fields and auxv the way
+ * prctl(PR_SET_MM_MAP) checks them against the running kernel and current
+ * (the restarter, with the image's rlimits): below TASK_SIZE, not below
+ * mmap_min_addr, within RLIMIT_DATA, and the auxv's AT_NULL entry within
+ * mm->saved_auxv. image_check.c checked the rest.
+ */
+int ckpt_mm_check_process(const struct ckpt_img_process *p, const char **why);
 /*
  * Restart, before anything is changed: every mapped file is still there,
  * opened from @root.

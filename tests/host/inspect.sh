@@ -194,7 +194,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((83 + nsect))
+ktap_plan $((90 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -340,6 +340,33 @@ d = json.load(sys.stdin)
 e = d[\"error\"]
 assert d[\"valid\"] is False and e[\"message\"] == \"section checksum mismatch\", d
 assert e[\"section\"] == 5 and e[\"type\"] == \"PAGES\" and e[\"offset\"] == $(off 5), e'"
+
+# The mm fields and auxv of section 1 PROCESS, as prctl(PR_SET_MM_MAP)
+# checks them: end_code at 64, brk 96, start_stack 104, arg_start 112,
+# arg_end 120, env_start 128, env_end 136; the auxv's 64 words at 176,
+# mkimage's three pairs then AT_NULL at word 6. A restart must never set
+# an auxv that /proc/PID/auxv and core dumps would read past.
+damage mm-auxv bytes 1 $((176 + 6 * 8)) "$(printf '0100000000000000%.0s0000000000000000' $(seq 29))"
+ktap_check "PROCESS: an auxv without an AT_NULL entry" \
+	refuse "$tmp/mm-auxv" "auxv not terminated (no AT_NULL entry) $(at 1)"
+damage mm-auxv-end bytes 1 $((176 + 6 * 8)) "$(printf '0100000000000000%.0s0000000000000000' $(seq 28))"
+ktap_check "PROCESS: an auxv ended by AT_NULL in its last pair is whole" \
+	sh -c "'$ckpt' inspect '$tmp/mm-auxv-end' > /dev/null"
+damage mm-arg set 1 120 Q 0x7fffffffedf8
+ktap_check "PROCESS: arg_end below arg_start" \
+	refuse "$tmp/mm-arg" "process arguments inverted (arg_end below arg_start) $(at 1)"
+damage mm-env set 1 136 Q 0x7fffffffee00
+ktap_check "PROCESS: env_end below env_start" \
+	refuse "$tmp/mm-env" "process environment inverted (env_end below env_start) $(at 1)"
+damage mm-brk set 1 96 Q 0x555555558000
+ktap_check "PROCESS: brk below start_brk" \
+	refuse "$tmp/mm-brk" "process heap inverted (brk below start_brk) $(at 1)"
+damage mm-code set 1 64 Q 0x555555553fff
+ktap_check "PROCESS: end_code below start_code" \
+	refuse "$tmp/mm-code" "process code inverted (end_code below start_code) $(at 1)"
+damage mm-stack set 1 104 Q 0x7ffffffff000
+ktap_check "PROCESS: start_stack at the top of user space (TASK_SIZE)" \
+	refuse "$tmp/mm-stack" "process address out of user space $(at 1)"
 
 # Credentials: section 3 CREDS (88 bytes, then 4 per group: 4, 27, 1000).
 ktap_check "CREDS: its 100 bytes padded to 104" \

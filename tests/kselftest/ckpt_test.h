@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <linux/ckpt.h>
+#include <linux/ckpt_image.h>
 
 /*
  * The 6.1 harness runs a test's body even when its fixture setup called
@@ -339,6 +340,65 @@ static inline int ckpt_last_section(const char *image, const char *type,
 			found = 0;
 		}
 	return pclose(f) ? -1 : found;
+}
+
+/* kmod/ckpt/csum.c, linked into every test program: a section's checksum. */
+__u32 ckpt_csum(const void *buf, unsigned long len);
+
+/*
+ * The payload of the first section of @type in @image (malloc()ed, its
+ * length in *@len) and where its header is in *@pos, or NULL.
+ */
+static inline void *ckpt_section_payload(const char *image, __u32 type,
+					 off_t *pos, size_t *len)
+{
+	int fd = open(image, O_RDONLY | O_CLOEXEC);
+	struct ckpt_sect s;
+	void *buf = NULL;
+	off_t at = 0;
+
+	if (fd < 0)
+		return NULL;
+	while (pread(fd, &s, sizeof(s), at) == sizeof(s)) {
+		if (s.type != type) {
+			at += sizeof(s) + s.len + (-s.len & 7);
+			continue;
+		}
+		buf = s.len < (1 << 26) ? malloc(s.len) : NULL;
+		if (buf && pread(fd, buf, s.len, at + sizeof(s)) != (ssize_t)s.len) {
+			free(buf);
+			buf = NULL;
+		}
+		*pos = at;
+		*len = s.len;
+		break;
+	}
+	close(fd);
+	return buf;
+}
+
+/*
+ * Writes @payload (edited from ckpt_section_payload()) back as the section
+ * at @pos of @image, with its checksums made right again: what the edit
+ * did is then found, if at all, only by the checks behind the checksums.
+ */
+static inline int ckpt_section_rewrite(const char *image, off_t pos,
+				       const void *payload, size_t len)
+{
+	int fd = open(image, O_RDWR | O_CLOEXEC), ret = -1;
+	struct ckpt_sect s;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &s, sizeof(s), pos) == sizeof(s) && s.len == len) {
+		s.csum = ckpt_csum(payload, len);
+		s.hcsum = 0;
+		s.hcsum = ckpt_csum(&s, sizeof(s));
+		if (pwrite(fd, payload, len, pos + sizeof(s)) == (ssize_t)len &&
+		    pwrite(fd, &s, sizeof(s), pos) == sizeof(s))
+			ret = 0;
+	}
+	return close(fd) ? -1 : ret;
 }
 
 #define FNV_OFFSET	0xcbf29ce484222325ULL

@@ -31,8 +31,6 @@
 
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
-/* The image's checksum (XXH64), to fix up edited sections. */
-#include "../../kmod/ckpt/csum.c"
 
 #define USER	1000
 #define SIZE	4096
@@ -180,45 +178,43 @@ static int make_file(const char *path, const char *text, uid_t uid,
  * (path and inode number: both are on one file system), with the
  * section's checksums made anew, as a user editing its image would.
  */
-static __attribute__((noinline)) int
-retarget_mapping(const char *image, const char *from, const char *to)
+static int retarget_mapping(const char *image, const char *from,
+			    const char *to)
 {
-	unsigned long long off = 0, len = 0;
 	struct ckpt_img_vma *v;
-	struct ckpt_sect s;
 	struct stat st;
-	int fd, found = 0;
-	size_t i;
-	char *buf;
+	int found = 0;
+	size_t i, len;
+	off_t pos;
 
-	if (ckpt_last_section(image, "VMAS", &off, &len) || stat(to, &st))
+	v = ckpt_section_payload(image, CKPT_SECT_VMAS, &pos, &len);
+	if (!v || stat(to, &st)) {
+		free(v);
 		return -1;
-	fd = open(image, O_RDWR);
-	buf = malloc(len);
-	if (fd < 0 || !buf ||
-	    pread(fd, &s, sizeof(s), off) != sizeof(s) ||
-	    pread(fd, buf, len, off + sizeof(s)) != (ssize_t)len)
-		goto out;
+	}
 	for (i = 0; i < len / sizeof(*v); i++) {
-		v = (struct ckpt_img_vma *)buf + i;
-		if (strcmp(v->path, from))
+		if (strcmp(v[i].path, from))
 			continue;
-		memset(v->path, 0, sizeof(v->path));
-		strcpy(v->path, to);
-		v->ino = st.st_ino;
+		memset(v[i].path, 0, sizeof(v[i].path));
+		strcpy(v[i].path, to);
+		v[i].ino = st.st_ino;
 		found++;
 	}
-	s.csum = ckpt_csum(buf, len);
-	s.hcsum = 0;
-	s.hcsum = ckpt_csum(&s, sizeof(s));
-	if (found != 1 || pwrite(fd, &s, sizeof(s), off) != sizeof(s) ||
-	    pwrite(fd, buf, len, off + sizeof(s)) != (ssize_t)len)
+	if (found != 1 || ckpt_section_rewrite(image, pos, v, len))
 		found = 0;
-out:
-	free(buf);
-	if (fd >= 0)
-		close(fd);
+	free(v);
 	return found == 1 ? 0 : -1;
+}
+
+/* mkimage -S (tests/host/mkimage.c): @image without its MAC. */
+static int strip_mac(const char *image)
+{
+	const char *top = getenv("CKPT_TOP");
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s/build/tests/host/mkimage -S %s",
+		 top ? top : ".", image);
+	return system(cmd) ? -1 : 0;
 }
 
 /*
@@ -228,9 +224,9 @@ out:
  * it succeeded, which it cannot: the child has another pid than the
  * image), the engine's message in @msg.
  */
-static int engine_restart(const char *image, int (*obj)(void),
-			  void (*setup)(void), void (*helper)(void),
-			  char *msg, size_t size)
+static int engine_restart(const char *image, unsigned int flags,
+			  int (*obj)(void), void (*setup)(void),
+			  void (*helper)(void), char *msg, size_t size)
 {
 	int p[2], status = -1;
 	pid_t pid;
@@ -240,7 +236,9 @@ static int engine_restart(const char *image, int (*obj)(void),
 		return -1;
 	pid = fork();
 	if (!pid) {
-		struct ckpt_restart r = { .nr_threads = 1, .err_fd = -1 };
+		struct ckpt_restart r = {
+			.nr_threads = 1, .err_fd = -1, .flags = flags,
+		};
 		char m[512] = "";
 		int dev, ret, ofd = -1;
 
@@ -382,9 +380,16 @@ static int image_of(struct __test_metadata *_metadata,
 	return 0;
 }
 
-/* The user's edited image, restarted by root as the user. */
+/*
+ * The user's edited image. Restarted by root as the user, the engine's
+ * MAC finds the edit; without the MAC, the user restarts it as itself
+ * (with CAP_CHECKPOINT_RESTORE, asking for an unauthenticated restart)
+ * and the file is opened with its rights.
+ */
 TEST_F(access, a_mapping_edited_to_name_root_s_file_is_refused)
 {
+	char *argv[] = { "ckpt", "restart", "--unauthenticated", self->image,
+			 NULL };
 	char want[256], err[512];
 	int status;
 
@@ -392,18 +397,29 @@ TEST_F(access, a_mapping_edited_to_name_root_s_file_is_refused)
 
 	image_of(_metadata, self, mapping_target, "mine, of the user");
 	ASSERT_EQ(0, retarget_mapping(self->image, mine_path, secret_path));
+
+	/* Through the engine: root hands over the user's credentials. */
+	EXPECT_EQ(EKEYREJECTED, engine_restart(self->image, 0, NULL, NULL,
+					       drop_to_user, self->msg,
+					       sizeof(self->msg)));
+	EXPECT_NE(NULL, strstr(self->msg, "MAC does not match")) TH_LOG("%s", self->msg);
+	/* Through ckpt restart, run by root. */
+	status = ckpt_run_restart(self->image, NULL, err, sizeof(err));
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	EXPECT_NE(NULL, strstr(err, "MAC does not match")) TH_LOG("%s", err);
+
+	ASSERT_EQ(0, strip_mac(self->image));
+	ASSERT_EQ(0, chown(self->image, USER, USER));	/* the user's own */
 	snprintf(want, sizeof(want),
 		 "the restarted process (uid %d) may not open %s for reading (mapped at ",
 		 USER, secret_path);
-
-	/* Through the engine: root hands over the user's credentials. */
-	EXPECT_EQ(EACCES, engine_restart(self->image, NULL, NULL,
-					 drop_to_user, self->msg,
+	EXPECT_EQ(EACCES, engine_restart(self->image,
+					 CKPT_RESTART_UNAUTHENTICATED, NULL,
+					 user_with_restore, NULL, self->msg,
 					 sizeof(self->msg)));
 	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("%s", self->msg);
-
-	/* Through ckpt restart, run by root. */
-	status = ckpt_run_restart(self->image, NULL, err, sizeof(err));
+	status = ckpt_run_restart_after(user_with_restore, self->image,
+					"--unauthenticated", err, sizeof(err));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(1, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(err, want)) TH_LOG("%s", err);
@@ -412,7 +428,8 @@ TEST_F(access, a_mapping_edited_to_name_root_s_file_is_refused)
 
 	/* A file the user may read: the same image comes back, mapping it. */
 	ASSERT_EQ(0, chmod(secret_path, 0644));
-	ASSERT_EQ(0, target_restart(&self->t, self->image));
+	ASSERT_EQ(0, target_spawn_after(&self->t, NULL, argv,
+					user_with_restore));
 	EXPECT_TRUE(answers(&self->t, SECRET));
 	ASSERT_EQ(0, target_send(&self->t, "q"));
 	EXPECT_EQ(0, target_end(&self->t));
@@ -429,7 +446,7 @@ TEST_F(access, a_file_handed_over_for_a_memfd_is_checked)
 	image_of(_metadata, self, memfd_target, "memfd of the user");
 
 	/* The user itself, with a write-only descriptor of the secret. */
-	EXPECT_EQ(EBADF, engine_restart(self->image, secret_wronly,
+	EXPECT_EQ(EBADF, engine_restart(self->image, 0, secret_wronly,
 					user_with_restore, NULL, self->msg,
 					sizeof(self->msg)));
 	snprintf(want, sizeof(want), " (%s), given for /memfd:mine (deleted) mapped at ",
@@ -439,7 +456,7 @@ TEST_F(access, a_file_handed_over_for_a_memfd_is_checked)
 		TH_LOG("%s", self->msg);
 
 	/* Root, restarting as the user, with a read-write one. */
-	EXPECT_EQ(EACCES, engine_restart(self->image, secret_rdwr, NULL,
+	EXPECT_EQ(EACCES, engine_restart(self->image, 0, secret_rdwr, NULL,
 					 drop_to_user, self->msg,
 					 sizeof(self->msg)));
 	snprintf(want, sizeof(want),
@@ -448,7 +465,7 @@ TEST_F(access, a_file_handed_over_for_a_memfd_is_checked)
 	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("%s", self->msg);
 
 	/* A memfd the user may read passes; only the pid is wrong then. */
-	EXPECT_EQ(EINVAL, engine_restart(self->image, fresh_memfd, NULL,
+	EXPECT_EQ(EINVAL, engine_restart(self->image, 0, fresh_memfd, NULL,
 					 drop_to_user, self->msg,
 					 sizeof(self->msg)));
 	EXPECT_NE(NULL, strstr(self->msg, "the restarting process has pid"))
