@@ -21,6 +21,9 @@ k61=$("$CKPT_TOP/mk/kver" 6.1)
 k612=$("$CKPT_TOP/mk/kver" 6.12)
 rm -rf "$work"
 mkdir -p "$work"
+# One key for every VM, as a cluster shares one: images made on one
+# kernel restart authenticated on the other (security.md).
+(umask 077; head -c 32 /dev/urandom > "$work/cluster.key")
 
 # step NAME KVER ARGS...: one VM run of the guest script; $work/NAME is the
 # run's directory (the one the guest can write to).
