@@ -32,6 +32,7 @@
 
 #include <uapi/linux/ckpt_image.h>
 
+#include "access.h"
 #include "callback.h"
 #include "checkpoint.h"
 #include "creds.h"
@@ -60,43 +61,22 @@ void ckpt_put_errmsg(u64 ubuf, u32 len, const char *msg)
 }
 
 /*
- * The rights of ptrace-attaching (which modules cannot call): privileged,
- * or the same user and group as a dumpable target that holds no capability
- * the caller lacks.
+ * The rights of ptrace-attaching, asked of the kernel (access.c), before
+ * anything is frozen or asked of the process. A process cannot checkpoint
+ * itself this way: its own threads would have to park.
  */
-static int may_checkpoint(struct task_struct *task, const char **why)
+static int may_checkpoint(struct task_struct *task, struct file **pagemap,
+			  const char **why, char *whybuf)
 {
-	const struct cred *cred = current_cred(), *tcred;
-	struct mm_struct *mm;
-	int ret = 0;
+	int ret;
 
 	if (same_thread_group(task, current)) {
 		*why = "a process cannot checkpoint itself this way";
 		return -EDEADLK;
 	}
-	if (capable(CAP_CHECKPOINT_RESTORE) || capable(CAP_SYS_ADMIN))
-		return 0;
-
-	rcu_read_lock();
-	tcred = __task_cred(task);
-	if (!uid_eq(cred->uid, tcred->euid) || !uid_eq(cred->uid, tcred->suid) ||
-	    !uid_eq(cred->uid, tcred->uid) || !gid_eq(cred->gid, tcred->egid) ||
-	    !gid_eq(cred->gid, tcred->sgid) || !gid_eq(cred->gid, tcred->gid) ||
-	    !cap_issubset(tcred->cap_permitted, cred->cap_permitted))
-		ret = -EPERM;
-	rcu_read_unlock();
-	if (ret) {
-		*why = "the process belongs to another user or is privileged";
-		return ret;
-	}
-
-	task_lock(task);
-	mm = task->mm;
-	if (!mm || get_dumpable(mm) != SUID_DUMP_USER)
-		ret = -EPERM;
-	task_unlock(task);
+	ret = ckpt_access_check(task, pagemap, whybuf, WHY_LEN);
 	if (ret)
-		*why = "the process is not dumpable (setuid, setgid or it said so)";
+		*why = whybuf;
 	return ret;
 }
 
@@ -812,6 +792,7 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	struct ckpt_writer w = {};
 	struct ckpt_reg *reg = NULL;
 	struct task_struct *task;
+	struct file *pagemap = NULL;
 	struct mm_struct *mm;
 	unsigned int timeout = a->timeout_ms ?: CKPT_DEFAULT_TIMEOUT_MS;
 	u64 t0 = ktime_get_ns(), t1, req = 0;
@@ -830,19 +811,26 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		*why = whybuf;
 		return -ESRCH;
 	}
-	ret = may_checkpoint(task, why);
-	if (ret)
+	/*
+	 * The memory first: the rights are checked against the program that
+	 * runs in it, and one exec'ed since is found once frozen.
+	 */
+	mm = get_task_mm(task);
+	if (!mm) {
+		snprintf(whybuf, WHY_LEN,
+			 "pid %u has no memory (kernel thread or exiting)",
+			 a->pid);
+		*why = whybuf;
+		ret = -ESRCH;
 		goto out_put_task;
+	}
+	ret = may_checkpoint(task, &pagemap, why, whybuf);
+	if (ret)
+		goto out_put_mm;
 	if (task->ptrace) {
 		*why = "the process is being traced";
 		ret = -EBUSY;
-		goto out_put_task;
-	}
-	mm = get_task_mm(task);
-	if (!mm) {
-		*why = "the process has no memory (kernel thread or exiting)";
-		ret = -ESRCH;
-		goto out_put_task;
+		goto out_put_mm;
 	}
 	proc = kvzalloc(sizeof(*proc), GFP_KERNEL);
 	fs = kvzalloc(sizeof(*fs), GFP_KERNEL);
@@ -875,6 +863,19 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	if (ret)
 		goto out_writer;
 	t1 = ktime_get_ns();
+
+	/* The program whose rights were checked, not one exec'ed since. */
+	task_lock(task);
+	if (task->mm != mm)
+		ret = -EAGAIN;
+	task_unlock(task);
+	if (ret) {
+		snprintf(whybuf, WHY_LEN,
+			 "pid %d executed a program or exited during the checkpoint",
+			 task_tgid_vnr(task));
+		*why = whybuf;
+		goto out_thaw;
+	}
 
 	for (i = 0; i < fz->nr; i++) {
 		struct ckpt_parked *p = &fz->threads[i];
@@ -912,8 +913,8 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 				   &sigs_len, why);
 	if (ret)
 		goto out_thaw;
-	ret = ckpt_mm_capture(task, mm, &mc, proc, &scan.objs, why, whybuf,
-			      WHY_LEN);
+	ret = ckpt_mm_capture(task, mm, pagemap, &mc, proc, &scan.objs, why,
+			      whybuf, WHY_LEN);
 	if (ret)
 		goto out_thaw;
 	ret = ckpt_fileobjs_capture(&scan.objs, task_tgid_vnr(task), whybuf,
@@ -995,6 +996,9 @@ out_free:
 	kvfree(creds);
 	ckpt_timers_free(&timers);
 	kfree(tasks);
+out_put_mm:
+	if (pagemap)
+		fput(pagemap);
 	mmput(mm);
 out_put_task:
 	put_task_struct(task);
