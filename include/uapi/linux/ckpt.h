@@ -21,9 +21,9 @@
  *
  *        Captures process @pid (all its threads, at safe points) into an
  *        image (linux/ckpt_image.h) written to @fd. The caller needs the
- *        rights of ptrace-attaching: the same uid/gid as the target, which
- *        must be dumpable and hold no capability the caller lacks, or
- *        CAP_CHECKPOINT_RESTORE/CAP_SYS_ADMIN.
+ *        rights of ptrace-attaching (PTRACE_MODE_ATTACH_REALCREDS, security
+ *        modules such as Yama included), asked of the kernel before anything
+ *        is frozen: -EPERM otherwise.
  *
  *        struct ckpt_checkpoint {
  *            __u32 pid;            in:  process (tgid) in the caller's pid ns
