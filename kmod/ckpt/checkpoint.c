@@ -625,12 +625,14 @@ out:
 	return ret;
 }
 
-static void capture_process(struct task_struct *task,
-			    struct ckpt_img_process *proc)
+/* -ESRCH once the process was released (killed and reaped while parked). */
+static int capture_process(struct task_struct *task,
+			   struct ckpt_img_process *proc)
 {
 	struct sighand_struct *sighand;
 	struct k_sigaction *k;
 	const struct cred *cred;
+	unsigned long flags;
 	int i;
 
 	proc->pid = task_tgid_vnr(task);
@@ -656,10 +658,9 @@ static void capture_process(struct task_struct *task,
 	}
 	task_unlock(task);
 
-	/* What lock_task_sighand() does; the threads are parked, so it holds. */
-	rcu_read_lock();
-	sighand = rcu_dereference(task->sighand);
-	spin_lock_irq(&sighand->siglock);
+	sighand = ckpt_lock_sighand(task, &flags);
+	if (!sighand)
+		return -ESRCH;
 	for (i = 0; i < CKPT_IMG_NSIG && i < _NSIG; i++) {
 		k = &sighand->action[i];
 		proc->sigaction[i].handler = (unsigned long)k->sa.sa_handler;
@@ -667,8 +668,8 @@ static void capture_process(struct task_struct *task,
 		proc->sigaction[i].restorer = (unsigned long)k->sa.sa_restorer;
 		proc->sigaction[i].mask = k->sa.sa_mask.sig[0];
 	}
-	spin_unlock_irq(&sighand->siglock);
-	rcu_read_unlock();
+	ckpt_unlock_sighand(sighand, &flags);
+	return 0;
 }
 
 /* Everything but the staged pages and END, while the process is frozen. */
@@ -775,6 +776,17 @@ static int finish_image(struct ckpt_mm_capture *mc, struct ckpt_stage *stage,
 	return ckpt_write_sect(w, CKPT_SECT_END, &end, sizeof(end), NULL, 0);
 }
 
+/* Whether @task still runs in @mm: it neither exec'ed nor exited. */
+static bool runs_in(struct task_struct *task, struct mm_struct *mm)
+{
+	bool ret;
+
+	task_lock(task);
+	ret = task->mm == mm;
+	task_unlock(task);
+	return ret;
+}
+
 static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 			 char *whybuf)
 {
@@ -865,11 +877,8 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	t1 = ktime_get_ns();
 
 	/* The program whose rights were checked, not one exec'ed since. */
-	task_lock(task);
-	if (task->mm != mm)
+	if (!runs_in(task, mm)) {
 		ret = -EAGAIN;
-	task_unlock(task);
-	if (ret) {
 		snprintf(whybuf, WHY_LEN,
 			 "pid %d executed a program or exited during the checkpoint",
 			 task_tgid_vnr(task));
@@ -905,12 +914,16 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		tasks[i] = fz->threads[i].exited ? NULL : fz->threads[i].task;
 	/* Timers first: their pending signals are saved as they were. */
 	ret = ckpt_capture_timers(task, tasks, fz->nr, &timers, whybuf, WHY_LEN);
+	if (ret == -ESRCH)
+		goto out_exited;
 	if (ret) {
 		*why = whybuf;
 		goto out_thaw;
 	}
 	ret = ckpt_capture_signals(task, tasks, fz->nr, &timers, &sigs,
 				   &sigs_len, why);
+	if (ret == -ESRCH)
+		goto out_exited;
 	if (ret)
 		goto out_thaw;
 	ret = ckpt_mm_capture(task, mm, pagemap, &mc, proc, &scan.objs, why,
@@ -929,7 +942,9 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		*why = whybuf;
 		goto out_thaw;
 	}
-	capture_process(task, proc);
+	ret = capture_process(task, proc);
+	if (ret)
+		goto out_exited;
 
 	ret = write_image(task, fz, proc, &mc, &scan, fs, sigs, sigs_len,
 			  &timers, creds, creds_len, &w, &a->nr_threads,
@@ -937,6 +952,15 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	if (!ret && !stage)
 		ret = finish_image(&mc, &st, &w);
 	if (ret) {
+		/* Its pages are read through the task, which may be gone. */
+		if (ret == -EIO && !runs_in(task, mm)) {
+			snprintf(whybuf, WHY_LEN,
+				 "pid %u exited or executed a program during the checkpoint",
+				 a->pid);
+			*why = whybuf;
+			ret = -ESRCH;
+			goto out_thaw;
+		}
 		if (!*why)
 			*why = "writing the image failed";
 		goto out_thaw;
@@ -946,7 +970,13 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		send_sig_info(SIGKILL, SEND_SIG_PRIV, task);
 	else if (a->flags & CKPT_CHECKPOINT_STOP)
 		send_sig_info(SIGSTOP, SEND_SIG_PRIV, task);
+	goto out_thaw;
 
+out_exited:
+	/* Killed and reaped while parked: the task has no pid of its own now. */
+	snprintf(whybuf, WHY_LEN, "pid %u exited during the checkpoint", a->pid);
+	*why = whybuf;
+	ret = -ESRCH;
 out_thaw:
 	/*
 	 * Before the thaw when the image is complete (or failed): the callback

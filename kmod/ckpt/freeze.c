@@ -116,6 +116,8 @@ static int freeze_once(struct task_struct *leader, unsigned int timeout_ms,
 	fz->xstate_size = ckpt_xstate_size();
 
 	ret = collect_threads(fz, leader);
+	if (ret == -ESRCH)
+		*why = "the process exited";
 	if (ret)
 		goto err_put;
 

@@ -6,14 +6,28 @@
 #include <uapi/linux/ckpt_image.h>
 
 struct task_struct;
+struct sighand_struct;
 struct ckpt_timers;
+
+/*
+ * lock_task_sighand() and unlock_task_sighand() for the engine, which may
+ * call neither (__lock_task_sighand() is not exported): @tsk's sighand
+ * locked, interrupts saved in *@flags; NULL, nothing locked, once @tsk was
+ * released (exited and reaped), even with the threads parked: the park is
+ * a killable wait.
+ */
+struct sighand_struct *ckpt_lock_sighand(struct task_struct *tsk,
+					 unsigned long *flags);
+void ckpt_unlock_sighand(struct sighand_struct *sighand,
+			 unsigned long *flags);
 
 /*
  * The SIGNALS section of a frozen process: its interval timers and the
  * pending signals of @threads (NULL entries skipped) and of the process,
  * those of the POSIX timers in @timers (ckpt_capture_timers(), just
  * before) as it saved them. Fails, with @why, when there are more signals
- * than an image holds. *@out is kvmalloc'ed, *@len bytes.
+ * than an image holds; with -ESRCH, @why untouched, once the process was
+ * released (exited, reaped). *@out is kvmalloc'ed, *@len bytes.
  */
 int ckpt_capture_signals(struct task_struct *leader,
 			 struct task_struct *const *threads, unsigned int nr,
