@@ -19,6 +19,7 @@
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs_struct.h>
+#include <linux/jiffies.h>
 #include <linux/kdev_t.h>
 #include <linux/ktime.h>
 #include <linux/pid.h>
@@ -807,6 +808,7 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	struct file *pagemap = NULL;
 	struct mm_struct *mm;
 	unsigned int timeout = a->timeout_ms ?: CKPT_DEFAULT_TIMEOUT_MS;
+	unsigned long deadline = jiffies + msecs_to_jiffies(timeout);
 	u64 t0 = ktime_get_ns(), t1, req = 0;
 	/* Only a process that runs on has a reason to wait less. */
 	bool stage = !(a->flags & (CKPT_CHECKPOINT_KILL | CKPT_CHECKPOINT_STOP));
@@ -871,7 +873,16 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		if (ret)
 			goto out_writer;
 	}
-	ret = ckpt_freeze(task, timeout, &fz, why);
+	/* The callbacks and the freeze share the timeout. */
+	if (!time_before(jiffies, deadline)) {
+		snprintf(whybuf, WHY_LEN,
+			 "the timeout (%u ms) passed before pid %u could be frozen",
+			 timeout, a->pid);
+		*why = whybuf;
+		ret = -ETIMEDOUT;
+		goto out_writer;
+	}
+	ret = ckpt_freeze(task, jiffies_to_msecs(deadline - jiffies), &fz, why);
 	if (ret)
 		goto out_writer;
 	t1 = ktime_get_ns();
@@ -1056,6 +1067,11 @@ long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg)
 			ckpt_put_errmsg(a.errmsg, a.errmsg_len, "reserved fields must be 0");
 			return -EINVAL;
 		}
+	}
+	if (a.timeout_ms > CKPT_TIMEOUT_MAX_MS) {
+		ckpt_put_errmsg(a.errmsg, a.errmsg_len,
+				"timeout_ms is above CKPT_TIMEOUT_MAX_MS (10 minutes)");
+		return -EINVAL;
 	}
 
 	whybuf = kzalloc(WHY_LEN, GFP_KERNEL);

@@ -29,7 +29,8 @@
  *            __u32 pid;            in:  process (tgid) in the caller's pid ns
  *            __s32 fd;             in:  image goes here (file, pipe, socket)
  *            __u32 flags;          in:  CKPT_CHECKPOINT_* (-EINVAL otherwise)
- *            __u32 timeout_ms;     in:  wait for safe points (0: 10 s)
+ *            __u32 timeout_ms;     in:  for callbacks and safe points together
+ *                                       (0: 10 s; at most CKPT_TIMEOUT_MAX_MS)
  *            __u64 errmsg;         in:  user buffer for a message, or 0
  *            __u32 errmsg_len;     in:  its size
  *            __u32 nr_threads;     out: threads captured
@@ -233,6 +234,8 @@ struct ckpt_checkpoint {
 };
 
 #define CKPT_IOC_CHECKPOINT	_IOWR(CKPT_IOC_MAGIC, 0x01, struct ckpt_checkpoint)
+/* The longest checkpoint timeout_ms (10 minutes); more is -EINVAL. */
+#define CKPT_TIMEOUT_MAX_MS	600000
 
 enum ckpt_restart_flags {
 	CKPT_RESTART_ROOT_FD	= 1 << 0,	/* root_fd is set */
