@@ -107,8 +107,8 @@ static int add_pending(struct sig_capture *c, u32 tid, struct sigpending *p)
  * lock is taken and the pointer read again under it. __exit_signal() sets
  * it to NULL under the same lock when the task is released.
  */
-struct sighand_struct *ckpt_lock_sighand(struct task_struct *tsk,
-					 unsigned long *flags)
+struct sighand_struct *__ckpt_lock_sighand(struct task_struct *tsk,
+					   unsigned long *flags)
 {
 	struct sighand_struct *sighand;
 
@@ -118,18 +118,15 @@ struct sighand_struct *ckpt_lock_sighand(struct task_struct *tsk,
 		if (unlikely(!sighand))
 			break;
 		spin_lock_irqsave(&sighand->siglock, *flags);
-		if (likely(sighand == rcu_access_pointer(tsk->sighand)))
+		if (likely(sighand == rcu_access_pointer(tsk->sighand))) {
+			/* For sparse: ckpt_lock_sighand() says who holds it. */
+			__release(&sighand->siglock);
 			break;
+		}
 		spin_unlock_irqrestore(&sighand->siglock, *flags);
 	}
 	rcu_read_unlock();
 	return sighand;
-}
-
-void ckpt_unlock_sighand(struct sighand_struct *sighand,
-			 unsigned long *flags)
-{
-	spin_unlock_irqrestore(&sighand->siglock, *flags);
 }
 
 /*

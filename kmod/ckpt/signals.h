@@ -2,11 +2,12 @@
 #ifndef _CKPT_SIGNALS_H
 #define _CKPT_SIGNALS_H
 
+#include <linux/sched/signal.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <uapi/linux/ckpt_image.h>
 
 struct task_struct;
-struct sighand_struct;
 struct ckpt_timers;
 
 /*
@@ -16,10 +17,25 @@ struct ckpt_timers;
  * released (exited and reaped), even with the threads parked: the park is
  * a killable wait.
  */
-struct sighand_struct *ckpt_lock_sighand(struct task_struct *tsk,
-					 unsigned long *flags);
-void ckpt_unlock_sighand(struct sighand_struct *sighand,
-			 unsigned long *flags);
+struct sighand_struct *__ckpt_lock_sighand(struct task_struct *tsk,
+					   unsigned long *flags);
+
+/* As lock_task_sighand(): the lock held when not NULL, for sparse too. */
+static inline struct sighand_struct *
+ckpt_lock_sighand(struct task_struct *tsk, unsigned long *flags)
+{
+	struct sighand_struct *ret = __ckpt_lock_sighand(tsk, flags);
+
+	(void)__cond_lock(&tsk->sighand->siglock, ret);
+	return ret;
+}
+
+static inline void ckpt_unlock_sighand(struct sighand_struct *sighand,
+				       unsigned long *flags)
+	__releases(&sighand->siglock)
+{
+	spin_unlock_irqrestore(&sighand->siglock, *flags);
+}
 
 /*
  * The SIGNALS section of a frozen process: its interval timers and the

@@ -350,12 +350,16 @@ int ckpt_capture_timers(struct task_struct *leader,
 		t = timers[i];
 		spin_lock_irqsave(&t->it_lock, flags);
 		sighand = ckpt_lock_sighand(leader, &sflags);
-		if (!sighand || t->it_signal != sig)
+		if (!sighand) {
 			ret = exited(&c);
-		else
-			ret = capture_one(&c, t, &ents[i], &out->sig_overrun[i]);
-		if (sighand)
+		} else {
+			if (t->it_signal != sig)
+				ret = exited(&c);
+			else
+				ret = capture_one(&c, t, &ents[i],
+						  &out->sig_overrun[i]);
 			ckpt_unlock_sighand(sighand, &sflags);
+		}
 		spin_unlock_irqrestore(&t->it_lock, flags);
 	}
 out_rcu:
