@@ -188,6 +188,8 @@ static int write_scope(int scope)
 	return ret;
 }
 
+static bool answers(struct target *t, const char *want);
+
 FIXTURE(access) {
 	struct target t;	/* nobody's, a child of the test, not of the checkpointer */
 	int old_scope;		/* -1: no Yama */
@@ -207,6 +209,8 @@ FIXTURE_SETUP(access)
 	nobody_kind = 0;
 	ASSERT_EQ(0, target_start(&self->t, nobody_target));
 	ASSERT_EQ(0, target_send(&self->t, "s"));
+	/* It says "ready" before it changes ids: wait until it has. */
+	ASSERT_TRUE(answers(&self->t, "1"));
 }
 
 FIXTURE_TEARDOWN(access)
@@ -334,6 +338,7 @@ TEST_F(access, privileged_or_undumpable_process_of_the_same_user)
 		nobody_kind = k;
 		ASSERT_EQ(0, target_start(&t, nobody_target)) TH_LOG("%s", what[k]);
 		ASSERT_EQ(0, target_send(&t, "s"));
+		ASSERT_TRUE(answers(&t, "1")) TH_LOG("%s", what[k]);
 		refused(_metadata, &t, USER_NOBODY, why[k], what[k]);
 		kill(t.pid, SIGKILL);
 		target_end(&t);

@@ -331,6 +331,8 @@ TEST_F(errors, a_privileged_process_of_the_same_user_is_refused)
 		nobody_kind = k;
 		ASSERT_EQ(0, target_start(&t, nobody_target)) TH_LOG("kind %d", k);
 		ASSERT_EQ(0, target_send(&t, "s"));
+		/* It says "ready" before it changes ids: wait until it has. */
+		ASSERT_TRUE(target_alive(&t, "1")) TH_LOG("kind %d", k);
 		if (!why[k]) {
 			/* The same user may checkpoint its own plain process. */
 			EXPECT_EQ(0, checkpoint_as_nobody(t.pid, self->msg,
