@@ -63,14 +63,17 @@ int cmd_checkpoint(int argc, char **argv)
 		case 'k':
 			a.flags |= CKPT_CHECKPOINT_KILL;
 			break;
-		case 't':
-			a.timeout_ms = strtoul(optarg, &end, 10) * 1000;
-			if (*end || !*optarg) {
-				fprintf(stderr, "%s checkpoint: bad --timeout '%s'\n",
-					prog, optarg);
+		case 't': {
+			unsigned long s = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || s > CKPT_TIMEOUT_MAX_MS / 1000) {
+				fprintf(stderr, "%s checkpoint: bad --timeout '%s' (seconds, at most %u)\n",
+					prog, optarg, CKPT_TIMEOUT_MAX_MS / 1000);
 				return 1;
 			}
+			a.timeout_ms = s * 1000;
 			break;
+		}
 		case 'j':
 			json = true;
 			break;

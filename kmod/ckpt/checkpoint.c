@@ -19,6 +19,7 @@
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs_struct.h>
+#include <linux/jiffies.h>
 #include <linux/kdev_t.h>
 #include <linux/ktime.h>
 #include <linux/pid.h>
@@ -32,6 +33,7 @@
 
 #include <uapi/linux/ckpt_image.h>
 
+#include "access.h"
 #include "callback.h"
 #include "checkpoint.h"
 #include "creds.h"
@@ -60,43 +62,22 @@ void ckpt_put_errmsg(u64 ubuf, u32 len, const char *msg)
 }
 
 /*
- * The rights of ptrace-attaching (which modules cannot call): privileged,
- * or the same user and group as a dumpable target that holds no capability
- * the caller lacks.
+ * The rights of ptrace-attaching, asked of the kernel (access.c), before
+ * anything is frozen or asked of the process. A process cannot checkpoint
+ * itself this way: its own threads would have to park.
  */
-static int may_checkpoint(struct task_struct *task, const char **why)
+static int may_checkpoint(struct task_struct *task, struct file **pagemap,
+			  const char **why, char *whybuf)
 {
-	const struct cred *cred = current_cred(), *tcred;
-	struct mm_struct *mm;
-	int ret = 0;
+	int ret;
 
 	if (same_thread_group(task, current)) {
 		*why = "a process cannot checkpoint itself this way";
 		return -EDEADLK;
 	}
-	if (capable(CAP_CHECKPOINT_RESTORE) || capable(CAP_SYS_ADMIN))
-		return 0;
-
-	rcu_read_lock();
-	tcred = __task_cred(task);
-	if (!uid_eq(cred->uid, tcred->euid) || !uid_eq(cred->uid, tcred->suid) ||
-	    !uid_eq(cred->uid, tcred->uid) || !gid_eq(cred->gid, tcred->egid) ||
-	    !gid_eq(cred->gid, tcred->sgid) || !gid_eq(cred->gid, tcred->gid) ||
-	    !cap_issubset(tcred->cap_permitted, cred->cap_permitted))
-		ret = -EPERM;
-	rcu_read_unlock();
-	if (ret) {
-		*why = "the process belongs to another user or is privileged";
-		return ret;
-	}
-
-	task_lock(task);
-	mm = task->mm;
-	if (!mm || get_dumpable(mm) != SUID_DUMP_USER)
-		ret = -EPERM;
-	task_unlock(task);
+	ret = ckpt_access_check(task, pagemap, whybuf, WHY_LEN);
 	if (ret)
-		*why = "the process is not dumpable (setuid, setgid or it said so)";
+		*why = whybuf;
 	return ret;
 }
 
@@ -645,12 +626,14 @@ out:
 	return ret;
 }
 
-static void capture_process(struct task_struct *task,
-			    struct ckpt_img_process *proc)
+/* -ESRCH once the process was released (killed and reaped while parked). */
+static int capture_process(struct task_struct *task,
+			   struct ckpt_img_process *proc)
 {
 	struct sighand_struct *sighand;
 	struct k_sigaction *k;
 	const struct cred *cred;
+	unsigned long flags;
 	int i;
 
 	proc->pid = task_tgid_vnr(task);
@@ -676,10 +659,9 @@ static void capture_process(struct task_struct *task,
 	}
 	task_unlock(task);
 
-	/* What lock_task_sighand() does; the threads are parked, so it holds. */
-	rcu_read_lock();
-	sighand = rcu_dereference(task->sighand);
-	spin_lock_irq(&sighand->siglock);
+	sighand = ckpt_lock_sighand(task, &flags);
+	if (!sighand)
+		return -ESRCH;
 	for (i = 0; i < CKPT_IMG_NSIG && i < _NSIG; i++) {
 		k = &sighand->action[i];
 		proc->sigaction[i].handler = (unsigned long)k->sa.sa_handler;
@@ -687,8 +669,8 @@ static void capture_process(struct task_struct *task,
 		proc->sigaction[i].restorer = (unsigned long)k->sa.sa_restorer;
 		proc->sigaction[i].mask = k->sa.sa_mask.sig[0];
 	}
-	spin_unlock_irq(&sighand->siglock);
-	rcu_read_unlock();
+	ckpt_unlock_sighand(sighand, &flags);
+	return 0;
 }
 
 /* Everything but the staged pages and END, while the process is frozen. */
@@ -795,6 +777,17 @@ static int finish_image(struct ckpt_mm_capture *mc, struct ckpt_stage *stage,
 	return ckpt_write_sect(w, CKPT_SECT_END, &end, sizeof(end), NULL, 0);
 }
 
+/* Whether @task still runs in @mm: it neither exec'ed nor exited. */
+static bool runs_in(struct task_struct *task, struct mm_struct *mm)
+{
+	bool ret;
+
+	task_lock(task);
+	ret = task->mm == mm;
+	task_unlock(task);
+	return ret;
+}
+
 static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 			 char *whybuf)
 {
@@ -812,8 +805,10 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	struct ckpt_writer w = {};
 	struct ckpt_reg *reg = NULL;
 	struct task_struct *task;
+	struct file *pagemap = NULL;
 	struct mm_struct *mm;
 	unsigned int timeout = a->timeout_ms ?: CKPT_DEFAULT_TIMEOUT_MS;
+	unsigned long deadline = jiffies + msecs_to_jiffies(timeout);
 	u64 t0 = ktime_get_ns(), t1, req = 0;
 	/* Only a process that runs on has a reason to wait less. */
 	bool stage = !(a->flags & (CKPT_CHECKPOINT_KILL | CKPT_CHECKPOINT_STOP));
@@ -830,19 +825,26 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		*why = whybuf;
 		return -ESRCH;
 	}
-	ret = may_checkpoint(task, why);
-	if (ret)
+	/*
+	 * The memory first: the rights are checked against the program that
+	 * runs in it, and one exec'ed since is found once frozen.
+	 */
+	mm = get_task_mm(task);
+	if (!mm) {
+		snprintf(whybuf, WHY_LEN,
+			 "pid %u has no memory (kernel thread or exiting)",
+			 a->pid);
+		*why = whybuf;
+		ret = -ESRCH;
 		goto out_put_task;
+	}
+	ret = may_checkpoint(task, &pagemap, why, whybuf);
+	if (ret)
+		goto out_put_mm;
 	if (task->ptrace) {
 		*why = "the process is being traced";
 		ret = -EBUSY;
-		goto out_put_task;
-	}
-	mm = get_task_mm(task);
-	if (!mm) {
-		*why = "the process has no memory (kernel thread or exiting)";
-		ret = -ESRCH;
-		goto out_put_task;
+		goto out_put_mm;
 	}
 	proc = kvzalloc(sizeof(*proc), GFP_KERNEL);
 	fs = kvzalloc(sizeof(*fs), GFP_KERNEL);
@@ -872,10 +874,29 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		if (ret)
 			goto out_writer;
 	}
-	ret = ckpt_freeze(task, timeout, &fz, why);
+	/* The callbacks and the freeze share the timeout. */
+	if (!time_before(jiffies, deadline)) {
+		snprintf(whybuf, WHY_LEN,
+			 "the timeout (%u ms) passed before pid %u could be frozen",
+			 timeout, a->pid);
+		*why = whybuf;
+		ret = -ETIMEDOUT;
+		goto out_writer;
+	}
+	ret = ckpt_freeze(task, jiffies_to_msecs(deadline - jiffies), &fz, why);
 	if (ret)
 		goto out_writer;
 	t1 = ktime_get_ns();
+
+	/* The program whose rights were checked, not one exec'ed since. */
+	if (!runs_in(task, mm)) {
+		ret = -EAGAIN;
+		snprintf(whybuf, WHY_LEN,
+			 "pid %d executed a program or exited during the checkpoint",
+			 task_tgid_vnr(task));
+		*why = whybuf;
+		goto out_thaw;
+	}
 
 	for (i = 0; i < fz->nr; i++) {
 		struct ckpt_parked *p = &fz->threads[i];
@@ -905,16 +926,20 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		tasks[i] = fz->threads[i].exited ? NULL : fz->threads[i].task;
 	/* Timers first: their pending signals are saved as they were. */
 	ret = ckpt_capture_timers(task, tasks, fz->nr, &timers, whybuf, WHY_LEN);
+	if (ret == -ESRCH)
+		goto out_exited;
 	if (ret) {
 		*why = whybuf;
 		goto out_thaw;
 	}
 	ret = ckpt_capture_signals(task, tasks, fz->nr, &timers, &sigs,
 				   &sigs_len, why);
+	if (ret == -ESRCH)
+		goto out_exited;
 	if (ret)
 		goto out_thaw;
-	ret = ckpt_mm_capture(task, mm, &mc, proc, &scan.objs, why, whybuf,
-			      WHY_LEN);
+	ret = ckpt_mm_capture(task, mm, pagemap, &mc, proc, &scan.objs, why,
+			      whybuf, WHY_LEN);
 	if (ret)
 		goto out_thaw;
 	ret = ckpt_fileobjs_capture(&scan.objs, task_tgid_vnr(task), whybuf,
@@ -929,7 +954,9 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		*why = whybuf;
 		goto out_thaw;
 	}
-	capture_process(task, proc);
+	ret = capture_process(task, proc);
+	if (ret)
+		goto out_exited;
 
 	ret = write_image(task, fz, proc, &mc, &scan, fs, sigs, sigs_len,
 			  &timers, creds, creds_len, &w, &a->nr_threads,
@@ -937,6 +964,15 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	if (!ret && !stage)
 		ret = finish_image(&mc, &st, &w);
 	if (ret) {
+		/* Its pages are read through the task, which may be gone. */
+		if (ret == -EIO && !runs_in(task, mm)) {
+			snprintf(whybuf, WHY_LEN,
+				 "pid %u exited or executed a program during the checkpoint",
+				 a->pid);
+			*why = whybuf;
+			ret = -ESRCH;
+			goto out_thaw;
+		}
 		if (!*why)
 			*why = "writing the image failed";
 		goto out_thaw;
@@ -946,7 +982,13 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		send_sig_info(SIGKILL, SEND_SIG_PRIV, task);
 	else if (a->flags & CKPT_CHECKPOINT_STOP)
 		send_sig_info(SIGSTOP, SEND_SIG_PRIV, task);
+	goto out_thaw;
 
+out_exited:
+	/* Killed and reaped while parked: the task has no pid of its own now. */
+	snprintf(whybuf, WHY_LEN, "pid %u exited during the checkpoint", a->pid);
+	*why = whybuf;
+	ret = -ESRCH;
 out_thaw:
 	/*
 	 * Before the thaw when the image is complete (or failed): the callback
@@ -996,6 +1038,9 @@ out_free:
 	kvfree(creds);
 	ckpt_timers_free(&timers);
 	kfree(tasks);
+out_put_mm:
+	if (pagemap)
+		fput(pagemap);
 	mmput(mm);
 out_put_task:
 	put_task_struct(task);
@@ -1023,6 +1068,11 @@ long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg)
 			ckpt_put_errmsg(a.errmsg, a.errmsg_len, "reserved fields must be 0");
 			return -EINVAL;
 		}
+	}
+	if (a.timeout_ms > CKPT_TIMEOUT_MAX_MS) {
+		ckpt_put_errmsg(a.errmsg, a.errmsg_len,
+				"timeout_ms is above CKPT_TIMEOUT_MAX_MS (10 minutes)");
+		return -EINVAL;
 	}
 
 	whybuf = kzalloc(WHY_LEN, GFP_KERNEL);

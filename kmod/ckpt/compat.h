@@ -133,4 +133,26 @@ static inline int ckpt_eventfd_semaphore(struct file *file, u64 count, int id)
 #define ckpt_exe_allow_write(file)	allow_write_access(file)
 #endif
 
+/*
+ * A reference on the file *@fpp points to, read under rcu_read_lock(), or
+ * NULL when there is none or it is being freed (its count already 0, as
+ * an exe file being replaced may be): get_mm_exe_file(), which is not
+ * exported. 6.7 made files SLAB_TYPESAFE_BY_RCU and get_file_rcu() take
+ * the pointer's address, to read it again once it holds a reference;
+ * before, a file was freed after a grace period and get_file_rcu(file) is
+ * atomic_long_inc_not_zero() on its count.
+ */
+#include <linux/rcupdate.h>
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#define ckpt_get_file_rcu(fpp)	get_file_rcu(fpp)
+#else
+static inline struct file *ckpt_get_file_rcu(struct file __rcu **fpp)
+{
+	struct file *file = rcu_dereference(*fpp);
+
+	return file && get_file_rcu(file) ? file : NULL;
+}
+#endif
+
 #endif /* _CKPT_COMPAT_H */

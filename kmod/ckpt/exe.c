@@ -43,14 +43,18 @@ int ckpt_exe_capture(struct mm_struct *mm, struct ckpt_img_process *proc,
 	char *buf, *p;
 	int ret;
 
-	/* Stable: no thread of the process can exec or change it now. */
+	/*
+	 * No thread of the process can exec or change it now, but a process
+	 * sharing the memory (CLONE_VM without CLONE_THREAD) still can: the
+	 * file read may be on its way out, and is taken only if it is not.
+	 */
 	rcu_read_lock();
-	exe = rcu_dereference(mm->exe_file);
-	if (exe)
-		get_file(exe);
+	exe = ckpt_get_file_rcu(&mm->exe_file);
 	rcu_read_unlock();
 	if (!exe) {
-		snprintf(whybuf, whylen, "pid %d has no executable", pid);
+		snprintf(whybuf, whylen,
+			 "pid %d has no executable (none, or it was being replaced)",
+			 pid);
 		*why = whybuf;
 		return -EOPNOTSUPP;
 	}

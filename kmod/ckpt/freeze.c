@@ -15,6 +15,7 @@
  * on the module, and finds the freeze released when it comes too late.
  */
 
+#include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -99,7 +100,7 @@ static unsigned int count_live_threads(struct task_struct *leader)
 	return n;
 }
 
-static int freeze_once(struct task_struct *leader, unsigned int timeout_ms,
+static int freeze_once(struct task_struct *leader, unsigned long deadline,
 		       struct ckpt_freeze **out, const char **why)
 {
 	struct ckpt_freeze *fz;
@@ -116,6 +117,8 @@ static int freeze_once(struct task_struct *leader, unsigned int timeout_ms,
 	fz->xstate_size = ckpt_xstate_size();
 
 	ret = collect_threads(fz, leader);
+	if (ret == -ESRCH)
+		*why = "the process exited";
 	if (ret)
 		goto err_put;
 
@@ -151,7 +154,7 @@ static int freeze_once(struct task_struct *leader, unsigned int timeout_ms,
 
 	left = wait_event_interruptible_timeout(fz->wq,
 			atomic_read(&fz->arrived) == fz->nr,
-			msecs_to_jiffies(timeout_ms));
+			time_before(jiffies, deadline) ? deadline - jiffies : 0);
 	if (left == 0) {
 		*why = "not every thread reached a safe point in time (stopped, traced or in uninterruptible sleep?)";
 		ret = -ETIMEDOUT;
@@ -189,10 +192,12 @@ err_put:
 int ckpt_freeze(struct task_struct *leader, unsigned int timeout_ms,
 		struct ckpt_freeze **out, const char **why)
 {
+	/* One deadline for every try. */
+	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
 	int tries = 0, ret;
 
 	do {
-		ret = freeze_once(leader, timeout_ms, out, why);
+		ret = freeze_once(leader, deadline, out, why);
 	} while (ret == -EAGAIN && ++tries < 8);
 	if (ret == -EAGAIN)
 		*why = "the process keeps creating threads";

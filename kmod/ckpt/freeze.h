@@ -31,8 +31,10 @@ struct ckpt_freeze {
 
 /*
  * Parks every thread of @leader's process at its next return to user mode,
- * each having captured its own registers. Waits at most @timeout_ms; fails
- * with -ETIMEDOUT naming no thread, or -EINTR if the caller is signalled.
+ * each having captured its own registers. Waits at most @timeout_ms in
+ * all (threads created meanwhile make it try again, within the same
+ * time); fails with -ETIMEDOUT naming no thread, or -EINTR if the caller
+ * is signalled.
  */
 int ckpt_freeze(struct task_struct *leader, unsigned int timeout_ms,
 		struct ckpt_freeze **out, const char **why);

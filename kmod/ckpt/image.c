@@ -10,6 +10,7 @@
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 
@@ -72,6 +73,12 @@ static int write_all(struct ckpt_writer *w, const void *buf, size_t len)
 	ssize_t ret;
 
 	while (len) {
+		/*
+		 * A pipe or socket write already gives up on any signal; a
+		 * file that keeps taking a little at a time does not.
+		 */
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		ret = kernel_write(w->file, buf, len, &w->pos);
 		if (ret < 0)
 			return ret;

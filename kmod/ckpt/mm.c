@@ -3,8 +3,8 @@
  * Memory: the VMA table, the pages worth storing, and the mm's fields.
  *
  * Which pages to store comes from the target's /proc/PID/pagemap (present,
- * swapped, file-backed bits), read through the VFS with the caller's
- * credentials: only populated pages are stored, and of a private file
+ * swapped, file-backed bits), opened by the rights check (access.c) and
+ * read through the VFS: only populated pages are stored, and of a private file
  * mapping only the pages the process changed (now anonymous). Page content
  * is read with access_process_vm(), into kernel memory while the process is
  * frozen when it is to continue (see "Staging"). Shared file mappings keep their data in
@@ -247,12 +247,11 @@ static int count_pages(struct ckpt_mm_capture *c)
 }
 
 int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
-		    struct ckpt_mm_capture *c, struct ckpt_img_process *proc,
-		    struct ckpt_fileobjs *objs, const char **why, char *whybuf,
-		    size_t whylen)
+		    struct file *pagemap, struct ckpt_mm_capture *c,
+		    struct ckpt_img_process *proc, struct ckpt_fileobjs *objs,
+		    const char **why, char *whybuf, size_t whylen)
 {
 	struct vm_area_struct *vma;
-	char name[32];
 	u32 n = 0;
 	int ret = 0;
 
@@ -320,15 +319,7 @@ out_unlock:
 		return ret;
 	}
 
-	snprintf(name, sizeof(name), "/proc/%d/pagemap",
-		 task_tgid_vnr(task));
-	c->pagemap = filp_open(name, O_RDONLY, 0);
-	if (IS_ERR(c->pagemap)) {
-		ret = PTR_ERR(c->pagemap);
-		c->pagemap = NULL;
-		*why = "cannot read the process's pagemap (is /proc mounted?)";
-		return ret;
-	}
+	c->pagemap = pagemap;
 	if (!c->pagemap->f_op->read) {
 		*why = "this kernel's pagemap cannot be read";
 		return -EOPNOTSUPP;
@@ -621,8 +612,6 @@ out:
 
 void ckpt_mm_capture_free(struct ckpt_mm_capture *c)
 {
-	if (c->pagemap)
-		filp_close(c->pagemap, NULL);
 	if (c->ubuf)
 		vm_munmap(c->ubuf, PM_CHUNK * sizeof(u64));
 	kvfree(c->vmas);

@@ -12,6 +12,7 @@ struct ckpt_reader;
 struct ckpt_fileobjs;
 struct ckpt_objfiles;
 struct path;
+struct file;
 
 /* What a checkpoint learned about a frozen process's memory. */
 struct ckpt_mm_capture {
@@ -19,7 +20,7 @@ struct ckpt_mm_capture {
 	u32 nr_vmas;
 	u64 nr_pages;		/* populated: the VMA table's counts add up to it */
 	u64 nr_stored;		/* written: zero pages of anonymous memory left out */
-	struct file *pagemap;
+	struct file *pagemap;		/* not referenced: the caller's */
 	unsigned long ubuf;	/* scratch buffer in the caller's memory */
 	char *path_buf;
 	struct ckpt_img_vdso *vdso;	/* the VDSO section */
@@ -29,11 +30,15 @@ struct ckpt_mm_capture {
 int ckpt_mm_init(void);
 void ckpt_mm_uninit(void);
 
-/* The VMA table and mm fields, with the target's threads parked. */
+/*
+ * The VMA table and mm fields, with the target's threads parked; which
+ * pages are populated from @pagemap, the process's /proc/PID/pagemap
+ * (ckpt_access_check()), which the caller keeps and puts.
+ */
 int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
-		    struct ckpt_mm_capture *c, struct ckpt_img_process *proc,
-		    struct ckpt_fileobjs *objs, const char **why, char *whybuf,
-		    size_t whylen);
+		    struct file *pagemap, struct ckpt_mm_capture *c,
+		    struct ckpt_img_process *proc, struct ckpt_fileobjs *objs,
+		    const char **why, char *whybuf, size_t whylen);
 /*
  * Memory for copies of a process's pages (mm.c, "Staging"): prepared before
  * the freeze, filled while frozen, written after the thaw.

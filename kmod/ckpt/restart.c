@@ -785,9 +785,9 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 				"restart needs CAP_CHECKPOINT_RESTORE in the initial user namespace");
 		return -EPERM;
 	}
-	if (args.timeout_ms > CKPT_MAX_TIMEOUT_MS) {
+	if (args.timeout_ms > CKPT_TIMEOUT_MAX_MS) {
 		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
-				"timeout_ms is above CKPT_MAX_TIMEOUT_MS");
+				"timeout_ms is above CKPT_TIMEOUT_MAX_MS");
 		return -EINVAL;
 	}
 	if (args.flags & ~__CKPT_RESTART_F_ALL || !args.nr_threads ||

@@ -100,6 +100,36 @@ static int add_pending(struct sig_capture *c, u32 tid, struct sigpending *p)
 }
 
 /*
+ * The kernel's __lock_task_sighand() (kernel/signal.c), step for step.
+ * sighand_struct is SLAB_TYPESAFE_BY_RCU: under rcu_read_lock() the memory
+ * read from tsk->sighand stays a sighand_struct with a valid lock, though
+ * it may have been freed and given to another process meanwhile; so the
+ * lock is taken and the pointer read again under it. __exit_signal() sets
+ * it to NULL under the same lock when the task is released.
+ */
+struct sighand_struct *__ckpt_lock_sighand(struct task_struct *tsk,
+					   unsigned long *flags)
+{
+	struct sighand_struct *sighand;
+
+	rcu_read_lock();
+	for (;;) {
+		sighand = rcu_dereference(tsk->sighand);
+		if (unlikely(!sighand))
+			break;
+		spin_lock_irqsave(&sighand->siglock, *flags);
+		if (likely(sighand == rcu_access_pointer(tsk->sighand))) {
+			/* For sparse: ckpt_lock_sighand() says who holds it. */
+			__release(&sighand->siglock);
+			break;
+		}
+		spin_unlock_irqrestore(&sighand->siglock, *flags);
+	}
+	rcu_read_unlock();
+	return sighand;
+}
+
+/*
  * What setitimer() re-arms CPU interval timer @it (ITIMER_VIRTUAL, _PROF)
  * with: the time left less the tick setitimer() adds to every CPU-time
  * value it arms (a restart runs on the kernel that made the image).
@@ -123,6 +153,7 @@ int ckpt_capture_signals(struct task_struct *leader,
 	};
 	struct sighand_struct *sighand;
 	u64 cpu[CPUCLOCK_MAX];
+	unsigned long flags;
 	unsigned int i;
 	int ret = 0;
 
@@ -131,10 +162,11 @@ int ckpt_capture_signals(struct task_struct *leader,
 		return -ENOMEM;
 	c.q = (struct ckpt_img_siginfo *)(c.hdr + 1);
 
-	/* What lock_task_sighand() does; the threads are parked, so it holds. */
-	rcu_read_lock();
-	sighand = rcu_dereference(leader->sighand);
-	spin_lock_irq(&sighand->siglock);
+	sighand = ckpt_lock_sighand(leader, &flags);
+	if (!sighand) {
+		kvfree(c.hdr);
+		return -ESRCH;
+	}
 	if (sig->it[CPUCLOCK_PROF].expires || sig->it[CPUCLOCK_VIRT].expires) {
 		ckpt_process_cputime(leader, cpu);
 		c.hdr->prof_value_ns = cpu_itimer_left(&sig->it[CPUCLOCK_PROF],
@@ -156,8 +188,7 @@ int ckpt_capture_signals(struct task_struct *leader,
 					  &threads[i]->pending);
 	if (!ret)
 		ret = add_pending(&c, 0, &sig->shared_pending);
-	spin_unlock_irq(&sighand->siglock);
-	rcu_read_unlock();
+	ckpt_unlock_sighand(sighand, &flags);
 
 	if (ret == -E2BIG) {
 		*why = "more pending signals than an image holds";

@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
+#include "signals.h"
 #include "timers.h"
 
 struct timer_ctx {
@@ -48,6 +49,16 @@ static __printf(3, 4) int refuse(const struct timer_ctx *c,
 	vscnprintf(c->whybuf + n, c->len - n, fmt, ap);
 	va_end(ap);
 	return -EOPNOTSUPP;
+}
+
+/*
+ * The process was released (killed and reaped while parked): the caller
+ * says so, naming the pid it asked for, which the task no longer has.
+ */
+static int exited(const struct timer_ctx *c)
+{
+	c->whybuf[0] = '\0';
+	return -ESRCH;
 }
 
 /* Whether @p is one of the frozen process's live threads. */
@@ -280,6 +291,7 @@ int ckpt_capture_timers(struct task_struct *leader,
 	struct ckpt_img_timer *ents;
 	struct k_itimer *t, **timers;
 	unsigned int count = 0, n = 0, i;
+	unsigned long flags, sflags;
 	u32 next_id;
 	int ret = 0;
 
@@ -288,14 +300,13 @@ int ckpt_capture_timers(struct task_struct *leader,
 	 * Count them first. The process is frozen: none of its threads can
 	 * make or delete a timer now; it can only die.
 	 */
-	rcu_read_lock();
-	sighand = rcu_dereference(leader->sighand);
-	spin_lock_irq(&sighand->siglock);
+	sighand = ckpt_lock_sighand(leader, &sflags);
+	if (!sighand)
+		return exited(&c);
 	ckpt_for_each_posix_timer(t, sig)
 		count++;
 	next_id = READ_ONCE(sig->next_posix_timer_id);
-	spin_unlock_irq(&sighand->siglock);
-	rcu_read_unlock();
+	ckpt_unlock_sighand(sighand, &sflags);
 	if (!count && !next_id)
 		return 0;
 	if (count > CKPT_IMG_MAX_TIMERS) {
@@ -319,12 +330,15 @@ int ckpt_capture_timers(struct task_struct *leader,
 
 	/* RCU keeps every timer's memory while it is read under its lock. */
 	rcu_read_lock();
-	sighand = rcu_dereference(leader->sighand);
-	spin_lock_irq(&sighand->siglock);
+	sighand = ckpt_lock_sighand(leader, &sflags);
+	if (!sighand) {
+		ret = exited(&c);
+		goto out_rcu;
+	}
 	ckpt_for_each_posix_timer(t, sig)
 		if (n++ < count)
 			timers[n - 1] = t;
-	spin_unlock_irq(&sighand->siglock);
+	ckpt_unlock_sighand(sighand, &sflags);
 	if (n != count) {
 		scnprintf(whybuf, len, "the timers of pid %d changed while it was frozen",
 			  task_tgid_vnr(leader));
@@ -333,21 +347,22 @@ int ckpt_capture_timers(struct task_struct *leader,
 		sort(timers, n, sizeof(*timers), cmp_id, NULL);
 	}
 	for (i = 0; !ret && i < n; i++) {
-		unsigned long flags;
-
 		t = timers[i];
 		spin_lock_irqsave(&t->it_lock, flags);
-		spin_lock(&sighand->siglock);
-		if (t->it_signal != sig) {
-			scnprintf(whybuf, len, "pid %d is exiting",
-				  task_tgid_vnr(leader));
-			ret = -ESRCH;
+		sighand = ckpt_lock_sighand(leader, &sflags);
+		if (!sighand) {
+			ret = exited(&c);
 		} else {
-			ret = capture_one(&c, t, &ents[i], &out->sig_overrun[i]);
+			if (t->it_signal != sig)
+				ret = exited(&c);
+			else
+				ret = capture_one(&c, t, &ents[i],
+						  &out->sig_overrun[i]);
+			ckpt_unlock_sighand(sighand, &sflags);
 		}
-		spin_unlock(&sighand->siglock);
 		spin_unlock_irqrestore(&t->it_lock, flags);
 	}
+out_rcu:
 	rcu_read_unlock();
 out:
 	kvfree(timers);

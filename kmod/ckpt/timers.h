@@ -17,7 +17,8 @@ struct ckpt_timers {
 /*
  * The POSIX timers of the process @leader, whose live threads are
  * @threads (NULL entries skipped), each read under its lock. Fails, with
- * a message in @whybuf, on what a restart cannot make again.
+ * a message in @whybuf, on what a restart cannot make again; with -ESRCH
+ * and an empty message once the process was released (exited, reaped).
  */
 int ckpt_capture_timers(struct task_struct *leader,
 			struct task_struct *const *threads, unsigned int nr,

@@ -206,6 +206,36 @@ TEST_F(errors, bad_requests)
 	EXPECT_TRUE(target_alive(&self->t, "1"));
 }
 
+/*
+ * The timeout is a u32 of milliseconds: up to 49 days of a frozen
+ * process. More than CKPT_TIMEOUT_MAX_MS (10 minutes) is refused, named,
+ * before anything is looked at; the limit itself is taken.
+ */
+TEST_F(errors, timeout_above_ten_minutes_is_refused)
+{
+	struct ckpt_checkpoint a = {
+		.pid = self->t.pid,
+		.timeout_ms = CKPT_TIMEOUT_MAX_MS + 1,
+		.errmsg = (unsigned long)self->msg,
+		.errmsg_len = sizeof(self->msg),
+	};
+	int fd;
+
+	CKPT_SETUP_SKIPPED();
+
+	fd = open(self->image, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	a.fd = fd;
+	EXPECT_EQ(-EINVAL, ioctl_checkpoint(&a));
+	EXPECT_NE(NULL, strstr(self->msg, "timeout_ms is above")) TH_LOG("%s", self->msg);
+	a.timeout_ms = ~0U;
+	EXPECT_EQ(-EINVAL, ioctl_checkpoint(&a));
+	a.timeout_ms = CKPT_TIMEOUT_MAX_MS;
+	EXPECT_EQ(0, ioctl_checkpoint(&a)) TH_LOG("%s", self->msg);
+	close(fd);
+	EXPECT_TRUE(target_alive(&self->t, "1"));
+}
+
 TEST_F(errors, no_such_process)
 {
 	CKPT_SETUP_SKIPPED();
@@ -301,6 +331,8 @@ TEST_F(errors, a_privileged_process_of_the_same_user_is_refused)
 		nobody_kind = k;
 		ASSERT_EQ(0, target_start(&t, nobody_target)) TH_LOG("kind %d", k);
 		ASSERT_EQ(0, target_send(&t, "s"));
+		/* It says "ready" before it changes ids: wait until it has. */
+		ASSERT_TRUE(target_alive(&t, "1")) TH_LOG("kind %d", k);
 		if (!why[k]) {
 			/* The same user may checkpoint its own plain process. */
 			EXPECT_EQ(0, checkpoint_as_nobody(t.pid, self->msg,

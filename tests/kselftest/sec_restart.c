@@ -333,9 +333,9 @@ TEST_F(restart, a_timeout_above_the_limit_is_refused)
 	dev = open("/dev/ckpt", O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_LE(0, dev);
-	EXPECT_EQ(-EINVAL, restart_on(dev, fd, 1, CKPT_MAX_TIMEOUT_MS + 1,
+	EXPECT_EQ(-EINVAL, restart_on(dev, fd, 1, CKPT_TIMEOUT_MAX_MS + 1,
 				      msg, sizeof(msg)));
-	EXPECT_NE(NULL, strstr(msg, "CKPT_MAX_TIMEOUT_MS")) TH_LOG("%s", msg);
+	EXPECT_NE(NULL, strstr(msg, "CKPT_TIMEOUT_MAX_MS")) TH_LOG("%s", msg);
 	close(fd);
 	close(dev);
 }

@@ -21,15 +21,16 @@
  *
  *        Captures process @pid (all its threads, at safe points) into an
  *        image (linux/ckpt_image.h) written to @fd. The caller needs the
- *        rights of ptrace-attaching: the same uid/gid as the target, which
- *        must be dumpable and hold no capability the caller lacks, or
- *        CAP_CHECKPOINT_RESTORE/CAP_SYS_ADMIN.
+ *        rights of ptrace-attaching (PTRACE_MODE_ATTACH_REALCREDS, security
+ *        modules such as Yama included), asked of the kernel before anything
+ *        is frozen: -EPERM otherwise.
  *
  *        struct ckpt_checkpoint {
  *            __u32 pid;            in:  process (tgid) in the caller's pid ns
  *            __s32 fd;             in:  image goes here (file, pipe, socket)
  *            __u32 flags;          in:  CKPT_CHECKPOINT_* (-EINVAL otherwise)
- *            __u32 timeout_ms;     in:  wait for safe points (0: 10 s)
+ *            __u32 timeout_ms;     in:  for callbacks and safe points together
+ *                                       (0: 10 s; at most CKPT_TIMEOUT_MAX_MS)
  *            __u64 errmsg;         in:  user buffer for a message, or 0
  *            __u32 errmsg_len;     in:  its size
  *            __u32 nr_threads;     out: threads captured
@@ -66,7 +67,7 @@
  *            __u64 errmsg;         in:  user buffer for a message, or 0
  *            __u32 errmsg_len;     in:  its size
  *            __u32 timeout_ms;     in:  wait for the other threads (0: 10 s,
- *                                       at most CKPT_MAX_TIMEOUT_MS)
+ *                                       at most CKPT_TIMEOUT_MAX_MS)
  *            __u64 obj_fds;        in:  __s32[nr_obj_fds], or 0: per FILEOBJ
  *                                       entry of the image, the caller's
  *                                       descriptor of the file it made for it
@@ -263,9 +264,8 @@ struct ckpt_checkpoint {
 };
 
 #define CKPT_IOC_CHECKPOINT	_IOWR(CKPT_IOC_MAGIC, 0x01, struct ckpt_checkpoint)
-
-/* The longest timeout_ms any call takes (10 minutes); above: -EINVAL. */
-#define CKPT_MAX_TIMEOUT_MS	600000
+/* The longest checkpoint timeout_ms (10 minutes); more is -EINVAL. */
+#define CKPT_TIMEOUT_MAX_MS	600000
 
 enum ckpt_restart_flags {
 	CKPT_RESTART_ROOT_FD	= 1 << 0,	/* root_fd is set */
