@@ -126,7 +126,7 @@ static const struct layout layouts[] = {
 	L_MEMBER(CKPT_LAYOUT_PIPES, struct pipe_buffer, "pipe_buffer", len),
 	L_MEMBER(CKPT_LAYOUT_PIPES, struct pipe_buffer, "pipe_buffer", ops),
 	L_MEMBER(CKPT_LAYOUT_PIPES, struct pipe_buffer, "pipe_buffer", flags),
-	L_MEMBER(CKPT_LAYOUT_PIPES, struct pipe_buf_operations, "pipe_buf_operations", confirm),
+	L_MEMBER(CKPT_LAYOUT_PIPES, const struct pipe_buf_operations, "pipe_buf_operations", confirm),
 	L_MEMBER(CKPT_LAYOUT_VDSO, struct vdso_image, "vdso_image", data),
 	L_MEMBER(CKPT_LAYOUT_VDSO, struct vdso_image, "vdso_image", size),
 	L_MEMBER(CKPT_LAYOUT_VDSO, struct vdso_image, "vdso_image", sym_vvar_start),
