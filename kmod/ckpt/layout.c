@@ -418,13 +418,19 @@ static __printf(2, 3) void mismatch(const struct layout *l, const char *fmt,
 		  tag(l->name), l->name, detail, feature_name[l->feature]);
 }
 
-static void check(const struct btf_file *b, const struct layout *l)
+/* @l against @b; @id_cache holds the previous entry's structure id. */
+static void check(const struct btf_file *b, const struct layout *l,
+		  const struct layout *prev, u32 *id_cache)
 {
 	bool skew = layout_test_skew && !strcmp(layout_test_skew, l->name);
-	u32 id = btf_find(b, l->name), bits, type;
+	u32 id, bits, type;
 	u32 want = l->bits + (skew ? (l->member ? 8 : 1) : 0);
 	u64 size;
 
+	/* The table lists a structure's entries together: one lookup each. */
+	if (!prev || strcmp(prev->name, l->name))
+		*id_cache = btf_find(b, l->name);
+	id = *id_cache;
 	if (!id) {
 		mismatch(l, "not in the kernel's BTF");
 		return;
@@ -501,6 +507,7 @@ void ckpt_layout_init(void)
 	bool all = true;
 	void *data;
 	int f, ret;
+	u32 id = 0;
 
 	for (i = 0; i < ARRAY_SIZE(layouts); i++)
 		used[layouts[i].feature] = true;
@@ -519,7 +526,7 @@ void ckpt_layout_init(void)
 	for (f = 0; f < CKPT_LAYOUT_NR; f++)
 		state[f] = OK;
 	for (i = 0; i < ARRAY_SIZE(layouts); i++)
-		check(&b, &layouts[i]);
+		check(&b, &layouts[i], i ? &layouts[i - 1] : NULL, &id);
 	for (f = 0; f < CKPT_LAYOUT_NR; f++)
 		all &= state[f] == OK;
 	if (all)
