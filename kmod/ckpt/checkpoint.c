@@ -42,6 +42,7 @@
 #include "fileobj.h"
 #include "freeze.h"
 #include "image.h"
+#include "layout.h"
 #include "mm.h"
 #include "pipes.h"
 #include "signals.h"
@@ -334,6 +335,11 @@ static int capture_pipe(struct fd_scan *scan, u32 i, char *whybuf)
 				&scan->pipe_len[scan->nr_pipes]);
 	if (ret == -EXDEV)
 		goto elsewhere;
+	if (ret == -ENOPKG) {
+		snprintf(whybuf, WHY_LEN, "fd %u is a pipe, which this engine cannot read on this kernel (%s)",
+			 scan->files[i].fd, ckpt_layout_why(CKPT_LAYOUT_PIPES));
+		return -EOPNOTSUPP;
+	}
 	if (ret) {
 		snprintf(whybuf, WHY_LEN, "cannot read pipe fd %u%s",
 			 scan->files[i].fd,
@@ -388,6 +394,12 @@ static int file_details(struct fd_scan *scan, char *whybuf)
 		switch (f->kind) {
 		case CKPT_FILE_EVENTFD:
 			ret = ckpt_fdinfo_eventfd(file, &f->pos, &f->ino);
+			if (ret == -ENOPKG) {
+				snprintf(whybuf, WHY_LEN, "fd %u is an eventfd, whose mode this engine cannot read on this kernel (%s)",
+					 f->fd, ckpt_layout_why(CKPT_LAYOUT_EVENTFD));
+				ret = -EOPNOTSUPP;
+				goto put;
+			}
 			break;
 		case CKPT_FILE_SIGNALFD:
 			ret = ckpt_fdinfo_signalfd(file, &f->dev);

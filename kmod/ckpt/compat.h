@@ -57,20 +57,27 @@ struct task_struct;
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 #define ckpt_for_each_posix_timer(t, sig) \
 	hlist_for_each_entry(t, &(sig)->posix_timers, list)
+#define ckpt_has_posix_timers(sig)	(!hlist_empty(&(sig)->posix_timers))
 #else
 #define ckpt_for_each_posix_timer(t, sig) \
 	list_for_each_entry(t, &(sig)->posix_timers, list)
+#define ckpt_has_posix_timers(sig)	(!list_empty(&(sig)->posix_timers))
 #endif
 
 /*
  * fdinfo shows an eventfd's EFD_SEMAPHORE mode only from 6.4 on. Before,
- * read it from the context, whose layout is checked against what fdinfo
- * shows (count and id); -1 when they disagree.
+ * read it from the context, a copy of fs/eventfd.c's private struct
+ * eventfd_ctx: checked against the running kernel's BTF at load (layout.c;
+ * -1 when it differs) and, per file, against what fdinfo shows (count and
+ * id; -1 when they disagree).
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/wait.h>
+#include "layout.h"
+
+#define CKPT_EVENTFD_CTX_COPY	1
 
 struct ckpt_eventfd_ctx_6_1 {
 	struct kref kref;
@@ -84,6 +91,8 @@ static inline int ckpt_eventfd_semaphore(struct file *file, u64 count, int id)
 {
 	const struct ckpt_eventfd_ctx_6_1 *ctx = file->private_data;
 
+	if (!ckpt_layout_ok(CKPT_LAYOUT_EVENTFD))
+		return -1;
 	if (!ctx || READ_ONCE(ctx->count) != count || ctx->id != id)
 		return -1;
 	return !!(ctx->flags & 1);	/* EFD_SEMAPHORE */

@@ -15,6 +15,7 @@
 #include <uapi/linux/ckpt_image.h>
 
 #include "fdinfo.h"
+#include "layout.h"
 
 int ckpt_anon_kind(const struct file *file)
 {
@@ -68,6 +69,10 @@ int ckpt_fdinfo_eventfd(struct file *file, u64 *count, u64 *flags)
 	if (p && sscanf(p, "eventfd-semaphore: %d", &sem) != 1)
 		goto out;
 	/* Kernels that do not show the mode: read it, checked (compat.h). */
+	if (sem < 0 && !ckpt_layout_ok(CKPT_LAYOUT_EVENTFD)) {
+		ret = -ENOPKG;
+		goto out;
+	}
 	if (sem < 0)
 		sem = ckpt_eventfd_semaphore(file, *count, id);
 	if (sem >= 0) {

@@ -46,6 +46,7 @@
 
 #include "fileobj.h"
 #include "image.h"
+#include "layout.h"
 #include "pipes.h"
 
 #define MAX_USES	(4 * CKPT_IMG_MAX_FILEOBJS)
@@ -302,6 +303,12 @@ static int capture_fifo(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 	ret = ckpt_pipe_capture(o->file[i], readers, writers, &o->fifo[i], &len);
 	if (ret == -EXDEV)
 		return shared(o, first, pid, whybuf, whylen);
+	if (ret == -ENOPKG) {
+		snprintf(whybuf, whylen, "pid %d fd %d: FIFO %s cannot be read by this engine on this kernel (%s)",
+			 pid, first->fd, o->img[i].name,
+			 ckpt_layout_why(CKPT_LAYOUT_PIPES));
+		return -EOPNOTSUPP;
+	}
 	if (ret) {
 		snprintf(whybuf, whylen, "cannot read FIFO %s%s", o->img[i].name,
 			 ret == -EOPNOTSUPP ? " (packet mode)" : "");

@@ -16,6 +16,7 @@
 #include "auth.h"
 #include "chardev.h"
 #include "image.h"
+#include "layout.h"
 #include "lazy.h"
 #include "mm.h"
 #include "netlink.h"
@@ -52,6 +53,7 @@ static int __init ckpt_init(void)
 	int ret;
 
 	read_boot_id();
+	ckpt_layout_init();
 
 	ret = ckpt_auth_init();
 	if (ret)

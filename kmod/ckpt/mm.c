@@ -34,6 +34,7 @@
 
 #include "fileobj.h"
 #include "image.h"
+#include "layout.h"
 #include "mm.h"
 #include "vdso.h"
 
@@ -256,6 +257,12 @@ int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 	int ret = 0;
 
 	memset(c, 0, sizeof(*c));
+	if (!ckpt_layout_ok(CKPT_LAYOUT_VDSO)) {
+		snprintf(whybuf, whylen, "this engine cannot find the vdso on this kernel (%s)",
+			 ckpt_layout_why(CKPT_LAYOUT_VDSO));
+		*why = whybuf;
+		return -EOPNOTSUPP;
+	}
 	c->path_buf = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
 	if (!c->path_buf)
 		return -ENOMEM;

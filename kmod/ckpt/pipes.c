@@ -12,6 +12,7 @@
 #include <linux/pipe_fs_i.h>
 #include <linux/slab.h>
 
+#include "layout.h"
 #include "pipes.h"
 
 bool ckpt_is_pipe(const struct file *file)
@@ -31,6 +32,8 @@ int ckpt_pipe_capture(struct file *file, unsigned int readers,
 	size_t size, n = 0;
 	int ret = 0;
 
+	if (!ckpt_layout_ok(CKPT_LAYOUT_PIPES))
+		return -ENOPKG;
 	/* Room for a full pipe, sized before the lock (it may sleep). */
 	size = (size_t)READ_ONCE(pipe->ring_size) * PAGE_SIZE;
 	p = kvzalloc(sizeof(*p) + size, GFP_KERNEL);

@@ -26,6 +26,7 @@
 #include <linux/signal.h>
 #include <linux/slab.h>
 
+#include "layout.h"
 #include "signals.h"
 #include "timers.h"
 
@@ -67,6 +68,8 @@ static int add_pending(struct sig_capture *c, u32 tid, struct sigpending *p)
 	sigset_t seen;
 	int sig, ret;
 
+	if (!list_empty(&p->list) && !ckpt_layout_ok(CKPT_LAYOUT_SIGQUEUE))
+		return -ENOPKG;
 	sigemptyset(&seen);
 	list_for_each_entry(q, &p->list, list) {
 		sigaddset(&seen, q->info.si_signo);
@@ -192,6 +195,10 @@ int ckpt_capture_signals(struct task_struct *leader,
 
 	if (ret == -E2BIG) {
 		*why = "more pending signals than an image holds";
+		ret = -EOPNOTSUPP;
+	}
+	if (ret == -ENOPKG) {
+		*why = "it has queued signals, which this engine cannot read on this kernel (struct sigqueue differs from this engine's build)";
 		ret = -EOPNOTSUPP;
 	}
 	if (ret) {

@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
+#include "layout.h"
 #include "signals.h"
 #include "timers.h"
 
@@ -296,6 +297,12 @@ int ckpt_capture_timers(struct task_struct *leader,
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (!ckpt_layout_ok(CKPT_LAYOUT_TIMERS) &&
+	    (ckpt_has_posix_timers(sig) || READ_ONCE(sig->next_posix_timer_id))) {
+		scnprintf(whybuf, len, "pid %d has POSIX timers, which this engine cannot read on this kernel (%s)",
+			  task_tgid_vnr(leader), ckpt_layout_why(CKPT_LAYOUT_TIMERS));
+		return -EOPNOTSUPP;
+	}
 	/*
 	 * Count them first. The process is frozen: none of its threads can
 	 * make or delete a timer now; it can only die.
@@ -414,6 +421,13 @@ int ckpt_timers_restore(const struct ckpt_img_timers *h, char *whybuf,
 	struct k_itimer *t, **live;
 	int ret = 0, bad = 0;
 
+	if (!ckpt_layout_ok(CKPT_LAYOUT_TIMERS)) {
+		if (!h && !ckpt_has_posix_timers(sig))
+			return 0;
+		scnprintf(whybuf, len, "the image has POSIX timers, which this engine cannot restore on this kernel (%s)",
+			  ckpt_layout_why(CKPT_LAYOUT_TIMERS));
+		return -EOPNOTSUPP;
+	}
 	live = kcalloc(nr ?: 1, sizeof(*live), GFP_KERNEL);
 	if (!live)
 		return -ENOMEM;

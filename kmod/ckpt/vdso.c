@@ -37,6 +37,7 @@
 #include <asm/unistd.h>
 #include <asm/vdso.h>
 
+#include "layout.h"
 #include "vdso.h"
 
 #define GREG_IP		16	/* struct user_regs_struct's ip */
@@ -47,8 +48,13 @@
 void ckpt_vdso_ranges(struct mm_struct *mm, u64 *vdso, u64 *vdso_size,
 		      u64 *vvar, u64 *vvar_size)
 {
-	const struct vdso_image *img = mm->context.vdso_image;
+	const struct vdso_image *img;
 
+	if (!ckpt_layout_ok(CKPT_LAYOUT_VDSO)) {
+		*vdso = *vdso_size = *vvar = *vvar_size = 0;
+		return;
+	}
+	img = mm->context.vdso_image;
 	*vdso = (unsigned long)mm->context.vdso;
 	*vdso_size = img ? img->size : 0;
 	*vvar_size = img ? -img->sym_vvar_start : 0;
@@ -290,6 +296,12 @@ u8 *ckpt_vdso_check(const struct ckpt_img_process *proc,
 	u32 i;
 	int ret;
 
+	if (!ckpt_layout_ok(CKPT_LAYOUT_VDSO)) {
+		snprintf(whybuf, whylen, "this engine cannot find the vdso on this kernel (%s)",
+			 ckpt_layout_why(CKPT_LAYOUT_VDSO));
+		*why = whybuf;
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	mmap_read_lock(mm);
 	ckpt_vdso_ranges(mm, &vdso, &vdso_size, &vvar, &vvar_size);
 	mmap_read_unlock(mm);
