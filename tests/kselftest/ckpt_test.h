@@ -342,6 +342,29 @@ static inline int ckpt_last_section(const char *image, const char *type,
 	return pclose(f) ? -1 : found;
 }
 
+/*
+ * The plainest target: 's' steps a counter, 'p' prints it, 'q' quits; it
+ * exits 3 when its input ends.
+ */
+static inline void counter_target(void)
+{
+	unsigned long n = 0;
+	char c;
+
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 's')
+			n++;
+		if (c == 'p') {
+			printf("%lu\n", n);
+			fflush(stdout);
+		}
+		if (c == 'q')
+			_exit(0);
+	}
+}
+
 /* kmod/ckpt/csum.c, linked into every test program: a section's checksum. */
 __u32 ckpt_csum(const void *buf, unsigned long len);
 

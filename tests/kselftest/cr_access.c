@@ -24,26 +24,6 @@
 #define NOBODY		65534
 #define SCOPE_PATH	"/proc/sys/kernel/yama/ptrace_scope"
 
-/* A simple target: 's' steps a counter, 'p' prints it, 'q' quits. */
-static void counter_target(void)
-{
-	unsigned long n = 0;
-	char c;
-
-	for (;;) {
-		if (read(0, &c, 1) != 1)
-			_exit(3);
-		if (c == 's')
-			n++;
-		if (c == 'p') {
-			printf("%lu\n", n);
-			fflush(stdout);
-		}
-		if (c == 'q')
-			_exit(0);
-	}
-}
-
 /*
  * Targets of user nobody: kind 0 plain, 1 with a saved uid of root (as a
  * setuid program that dropped to nobody), 2 with a saved gid of root, 3

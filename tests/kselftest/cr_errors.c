@@ -19,26 +19,6 @@
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
 
-/* A simple target: 's' steps a counter, 'p' prints it, 'q' quits. */
-static void counter_target(void)
-{
-	unsigned long n = 0;
-	char c;
-
-	for (;;) {
-		if (read(0, &c, 1) != 1)
-			_exit(3);
-		if (c == 's')
-			n++;
-		if (c == 'p') {
-			printf("%lu\n", n);
-			fflush(stdout);
-		}
-		if (c == 'q')
-			_exit(0);
-	}
-}
-
 /* A target holding a descriptor the engine cannot restore yet. */
 static void fd_target(void)
 {

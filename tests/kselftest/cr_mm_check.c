@@ -28,23 +28,6 @@
 
 #define AT_IGNORE	1	/* <elf.h>: an entry readers skip */
 
-static void counter_target(void)
-{
-	unsigned long n = 0;
-	char c;
-
-	for (;;) {
-		if (read(0, &c, 1) != 1)
-			_exit(3);
-		if (c == 's')
-			n++;
-		if (c == 'p') {
-			printf("%lu\n", n);
-			fflush(stdout);
-		}
-	}
-}
-
 FIXTURE(mm) {
 	struct target t;
 	pid_t pid;		/* the image's */

@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <linux/capability.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/sysmacros.h>
@@ -310,14 +311,24 @@ TEST_F(root, a_root_outside_the_checkpointers_is_refused)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		struct ckpt_checkpoint a = { .pid = t.pid };
-		char msg[256] = "";
+		char msg[256] = "", proc[96];
 		int dev = open("/dev/ckpt", O_RDWR);
 		int ret;
 
 		a.fd = open(self->image, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		a.errmsg = (unsigned long)msg;
 		a.errmsg_len = sizeof(msg);
-		if (dev < 0 || a.fd < 0 || chroot(root) || chdir("/"))
+		/*
+		 * The engine asks /proc, in the checkpointer's root, whether it
+		 * may (security.md): one is bound there, in a mount namespace
+		 * of the child's own.
+		 */
+		snprintf(proc, sizeof(proc), "%s/proc", root);
+		mkdir(proc, 0555);
+		if (dev < 0 || a.fd < 0 || unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("/proc", proc, NULL, MS_BIND, NULL) ||
+		    chroot(root) || chdir("/"))
 			_exit(2);
 		ret = ioctl(dev, CKPT_IOC_CHECKPOINT, &a) ? errno : 0;
 		dprintf(p[1], "%d %s", ret, msg);

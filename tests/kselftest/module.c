@@ -194,7 +194,7 @@ TEST_F(module, unload_refused_while_open)
 static size_t touch_mb;
 
 /* 's' steps a counter, 'p' prints it, 'q' quits. */
-static void counter_target(void)
+static void touching_target(void)
 {
 	unsigned long n = 0;
 	char c, *mem;
@@ -394,7 +394,7 @@ static void unload_during_checkpoint(struct __test_metadata *_metadata,
 
 	snprintf(image, sizeof(image), "/tmp/module.%d.img", getpid());
 	ASSERT_EQ(0, ckpt_load_module(path));
-	ASSERT_EQ(0, target_start(&t, counter_target));
+	ASSERT_EQ(0, target_start(&t, touching_target));
 	ASSERT_EQ(0, target_send(&t, "s"));
 	ASSERT_TRUE(target_counts(&t, "1"));
 
@@ -463,7 +463,7 @@ TEST_F(module, unload_after_a_checkpointer_was_killed_mid_write)
 
 	touch_mb = 0;
 	ASSERT_EQ(0, ckpt_load_module(self->path));
-	ASSERT_EQ(0, target_start(&t, counter_target));
+	ASSERT_EQ(0, target_start(&t, touching_target));
 	ASSERT_EQ(0, checkpointer_start(&c, t.pid, 4096));
 	ASSERT_EQ(0, checkpointer_stuck(&c));
 	EXPECT_EQ(-EWOULDBLOCK, ckpt_unload_module());

@@ -23,25 +23,6 @@
 
 #define NOBODY	65534
 
-static void counter_target(void)
-{
-	unsigned long n = 0;
-	char c;
-
-	for (;;) {
-		if (read(0, &c, 1) != 1)
-			_exit(3);
-		if (c == 's')
-			n++;
-		if (c == 'p') {
-			printf("%lu\n", n);
-			fflush(stdout);
-		}
-		if (c == 'q')
-			_exit(0);
-	}
-}
-
 FIXTURE(restart) {
 	char image[64];
 	struct target t;

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The image fuzzer, against the engine itself (security.md): valid images
+ * of three kinds of process (a plain one, a multithreaded one, one with
+ * open files, a pipe and a POSIX timer) are mutated a few bytes at a time,
+ * their checksums made right again so that the engine's own checks meet
+ * the damage, their MAC taken out, and restarted through `ckpt restart
+ * --unauthenticated --no-verify` (the engine validates everything itself)
+ * as root, for a bounded time (CKPT_FUZZ_SECONDS, default 20 per kind).
+ * Each attempt is refused with a message (exit 1) or restarts (the process
+ * then runs, or dies of its damaged state, and is killed); nothing hangs
+ * past its bound and the kernel logs nothing (the VM harness fails the
+ * run on any report). The same images are offered to the engine by an
+ * unprivileged user, who is refused at the door.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <time.h>
+
+#include <linux/ckpt_image.h>
+
+#include <grp.h>
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/timerfd.h>
+
+#include "kselftest_harness.h"
+#include "ckpt_test.h"
+
+static void *spin(void *arg)
+{
+	volatile unsigned long *n = arg;
+
+	for (;;) {
+		(*n)++;
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static void threads_target(void)
+{
+	static unsigned long counts[3];
+	pthread_t th;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (pthread_create(&th, NULL, spin, &counts[i]))
+			_exit(4);
+	counter_target();
+}
+
+static void files_target(void)
+{
+	struct itimerspec its = { { 1, 0 }, { 1, 0 } };
+	struct sigevent ev = { .sigev_notify = SIGEV_NONE };
+	timer_t t;
+	int p[2], fd;
+
+	fd = open("/etc/hostname", O_RDONLY);
+	if (fd < 0 || pipe(p) || write(p[1], "fuzz", 4) != 4 ||
+	    timer_create(CLOCK_MONOTONIC, &ev, &t) || timer_settime(t, 0, &its, NULL))
+		_exit(5);
+	fd = timerfd_create(CLOCK_MONOTONIC, 0);
+	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL))
+		_exit(5);
+	counter_target();
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+struct img {
+	unsigned char *buf;
+	size_t len;
+	size_t sect[1024];	/* offsets of the sections */
+	unsigned int nr;
+};
+
+static int load(struct img *im, const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+	size_t at = 0;
+
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	im->len = st.st_size;
+	im->buf = malloc(im->len);
+	if (!im->buf || read(fd, im->buf, im->len) != (ssize_t)im->len)
+		return -1;
+	close(fd);
+	im->nr = 0;
+	while (at + sizeof(struct ckpt_sect) <= im->len && im->nr < 1024) {
+		struct ckpt_sect *s = (void *)(im->buf + at);
+
+		im->sect[im->nr++] = at;
+		at += sizeof(*s) + s->len + (-s->len & 7);
+	}
+	return at == im->len ? 0 : -1;
+}
+
+/*
+ * A copy of @im with 1 to 4 bytes of one section's header or payload
+ * changed (bit flips, boundary values, random bytes), that section's
+ * checksums made right, written to @path.
+ */
+static int mutate(const struct img *im, const char *path)
+{
+	unsigned char *b = malloc(im->len);
+	struct ckpt_sect *s;
+	unsigned int k, n = 1 + next_rand() % 4;
+	size_t at, span;
+	int fd, ret = -1;
+
+	if (!b)
+		return -1;
+	memcpy(b, im->buf, im->len);
+	/* Mostly the front, where the engine parses most. */
+	k = next_rand() % (next_rand() % 4 ? (im->nr < 12 ? im->nr : 12) : im->nr);
+	at = im->sect[k];
+	s = (void *)(b + at);
+	span = s->len;
+	while (n--) {
+		bool header = span == 0 || next_rand() % 8 == 0;
+		size_t off = header ? next_rand() % 16 : sizeof(*s) + next_rand() % span;
+		unsigned char *p = b + at + off;
+
+		switch (next_rand() % 4) {
+		case 0:
+			*p ^= 1 << (next_rand() % 8);
+			break;
+		case 1:
+			*p = (const unsigned char[]){ 0, 0xff, 0x7f, 0x80, 1 }[next_rand() % 5];
+			break;
+		case 2:
+			*p = next_rand();
+			break;
+		default:
+			if (off + 4 <= sizeof(*s) + span)
+				memset(p, next_rand() % 2 ? 0xff : 0, 4);
+			break;
+		}
+	}
+	if (s->len <= span)
+		s->csum = ckpt_csum(s + 1, s->len);
+	s->hcsum = 0;
+	s->hcsum = ckpt_csum(s, sizeof(*s));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd >= 0 && write(fd, b, im->len) == (ssize_t)im->len)
+		ret = 0;
+	if (fd >= 0)
+		close(fd);
+	free(b);
+	return ret;
+}
+
+/*
+ * ckpt restart --unauthenticated --no-verify @path as root, bounded: 1
+ * refused with a message, 0 restarted (or died of its state; killed after
+ * a short run), -1 refused without a message or hung.
+ */
+static int try_restart(const char *path, char *err, size_t size)
+{
+	int p[2], status, i;
+	ssize_t n = 0;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR);
+
+		setpgid(0, 0);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(p[1], 2);
+		execlp("ckpt", "ckpt", "restart", "--unauthenticated",
+		       "--no-verify", "--timeout", "2", path, NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	for (i = 0; i < 100; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		usleep(10000);
+	}
+	if (i == 100) {
+		/* Restarted and running (or stuck): the whole group goes. */
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		for (i = 0; i < 500 && waitpid(pid, &status, WNOHANG) != pid; i++)
+			usleep(10000);
+		close(p[0]);
+		return i == 500 ? -1 : 0;
+	}
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	n = read(p[0], err, size - 1);
+	err[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 1)
+		return n > (ssize_t)strlen("ckpt restart: ") ? 1 : -1;
+	return 0;
+}
+
+FIXTURE(fuzz) {
+	char image[64];
+	char mutant[64];
+	struct target t;
+	char msg[256];
+	int seconds;
+};
+
+FIXTURE_SETUP(fuzz)
+{
+	const char *path = ckpt_module_path();
+	const char *secs = getenv("CKPT_FUZZ_SECONDS");
+
+	if (!path)
+		SKIP(return, "CKPT_MODULE does not name a readable ckpt.ko");
+	if (!ckpt_module_loaded())
+		ASSERT_EQ(0, ckpt_load_module(path));
+	self->seconds = secs ? atoi(secs) : 20;
+	snprintf(self->image, sizeof(self->image), "/tmp/fuzz_engine.%d.img",
+		 getpid());
+	snprintf(self->mutant, sizeof(self->mutant), "/tmp/fuzz_engine.%d.mut",
+		 getpid());
+	rng ^= (uint64_t)time(NULL) * 2654435761ULL;
+}
+
+FIXTURE_TEARDOWN(fuzz)
+{
+	if (self->t.pid > 0) {
+		kill(self->t.pid, SIGKILL);
+		target_end(&self->t);
+	}
+	unlink(self->image);
+	unlink(self->mutant);
+}
+
+/* Fuzzes restarts of an image of @fn's process for the time given. */
+static void run(struct __test_metadata *_metadata, FIXTURE_DATA(fuzz) *self,
+		void (*fn)(void))
+{
+	unsigned int refused = 0, restarted = 0, tries = 0;
+	struct timespec t0, now;
+	char cmd[256], err[512];
+	struct img im;
+	int r;
+
+	ASSERT_EQ(0, target_start(&self->t, fn));
+	ASSERT_EQ(0, ckpt_checkpoint_to(self->t.pid, self->image,
+					CKPT_CHECKPOINT_KILL, self->msg,
+					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
+	target_end(&self->t);
+	self->t.pid = 0;
+	snprintf(cmd, sizeof(cmd), "%s/build/tests/host/mkimage -S %s",
+		 getenv("CKPT_TOP") ?: ".", self->image);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, load(&im, self->image));
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		ASSERT_EQ(0, mutate(&im, self->mutant));
+		r = try_restart(self->mutant, err, sizeof(err));
+		if (r < 0)
+			TH_LOG("try %u: refused without a message, or hung: '%s'",
+			       tries, err);
+		ASSERT_LE(0, r);
+		refused += r == 1;
+		restarted += r == 0;
+		tries++;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec - t0.tv_sec < self->seconds);
+	TH_LOG("%u mutants: %u refused by name, %u restarted", tries, refused,
+	       restarted);
+	EXPECT_LT(0U, refused);
+	free(im.buf);
+}
+
+TEST_F_TIMEOUT(fuzz, a_plain_process, 300)
+{
+	CKPT_SETUP_SKIPPED();
+	run(_metadata, self, counter_target);
+}
+
+TEST_F_TIMEOUT(fuzz, a_multithreaded_process, 300)
+{
+	CKPT_SETUP_SKIPPED();
+	run(_metadata, self, threads_target);
+}
+
+TEST_F_TIMEOUT(fuzz, a_process_with_files_a_pipe_and_timers, 300)
+{
+	CKPT_SETUP_SKIPPED();
+	run(_metadata, self, files_target);
+}
+
+/* The unprivileged user meets the door, whatever the image. */
+TEST_F(fuzz, an_unprivileged_user_is_refused_at_the_door)
+{
+	struct ckpt_restart r = { .nr_threads = 1, .err_fd = -1 };
+	int status, i;
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&self->t, counter_target));
+	ASSERT_EQ(0, ckpt_checkpoint_to(self->t.pid, self->image, 0,
+					self->msg, sizeof(self->msg), NULL));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct img im;
+		int dev;
+
+		if (load(&im, self->image) || setgroups(0, NULL) ||
+		    setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(10);
+		for (i = 0; i < 200; i++) {
+			if (mutate(&im, self->mutant))
+				_exit(11);
+			r.fd = open(self->mutant, O_RDONLY);
+			dev = open("/dev/ckpt", O_RDWR);
+			if (r.fd < 0 || dev < 0)
+				_exit(12);
+			if (!ioctl(dev, CKPT_IOC_RESTART, &r) || errno != EPERM)
+				_exit(13);
+			close(r.fd);
+			close(dev);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN
