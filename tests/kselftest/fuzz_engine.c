@@ -211,6 +211,27 @@ static int try_restart(const char *path, char *err, size_t size)
 	return 0;
 }
 
+/*
+ * A mutant that restarts may die of a fault in user mode, which the
+ * kernel logs ("traps: ... general protection fault") when
+ * debug.exception-trace is on: an expected death, not a kernel report.
+ * Off while fuzzing, as it was after.
+ */
+#define EXCEPTION_TRACE	"/proc/sys/debug/exception-trace"
+
+static char trace_was[8];
+
+static void exception_trace(const char *value)
+{
+	int fd = open(EXCEPTION_TRACE, O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, value, strlen(value)) < 0)
+			perror(EXCEPTION_TRACE);
+		close(fd);
+	}
+}
+
 FIXTURE(fuzz) {
 	char image[64];
 	char mutant[64];
@@ -234,6 +255,16 @@ FIXTURE_SETUP(fuzz)
 	snprintf(self->mutant, sizeof(self->mutant), "/tmp/fuzz_engine.%d.mut",
 		 getpid());
 	rng ^= (uint64_t)time(NULL) * 2654435761ULL;
+	if (!trace_was[0]) {
+		int fd = open(EXCEPTION_TRACE, O_RDONLY);
+
+		if (fd >= 0) {
+			if (read(fd, trace_was, sizeof(trace_was) - 1) <= 0)
+				trace_was[0] = '\0';
+			close(fd);
+		}
+	}
+	exception_trace("0");
 }
 
 FIXTURE_TEARDOWN(fuzz)
@@ -244,6 +275,8 @@ FIXTURE_TEARDOWN(fuzz)
 	}
 	unlink(self->image);
 	unlink(self->mutant);
+	if (trace_was[0])
+		exception_trace(trace_was);
 }
 
 /* Fuzzes restarts of an image of @fn's process for the time given. */
