@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -363,6 +364,88 @@ static inline void counter_target(void)
 		if (c == 'q')
 			_exit(0);
 	}
+}
+
+static inline void *ckpt_idle_thread(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+/* How ckpt_engine_restart() calls the engine. */
+struct ckpt_engine_restart {
+	unsigned int nr_threads;	/* the image's; the others never arrive */
+	unsigned int flags;		/* CKPT_RESTART_* */
+	int (*obj)(void);		/* made as root: obj_fds[0], if set */
+	void (*setup)(void);		/* then run, if set */
+	void (*helper)(void);		/* a helper runs it, hands its creds over */
+};
+
+/*
+ * CKPT_IOC_RESTART of @image in a child that opened it (and /dev/ckpt)
+ * as root, made its other threads and ran @o's steps: the errno (0 if it
+ * succeeded, which it cannot: the child has another pid than the image)
+ * and the engine's message in @msg.
+ */
+static inline int ckpt_engine_restart(const char *image,
+				      const struct ckpt_engine_restart *o,
+				      char *msg, size_t size)
+{
+	int p[2], status = -1;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		struct ckpt_restart r = {
+			.nr_threads = o->nr_threads, .err_fd = -1,
+			.flags = o->flags,
+		};
+		char m[512] = "";
+		int dev, ret, ofd = -1;
+		unsigned int i;
+		pthread_t th;
+
+		dev = open("/dev/ckpt", O_RDWR);
+		r.fd = open(image, O_RDONLY);
+		if (o->obj) {
+			ofd = o->obj();
+			r.obj_fds = (unsigned long)&ofd;
+			r.nr_obj_fds = 1;
+		}
+		r.errmsg = (unsigned long)m;
+		r.errmsg_len = sizeof(m);
+		if (dev < 0 || r.fd < 0 || (o->obj && ofd < 0))
+			_exit(100);
+		for (i = 1; i < o->nr_threads; i++)
+			if (pthread_create(&th, NULL, ckpt_idle_thread, NULL))
+				_exit(100);
+		if (o->setup)
+			o->setup();
+		if (o->helper) {
+			pid_t h = fork();
+
+			if (!h) {
+				o->helper();
+				_exit(ioctl(dev, CKPT_IOC_RESTART_CREDS, 0) ? 101 : 0);
+			}
+			if (waitpid(h, &status, 0) != h || status)
+				_exit(102);
+		}
+		ret = ioctl(dev, CKPT_IOC_RESTART, &r) ? errno : 0;
+		if (write(p[1], m, strlen(m)) < 0)
+			_exit(103);
+		_exit(ret);
+	}
+	close(p[1]);
+	n = read(p[0], msg, size - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* kmod/ckpt/csum.c, linked into every test program: a section's checksum. */

@@ -390,58 +390,18 @@ TEST_F(creds, a_restarter_that_cannot_switch_is_refused)
 }
 
 /*
- * CKPT_IOC_RESTART in a child, after @setup, with a helper that runs
- * @helper and hands its credentials over first (if @helper): the errno and
- * the engine's message.
+ * CKPT_IOC_RESTART of the 2-thread image in a child, after @setup, with a
+ * helper that runs @helper and hands its credentials over first (if
+ * @helper): the errno and the engine's message.
  */
 static int engine_restart(const char *image, void (*setup)(void),
 			  void (*helper)(void), char *msg, size_t size)
 {
-	int p[2], status = -1;
-	pid_t pid;
-	ssize_t n;
+	const struct ckpt_engine_restart o = {
+		.nr_threads = 2, .setup = setup, .helper = helper,
+	};
 
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (!pid) {
-		struct ckpt_restart r = { .nr_threads = 2, .err_fd = -1 };
-		char m[256] = "";
-		int dev, ret;
-
-		pthread_t th;
-
-		if (setup)
-			setup();
-		dev = open("/dev/ckpt", O_RDWR);
-		r.fd = open(image, O_RDONLY);
-		r.errmsg = (unsigned long)m;
-		r.errmsg_len = sizeof(m);
-		/* As many threads as the image: the other never arrives. */
-		if (dev < 0 || r.fd < 0 ||
-		    pthread_create(&th, NULL, idle_thread, NULL))
-			_exit(100);
-		if (helper) {
-			pid_t h = fork();
-
-			if (!h) {
-				helper();
-				_exit(ioctl(dev, CKPT_IOC_RESTART_CREDS, 0) ? 101 : 0);
-			}
-			if (waitpid(h, &status, 0) != h || status)
-				_exit(102);
-		}
-		ret = ioctl(dev, CKPT_IOC_RESTART, &r) ? errno : 0;
-		if (write(p[1], m, strlen(m)) < 0)
-			_exit(103);
-		_exit(ret);
-	}
-	close(p[1]);
-	n = read(p[0], msg, size - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(p[0]);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return ckpt_engine_restart(image, &o, msg, size);
 }
 
 static void other_ids(void)

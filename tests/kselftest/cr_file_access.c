@@ -220,62 +220,18 @@ static int strip_mac(const char *image)
 /*
  * CKPT_IOC_RESTART of the 1-thread @image in a child: @obj (if any) made
  * there as root gives obj_fds[0]; then @setup (if any) runs, and a helper
- * running @helper (if any) hands its credentials over. The errno (0 if
- * it succeeded, which it cannot: the child has another pid than the
- * image), the engine's message in @msg.
+ * running @helper (if any) hands its credentials over.
  */
 static int engine_restart(const char *image, unsigned int flags,
 			  int (*obj)(void), void (*setup)(void),
 			  void (*helper)(void), char *msg, size_t size)
 {
-	int p[2], status = -1;
-	pid_t pid;
-	ssize_t n;
+	const struct ckpt_engine_restart o = {
+		.nr_threads = 1, .flags = flags, .obj = obj, .setup = setup,
+		.helper = helper,
+	};
 
-	if (pipe(p))
-		return -1;
-	pid = fork();
-	if (!pid) {
-		struct ckpt_restart r = {
-			.nr_threads = 1, .err_fd = -1, .flags = flags,
-		};
-		char m[512] = "";
-		int dev, ret, ofd = -1;
-
-		dev = open("/dev/ckpt", O_RDWR);
-		r.fd = open(image, O_RDONLY);
-		if (obj) {
-			ofd = obj();
-			r.obj_fds = (unsigned long)&ofd;
-			r.nr_obj_fds = 1;
-		}
-		r.errmsg = (unsigned long)m;
-		r.errmsg_len = sizeof(m);
-		if (dev < 0 || r.fd < 0 || (obj && ofd < 0))
-			_exit(100);
-		if (setup)
-			setup();
-		if (helper) {
-			pid_t h = fork();
-
-			if (!h) {
-				helper();
-				_exit(ioctl(dev, CKPT_IOC_RESTART_CREDS, 0) ? 101 : 0);
-			}
-			if (waitpid(h, &status, 0) != h || status)
-				_exit(102);
-		}
-		ret = ioctl(dev, CKPT_IOC_RESTART, &r) ? errno : 0;
-		if (write(p[1], m, strlen(m)) < 0)
-			_exit(103);
-		_exit(ret);
-	}
-	close(p[1]);
-	n = read(p[0], msg, size - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(p[0]);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return ckpt_engine_restart(image, &o, msg, size);
 }
 
 static int secret_wronly(void)
