@@ -24,6 +24,10 @@ bad=(
 	"[    9.000000] UBSAN: array-index-out-of-bounds in kmod/ckpt/image.c:42:7"
 	"[   10.000000] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"
 	"[   11.000000] Call Trace:"
+	"[   12.000000] BUG: KFENCE: use-after-free read in ckpt_release+0x1/0x2 [ckpt]"
+	"[   13.000000] list_add corruption. prev->next should be next (ffff8880), but was 0000."
+	"[   14.000000] WARNING: suspicious RCU usage"
+	"[   15.000000] WARNING: inconsistent lock state"
 )
 ktap_plan $((${#bad[@]} + 3))
 for line in "${bad[@]}"; do
@@ -41,6 +45,10 @@ cat > "$tmp/clean" <<-'LOG'
 [    5.100000] ckpt: loading out-of-tree module taints kernel.
 [    5.100001] ckpt: module verification failed: signature and/or required key missing - tainting kernel
 [    5.2] ckpt: engine 0.1.0 loaded (uAPI 1)
+[    0.000000] KernelAddressSanitizer initialized (generic)
+[    0.100000] kfence: initialized - using 2097152 bytes for 255 objects
+[    0.200000] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar
+[    0.300000] ODEBUG: 7 of 7 active objects replaced
 ckptvm[node0]: running job
 LOG
 ktap_check "a clean boot log passes" "$scan" "$tmp/clean"
