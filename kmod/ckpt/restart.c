@@ -390,9 +390,14 @@ bad:
  * since, or made under another key, is refused; one without MAC restarts
  * only when asked to, and then only as the restarter itself (creds.c).
  */
+/*
+ * The reader's words are copied: it lives on do_restart()'s stack, and
+ * *why is read after do_restart() has returned (the debug kernel's
+ * stack reuse showed the pointer going stale).
+ */
 static int check_auth(const struct ckpt_reader *r,
 		      const struct ckpt_restart *args, bool *trusted,
-		      const char **why)
+		      const char **why, char *whybuf)
 {
 	switch (r->verdict) {
 	case CKPT_AUTH_OK:
@@ -405,7 +410,8 @@ static int check_auth(const struct ckpt_reader *r,
 		*why = "the image carries no MAC (made by hand, or by an older engine): it can restart only unauthenticated, as the restarter itself";
 		return -ENOKEY;
 	case CKPT_AUTH_BAD:
-		*why = r->auth_why;
+		strscpy(whybuf, r->auth_why, WHY_LEN);
+		*why = whybuf;
 		return -EKEYREJECTED;
 	default:
 		*why = "the image's MAC was not checked";
@@ -631,7 +637,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 			 &vmas, why, whybuf);
 	if (ret)
 		goto out;
-	ret = check_auth(&r, args, &trusted, why);
+	ret = check_auth(&r, args, &trusted, why, whybuf);
 	if (ret)
 		goto out;
 	mutex_lock(&ctx->lock);
