@@ -755,7 +755,11 @@ static bool refused(struct __test_metadata *_metadata, const char *image,
 	return true;
 }
 
-TEST_F(timers, what_a_restart_cannot_make_again_is_refused_by_name)
+/*
+ * "i" goes through 2^20 timer ids one by one: seconds on the distro
+ * kernels, minutes on the debug kernel (KASAN, lockdep) under TCG.
+ */
+TEST_F_TIMEOUT(timers, what_a_restart_cannot_make_again_is_refused_by_name, 400)
 {
 	CKPT_SETUP_SKIPPED();
 	refused(_metadata, self->image, "o",
