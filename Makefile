@@ -6,7 +6,9 @@
 #   make KVER=V       ... for another installed kernel (or KDIR=/path/build)
 #   make deps         install every Debian package the project needs
 #   make check        build everything, run host tests and the VM suites on
-#                     both kernel lines; ends with "N passed, N failed"
+#                     both kernel lines and a subset on the debug kernel;
+#                     ends with "N passed, N failed"
+#   make check-debug  the debug kernel's subset alone (KASAN, lockdep)
 #   make demo         the end-to-end demonstration in a VM
 #   make bench        ckpt against CRIU, side by side in one VM run
 #   make style        checkpatch and sparse on the kernel code
@@ -77,12 +79,13 @@ LIBCKPT := $(O)/lib/libckpt.so.1 $(O)/lib/libckpt.so $(O)/lib/libckpt.a \
 WORKLOADS := $(patsubst tests/workloads/%.c,$(O)/tests/workloads/%,$(wildcard tests/workloads/*.c))
 
 .PHONY: all deps deps-check kmod kmod-all user check check-host check-vm \
+	debug-kernel kmod-debug check-debug \
 	demo bench style install dkms-install clean help fuzz fuzz-build
 
 all: deps-check kmod user
 
 help:
-	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	$(Q)mk/deps
@@ -116,6 +119,14 @@ kmod-all:
 	$(Q)for k in $(KVERS_ALL); do \
 		$(MAKE) kmod KVER=$$k KDIR=/lib/modules/$$k/build || exit 1; \
 	done
+
+# The test bed's debug kernel (KASAN, KFENCE, lockdep, DEBUG_LIST): built
+# once per machine under /var/cache/ckpt, see Documentation/testing.md.
+debug-kernel: deps-check
+	$(Q)mk/debug-kernel > /dev/null
+
+kmod-debug: debug-kernel
+	$(Q)$(MAKE) kmod KVER=$$(mk/debug-kernel --release) KDIR=$$(mk/debug-kernel --dir)
 
 # ---------------------------------------------------------------- userspace
 
@@ -220,11 +231,16 @@ $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 
 # Host tests leave TAP in build/check/host, the VM suites in build/check/vm;
 # the summary counts both.
-check: deps-check kmod-all user
+# The debug kernel runs a named subset (DEBUG_TESTS): the whole suite a
+# third time would not fit CI's hour. Documentation/testing.md says why these.
+DEBUG_TESTS ?= $(shell sed 's/\#.*//' vm-tests/debug-tests)
+
+check: deps-check kmod-all kmod-debug user
 	$(Q)rm -rf $(O)/check
 	$(Q)mkdir -p $(O)/check
 	-$(Q)tests/host/run $(O)/check/host
 	-$(Q)vm-tests/suite -o $(O)/check/vm
+	-$(Q)vm-tests/suite -k debug -o $(O)/check/vm $(DEBUG_TESTS)
 	$(Q)mk/summarize $(O)/check
 
 check-host: user
@@ -236,6 +252,12 @@ check-vm: deps-check kmod-all user
 	$(Q)rm -rf $(O)/check/vm
 	-$(Q)vm-tests/suite -o $(O)/check/vm $(TESTS)
 	$(Q)mk/summarize $(O)/check/vm
+
+# The debug kernel's subset alone (or TESTS=... on it).
+check-debug: deps-check kmod-debug user
+	$(Q)rm -rf $(O)/check/debug
+	-$(Q)vm-tests/suite -k debug -o $(O)/check/debug $(or $(TESTS),$(DEBUG_TESTS))
+	$(Q)mk/summarize $(O)/check/debug
 
 demo: all
 	$(Q)vm-tests/demo
