@@ -53,11 +53,14 @@ KSFT_HDR := $(KSRC)/tools/testing/selftests/kselftest_harness.h
 KMOD_SRCS := $(wildcard kmod/ckpt/*.c kmod/ckpt/*.h) kmod/ckpt/Kbuild \
 	include/uapi/linux/ckpt.h VERSION
 
+# The one door to /dev/ckpt (lib/engine), linked into ckpt and into libckpt:
+# position-independent, hidden symbols, libc only.
+ENGINE_OBJ := $(O)/lib/engine/engine.o
 # Every cli/*.c is part of ckpt, with the image checks shared with the engine.
 CLI_OBJS := $(patsubst cli/%.c,$(O)/cli/%.o,$(wildcard cli/*.c)) \
-	$(O)/cli/image_check.o $(O)/cli/csum.o
+	$(O)/cli/image_check.o $(O)/cli/csum.o $(ENGINE_OBJ)
 # cli/ first: kmod/ckpt has headers of the same names (image.h).
-CLI_CFLAGS := -Icli -Ikmod/ckpt
+CLI_CFLAGS := -Icli -Ilib/engine -Ikmod/ckpt
 MKIMAGE := $(O)/tests/host/mkimage
 MKIMAGE_OBJS := $(O)/cli/image_check.o $(O)/cli/csum.o
 
@@ -72,7 +75,8 @@ FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-Iinclude/uapi -Icli -Ikmod/ckpt -DCKPT_VERSION='"$(VERSION)"'
 KSFT_PROGS := $(patsubst tests/kselftest/%.c,$(O)/tests/kselftest/%,$(wildcard tests/kselftest/*.c))
-LIBCKPT_OBJS := $(patsubst lib/libckpt/%.c,$(O)/lib/libckpt/%.o,$(wildcard lib/libckpt/*.c))
+LIBCKPT_OBJS := $(patsubst lib/libckpt/%.c,$(O)/lib/libckpt/%.o,$(wildcard lib/libckpt/*.c)) \
+	$(ENGINE_OBJ)
 LIBCKPT := $(O)/lib/libckpt.so.1 $(O)/lib/libckpt.so $(O)/lib/libckpt.a \
 	$(O)/lib/libckpt.pc
 # Programs to checkpoint in demos and benchmarks.
@@ -163,7 +167,12 @@ $(O)/lib/libckpt/%.o: lib/libckpt/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -pthread \
-		-Ilib/libckpt -c -o $@ $<
+		-Ilib/libckpt -Ilib/engine -c -o $@ $<
+
+$(ENGINE_OBJ): lib/engine/engine.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
 $(O)/bin/ckpt: $(CLI_OBJS)
 	@mkdir -p $(@D)
@@ -225,7 +234,7 @@ $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 		-Ilib/libckpt $(NL_CFLAGS) -o $@ $< $(O)/lib/libckpt.a \
 		$(O)/cli/csum.o $(NL_LIBS)
 
--include $(LIBCKPT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d)
+-include $(sort $(LIBCKPT_OBJS:.o=.d) $(CLI_OBJS:.o=.d)) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d)
 
 # ---------------------------------------------------------------- checks
 

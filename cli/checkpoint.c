@@ -23,6 +23,30 @@
 #include "commands.h"
 #include "engine.h"
 
+/* The message of a failed checkpoint, as each step has its own. */
+static void checkpoint_failed(long pid, const char *out, const char *tmp,
+			      enum ckpt_dev_step step, int err, const char *msg)
+{
+	switch (step) {
+	case CKPT_DEV_CREATE:
+		fprintf(stderr, "%s checkpoint: cannot create %s: %s\n",
+			prog, tmp, strerror(err));
+		break;
+	case CKPT_DEV_CHECKPOINT:
+		fprintf(stderr, "%s checkpoint: pid %ld: %s (%s)\n", prog, pid,
+			*msg ? msg : strerror(err), strerror(err));
+		break;
+	case CKPT_DEV_WRITE:
+		fprintf(stderr, "%s checkpoint: writing %s: %s\n", prog,
+			tmp, strerror(err));
+		break;
+	case CKPT_DEV_RENAME:
+		fprintf(stderr, "%s checkpoint: cannot rename %s to %s: %s\n",
+			prog, tmp, out, strerror(err));
+		break;
+	}
+}
+
 static void checkpoint_usage(FILE *f)
 {
 	fprintf(f,
@@ -50,7 +74,8 @@ int cmd_checkpoint(int argc, char **argv)
 	bool json = false, to_stdout;
 	char *end;
 	long pid;
-	int c, fd, dev, ret;
+	enum ckpt_dev_step step;
+	int c, dev, ret;
 
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -102,10 +127,10 @@ int cmd_checkpoint(int argc, char **argv)
 		return 1;
 	}
 
-	dev = open(engine_device(), O_RDWR | O_CLOEXEC);
+	dev = ckpt_dev_open(O_RDWR);
 	if (dev < 0) {
 		fprintf(stderr, "%s checkpoint: engine not loaded: %s: %s\n",
-			prog, engine_device(), strerror(errno));
+			prog, ckpt_dev_path(), strerror(-dev));
 		return 1;
 	}
 
@@ -114,52 +139,28 @@ int cmd_checkpoint(int argc, char **argv)
 		out = def;
 	}
 	to_stdout = !strcmp(out, "-");
-	if (to_stdout) {
-		fd = STDOUT_FILENO;
-	} else {
-		/* mkostemp() makes the file 0600, as images must be. */
-		if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", out) >=
-		    (int)sizeof(tmp)) {
-			fprintf(stderr, "%s checkpoint: image path too long: %s\n",
-				prog, out);
-			close(dev);
-			return 1;
-		}
-		fd = mkostemp(tmp, O_CLOEXEC);
-		if (fd < 0) {
-			fprintf(stderr, "%s checkpoint: cannot create %s: %s\n",
-				prog, tmp, strerror(errno));
-			close(dev);
-			return 1;
-		}
-	}
-
 	a.pid = pid;
-	a.fd = fd;
 	a.errmsg = (unsigned long)msg;
 	a.errmsg_len = sizeof(msg);
-	ret = ioctl(dev, CKPT_IOC_CHECKPOINT, &a);
-	if (ret < 0) {
-		ret = errno;
-		fprintf(stderr, "%s checkpoint: pid %ld: %s (%s)\n", prog, pid,
-			*msg ? msg : strerror(ret), strerror(ret));
-		goto fail;
-	}
-	if (!to_stdout) {
-		if (fsync(fd) || close(fd)) {
-			fprintf(stderr, "%s checkpoint: writing %s: %s\n", prog,
-				tmp, strerror(errno));
-			fd = -1;
-			goto fail;
-		}
-		fd = -1;
-		if (rename(tmp, out)) {
-			fprintf(stderr, "%s checkpoint: cannot rename %s to %s: %s\n",
-				prog, tmp, out, strerror(errno));
-			goto fail;
-		}
+	if (to_stdout) {
+		a.fd = STDOUT_FILENO;
+		ret = ckpt_dev_checkpoint(dev, &a);
+		step = CKPT_DEV_CHECKPOINT;
+	} else if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", out) >=
+		   (int)sizeof(tmp)) {
+		fprintf(stderr, "%s checkpoint: image path too long: %s\n",
+			prog, out);
+		close(dev);
+		return 1;
+	} else {
+		/* The temporary file is 0600, as images must be. */
+		ret = ckpt_dev_checkpoint_to(dev, &a, out, tmp, &step);
 	}
 	close(dev);
+	if (ret) {
+		checkpoint_failed(pid, out, tmp, step, -ret, msg);
+		return 1;
+	}
 
 	if (json)
 		fprintf(to_stdout ? stderr : stdout,
@@ -177,13 +178,4 @@ int cmd_checkpoint(int argc, char **argv)
 			(unsigned long long)a.image_bytes, a.frozen_ns / 1e6,
 			to_stdout ? "stdout" : out);
 	return 0;
-
-fail:
-	if (!to_stdout) {
-		if (fd >= 0)
-			close(fd);
-		unlink(tmp);
-	}
-	close(dev);
-	return 1;
 }

@@ -84,7 +84,7 @@ int cmd_key(int argc, char **argv)
 		memset(key, 0, sizeof(key));
 		return 1;
 	}
-	ret = engine_set_key(key, len);
+	ret = ckpt_dev_set_key(key, len);
 	memset(key, 0, sizeof(key));
 	if (ret) {
 		fprintf(stderr, "%s key: the engine refused the key: %s%s\n", prog,

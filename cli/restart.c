@@ -467,16 +467,16 @@ static void restore_ckpt_dev(const struct ckpt_img_file *f)
 	};
 	int fd;
 
-	fd = open(engine_device(), f->open_flags | O_CLOEXEC);
+	fd = ckpt_dev_open(f->open_flags);
 	if (fd < 0)
-		child_fail("cannot reopen %s (fd %u): %s", engine_device(),
-			   f->fd, strerror(errno));
+		child_fail("cannot reopen %s (fd %u): %s", ckpt_dev_path(),
+			   f->fd, strerror(-fd));
 	place_fd(fd, f);
 	if (!(f->flags & CKPT_FILE_REGISTERED))
 		return;
 	reg.source = (uintptr_t)restart_source;
 	reg.source_len = strlen(restart_source);
-	if (ioctl(f->fd, CKPT_IOC_REGISTER, &reg))
+	if (ckpt_dev_register(f->fd, &reg))
 		child_fail("cannot restore the callback registration (fd %u): %s",
 			   f->fd, strerror(errno));
 }
@@ -1229,7 +1229,7 @@ static void restore_creds(const struct ckpt_image *img, int dev)
 			child_fail("the image's process ran as uid %u, gid %u; ckpt restart runs as uid %u, gid %u and cannot switch to it (%s: %s)",
 				   c->uid, c->gid, ruid, rgid, call,
 				   strerror(errno));
-		if (ioctl(dev, CKPT_IOC_RESTART_CREDS, 0))
+		if (ckpt_dev_restart_creds(dev))
 			child_fail("cannot hand the image's credentials to the engine: %s",
 				   strerror(errno));
 		_exit(0);
@@ -1363,7 +1363,7 @@ child(struct ckpt_image *img, int fd, int dev, unsigned int timeout_ms,
 		args.flags |= CKPT_RESTART_LAZY;
 		args.uffd = uffd;
 	}
-	ioctl(dev, CKPT_IOC_RESTART, &args);
+	ckpt_dev_restart(dev, &args);
 	child_fail("%s (%s)", *msg ? msg : "the engine refused", strerror(errno));
 }
 
@@ -1383,7 +1383,6 @@ static int serve_lazy(struct lazy *lz, int sock, pid_t pid, int dev,
 	};
 	struct cmsghdr *cm;
 	struct timespec t0, t1;
-	__u32 upid = pid;
 	int uffd, ret;
 
 	cm = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) == 1 ?
@@ -1400,7 +1399,7 @@ static int serve_lazy(struct lazy *lz, int sock, pid_t pid, int dev,
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (ret)
 		return ret;
-	if (ioctl(dev, CKPT_IOC_LAZY_DONE, &upid) && errno != ESRCH)
+	if (ckpt_dev_lazy_done(dev, pid) && errno != ESRCH)
 		fprintf(stderr, "%s restart: pid %d keeps dying with this command: %s\n",
 			prog, pid, strerror(errno));
 	if (verbose)
@@ -1629,10 +1628,10 @@ int cmd_restart(int argc, char **argv)
 			prog, argv[optind]);
 		return 1;
 	}
-	dev = open(engine_device(), O_RDWR | O_CLOEXEC);
+	dev = ckpt_dev_open(O_RDWR);
 	if (dev < 0) {
 		fprintf(stderr, "%s restart: engine not loaded: %s: %s\n",
-			prog, engine_device(), strerror(errno));
+			prog, ckpt_dev_path(), strerror(-dev));
 		return 1;
 	}
 	if (pipe2(pipefd, O_CLOEXEC)) {

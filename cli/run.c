@@ -100,10 +100,10 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "%s run: %s: %s\n", prog, lib, strerror(errno));
 		return 1;
 	}
-	fd = open(engine_device(), O_RDWR | O_CLOEXEC);
+	fd = ckpt_dev_open(O_RDWR);
 	if (fd < 0) {
 		fprintf(stderr, "%s run: engine not loaded: %s: %s\n", prog,
-			engine_device(), strerror(errno));
+			ckpt_dev_path(), strerror(-fd));
 		return 1;
 	}
 	close(fd);

@@ -50,7 +50,7 @@ int cmd_version(int argc, char **argv)
 		return 1;
 	}
 
-	ret = engine_version(&ver);
+	ret = ckpt_dev_version(&ver);
 	if (json) {
 		printf("{\"version\":\"%s\",\"uapi\":%d,\"engine\":",
 		       CKPT_VERSION, CKPT_UAPI_VERSION);
@@ -73,12 +73,12 @@ int cmd_version(int argc, char **argv)
 	if (ret == -ENOENT || ret == -ENXIO || ret == -ENODEV) {
 		fprintf(stderr,
 			"%s: engine not loaded: %s: %s (load it with 'modprobe ckpt' or 'insmod ckpt.ko')\n",
-			prog, engine_device(), strerror(-ret));
+			prog, ckpt_dev_path(), strerror(-ret));
 		return 1;
 	}
 	if (ret) {
 		fprintf(stderr, "%s: cannot query the engine at %s: %s\n",
-			prog, engine_device(), strerror(-ret));
+			prog, ckpt_dev_path(), strerror(-ret));
 		return 1;
 	}
 	if (ver.uapi_version != CKPT_UAPI_VERSION) {

@@ -21,10 +21,10 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
 #include <linux/ckpt.h>
 
+#include "engine.h"
 #include "internal.h"
 
 CKPT_TLS int ckpt_in_callback;
@@ -251,10 +251,10 @@ static int engine_ready(struct round *r, uint64_t id)
 	rd.source_len = sizeof(source);
 	source[0] = '\0';
 	do {
-		ret = ioctl(ckpt_lib.devfd, CKPT_IOC_CB_READY, &rd);
-	} while (ret < 0 && errno == EINTR);
+		ret = ckpt_dev_cb_ready(ckpt_lib.devfd, &rd);
+	} while (ret == -EINTR);
 	if (ret < 0)
-		return -errno;
+		return ret;
 	if (ret > 0) {
 		memcpy(ckpt_lib.restarted_from, source, sizeof(source));
 		ckpt_lib.restarts++;
@@ -273,7 +273,7 @@ static int probe(uint64_t id)
 	memset(&rd, 0, sizeof(rd));
 	rd.id = id;
 	rd.verdict = CKPT_CB_PROBE;
-	return ioctl(ckpt_lib.devfd, CKPT_IOC_CB_READY, &rd) ? -errno : 0;
+	return ckpt_dev_cb_ready(ckpt_lib.devfd, &rd) ? -errno : 0;
 }
 
 /* The library's signal, queued with the round's number. */

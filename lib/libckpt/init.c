@@ -15,11 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 
 #include <linux/ckpt.h>
 
+#include "engine.h"
 #include "internal.h"
 
 struct lib ckpt_lib = { .devfd = -1 };
@@ -57,13 +57,6 @@ CKPT_EXPORT const char *ckpt_last_error(void)
 	return last_error;
 }
 
-static const char *device(void)
-{
-	const char *dev = getenv("CKPT_DEVICE");
-
-	return dev && *dev ? dev : "/dev/" CKPT_DEVICE_NAME;
-}
-
 static void *callback_thread(void *unused)
 {
 	(void)unused;
@@ -72,7 +65,7 @@ static void *callback_thread(void *unused)
 		struct ckpt_cb_request rq;
 
 		memset(&rq, 0, sizeof(rq));
-		if (ioctl(ckpt_lib.devfd, CKPT_IOC_CB_WAIT, &rq)) {
+		if (ckpt_dev_cb_wait(ckpt_lib.devfd, &rq)) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			/* Unregistered (the descriptor was closed): done. */
@@ -121,18 +114,17 @@ static int choose_signal(void)
 static int do_register(void)
 {
 	struct ckpt_register reg = { 0 };
-	int fd;
+	int fd, ret;
 
-	fd = open(device(), O_RDWR | O_CLOEXEC);
+	fd = ckpt_dev_open(O_RDWR);
 	if (fd < 0)
-		return ckpt_fail(errno, "cannot open %s (is the ckpt module loaded?): %s",
-				 device(), strerror(errno));
-	if (ioctl(fd, CKPT_IOC_REGISTER, &reg)) {
-		int err = errno;
-
+		return ckpt_fail(-fd, "cannot open %s (is the ckpt module loaded?): %s",
+				 ckpt_dev_path(), strerror(-fd));
+	ret = ckpt_dev_register(fd, &reg);
+	if (ret) {
 		close(fd);
-		return ckpt_fail(err, "the engine refused the registration: %s",
-				 strerror(err));
+		return ckpt_fail(-ret, "the engine refused the registration: %s",
+				 strerror(-ret));
 	}
 	ckpt_lib.devfd = fd;
 	ckpt_lib.pid = getpid();

@@ -16,12 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 
 #include <linux/ckpt.h>
 
+#include "engine.h"
 #include "internal.h"
 
 enum { RUNNING, DONE, RESTARTED };
@@ -54,33 +54,26 @@ static void helper_done(struct shared *sh, int err, const char *msg)
 
 /* The helper: only system calls from here on. */
 static void __attribute__((noreturn))
-helper(const char *path, const char *tmp, const struct ckpt_request_args *a,
+helper(const char *path, char *tmp, const struct ckpt_request_args *a,
        pid_t target, struct shared *sh)
 {
 	struct ckpt_checkpoint c;
+	enum ckpt_dev_step step;
 	char msg[MSG_LEN] = "";
-	int fd, err = 0;
+	int err;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		helper_done(sh, errno, "cannot create the image file");
-		syscall(SYS_exit_group, 0);
-	}
 	memset(&c, 0, sizeof(c));
 	c.pid = target;
-	c.fd = fd;
 	/* Killed only once the image is in place: stopped until then. */
 	c.flags = a->flags & CKPT_REQUEST_KILL ? CKPT_CHECKPOINT_STOP : a->flags;
 	c.timeout_ms = a->timeout_ms;
 	c.errmsg = (uintptr_t)msg;
 	c.errmsg_len = sizeof(msg);
-	if (ioctl(ckpt_lib.devfd, CKPT_IOC_CHECKPOINT, &c))
-		err = errno;
-	else if (fsync(fd) || rename(tmp, path))
-		err = errno;
-	close(fd);
-	if (err)
-		unlink(tmp);
+	err = -ckpt_dev_checkpoint_to(ckpt_lib.devfd, &c, path, tmp, &step);
+	if (err && step == CKPT_DEV_CREATE) {
+		helper_done(sh, err, "cannot create the image file");
+		syscall(SYS_exit_group, 0);
+	}
 	/* Stopped only if captured (the engine fills nr_threads then). */
 	if (a->flags & CKPT_REQUEST_KILL && c.nr_threads)
 		kill(target, err ? SIGCONT : SIGKILL);
