@@ -57,7 +57,9 @@ static void checkpoint_usage(FILE *f)
 		prog);
 }
 
-int cmd_checkpoint(int argc, char **argv)
+/* Options and PID into @a, @out, @json: -1 to go on, else the exit status. */
+static int checkpoint_parse(int argc, char **argv, struct ckpt_checkpoint *a,
+			    const char **out, bool *json)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -68,39 +70,33 @@ int cmd_checkpoint(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct ckpt_checkpoint a = {};
-	char tmp[PATH_MAX], def[64], msg[256] = "";
-	const char *out = NULL;
-	bool json = false, to_stdout;
+	unsigned long s;
 	char *end;
 	long pid;
-	enum ckpt_dev_step step;
-	int c, dev, ret;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			out = optarg;
+			*out = optarg;
 			break;
 		case 's':
-			a.flags |= CKPT_CHECKPOINT_STOP;
+			a->flags |= CKPT_CHECKPOINT_STOP;
 			break;
 		case 'k':
-			a.flags |= CKPT_CHECKPOINT_KILL;
+			a->flags |= CKPT_CHECKPOINT_KILL;
 			break;
-		case 't': {
-			unsigned long s = strtoul(optarg, &end, 10);
-
+		case 't':
+			s = strtoul(optarg, &end, 10);
 			if (*end || !*optarg || s > CKPT_TIMEOUT_MAX_MS / 1000) {
 				fprintf(stderr, "%s checkpoint: bad --timeout '%s' (seconds, at most %u)\n",
 					prog, optarg, CKPT_TIMEOUT_MAX_MS / 1000);
 				return 1;
 			}
-			a.timeout_ms = s * 1000;
+			a->timeout_ms = s * 1000;
 			break;
-		}
 		case 'j':
-			json = true;
+			*json = true;
 			break;
 		case 'h':
 			checkpoint_usage(stdout);
@@ -121,11 +117,29 @@ int cmd_checkpoint(int argc, char **argv)
 			prog, argv[optind]);
 		return 1;
 	}
-	if ((a.flags & CKPT_CHECKPOINT_STOP) && (a.flags & CKPT_CHECKPOINT_KILL)) {
+	if ((a->flags & CKPT_CHECKPOINT_STOP) && (a->flags & CKPT_CHECKPOINT_KILL)) {
 		fprintf(stderr, "%s checkpoint: --stop and --kill exclude each other\n",
 			prog);
 		return 1;
 	}
+	a->pid = pid;
+	return -1;
+}
+
+int cmd_checkpoint(int argc, char **argv)
+{
+	struct ckpt_checkpoint a = {};
+	char tmp[PATH_MAX], def[64], msg[256] = "";
+	const char *out = NULL;
+	bool json = false, to_stdout;
+	enum ckpt_dev_step step;
+	long pid;
+	int dev, ret;
+
+	ret = checkpoint_parse(argc, argv, &a, &out, &json);
+	if (ret >= 0)
+		return ret;
+	pid = a.pid;
 
 	dev = ckpt_dev_open(O_RDWR);
 	if (dev < 0) {
@@ -139,7 +153,6 @@ int cmd_checkpoint(int argc, char **argv)
 		out = def;
 	}
 	to_stdout = !strcmp(out, "-");
-	a.pid = pid;
 	a.errmsg = (unsigned long)msg;
 	a.errmsg_len = sizeof(msg);
 	if (to_stdout) {
