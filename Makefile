@@ -56,24 +56,30 @@ KMOD_SRCS := $(wildcard kmod/ckpt/*.c kmod/ckpt/*.h) kmod/ckpt/Kbuild \
 # The one door to /dev/ckpt (lib/engine), linked into ckpt and into libckpt:
 # position-independent, hidden symbols, libc only.
 ENGINE_OBJ := $(O)/lib/engine/engine.o
-# Every cli/*.c is part of ckpt, with the image checks shared with the engine.
-CLI_OBJS := $(patsubst cli/%.c,$(O)/cli/%.o,$(wildcard cli/*.c)) \
-	$(O)/cli/image_check.o $(O)/cli/csum.o $(ENGINE_OBJ)
-# cli/ first: kmod/ckpt has headers of the same names (image.h).
-CLI_CFLAGS := -Icli -Ilib/engine -Ikmod/ckpt
+# The restorer (lib/restore): everything 'ckpt restart' does, as a static
+# library, with the image checks shared with the engine and the door.
+IMAGE_OBJS := $(O)/lib/restore/image_check.o $(O)/lib/restore/csum.o
+RESTORE_OBJS := $(patsubst lib/restore/%.c,$(O)/lib/restore/%.o,$(wildcard lib/restore/*.c)) \
+	$(IMAGE_OBJS) $(ENGINE_OBJ)
+RESTORE_LIB := $(O)/lib/libckpt-restore.a
+# lib/restore first: kmod/ckpt has headers of the same names (image.h).
+RESTORE_CFLAGS := -Ilib/restore -Ilib/engine -Ikmod/ckpt
+# Every cli/*.c is part of ckpt.
+CLI_OBJS := $(patsubst cli/%.c,$(O)/cli/%.o,$(wildcard cli/*.c))
+CLI_CFLAGS := -Icli $(RESTORE_CFLAGS)
 MKIMAGE := $(O)/tests/host/mkimage
-MKIMAGE_OBJS := $(O)/cli/image_check.o $(O)/cli/csum.o
+MKIMAGE_OBJS := $(IMAGE_OBJS)
 
 # The image fuzzer (make fuzz), built with clang's libFuzzer and sanitizers
 # from the same sources as ckpt inspect; never part of a plain make.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ := $(O)/fuzz/image_fuzz
-FUZZ_SRCS := tests/fuzz/image_fuzz.c cli/image.c cli/inspect.c cli/json.c \
+FUZZ_SRCS := tests/fuzz/image_fuzz.c lib/restore/image.c cli/inspect.c cli/json.c \
 	kmod/ckpt/csum.c kmod/ckpt/image_check.c
 FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-Iinclude/uapi -Icli -Ikmod/ckpt -DCKPT_VERSION='"$(VERSION)"'
+	-Iinclude/uapi -Icli -Ilib/restore -Ikmod/ckpt -DCKPT_VERSION='"$(VERSION)"'
 KSFT_PROGS := $(patsubst tests/kselftest/%.c,$(O)/tests/kselftest/%,$(wildcard tests/kselftest/*.c))
 LIBCKPT_OBJS := $(patsubst lib/libckpt/%.c,$(O)/lib/libckpt/%.o,$(wildcard lib/libckpt/*.c)) \
 	$(ENGINE_OBJ)
@@ -174,7 +180,7 @@ $(ENGINE_OBJ): lib/engine/engine.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
-$(O)/bin/ckpt: $(CLI_OBJS)
+$(O)/bin/ckpt: $(CLI_OBJS) $(RESTORE_LIB)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $^
@@ -184,18 +190,27 @@ $(O)/cli/%.o: cli/%.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) $(CLI_CFLAGS) -DCKPT_LIBDIR='"$(PREFIX)/lib"' -c -o $@ $<
 
-# The engine's image checks and checksum, compiled as they are for userspace.
-$(O)/cli/image_check.o $(O)/cli/csum.o: $(O)/cli/%.o: kmod/ckpt/%.c
+$(RESTORE_LIB): $(RESTORE_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/lib/restore/%.o: lib/restore/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(USER_CFLAGS) $(CLI_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(USER_CFLAGS) $(RESTORE_CFLAGS) -c -o $@ $<
+
+# The engine's image checks and checksum, compiled as they are for userspace.
+$(IMAGE_OBJS): $(O)/lib/restore/%.o: kmod/ckpt/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) $(RESTORE_CFLAGS) -c -o $@ $<
 
 $(MKIMAGE): tests/host/mkimage.c $(MKIMAGE_OBJS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(USER_CFLAGS) $(CLI_CFLAGS) -o $@ $< $(MKIMAGE_OBJS)
+	$(Q)$(CC) $(USER_CFLAGS) $(RESTORE_CFLAGS) -o $@ $< $(MKIMAGE_OBJS)
 
-$(FUZZ): $(FUZZ_SRCS) $(wildcard cli/*.h) kmod/ckpt/image_check.h \
+$(FUZZ): $(FUZZ_SRCS) $(wildcard cli/*.h lib/restore/*.h) kmod/ckpt/image_check.h \
 		include/uapi/linux/ckpt_image.h
 	@command -v $(FUZZ_CC) > /dev/null || \
 		{ echo "$(FUZZ_CC) is not installed (run: make deps)" >&2; exit 1; }
@@ -227,14 +242,14 @@ $(O)/tests/workloads/%: tests/workloads/%.c
 
 # The image checksum (csum.c) too, for tests that edit images.
 $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
-		$(O)/cli/csum.o
+		$(O)/lib/restore/csum.o
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -Wno-unused-parameter -pthread -I$(dir $(KSFT_HDR)) \
 		-Ilib/libckpt $(NL_CFLAGS) -o $@ $< $(O)/lib/libckpt.a \
-		$(O)/cli/csum.o $(NL_LIBS)
+		$(O)/lib/restore/csum.o $(NL_LIBS)
 
--include $(sort $(LIBCKPT_OBJS:.o=.d) $(CLI_OBJS:.o=.d)) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d)
+-include $(sort $(LIBCKPT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(RESTORE_OBJS:.o=.d)) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d)
 
 # ---------------------------------------------------------------- checks
 

@@ -6,8 +6,8 @@
  * ckpt restart reads up to the VMAS section, which is all it needs before
  * the engine takes over.
  */
-#ifndef _CKPT_CLI_IMAGE_H
-#define _CKPT_CLI_IMAGE_H
+#ifndef _CKPT_RESTORE_IMAGE_H
+#define _CKPT_RESTORE_IMAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -161,4 +161,4 @@ int ckpt_image_check_pages(struct ckpt_image *img);
  */
 void ckpt_image_free(struct ckpt_image *img);
 
-#endif /* _CKPT_CLI_IMAGE_H */
+#endif /* _CKPT_RESTORE_IMAGE_H */

@@ -8,8 +8,8 @@
  * madvise(MADV_DONTNEED) and fork() as it goes (Documentation/engine.md,
  * "Lazy restart").
  */
-#ifndef _CKPT_CLI_LAZY_H
-#define _CKPT_CLI_LAZY_H
+#ifndef _CKPT_RESTORE_LAZY_H
+#define _CKPT_RESTORE_LAZY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "image.h"
+#include "restore.h"
 
 /* Pages at @addr whose data is at @off in the image, @nr of them. */
 struct lazy_extent {
@@ -47,6 +48,7 @@ struct lazy_fault {
 };
 
 struct lazy {
+	const struct ckpt_restore_opts *opts;	/* its note, for what went wrong */
 	const struct ckpt_image *img;	/* its VMA table, while collecting */
 	int image_fd;
 	struct lazy_extent *pages;	/* collected from the PAGES sections */
@@ -61,7 +63,8 @@ struct lazy {
 	uint64_t on_demand, behind, zero;	/* pages, for --verbose */
 };
 
-void lazy_init(struct lazy *lz, const struct ckpt_image *img, int image_fd);
+void lazy_init(struct lazy *lz, const struct ckpt_image *img, int image_fd,
+	       const struct ckpt_restore_opts *opts);
 
 /* A ckpt_image sect_fn: notes where the lazy mappings' pages are. */
 void lazy_collect(void *arg, __u64 index, const struct ckpt_sect *s,
@@ -76,11 +79,12 @@ int lazy_open(void);
 
 /*
  * Serves @uffd (the restored process @pid's) until every page is in, or
- * with background off until @pid exits. 0, or -errno after a message on
- * stderr, having killed @pid (it cannot go on without its memory).
+ * with background off until @pid exits. 0, or -errno with @err saying why
+ * (what led to it went to the note first), having killed @pid (it cannot
+ * go on without its memory).
  */
-int lazy_serve(struct lazy *lz, int uffd, pid_t pid);
+int lazy_serve(struct lazy *lz, int uffd, pid_t pid, struct ckpt_err *err);
 
 void lazy_free(struct lazy *lz);
 
-#endif /* _CKPT_CLI_LAZY_H */
+#endif /* _CKPT_RESTORE_LAZY_H */

@@ -36,7 +36,7 @@
 #include <linux/ckpt.h>
 #include <linux/userfaultfd.h>
 
-#include "commands.h"
+#include "err.h"
 #include "lazy.h"
 
 #define PG		((uint64_t)CKPT_IMG_PAGE_SIZE)
@@ -48,11 +48,13 @@ _Static_assert(FAULT_PAGES <= CHUNK_PAGES, "the buffer holds CHUNK_PAGES");
 #define FEATURES	(UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_EVENT_REMAP | \
 			 UFFD_FEATURE_EVENT_REMOVE | UFFD_FEATURE_EVENT_UNMAP)
 
-void lazy_init(struct lazy *lz, const struct ckpt_image *img, int image_fd)
+void lazy_init(struct lazy *lz, const struct ckpt_image *img, int image_fd,
+	       const struct ckpt_restore_opts *opts)
 {
 	const char *bg = getenv("CKPT_LAZY_BACKGROUND");
 
 	memset(lz, 0, sizeof(*lz));
+	lz->opts = opts;
 	lz->img = img;
 	lz->image_fd = image_fd;
 	/* Tests only: "0" serves touched pages alone, until the process exits. */
@@ -355,8 +357,8 @@ static int bring(struct lazy *lz, size_t si, uint64_t addr, uint64_t max,
 	off = sp->e[i].off + (addr - sp->e[i].addr);
 	len = pread(lz->image_fd, lz->buf, n * PG, off);
 	if (len != (ssize_t)(n * PG)) {
-		fprintf(stderr, "%s restart: cannot read the image's pages at offset %llu: %s\n",
-			prog, (unsigned long long)off,
+		ckpt_notef(lz->opts, "cannot read the image's pages at offset %llu: %s",
+			   (unsigned long long)off,
 			len < 0 ? strerror(errno) : "the image is shorter than it was");
 		return len < 0 ? -errno : -EIO;
 	}
@@ -396,9 +398,9 @@ static int bring(struct lazy *lz, size_t si, uint64_t addr, uint64_t max,
 		} else if (err == EAGAIN || err == ESRCH) {
 			return -err;
 		} else {
-			fprintf(stderr, "%s restart: cannot bring %llu pages in at %llx: %s\n",
-				prog, (unsigned long long)(c.len / PG - done),
-				(unsigned long long)addr, strerror(err));
+			ckpt_notef(lz->opts, "cannot bring %llu pages in at %llx: %s",
+				   (unsigned long long)(c.len / PG - done),
+				   (unsigned long long)addr, strerror(err));
 			return -err;
 		}
 	}
@@ -551,7 +553,7 @@ static int wait_any(struct lazy *lz, int pidfd)
 	return ret;
 }
 
-int lazy_serve(struct lazy *lz, int uffd, pid_t pid)
+int lazy_serve(struct lazy *lz, int uffd, pid_t pid, struct ckpt_err *err)
 {
 	struct rlimit rl;
 	int pidfd = -1, ret;
@@ -607,8 +609,8 @@ int lazy_serve(struct lazy *lz, int uffd, pid_t pid)
 	}
 out:
 	if (ret) {
-		fprintf(stderr, "%s restart: the lazy restart failed (%s): pid %d, whose memory is not all in, is killed, with its children\n",
-			prog, strerror(-ret), pid);
+		ckpt_err_set(err, -ret, "the lazy restart failed (%s): pid %d, whose memory is not all in, is killed, with its children",
+			     strerror(-ret), pid);
 		kill_tree(pid);
 	}
 	for (i = 0; i < lz->nr_sp; i++)

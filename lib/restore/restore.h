@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The restorer: everything 'ckpt restart' does, as a library a program
+ * calls in-process (the CLI today, ckptd later), the way CRIU's crtools.c
+ * and cr-service.c both call cr_restore_tasks().
+ *
+ * One error convention throughout: a function that can fail returns 0 (or
+ * a count, a descriptor) or -errno, and, given a struct ckpt_err, leaves in
+ * it a message for the user, without the program's prefix ("ckpt
+ * restart: ") and without a newline. The library never prints and never
+ * exits on its caller's side; its forked children report their failure to
+ * the parent over a pipe, and the parent puts it into the ckpt_err.
+ */
+#ifndef _CKPT_RESTORE_H
+#define _CKPT_RESTORE_H
+
+#include <stdbool.h>
+
+struct ckpt_err {
+	char msg[1024];
+};
+
+/* What to restart and how; ckpt restart's options, one for one. */
+struct ckpt_restore_opts {
+	const char *image;		/* its path; "-": standard input */
+	unsigned int timeout_ms;	/* the engine's (0: its default) */
+	bool no_verify;			/* leave all but the first sections to the engine */
+	bool lazy;			/* run before the anonymous memory is in */
+	bool verbose;			/* lazy: say how it went, through note */
+	bool unauthenticated;		/* an image without the engine's MAC */
+	/*
+	 * Messages for the user that are not the error returned: warnings,
+	 * --verbose statistics, what led to a failed lazy restart. Called
+	 * as they happen, from the calling process only; NULL drops them.
+	 */
+	void (*note)(void *arg, const char *msg);
+	void *note_arg;
+};
+
+/*
+ * Restarts the process in @opts->image as a child of the caller and waits
+ * for it: 0 with *@status its wait status (as waitpid() gives it), or
+ * -errno with @err saying why (nothing of the process is left then).
+ */
+int ckpt_restore(const struct ckpt_restore_opts *opts, int *status,
+		 struct ckpt_err *err);
+
+#endif /* _CKPT_RESTORE_H */
