@@ -9,6 +9,12 @@
  * a page shared with the parent. The process's callbacks run as for any
  * other checkpoint. When the process runs again from the image there is no
  * helper: the callback thread marks every outstanding request restarted.
+ *
+ * Under Yama's ptrace_scope 1 a child may not attach to its parent, and the
+ * engine applies the same rule: the process names its helper as its ptracer
+ * (PR_SET_PTRACER) before letting it start, and Yama forgets the exception
+ * when the helper exits. This replaces a ptracer the program had named
+ * itself (Yama keeps one per process); libckpt(7) says so.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <linux/ckpt.h>
@@ -27,6 +34,7 @@
 enum { RUNNING, DONE, RESTARTED };
 
 struct shared {
+	_Atomic int go;		/* the parent has named the helper its ptracer */
 	_Atomic int state;
 	int err;
 	char msg[MSG_LEN];
@@ -60,8 +68,12 @@ helper(const char *path, char *tmp, const struct ckpt_request_args *a,
 	struct ckpt_checkpoint c;
 	enum ckpt_dev_step step;
 	char msg[MSG_LEN] = "";
-	int err;
+	struct timespec ts = { 1, 0 };
+	int err, i;
 
+	/* Bounded: a parent killed before it said go leaves nothing to do. */
+	for (i = 0; i < 10 && !atomic_load(&sh->go); i++)
+		futex(&sh->go, FUTEX_WAIT, 0, &ts);
 	memset(&c, 0, sizeof(c));
 	c.pid = target;
 	/* Killed only once the image is in place: stopped until then. */
@@ -80,6 +92,21 @@ helper(const char *path, char *tmp, const struct ckpt_request_args *a,
 	helper_done(sh, err, err && !msg[0] ? "cannot write the image" : msg);
 	syscall(SYS_exit_group, 0);
 	__builtin_unreachable();
+}
+
+/* Yama's ptrace_scope, or -1 without Yama. */
+static int yama_scope(void)
+{
+	char c = 0;
+	int fd;
+
+	fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c >= '0' && c <= '9' ? c - '0' : -1;
 }
 
 static void release(struct ckpt_request *req)
@@ -156,6 +183,10 @@ CKPT_EXPORT int ckpt_request_checkpoint(const struct ckpt_request_args *args,
 	}
 	if (!req->helper)
 		helper(path, tmp, a, pid, req->sh);
+	if (yama_scope() == 1)
+		prctl(PR_SET_PTRACER, req->helper, 0, 0, 0);
+	atomic_store(&req->sh->go, 1);
+	futex(&req->sh->go, FUTEX_WAKE, 1, NULL);
 	if (out) {
 		*out = req;
 		return 0;

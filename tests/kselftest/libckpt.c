@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 
 #include <dirent.h>
+#include <grp.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -486,6 +487,26 @@ static void request_target(void)
 	_exit(0);
 }
 
+/*
+ * nobody's process asking for its own checkpoint: its helper is its child,
+ * and Yama's ptrace_scope 1 lets a child attach to its parent only when the
+ * parent named it (request.c does).
+ */
+static void nobody_request_target(void)
+{
+	struct ckpt_request_args args = { .path = image2 };
+	int ret;
+
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534) ||
+	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		_exit(20);
+	must_init();
+	ret = ckpt_request_checkpoint(&args, NULL);
+	target_say("sync %d %s", ret, ret ? ckpt_last_error() : "-");
+	_exit(0);
+}
+
 /* ---------------------------------------------------------------- fork */
 
 static _Atomic int fork_thread_calls, fork_signal_calls;
@@ -937,6 +958,38 @@ TEST_F(lib, self_requests)
 	snprintf(want, sizeof(want), "sync 1 restarts 1 from %s", image2);
 	EXPECT_STREQ(want, buf);
 	target_end(&t);
+}
+
+TEST_F(lib, a_user_s_self_request_works_under_yama_scope_1)
+{
+	const char *scope = "/proc/sys/kernel/yama/ptrace_scope";
+	struct target t = {};
+	char buf[512], old[8] = "";
+	FILE *f;
+
+	CKPT_SETUP_SKIPPED();
+	f = fopen(scope, "r+");
+	if (!f)
+		SKIP(return, "Yama is not in this kernel (no %s)", scope);
+	if (!fgets(old, sizeof(old), f) || old[0] == '3') {
+		fclose(f);
+		SKIP(return, "ptrace_scope 3 cannot be lowered to 1");
+	}
+	rewind(f);
+	ASSERT_LT(0, fputs("1\n", f));
+	ASSERT_EQ(0, fflush(f));
+	unlink(image2);
+	EXPECT_EQ(0, target_start(&t, nobody_request_target));
+	if (t.pid > 0) {
+		EXPECT_EQ(0, target_line(&t, buf, sizeof(buf)));
+		EXPECT_STREQ("sync 0 -", buf);
+		target_end(&t);
+	}
+	EXPECT_EQ(0, access(image2, F_OK));
+	unlink(image2);
+	rewind(f);
+	fputs(old, f);
+	fclose(f);
 }
 
 TEST_F(lib, a_forked_child_has_its_own_registration)
