@@ -16,7 +16,6 @@
  */
 
 #include <linux/cred.h>
-#include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs_struct.h>
 #include <linux/jiffies.h>
@@ -38,13 +37,11 @@
 #include "checkpoint.h"
 #include "creds.h"
 #include "exe.h"
-#include "fdinfo.h"
+#include "fds.h"
 #include "fileobj.h"
 #include "freeze.h"
 #include "image.h"
-#include "layout.h"
 #include "mm.h"
-#include "pipes.h"
 #include "signals.h"
 #include "timers.h"
 
@@ -80,448 +77,6 @@ static int may_checkpoint(struct task_struct *task, struct file **pagemap,
 	if (ret)
 		*why = whybuf;
 	return ret;
-}
-
-struct fd_scan {
-	struct ckpt_img_file *files;	/* CKPT_IMG_MAX_FILES of them */
-	struct file **refs;		/* files needing more, referenced */
-	const struct file **seen;	/* per entry: its open file, unreferenced */
-	unsigned long *raw_ino;		/* per entry: the inode behind it */
-	u32 *raw_dev;
-	struct ckpt_img_epitem *epitems;	/* CKPT_IMG_MAX_EPITEMS */
-	unsigned long *ep_ino;		/* per item: the watched file */
-	u32 *ep_dev;
-	u32 nr_epitems;
-	struct ckpt_img_timerfd *timerfds;	/* CKPT_IMG_MAX_FILES */
-	u32 nr_timerfds;
-	struct ckpt_fileobjs objs;	/* FIFOs, memfds, deleted files */
-	struct ckpt_img_pipe **pipes;	/* CKPT_IMG_MAX_FILES: PIPE sections */
-	size_t *pipe_len;
-	u32 nr_pipes;
-	u32 nr;
-	struct files_struct *files_table;
-	unsigned int bad_fd;
-	struct file *bad;		/* referenced */
-	const struct file *registered;	/* the process's registration */
-};
-
-/*
- * The entry of a lower descriptor whose open file is @file, if that one
- * can be restored by a dup() of it: not a pipe end (a pipe's ends are
- * shared by its PIPE section). A copy of /dev/ckpt is one: the open file
- * carries libckpt's registration, which the restarter makes once.
- */
-static const struct ckpt_img_file *shares(const struct fd_scan *scan,
-					  const struct file *file)
-{
-	const struct ckpt_img_file *o;
-	u32 j;
-
-	/* Only the descriptor table holds a file no lower descriptor has. */
-	if (file_count(file) < 2)
-		return NULL;
-	for (j = 0; j < scan->nr; j++) {
-		if (scan->seen[j] != file)
-			continue;
-		o = &scan->files[j];
-		return o->kind == CKPT_FILE_PIPE ? NULL : o;
-	}
-	return NULL;
-}
-
-/*
- * Under the file table's lock: each descriptor is recorded, as another
- * descriptor of a lower one's open file, or by its kind (regular files by
- * path, flags, position and identity); a kind the engine does not know
- * stops the scan. Inherited stdio is re-attached to the restarter's, as
- * BLCR did.
- */
-static int scan_fd(const void *arg, struct file *file, unsigned int fd)
-{
-	struct fd_scan *scan = (struct fd_scan *)arg;
-	struct inode *inode = file_inode(file);
-	const struct ckpt_img_file *o;
-	struct ckpt_img_file *f;
-	char *p;
-
-	if (fd <= 2)
-		return 0;
-	if (scan->nr == CKPT_IMG_MAX_FILES)
-		goto bad;
-	f = &scan->files[scan->nr];
-	scan->raw_ino[scan->nr] = inode->i_ino;
-	scan->raw_dev[scan->nr] = inode->i_sb->s_dev;
-	scan->seen[scan->nr] = file;
-	o = shares(scan, file);
-	if (o) {
-		/* Its state is its lower descriptor's. */
-		f->fd = fd;
-		f->kind = CKPT_FILE_SHARED;
-		f->ino = o->fd;
-		f->open_flags = o->open_flags;
-		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
-			   CKPT_FILE_CLOEXEC : 0;
-		memcpy(f->path, o->path, sizeof(f->path));
-		scan->refs[scan->nr] = get_file(file);	/* a FIFO's, a memfd's use */
-		scan->nr++;
-		return 0;
-	}
-	if (ckpt_is_dev_file(file)) {
-		strscpy(f->path, "/dev/" CKPT_DEVICE_NAME, sizeof(f->path));
-		f->fd = fd;
-		f->kind = CKPT_FILE_CKPT_DEV;
-		f->open_flags = file->f_flags & O_ACCMODE;
-		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
-			   CKPT_FILE_CLOEXEC : 0;
-		if (file == scan->registered)
-			f->flags |= CKPT_FILE_REGISTERED;
-		scan->nr++;
-		return 0;
-	}
-	if (S_ISCHR(inode->i_mode)) {
-		/* Devices whose state is nothing but being open. */
-		switch (inode->i_rdev) {
-		case MKDEV(1, 3):	/* null */
-		case MKDEV(1, 5):	/* zero */
-		case MKDEV(1, 7):	/* full */
-		case MKDEV(1, 8):	/* random */
-		case MKDEV(1, 9):	/* urandom */
-			break;
-		default:
-			goto bad;
-		}
-		p = d_path(&file->f_path, f->path, sizeof(f->path));
-		if (IS_ERR(p) || *p != '/')
-			goto bad;
-		memmove(f->path, p, strlen(p) + 1);
-		f->fd = fd;
-		f->kind = CKPT_FILE_CHR;
-		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
-		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
-			   CKPT_FILE_CLOEXEC : 0;
-		f->dev = new_encode_dev(inode->i_rdev);
-		scan->nr++;
-		return 0;
-	}
-	if (ckpt_is_pipe(file)) {
-		f->kind = CKPT_FILE_PIPE;
-		f->fd = fd;
-		f->ino = inode->i_ino;
-		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
-		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
-			   CKPT_FILE_CLOEXEC : 0;
-		snprintf(f->path, sizeof(f->path), "pipe:[%lu]", inode->i_ino);
-		scan->refs[scan->nr] = get_file(file);
-		scan->nr++;
-		return 0;
-	}
-	if (S_ISFIFO(inode->i_mode)) {
-		/* A named pipe: reopened by path, its bytes in the image. */
-		p = d_path(&file->f_path, f->path, sizeof(f->path));
-		if (IS_ERR(p) || ckpt_fileobj_kind(file, p) != CKPT_FILE_FIFO)
-			goto bad;
-		memmove(f->path, p, strlen(p) + 1);
-		f->kind = CKPT_FILE_FIFO;
-		f->fd = fd;
-		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
-		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
-			   CKPT_FILE_CLOEXEC : 0;
-		scan->refs[scan->nr] = get_file(file);
-		scan->nr++;
-		return 0;
-	}
-	if (ckpt_anon_kind(file) >= 0) {
-		/* eventfd, signalfd, epoll: their state is read after the scan. */
-		f->kind = ckpt_anon_kind(file);
-		f->fd = fd;
-		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
-		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
-			   CKPT_FILE_CLOEXEC : 0;
-		snprintf(f->path, sizeof(f->path), "anon_inode:%s",
-			 file->f_path.dentry->d_name.name);
-		scan->refs[scan->nr] = get_file(file);
-		scan->nr++;
-		return 0;
-	}
-	if (!S_ISREG(inode->i_mode) && !S_ISDIR(inode->i_mode))
-		goto bad;
-	if (S_ISDIR(inode->i_mode))
-		f->kind = CKPT_FILE_DIR;
-	p = d_path(&file->f_path, f->path, sizeof(f->path));
-	if (IS_ERR(p) || *p != '/')
-		goto bad;
-	if (strstr(p, " (deleted)")) {
-		/* A memfd or an unlinked file: the image carries its content. */
-		int kind = ckpt_fileobj_kind(file, p);
-
-		if (kind != CKPT_FILE_MEMFD && kind != CKPT_FILE_DELETED)
-			goto bad;
-		f->kind = kind;
-	}
-	memmove(f->path, p, strlen(p) + 1);
-	f->fd = fd;
-	f->open_flags = file->f_flags & (O_ACCMODE | O_APPEND | O_NONBLOCK |
-					 O_SYNC);
-	f->flags = ckpt_fd_cloexec(scan->files_table, fd) ? CKPT_FILE_CLOEXEC : 0;
-	f->pos = file->f_pos;
-	scan->refs[scan->nr] = get_file(file);	/* identity: after the scan */
-	scan->nr++;
-	return 0;
-bad:
-	scan->bad_fd = fd;
-	scan->bad = get_file(file);
-	return 1;
-}
-
-/* Every epoll item must watch a descriptor the image restores as it was. */
-static int check_epitems(struct fd_scan *scan, char *whybuf)
-{
-	u32 i, j;
-
-	for (i = 0; i < scan->nr_epitems; i++) {
-		const struct ckpt_img_epitem *e = &scan->epitems[i];
-
-		if (e->tfd <= 2)
-			continue;	/* re-attached with the stdio */
-		for (j = 0; j < scan->nr; j++)
-			if (scan->files[j].fd == e->tfd)
-				break;
-		if (j == scan->nr || scan->raw_ino[j] != scan->ep_ino[i] ||
-		    scan->raw_dev[j] != scan->ep_dev[i]) {
-			snprintf(whybuf, WHY_LEN,
-				 "epoll fd %u watches fd %u, which is closed or now another file",
-				 e->epfd, e->tfd);
-			return -EOPNOTSUPP;
-		}
-	}
-	return 0;
-}
-
-/*
- * A pipe whose every end is open here only: once per pipe, at its first
- * entry @i. Each end's open files must all be this process's descriptors
- * (the scan holds one more reference per descriptor), else an end is in
- * another process (shared by fork, say) and the pipe cannot be restored.
- */
-static int capture_pipe(struct fd_scan *scan, u32 i, char *whybuf)
-{
-	struct file *distinct[2] = {};
-	unsigned int ends[2] = {}, fds[2] = {};
-	u32 j;
-	int ret;
-
-	for (j = 0; j < i; j++)
-		if (scan->files[j].kind == CKPT_FILE_PIPE &&
-		    scan->files[j].ino == scan->files[i].ino)
-			return 0;	/* done at its first entry */
-	for (j = i; j < scan->nr; j++) {
-		const struct ckpt_img_file *f = &scan->files[j];
-		int end = (f->open_flags & O_ACCMODE) == O_WRONLY;
-
-		if (f->kind != CKPT_FILE_PIPE || f->ino != scan->files[i].ino)
-			continue;
-		if ((f->open_flags & O_ACCMODE) == O_RDWR ||
-		    (distinct[end] && distinct[end] != scan->refs[j]))
-			goto elsewhere;	/* reopened through /proc: not yet */
-		distinct[end] = scan->refs[j];
-		ends[end] = 1;
-		fds[end]++;
-	}
-	for (j = 0; j < 2; j++)
-		if (distinct[j] && file_count(distinct[j]) != 2 * fds[j])
-			goto elsewhere;
-	ret = ckpt_pipe_capture(scan->refs[i], ends[0], ends[1],
-				&scan->pipes[scan->nr_pipes],
-				&scan->pipe_len[scan->nr_pipes]);
-	if (ret == -EXDEV)
-		goto elsewhere;
-	if (ret == -ENOPKG) {
-		snprintf(whybuf, WHY_LEN, "fd %u is a pipe, which this engine cannot read on this kernel (%s)",
-			 scan->files[i].fd, ckpt_layout_why(CKPT_LAYOUT_PIPES));
-		return -EOPNOTSUPP;
-	}
-	if (ret) {
-		snprintf(whybuf, WHY_LEN, "cannot read pipe fd %u%s",
-			 scan->files[i].fd,
-			 ret == -EOPNOTSUPP ? " (packet mode)" : "");
-		return ret == -EOPNOTSUPP ? ret : -EIO;
-	}
-	scan->nr_pipes++;
-	return 0;
-elsewhere:
-	snprintf(whybuf, WHY_LEN,
-		 "fd %u (pipe:[%llu]) has an end open in another process: not supported yet",
-		 scan->files[i].fd, scan->files[i].ino);
-	return -EOPNOTSUPP;
-}
-
-/* The kind of the lower descriptor shared entry @i names. */
-static int lower_kind(const struct fd_scan *scan, u32 i)
-{
-	u32 j;
-
-	for (j = 0; j < i; j++)
-		if (scan->files[j].fd == scan->files[i].ino)
-			return scan->files[j].kind;
-	return -1;
-}
-
-/*
- * What the scan could not read under the file table's lock: the device
- * and inode numbers stat() shows (on overlayfs they are not those of the
- * inode behind the file), and the state of eventfd, signalfd and epoll
- * files.
- */
-static int file_details(struct fd_scan *scan, char *whybuf)
-{
-	struct kstat st;
-	int ret = 0, kind;
-	u32 i;
-
-	/* Pipes first: they look at all their descriptors' files at once. */
-	for (i = 0; !ret && i < scan->nr; i++)
-		if (scan->files[i].kind == CKPT_FILE_PIPE)
-			ret = capture_pipe(scan, i, whybuf);
-
-	for (i = 0; i < scan->nr; i++) {
-		struct ckpt_img_file *f = &scan->files[i];
-		struct file *file = scan->refs[i];
-
-		if (!file)
-			continue;
-		if (ret || f->kind == CKPT_FILE_PIPE)
-			goto put;
-		switch (f->kind) {
-		case CKPT_FILE_EVENTFD:
-			ret = ckpt_fdinfo_eventfd(file, &f->pos, &f->ino);
-			if (ret == -ENOPKG) {
-				snprintf(whybuf, WHY_LEN, "fd %u is an eventfd, whose mode this engine cannot read on this kernel (%s)",
-					 f->fd, ckpt_layout_why(CKPT_LAYOUT_EVENTFD));
-				ret = -EOPNOTSUPP;
-				goto put;
-			}
-			break;
-		case CKPT_FILE_SIGNALFD:
-			ret = ckpt_fdinfo_signalfd(file, &f->dev);
-			break;
-		case CKPT_FILE_TIMERFD:
-			scan->timerfds[scan->nr_timerfds].fd = f->fd;
-			ret = ckpt_fdinfo_timerfd(file,
-					&scan->timerfds[scan->nr_timerfds]);
-			if (!ret)
-				scan->nr_timerfds++;
-			break;
-		case CKPT_FILE_EPOLL:
-			ret = ckpt_fdinfo_epoll(file, f->fd, scan->epitems,
-						CKPT_IMG_MAX_EPITEMS,
-						&scan->nr_epitems, scan->ep_ino,
-						scan->ep_dev);
-			break;
-		case CKPT_FILE_FIFO:
-		case CKPT_FILE_MEMFD:
-		case CKPT_FILE_DELETED:
-			/* Named by its object; checked once mappings are known. */
-			ret = ckpt_fileobj_add(&scan->objs, file, f->kind,
-					       f->path, f->fd);
-			if (ret >= 0) {
-				f->ino = ret;
-				ret = 0;
-			}
-			break;
-		case CKPT_FILE_SHARED:
-			/* One more descriptor of an object's open file. */
-			kind = lower_kind(scan, i);
-			if (kind >= CKPT_FILE_FIFO && kind <= CKPT_FILE_DELETED)
-				ret = ckpt_fileobj_add(&scan->objs, file, kind,
-						       f->path, f->fd);
-			ret = min(ret, 0);
-			break;
-		default:
-			ret = vfs_getattr(&file->f_path, &st, STATX_INO,
-					  AT_STATX_SYNC_AS_STAT);
-			if (!ret) {
-				f->dev = new_encode_dev(st.dev);
-				f->ino = st.ino;
-			}
-		}
-		if (ret)
-			snprintf(whybuf, WHY_LEN, "cannot read the state of fd %u (%.64s)%s",
-				 f->fd, f->path,
-				 ret != -E2BIG ? "" : f->kind == CKPT_FILE_EPOLL ?
-				 ": too many epoll items" :
-				 ": too many FIFOs, memfds and deleted files");
-put:
-		fput(file);
-		scan->refs[i] = NULL;
-	}
-	if (!ret)
-		ret = check_epitems(scan, whybuf);
-	return ret;
-}
-
-static int capture_files(struct task_struct *task, struct fd_scan *scan,
-			 const struct ckpt_reg *reg, const char **why,
-			 char *whybuf)
-{
-	char *path, *p;
-	int ret;
-
-	scan->files = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->files),
-			       GFP_KERNEL);
-	scan->refs = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->refs),
-			      GFP_KERNEL);
-	scan->raw_ino = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->raw_ino),
-				 GFP_KERNEL);
-	scan->raw_dev = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->raw_dev),
-				 GFP_KERNEL);
-	scan->seen = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->seen),
-			      GFP_KERNEL);
-	scan->epitems = kvcalloc(CKPT_IMG_MAX_EPITEMS, sizeof(*scan->epitems),
-				 GFP_KERNEL);
-	scan->ep_ino = kvcalloc(CKPT_IMG_MAX_EPITEMS, sizeof(*scan->ep_ino),
-				GFP_KERNEL);
-	scan->ep_dev = kvcalloc(CKPT_IMG_MAX_EPITEMS, sizeof(*scan->ep_dev),
-				GFP_KERNEL);
-	scan->pipes = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->pipes),
-			       GFP_KERNEL);
-	scan->timerfds = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->timerfds),
-				  GFP_KERNEL);
-	scan->pipe_len = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->pipe_len),
-				  GFP_KERNEL);
-	if (!scan->files || !scan->refs || !scan->raw_ino || !scan->raw_dev ||
-	    !scan->seen || !scan->epitems || !scan->ep_ino || !scan->ep_dev ||
-	    !scan->pipes || !scan->pipe_len || !scan->timerfds)
-		return -ENOMEM;
-	ret = ckpt_fileobjs_init(&scan->objs);
-	if (ret)
-		return ret;
-	scan->registered = ckpt_cb_file(reg);
-	task_lock(task);
-	scan->files_table = task->files;
-	if (task->files)
-		iterate_fd(task->files, 0, scan_fd, scan);
-	task_unlock(task);
-	ret = file_details(scan, whybuf);
-	if (ret) {
-		*why = whybuf;
-		if (scan->bad)
-			fput(scan->bad);
-		scan->bad = NULL;
-		return ret;
-	}
-	if (!scan->bad)
-		return 0;
-
-	path = kmalloc(PATH_MAX, GFP_KERNEL);
-	p = path ? d_path(&scan->bad->f_path, path, PATH_MAX) : NULL;
-	snprintf(whybuf, WHY_LEN, "pid %d fd %u (%s) cannot be checkpointed yet",
-		 task_tgid_vnr(task), scan->bad_fd,
-		 IS_ERR_OR_NULL(p) ? "?" : p);
-	*why = whybuf;
-	kfree(path);
-	fput(scan->bad);
-	scan->bad = NULL;
-	return -EOPNOTSUPP;
 }
 
 /*
@@ -688,7 +243,7 @@ static int capture_process(struct task_struct *task,
 /* Everything but the staged pages and END, while the process is frozen. */
 static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		       struct ckpt_img_process *proc, struct ckpt_mm_capture *mc,
-		       struct fd_scan *scan, const struct ckpt_img_fs *fs,
+		       struct ckpt_fds *scan, const struct ckpt_img_fs *fs,
 		       const struct ckpt_img_signals *sigs, size_t sigs_len,
 		       const struct ckpt_timers *timers,
 		       const struct ckpt_img_creds *creds, size_t creds_len,
@@ -812,7 +367,7 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	struct task_struct **tasks = NULL;
 	struct ckpt_mm_capture mc = {};
 	size_t sigs_len = 0;
-	struct fd_scan scan = {};
+	struct ckpt_fds scan = {};
 	struct ckpt_freeze *fz = NULL;
 	struct ckpt_writer w = {};
 	struct ckpt_reg *reg = NULL;
@@ -921,7 +476,7 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		*why = whybuf;
 		goto out_thaw;
 	}
-	ret = capture_files(task, &scan, reg, why, whybuf);
+	ret = ckpt_fds_capture(task, &scan, reg, why, whybuf);
 	if (!ret)
 		ret = capture_fs(task, fs, why, whybuf);
 	if (!ret)
@@ -1028,20 +583,7 @@ out_writer:
 	ckpt_cb_put(reg);
 	ckpt_writer_done(&w);
 out_free:
-	kvfree(scan.files);
-	kvfree(scan.refs);
-	kvfree(scan.raw_ino);
-	kvfree(scan.raw_dev);
-	kvfree(scan.seen);
-	kvfree(scan.epitems);
-	kvfree(scan.ep_ino);
-	kvfree(scan.ep_dev);
-	for (i = 0; scan.pipes && i < scan.nr_pipes; i++)
-		kvfree(scan.pipes[i]);
-	kvfree(scan.pipes);
-	kvfree(scan.pipe_len);
-	kvfree(scan.timerfds);
-	ckpt_fileobjs_free(&scan.objs);
+	ckpt_fds_free(&scan);
 	ckpt_mm_capture_free(&mc);
 	ckpt_stage_free(&st);
 	kvfree(proc);

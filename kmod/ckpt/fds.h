@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CKPT_FDS_H
+#define _CKPT_FDS_H
+
+#include <linux/types.h>
+#include <uapi/linux/ckpt_image.h>
+
+#include "fileobj.h"
+
+struct task_struct;
+struct files_struct;
+struct file;
+struct ckpt_reg;
+
+/*
+ * A frozen process's descriptors, as the image records them: one FILES
+ * entry per descriptor above 2, with what each kind needs beside it
+ * (PIPE, TIMERFD and EPOLL sections, the file objects carried by content).
+ */
+struct ckpt_fds {
+	struct ckpt_img_file *files;	/* CKPT_IMG_MAX_FILES of them */
+	struct file **refs;		/* files needing more, referenced */
+	const struct file **seen;	/* per entry: its open file, unreferenced */
+	unsigned long *raw_ino;		/* per entry: the inode behind it */
+	u32 *raw_dev;
+	struct ckpt_img_epitem *epitems;	/* CKPT_IMG_MAX_EPITEMS */
+	unsigned long *ep_ino;		/* per item: the watched file */
+	u32 *ep_dev;
+	u32 nr_epitems;
+	struct ckpt_img_timerfd *timerfds;	/* CKPT_IMG_MAX_FILES */
+	u32 nr_timerfds;
+	struct ckpt_fileobjs objs;	/* FIFOs, memfds, deleted files */
+	struct ckpt_img_pipe **pipes;	/* CKPT_IMG_MAX_FILES: PIPE sections */
+	size_t *pipe_len;
+	u32 nr_pipes;
+	u32 nr;
+	struct files_struct *files_table;
+	unsigned int bad_fd;
+	struct file *bad;		/* referenced */
+	const struct file *registered;	/* the process's registration */
+};
+
+/*
+ * Walks @task's file table and reads what the walk could not: fails,
+ * named in @why, on the first descriptor the engine cannot restore.
+ * @reg is the process's libckpt registration, if any. Free with
+ * ckpt_fds_free() whatever it returns.
+ */
+int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
+		     const struct ckpt_reg *reg, const char **why, char *whybuf);
+void ckpt_fds_free(struct ckpt_fds *scan);
+
+#endif /* _CKPT_FDS_H */
