@@ -37,6 +37,7 @@
 #include <linux/sched/task.h>
 
 #include "access.h"
+#include "why.h"
 
 /*
  * Why the kernel said no, as far as the caller may be told: the ptrace
@@ -84,7 +85,7 @@ static const struct cred *real_fscreds(void)
 }
 
 int ckpt_access_check(struct task_struct *task, struct file **pagemap,
-		      char *whybuf, size_t len)
+		      struct ckpt_why *why)
 {
 	const struct cred *creds, *old;
 	pid_t tgid = task_tgid_vnr(task);
@@ -103,16 +104,16 @@ int ckpt_access_check(struct task_struct *task, struct file **pagemap,
 	proc = filp_open("/proc", O_RDONLY | O_DIRECTORY, 0);
 	if (IS_ERR(proc)) {
 		ret = PTR_ERR(proc);
-		snprintf(whybuf, len,
-			 "cannot open /proc (error %d): it is needed to check the rights on pid %d",
-			 ret, tgid);
+		ckpt_whyf(why,
+			  "cannot open /proc (error %d): it is needed to check the rights on pid %d",
+			  ret, tgid);
 		goto out_creds;
 	}
 	if (proc->f_path.dentry->d_sb->s_magic != PROC_SUPER_MAGIC ||
 	    proc->f_path.dentry != proc->f_path.mnt->mnt_root) {
-		snprintf(whybuf, len,
-			 "/proc is not a procfs: it is needed to check the rights on pid %d",
-			 tgid);
+		ckpt_whyf(why,
+			  "/proc is not a procfs: it is needed to check the rights on pid %d",
+			  tgid);
 		ret = -ENOENT;
 		goto out_proc;
 	}
@@ -121,9 +122,9 @@ int ckpt_access_check(struct task_struct *task, struct file **pagemap,
 	nr = pid ? pid_nr_ns(pid, proc_pid_ns(proc->f_path.dentry->d_sb)) : 0;
 	put_pid(pid);
 	if (!nr) {
-		snprintf(whybuf, len,
-			 "pid %d is not visible in /proc (another pid namespace's): its rights cannot be checked",
-			 tgid);
+		ckpt_whyf(why,
+			  "pid %d is not visible in /proc (another pid namespace's): its rights cannot be checked",
+			  tgid);
 		ret = -EPERM;
 		goto out_proc;
 	}
@@ -133,18 +134,18 @@ int ckpt_access_check(struct task_struct *task, struct file **pagemap,
 	if (IS_ERR(mem)) {
 		ret = PTR_ERR(mem);
 		if (ret == -ENOENT || ret == -ESRCH) {
-			snprintf(whybuf, len,
-				 "pid %d is not visible in /proc (hidden, or it exited)",
-				 tgid);
+			ckpt_whyf(why,
+				  "pid %d is not visible in /proc (hidden, or it exited)",
+				  tgid);
 			ret = -ESRCH;
 		} else if (ret == -EACCES || ret == -EPERM) {
-			snprintf(whybuf, len, "no right to checkpoint pid %d: %s",
-				 tgid, refusal(task));
+			ckpt_whyf(why, "no right to checkpoint pid %d: %s",
+				  tgid, refusal(task));
 			ret = -EPERM;
 		} else {
-			snprintf(whybuf, len,
-				 "cannot check the rights on pid %d (error %d)",
-				 tgid, ret);
+			ckpt_whyf(why,
+				  "cannot check the rights on pid %d (error %d)",
+				  tgid, ret);
 		}
 		goto out_proc;
 	}
@@ -156,8 +157,8 @@ int ckpt_access_check(struct task_struct *task, struct file **pagemap,
 	if (IS_ERR(*pagemap)) {
 		ret = PTR_ERR(*pagemap);
 		*pagemap = NULL;
-		snprintf(whybuf, len, "cannot open the pagemap of pid %d (error %d)",
-			 tgid, ret);
+		ckpt_whyf(why, "cannot open the pagemap of pid %d (error %d)",
+			  tgid, ret);
 		goto out_proc;
 	}
 	ret = 0;

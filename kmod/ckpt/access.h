@@ -6,6 +6,7 @@
 
 struct file;
 struct task_struct;
+struct ckpt_why;
 
 /*
  * Whether the caller may checkpoint @task: whether it may ptrace-attach to
@@ -16,6 +17,6 @@ struct task_struct;
  * for a refusal), never anything of the process's files.
  */
 int ckpt_access_check(struct task_struct *task, struct file **pagemap,
-		      char *whybuf, size_t len);
+		      struct ckpt_why *why);
 
 #endif /* _CKPT_ACCESS_H */

@@ -28,6 +28,7 @@
 #include <linux/uaccess.h>
 
 #include "auth.h"
+#include "why.h"
 
 #define MAC_ALG		"hmac(sha256)"
 #define MAC_PREFIX	"ckpt image MAC"	/* hashed with its NUL */
@@ -208,26 +209,26 @@ int ckpt_auth_final(struct ckpt_auth *a, struct ckpt_img_mac *m)
 }
 
 int ckpt_auth_verify(struct ckpt_auth *a, const struct ckpt_img_mac *m,
-		     char *whybuf, size_t size)
+		     struct ckpt_why *why)
 {
 	struct ckpt_img_mac mine;
 	int ret = ckpt_auth_final(a, &mine);
 
 	if (ret) {
-		snprintf(whybuf, size, "cannot compute the image's MAC: error %d",
-			 ret);
+		ckpt_whyf(why, "cannot compute the image's MAC: error %d",
+			  ret);
 		return ret;
 	}
 	ret = 0;
 	if (memcmp(m->key_id, mine.key_id, sizeof(mine.key_id))) {
-		snprintf(whybuf, size,
-			 "the image's MAC was made under another key (id %*phN; this engine's is %*phN)",
-			 CKPT_MAC_KEY_ID_LEN, m->key_id,
-			 CKPT_MAC_KEY_ID_LEN, mine.key_id);
+		ckpt_whyf(why,
+			  "the image's MAC was made under another key (id %*phN; this engine's is %*phN)",
+			  CKPT_MAC_KEY_ID_LEN, m->key_id,
+			  CKPT_MAC_KEY_ID_LEN, mine.key_id);
 		ret = -EKEYREJECTED;
 	} else if (crypto_memneq(m->mac, mine.mac, sizeof(mine.mac))) {
-		snprintf(whybuf, size,
-			 "the image's MAC does not match: it was changed after the checkpoint");
+		ckpt_whyf(why,
+			  "the image's MAC does not match: it was changed after the checkpoint");
 		ret = -EKEYREJECTED;
 	}
 	memzero_explicit(&mine, sizeof(mine));

@@ -11,6 +11,7 @@
  * front sections (the MAC section of linux/ckpt_image.h).
  */
 struct ckpt_auth;
+struct ckpt_why;
 
 int ckpt_auth_init(void);
 void ckpt_auth_uninit(void);
@@ -27,9 +28,9 @@ void ckpt_auth_free(struct ckpt_auth *a);
 
 /*
  * Whether @m is the MAC @a computed: 0, -EKEYREJECTED (another MAC; the
- * message in @whybuf tells a key other than this engine's from a change).
+ * message in @why tells a key other than this engine's from a change).
  */
 int ckpt_auth_verify(struct ckpt_auth *a, const struct ckpt_img_mac *m,
-		     char *whybuf, size_t size);
+		     struct ckpt_why *why);
 
 #endif /* _CKPT_AUTH_H */

@@ -25,6 +25,7 @@
 #include <linux/wait.h>
 
 #include "callback.h"
+#include "why.h"
 
 struct ckpt_reg {
 	struct kref ref;
@@ -343,7 +344,7 @@ void ckpt_cb_complete(struct ckpt_reg *reg, u64 id, int result)
 }
 
 int ckpt_cb_request(struct ckpt_reg *reg, u32 flags, unsigned int timeout_ms,
-		    u64 *idp, char *whybuf, size_t whylen)
+		    u64 *idp, struct ckpt_why *why)
 {
 	pid_t pid = pid_vnr(reg->tgid);
 	long left;
@@ -357,8 +358,8 @@ int ckpt_cb_request(struct ckpt_reg *reg, u32 flags, unsigned int timeout_ms,
 	}
 	if (reg->req_id) {
 		mutex_unlock(&reg_lock);
-		snprintf(whybuf, whylen,
-			 "a checkpoint of pid %d is already in progress", pid);
+		ckpt_whyf(why,
+			  "a checkpoint of pid %d is already in progress", pid);
 		return -EBUSY;
 	}
 	id = ++next_req_id;
@@ -377,31 +378,31 @@ int ckpt_cb_request(struct ckpt_reg *reg, u32 flags, unsigned int timeout_ms,
 	mutex_lock(&reg_lock);
 	if (reg->dead) {
 		ret = -ESRCH;
-		snprintf(whybuf, whylen,
-			 "pid %d ended its callback registration during the callbacks",
-			 pid);
+		ckpt_whyf(why,
+			  "pid %d ended its callback registration during the callbacks",
+			  pid);
 	} else if (reg->verdict == CKPT_CB_GO) {
 		*idp = id;
 		mutex_unlock(&reg_lock);
 		return 0;
 	} else if (reg->verdict == CKPT_CB_ABORT_TEMP) {
 		ret = -EAGAIN;
-		snprintf(whybuf, whylen,
-			 "pid %d aborted the checkpoint for now: %s", pid,
-			 reg->msg ?: "a callback asked to try again later");
+		ckpt_whyf(why,
+			  "pid %d aborted the checkpoint for now: %s", pid,
+			  reg->msg ?: "a callback asked to try again later");
 	} else if (reg->verdict == CKPT_CB_ABORT_PERM) {
 		ret = -ECANCELED;
-		snprintf(whybuf, whylen, "pid %d refused the checkpoint: %s",
-			 pid, reg->msg ?: "a callback refused it");
+		ckpt_whyf(why, "pid %d refused the checkpoint: %s",
+			  pid, reg->msg ?: "a callback refused it");
 	} else if (left < 0) {
 		ret = -EINTR;
-		snprintf(whybuf, whylen,
-			 "interrupted while pid %d ran its callbacks", pid);
+		ckpt_whyf(why,
+			  "interrupted while pid %d ran its callbacks", pid);
 	} else {
 		ret = -ETIMEDOUT;
-		snprintf(whybuf, whylen,
-			 "the callbacks of pid %d did not finish within %u ms",
-			 pid, timeout_ms);
+		ckpt_whyf(why,
+			  "the callbacks of pid %d did not finish within %u ms",
+			  pid, timeout_ms);
 	}
 	finish_locked(reg, id, ret);
 	mutex_unlock(&reg_lock);

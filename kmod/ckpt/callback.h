@@ -8,6 +8,7 @@
 struct ckpt_reg;
 struct file;
 struct task_struct;
+struct ckpt_why;
 
 long ckpt_ioctl_register(struct file *file, struct ckpt_register __user *uarg);
 long ckpt_ioctl_cb_wait(struct file *file, struct ckpt_cb_request __user *uarg);
@@ -22,10 +23,10 @@ void ckpt_cb_put(struct ckpt_reg *reg);
 /*
  * Hands a checkpoint request to the process's callback thread and waits for
  * its verdict. 0: go ahead (then *@idp must be completed with
- * ckpt_cb_complete()); otherwise the request is over and @whybuf says why.
+ * ckpt_cb_complete()); otherwise the request is over and @why says why.
  */
 int ckpt_cb_request(struct ckpt_reg *reg, u32 flags, unsigned int timeout_ms,
-		    u64 *idp, char *whybuf, size_t whylen);
+		    u64 *idp, struct ckpt_why *why);
 void ckpt_cb_complete(struct ckpt_reg *reg, u64 id, int result);
 
 /* The /dev/ckpt file that carries @reg (not referenced; may be NULL). */

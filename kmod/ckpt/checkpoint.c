@@ -44,20 +44,9 @@
 #include "mm.h"
 #include "signals.h"
 #include "timers.h"
+#include "why.h"
 
 #define CKPT_DEFAULT_TIMEOUT_MS	10000
-#define WHY_LEN			256
-
-void ckpt_put_errmsg(u64 ubuf, u32 len, const char *msg)
-{
-	char buf[WHY_LEN];
-
-	if (!ubuf || !len || !msg)
-		return;
-	strscpy(buf, msg, min_t(u32, len, sizeof(buf)));
-	if (copy_to_user(u64_to_user_ptr(ubuf), buf, strlen(buf) + 1))
-		return;
-}
 
 /*
  * The rights of ptrace-attaching, asked of the kernel (access.c), before
@@ -65,18 +54,13 @@ void ckpt_put_errmsg(u64 ubuf, u32 len, const char *msg)
  * itself this way: its own threads would have to park.
  */
 static int may_checkpoint(struct task_struct *task, struct file **pagemap,
-			  const char **why, char *whybuf)
+			  struct ckpt_why *why)
 {
-	int ret;
-
 	if (same_thread_group(task, current)) {
-		*why = "a process cannot checkpoint itself this way";
+		why->msg = "a process cannot checkpoint itself this way";
 		return -EDEADLK;
 	}
-	ret = ckpt_access_check(task, pagemap, whybuf, WHY_LEN);
-	if (ret)
-		*why = whybuf;
-	return ret;
+	return ckpt_access_check(task, pagemap, why);
 }
 
 /*
@@ -87,7 +71,7 @@ static int may_checkpoint(struct task_struct *task, struct file **pagemap,
  * helper for a self-requested checkpoint is a child of the process. Runs
  * while frozen, so the process makes no new child meanwhile.
  */
-static int check_relatives(struct task_struct *task, char *whybuf)
+static int check_relatives(struct task_struct *task, struct ckpt_why *why)
 {
 	const char *kind = NULL;
 	struct task_struct *p;
@@ -109,9 +93,9 @@ static int check_relatives(struct task_struct *task, char *whybuf)
 	rcu_read_unlock();
 	if (!kind)
 		return 0;
-	snprintf(whybuf, WHY_LEN,
-		 "pid %d %s %d: process trees are not supported yet",
-		 task_tgid_vnr(task), kind, other);
+	ckpt_whyf(why,
+		  "pid %d %s %d: process trees are not supported yet",
+		  task_tgid_vnr(task), kind, other);
 	return -EBUSY;
 }
 
@@ -122,7 +106,7 @@ static int check_relatives(struct task_struct *task, char *whybuf)
  * checkpointer is itself confined below) no path names it.
  */
 static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
-		      const char **why, char *whybuf)
+		      struct ckpt_why *why)
 {
 	struct path pwd, root, myroot;
 	struct kstat st;
@@ -132,7 +116,7 @@ static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
 	task_lock(task);
 	if (!task->fs) {
 		task_unlock(task);
-		*why = "the process has no file system context (exiting)";
+		why->msg = "the process has no file system context (exiting)";
 		return -ESRCH;
 	}
 	get_fs_pwd(task->fs, &pwd);
@@ -142,10 +126,9 @@ static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
 
 	ret = -EOPNOTSUPP;
 	if (!path_is_under(&root, &myroot)) {
-		snprintf(whybuf, WHY_LEN,
-			 "the root directory of pid %d is outside the checkpointer's",
-			 task_tgid_vnr(task));
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "the root directory of pid %d is outside the checkpointer's",
+			  task_tgid_vnr(task));
 		goto out;
 	}
 	if (path_equal(&root, &myroot)) {
@@ -153,17 +136,16 @@ static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
 	} else {
 		p = d_path(&root, fs->root, sizeof(fs->root));
 		if (IS_ERR(p) || *p != '/' || d_unlinked(root.dentry)) {
-			snprintf(whybuf, WHY_LEN,
-				 "the root directory of pid %d was removed or is unreachable",
-				 task_tgid_vnr(task));
-			*why = whybuf;
+			ckpt_whyf(why,
+				  "the root directory of pid %d was removed or is unreachable",
+				  task_tgid_vnr(task));
 			goto out;
 		}
 		memmove(fs->root, p, strlen(p) + 1);
 	}
 	ret = vfs_getattr(&root, &st, STATX_INO, AT_STATX_SYNC_AS_STAT);
 	if (ret) {
-		*why = "cannot read the identity of the root directory";
+		why->msg = "cannot read the identity of the root directory";
 		goto out;
 	}
 	fs->root_dev = new_encode_dev(st.dev);
@@ -172,16 +154,15 @@ static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
 	ret = -EOPNOTSUPP;
 	p = d_path(&pwd, fs->cwd, sizeof(fs->cwd));
 	if (IS_ERR(p) || *p != '/' || strstr(p, " (deleted)")) {
-		snprintf(whybuf, WHY_LEN,
-			 "the working directory of pid %d was removed or is unreachable",
-			 task_tgid_vnr(task));
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "the working directory of pid %d was removed or is unreachable",
+			  task_tgid_vnr(task));
 		goto out;
 	}
 	memmove(fs->cwd, p, strlen(p) + 1);
 	ret = vfs_getattr(&pwd, &st, STATX_INO, AT_STATX_SYNC_AS_STAT);
 	if (ret) {
-		*why = "cannot read the identity of the working directory";
+		why->msg = "cannot read the identity of the working directory";
 		goto out;
 	}
 	fs->cwd_dev = new_encode_dev(st.dev);
@@ -355,8 +336,7 @@ static bool runs_in(struct task_struct *task, struct mm_struct *mm)
 	return ret;
 }
 
-static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
-			 char *whybuf)
+static int do_checkpoint(struct ckpt_checkpoint *a, struct ckpt_why *why)
 {
 	struct ckpt_img_process *proc = NULL;
 	struct ckpt_img_fs *fs = NULL;
@@ -388,8 +368,7 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	task = get_pid_task(pid, PIDTYPE_TGID);
 	put_pid(pid);
 	if (!task) {
-		snprintf(whybuf, WHY_LEN, "no process with pid %u", a->pid);
-		*why = whybuf;
+		ckpt_whyf(why, "no process with pid %u", a->pid);
 		return -ESRCH;
 	}
 	/*
@@ -398,18 +377,17 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	 */
 	mm = get_task_mm(task);
 	if (!mm) {
-		snprintf(whybuf, WHY_LEN,
-			 "pid %u has no memory (kernel thread or exiting)",
-			 a->pid);
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "pid %u has no memory (kernel thread or exiting)",
+			  a->pid);
 		ret = -ESRCH;
 		goto out_put_task;
 	}
-	ret = may_checkpoint(task, &pagemap, why, whybuf);
+	ret = may_checkpoint(task, &pagemap, why);
 	if (ret)
 		goto out_put_mm;
 	if (task->ptrace) {
-		*why = "the process is being traced";
+		why->msg = "the process is being traced";
 		ret = -EBUSY;
 		goto out_put_mm;
 	}
@@ -421,20 +399,18 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	}
 	ret = ckpt_writer_init(&w, a->fd);
 	if (ret) {
-		*why = ret == -EBADF ? "the image descriptor is not open for writing" :
-		       "cannot compute image MACs (hmac(sha256))";
+		why->msg = ret == -EBADF ?
+			   "the image descriptor is not open for writing" :
+			   "cannot compute image MACs (hmac(sha256))";
 		goto out_free;
 	}
 
 	/* libckpt's thread-context callbacks run before anything is frozen. */
 	reg = ckpt_cb_find(task);
 	if (reg) {
-		ret = ckpt_cb_request(reg, a->flags, timeout, &req, whybuf,
-				      WHY_LEN);
-		if (ret) {
-			*why = whybuf;
+		ret = ckpt_cb_request(reg, a->flags, timeout, &req, why);
+		if (ret)
 			goto out_writer;
-		}
 	}
 	if (stage) {
 		ret = ckpt_stage_prepare(&st, mm);
@@ -443,10 +419,9 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	}
 	/* The callbacks and the freeze share the timeout. */
 	if (!time_before(jiffies, deadline)) {
-		snprintf(whybuf, WHY_LEN,
-			 "the timeout (%u ms) passed before pid %u could be frozen",
-			 timeout, a->pid);
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "the timeout (%u ms) passed before pid %u could be frozen",
+			  timeout, a->pid);
 		ret = -ETIMEDOUT;
 		goto out_writer;
 	}
@@ -458,10 +433,9 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	/* The program whose rights were checked, not one exec'ed since. */
 	if (!runs_in(task, mm)) {
 		ret = -EAGAIN;
-		snprintf(whybuf, WHY_LEN,
-			 "pid %d executed a program or exited during the checkpoint",
-			 task_tgid_vnr(task));
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "pid %d executed a program or exited during the checkpoint",
+			  task_tgid_vnr(task));
 		goto out_thaw;
 	}
 
@@ -471,17 +445,15 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 		if (p->exited || !p->ts.err)
 			continue;
 		ret = p->ts.err;
-		snprintf(whybuf, WHY_LEN, "thread %d: %s", task_pid_vnr(p->task),
-			 p->ts.why ?: "cannot capture its registers");
-		*why = whybuf;
+		ckpt_whyf(why, "thread %d: %s", task_pid_vnr(p->task),
+			  p->ts.why ?: "cannot capture its registers");
 		goto out_thaw;
 	}
-	ret = ckpt_fds_capture(task, &scan, reg, why, whybuf);
+	ret = ckpt_fds_capture(task, &scan, reg, why);
 	if (!ret)
-		ret = capture_fs(task, fs, why, whybuf);
+		ret = capture_fs(task, fs, why);
 	if (!ret)
-		ret = ckpt_exe_capture(mm, proc, task_tgid_vnr(task), why,
-				       whybuf, WHY_LEN);
+		ret = ckpt_exe_capture(mm, proc, task_tgid_vnr(task), why);
 	if (ret)
 		goto out_thaw;
 	tasks = kcalloc(fz->nr, sizeof(*tasks), GFP_KERNEL);
@@ -492,35 +464,29 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	for (i = 0; i < fz->nr; i++)
 		tasks[i] = fz->threads[i].exited ? NULL : fz->threads[i].task;
 	/* Timers first: their pending signals are saved as they were. */
-	ret = ckpt_capture_timers(task, tasks, fz->nr, &timers, whybuf, WHY_LEN);
+	ret = ckpt_capture_timers(task, tasks, fz->nr, &timers, why);
 	if (ret == -ESRCH)
 		goto out_exited;
-	if (ret) {
-		*why = whybuf;
+	if (ret)
 		goto out_thaw;
-	}
 	ret = ckpt_capture_signals(task, tasks, fz->nr, &timers, &sigs,
 				   &sigs_len, why);
 	if (ret == -ESRCH)
 		goto out_exited;
 	if (ret)
 		goto out_thaw;
-	ret = ckpt_mm_capture(task, mm, pagemap, &mc, proc, &scan.objs, why,
-			      whybuf, WHY_LEN);
+	ret = ckpt_mm_capture(task, mm, pagemap, &mc, proc, &scan.objs, why);
 	if (ret)
 		goto out_thaw;
-	ret = ckpt_fileobjs_capture(&scan.objs, task_tgid_vnr(task), whybuf,
-				    WHY_LEN);
+	ret = ckpt_fileobjs_capture(&scan.objs, task_tgid_vnr(task), why);
 	/* After the files: one shared with a child is named as such. */
 	if (!ret)
-		ret = check_relatives(task, whybuf);
+		ret = check_relatives(task, why);
 	if (!ret)
 		ret = ckpt_creds_capture(task, tasks, fz->nr, mm, &creds,
-					 &creds_len, whybuf, WHY_LEN);
-	if (ret) {
-		*why = whybuf;
+					 &creds_len, why);
+	if (ret)
 		goto out_thaw;
-	}
 	ret = capture_process(task, proc);
 	if (ret)
 		goto out_exited;
@@ -533,15 +499,14 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 	if (ret) {
 		/* Its pages are read through the task, which may be gone. */
 		if (ret == -EIO && !runs_in(task, mm)) {
-			snprintf(whybuf, WHY_LEN,
-				 "pid %u exited or executed a program during the checkpoint",
-				 a->pid);
-			*why = whybuf;
+			ckpt_whyf(why,
+				  "pid %u exited or executed a program during the checkpoint",
+				  a->pid);
 			ret = -ESRCH;
 			goto out_thaw;
 		}
-		if (!*why)
-			*why = "writing the image failed";
+		if (!why->msg)
+			why->msg = "writing the image failed";
 		goto out_thaw;
 	}
 
@@ -553,8 +518,7 @@ static int do_checkpoint(struct ckpt_checkpoint *a, const char **why,
 
 out_exited:
 	/* Killed and reaped while parked: the task has no pid of its own now. */
-	snprintf(whybuf, WHY_LEN, "pid %u exited during the checkpoint", a->pid);
-	*why = whybuf;
+	ckpt_whyf(why, "pid %u exited during the checkpoint", a->pid);
 	ret = -ESRCH;
 out_thaw:
 	/*
@@ -569,7 +533,7 @@ out_thaw:
 	if (stage && !ret) {
 		ret = finish_image(&mc, &st, &w);
 		if (ret)
-			*why = "writing the image failed (the process runs on)";
+			why->msg = "writing the image failed (the process runs on)";
 		if (reg)
 			ckpt_cb_complete(reg, req, ret);
 	}
@@ -605,8 +569,7 @@ out_put_task:
 long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg)
 {
 	struct ckpt_checkpoint a;
-	const char *why = NULL;
-	char *whybuf;
+	struct ckpt_why *why;
 	long ret;
 	int i;
 
@@ -629,13 +592,13 @@ long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg)
 		return -EINVAL;
 	}
 
-	whybuf = kzalloc(WHY_LEN, GFP_KERNEL);
-	if (!whybuf)
+	why = kzalloc(sizeof(*why), GFP_KERNEL);
+	if (!why)
 		return -ENOMEM;
-	ret = do_checkpoint(&a, &why, whybuf);
+	ret = do_checkpoint(&a, why);
 	if (ret)
-		ckpt_put_errmsg(a.errmsg, a.errmsg_len, why);
-	kfree(whybuf);
+		ckpt_put_errmsg(a.errmsg, a.errmsg_len, why->msg);
+	kfree(why);
 	if (!ret && copy_to_user(uarg, &a, sizeof(a)))
 		ret = -EFAULT;
 	return ret;

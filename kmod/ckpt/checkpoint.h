@@ -6,7 +6,4 @@
 
 long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg);
 
-/* Copies @msg, truncated and terminated, to a user buffer (if any). */
-void ckpt_put_errmsg(u64 ubuf, u32 len, const char *msg);
-
 #endif /* _CKPT_CHECKPOINT_H */

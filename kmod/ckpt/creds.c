@@ -40,6 +40,7 @@
 #include <linux/wait.h>
 
 #include "creds.h"
+#include "why.h"
 
 /*
  * What the restarted threads install, and how many have yet to: none
@@ -128,7 +129,7 @@ static bool name_ids(struct user_namespace *ns, const struct cred *c,
 int ckpt_creds_capture(struct task_struct *task,
 		       struct task_struct *const *tasks, unsigned int nr,
 		       struct mm_struct *mm, struct ckpt_img_creds **creds,
-		       size_t *len, char *whybuf, size_t size)
+		       size_t *len, struct ckpt_why *why)
 {
 	struct user_namespace *ns = current_user_ns();
 	const struct cred *cred = get_task_cred(task);
@@ -157,21 +158,21 @@ int ckpt_creds_capture(struct task_struct *task,
 	rcu_read_unlock();
 	ret = -EOPNOTSUPP;
 	if (filtered) {
-		snprintf(whybuf, size,
-			 "pid %d thread %d runs under seccomp: not supported yet",
-			 task_tgid_vnr(task), filtered);
+		ckpt_whyf(why,
+			  "pid %d thread %d runs under seccomp: not supported yet",
+			  task_tgid_vnr(task), filtered);
 		goto out;
 	}
 	if (other) {
-		snprintf(whybuf, size,
-			 "pid %d thread %d runs with other credentials than its process: not supported yet",
-			 task_tgid_vnr(task), other);
+		ckpt_whyf(why,
+			  "pid %d thread %d runs with other credentials than its process: not supported yet",
+			  task_tgid_vnr(task), other);
 		goto out;
 	}
 	if (cred->user_ns != ns) {
-		snprintf(whybuf, size,
-			 "pid %d is in another user namespace than the checkpointer: not supported yet",
-			 task_tgid_vnr(task));
+		ckpt_whyf(why,
+			  "pid %d is in another user namespace than the checkpointer: not supported yet",
+			  task_tgid_vnr(task));
 		goto out;
 	}
 
@@ -182,9 +183,9 @@ int ckpt_creds_capture(struct task_struct *task,
 		goto out;
 	img->nr_groups = cred->group_info->ngroups;
 	if (!name_ids(ns, cred, img)) {
-		snprintf(whybuf, size,
-			 "pid %d runs with a user or group id that has no name in the checkpointer's user namespace",
-			 task_tgid_vnr(task));
+		ckpt_whyf(why,
+			  "pid %d runs with a user or group id that has no name in the checkpointer's user namespace",
+			  task_tgid_vnr(task));
 		ret = -EOVERFLOW;
 		goto out;
 	}
@@ -333,7 +334,7 @@ static struct ckpt_creds_set *new_set(struct cred *cred,
 
 struct ckpt_creds_set *ckpt_creds_prepare(const struct ckpt_img_creds *img,
 					  struct cred *given, bool trusted,
-					  char *whybuf, size_t size)
+					  struct ckpt_why *why)
 {
 	const struct cred *cur = current_cred();
 	struct ckpt_creds_set *cs = NULL;
@@ -344,14 +345,14 @@ struct ckpt_creds_set *ckpt_creds_prepare(const struct ckpt_img_creds *img,
 
 	ret = -EBADMSG;
 	if (!img) {
-		snprintf(whybuf, size, "the image holds no credentials");
+		ckpt_whyf(why, "the image holds no credentials");
 		goto out;
 	}
 	ret = map_ids(img, &k);
 	if (ret == -EOVERFLOW)
-		snprintf(whybuf, size,
-			 "the image's process ran as uid %u, gid %u, ids this user namespace has no name for",
-			 img->uid, img->gid);
+		ckpt_whyf(why,
+			  "the image's process ran as uid %u, gid %u, ids this user namespace has no name for",
+			  img->uid, img->gid);
 	if (ret)
 		goto out;
 
@@ -362,28 +363,28 @@ struct ckpt_creds_set *ckpt_creds_prepare(const struct ckpt_img_creds *img,
 	ret = -EPERM;
 	/* Ids that no MAC vouches for are the restarter's own, or nothing. */
 	if (!trusted && (given || !has_ids(cur, &k))) {
-		snprintf(whybuf, size,
-			 "the image carries no MAC and claims %s; unauthenticated, it restarts only as the restarter itself (%s)",
-			 theirs, mine);
+		ckpt_whyf(why,
+			  "the image carries no MAC and claims %s; unauthenticated, it restarts only as the restarter itself (%s)",
+			  theirs, mine);
 		goto out;
 	}
 	if (!has_ids(cur, &k) && !may_switch(cur, &k)) {
-		snprintf(whybuf, size,
-			 "the image's process ran as %s; the restarter runs as %s and cannot switch to it",
-			 theirs, mine);
+		ckpt_whyf(why,
+			  "the image's process ran as %s; the restarter runs as %s and cannot switch to it",
+			  theirs, mine);
 		goto out;
 	}
 	if (given && (given->user_ns != cur->user_ns || !has_ids(given, &k))) {
 		describe(mine, sizeof(mine), given);
-		snprintf(whybuf, size,
-			 "the image's process ran as %s; the credentials handed over are %s",
-			 theirs, mine);
+		ckpt_whyf(why,
+			  "the image's process ran as %s; the credentials handed over are %s",
+			  theirs, mine);
 		goto out;
 	}
 	if (!given && !has_ids(cur, &k)) {
-		snprintf(whybuf, size,
-			 "the image's process ran as %s; the restarter runs as %s and handed over no other credentials",
-			 theirs, mine);
+		ckpt_whyf(why,
+			  "the image's process ran as %s; the restarter runs as %s and handed over no other credentials",
+			  theirs, mine);
 		goto out;
 	}
 

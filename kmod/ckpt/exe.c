@@ -34,9 +34,10 @@
 #include <linux/slab.h>
 
 #include "exe.h"
+#include "why.h"
 
 int ckpt_exe_capture(struct mm_struct *mm, struct ckpt_img_process *proc,
-		     pid_t pid, const char **why, char *whybuf, size_t whylen)
+		     pid_t pid, struct ckpt_why *why)
 {
 	struct file *exe;
 	struct kstat st;
@@ -52,10 +53,9 @@ int ckpt_exe_capture(struct mm_struct *mm, struct ckpt_img_process *proc,
 	exe = ckpt_get_file_rcu(&mm->exe_file);
 	rcu_read_unlock();
 	if (!exe) {
-		snprintf(whybuf, whylen,
-			 "pid %d has no executable (none, or it was being replaced)",
-			 pid);
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "pid %d has no executable (none, or it was being replaced)",
+			  pid);
 		return -EOPNOTSUPP;
 	}
 	buf = kmalloc(PATH_MAX, GFP_KERNEL);
@@ -65,9 +65,8 @@ int ckpt_exe_capture(struct mm_struct *mm, struct ckpt_img_process *proc,
 	}
 	p = d_path(&exe->f_path, buf, PATH_MAX);
 	if (IS_ERR(p) || *p != '/') {
-		snprintf(whybuf, whylen, "the executable of pid %d cannot be named (error %ld)",
-			 pid, IS_ERR(p) ? PTR_ERR(p) : -ENOENT);
-		*why = whybuf;
+		ckpt_whyf(why, "the executable of pid %d cannot be named (error %ld)",
+			  pid, IS_ERR(p) ? PTR_ERR(p) : -ENOENT);
 		ret = IS_ERR(p) ? PTR_ERR(p) : -EOPNOTSUPP;
 		goto out;
 	}
@@ -76,9 +75,8 @@ int ckpt_exe_capture(struct mm_struct *mm, struct ckpt_img_process *proc,
 
 		if (len > 10 && !strcmp(p + len - 10, " (deleted)"))
 			p[len - 10] = '\0';
-		snprintf(whybuf, whylen, "the executable of pid %d (%s) was deleted: not supported yet",
-			 pid, p);
-		*why = whybuf;
+		ckpt_whyf(why, "the executable of pid %d (%s) was deleted: not supported yet",
+			  pid, p);
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
@@ -86,7 +84,7 @@ int ckpt_exe_capture(struct mm_struct *mm, struct ckpt_img_process *proc,
 	strscpy(proc->exe, p, sizeof(proc->exe));
 	ret = vfs_getattr(&exe->f_path, &st, STATX_INO, AT_STATX_SYNC_AS_STAT);
 	if (ret) {
-		*why = "cannot read the identity of the executable";
+		why->msg = "cannot read the identity of the executable";
 		goto out;
 	}
 	proc->exe_dev = new_encode_dev(st.dev);
@@ -106,53 +104,50 @@ static bool noexec(const struct path *path)
 
 struct file *ckpt_exe_open(const struct ckpt_img_process *proc,
 			   const struct path *root, bool same_boot,
-			   const char **why, char *whybuf, size_t whylen)
+			   struct ckpt_why *why)
 {
 	struct file *file;
 	struct kstat st;
 	int ret;
 
 	if (!checkpoint_restore_ns_capable(current_user_ns())) {
-		snprintf(whybuf, whylen,
-			 "restoring the executable link (%s) needs CAP_CHECKPOINT_RESTORE",
-			 proc->exe);
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "restoring the executable link (%s) needs CAP_CHECKPOINT_RESTORE",
+			  proc->exe);
 		return ERR_PTR(-EPERM);
 	}
 	file = file_open_root(root, proc->exe, O_RDONLY | O_LARGEFILE, 0);
 	if (IS_ERR(file)) {
-		snprintf(whybuf, whylen, "cannot open the executable %s: error %ld",
-			 proc->exe, PTR_ERR(file));
-		*why = whybuf;
+		ckpt_whyf(why, "cannot open the executable %s: error %ld",
+			  proc->exe, PTR_ERR(file));
 		return file;
 	}
 	ret = vfs_getattr(&file->f_path, &st, STATX_INO, AT_STATX_SYNC_AS_STAT);
 	if (ret) {
-		snprintf(whybuf, whylen, "cannot read the identity of the executable %s",
-			 proc->exe);
+		ckpt_whyf(why, "cannot read the identity of the executable %s",
+			  proc->exe);
 	} else if (st.ino != proc->exe_ino ||
 		   (same_boot && new_encode_dev(st.dev) != proc->exe_dev)) {
-		snprintf(whybuf, whylen,
-			 "the executable %s is not the file it was at the checkpoint",
-			 proc->exe);
+		ckpt_whyf(why,
+			  "the executable %s is not the file it was at the checkpoint",
+			  proc->exe);
 		ret = -ESTALE;
 	} else if (!S_ISREG(file_inode(file)->i_mode) || noexec(&file->f_path)) {
-		snprintf(whybuf, whylen,
-			 "the executable %s is not a regular file on an exec mount here",
-			 proc->exe);
+		ckpt_whyf(why,
+			  "the executable %s is not a regular file on an exec mount here",
+			  proc->exe);
 		ret = -EACCES;
 	} else if (file_permission(file, MAY_EXEC)) {
-		snprintf(whybuf, whylen, "the restarter may not execute %s",
-			 proc->exe);
+		ckpt_whyf(why, "the restarter may not execute %s",
+			  proc->exe);
 		ret = -EACCES;
 	} else if (ckpt_exe_deny_write(file)) {
-		snprintf(whybuf, whylen,
-			 "the executable %s is open for writing (text file busy)",
-			 proc->exe);
+		ckpt_whyf(why,
+			  "the executable %s is open for writing (text file busy)",
+			  proc->exe);
 		ret = -ETXTBSY;
 	}
 	if (ret) {
-		*why = whybuf;
 		fput(file);
 		return ERR_PTR(ret);
 	}

@@ -8,6 +8,7 @@
 struct mm_struct;
 struct path;
 struct file;
+struct ckpt_why;
 
 /*
  * Checkpoint, with the process frozen: the executable's path (from the
@@ -15,7 +16,7 @@ struct file;
  * executable is refused.
  */
 int ckpt_exe_capture(struct mm_struct *mm, struct ckpt_img_process *proc,
-		     pid_t pid, const char **why, char *whybuf, size_t whylen);
+		     pid_t pid, struct ckpt_why *why);
 
 /*
  * Restart, before anything is changed: the image's executable, opened from
@@ -24,7 +25,7 @@ int ckpt_exe_capture(struct mm_struct *mm, struct ckpt_img_process *proc,
  */
 struct file *ckpt_exe_open(const struct ckpt_img_process *proc,
 			   const struct path *root, bool same_boot,
-			   const char **why, char *whybuf, size_t whylen);
+			   struct ckpt_why *why);
 void ckpt_exe_put(struct file *file);
 
 /*

@@ -25,8 +25,7 @@
 #include "fileobj.h"
 #include "layout.h"
 #include "pipes.h"
-
-#define WHY_LEN			256
+#include "why.h"
 
 /*
  * The entry of a lower descriptor whose open file is @file, if that one
@@ -197,7 +196,7 @@ bad:
 }
 
 /* Every epoll item must watch a descriptor the image restores as it was. */
-static int check_epitems(struct ckpt_fds *scan, char *whybuf)
+static int check_epitems(struct ckpt_fds *scan, struct ckpt_why *why)
 {
 	u32 i, j;
 
@@ -211,9 +210,9 @@ static int check_epitems(struct ckpt_fds *scan, char *whybuf)
 				break;
 		if (j == scan->nr || scan->raw_ino[j] != scan->ep_ino[i] ||
 		    scan->raw_dev[j] != scan->ep_dev[i]) {
-			snprintf(whybuf, WHY_LEN,
-				 "epoll fd %u watches fd %u, which is closed or now another file",
-				 e->epfd, e->tfd);
+			ckpt_whyf(why,
+				  "epoll fd %u watches fd %u, which is closed or now another file",
+				  e->epfd, e->tfd);
 			return -EOPNOTSUPP;
 		}
 	}
@@ -226,7 +225,7 @@ static int check_epitems(struct ckpt_fds *scan, char *whybuf)
  * (the scan holds one more reference per descriptor), else an end is in
  * another process (shared by fork, say) and the pipe cannot be restored.
  */
-static int capture_pipe(struct ckpt_fds *scan, u32 i, char *whybuf)
+static int capture_pipe(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 {
 	struct file *distinct[2] = {};
 	unsigned int ends[2] = {}, fds[2] = {};
@@ -259,22 +258,22 @@ static int capture_pipe(struct ckpt_fds *scan, u32 i, char *whybuf)
 	if (ret == -EXDEV)
 		goto elsewhere;
 	if (ret == -ENOPKG) {
-		snprintf(whybuf, WHY_LEN, "fd %u is a pipe, which this engine cannot read on this kernel (%s)",
-			 scan->files[i].fd, ckpt_layout_why(CKPT_LAYOUT_PIPES));
+		ckpt_whyf(why, "fd %u is a pipe, which this engine cannot read on this kernel (%s)",
+			  scan->files[i].fd, ckpt_layout_why(CKPT_LAYOUT_PIPES));
 		return -EOPNOTSUPP;
 	}
 	if (ret) {
-		snprintf(whybuf, WHY_LEN, "cannot read pipe fd %u%s",
-			 scan->files[i].fd,
-			 ret == -EOPNOTSUPP ? " (packet mode)" : "");
+		ckpt_whyf(why, "cannot read pipe fd %u%s",
+			  scan->files[i].fd,
+			  ret == -EOPNOTSUPP ? " (packet mode)" : "");
 		return ret == -EOPNOTSUPP ? ret : -EIO;
 	}
 	scan->nr_pipes++;
 	return 0;
 elsewhere:
-	snprintf(whybuf, WHY_LEN,
-		 "fd %u (pipe:[%llu]) has an end open in another process: not supported yet",
-		 scan->files[i].fd, scan->files[i].ino);
+	ckpt_whyf(why,
+		  "fd %u (pipe:[%llu]) has an end open in another process: not supported yet",
+		  scan->files[i].fd, scan->files[i].ino);
 	return -EOPNOTSUPP;
 }
 
@@ -295,7 +294,7 @@ static int lower_kind(const struct ckpt_fds *scan, u32 i)
  * inode behind the file), and the state of eventfd, signalfd and epoll
  * files.
  */
-static int file_details(struct ckpt_fds *scan, char *whybuf)
+static int file_details(struct ckpt_fds *scan, struct ckpt_why *why)
 {
 	struct kstat st;
 	int ret = 0, kind;
@@ -304,7 +303,7 @@ static int file_details(struct ckpt_fds *scan, char *whybuf)
 	/* Pipes first: they look at all their descriptors' files at once. */
 	for (i = 0; !ret && i < scan->nr; i++)
 		if (scan->files[i].kind == CKPT_FILE_PIPE)
-			ret = capture_pipe(scan, i, whybuf);
+			ret = capture_pipe(scan, i, why);
 
 	for (i = 0; i < scan->nr; i++) {
 		struct ckpt_img_file *f = &scan->files[i];
@@ -318,8 +317,8 @@ static int file_details(struct ckpt_fds *scan, char *whybuf)
 		case CKPT_FILE_EVENTFD:
 			ret = ckpt_fdinfo_eventfd(file, &f->pos, &f->ino);
 			if (ret == -ENOPKG) {
-				snprintf(whybuf, WHY_LEN, "fd %u is an eventfd, whose mode this engine cannot read on this kernel (%s)",
-					 f->fd, ckpt_layout_why(CKPT_LAYOUT_EVENTFD));
+				ckpt_whyf(why, "fd %u is an eventfd, whose mode this engine cannot read on this kernel (%s)",
+					  f->fd, ckpt_layout_why(CKPT_LAYOUT_EVENTFD));
 				ret = -EOPNOTSUPP;
 				goto put;
 			}
@@ -368,22 +367,22 @@ static int file_details(struct ckpt_fds *scan, char *whybuf)
 			}
 		}
 		if (ret)
-			snprintf(whybuf, WHY_LEN, "cannot read the state of fd %u (%.64s)%s",
-				 f->fd, f->path,
-				 ret != -E2BIG ? "" : f->kind == CKPT_FILE_EPOLL ?
-				 ": too many epoll items" :
-				 ": too many FIFOs, memfds and deleted files");
+			ckpt_whyf(why, "cannot read the state of fd %u (%.64s)%s",
+				  f->fd, f->path,
+				  ret != -E2BIG ? "" : f->kind == CKPT_FILE_EPOLL ?
+				  ": too many epoll items" :
+				  ": too many FIFOs, memfds and deleted files");
 put:
 		fput(file);
 		scan->refs[i] = NULL;
 	}
 	if (!ret)
-		ret = check_epitems(scan, whybuf);
+		ret = check_epitems(scan, why);
 	return ret;
 }
 
 int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
-		     const struct ckpt_reg *reg, const char **why, char *whybuf)
+		     const struct ckpt_reg *reg, struct ckpt_why *why)
 {
 	char *path, *p;
 	int ret;
@@ -423,9 +422,8 @@ int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
 	if (task->files)
 		iterate_fd(task->files, 0, scan_fd, scan);
 	task_unlock(task);
-	ret = file_details(scan, whybuf);
+	ret = file_details(scan, why);
 	if (ret) {
-		*why = whybuf;
 		if (scan->bad)
 			fput(scan->bad);
 		scan->bad = NULL;
@@ -436,10 +434,9 @@ int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
 
 	path = kmalloc(PATH_MAX, GFP_KERNEL);
 	p = path ? d_path(&scan->bad->f_path, path, PATH_MAX) : NULL;
-	snprintf(whybuf, WHY_LEN, "pid %d fd %u (%s) cannot be checkpointed yet",
-		 task_tgid_vnr(task), scan->bad_fd,
-		 IS_ERR_OR_NULL(p) ? "?" : p);
-	*why = whybuf;
+	ckpt_whyf(why, "pid %d fd %u (%s) cannot be checkpointed yet",
+		  task_tgid_vnr(task), scan->bad_fd,
+		  IS_ERR_OR_NULL(p) ? "?" : p);
 	kfree(path);
 	fput(scan->bad);
 	scan->bad = NULL;

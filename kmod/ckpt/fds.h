@@ -11,6 +11,7 @@ struct task_struct;
 struct files_struct;
 struct file;
 struct ckpt_reg;
+struct ckpt_why;
 
 /*
  * A frozen process's descriptors, as the image records them: one FILES
@@ -47,7 +48,7 @@ struct ckpt_fds {
  * ckpt_fds_free() whatever it returns.
  */
 int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
-		     const struct ckpt_reg *reg, const char **why, char *whybuf);
+		     const struct ckpt_reg *reg, struct ckpt_why *why);
 void ckpt_fds_free(struct ckpt_fds *scan);
 
 #endif /* _CKPT_FDS_H */

@@ -48,6 +48,7 @@
 #include "image.h"
 #include "layout.h"
 #include "pipes.h"
+#include "why.h"
 
 #define MAX_USES	(4 * CKPT_IMG_MAX_FILEOBJS)
 
@@ -178,32 +179,32 @@ int ckpt_fileobj_add(struct ckpt_fileobjs *o, struct file *file, int kind,
 
 int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,
 		     const char *path, struct ckpt_img_vma *v,
-		     char *whybuf, size_t whylen)
+		     struct ckpt_why *why)
 {
 	struct file *file = vma->vm_file;
 	unsigned long fl = vma->vm_flags;
 	int kind = ckpt_fileobj_kind(file, path), idx;
 
 	if (kind != CKPT_FILE_MEMFD && kind != CKPT_FILE_DELETED) {
-		snprintf(whybuf, whylen,
-			 "mapping %lx-%lx of %s cannot be restored yet",
-			 vma->vm_start, vma->vm_end, path);
+		ckpt_whyf(why,
+			  "mapping %lx-%lx of %s cannot be restored yet",
+			  vma->vm_start, vma->vm_end, path);
 		return -EOPNOTSUPP;
 	}
 	/* The restarter seals before the engine maps: that order must work. */
 	if (kind == CKPT_FILE_MEMFD && (fl & VM_SHARED) && (fl & VM_WRITE) &&
 	    SHMEM_I(file_inode(file))->seals & F_SEAL_FUTURE_WRITE) {
-		snprintf(whybuf, whylen,
-			 "writable shared mapping %lx-%lx of %s predates its F_SEAL_FUTURE_WRITE: not supported",
-			 vma->vm_start, vma->vm_end, path);
+		ckpt_whyf(why,
+			  "writable shared mapping %lx-%lx of %s predates its F_SEAL_FUTURE_WRITE: not supported",
+			  vma->vm_start, vma->vm_end, path);
 		return -EOPNOTSUPP;
 	}
 	idx = ckpt_fileobj_add(o, file, kind, path, -1);
 	if (idx < 0) {
-		snprintf(whybuf, whylen, "mapping %lx-%lx of %s: %s",
-			 vma->vm_start, vma->vm_end, path,
-			 idx == -E2BIG ? "too many memfds, deleted files and FIFOs" :
-			 "path too long");
+		ckpt_whyf(why, "mapping %lx-%lx of %s: %s",
+			  vma->vm_start, vma->vm_end, path,
+			  idx == -E2BIG ? "too many memfds, deleted files and FIFOs" :
+			  "path too long");
 		return idx;
 	}
 	v->flags |= CKPT_VMA_FILE | CKPT_VMA_FILEOBJ;
@@ -261,9 +262,9 @@ static int count_fn(void *arg, loff_t off, size_t len)
 	return 0;
 }
 
-/* Names use @u (its descriptor, or that it is a mapping) in @whybuf. */
+/* Names use @u (its descriptor, or that it is a mapping) in @why. */
 static int shared(struct ckpt_fileobjs *o, const struct fileobj_use *u,
-		  pid_t pid, char *whybuf, size_t whylen)
+		  pid_t pid, struct ckpt_why *why)
 {
 	static const char *const kinds[] = {
 		[CKPT_FILE_FIFO] = "FIFO", [CKPT_FILE_MEMFD] = "memfd",
@@ -272,18 +273,18 @@ static int shared(struct ckpt_fileobjs *o, const struct fileobj_use *u,
 	const struct ckpt_img_fileobj *img = &o->img[u->obj];
 
 	if (u->fd >= 0)
-		snprintf(whybuf, whylen,
-			 "pid %d fd %d (%s %s) is open in another process too: not supported yet",
-			 pid, u->fd, kinds[img->kind], img->name);
+		ckpt_whyf(why,
+			  "pid %d fd %d (%s %s) is open in another process too: not supported yet",
+			  pid, u->fd, kinds[img->kind], img->name);
 	else
-		snprintf(whybuf, whylen,
-			 "pid %d maps %s %s, which another process holds too: not supported yet",
-			 pid, kinds[img->kind], img->name);
+		ckpt_whyf(why,
+			  "pid %d maps %s %s, which another process holds too: not supported yet",
+			  pid, kinds[img->kind], img->name);
 	return -EOPNOTSUPP;
 }
 
 static int capture_fifo(struct ckpt_fileobjs *o, u32 i, pid_t pid,
-			char *whybuf, size_t whylen)
+			struct ckpt_why *why)
 {
 	unsigned int readers = 0, writers = 0;
 	const struct fileobj_use *first = NULL;
@@ -302,22 +303,22 @@ static int capture_fifo(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 	}
 	ret = ckpt_pipe_capture(o->file[i], readers, writers, &o->fifo[i], &len);
 	if (ret == -EXDEV)
-		return shared(o, first, pid, whybuf, whylen);
+		return shared(o, first, pid, why);
 	if (ret == -ENOPKG) {
-		snprintf(whybuf, whylen, "pid %d fd %d: FIFO %s cannot be read by this engine on this kernel (%s)",
-			 pid, first->fd, o->img[i].name,
-			 ckpt_layout_why(CKPT_LAYOUT_PIPES));
+		ckpt_whyf(why, "pid %d fd %d: FIFO %s cannot be read by this engine on this kernel (%s)",
+			  pid, first->fd, o->img[i].name,
+			  ckpt_layout_why(CKPT_LAYOUT_PIPES));
 		return -EOPNOTSUPP;
 	}
 	if (ret) {
-		snprintf(whybuf, whylen, "cannot read FIFO %s%s", o->img[i].name,
-			 ret == -EOPNOTSUPP ? " (packet mode)" : "");
+		ckpt_whyf(why, "cannot read FIFO %s%s", o->img[i].name,
+			  ret == -EOPNOTSUPP ? " (packet mode)" : "");
 		return ret == -EOPNOTSUPP ? ret : -EIO;
 	}
 	if (!readers && o->fifo[i]->len) {
-		snprintf(whybuf, whylen,
-			 "pid %d fd %d: FIFO %s holds %u bytes and is open write-only: they cannot be saved",
-			 pid, first->fd, o->img[i].name, o->fifo[i]->len);
+		ckpt_whyf(why,
+			  "pid %d fd %d: FIFO %s holds %u bytes and is open write-only: they cannot be saved",
+			  pid, first->fd, o->img[i].name, o->fifo[i]->len);
 		return -EACCES;
 	}
 	o->img[i].size = o->fifo[i]->len;
@@ -327,7 +328,7 @@ static int capture_fifo(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 }
 
 static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
-			   char *whybuf, size_t whylen)
+			   struct ckpt_why *why)
 {
 	struct ckpt_img_fileobj *img = &o->img[i];
 	struct inode *inode = file_inode(o->file[i]);
@@ -354,49 +355,48 @@ static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 		n++;
 	}
 	if (!IS_ERR_OR_NULL(dentry) && d_count(dentry) != n)
-		return shared(o, first, pid, whybuf, whylen);
+		return shared(o, first, pid, why);
 	/* A mapping is always readable: @first is a descriptor here. */
 	if (!readable) {
-		snprintf(whybuf, whylen,
-			 "pid %d fd %d: a %s open write-only cannot be saved (%s)",
-			 pid, first->fd,
-			 img->kind == CKPT_FILE_MEMFD ? "memfd" : "deleted file",
-			 img->name);
+		ckpt_whyf(why,
+			  "pid %d fd %d: a %s open write-only cannot be saved (%s)",
+			  pid, first->fd,
+			  img->kind == CKPT_FILE_MEMFD ? "memfd" : "deleted file",
+			  img->name);
 		return -EACCES;
 	}
 	if (img->kind == CKPT_FILE_DELETED && inode->i_nlink) {
-		snprintf(whybuf, whylen,
-			 "pid %d: deleted file %s has another link: not supported yet",
-			 pid, img->name);
+		ckpt_whyf(why,
+			  "pid %d: deleted file %s has another link: not supported yet",
+			  pid, img->name);
 		return -EOPNOTSUPP;
 	}
 	if (img->kind == CKPT_FILE_MEMFD)
 		img->seals = SHMEM_I(inode)->seals & CKPT_IMG_SEALS_ALL;
 	img->size = i_size_read(inode);
 	if (img->size > CKPT_IMG_MAX_FILESIZE) {
-		snprintf(whybuf, whylen,
-			 "pid %d: %s %s holds %llu bytes, more than the image's 1 GiB per file",
-			 pid, img->kind == CKPT_FILE_MEMFD ? "memfd" : "deleted file",
-			 img->name, img->size);
+		ckpt_whyf(why,
+			  "pid %d: %s %s holds %llu bytes, more than the image's 1 GiB per file",
+			  pid, img->kind == CKPT_FILE_MEMFD ? "memfd" : "deleted file",
+			  img->name, img->size);
 		return -EFBIG;
 	}
 	rf = dentry_open(&o->file[i]->f_path, O_RDONLY | O_LARGEFILE,
 			 current_cred());
 	if (IS_ERR(rf)) {
-		snprintf(whybuf, whylen, "cannot read %s: error %ld", img->name,
-			 PTR_ERR(rf));
+		ckpt_whyf(why, "cannot read %s: error %ld", img->name,
+			  PTR_ERR(rf));
 		return PTR_ERR(rf);
 	}
 	o->rfile[i] = rf;
 	ret = walk_data(rf, img->size, count_fn, &img->stored);
 	if (ret)
-		snprintf(whybuf, whylen, "cannot find the data of %s: error %d",
-			 img->name, ret);
+		ckpt_whyf(why, "cannot find the data of %s: error %d",
+			  img->name, ret);
 	return ret;
 }
 
-int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, char *whybuf,
-			  size_t whylen)
+int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, struct ckpt_why *why)
 {
 	struct kstat st;
 	u32 i;
@@ -411,7 +411,7 @@ int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, char *whybuf,
 
 		if (file_count(u->file) !=
 		    u->known + 1 + (o->file[u->obj] == u->file))
-			return shared(o, u, pid, whybuf, whylen);
+			return shared(o, u, pid, why);
 	}
 
 	for (i = 0; i < o->nr; i++) {
@@ -420,17 +420,17 @@ int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, char *whybuf,
 		ret = vfs_getattr(&o->file[i]->f_path, &st, STATX_INO | STATX_MODE,
 				  AT_STATX_SYNC_AS_STAT);
 		if (ret) {
-			snprintf(whybuf, whylen, "cannot read the identity of %s",
-				 img->name);
+			ckpt_whyf(why, "cannot read the identity of %s",
+				  img->name);
 			return ret;
 		}
 		img->dev = new_encode_dev(st.dev);
 		img->ino = st.ino;
 		img->mode = st.mode & 07777;
 		if (img->kind == CKPT_FILE_FIFO)
-			ret = capture_fifo(o, i, pid, whybuf, whylen);
+			ret = capture_fifo(o, i, pid, why);
 		else
-			ret = capture_content(o, i, pid, whybuf, whylen);
+			ret = capture_content(o, i, pid, why);
 		if (ret)
 			return ret;
 	}
@@ -496,7 +496,7 @@ int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w)
 }
 
 int ckpt_fileobj_get_files(u64 ufds, u32 nr, struct ckpt_objfiles *of,
-			   const char **why)
+			   struct ckpt_why *why)
 {
 	u32 i;
 
@@ -517,12 +517,12 @@ int ckpt_fileobj_get_files(u64 ufds, u32 nr, struct ckpt_objfiles *of,
 			continue;
 		of->files[i] = fget(of->fds[i]);
 		if (!of->files[i]) {
-			*why = "a file object's descriptor is not open";
+			why->msg = "a file object's descriptor is not open";
 			ckpt_fileobj_put_files(of);
 			return -EBADF;
 		}
 		if (!S_ISREG(file_inode(of->files[i])->i_mode)) {
-			*why = "a file object's descriptor is not a regular file";
+			why->msg = "a file object's descriptor is not a regular file";
 			ckpt_fileobj_put_files(of);
 			return -EINVAL;
 		}
@@ -568,8 +568,7 @@ static int may_open_as(const struct ckpt_objfiles *of, const struct path *path,
 }
 
 struct file *ckpt_fileobj_open(const struct ckpt_objfiles *of,
-			       const struct ckpt_img_vma *v, char *whybuf,
-			       size_t whylen)
+			       const struct ckpt_img_vma *v, struct ckpt_why *why)
 {
 	struct file *file = v->ino < of->nr ? of->files[v->ino] : NULL;
 	bool rw = v->flags & CKPT_VMA_MAYWRITE;
@@ -579,9 +578,9 @@ struct file *ckpt_fileobj_open(const struct ckpt_objfiles *of,
 	int ret = 0;
 
 	if (!file) {
-		snprintf(whybuf, whylen,
-			 "no file was made for %s (object %llu, mapped at %llx)",
-			 v->path, v->ino, v->start);
+		ckpt_whyf(why,
+			  "no file was made for %s (object %llu, mapped at %llx)",
+			  v->path, v->ino, v->start);
 		return ERR_PTR(-EBADF);
 	}
 	if ((file->f_mode & need) != need)
@@ -594,15 +593,15 @@ struct file *ckpt_fileobj_open(const struct ckpt_objfiles *of,
 		name = buf ? d_path(&file->f_path, buf, CKPT_IMG_PATH_MAX) :
 			     ERR_PTR(-ENOMEM);
 		if (ret == -EBADF)
-			snprintf(whybuf, whylen,
-				 "the restarter's descriptor %d (%s), given for %s mapped at %llx, is not open for %s",
-				 of->fds[v->ino], IS_ERR(name) ? "?" : name,
-				 v->path, v->start, what);
+			ckpt_whyf(why,
+				  "the restarter's descriptor %d (%s), given for %s mapped at %llx, is not open for %s",
+				  of->fds[v->ino], IS_ERR(name) ? "?" : name,
+				  v->path, v->start, what);
 		else
-			snprintf(whybuf, whylen,
-				 "the restarted process (uid %u) may not open %s for %s (given for %s mapped at %llx): error %d",
-				 restarted_uid(of), IS_ERR(name) ? "?" : name,
-				 what, v->path, v->start, ret);
+			ckpt_whyf(why,
+				  "the restarted process (uid %u) may not open %s for %s (given for %s mapped at %llx): error %d",
+				  restarted_uid(of), IS_ERR(name) ? "?" : name,
+				  what, v->path, v->start, ret);
 		kfree(buf);
 		return ERR_PTR(ret);
 	}
@@ -614,8 +613,7 @@ struct file *ckpt_fileobj_open(const struct ckpt_objfiles *of,
 
 struct file *ckpt_fileobj_open_path(const struct ckpt_objfiles *of,
 				    const struct path *root,
-				    const struct ckpt_img_vma *v, char *whybuf,
-				    size_t whylen)
+				    const struct ckpt_img_vma *v, struct ckpt_why *why)
 {
 	bool rw = v->flags & CKPT_VMA_MAYWRITE;
 	const struct cred *old = of->cred ? override_creds(of->cred) : NULL;
@@ -627,13 +625,13 @@ struct file *ckpt_fileobj_open_path(const struct ckpt_objfiles *of,
 	if (old)
 		revert_creds(old);
 	if (file == ERR_PTR(-EACCES) || file == ERR_PTR(-EPERM))
-		snprintf(whybuf, whylen,
-			 "the restarted process (uid %u) may not open %s for %s (mapped at %llx): error %ld",
-			 restarted_uid(of), v->path,
-			 rw ? "reading and writing" : "reading", v->start,
-			 PTR_ERR(file));
+		ckpt_whyf(why,
+			  "the restarted process (uid %u) may not open %s for %s (mapped at %llx): error %ld",
+			  restarted_uid(of), v->path,
+			  rw ? "reading and writing" : "reading", v->start,
+			  PTR_ERR(file));
 	else if (IS_ERR(file))
-		snprintf(whybuf, whylen, "cannot open %s (mapped at %llx): error %ld",
-			 v->path, v->start, PTR_ERR(file));
+		ckpt_whyf(why, "cannot open %s (mapped at %llx): error %ld",
+			  v->path, v->start, PTR_ERR(file));
 	return file;
 }

@@ -13,6 +13,7 @@ struct vm_area_struct;
 struct ckpt_writer;
 struct ckpt_img_pipe;
 struct fileobj_use;
+struct ckpt_why;
 
 /*
  * Files whose content goes into the image (FILEOBJ, FILEDATA): FIFOs, memfds
@@ -51,15 +52,14 @@ int ckpt_fileobj_add(struct ckpt_fileobjs *o, struct file *file, int kind,
  */
 int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,
 		     const char *path, struct ckpt_img_vma *v,
-		     char *whybuf, size_t whylen);
+		     struct ckpt_why *why);
 
 /*
  * Once descriptors and mappings are known: identity, mode, seals, sizes,
  * the bytes each will store, and that no other process holds any of them
  * (a FIFO end, a memfd or deleted file), else -EOPNOTSUPP naming it.
  */
-int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, char *whybuf,
-			  size_t whylen);
+int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, struct ckpt_why *why);
 
 /* The FILEDATA sections, object by object. */
 int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w);
@@ -76,27 +76,25 @@ struct ckpt_objfiles {
 
 /* From the restarter's descriptors @ufds (user array of __s32, -1: none). */
 int ckpt_fileobj_get_files(u64 ufds, u32 nr, struct ckpt_objfiles *of,
-			   const char **why);
+			   struct ckpt_why *why);
 void ckpt_fileobj_put_files(struct ckpt_objfiles *of);
 
 /*
  * The file to map for @v (CKPT_VMA_FILEOBJ), referenced, or an ERR_PTR
- * named in @whybuf: the restarter's, if its descriptor and @of->cred allow
+ * named in @why: the restarter's, if its descriptor and @of->cred allow
  * what the mapping needs (read; read and write with CKPT_VMA_MAYWRITE),
  * reopened read-only if the mapping needs no more.
  */
 struct file *ckpt_fileobj_open(const struct ckpt_objfiles *of,
-			       const struct ckpt_img_vma *v, char *whybuf,
-			       size_t whylen);
+			       const struct ckpt_img_vma *v, struct ckpt_why *why);
 
 /*
  * The file @v names by path (from @root), opened with @of->cred for what
- * the mapping needs, or an ERR_PTR named in @whybuf (a refusal names the
+ * the mapping needs, or an ERR_PTR named in @why (a refusal names the
  * access the restarted process may not have).
  */
 struct file *ckpt_fileobj_open_path(const struct ckpt_objfiles *of,
 				    const struct path *root,
-				    const struct ckpt_img_vma *v, char *whybuf,
-				    size_t whylen);
+				    const struct ckpt_img_vma *v, struct ckpt_why *why);
 
 #endif /* _CKPT_FILEOBJ_H */

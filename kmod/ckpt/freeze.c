@@ -24,6 +24,7 @@
 #include <linux/task_work.h>
 
 #include "freeze.h"
+#include "why.h"
 
 static void freeze_put(struct ckpt_freeze *fz)
 {
@@ -101,7 +102,7 @@ static unsigned int count_live_threads(struct task_struct *leader)
 }
 
 static int freeze_once(struct task_struct *leader, unsigned long deadline,
-		       struct ckpt_freeze **out, const char **why)
+		       struct ckpt_freeze **out, struct ckpt_why *why)
 {
 	struct ckpt_freeze *fz;
 	unsigned int i, parked = 0;
@@ -118,7 +119,7 @@ static int freeze_once(struct task_struct *leader, unsigned long deadline,
 
 	ret = collect_threads(fz, leader);
 	if (ret == -ESRCH)
-		*why = "the process exited";
+		why->msg = "the process exited";
 	if (ret)
 		goto err_put;
 
@@ -156,7 +157,7 @@ static int freeze_once(struct task_struct *leader, unsigned long deadline,
 			atomic_read(&fz->arrived) == fz->nr,
 			time_before(jiffies, deadline) ? deadline - jiffies : 0);
 	if (left == 0) {
-		*why = "not every thread reached a safe point in time (stopped, traced or in uninterruptible sleep?)";
+		why->msg = "not every thread reached a safe point in time (stopped, traced or in uninterruptible sleep?)";
 		ret = -ETIMEDOUT;
 		goto err_release;
 	}
@@ -174,7 +175,7 @@ static int freeze_once(struct task_struct *leader, unsigned long deadline,
 		goto err_release;
 	}
 	if (!parked || fz->threads[0].exited) {
-		*why = "the process is exiting";
+		why->msg = "the process is exiting";
 		ret = -ESRCH;
 		goto err_release;
 	}
@@ -190,7 +191,7 @@ err_put:
 }
 
 int ckpt_freeze(struct task_struct *leader, unsigned int timeout_ms,
-		struct ckpt_freeze **out, const char **why)
+		struct ckpt_freeze **out, struct ckpt_why *why)
 {
 	/* One deadline for every try. */
 	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
@@ -200,7 +201,7 @@ int ckpt_freeze(struct task_struct *leader, unsigned int timeout_ms,
 		ret = freeze_once(leader, deadline, out, why);
 	} while (ret == -EAGAIN && ++tries < 8);
 	if (ret == -EAGAIN)
-		*why = "the process keeps creating threads";
+		why->msg = "the process keeps creating threads";
 	return ret;
 }
 

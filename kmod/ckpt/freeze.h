@@ -9,6 +9,7 @@
 #include "threads.h"
 
 struct ckpt_freeze;
+struct ckpt_why;
 
 /* One thread of a frozen process. */
 struct ckpt_parked {
@@ -37,7 +38,7 @@ struct ckpt_freeze {
  * is signalled.
  */
 int ckpt_freeze(struct task_struct *leader, unsigned int timeout_ms,
-		struct ckpt_freeze **out, const char **why);
+		struct ckpt_freeze **out, struct ckpt_why *why);
 /* Lets every parked thread go and drops the caller's reference. */
 void ckpt_thaw(struct ckpt_freeze *fz);
 

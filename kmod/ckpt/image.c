@@ -277,8 +277,7 @@ static int auth_payload(struct ckpt_reader *r, const struct ckpt_sect *s,
 	if (!r->mac_seen) {
 		r->verdict = CKPT_AUTH_NONE;
 	} else {
-		ret = ckpt_auth_verify(r->auth, &r->mac, r->auth_why,
-				       sizeof(r->auth_why));
+		ret = ckpt_auth_verify(r->auth, &r->mac, &r->auth_why);
 		if (ret == -EKEYREJECTED)
 			r->verdict = CKPT_AUTH_BAD;
 		else if (!ret)

@@ -6,6 +6,7 @@
 #include <linux/types.h>
 
 #include "image_check.h"
+#include "why.h"
 
 /* Writes sections to the file descriptor the caller passed. */
 /* This boot's /proc/sys/kernel/random/boot_id, read at load ("" if not). */
@@ -44,7 +45,7 @@ struct ckpt_reader {
 	struct ckpt_img_mac mac;	/* the image's, once read */
 	bool mac_seen;
 	enum ckpt_auth_verdict verdict;
-	char auth_why[160];
+	struct ckpt_why auth_why;
 	struct file *file;
 	loff_t pos;
 	u64 offset;		/* of the current section, for messages */

@@ -36,6 +36,7 @@
 
 #include "image_check.h"
 #include "lazy.h"
+#include "why.h"
 
 /* Processes a lazy restart armed, until LAZY_DONE or they are gone. */
 struct armed {
@@ -168,7 +169,7 @@ static bool registered(unsigned long addr)
  * userfaultfd made in another process, or not set up (UFFDIO_API), fails
  * here, before anything has changed, not once the memory is replaced.
  */
-static int probe(struct file *uffd, const char **why)
+static int probe(struct file *uffd, struct ckpt_why *why)
 {
 	unsigned long ubuf = arg_page(), page = arg_page();
 	struct uffdio_range range = { .start = page, .len = PAGE_SIZE };
@@ -176,7 +177,7 @@ static int probe(struct file *uffd, const char **why)
 
 	if (IS_ERR_VALUE(ubuf) || IS_ERR_VALUE(page)) {
 		ret = -ENOMEM;
-		*why = "cannot map a page for the userfaultfd's arguments";
+		why->msg = "cannot map a page for the userfaultfd's arguments";
 		goto out;
 	}
 	ret = uffd_register(uffd, ubuf, page, PAGE_SIZE);
@@ -186,13 +187,13 @@ static int probe(struct file *uffd, const char **why)
 		ret = -EINVAL;
 	}
 	if (ret) {
-		*why = "the userfaultfd does not take this process's memory (not its own, or no UFFDIO_API)";
+		why->msg = "the userfaultfd does not take this process's memory (not its own, or no UFFDIO_API)";
 		goto out;
 	}
 	ret = uffd_ioctl(uffd, UFFDIO_UNREGISTER, ubuf, &range, sizeof(range));
 	if (ret) {
 		/* Still registered: unmapping it would wait on a reader. */
-		*why = "cannot unregister from the userfaultfd";
+		why->msg = "cannot unregister from the userfaultfd";
 		page = -EBUSY;
 	}
 out:
@@ -203,19 +204,19 @@ out:
 	return ret;
 }
 
-struct file *ckpt_lazy_get(int fd, const char **why)
+struct file *ckpt_lazy_get(int fd, struct ckpt_why *why)
 {
 	struct file *f = fget(fd);
 	int ret;
 
 	if (!f) {
-		*why = "the userfaultfd descriptor is not open";
+		why->msg = "the userfaultfd descriptor is not open";
 		return ERR_PTR(-EBADF);
 	}
 	if (file_inode(f)->i_sb->s_magic != ANON_INODE_FS_MAGIC ||
 	    strcmp(f->f_path.dentry->d_name.name, "[userfaultfd]")) {
 		fput(f);
-		*why = "the lazy restart's descriptor is not a userfaultfd";
+		why->msg = "the lazy restart's descriptor is not a userfaultfd";
 		return ERR_PTR(-EINVAL);
 	}
 	ret = probe(f, why);
@@ -227,15 +228,14 @@ struct file *ckpt_lazy_get(int fd, const char **why)
 }
 
 int ckpt_lazy_register(struct file *uffd, const struct ckpt_img_vma *vmas,
-		       u32 nr_vmas, const char **why, char *whybuf,
-		       size_t whylen)
+		       u32 nr_vmas, struct ckpt_why *why)
 {
 	unsigned long ubuf = arg_page();
 	long ret = 0;
 	u32 i;
 
 	if (IS_ERR_VALUE(ubuf)) {
-		*why = "cannot map a page for the userfaultfd's arguments";
+		why->msg = "cannot map a page for the userfaultfd's arguments";
 		return (int)ubuf;
 	}
 	for (i = 0; i < nr_vmas && !ret; i++) {
@@ -245,10 +245,9 @@ int ckpt_lazy_register(struct file *uffd, const struct ckpt_img_vma *vmas,
 			continue;
 		ret = uffd_register(uffd, ubuf, v->start, v->end - v->start);
 		if (ret) {
-			snprintf(whybuf, whylen,
-				 "cannot register %llx-%llx with the userfaultfd: error %ld",
-				 v->start, v->end, ret);
-			*why = whybuf;
+			ckpt_whyf(why,
+				  "cannot register %llx-%llx with the userfaultfd: error %ld",
+				  v->start, v->end, ret);
 		}
 	}
 	vm_munmap(ubuf, PAGE_SIZE);

@@ -6,6 +6,7 @@
 #include <uapi/linux/ckpt_image.h>
 
 struct file;
+struct ckpt_why;
 
 /*
  * Lazy restart (lazy.c). Before the point of no return: the userfaultfd
@@ -13,10 +14,9 @@ struct file;
  * registrations. After the image's mappings are in place: those that
  * ckpt_img_vma_lazy() leaves to the restarter registered with it.
  */
-struct file *ckpt_lazy_get(int fd, const char **why);
+struct file *ckpt_lazy_get(int fd, struct ckpt_why *why);
 int ckpt_lazy_register(struct file *uffd, const struct ckpt_img_vma *vmas,
-		       u32 nr_vmas, const char **why, char *whybuf,
-		       size_t whylen);
+		       u32 nr_vmas, struct ckpt_why *why);
 
 /*
  * In the main thread on its way back to user mode, after its credentials

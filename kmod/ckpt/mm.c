@@ -37,6 +37,7 @@
 #include "layout.h"
 #include "mm.h"
 #include "vdso.h"
+#include "why.h"
 
 #define PM_PRESENT	BIT_ULL(63)
 #define PM_SWAP		BIT_ULL(62)
@@ -72,8 +73,7 @@ static bool page_wanted(const struct ckpt_img_vma *v, u64 pm)
 
 static int describe_vma(struct vm_area_struct *vma, struct mm_struct *mm,
 			struct ckpt_img_vma *v, char *buf,
-			struct ckpt_fileobjs *objs, const char **why,
-			char *whybuf, size_t whylen)
+			struct ckpt_fileobjs *objs, struct ckpt_why *why)
 {
 	u64 vdso, vdso_size, vvar, vvar_size;
 	struct file *file = vma->vm_file;
@@ -113,17 +113,15 @@ static int describe_vma(struct vm_area_struct *vma, struct mm_struct *mm,
 		v->flags |= CKPT_VMA_STACK;
 
 	if (fl & (VM_IO | VM_PFNMAP | VM_MIXEDMAP | VM_HUGETLB)) {
-		snprintf(whybuf, whylen,
-			 "mapping %lx-%lx is a device or hugetlb mapping, which cannot be restored",
-			 vma->vm_start, vma->vm_end);
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "mapping %lx-%lx is a device or hugetlb mapping, which cannot be restored",
+			  vma->vm_start, vma->vm_end);
 		return -EOPNOTSUPP;
 	}
 	if (fl & __VM_UFFD_FLAGS) {
-		snprintf(whybuf, whylen,
-			 "mapping %lx-%lx is registered with a userfaultfd (a lazy restart still bringing its pages in, or the program's own), which cannot be restored",
-			 vma->vm_start, vma->vm_end);
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "mapping %lx-%lx is registered with a userfaultfd (a lazy restart still bringing its pages in, or the program's own), which cannot be restored",
+			  vma->vm_start, vma->vm_end);
 		return -EBUSY;
 	}
 
@@ -142,17 +140,12 @@ static int describe_vma(struct vm_area_struct *vma, struct mm_struct *mm,
 		}
 		if (len > 10 && !strcmp(p + len - 10, " (deleted)")) {
 			/* A memfd or deleted file: the image carries it. */
-			int ret = ckpt_fileobj_vma(objs, vma, p, v, whybuf, whylen);
-
-			if (ret)
-				*why = whybuf;
-			return ret;
+			return ckpt_fileobj_vma(objs, vma, p, v, why);
 		}
 		if (len >= sizeof(v->path)) {
-			snprintf(whybuf, whylen,
-				 "mapping %lx-%lx: file path longer than %zu bytes",
-				 vma->vm_start, vma->vm_end, sizeof(v->path) - 1);
-			*why = whybuf;
+			ckpt_whyf(why,
+				  "mapping %lx-%lx: file path longer than %zu bytes",
+				  vma->vm_start, vma->vm_end, sizeof(v->path) - 1);
 			return -ENAMETOOLONG;
 		}
 		strscpy(v->path, p, sizeof(v->path));
@@ -250,7 +243,7 @@ static int count_pages(struct ckpt_mm_capture *c)
 int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 		    struct file *pagemap, struct ckpt_mm_capture *c,
 		    struct ckpt_img_process *proc, struct ckpt_fileobjs *objs,
-		    const char **why, char *whybuf, size_t whylen)
+		    struct ckpt_why *why)
 {
 	struct vm_area_struct *vma;
 	u32 n = 0;
@@ -258,9 +251,8 @@ int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 
 	memset(c, 0, sizeof(*c));
 	if (!ckpt_layout_ok(CKPT_LAYOUT_VDSO)) {
-		snprintf(whybuf, whylen, "this engine cannot find the vdso on this kernel (%s)",
-			 ckpt_layout_why(CKPT_LAYOUT_VDSO));
-		*why = whybuf;
+		ckpt_whyf(why, "this engine cannot find the vdso on this kernel (%s)",
+			  ckpt_layout_why(CKPT_LAYOUT_VDSO));
 		return -EOPNOTSUPP;
 	}
 	c->path_buf = kmalloc(PATH_MAX, GFP_KERNEL_ACCOUNT);
@@ -282,7 +274,7 @@ int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 				break;
 			}
 			ret = describe_vma(vma, mm, &c->vmas[n], c->path_buf,
-					   objs, why, whybuf, whylen);
+					   objs, why);
 			if (ret)
 				break;
 			n++;
@@ -310,11 +302,11 @@ out_unlock:
 	if (ret)
 		return ret;
 	if (!n || n > CKPT_IMG_MAX_VMAS) {
-		*why = "mapping count out of bounds";
+		why->msg = "mapping count out of bounds";
 		return -E2BIG;
 	}
 	if (!proc->vdso_size) {
-		*why = "the process has no vdso";
+		why->msg = "the process has no vdso";
 		return -EOPNOTSUPP;
 	}
 
@@ -328,7 +320,7 @@ out_unlock:
 
 	c->pagemap = pagemap;
 	if (!c->pagemap->f_op->read) {
-		*why = "this kernel's pagemap cannot be read";
+		why->msg = "this kernel's pagemap cannot be read";
 		return -EOPNOTSUPP;
 	}
 	c->ubuf = vm_mmap(NULL, 0, PM_CHUNK * sizeof(u64), PROT_READ | PROT_WRITE,
@@ -686,31 +678,24 @@ static bool same_mapped_file(struct inode *inode, const struct ckpt_img_vma *v,
 static struct file *open_mapped_file(const struct ckpt_img_vma *v,
 				     const struct path *root,
 				     const struct ckpt_objfiles *of,
-				     const char **why, char *whybuf,
-				     size_t whylen)
+				     struct ckpt_why *why)
 {
 	struct inode *inode;
 	struct file *file;
 
 	if (v->flags & CKPT_VMA_FILEOBJ) {
 		/* Made by the restarter (memfd, unlinked file): no identity. */
-		file = ckpt_fileobj_open(of, v, whybuf, whylen);
-		if (IS_ERR(file))
-			*why = whybuf;
-		return file;
+		return ckpt_fileobj_open(of, v, why);
 	}
 
-	file = ckpt_fileobj_open_path(of, root, v, whybuf, whylen);
-	if (IS_ERR(file)) {
-		*why = whybuf;
+	file = ckpt_fileobj_open_path(of, root, v, why);
+	if (IS_ERR(file))
 		return file;
-	}
 	inode = d_real_inode(file->f_path.dentry);
 	if (!same_mapped_file(inode, v, of->same_boot)) {
-		snprintf(whybuf, whylen,
-			 "%s (mapped at %llx) is not the file it was at the checkpoint",
-			 v->path, v->start);
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "%s (mapped at %llx) is not the file it was at the checkpoint",
+			  v->path, v->start);
 		fput(file);
 		return ERR_PTR(-ESTALE);
 	}
@@ -759,7 +744,7 @@ int ckpt_mm_check_process(const struct ckpt_img_process *p, const char **why)
 
 int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 			const struct path *root, const struct ckpt_objfiles *of,
-			const char **why, char *whybuf, size_t whylen)
+			struct ckpt_why *why)
 {
 	struct file *file;
 	u32 i;
@@ -767,8 +752,7 @@ int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 	for (i = 0; i < nr_vmas; i++) {
 		if (!(vmas[i].flags & CKPT_VMA_FILE))
 			continue;
-		file = open_mapped_file(&vmas[i], root, of, why, whybuf,
-					whylen);
+		file = open_mapped_file(&vmas[i], root, of, why);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
 		fput(file);
@@ -777,8 +761,7 @@ int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 }
 
 static int map_vma(const struct ckpt_img_vma *v, const struct path *root,
-		   const struct ckpt_objfiles *of, const char **why,
-		   char *whybuf, size_t whylen)
+		   const struct ckpt_objfiles *of, struct ckpt_why *why)
 {
 	unsigned long flags = MAP_FIXED_NOREPLACE, addr, extra = 0;
 	struct file *file = NULL;
@@ -792,7 +775,7 @@ static int map_vma(const struct ckpt_img_vma *v, const struct path *root,
 	if (v->flags & CKPT_VMA_NORESERVE)
 		flags |= MAP_NORESERVE;
 	if (v->flags & CKPT_VMA_FILE) {
-		file = open_mapped_file(v, root, of, why, whybuf, whylen);
+		file = open_mapped_file(v, root, of, why);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
 	} else {
@@ -804,10 +787,9 @@ static int map_vma(const struct ckpt_img_vma *v, const struct path *root,
 	if (file)
 		fput(file);
 	if (IS_ERR_VALUE(addr) || addr != v->start) {
-		snprintf(whybuf, whylen, "cannot map %llx-%llx %s: error %ld",
-			 v->start, v->end, v->path,
-			 IS_ERR_VALUE(addr) ? (long)addr : -EEXIST);
-		*why = whybuf;
+		ckpt_whyf(why, "cannot map %llx-%llx %s: error %ld",
+			  v->start, v->end, v->path,
+			  IS_ERR_VALUE(addr) ? (long)addr : -EEXIST);
 		return IS_ERR_VALUE(addr) ? (int)addr : -EEXIST;
 	}
 
@@ -826,9 +808,8 @@ static int map_vma(const struct ckpt_img_vma *v, const struct path *root,
 	if (alone)
 		return 0;
 	/* Merged with a neighbour after all: the flags would spread. */
-	snprintf(whybuf, whylen, "cannot set the madvise flags of %llx-%llx %s",
-		 v->start, v->end, v->path);
-	*why = whybuf;
+	ckpt_whyf(why, "cannot set the madvise flags of %llx-%llx %s",
+		  v->start, v->end, v->path);
 	return -EINVAL;
 }
 
@@ -1102,27 +1083,25 @@ nomem:
  */
 static void name_pages(const char *what, const struct ckpt_img_pages *p,
 		       const struct ckpt_img_vma *vmas, u32 nr_vmas,
-		       const char **why, char *whybuf, size_t whylen)
+		       struct ckpt_why *why)
 {
 	const char *path = p->vma < nr_vmas ? vmas[p->vma].path : "";
 
-	snprintf(whybuf, whylen, "%s %u pages at %llx (%s)", what,
-		 p->nr_pages, p->addr, *path ? path : "anonymous memory");
-	*why = whybuf;
+	ckpt_whyf(why, "%s %u pages at %llx (%s)", what,
+		  p->nr_pages, p->addr, *path ? path : "anonymous memory");
 }
 
 static void cannot_write(const struct ckpt_img_pages *p,
 			 const struct ckpt_img_vma *vmas, u32 nr_vmas,
-			 const char **why, char *whybuf, size_t whylen)
+			 struct ckpt_why *why)
 {
-	name_pages("cannot write", p, vmas, nr_vmas, why, whybuf, whylen);
+	name_pages("cannot write", p, vmas, nr_vmas, why);
 }
 
 int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
 		    const struct path *root, const struct ckpt_objfiles *of,
-		    const u8 *vdso_proxy, bool lazy, const char **why,
-		    char *whybuf, size_t whylen)
+		    const u8 *vdso_proxy, bool lazy, struct ckpt_why *why)
 {
 	struct mm_struct *mm = current->mm;
 	struct ckpt_sect s;
@@ -1133,7 +1112,7 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 
 	ret = unmap_all(mm);
 	if (ret) {
-		*why = "cannot unmap the restarter's memory";
+		why->msg = "cannot unmap the restarter's memory";
 		return ret;
 	}
 	/*
@@ -1150,7 +1129,7 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 			if (vmas[i].flags & (CKPT_VMA_VDSO | CKPT_VMA_VVAR) ||
 			    extra != !pass)
 				continue;
-			ret = map_vma(&vmas[i], root, of, why, whybuf, whylen);
+			ret = map_vma(&vmas[i], root, of, why);
 			if (ret)
 				return ret;
 		}
@@ -1174,7 +1153,7 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 			ret = ckpt_read_payload(r, &s, &payload);
 			kvfree(payload);
 			if (ret)
-				*why = r->st.why;
+				why->msg = r->st.why;
 			break;
 		}
 		if (!ret)
@@ -1187,10 +1166,9 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		 */
 		if (ret) {
 			if (ret == -EFAULT && p.nr_pages)
-				cannot_write(&p, vmas, nr_vmas, why, whybuf,
-					     whylen);
+				cannot_write(&p, vmas, nr_vmas, why);
 			else
-				*why = r->st.why ?: "cannot read the image";
+				why->msg = r->st.why ?: "cannot read the image";
 			goto out;
 		}
 		if (defer >= 0 && lazy && ckpt_img_vma_lazy(&vmas[p.vma])) {
@@ -1205,8 +1183,7 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 			len = (size_t)p.nr_pages << PAGE_SHIFT;
 			if (access_process_vm(current, p.addr, payload, len,
 					      FOLL_FORCE | FOLL_WRITE) != len) {
-				cannot_write(&p, vmas, nr_vmas, why, whybuf,
-					     whylen);
+				cannot_write(&p, vmas, nr_vmas, why);
 				ret = -EFAULT;
 				goto out;
 			}
@@ -1224,10 +1201,9 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		ret = f->err;
 		if (!f->bad.p.nr_pages) {
 			/* Killed waiting for the workers: no section to name. */
-			*why = f->why;
+			why->msg = f->why;
 		} else if (ret == -EFAULT) {
-			cannot_write(&f->bad.p, vmas, nr_vmas, why, whybuf,
-				     whylen);
+			cannot_write(&f->bad.p, vmas, nr_vmas, why);
 		} else {
 			char what[64];
 
@@ -1238,8 +1214,7 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 			else
 				snprintf(what, sizeof(what), "cannot fill (%pe) the section of",
 					 ERR_PTR(ret));
-			name_pages(what, &f->bad.p, vmas, nr_vmas, why, whybuf,
-				   whylen);
+			name_pages(what, &f->bad.p, vmas, nr_vmas, why);
 		}
 	}
 out:

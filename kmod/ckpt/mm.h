@@ -13,6 +13,7 @@ struct ckpt_fileobjs;
 struct ckpt_objfiles;
 struct path;
 struct file;
+struct ckpt_why;
 
 /* What a checkpoint learned about a frozen process's memory. */
 struct ckpt_mm_capture {
@@ -38,7 +39,7 @@ void ckpt_mm_uninit(void);
 int ckpt_mm_capture(struct task_struct *task, struct mm_struct *mm,
 		    struct file *pagemap, struct ckpt_mm_capture *c,
 		    struct ckpt_img_process *proc, struct ckpt_fileobjs *objs,
-		    const char **why, char *whybuf, size_t whylen);
+		    struct ckpt_why *why);
 /*
  * Memory for copies of a process's pages (mm.c, "Staging"): prepared before
  * the freeze, filled while frozen, written after the thaw.
@@ -81,7 +82,7 @@ int ckpt_mm_check_process(const struct ckpt_img_process *p, const char **why);
  */
 int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 			const struct path *root, const struct ckpt_objfiles *of,
-			const char **why, char *whybuf, size_t whylen);
+			struct ckpt_why *why);
 /*
  * Replace current's memory with the image's: unmap everything but the
  * vdso, map the image's VMAs (their files opened from @root, and
@@ -94,7 +95,6 @@ int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
 		    const struct path *root, const struct ckpt_objfiles *of,
-		    const u8 *vdso_proxy, bool lazy, const char **why,
-		    char *whybuf, size_t whylen);
+		    const u8 *vdso_proxy, bool lazy, struct ckpt_why *why);
 
 #endif /* _CKPT_MM_H */

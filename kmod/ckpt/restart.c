@@ -39,7 +39,6 @@
 
 #include <uapi/linux/ckpt_image.h>
 
-#include "checkpoint.h"
 #include "creds.h"
 #include "exe.h"
 #include "fileobj.h"
@@ -50,9 +49,9 @@
 #include "threads.h"
 #include "vdso.h"
 #include "timers.h"
+#include "why.h"
 
 #define CKPT_DEFAULT_TIMEOUT_MS	10000
-#define WHY_LEN			256
 
 /*
  * Restart feeds an image to the kernel's parser and makes a process of
@@ -147,12 +146,12 @@ void ckpt_restart_release(struct ckpt_restart_ctx *ctx)
 static void restore_fn(struct callback_head *cb)
 {
 	struct restore_work *w = container_of(cb, struct restore_work, cb);
-	const char *why = NULL;
+	struct ckpt_why why = {};
 	struct file *dev;
 
 	if (ckpt_thread_restore(&w->img, &why)) {
 		pr_info_ratelimited("restart of pid %d failed: %s\n",
-				    task_tgid_vnr(current), why);
+				    task_tgid_vnr(current), why.msg);
 		force_sig(SIGKILL);
 	} else {
 		ckpt_creds_install(w->creds);
@@ -301,20 +300,17 @@ static void free_threads(struct image_threads *it)
  * engine hold more than one thread section per thread the caller made.
  */
 static int check_header(const struct ckpt_img_header *hdr,
-			const struct ckpt_restart *args, const char **why,
-			char *whybuf)
+			const struct ckpt_restart *args, struct ckpt_why *why)
 {
 	if (hdr->nr_threads != args->nr_threads) {
-		snprintf(whybuf, WHY_LEN, "the image has %u threads, the restarter made %u",
-			 hdr->nr_threads, args->nr_threads);
-		*why = whybuf;
+		ckpt_whyf(why, "the image has %u threads, the restarter made %u",
+			  hdr->nr_threads, args->nr_threads);
 		return -EINVAL;
 	}
 	if (hdr->xstate_size != ckpt_xstate_size()) {
-		snprintf(whybuf, WHY_LEN,
-			 "the image's XSAVE layout (%u bytes) differs from this machine's (%u bytes)",
-			 hdr->xstate_size, ckpt_xstate_size());
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "the image's XSAVE layout (%u bytes) differs from this machine's (%u bytes)",
+			  hdr->xstate_size, ckpt_xstate_size());
 		return -ENOEXEC;
 	}
 	return 0;
@@ -325,8 +321,7 @@ static int read_front(struct ckpt_reader *r, const struct ckpt_restart *args,
 		      struct ckpt_img_process **proc, struct image_threads *it,
 		      struct ckpt_img_timers **timers,
 		      struct ckpt_img_vdso **vdso, struct ckpt_img_creds **creds,
-		      struct ckpt_img_vma **vmas, const char **why,
-		      char *whybuf)
+		      struct ckpt_img_vma **vmas, struct ckpt_why *why)
 {
 	struct ckpt_sect s;
 	void *p, *objs = NULL;
@@ -336,7 +331,7 @@ static int read_front(struct ckpt_reader *r, const struct ckpt_restart *args,
 	if (ret)
 		goto bad;
 	*hdr = p;
-	ret = check_header(*hdr, args, why, whybuf);
+	ret = check_header(*hdr, args, why);
 	if (ret)
 		return ret;
 	ret = ckpt_read_sect(r, &s, &p);
@@ -380,7 +375,7 @@ static int read_front(struct ckpt_reader *r, const struct ckpt_restart *args,
 	*vmas = p;
 	return 0;
 bad:
-	*why = r->st.why;
+	why->msg = r->st.why;
 	return ret;
 }
 
@@ -389,15 +384,12 @@ bad:
  * authenticates is trusted for the credentials it names; one changed
  * since, or made under another key, is refused; one without MAC restarts
  * only when asked to, and then only as the restarter itself (creds.c).
- */
-/*
- * The reader's words are copied: it lives on do_restart()'s stack, and
- * *why is read after do_restart() has returned (the debug kernel's
- * stack reuse showed the pointer going stale).
+ * The reader's words are copied: the reader is gone when the ioctl copies
+ * the message out (the debug kernel showed the pointer going stale).
  */
 static int check_auth(const struct ckpt_reader *r,
 		      const struct ckpt_restart *args, bool *trusted,
-		      const char **why, char *whybuf)
+		      struct ckpt_why *why)
 {
 	switch (r->verdict) {
 	case CKPT_AUTH_OK:
@@ -407,21 +399,19 @@ static int check_auth(const struct ckpt_reader *r,
 		*trusted = false;
 		if (args->flags & CKPT_RESTART_UNAUTHENTICATED)
 			return 0;
-		*why = "the image carries no MAC (made by hand, or by an older engine): it can restart only unauthenticated, as the restarter itself";
+		why->msg = "the image carries no MAC (made by hand, or by an older engine): it can restart only unauthenticated, as the restarter itself";
 		return -ENOKEY;
 	case CKPT_AUTH_BAD:
-		strscpy(whybuf, r->auth_why, WHY_LEN);
-		*why = whybuf;
+		ckpt_whyf(why, "%s", r->auth_why.msg);
 		return -EKEYREJECTED;
 	default:
-		*why = "the image's MAC was not checked";
+		why->msg = "the image's MAC was not checked";
 		return -EBADMSG;
 	}
 }
 
 static int check_machine(const struct ckpt_img_header *hdr,
-			 const struct image_threads *it, const char **why,
-			 char *whybuf)
+			 const struct image_threads *it, struct ckpt_why *why)
 {
 	u64 xcr0, need = 0;
 	u32 i;
@@ -433,10 +423,9 @@ static int check_machine(const struct ckpt_img_header *hdr,
 	for (i = 0; i < it->nr; i++)
 		need |= ckpt_xstate_bv((void *)(it->t[i] + 1));
 	if (need & ~xcr0) {
-		snprintf(whybuf, WHY_LEN,
-			 "the image uses CPU state this machine lacks (XSAVE features %#llx, machine has %#llx)",
-			 need, xcr0);
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "the image uses CPU state this machine lacks (XSAVE features %#llx, machine has %#llx)",
+			  need, xcr0);
 		return -ENOEXEC;
 	}
 	return 0;
@@ -444,8 +433,7 @@ static int check_machine(const struct ckpt_img_header *hdr,
 
 /* Matches the waiting threads to the image's, by index and tid. */
 static int match_threads(struct ckpt_restart_ctx *ctx,
-			 const struct image_threads *it, const char **why,
-			 char *whybuf)
+			 const struct image_threads *it, struct ckpt_why *why)
 {
 	struct arrival *a;
 
@@ -453,31 +441,28 @@ static int match_threads(struct ckpt_restart_ctx *ctx,
 	ctx->xstates[0] = it->t[0] + 1;
 	if (task_pid_vnr(current) != it->t[0]->tid ||
 	    task_tgid_vnr(current) != it->t[0]->tid) {
-		snprintf(whybuf, WHY_LEN, "the restarting process has pid %d, the image pid %u",
-			 task_tgid_vnr(current), it->t[0]->tid);
-		*why = whybuf;
+		ckpt_whyf(why, "the restarting process has pid %d, the image pid %u",
+			  task_tgid_vnr(current), it->t[0]->tid);
 		return -EINVAL;
 	}
 	list_for_each_entry(a, &ctx->arrivals, node) {
 		if (a->index >= it->nr || ctx->tasks[a->index]) {
-			*why = "a waiting thread gave a wrong or repeated index";
+			why->msg = "a waiting thread gave a wrong or repeated index";
 			return -EINVAL;
 		}
 		if (!same_thread_group(a->task, current)) {
-			*why = "a waiting thread belongs to another process";
+			why->msg = "a waiting thread belongs to another process";
 			return -EINVAL;
 		}
 		if (task_pid_vnr(a->task) != it->t[a->index]->tid) {
-			snprintf(whybuf, WHY_LEN, "thread %u has tid %d, the image tid %u",
-				 a->index, task_pid_vnr(a->task),
-				 it->t[a->index]->tid);
-			*why = whybuf;
+			ckpt_whyf(why, "thread %u has tid %d, the image tid %u",
+				  a->index, task_pid_vnr(a->task),
+				  it->t[a->index]->tid);
 			return -EINVAL;
 		}
 		if (a->task->flags & PF_EXITING) {
-			snprintf(whybuf, WHY_LEN, "thread %u (tid %d) is exiting",
-				 a->index, task_pid_vnr(a->task));
-			*why = whybuf;
+			ckpt_whyf(why, "thread %u (tid %d) is exiting",
+				  a->index, task_pid_vnr(a->task));
 			return -ESRCH;
 		}
 		ctx->tasks[a->index] = a->task;
@@ -491,10 +476,9 @@ static int match_threads(struct ckpt_restart_ctx *ctx,
 	 * make more.
 	 */
 	if (get_nr_threads(current) != it->nr) {
-		snprintf(whybuf, WHY_LEN,
-			 "the restarting process has %d threads, of which %u take part",
-			 get_nr_threads(current), it->nr);
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "the restarting process has %d threads, of which %u take part",
+			  get_nr_threads(current), it->nr);
 		return -EINVAL;
 	}
 	return 0;
@@ -525,7 +509,7 @@ static void close_restarter_fds(struct file *dev,
 static void late_error(int err_fd, const char *why)
 {
 	struct file *f = err_fd >= 0 ? fget(err_fd) : NULL;
-	char buf[WHY_LEN];
+	char buf[CKPT_WHY_LEN];
 	loff_t pos = 0;
 	int len;
 
@@ -542,7 +526,7 @@ static void late_error(int err_fd, const char *why)
  * or its root.
  */
 static int get_root(const struct ckpt_restart *args, struct path *root,
-		    const char **why)
+		    struct ckpt_why *why)
 {
 	struct file *f;
 
@@ -552,11 +536,11 @@ static int get_root(const struct ckpt_restart *args, struct path *root,
 	}
 	f = fget_raw(args->root_fd);
 	if (!f) {
-		*why = "the root descriptor is not open";
+		why->msg = "the root descriptor is not open";
 		return -EBADF;
 	}
 	if (!S_ISDIR(file_inode(f)->i_mode)) {
-		*why = "the root descriptor is not a directory";
+		why->msg = "the root descriptor is not a directory";
 		fput(f);
 		return -ENOTDIR;
 	}
@@ -577,8 +561,8 @@ static void close_obj_fds(const struct ckpt_objfiles *of)
 }
 
 static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
-		      const struct ckpt_restart *args, const char **why,
-		      char *whybuf, bool *fatal)
+		      const struct ckpt_restart *args, struct ckpt_why *why,
+		      bool *fatal)
 {
 	struct ckpt_img_header *hdr = NULL;
 	struct ckpt_img_process *proc = NULL;
@@ -602,16 +586,16 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 
 	/* Before the image is read; match_threads() checks it again. */
 	if (get_nr_threads(current) != args->nr_threads) {
-		snprintf(whybuf, WHY_LEN,
-			 "the restarting process has %d threads, of which %u take part",
-			 get_nr_threads(current), args->nr_threads);
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "the restarting process has %d threads, of which %u take part",
+			  get_nr_threads(current), args->nr_threads);
 		return -EINVAL;
 	}
 	ret = ckpt_reader_init(&r, args->fd);
 	if (ret) {
-		*why = ret == -EBADF ? "the image descriptor is not open for reading" :
-		       "cannot compute image MACs (hmac(sha256))";
+		why->msg = ret == -EBADF ?
+			   "the image descriptor is not open for reading" :
+			   "cannot compute image MACs (hmac(sha256))";
 		return ret;
 	}
 	ret = get_root(args, &root, why);
@@ -619,7 +603,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 		goto out;
 	if (args->flags & CKPT_RESTART_LAZY) {
 		if (!S_ISREG(file_inode(r.file)->i_mode)) {
-			*why = "a lazy restart needs the image in a regular file";
+			why->msg = "a lazy restart needs the image in a regular file";
 			ret = -EINVAL;
 			goto out;
 		}
@@ -634,43 +618,41 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	if (ret)
 		goto out;
 	ret = read_front(&r, args, &hdr, &proc, &it, &timers, &vdso, &creds,
-			 &vmas, why, whybuf);
+			 &vmas, why);
 	if (ret)
 		goto out;
-	ret = check_auth(&r, args, &trusted, why, whybuf);
+	ret = check_auth(&r, args, &trusted, why);
 	if (ret)
 		goto out;
 	mutex_lock(&ctx->lock);
 	cred = ctx->creds;
 	ctx->creds = NULL;
 	mutex_unlock(&ctx->lock);
-	cs = ckpt_creds_prepare(creds, cred, trusted, whybuf, WHY_LEN);
+	cs = ckpt_creds_prepare(creds, cred, trusted, why);
 	if (IS_ERR(cs)) {
 		ret = PTR_ERR(cs);
 		cs = NULL;
-		*why = whybuf;
 		goto out;
 	}
 	of.same_boot = ckpt_same_boot(hdr->boot_id);
 	of.cred = ckpt_creds_cred(cs);	/* files are opened with these */
-	ret = check_machine(hdr, &it, why, whybuf);
+	ret = check_machine(hdr, &it, why);
 	if (ret)
 		goto out;
 	proxy = ckpt_vdso_check(proc, vdso, vmas, hdr->nr_vmas, it.t, it.nr,
-				why, whybuf, WHY_LEN);
+				why);
 	if (IS_ERR(proxy)) {
 		ret = PTR_ERR(proxy);
 		proxy = NULL;
 		goto out;
 	}
-	exe = ckpt_exe_open(proc, &root, of.same_boot, why, whybuf, WHY_LEN);
+	exe = ckpt_exe_open(proc, &root, of.same_boot, why);
 	if (IS_ERR(exe)) {
 		ret = PTR_ERR(exe);
 		exe = NULL;
 		goto out;
 	}
-	ret = ckpt_mm_check_files(vmas, hdr->nr_vmas, &root, &of, why, whybuf,
-				  WHY_LEN);
+	ret = ckpt_mm_check_files(vmas, hdr->nr_vmas, &root, &of, why);
 	if (ret)
 		goto out;
 
@@ -678,7 +660,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 			READ_ONCE(ctx->nr_arrived) == args->nr_threads - 1,
 			msecs_to_jiffies(args->timeout_ms ?: CKPT_DEFAULT_TIMEOUT_MS));
 	if (left <= 0) {
-		*why = "not all of the restarter's threads arrived";
+		why->msg = "not all of the restarter's threads arrived";
 		ret = left < 0 ? left : -ETIMEDOUT;
 		goto out;
 	}
@@ -692,7 +674,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	if (!ctx->tasks || !ctx->xstates || !own)
 		goto out;
 	mutex_lock(&ctx->lock);
-	ret = match_threads(ctx, &it, why, whybuf);
+	ret = match_threads(ctx, &it, why);
 	list_for_each_entry(a, &ctx->arrivals, node) {
 		a->work = kzalloc(sizeof(*a->work), GFP_KERNEL_ACCOUNT);
 		if (!a->work) {
@@ -715,20 +697,17 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	}
 	ctx->nr_threads = hdr->nr_threads;
 	ctx->xstate_size = hdr->xstate_size;
-	ret = ckpt_timers_restore(timers, whybuf, WHY_LEN);
-	if (ret) {
-		*why = whybuf;
+	ret = ckpt_timers_restore(timers, why);
+	if (ret)
 		goto out;
-	}
 
 	/* The point of no return. */
 	*fatal = true;
 	ckpt_thread_release_fpu();
 	ret = ckpt_mm_restore(&r, proc, vmas, hdr->nr_vmas, &root, &of, proxy,
-			      uffd, why, whybuf, WHY_LEN);
+			      uffd, why);
 	if (!ret && uffd)
-		ret = ckpt_lazy_register(uffd, vmas, hdr->nr_vmas, why, whybuf,
-					 WHY_LEN);
+		ret = ckpt_lazy_register(uffd, vmas, hdr->nr_vmas, why);
 	if (ret)
 		goto out;
 	/* The restarter's binary is no longer mapped: /proc/PID/exe. */
@@ -739,7 +718,7 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 	queue_work(system_unbound_wq, &ctx->fpu_work);
 	flush_work(&ctx->fpu_work);
 	if (ctx->fpu_err) {
-		*why = "cannot load the threads' FPU state";
+		why->msg = "cannot load the threads' FPU state";
 		ret = ctx->fpu_err;
 		goto out;
 	}
@@ -779,9 +758,8 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 {
 	struct ckpt_restart_ctx *ctx;
 	struct ckpt_restart args;
-	const char *why = NULL;
+	struct ckpt_why *why;
 	bool fatal = false;
-	char *whybuf;
 	int ret;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
@@ -822,14 +800,14 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 	ctx = get_ctx(file);
 	if (!ctx)
 		return -ENOMEM;
-	whybuf = kzalloc(WHY_LEN, GFP_KERNEL);
-	if (!whybuf)
+	why = kzalloc(sizeof(*why), GFP_KERNEL);
+	if (!why)
 		return -ENOMEM;
 	/* One restart per open /dev/ckpt, ever: it is one process's. */
 	mutex_lock(&ctx->lock);
 	if (ctx->state || ctx->busy) {
 		mutex_unlock(&ctx->lock);
-		kfree(whybuf);
+		kfree(why);
 		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
 				"a restart already ran or runs on this /dev/ckpt descriptor");
 		return -EBUSY;
@@ -837,7 +815,7 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 	ctx->busy = true;
 	mutex_unlock(&ctx->lock);
 
-	ret = do_restart(file, ctx, &args, &why, whybuf, &fatal);
+	ret = do_restart(file, ctx, &args, why, &fatal);
 
 	mutex_lock(&ctx->lock);
 	ctx->state = ret ? ret : 1;
@@ -846,13 +824,13 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 
 	if (ret && fatal) {
 		/* Nothing of the restarter is left to return to. */
-		late_error(args.err_fd, why);
+		late_error(args.err_fd, why->msg);
 		send_sig_info(SIGKILL, SEND_SIG_PRIV, current);
 	} else if (ret) {
-		ckpt_put_errmsg(args.errmsg, args.errmsg_len, why);
+		ckpt_put_errmsg(args.errmsg, args.errmsg_len, why->msg);
 	} else {
 		close_restarter_fds(file, &args);
 	}
-	kfree(whybuf);
+	kfree(why);
 	return ret;
 }

@@ -29,6 +29,7 @@
 #include "layout.h"
 #include "signals.h"
 #include "timers.h"
+#include "why.h"
 
 struct sig_capture {
 	struct ckpt_img_signals *hdr;
@@ -148,7 +149,7 @@ int ckpt_capture_signals(struct task_struct *leader,
 			 struct task_struct *const *threads, unsigned int nr,
 			 const struct ckpt_timers *timers,
 			 struct ckpt_img_signals **out, size_t *len,
-			 const char **why)
+			 struct ckpt_why *why)
 {
 	struct signal_struct *sig = leader->signal;
 	struct sig_capture c = {
@@ -194,11 +195,11 @@ int ckpt_capture_signals(struct task_struct *leader,
 	ckpt_unlock_sighand(sighand, &flags);
 
 	if (ret == -E2BIG) {
-		*why = "more pending signals than an image holds";
+		why->msg = "more pending signals than an image holds";
 		ret = -EOPNOTSUPP;
 	}
 	if (ret == -ENOPKG) {
-		*why = "it has queued signals, which this engine cannot read on this kernel (struct sigqueue differs from this engine's build)";
+		why->msg = "it has queued signals, which this engine cannot read on this kernel (struct sigqueue differs from this engine's build)";
 		ret = -EOPNOTSUPP;
 	}
 	if (ret) {

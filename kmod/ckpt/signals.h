@@ -9,6 +9,7 @@
 
 struct task_struct;
 struct ckpt_timers;
+struct ckpt_why;
 
 /*
  * lock_task_sighand() and unlock_task_sighand() for the engine, which may
@@ -49,6 +50,6 @@ int ckpt_capture_signals(struct task_struct *leader,
 			 struct task_struct *const *threads, unsigned int nr,
 			 const struct ckpt_timers *timers,
 			 struct ckpt_img_signals **out, size_t *len,
-			 const char **why);
+			 struct ckpt_why *why);
 
 #endif /* _CKPT_SIGNALS_H */

@@ -32,6 +32,7 @@
 #include <asm/user.h>
 
 #include "threads.h"
+#include "why.h"
 
 /* Flags user code may set; the rest (IF, IOPL, TF, VM...) stay the kernel's. */
 #define CKPT_FLAG_MASK	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_AF | \
@@ -144,7 +145,7 @@ int ckpt_thread_set_xstate(struct task_struct *task, const void *xstate,
 	return xr->set(task, xr, 0, size, xstate, NULL);
 }
 
-int ckpt_thread_restore(const struct ckpt_img_thread *t, const char **why)
+int ckpt_thread_restore(const struct ckpt_img_thread *t, struct ckpt_why *why)
 {
 	const struct user_regs_struct *u = (const void *)t->gregs;
 	struct pt_regs *regs = current_pt_regs();
@@ -152,11 +153,11 @@ int ckpt_thread_restore(const struct ckpt_img_thread *t, const char **why)
 
 	if (u->ip >= TASK_SIZE_MAX || u->sp >= TASK_SIZE_MAX ||
 	    u->fs_base >= TASK_SIZE_MAX) {
-		*why = "thread registers point outside user space";
+		why->msg = "thread registers point outside user space";
 		return -EINVAL;
 	}
 	if (u->gs_base || u->ds || u->es || u->fs || u->gs) {
-		*why = "thread uses the GS base or segment selectors";
+		why->msg = "thread uses the GS base or segment selectors";
 		return -EOPNOTSUPP;
 	}
 

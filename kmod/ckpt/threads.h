@@ -6,6 +6,7 @@
 #include <uapi/linux/ckpt_image.h>
 
 struct task_struct;
+struct ckpt_why;
 
 struct ckpt_thread_state {
 	struct ckpt_img_thread img;
@@ -37,6 +38,6 @@ void ckpt_thread_release_fpu(void);
  * In the thread's own context, on its way back to user mode: take the
  * image's registers and per-thread state (everything but the FPU).
  */
-int ckpt_thread_restore(const struct ckpt_img_thread *t, const char **why);
+int ckpt_thread_restore(const struct ckpt_img_thread *t, struct ckpt_why *why);
 
 #endif /* _CKPT_THREADS_H */

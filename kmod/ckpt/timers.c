@@ -30,25 +30,27 @@
 #include "layout.h"
 #include "signals.h"
 #include "timers.h"
+#include "why.h"
 
 struct timer_ctx {
 	struct task_struct *leader;
 	struct task_struct *const *threads;
 	unsigned int nr;
-	char *whybuf;
-	size_t len;
+	struct ckpt_why *why;
 };
 
 static __printf(3, 4) int refuse(const struct timer_ctx *c,
 				 const struct k_itimer *t, const char *fmt, ...)
 {
-	int n = scnprintf(c->whybuf, c->len, "pid %d timer %d: ",
+	char *buf = c->why->buf;
+	int n = scnprintf(buf, sizeof(c->why->buf), "pid %d timer %d: ",
 			  task_tgid_vnr(c->leader), t->it_id);
 	va_list ap;
 
 	va_start(ap, fmt);
-	vscnprintf(c->whybuf + n, c->len - n, fmt, ap);
+	vscnprintf(buf + n, sizeof(c->why->buf) - n, fmt, ap);
 	va_end(ap);
+	c->why->msg = buf;
 	return -EOPNOTSUPP;
 }
 
@@ -58,7 +60,7 @@ static __printf(3, 4) int refuse(const struct timer_ctx *c,
  */
 static int exited(const struct timer_ctx *c)
 {
-	c->whybuf[0] = '\0';
+	c->why->msg = NULL;
 	return -ESRCH;
 }
 
@@ -281,11 +283,11 @@ void ckpt_timers_free(struct ckpt_timers *t)
 
 int ckpt_capture_timers(struct task_struct *leader,
 			struct task_struct *const *threads, unsigned int nr,
-			struct ckpt_timers *out, char *whybuf, size_t len)
+			struct ckpt_timers *out, struct ckpt_why *why)
 {
 	struct timer_ctx c = {
 		.leader = leader, .threads = threads, .nr = nr,
-		.whybuf = whybuf, .len = len,
+		.why = why,
 	};
 	struct signal_struct *sig = leader->signal;
 	struct sighand_struct *sighand;
@@ -299,7 +301,7 @@ int ckpt_capture_timers(struct task_struct *leader,
 	memset(out, 0, sizeof(*out));
 	if (!ckpt_layout_ok(CKPT_LAYOUT_TIMERS) &&
 	    (ckpt_has_posix_timers(sig) || READ_ONCE(sig->next_posix_timer_id))) {
-		scnprintf(whybuf, len, "pid %d has POSIX timers, which this engine cannot read on this kernel (%s)",
+		ckpt_whyf(why, "pid %d has POSIX timers, which this engine cannot read on this kernel (%s)",
 			  task_tgid_vnr(leader), ckpt_layout_why(CKPT_LAYOUT_TIMERS));
 		return -EOPNOTSUPP;
 	}
@@ -317,7 +319,7 @@ int ckpt_capture_timers(struct task_struct *leader,
 	if (!count && !next_id)
 		return 0;
 	if (count > CKPT_IMG_MAX_TIMERS) {
-		scnprintf(whybuf, len, "pid %d has more than %u POSIX timers",
+		ckpt_whyf(why, "pid %d has more than %u POSIX timers",
 			  task_tgid_vnr(leader), CKPT_IMG_MAX_TIMERS);
 		return -EOPNOTSUPP;
 	}
@@ -347,7 +349,7 @@ int ckpt_capture_timers(struct task_struct *leader,
 			timers[n - 1] = t;
 	ckpt_unlock_sighand(sighand, &sflags);
 	if (n != count) {
-		scnprintf(whybuf, len, "the timers of pid %d changed while it was frozen",
+		ckpt_whyf(why, "the timers of pid %d changed while it was frozen",
 			  task_tgid_vnr(leader));
 		ret = -EAGAIN;
 	} else {
@@ -410,8 +412,7 @@ const struct ckpt_img_timer *ckpt_timers_find(const struct ckpt_timers *t,
 	return e;
 }
 
-int ckpt_timers_restore(const struct ckpt_img_timers *h, char *whybuf,
-			size_t len)
+int ckpt_timers_restore(const struct ckpt_img_timers *h, struct ckpt_why *why)
 {
 	const struct ckpt_img_timer *ents = h ? (const void *)(h + 1) : NULL;
 	struct signal_struct *sig = current->signal;
@@ -424,7 +425,7 @@ int ckpt_timers_restore(const struct ckpt_img_timers *h, char *whybuf,
 	if (!ckpt_layout_ok(CKPT_LAYOUT_TIMERS)) {
 		if (!h && !ckpt_has_posix_timers(sig))
 			return 0;
-		scnprintf(whybuf, len, "the image has POSIX timers, which this engine cannot restore on this kernel (%s)",
+		ckpt_whyf(why, "the image has POSIX timers, which this engine cannot restore on this kernel (%s)",
 			  ckpt_layout_why(CKPT_LAYOUT_TIMERS));
 		return -EOPNOTSUPP;
 	}
@@ -450,7 +451,7 @@ int ckpt_timers_restore(const struct ckpt_img_timers *h, char *whybuf,
 	spin_unlock_irq(&sighand->siglock);
 	rcu_read_unlock();
 	if (ret) {
-		scnprintf(whybuf, len, "the restarter made timer %d, which the image does not have",
+		ckpt_whyf(why, "the restarter made timer %d, which the image does not have",
 			  bad);
 		goto out;
 	}
@@ -460,7 +461,7 @@ int ckpt_timers_restore(const struct ckpt_img_timers *h, char *whybuf,
 		e = &ents[i];
 		t = live[i];
 		if (!t) {
-			scnprintf(whybuf, len, "timer %u of the image was not made again",
+			ckpt_whyf(why, "timer %u of the image was not made again",
 				  e->id);
 			ret = -EINVAL;
 			goto out;
@@ -478,7 +479,7 @@ int ckpt_timers_restore(const struct ckpt_img_timers *h, char *whybuf,
 		}
 		spin_unlock_irqrestore(&t->it_lock, flags);
 		if (ret) {
-			scnprintf(whybuf, len, "timer %u is not the image's (clock, notification or signal differ)",
+			ckpt_whyf(why, "timer %u is not the image's (clock, notification or signal differ)",
 				  e->id);
 			goto out;
 		}
@@ -487,7 +488,7 @@ int ckpt_timers_restore(const struct ckpt_img_timers *h, char *whybuf,
 	if (h && h->next_id <= CKPT_IMG_MAX_TIMER_ID &&
 	    (!nr || h->next_id > ents[nr - 1].id) &&
 	    READ_ONCE(sig->next_posix_timer_id) != h->next_id) {
-		scnprintf(whybuf, len, "the next timer id is %u, the image's %u",
+		ckpt_whyf(why, "the next timer id is %u, the image's %u",
 			  READ_ONCE(sig->next_posix_timer_id), h->next_id);
 		ret = -EINVAL;
 	}

@@ -6,6 +6,7 @@
 #include <uapi/linux/ckpt_image.h>
 
 struct task_struct;
+struct ckpt_why;
 
 /* The TIMERS section of a frozen process, and what SIGNALS needs of it. */
 struct ckpt_timers {
@@ -17,12 +18,12 @@ struct ckpt_timers {
 /*
  * The POSIX timers of the process @leader, whose live threads are
  * @threads (NULL entries skipped), each read under its lock. Fails, with
- * a message in @whybuf, on what a restart cannot make again; with -ESRCH
+ * a message in @why, on what a restart cannot make again; with -ESRCH
  * and an empty message once the process was released (exited, reaped).
  */
 int ckpt_capture_timers(struct task_struct *leader,
 			struct task_struct *const *threads, unsigned int nr,
-			struct ckpt_timers *out, char *whybuf, size_t len);
+			struct ckpt_timers *out, struct ckpt_why *why);
 void ckpt_timers_free(struct ckpt_timers *t);
 
 /* Timer @id's entry, with its signal's si_overrun in @sig_overrun; or NULL. */
@@ -40,7 +41,6 @@ void ckpt_process_cputime(struct task_struct *leader, u64 *samples);
  * them) must be exactly @h's; then their overrun counts are set, which no
  * system call does. @h may be NULL: then there must be none.
  */
-int ckpt_timers_restore(const struct ckpt_img_timers *h, char *whybuf,
-			size_t len);
+int ckpt_timers_restore(const struct ckpt_img_timers *h, struct ckpt_why *why);
 
 #endif /* _CKPT_TIMERS_H */

@@ -39,6 +39,7 @@
 
 #include "layout.h"
 #include "vdso.h"
+#include "why.h"
 
 #define GREG_IP		16	/* struct user_regs_struct's ip */
 #define JMP_REL32	5	/* e9 rel32 */
@@ -134,7 +135,7 @@ static int vdso_symbols(const struct vdso_image *img, struct ckpt_img_vdso *v)
 struct ckpt_img_vdso *ckpt_vdso_capture(struct task_struct *task,
 					struct mm_struct *mm,
 					struct ckpt_img_process *proc,
-					const char **why)
+					struct ckpt_why *why)
 {
 	const struct vdso_image *img;
 	struct ckpt_img_vdso *v;
@@ -148,13 +149,13 @@ struct ckpt_img_vdso *ckpt_vdso_capture(struct task_struct *task,
 	ret = img && img->size == proc->vdso_size ? vdso_symbols(img, v) : -ENOEXEC;
 	mmap_read_unlock(mm);
 	if (ret) {
-		*why = "cannot read the entry points of this kernel's vdso";
+		why->msg = "cannot read the entry points of this kernel's vdso";
 		goto fail;
 	}
 	/* The process's own copy: it could have been written to (ptrace). */
 	if (access_process_vm(task, proc->vdso, (u8 *)(v + 1), proc->vdso_size,
 			      FOLL_FORCE) != proc->vdso_size) {
-		*why = "cannot read the process's vdso";
+		why->msg = "cannot read the process's vdso";
 		ret = -EIO;
 		goto fail;
 	}
@@ -256,7 +257,7 @@ static int put_stub(u8 *text, u64 at, u64 room, const char *name)
 static int make_proxy(const struct ckpt_img_process *proc,
 		      const struct ckpt_img_vdso *old,
 		      const struct ckpt_img_vdso *now, u64 here, u8 *text,
-		      char *whybuf, size_t whylen)
+		      struct ckpt_why *why)
 {
 	u64 size = proc->vdso_size;
 	u32 i, j;
@@ -274,9 +275,9 @@ static int make_proxy(const struct ckpt_img_process *proc,
 		ret = to ? put_jump(text, proc->vdso, at, room, here + to->offset)
 			 : put_stub(text, at, room, old->syms[i].name);
 		if (ret) {
-			snprintf(whybuf, whylen,
-				 "no room at the image's vdso entry point %s for a jump to this kernel's",
-				 old->syms[i].name);
+			ckpt_whyf(why,
+				  "no room at the image's vdso entry point %s for a jump to this kernel's",
+				  old->syms[i].name);
 			return ret;
 		}
 	}
@@ -287,7 +288,7 @@ u8 *ckpt_vdso_check(const struct ckpt_img_process *proc,
 		    const struct ckpt_img_vdso *old,
 		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
 		    struct ckpt_img_thread *const *threads, u32 nr_threads,
-		    const char **why, char *whybuf, size_t whylen)
+		    struct ckpt_why *why)
 {
 	struct mm_struct *mm = current->mm;
 	u64 vdso, vdso_size, vvar, vvar_size;
@@ -297,9 +298,8 @@ u8 *ckpt_vdso_check(const struct ckpt_img_process *proc,
 	int ret;
 
 	if (!ckpt_layout_ok(CKPT_LAYOUT_VDSO)) {
-		snprintf(whybuf, whylen, "this engine cannot find the vdso on this kernel (%s)",
-			 ckpt_layout_why(CKPT_LAYOUT_VDSO));
-		*why = whybuf;
+		ckpt_whyf(why, "this engine cannot find the vdso on this kernel (%s)",
+			  ckpt_layout_why(CKPT_LAYOUT_VDSO));
 		return ERR_PTR(-EOPNOTSUPP);
 	}
 	mmap_read_lock(mm);
@@ -316,7 +316,7 @@ u8 *ckpt_vdso_check(const struct ckpt_img_process *proc,
 	    ckpt_csum(text, vdso_size) == proc->vdso_csum) {
 		kvfree(text);
 		if (vdso != proc->vdso || vvar != proc->vvar) {
-			*why = "the restarter's vdso is not where the image had it";
+			why->msg = "the restarter's vdso is not where the image had it";
 			return ERR_PTR(-EINVAL);
 		}
 		return NULL;
@@ -324,17 +324,16 @@ u8 *ckpt_vdso_check(const struct ckpt_img_process *proc,
 
 	ret = -ENOEXEC;
 	if (!old) {
-		*why = "this kernel's vdso differs from the image's, which carries no copy of its own (restart on the kernel that made it)";
+		why->msg = "this kernel's vdso differs from the image's, which carries no copy of its own (restart on the kernel that made it)";
 		goto fail;
 	}
 	for (i = 0; i < nr_threads; i++) {
 		u64 ip = threads[i]->gregs[GREG_IP];
 
 		if (ip >= proc->vdso && ip - proc->vdso < proc->vdso_size) {
-			snprintf(whybuf, whylen,
-				 "thread %u was stopped inside the vdso, which differs on this kernel: restart on the kernel that made the image",
-				 threads[i]->tid);
-			*why = whybuf;
+			ckpt_whyf(why,
+				  "thread %u was stopped inside the vdso, which differs on this kernel: restart on the kernel that made the image",
+				  threads[i]->tid);
 			goto fail;
 		}
 	}
@@ -348,10 +347,9 @@ u8 *ckpt_vdso_check(const struct ckpt_img_process *proc,
 	}
 	if (i < nr_vmas ||
 	    overlaps(vvar, vvar_size + vdso_size, proc->vdso, proc->vdso_size)) {
-		snprintf(whybuf, whylen,
-			 "this kernel's vdso at %#llx is in the way of the image's memory",
-			 vdso);
-		*why = whybuf;
+		ckpt_whyf(why,
+			  "this kernel's vdso at %#llx is in the way of the image's memory",
+			  vdso);
 		ret = -EBUSY;
 		goto fail;
 	}
@@ -365,14 +363,12 @@ u8 *ckpt_vdso_check(const struct ckpt_img_process *proc,
 				     : -ENOEXEC;
 	mmap_read_unlock(mm);
 	if (ret) {
-		*why = "cannot read the entry points of this kernel's vdso";
+		why->msg = "cannot read the entry points of this kernel's vdso";
 		goto fail;
 	}
-	ret = make_proxy(proc, old, now, vdso, text, whybuf, whylen);
-	if (ret) {
-		*why = whybuf;
+	ret = make_proxy(proc, old, now, vdso, text, why);
+	if (ret)
 		goto fail;
-	}
 	kfree(now);
 	return text;
 fail:
@@ -382,19 +378,19 @@ fail:
 }
 
 int ckpt_vdso_proxy(const struct ckpt_img_process *proc, const u8 *text,
-		    const char **why)
+		    struct ckpt_why *why)
 {
 	unsigned long addr;
 
 	addr = vm_mmap(NULL, proc->vdso, proc->vdso_size, PROT_READ | PROT_EXEC,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, 0);
 	if (IS_ERR_VALUE(addr) || addr != proc->vdso) {
-		*why = "cannot map the image's vdso at its address";
+		why->msg = "cannot map the image's vdso at its address";
 		return IS_ERR_VALUE(addr) ? (int)addr : -EEXIST;
 	}
 	if (access_process_vm(current, proc->vdso, (void *)text, proc->vdso_size,
 			      FOLL_FORCE | FOLL_WRITE) != proc->vdso_size) {
-		*why = "cannot write the image's vdso";
+		why->msg = "cannot write the image's vdso";
 		return -EFAULT;
 	}
 	return 0;

@@ -8,6 +8,8 @@
 
 #include "image_check.h"
 
+struct ckpt_why;
+
 /* Where @mm's vdso and the vvar pages below it are. */
 void ckpt_vdso_ranges(struct mm_struct *mm, u64 *vdso, u64 *vdso_size,
 		      u64 *vvar, u64 *vvar_size);
@@ -20,7 +22,7 @@ void ckpt_vdso_ranges(struct mm_struct *mm, u64 *vdso, u64 *vdso_size,
 struct ckpt_img_vdso *ckpt_vdso_capture(struct task_struct *task,
 					struct mm_struct *mm,
 					struct ckpt_img_process *proc,
-					const char **why);
+					struct ckpt_why *why);
 
 /*
  * At restart, before anything is changed: whether current's vdso is the
@@ -33,10 +35,10 @@ u8 *ckpt_vdso_check(const struct ckpt_img_process *proc,
 		    const struct ckpt_img_vdso *old,
 		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
 		    struct ckpt_img_thread *const *threads, u32 nr_threads,
-		    const char **why, char *whybuf, size_t whylen);
+		    struct ckpt_why *why);
 
 /* Once the image's memory is mapped: @text at the image's vdso address. */
 int ckpt_vdso_proxy(const struct ckpt_img_process *proc, const u8 *text,
-		    const char **why);
+		    struct ckpt_why *why);
 
 #endif /* _CKPT_VDSO_H */
