@@ -49,18 +49,51 @@
 #define CKPT_DEFAULT_TIMEOUT_MS	10000
 
 /*
+ * One checkpoint, from the ioctl's arguments to the image's last byte:
+ * what the steps below take, hold and hand on. Allocated per request;
+ * everything it references is dropped by do_checkpoint() on the way out.
+ */
+struct ckpt_cp_ctx {
+	struct ckpt_checkpoint *a;	/* the arguments; results go back here */
+	struct ckpt_why why;
+	struct task_struct *task;	/* referenced */
+	struct mm_struct *mm;		/* referenced: the program checked */
+	struct file *pagemap;		/* referenced, from the rights check */
+	unsigned int timeout;		/* ms, for the callbacks and freeze */
+	unsigned long deadline;		/* jiffies */
+	u64 t0, t1;			/* request start, every thread parked */
+	/* Only a process that runs on has a reason to wait less. */
+	bool stage;
+	struct ckpt_reg *reg;		/* libckpt's registration, if any */
+	u64 req;			/* its request id */
+	struct ckpt_freeze *fz;
+	struct task_struct **tasks;	/* per parked thread, NULL if exited */
+	struct ckpt_writer w;
+	struct ckpt_stage st;
+	/* What goes into the image. */
+	struct ckpt_img_process *proc;
+	struct ckpt_img_fs *fs;
+	struct ckpt_fds scan;
+	struct ckpt_img_signals *sigs;
+	size_t sigs_len;
+	struct ckpt_timers timers;
+	struct ckpt_img_creds *creds;
+	size_t creds_len;
+	struct ckpt_mm_capture mc;
+};
+
+/*
  * The rights of ptrace-attaching, asked of the kernel (access.c), before
  * anything is frozen or asked of the process. A process cannot checkpoint
  * itself this way: its own threads would have to park.
  */
-static int may_checkpoint(struct task_struct *task, struct file **pagemap,
-			  struct ckpt_why *why)
+static int may_checkpoint(struct ckpt_cp_ctx *ctx)
 {
-	if (same_thread_group(task, current)) {
-		why->msg = "a process cannot checkpoint itself this way";
+	if (same_thread_group(ctx->task, current)) {
+		ctx->why.msg = "a process cannot checkpoint itself this way";
 		return -EDEADLK;
 	}
-	return ckpt_access_check(task, pagemap, why);
+	return ckpt_access_check(ctx->task, &ctx->pagemap, &ctx->why);
 }
 
 /*
@@ -220,26 +253,20 @@ static int capture_process(struct task_struct *task,
 	ckpt_unlock_sighand(sighand, &flags);
 	return 0;
 }
-
-/* Everything but the staged pages and END, while the process is frozen. */
-static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
-		       struct ckpt_img_process *proc, struct ckpt_mm_capture *mc,
-		       struct ckpt_fds *scan, const struct ckpt_img_fs *fs,
-		       const struct ckpt_img_signals *sigs, size_t sigs_len,
-		       const struct ckpt_timers *timers,
-		       const struct ckpt_img_creds *creds, size_t creds_len,
-		       struct ckpt_writer *w, u32 *nr_threads,
-		       struct ckpt_stage *stage)
+/* HEADER, PROCESS and a THREAD section per live thread. */
+static int write_threads(struct ckpt_cp_ctx *ctx)
 {
+	struct ckpt_freeze *fz = ctx->fz;
 	struct ckpt_img_header hdr = {
 		.magic = CKPT_IMG_MAGIC,
 		.version = CKPT_IMG_VERSION,
 		.arch = CKPT_IMG_ARCH_X86_64,
 		.page_size = PAGE_SIZE,
-		.nr_vmas = mc->nr_vmas,
+		.nr_vmas = ctx->mc.nr_vmas,
 		.xstate_size = fz->xstate_size,
 		.created_ns = ktime_get_real_ns(),
 	};
+	struct ckpt_writer *w = &ctx->w;
 	unsigned int i;
 	int ret;
 
@@ -249,14 +276,15 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		hdr.nr_threads++;
 		hdr.xfeatures |= ckpt_xstate_bv(fz->threads[i].ts.xstate);
 	}
+	ctx->a->nr_threads = hdr.nr_threads;
 	strscpy(hdr.kernel, utsname()->release, sizeof(hdr.kernel));
 	BUILD_BUG_ON(sizeof(hdr.boot_id) != sizeof(ckpt_boot_id));
 	memcpy(hdr.boot_id, ckpt_boot_id, sizeof(hdr.boot_id));
 
 	ret = ckpt_write_sect(w, CKPT_SECT_HEADER, &hdr, sizeof(hdr), NULL, 0);
 	if (!ret)
-		ret = ckpt_write_sect(w, CKPT_SECT_PROCESS, proc, sizeof(*proc),
-				      NULL, 0);
+		ret = ckpt_write_sect(w, CKPT_SECT_PROCESS, ctx->proc,
+				      sizeof(*ctx->proc), NULL, 0);
 	for (i = 0; !ret && i < fz->nr; i++) {
 		struct ckpt_parked *p = &fz->threads[i];
 
@@ -267,11 +295,17 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 				      sizeof(p->ts.img), p->ts.xstate,
 				      fz->xstate_size);
 	}
-	if (!ret)
-		ret = ckpt_write_sect(w, CKPT_SECT_CREDS, creds, creds_len, NULL,
-				      0);
+	return ret;
+}
+
+/* What the descriptor scan found (fds.c). */
+static int write_files(struct ckpt_writer *w, struct ckpt_fds *scan)
+{
+	unsigned int i;
+	int ret = 0;
+
 	/* FILEOBJ first: FILES entries and FILEDATA name its entries. */
-	if (!ret && scan->objs.nr)
+	if (scan->objs.nr)
 		ret = ckpt_write_sect(w, CKPT_SECT_FILEOBJ, scan->objs.img,
 				      scan->objs.nr * sizeof(*scan->objs.img),
 				      NULL, 0);
@@ -291,22 +325,41 @@ static int write_image(struct task_struct *task, struct ckpt_freeze *fz,
 		ret = ckpt_write_sect(w, CKPT_SECT_EPOLL, scan->epitems,
 				      scan->nr_epitems * sizeof(*scan->epitems),
 				      NULL, 0);
+	return ret;
+}
+
+/* Everything but the staged pages and END, while the process is frozen. */
+static int write_image(struct ckpt_cp_ctx *ctx)
+{
+	struct ckpt_mm_capture *mc = &ctx->mc;
+	struct ckpt_writer *w = &ctx->w;
+	int ret;
+
+	ret = write_threads(ctx);
 	if (!ret)
-		ret = ckpt_write_sect(w, CKPT_SECT_FS, fs, sizeof(*fs), NULL, 0);
+		ret = ckpt_write_sect(w, CKPT_SECT_CREDS, ctx->creds,
+				      ctx->creds_len, NULL, 0);
 	if (!ret)
-		ret = ckpt_write_sect(w, CKPT_SECT_SIGNALS, sigs, sigs_len, NULL, 0);
-	if (!ret && timers->img)
-		ret = ckpt_write_sect(w, CKPT_SECT_TIMERS, timers->img,
-				      timers->len, NULL, 0);
+		ret = write_files(w, &ctx->scan);
+	if (!ret)
+		ret = ckpt_write_sect(w, CKPT_SECT_FS, ctx->fs, sizeof(*ctx->fs),
+				      NULL, 0);
+	if (!ret)
+		ret = ckpt_write_sect(w, CKPT_SECT_SIGNALS, ctx->sigs,
+				      ctx->sigs_len, NULL, 0);
+	if (!ret && ctx->timers.img)
+		ret = ckpt_write_sect(w, CKPT_SECT_TIMERS, ctx->timers.img,
+				      ctx->timers.len, NULL, 0);
 	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_VDSO, mc->vdso,
-				      sizeof(*mc->vdso) + proc->vdso_size, NULL, 0);
+				      sizeof(*mc->vdso) + ctx->proc->vdso_size,
+				      NULL, 0);
 	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_VMAS, mc->vmas,
 				      mc->nr_vmas * sizeof(*mc->vmas), NULL, 0);
 	if (!ret)
-		ret = ckpt_mm_write_pages(task, mc, w, stage);
-	*nr_threads = hdr.nr_threads;
+		ret = ckpt_mm_write_pages(ctx->task, mc, w,
+					  ctx->stage ? &ctx->st : NULL);
 	return ret;
 }
 
@@ -336,240 +389,299 @@ static bool runs_in(struct task_struct *task, struct mm_struct *mm)
 	return ret;
 }
 
-static int do_checkpoint(struct ckpt_checkpoint *a, struct ckpt_why *why)
+/* Killed and reaped while parked: the task has no pid of its own now. */
+static int reaped(struct ckpt_cp_ctx *ctx)
 {
-	struct ckpt_img_process *proc = NULL;
-	struct ckpt_img_fs *fs = NULL;
-	struct ckpt_img_signals *sigs = NULL;
-	struct ckpt_img_creds *creds = NULL;
-	size_t creds_len = 0;
-	struct ckpt_timers timers = {};
-	struct task_struct **tasks = NULL;
-	struct ckpt_mm_capture mc = {};
-	size_t sigs_len = 0;
-	struct ckpt_fds scan = {};
-	struct ckpt_freeze *fz = NULL;
-	struct ckpt_writer w = {};
-	struct ckpt_reg *reg = NULL;
-	struct task_struct *task;
-	struct file *pagemap = NULL;
-	struct mm_struct *mm;
-	unsigned int timeout = a->timeout_ms ?: CKPT_DEFAULT_TIMEOUT_MS;
-	unsigned long deadline = jiffies + msecs_to_jiffies(timeout);
-	u64 t0 = ktime_get_ns(), t1, req = 0;
-	/* Only a process that runs on has a reason to wait less. */
-	bool stage = !(a->flags & (CKPT_CHECKPOINT_KILL | CKPT_CHECKPOINT_STOP));
-	struct ckpt_stage st = {};
-	struct pid *pid;
-	unsigned int i;
-	int ret;
+	ckpt_whyf(&ctx->why, "pid %u exited during the checkpoint", ctx->a->pid);
+	return -ESRCH;
+}
 
-	pid = find_get_pid(a->pid);
-	task = get_pid_task(pid, PIDTYPE_TGID);
+/* The process and the memory it runs in, referenced. */
+static int get_target(struct ckpt_cp_ctx *ctx)
+{
+	struct pid *pid;
+
+	pid = find_get_pid(ctx->a->pid);
+	ctx->task = get_pid_task(pid, PIDTYPE_TGID);
 	put_pid(pid);
-	if (!task) {
-		ckpt_whyf(why, "no process with pid %u", a->pid);
+	if (!ctx->task) {
+		ckpt_whyf(&ctx->why, "no process with pid %u", ctx->a->pid);
 		return -ESRCH;
 	}
 	/*
 	 * The memory first: the rights are checked against the program that
 	 * runs in it, and one exec'ed since is found once frozen.
 	 */
-	mm = get_task_mm(task);
-	if (!mm) {
-		ckpt_whyf(why,
+	ctx->mm = get_task_mm(ctx->task);
+	if (!ctx->mm) {
+		ckpt_whyf(&ctx->why,
 			  "pid %u has no memory (kernel thread or exiting)",
-			  a->pid);
-		ret = -ESRCH;
-		goto out_put_task;
+			  ctx->a->pid);
+		put_task_struct(ctx->task);
+		return -ESRCH;
 	}
-	ret = may_checkpoint(task, &pagemap, why);
-	if (ret)
-		goto out_put_mm;
-	if (task->ptrace) {
-		why->msg = "the process is being traced";
-		ret = -EBUSY;
-		goto out_put_mm;
-	}
-	proc = kvzalloc(sizeof(*proc), GFP_KERNEL);
-	fs = kvzalloc(sizeof(*fs), GFP_KERNEL);
-	if (!proc || !fs) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	ret = ckpt_writer_init(&w, a->fd);
-	if (ret) {
-		why->msg = ret == -EBADF ?
-			   "the image descriptor is not open for writing" :
-			   "cannot compute image MACs (hmac(sha256))";
-		goto out_free;
-	}
+	return 0;
+}
+
+static void put_target(struct ckpt_cp_ctx *ctx)
+{
+	if (ctx->pagemap)
+		fput(ctx->pagemap);
+	mmput(ctx->mm);
+	put_task_struct(ctx->task);
+}
+
+/*
+ * libckpt's callbacks, the staging memory, then the freeze, all within
+ * one deadline. ctx->fz is set only once the process is frozen.
+ */
+static int freeze(struct ckpt_cp_ctx *ctx)
+{
+	int ret;
 
 	/* libckpt's thread-context callbacks run before anything is frozen. */
-	reg = ckpt_cb_find(task);
-	if (reg) {
-		ret = ckpt_cb_request(reg, a->flags, timeout, &req, why);
+	ctx->reg = ckpt_cb_find(ctx->task);
+	if (ctx->reg) {
+		ret = ckpt_cb_request(ctx->reg, ctx->a->flags, ctx->timeout,
+				      &ctx->req, &ctx->why);
 		if (ret)
-			goto out_writer;
+			return ret;
 	}
-	if (stage) {
-		ret = ckpt_stage_prepare(&st, mm);
+	if (ctx->stage) {
+		ret = ckpt_stage_prepare(&ctx->st, ctx->mm);
 		if (ret)
-			goto out_writer;
+			return ret;
 	}
 	/* The callbacks and the freeze share the timeout. */
-	if (!time_before(jiffies, deadline)) {
-		ckpt_whyf(why,
+	if (!time_before(jiffies, ctx->deadline)) {
+		ckpt_whyf(&ctx->why,
 			  "the timeout (%u ms) passed before pid %u could be frozen",
-			  timeout, a->pid);
-		ret = -ETIMEDOUT;
-		goto out_writer;
+			  ctx->timeout, ctx->a->pid);
+		return -ETIMEDOUT;
 	}
-	ret = ckpt_freeze(task, jiffies_to_msecs(deadline - jiffies), &fz, why);
+	ret = ckpt_freeze(ctx->task, jiffies_to_msecs(ctx->deadline - jiffies),
+			  &ctx->fz, &ctx->why);
 	if (ret)
-		goto out_writer;
-	t1 = ktime_get_ns();
+		return ret;
+	ctx->t1 = ktime_get_ns();
+	return 0;
+}
+
+/* The parked process: the program that was checked, every thread read. */
+static int check_parked(struct ckpt_cp_ctx *ctx)
+{
+	struct ckpt_freeze *fz = ctx->fz;
+	unsigned int i;
 
 	/* The program whose rights were checked, not one exec'ed since. */
-	if (!runs_in(task, mm)) {
-		ret = -EAGAIN;
-		ckpt_whyf(why,
+	if (!runs_in(ctx->task, ctx->mm)) {
+		ckpt_whyf(&ctx->why,
 			  "pid %d executed a program or exited during the checkpoint",
-			  task_tgid_vnr(task));
-		goto out_thaw;
+			  task_tgid_vnr(ctx->task));
+		return -EAGAIN;
 	}
-
 	for (i = 0; i < fz->nr; i++) {
 		struct ckpt_parked *p = &fz->threads[i];
 
 		if (p->exited || !p->ts.err)
 			continue;
-		ret = p->ts.err;
-		ckpt_whyf(why, "thread %d: %s", task_pid_vnr(p->task),
+		ckpt_whyf(&ctx->why, "thread %d: %s", task_pid_vnr(p->task),
 			  p->ts.why ?: "cannot capture its registers");
-		goto out_thaw;
+		return p->ts.err;
 	}
-	ret = ckpt_fds_capture(task, &scan, reg, why);
-	if (!ret)
-		ret = capture_fs(task, fs, why);
-	if (!ret)
-		ret = ckpt_exe_capture(mm, proc, task_tgid_vnr(task), why);
-	if (ret)
-		goto out_thaw;
-	tasks = kcalloc(fz->nr, sizeof(*tasks), GFP_KERNEL);
-	if (!tasks) {
-		ret = -ENOMEM;
-		goto out_thaw;
-	}
+	return 0;
+}
+
+/* Timers first: their pending signals are saved as they were. */
+static int capture_signals(struct ckpt_cp_ctx *ctx)
+{
+	struct ckpt_freeze *fz = ctx->fz;
+	unsigned int i;
+	int ret;
+
+	ctx->tasks = kcalloc(fz->nr, sizeof(*ctx->tasks), GFP_KERNEL);
+	if (!ctx->tasks)
+		return -ENOMEM;
 	for (i = 0; i < fz->nr; i++)
-		tasks[i] = fz->threads[i].exited ? NULL : fz->threads[i].task;
-	/* Timers first: their pending signals are saved as they were. */
-	ret = ckpt_capture_timers(task, tasks, fz->nr, &timers, why);
-	if (ret == -ESRCH)
-		goto out_exited;
-	if (ret)
-		goto out_thaw;
-	ret = ckpt_capture_signals(task, tasks, fz->nr, &timers, &sigs,
-				   &sigs_len, why);
-	if (ret == -ESRCH)
-		goto out_exited;
-	if (ret)
-		goto out_thaw;
-	ret = ckpt_mm_capture(task, mm, pagemap, &mc, proc, &scan.objs, why);
-	if (ret)
-		goto out_thaw;
-	ret = ckpt_fileobjs_capture(&scan.objs, task_tgid_vnr(task), why);
+		ctx->tasks[i] = fz->threads[i].exited ? NULL :
+				fz->threads[i].task;
+	ret = ckpt_capture_timers(ctx->task, ctx->tasks, fz->nr, &ctx->timers,
+				  &ctx->why);
+	if (!ret)
+		ret = ckpt_capture_signals(ctx->task, ctx->tasks, fz->nr,
+					   &ctx->timers, &ctx->sigs,
+					   &ctx->sigs_len, &ctx->why);
+	return ret == -ESRCH ? reaped(ctx) : ret;
+}
+
+/*
+ * Everything the image holds, read from the parked process; a failure
+ * names what cannot be restored, before anything is written.
+ */
+static int capture(struct ckpt_cp_ctx *ctx)
+{
+	struct task_struct *task = ctx->task;
+	int ret;
+
+	ret = check_parked(ctx);
+	if (!ret)
+		ret = ckpt_fds_capture(task, &ctx->scan, ctx->reg, &ctx->why);
+	if (!ret)
+		ret = capture_fs(task, ctx->fs, &ctx->why);
+	if (!ret)
+		ret = ckpt_exe_capture(ctx->mm, ctx->proc, task_tgid_vnr(task),
+				       &ctx->why);
+	if (!ret)
+		ret = capture_signals(ctx);
+	if (!ret)
+		ret = ckpt_mm_capture(task, ctx->mm, ctx->pagemap, &ctx->mc,
+				      ctx->proc, &ctx->scan.objs, &ctx->why);
+	if (!ret)
+		ret = ckpt_fileobjs_capture(&ctx->scan.objs,
+					    task_tgid_vnr(task), &ctx->why);
 	/* After the files: one shared with a child is named as such. */
 	if (!ret)
-		ret = check_relatives(task, why);
+		ret = check_relatives(task, &ctx->why);
 	if (!ret)
-		ret = ckpt_creds_capture(task, tasks, fz->nr, mm, &creds,
-					 &creds_len, why);
-	if (ret)
-		goto out_thaw;
-	ret = capture_process(task, proc);
-	if (ret)
-		goto out_exited;
+		ret = ckpt_creds_capture(task, ctx->tasks, ctx->fz->nr, ctx->mm,
+					 &ctx->creds, &ctx->creds_len,
+					 &ctx->why);
+	if (!ret && capture_process(task, ctx->proc))
+		ret = reaped(ctx);
+	return ret;
+}
 
-	ret = write_image(task, fz, proc, &mc, &scan, fs, sigs, sigs_len,
-			  &timers, creds, creds_len, &w, &a->nr_threads,
-			  stage ? &st : NULL);
-	if (!ret && !stage)
-		ret = finish_image(&mc, &st, &w);
-	if (ret) {
-		/* Its pages are read through the task, which may be gone. */
-		if (ret == -EIO && !runs_in(task, mm)) {
-			ckpt_whyf(why,
-				  "pid %u exited or executed a program during the checkpoint",
-				  a->pid);
-			ret = -ESRCH;
-			goto out_thaw;
-		}
-		if (!why->msg)
-			why->msg = "writing the image failed";
-		goto out_thaw;
+/* The image while frozen: all of it, or all but the staged pages. */
+static int write_frozen(struct ckpt_cp_ctx *ctx)
+{
+	int ret;
+
+	ret = write_image(ctx);
+	if (!ret && !ctx->stage)
+		ret = finish_image(&ctx->mc, &ctx->st, &ctx->w);
+	if (!ret)
+		return 0;
+	/* Its pages are read through the task, which may be gone. */
+	if (ret == -EIO && !runs_in(ctx->task, ctx->mm)) {
+		ckpt_whyf(&ctx->why,
+			  "pid %u exited or executed a program during the checkpoint",
+			  ctx->a->pid);
+		return -ESRCH;
 	}
+	if (!ctx->why.msg)
+		ctx->why.msg = "writing the image failed";
+	return ret;
+}
 
-	if (a->flags & CKPT_CHECKPOINT_KILL)
-		send_sig_info(SIGKILL, SEND_SIG_PRIV, task);
-	else if (a->flags & CKPT_CHECKPOINT_STOP)
-		send_sig_info(SIGSTOP, SEND_SIG_PRIV, task);
-	goto out_thaw;
+/*
+ * Lets the process go, after the image is complete (or failed): the
+ * callback thread's restarted call then sees the outcome. A staged image
+ * is completed after the thaw, and the callback thread waits for that.
+ */
+static int thaw(struct ckpt_cp_ctx *ctx, int ret)
+{
+	bool staged = ctx->stage && !ret;
 
-out_exited:
-	/* Killed and reaped while parked: the task has no pid of its own now. */
-	ckpt_whyf(why, "pid %u exited during the checkpoint", a->pid);
-	ret = -ESRCH;
-out_thaw:
-	/*
-	 * Before the thaw when the image is complete (or failed): the callback
-	 * thread's restarted call then sees the outcome. A staged image is
-	 * completed after the thaw, and the callback thread waits for that.
-	 */
-	if (reg && !(stage && !ret))
-		ckpt_cb_complete(reg, req, ret);
-	ckpt_thaw(fz);
-	a->frozen_ns = ktime_get_ns() - t1;
-	if (stage && !ret) {
-		ret = finish_image(&mc, &st, &w);
+	if (ctx->reg && !staged)
+		ckpt_cb_complete(ctx->reg, ctx->req, ret);
+	ckpt_thaw(ctx->fz);
+	ctx->a->frozen_ns = ktime_get_ns() - ctx->t1;
+	if (staged) {
+		ret = finish_image(&ctx->mc, &ctx->st, &ctx->w);
 		if (ret)
-			why->msg = "writing the image failed (the process runs on)";
-		if (reg)
-			ckpt_cb_complete(reg, req, ret);
+			ctx->why.msg = "writing the image failed (the process runs on)";
+		if (ctx->reg)
+			ckpt_cb_complete(ctx->reg, ctx->req, ret);
 	}
 	if (!ret) {
-		a->image_bytes = w.bytes;
-		a->nr_pages = mc.nr_stored;
+		ctx->a->image_bytes = ctx->w.bytes;
+		ctx->a->nr_pages = ctx->mc.nr_stored;
 	}
-out_writer:
-	if (reg && ret && !fz)
-		ckpt_cb_complete(reg, req, ret);
-	ckpt_cb_put(reg);
-	ckpt_writer_done(&w);
+	return ret;
+}
+
+/* From the callbacks to the thaw; any failure thaws the process untouched. */
+static int run_checkpoint(struct ckpt_cp_ctx *ctx)
+{
+	int ret;
+
+	ret = freeze(ctx);
+	if (!ret) {
+		ret = capture(ctx);
+		if (!ret)
+			ret = write_frozen(ctx);
+		if (!ret && ctx->a->flags & CKPT_CHECKPOINT_KILL)
+			send_sig_info(SIGKILL, SEND_SIG_PRIV, ctx->task);
+		else if (!ret && ctx->a->flags & CKPT_CHECKPOINT_STOP)
+			send_sig_info(SIGSTOP, SEND_SIG_PRIV, ctx->task);
+		ret = thaw(ctx, ret);
+	}
+	/* Never frozen: the callbacks' request ends here. */
+	if (ctx->reg && ret && !ctx->fz)
+		ckpt_cb_complete(ctx->reg, ctx->req, ret);
+	ckpt_cb_put(ctx->reg);
+	return ret;
+}
+
+static void free_capture(struct ckpt_cp_ctx *ctx)
+{
+	ckpt_fds_free(&ctx->scan);
+	ckpt_mm_capture_free(&ctx->mc);
+	ckpt_stage_free(&ctx->st);
+	kvfree(ctx->proc);
+	kvfree(ctx->fs);
+	kvfree(ctx->sigs);
+	kvfree(ctx->creds);
+	ckpt_timers_free(&ctx->timers);
+	kfree(ctx->tasks);
+}
+
+static int do_checkpoint(struct ckpt_cp_ctx *ctx)
+{
+	struct ckpt_checkpoint *a = ctx->a;
+	int ret;
+
+	ctx->t0 = ktime_get_ns();
+	ctx->timeout = a->timeout_ms ?: CKPT_DEFAULT_TIMEOUT_MS;
+	ctx->deadline = jiffies + msecs_to_jiffies(ctx->timeout);
+	ctx->stage = !(a->flags & (CKPT_CHECKPOINT_KILL | CKPT_CHECKPOINT_STOP));
+	ret = get_target(ctx);
+	if (ret)
+		return ret;
+	ret = may_checkpoint(ctx);
+	if (ret)
+		goto out_put;
+	if (ctx->task->ptrace) {
+		ctx->why.msg = "the process is being traced";
+		ret = -EBUSY;
+		goto out_put;
+	}
+	ret = -ENOMEM;
+	ctx->proc = kvzalloc(sizeof(*ctx->proc), GFP_KERNEL);
+	ctx->fs = kvzalloc(sizeof(*ctx->fs), GFP_KERNEL);
+	if (!ctx->proc || !ctx->fs)
+		goto out_free;
+	ret = ckpt_writer_init(&ctx->w, a->fd);
+	if (ret) {
+		ctx->why.msg = ret == -EBADF ?
+			       "the image descriptor is not open for writing" :
+			       "cannot compute image MACs (hmac(sha256))";
+		goto out_free;
+	}
+	ret = run_checkpoint(ctx);
+	ckpt_writer_done(&ctx->w);
 out_free:
-	ckpt_fds_free(&scan);
-	ckpt_mm_capture_free(&mc);
-	ckpt_stage_free(&st);
-	kvfree(proc);
-	kvfree(fs);
-	kvfree(sigs);
-	kvfree(creds);
-	ckpt_timers_free(&timers);
-	kfree(tasks);
-out_put_mm:
-	if (pagemap)
-		fput(pagemap);
-	mmput(mm);
-out_put_task:
-	put_task_struct(task);
-	a->total_ns = ktime_get_ns() - t0;
+	free_capture(ctx);
+out_put:
+	put_target(ctx);
+	a->total_ns = ktime_get_ns() - ctx->t0;
 	return ret;
 }
 
 long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg)
 {
 	struct ckpt_checkpoint a;
-	struct ckpt_why *why;
+	struct ckpt_cp_ctx *ctx;
 	long ret;
 	int i;
 
@@ -592,13 +704,14 @@ long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg)
 		return -EINVAL;
 	}
 
-	why = kzalloc(sizeof(*why), GFP_KERNEL);
-	if (!why)
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
 		return -ENOMEM;
-	ret = do_checkpoint(&a, why);
+	ctx->a = &a;
+	ret = do_checkpoint(ctx);
 	if (ret)
-		ckpt_put_errmsg(a.errmsg, a.errmsg_len, why->msg);
-	kfree(why);
+		ckpt_put_errmsg(a.errmsg, a.errmsg_len, ctx->why.msg);
+	kfree(ctx);
 	if (!ret && copy_to_user(uarg, &a, sizeof(a)))
 		ret = -EFAULT;
 	return ret;
