@@ -295,6 +295,38 @@ static void free_threads(struct image_threads *it)
 }
 
 /*
+ * One CKPT_IOC_RESTART: what do_restart() reads from the image, checks
+ * and holds until the process is the image's (or the restart failed).
+ * The per-open struct ckpt_restart_ctx outlives it: its busy flag makes
+ * this the only one on that /dev/ckpt, and the waiting threads meet it
+ * there.
+ */
+struct ckpt_restart_req {
+	struct file *dev;		/* the /dev/ckpt it runs on */
+	struct ckpt_restart_ctx *ctx;
+	const struct ckpt_restart *args;
+	struct ckpt_why why;
+	bool fatal;			/* past the point of no return */
+	struct ckpt_reader r;
+	struct path root;		/* where the image's paths start */
+	struct file *uffd;		/* a lazy restart's, referenced */
+	struct ckpt_objfiles of;
+	/* The image up to its VMAS section, read and validated. */
+	struct ckpt_img_header *hdr;
+	struct ckpt_img_process *proc;
+	struct image_threads it;
+	struct ckpt_img_timers *timers;
+	struct ckpt_img_vdso *vdso;
+	struct ckpt_img_creds *creds;
+	struct ckpt_img_vma *vmas;
+	/* What the checks made of it. */
+	struct ckpt_creds_set *cs;
+	u8 *proxy;			/* the vdso proxy, if one is needed */
+	struct file *exe;
+	struct restore_work *own;	/* the main thread's */
+};
+
+/*
  * The header's counts against what the restarter made and this machine
  * has, before anything is allocated for them: an image cannot make the
  * engine hold more than one thread section per thread the caller made.
@@ -316,13 +348,10 @@ static int check_header(const struct ckpt_img_header *hdr,
 	return 0;
 }
 
-static int read_front(struct ckpt_reader *r, const struct ckpt_restart *args,
-		      struct ckpt_img_header **hdr,
-		      struct ckpt_img_process **proc, struct image_threads *it,
-		      struct ckpt_img_timers **timers,
-		      struct ckpt_img_vdso **vdso, struct ckpt_img_creds **creds,
-		      struct ckpt_img_vma **vmas, struct ckpt_why *why)
+static int read_front(struct ckpt_restart_req *q)
 {
+	struct ckpt_reader *r = &q->r;
+	struct image_threads *it = &q->it;
 	struct ckpt_sect s;
 	void *p, *objs = NULL;
 	int ret;
@@ -330,18 +359,18 @@ static int read_front(struct ckpt_reader *r, const struct ckpt_restart *args,
 	ret = ckpt_read_sect(r, &s, &p);
 	if (ret)
 		goto bad;
-	*hdr = p;
-	ret = check_header(*hdr, args, why);
+	q->hdr = p;
+	ret = check_header(q->hdr, q->args, &q->why);
 	if (ret)
 		return ret;
 	ret = ckpt_read_sect(r, &s, &p);
 	if (ret)
 		goto bad;
-	*proc = p;
-	it->t = kcalloc((*hdr)->nr_threads, sizeof(*it->t), GFP_KERNEL_ACCOUNT);
+	q->proc = p;
+	it->t = kcalloc(q->hdr->nr_threads, sizeof(*it->t), GFP_KERNEL_ACCOUNT);
 	if (!it->t)
 		return -ENOMEM;
-	for (it->nr = 0; it->nr < (*hdr)->nr_threads; it->nr++) {
+	for (it->nr = 0; it->nr < q->hdr->nr_threads; it->nr++) {
 		ret = ckpt_read_sect(r, &s, &p);
 		if (ret)
 			goto bad;
@@ -360,11 +389,11 @@ static int read_front(struct ckpt_reader *r, const struct ckpt_restart *args,
 		if (s.type == CKPT_SECT_FILEOBJ)
 			objs = p;
 		else if (s.type == CKPT_SECT_VDSO)
-			*vdso = p;
+			q->vdso = p;
 		else if (s.type == CKPT_SECT_TIMERS)
-			*timers = p;
+			q->timers = p;
 		else if (s.type == CKPT_SECT_CREDS)
-			*creds = p;
+			q->creds = p;
 		else
 			kvfree(p);
 		ret = ckpt_read_sect(r, &s, &p);
@@ -372,10 +401,10 @@ static int read_front(struct ckpt_reader *r, const struct ckpt_restart *args,
 	kvfree(objs);
 	if (ret)
 		goto bad;
-	*vmas = p;
+	q->vmas = p;
 	return 0;
 bad:
-	why->msg = r->st.why;
+	q->why.msg = r->st.why;
 	return ret;
 }
 
@@ -560,121 +589,113 @@ static void close_obj_fds(const struct ckpt_objfiles *of)
 			close_fd(of->fds[i]);
 }
 
-static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
-		      const struct ckpt_restart *args, struct ckpt_why *why,
-		      bool *fatal)
+/*
+ * Where the image's paths open from, a lazy restart's userfaultfd and the
+ * restarter's descriptors of file objects: what the caller handed over.
+ */
+static int get_inputs(struct ckpt_restart_req *q)
 {
-	struct ckpt_img_header *hdr = NULL;
-	struct ckpt_img_process *proc = NULL;
-	struct ckpt_img_vma *vmas = NULL;
-	struct ckpt_img_vdso *vdso = NULL;
-	u8 *proxy = NULL;
-	struct ckpt_img_timers *timers = NULL;
-	struct ckpt_img_creds *creds = NULL;
-	struct ckpt_creds_set *cs = NULL;
-	struct cred *cred;
-	struct image_threads it = {};
-	struct restore_work *own = NULL;
-	struct ckpt_objfiles of = {};
-	struct file *exe = NULL, *uffd = NULL;
-	struct path root = {};
-	struct ckpt_reader r;
-	struct arrival *a;
-	bool trusted = false;
-	long left;
+	const struct ckpt_restart *args = q->args;
 	int ret;
 
-	/* Before the image is read; match_threads() checks it again. */
-	if (get_nr_threads(current) != args->nr_threads) {
-		ckpt_whyf(why,
-			  "the restarting process has %d threads, of which %u take part",
-			  get_nr_threads(current), args->nr_threads);
-		return -EINVAL;
-	}
-	ret = ckpt_reader_init(&r, args->fd);
-	if (ret) {
-		why->msg = ret == -EBADF ?
-			   "the image descriptor is not open for reading" :
-			   "cannot compute image MACs (hmac(sha256))";
+	ret = get_root(args, &q->root, &q->why);
+	if (ret)
 		return ret;
-	}
-	ret = get_root(args, &root, why);
-	if (ret)
-		goto out;
 	if (args->flags & CKPT_RESTART_LAZY) {
-		if (!S_ISREG(file_inode(r.file)->i_mode)) {
-			why->msg = "a lazy restart needs the image in a regular file";
-			ret = -EINVAL;
-			goto out;
+		if (!S_ISREG(file_inode(q->r.file)->i_mode)) {
+			q->why.msg = "a lazy restart needs the image in a regular file";
+			return -EINVAL;
 		}
-		uffd = ckpt_lazy_get(args->uffd, why);
-		if (IS_ERR(uffd)) {
-			ret = PTR_ERR(uffd);
-			uffd = NULL;
-			goto out;
+		q->uffd = ckpt_lazy_get(args->uffd, &q->why);
+		if (IS_ERR(q->uffd)) {
+			ret = PTR_ERR(q->uffd);
+			q->uffd = NULL;
+			return ret;
 		}
 	}
-	ret = ckpt_fileobj_get_files(args->obj_fds, args->nr_obj_fds, &of, why);
+	return ckpt_fileobj_get_files(args->obj_fds, args->nr_obj_fds, &q->of,
+				      &q->why);
+}
+
+/*
+ * The image up to its memory, and whether this machine and this process
+ * can take it: its MAC, the credentials to run with, XSAVE features, the
+ * vdso, the executable and the mapped files. Nothing is changed yet.
+ */
+static int check_image(struct ckpt_restart_req *q)
+{
+	struct ckpt_restart_ctx *ctx = q->ctx;
+	bool trusted = false;
+	struct cred *cred;
+	int ret;
+
+	ret = read_front(q);
+	if (!ret)
+		ret = check_auth(&q->r, q->args, &trusted, &q->why);
 	if (ret)
-		goto out;
-	ret = read_front(&r, args, &hdr, &proc, &it, &timers, &vdso, &creds,
-			 &vmas, why);
-	if (ret)
-		goto out;
-	ret = check_auth(&r, args, &trusted, why);
-	if (ret)
-		goto out;
+		return ret;
 	mutex_lock(&ctx->lock);
 	cred = ctx->creds;
 	ctx->creds = NULL;
 	mutex_unlock(&ctx->lock);
-	cs = ckpt_creds_prepare(creds, cred, trusted, why);
-	if (IS_ERR(cs)) {
-		ret = PTR_ERR(cs);
-		cs = NULL;
-		goto out;
+	q->cs = ckpt_creds_prepare(q->creds, cred, trusted, &q->why);
+	if (IS_ERR(q->cs)) {
+		ret = PTR_ERR(q->cs);
+		q->cs = NULL;
+		return ret;
 	}
-	of.same_boot = ckpt_same_boot(hdr->boot_id);
-	of.cred = ckpt_creds_cred(cs);	/* files are opened with these */
-	ret = check_machine(hdr, &it, why);
+	q->of.same_boot = ckpt_same_boot(q->hdr->boot_id);
+	q->of.cred = ckpt_creds_cred(q->cs);	/* files are opened with these */
+	ret = check_machine(q->hdr, &q->it, &q->why);
 	if (ret)
-		goto out;
-	proxy = ckpt_vdso_check(proc, vdso, vmas, hdr->nr_vmas, it.t, it.nr,
-				why);
-	if (IS_ERR(proxy)) {
-		ret = PTR_ERR(proxy);
-		proxy = NULL;
-		goto out;
+		return ret;
+	q->proxy = ckpt_vdso_check(q->proc, q->vdso, q->vmas, q->hdr->nr_vmas,
+				   q->it.t, q->it.nr, &q->why);
+	if (IS_ERR(q->proxy)) {
+		ret = PTR_ERR(q->proxy);
+		q->proxy = NULL;
+		return ret;
 	}
-	exe = ckpt_exe_open(proc, &root, of.same_boot, why);
-	if (IS_ERR(exe)) {
-		ret = PTR_ERR(exe);
-		exe = NULL;
-		goto out;
+	q->exe = ckpt_exe_open(q->proc, &q->root, q->of.same_boot, &q->why);
+	if (IS_ERR(q->exe)) {
+		ret = PTR_ERR(q->exe);
+		q->exe = NULL;
+		return ret;
 	}
-	ret = ckpt_mm_check_files(vmas, hdr->nr_vmas, &root, &of, why);
-	if (ret)
-		goto out;
+	return ckpt_mm_check_files(q->vmas, q->hdr->nr_vmas, &q->root, &q->of,
+				   &q->why);
+}
+
+/*
+ * Every thread of the restarter, matched to the image's, each given the
+ * work it will load on its way back to user mode; then the POSIX timers
+ * the restarter made, checked and set.
+ */
+static int gather_threads(struct ckpt_restart_req *q)
+{
+	struct ckpt_restart_ctx *ctx = q->ctx;
+	const struct ckpt_restart *args = q->args;
+	struct arrival *a;
+	long left;
+	int ret;
 
 	left = wait_event_killable_timeout(ctx->wq,
 			READ_ONCE(ctx->nr_arrived) == args->nr_threads - 1,
 			msecs_to_jiffies(args->timeout_ms ?: CKPT_DEFAULT_TIMEOUT_MS));
 	if (left <= 0) {
-		why->msg = "not all of the restarter's threads arrived";
-		ret = left < 0 ? left : -ETIMEDOUT;
-		goto out;
+		q->why.msg = "not all of the restarter's threads arrived";
+		return left < 0 ? left : -ETIMEDOUT;
 	}
 
-	ret = -ENOMEM;
-	ctx->tasks = kcalloc(hdr->nr_threads, sizeof(*ctx->tasks),
+	ctx->tasks = kcalloc(q->hdr->nr_threads, sizeof(*ctx->tasks),
 			     GFP_KERNEL_ACCOUNT);
-	ctx->xstates = kcalloc(hdr->nr_threads, sizeof(*ctx->xstates),
+	ctx->xstates = kcalloc(q->hdr->nr_threads, sizeof(*ctx->xstates),
 			       GFP_KERNEL_ACCOUNT);
-	own = kzalloc(sizeof(*own), GFP_KERNEL_ACCOUNT);
-	if (!ctx->tasks || !ctx->xstates || !own)
-		goto out;
+	q->own = kzalloc(sizeof(*q->own), GFP_KERNEL_ACCOUNT);
+	if (!ctx->tasks || !ctx->xstates || !q->own)
+		return -ENOMEM;
 	mutex_lock(&ctx->lock);
-	ret = match_threads(ctx, &it, why);
+	ret = match_threads(ctx, &q->it, &q->why);
 	list_for_each_entry(a, &ctx->arrivals, node) {
 		a->work = kzalloc(sizeof(*a->work), GFP_KERNEL_ACCOUNT);
 		if (!a->work) {
@@ -683,131 +704,173 @@ static int do_restart(struct file *file, struct ckpt_restart_ctx *ctx,
 		}
 		if (a->img)
 			a->work->img = *a->img;
-		a->work->creds = ckpt_creds_get(cs);
+		a->work->creds = ckpt_creds_get(q->cs);
 	}
 	mutex_unlock(&ctx->lock);
 	if (ret)
-		goto out;
-	own->img = *it.t[0];
-	own->creds = ckpt_creds_get(cs);
-	if (uffd) {
+		return ret;
+	q->own->img = *q->it.t[0];
+	q->own->creds = ckpt_creds_get(q->cs);
+	if (q->uffd) {
 		rcu_read_lock();
-		own->lazy_ppid = task_tgid_nr(rcu_dereference(current->real_parent));
+		q->own->lazy_ppid = task_tgid_nr(rcu_dereference(current->real_parent));
 		rcu_read_unlock();
 	}
-	ctx->nr_threads = hdr->nr_threads;
-	ctx->xstate_size = hdr->xstate_size;
-	ret = ckpt_timers_restore(timers, why);
-	if (ret)
-		goto out;
+	ctx->nr_threads = q->hdr->nr_threads;
+	ctx->xstate_size = q->hdr->xstate_size;
+	return ckpt_timers_restore(q->timers, &q->why);
+}
 
-	/* The point of no return. */
-	*fatal = true;
+/*
+ * Past the point of no return: the image's memory and exe file replace
+ * the restarter's, every thread's XSAVE state is written, and the main
+ * thread's work is queued. A failure from here kills the process.
+ */
+static int restore(struct ckpt_restart_req *q)
+{
+	struct ckpt_restart_ctx *ctx = q->ctx;
+	int ret;
+
+	q->fatal = true;
 	ckpt_thread_release_fpu();
-	ret = ckpt_mm_restore(&r, proc, vmas, hdr->nr_vmas, &root, &of, proxy,
-			      uffd, why);
-	if (!ret && uffd)
-		ret = ckpt_lazy_register(uffd, vmas, hdr->nr_vmas, why);
+	ret = ckpt_mm_restore(&q->r, q->proc, q->vmas, q->hdr->nr_vmas,
+			      &q->root, &q->of, q->proxy, q->uffd, &q->why);
+	if (!ret && q->uffd)
+		ret = ckpt_lazy_register(q->uffd, q->vmas, q->hdr->nr_vmas,
+					 &q->why);
 	if (ret)
-		goto out;
+		return ret;
 	/* The restarter's binary is no longer mapped: /proc/PID/exe. */
-	ckpt_exe_set(exe);
-	exe = NULL;
+	ckpt_exe_set(q->exe);
+	q->exe = NULL;
 
 	INIT_WORK(&ctx->fpu_work, fpu_work_fn);
 	queue_work(system_unbound_wq, &ctx->fpu_work);
 	flush_work(&ctx->fpu_work);
 	if (ctx->fpu_err) {
-		why->msg = "cannot load the threads' FPU state";
-		ret = ctx->fpu_err;
-		goto out;
+		q->why.msg = "cannot load the threads' FPU state";
+		return ctx->fpu_err;
 	}
 
-	ret = queue_restore(file, own);
-	if (!ret)
-		own = NULL;
-	if (!ret)
-		close_obj_fds(&of);
-out:
-	if (uffd)
-		fput(uffd);
-	ckpt_exe_put(exe);
-	ckpt_fileobj_put_files(&of);
-	if (root.mnt)
-		path_put(&root);
+	ret = queue_restore(q->dev, q->own);
+	if (!ret) {
+		q->own = NULL;
+		close_obj_fds(&q->of);
+	}
+	return ret;
+}
+
+/* Drops what the request holds, whether it succeeded or not. */
+static void put_req(struct ckpt_restart_req *q)
+{
+	struct ckpt_restart_ctx *ctx = q->ctx;
+
+	if (q->uffd)
+		fput(q->uffd);
+	ckpt_exe_put(q->exe);
+	ckpt_fileobj_put_files(&q->of);
+	if (q->root.mnt)
+		path_put(&q->root);
 	kfree(ctx->tasks);
 	kfree(ctx->xstates);
 	ctx->tasks = NULL;
 	ctx->xstates = NULL;
-	ckpt_reader_done(&r);
-	free_work(own);
-	if (cs)
-		ckpt_creds_put(cs);
-	free_threads(&it);
-	kvfree(creds);
-	kvfree(timers);
-	kvfree(vmas);
-	kvfree(vdso);
-	kvfree(proxy);
-	kvfree(proc);
-	kvfree(hdr);
+	ckpt_reader_done(&q->r);
+	free_work(q->own);
+	if (q->cs)
+		ckpt_creds_put(q->cs);
+	free_threads(&q->it);
+	kvfree(q->creds);
+	kvfree(q->timers);
+	kvfree(q->vmas);
+	kvfree(q->vdso);
+	kvfree(q->proxy);
+	kvfree(q->proc);
+	kvfree(q->hdr);
+}
+
+static int do_restart(struct ckpt_restart_req *q)
+{
+	const struct ckpt_restart *args = q->args;
+	int ret;
+
+	/* Before the image is read; match_threads() checks it again. */
+	if (get_nr_threads(current) != args->nr_threads) {
+		ckpt_whyf(&q->why,
+			  "the restarting process has %d threads, of which %u take part",
+			  get_nr_threads(current), args->nr_threads);
+		return -EINVAL;
+	}
+	ret = ckpt_reader_init(&q->r, args->fd);
+	if (ret) {
+		q->why.msg = ret == -EBADF ?
+			     "the image descriptor is not open for reading" :
+			     "cannot compute image MACs (hmac(sha256))";
+		return ret;
+	}
+	ret = get_inputs(q);
+	if (!ret)
+		ret = check_image(q);
+	if (!ret)
+		ret = gather_threads(q);
+	if (!ret)
+		ret = restore(q);
+	put_req(q);
+	return ret;
+}
+
+/* The arguments, checked before anything else: each refusal is named. */
+static int check_args(const struct ckpt_restart *args)
+{
+	const char *why = NULL;
+	int ret = -EINVAL;
+
+	if (!may_restart()) {
+		why = "restart needs CAP_CHECKPOINT_RESTORE in the initial user namespace";
+		ret = -EPERM;
+	} else if (args->timeout_ms > CKPT_TIMEOUT_MAX_MS) {
+		why = "timeout_ms is above CKPT_TIMEOUT_MAX_MS";
+	} else if (args->flags & ~__CKPT_RESTART_F_ALL || !args->nr_threads ||
+		   args->nr_threads > CKPT_IMG_MAX_THREADS ||
+		   args->nr_obj_fds > CKPT_RESTART_MAX_OBJ_FDS) {
+		why = "bad flags, thread or file object count";
+	} else if (!(args->flags & CKPT_RESTART_ROOT_FD) && args->root_fd) {
+		why = "root_fd is set without CKPT_RESTART_ROOT_FD";
+	} else if (!(args->flags & CKPT_RESTART_LAZY) && args->uffd) {
+		why = "uffd is set without CKPT_RESTART_LAZY";
+	} else if (args->reserved32 ||
+		   memchr_inv(args->reserved, 0, sizeof(args->reserved))) {
+		why = "reserved fields must be 0";
+	} else {
+		return 0;
+	}
+	ckpt_put_errmsg(args->errmsg, args->errmsg_len, why);
 	return ret;
 }
 
 long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 {
+	struct ckpt_restart_req *q;
 	struct ckpt_restart_ctx *ctx;
 	struct ckpt_restart args;
-	struct ckpt_why *why;
-	bool fatal = false;
 	int ret;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
-	if (!may_restart()) {
-		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
-				"restart needs CAP_CHECKPOINT_RESTORE in the initial user namespace");
-		return -EPERM;
-	}
-	if (args.timeout_ms > CKPT_TIMEOUT_MAX_MS) {
-		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
-				"timeout_ms is above CKPT_TIMEOUT_MAX_MS");
-		return -EINVAL;
-	}
-	if (args.flags & ~__CKPT_RESTART_F_ALL || !args.nr_threads ||
-	    args.nr_threads > CKPT_IMG_MAX_THREADS ||
-	    args.nr_obj_fds > CKPT_RESTART_MAX_OBJ_FDS) {
-		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
-				"bad flags, thread or file object count");
-		return -EINVAL;
-	}
-	if (!(args.flags & CKPT_RESTART_ROOT_FD) && args.root_fd) {
-		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
-				"root_fd is set without CKPT_RESTART_ROOT_FD");
-		return -EINVAL;
-	}
-	if (!(args.flags & CKPT_RESTART_LAZY) && args.uffd) {
-		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
-				"uffd is set without CKPT_RESTART_LAZY");
-		return -EINVAL;
-	}
-	if (args.reserved32 ||
-	    memchr_inv(args.reserved, 0, sizeof(args.reserved))) {
-		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
-				"reserved fields must be 0");
-		return -EINVAL;
-	}
+	ret = check_args(&args);
+	if (ret)
+		return ret;
 	ctx = get_ctx(file);
 	if (!ctx)
 		return -ENOMEM;
-	why = kzalloc(sizeof(*why), GFP_KERNEL);
-	if (!why)
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
 		return -ENOMEM;
 	/* One restart per open /dev/ckpt, ever: it is one process's. */
 	mutex_lock(&ctx->lock);
 	if (ctx->state || ctx->busy) {
 		mutex_unlock(&ctx->lock);
-		kfree(why);
+		kfree(q);
 		ckpt_put_errmsg(args.errmsg, args.errmsg_len,
 				"a restart already ran or runs on this /dev/ckpt descriptor");
 		return -EBUSY;
@@ -815,22 +878,25 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 	ctx->busy = true;
 	mutex_unlock(&ctx->lock);
 
-	ret = do_restart(file, ctx, &args, why, &fatal);
+	q->dev = file;
+	q->ctx = ctx;
+	q->args = &args;
+	ret = do_restart(q);
 
 	mutex_lock(&ctx->lock);
 	ctx->state = ret ? ret : 1;
 	mutex_unlock(&ctx->lock);
 	wake_up_all(&ctx->wq);
 
-	if (ret && fatal) {
+	if (ret && q->fatal) {
 		/* Nothing of the restarter is left to return to. */
-		late_error(args.err_fd, why->msg);
+		late_error(args.err_fd, q->why.msg);
 		send_sig_info(SIGKILL, SEND_SIG_PRIV, current);
 	} else if (ret) {
-		ckpt_put_errmsg(args.errmsg, args.errmsg_len, why->msg);
+		ckpt_put_errmsg(args.errmsg, args.errmsg_len, q->why.msg);
 	} else {
 		close_restarter_fds(file, &args);
 	}
-	kfree(why);
+	kfree(q);
 	return ret;
 }
