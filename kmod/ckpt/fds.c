@@ -51,6 +51,136 @@ static const struct ckpt_img_file *shares(const struct ckpt_fds *scan,
 	return NULL;
 }
 
+/* Another descriptor of a lower one's open file: its state is that one's. */
+static int record_shared(struct ckpt_img_file *f,
+			 const struct ckpt_img_file *o)
+{
+	f->kind = CKPT_FILE_SHARED;
+	f->ino = o->fd;
+	f->open_flags = o->open_flags;
+	memcpy(f->path, o->path, sizeof(f->path));
+	return 1;	/* a FIFO's, a memfd's use */
+}
+
+/* /dev/ckpt: the registration it may carry is the restarter's to make. */
+static int record_ckpt_dev(const struct ckpt_fds *scan,
+			   struct ckpt_img_file *f, struct file *file)
+{
+	strscpy(f->path, "/dev/" CKPT_DEVICE_NAME, sizeof(f->path));
+	f->kind = CKPT_FILE_CKPT_DEV;
+	f->open_flags = file->f_flags & O_ACCMODE;
+	if (file == scan->registered)
+		f->flags |= CKPT_FILE_REGISTERED;
+	return 0;
+}
+
+/* Devices whose state is nothing but being open. */
+static int record_chr(struct ckpt_img_file *f, struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	char *p;
+
+	switch (inode->i_rdev) {
+	case MKDEV(1, 3):	/* null */
+	case MKDEV(1, 5):	/* zero */
+	case MKDEV(1, 7):	/* full */
+	case MKDEV(1, 8):	/* random */
+	case MKDEV(1, 9):	/* urandom */
+		break;
+	default:
+		return -1;
+	}
+	p = d_path(&file->f_path, f->path, sizeof(f->path));
+	if (IS_ERR(p) || *p != '/')
+		return -1;
+	memmove(f->path, p, strlen(p) + 1);
+	f->kind = CKPT_FILE_CHR;
+	f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
+	f->dev = new_encode_dev(inode->i_rdev);
+	return 0;
+}
+
+/* A named pipe: reopened by path, its bytes in the image. */
+static int record_fifo(struct ckpt_img_file *f, struct file *file)
+{
+	char *p;
+
+	p = d_path(&file->f_path, f->path, sizeof(f->path));
+	if (IS_ERR(p) || ckpt_fileobj_kind(file, p) != CKPT_FILE_FIFO)
+		return -1;
+	memmove(f->path, p, strlen(p) + 1);
+	f->kind = CKPT_FILE_FIFO;
+	f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
+	return 1;
+}
+
+/* Regular files and directories, by path, flags and position. */
+static int record_path(struct ckpt_img_file *f, struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	char *p;
+
+	if (!S_ISREG(inode->i_mode) && !S_ISDIR(inode->i_mode))
+		return -1;
+	if (S_ISDIR(inode->i_mode))
+		f->kind = CKPT_FILE_DIR;
+	p = d_path(&file->f_path, f->path, sizeof(f->path));
+	if (IS_ERR(p) || *p != '/')
+		return -1;
+	if (strstr(p, " (deleted)")) {
+		/* A memfd or an unlinked file: the image carries its content. */
+		int kind = ckpt_fileobj_kind(file, p);
+
+		if (kind != CKPT_FILE_MEMFD && kind != CKPT_FILE_DELETED)
+			return -1;
+		f->kind = kind;
+	}
+	memmove(f->path, p, strlen(p) + 1);
+	f->open_flags = file->f_flags & (O_ACCMODE | O_APPEND | O_NONBLOCK |
+					 O_SYNC);
+	f->pos = file->f_pos;
+	return 1;	/* identity: after the scan */
+}
+
+/*
+ * Fills @f for @file by its kind: 1 when the file's state is read after
+ * the scan (a reference is taken), 0 when @f is all of it, -1 for a kind
+ * the engine cannot restore.
+ */
+static int record(const struct ckpt_fds *scan, struct ckpt_img_file *f,
+		  struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	const struct ckpt_img_file *o = shares(scan, file);
+	int kind;
+
+	if (o)
+		return record_shared(f, o);
+	if (ckpt_is_dev_file(file))
+		return record_ckpt_dev(scan, f, file);
+	if (S_ISCHR(inode->i_mode))
+		return record_chr(f, file);
+	if (ckpt_is_pipe(file)) {
+		f->kind = CKPT_FILE_PIPE;
+		f->ino = inode->i_ino;
+		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
+		snprintf(f->path, sizeof(f->path), "pipe:[%lu]", inode->i_ino);
+		return 1;
+	}
+	if (S_ISFIFO(inode->i_mode))
+		return record_fifo(f, file);
+	kind = ckpt_anon_kind(file);
+	if (kind >= 0) {
+		/* eventfd, signalfd, epoll: their state is read after the scan. */
+		f->kind = kind;
+		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
+		snprintf(f->path, sizeof(f->path), "anon_inode:%s",
+			 file->f_path.dentry->d_name.name);
+		return 1;
+	}
+	return record_path(f, file);
+}
+
 /*
  * Under the file table's lock: each descriptor is recorded, as another
  * descriptor of a lower one's open file, or by its kind (regular files by
@@ -62,9 +192,8 @@ static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 {
 	struct ckpt_fds *scan = (struct ckpt_fds *)arg;
 	struct inode *inode = file_inode(file);
-	const struct ckpt_img_file *o;
 	struct ckpt_img_file *f;
-	char *p;
+	int ret;
 
 	if (fd <= 2)
 		return 0;
@@ -74,119 +203,13 @@ static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 	scan->raw_ino[scan->nr] = inode->i_ino;
 	scan->raw_dev[scan->nr] = inode->i_sb->s_dev;
 	scan->seen[scan->nr] = file;
-	o = shares(scan, file);
-	if (o) {
-		/* Its state is its lower descriptor's. */
-		f->fd = fd;
-		f->kind = CKPT_FILE_SHARED;
-		f->ino = o->fd;
-		f->open_flags = o->open_flags;
-		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
-			   CKPT_FILE_CLOEXEC : 0;
-		memcpy(f->path, o->path, sizeof(f->path));
-		scan->refs[scan->nr] = get_file(file);	/* a FIFO's, a memfd's use */
-		scan->nr++;
-		return 0;
-	}
-	if (ckpt_is_dev_file(file)) {
-		strscpy(f->path, "/dev/" CKPT_DEVICE_NAME, sizeof(f->path));
-		f->fd = fd;
-		f->kind = CKPT_FILE_CKPT_DEV;
-		f->open_flags = file->f_flags & O_ACCMODE;
-		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
-			   CKPT_FILE_CLOEXEC : 0;
-		if (file == scan->registered)
-			f->flags |= CKPT_FILE_REGISTERED;
-		scan->nr++;
-		return 0;
-	}
-	if (S_ISCHR(inode->i_mode)) {
-		/* Devices whose state is nothing but being open. */
-		switch (inode->i_rdev) {
-		case MKDEV(1, 3):	/* null */
-		case MKDEV(1, 5):	/* zero */
-		case MKDEV(1, 7):	/* full */
-		case MKDEV(1, 8):	/* random */
-		case MKDEV(1, 9):	/* urandom */
-			break;
-		default:
-			goto bad;
-		}
-		p = d_path(&file->f_path, f->path, sizeof(f->path));
-		if (IS_ERR(p) || *p != '/')
-			goto bad;
-		memmove(f->path, p, strlen(p) + 1);
-		f->fd = fd;
-		f->kind = CKPT_FILE_CHR;
-		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
-		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
-			   CKPT_FILE_CLOEXEC : 0;
-		f->dev = new_encode_dev(inode->i_rdev);
-		scan->nr++;
-		return 0;
-	}
-	if (ckpt_is_pipe(file)) {
-		f->kind = CKPT_FILE_PIPE;
-		f->fd = fd;
-		f->ino = inode->i_ino;
-		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
-		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
-			   CKPT_FILE_CLOEXEC : 0;
-		snprintf(f->path, sizeof(f->path), "pipe:[%lu]", inode->i_ino);
-		scan->refs[scan->nr] = get_file(file);
-		scan->nr++;
-		return 0;
-	}
-	if (S_ISFIFO(inode->i_mode)) {
-		/* A named pipe: reopened by path, its bytes in the image. */
-		p = d_path(&file->f_path, f->path, sizeof(f->path));
-		if (IS_ERR(p) || ckpt_fileobj_kind(file, p) != CKPT_FILE_FIFO)
-			goto bad;
-		memmove(f->path, p, strlen(p) + 1);
-		f->kind = CKPT_FILE_FIFO;
-		f->fd = fd;
-		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
-		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
-			   CKPT_FILE_CLOEXEC : 0;
-		scan->refs[scan->nr] = get_file(file);
-		scan->nr++;
-		return 0;
-	}
-	if (ckpt_anon_kind(file) >= 0) {
-		/* eventfd, signalfd, epoll: their state is read after the scan. */
-		f->kind = ckpt_anon_kind(file);
-		f->fd = fd;
-		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
-		f->flags = ckpt_fd_cloexec(scan->files_table, fd) ?
-			   CKPT_FILE_CLOEXEC : 0;
-		snprintf(f->path, sizeof(f->path), "anon_inode:%s",
-			 file->f_path.dentry->d_name.name);
-		scan->refs[scan->nr] = get_file(file);
-		scan->nr++;
-		return 0;
-	}
-	if (!S_ISREG(inode->i_mode) && !S_ISDIR(inode->i_mode))
-		goto bad;
-	if (S_ISDIR(inode->i_mode))
-		f->kind = CKPT_FILE_DIR;
-	p = d_path(&file->f_path, f->path, sizeof(f->path));
-	if (IS_ERR(p) || *p != '/')
-		goto bad;
-	if (strstr(p, " (deleted)")) {
-		/* A memfd or an unlinked file: the image carries its content. */
-		int kind = ckpt_fileobj_kind(file, p);
-
-		if (kind != CKPT_FILE_MEMFD && kind != CKPT_FILE_DELETED)
-			goto bad;
-		f->kind = kind;
-	}
-	memmove(f->path, p, strlen(p) + 1);
 	f->fd = fd;
-	f->open_flags = file->f_flags & (O_ACCMODE | O_APPEND | O_NONBLOCK |
-					 O_SYNC);
 	f->flags = ckpt_fd_cloexec(scan->files_table, fd) ? CKPT_FILE_CLOEXEC : 0;
-	f->pos = file->f_pos;
-	scan->refs[scan->nr] = get_file(file);	/* identity: after the scan */
+	ret = record(scan, f, file);
+	if (ret < 0)
+		goto bad;
+	if (ret)
+		scan->refs[scan->nr] = get_file(file);
 	scan->nr++;
 	return 0;
 bad:
@@ -288,16 +311,87 @@ static int lower_kind(const struct ckpt_fds *scan, u32 i)
 	return -1;
 }
 
+/* What entry @i's file holds beyond what the scan read under the lock. */
+static int read_state(struct ckpt_fds *scan, u32 i)
+{
+	struct ckpt_img_file *f = &scan->files[i];
+	struct file *file = scan->refs[i];
+	struct kstat st;
+	int ret = 0, kind;
+
+	switch (f->kind) {
+	case CKPT_FILE_EVENTFD:
+		return ckpt_fdinfo_eventfd(file, &f->pos, &f->ino);
+	case CKPT_FILE_SIGNALFD:
+		return ckpt_fdinfo_signalfd(file, &f->dev);
+	case CKPT_FILE_TIMERFD:
+		scan->timerfds[scan->nr_timerfds].fd = f->fd;
+		ret = ckpt_fdinfo_timerfd(file,
+					  &scan->timerfds[scan->nr_timerfds]);
+		if (!ret)
+			scan->nr_timerfds++;
+		return ret;
+	case CKPT_FILE_EPOLL:
+		return ckpt_fdinfo_epoll(file, f->fd, scan->epitems,
+					 CKPT_IMG_MAX_EPITEMS, &scan->nr_epitems,
+					 scan->ep_ino, scan->ep_dev);
+	case CKPT_FILE_FIFO:
+	case CKPT_FILE_MEMFD:
+	case CKPT_FILE_DELETED:
+		/* Named by its object; checked once mappings are known. */
+		ret = ckpt_fileobj_add(&scan->objs, file, f->kind, f->path,
+				       f->fd);
+		if (ret < 0)
+			return ret;
+		f->ino = ret;
+		return 0;
+	case CKPT_FILE_SHARED:
+		/* One more descriptor of an object's open file. */
+		kind = lower_kind(scan, i);
+		if (kind >= CKPT_FILE_FIFO && kind <= CKPT_FILE_DELETED)
+			ret = ckpt_fileobj_add(&scan->objs, file, kind,
+					       f->path, f->fd);
+		return min(ret, 0);
+	default:
+		ret = vfs_getattr(&file->f_path, &st, STATX_INO,
+				  AT_STATX_SYNC_AS_STAT);
+		if (!ret) {
+			f->dev = new_encode_dev(st.dev);
+			f->ino = st.ino;
+		}
+		return ret;
+	}
+}
+
+/* Entry @i's state, or a message naming its descriptor. */
+static int file_state(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
+{
+	const struct ckpt_img_file *f = &scan->files[i];
+	int ret = read_state(scan, i);
+
+	if (ret == -ENOPKG && f->kind == CKPT_FILE_EVENTFD) {
+		ckpt_whyf(why, "fd %u is an eventfd, whose mode this engine cannot read on this kernel (%s)",
+			  f->fd, ckpt_layout_why(CKPT_LAYOUT_EVENTFD));
+		return -EOPNOTSUPP;
+	}
+	if (ret)
+		ckpt_whyf(why, "cannot read the state of fd %u (%.64s)%s",
+			  f->fd, f->path,
+			  ret != -E2BIG ? "" : f->kind == CKPT_FILE_EPOLL ?
+			  ": too many epoll items" :
+			  ": too many FIFOs, memfds and deleted files");
+	return ret;
+}
+
 /*
  * What the scan could not read under the file table's lock: the device
  * and inode numbers stat() shows (on overlayfs they are not those of the
  * inode behind the file), and the state of eventfd, signalfd and epoll
- * files.
+ * files. Drops every reference the scan took.
  */
 static int file_details(struct ckpt_fds *scan, struct ckpt_why *why)
 {
-	struct kstat st;
-	int ret = 0, kind;
+	int ret = 0;
 	u32 i;
 
 	/* Pipes first: they look at all their descriptors' files at once. */
@@ -306,74 +400,11 @@ static int file_details(struct ckpt_fds *scan, struct ckpt_why *why)
 			ret = capture_pipe(scan, i, why);
 
 	for (i = 0; i < scan->nr; i++) {
-		struct ckpt_img_file *f = &scan->files[i];
-		struct file *file = scan->refs[i];
-
-		if (!file)
+		if (!scan->refs[i])
 			continue;
-		if (ret || f->kind == CKPT_FILE_PIPE)
-			goto put;
-		switch (f->kind) {
-		case CKPT_FILE_EVENTFD:
-			ret = ckpt_fdinfo_eventfd(file, &f->pos, &f->ino);
-			if (ret == -ENOPKG) {
-				ckpt_whyf(why, "fd %u is an eventfd, whose mode this engine cannot read on this kernel (%s)",
-					  f->fd, ckpt_layout_why(CKPT_LAYOUT_EVENTFD));
-				ret = -EOPNOTSUPP;
-				goto put;
-			}
-			break;
-		case CKPT_FILE_SIGNALFD:
-			ret = ckpt_fdinfo_signalfd(file, &f->dev);
-			break;
-		case CKPT_FILE_TIMERFD:
-			scan->timerfds[scan->nr_timerfds].fd = f->fd;
-			ret = ckpt_fdinfo_timerfd(file,
-					&scan->timerfds[scan->nr_timerfds]);
-			if (!ret)
-				scan->nr_timerfds++;
-			break;
-		case CKPT_FILE_EPOLL:
-			ret = ckpt_fdinfo_epoll(file, f->fd, scan->epitems,
-						CKPT_IMG_MAX_EPITEMS,
-						&scan->nr_epitems, scan->ep_ino,
-						scan->ep_dev);
-			break;
-		case CKPT_FILE_FIFO:
-		case CKPT_FILE_MEMFD:
-		case CKPT_FILE_DELETED:
-			/* Named by its object; checked once mappings are known. */
-			ret = ckpt_fileobj_add(&scan->objs, file, f->kind,
-					       f->path, f->fd);
-			if (ret >= 0) {
-				f->ino = ret;
-				ret = 0;
-			}
-			break;
-		case CKPT_FILE_SHARED:
-			/* One more descriptor of an object's open file. */
-			kind = lower_kind(scan, i);
-			if (kind >= CKPT_FILE_FIFO && kind <= CKPT_FILE_DELETED)
-				ret = ckpt_fileobj_add(&scan->objs, file, kind,
-						       f->path, f->fd);
-			ret = min(ret, 0);
-			break;
-		default:
-			ret = vfs_getattr(&file->f_path, &st, STATX_INO,
-					  AT_STATX_SYNC_AS_STAT);
-			if (!ret) {
-				f->dev = new_encode_dev(st.dev);
-				f->ino = st.ino;
-			}
-		}
-		if (ret)
-			ckpt_whyf(why, "cannot read the state of fd %u (%.64s)%s",
-				  f->fd, f->path,
-				  ret != -E2BIG ? "" : f->kind == CKPT_FILE_EPOLL ?
-				  ": too many epoll items" :
-				  ": too many FIFOs, memfds and deleted files");
-put:
-		fput(file);
+		if (!ret && scan->files[i].kind != CKPT_FILE_PIPE)
+			ret = file_state(scan, i, why);
+		fput(scan->refs[i]);
 		scan->refs[i] = NULL;
 	}
 	if (!ret)
