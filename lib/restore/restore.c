@@ -1720,6 +1720,7 @@ static int run(struct restore *r, int *status, struct ckpt_err *err)
 		/* The child has the image; a lazy restart still reads pages. */
 		if (r->opts->lazy) {
 			close(sv[1]);
+			sv[1] = -1;
 		} else {
 			close(r->fd);
 			r->fd = -1;
@@ -1729,6 +1730,8 @@ static int run(struct restore *r, int *status, struct ckpt_err *err)
 	}
 	if (sv[0] >= 0)
 		close(sv[0]);
+	if (sv[1] >= 0)		/* a failure before the child started */
+		close(sv[1]);
 	return ret;
 }
 
