@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ struct shared {
 
 struct ckpt_request {
 	pid_t helper;
+	char tmp[4096 + 32];	/* the image's name until it is complete */
 	struct shared *sh;
 	struct ckpt_request *next;
 };
@@ -94,6 +96,18 @@ helper(const char *path, char *tmp, const struct ckpt_request_args *a,
 	__builtin_unreachable();
 }
 
+static bool request_running(void)
+{
+	struct ckpt_request *req;
+	bool running = false;
+
+	pthread_mutex_lock(&list_lock);
+	for (req = outstanding; req && !running; req = req->next)
+		running = atomic_load(&req->sh->state) == RUNNING;
+	pthread_mutex_unlock(&list_lock);
+	return running;
+}
+
 /* Yama's ptrace_scope, or -1 without Yama. */
 static int yama_scope(void)
 {
@@ -130,7 +144,7 @@ CKPT_EXPORT int ckpt_request_checkpoint(const struct ckpt_request_args *args,
 {
 	static const struct ckpt_request_args none;
 	const struct ckpt_request_args *a = args ? args : &none;
-	char path[4096], tmp[4096 + 32];
+	char path[4096];
 	struct ckpt_request *req;
 	unsigned int i;
 	pid_t pid;
@@ -150,6 +164,10 @@ CKPT_EXPORT int ckpt_request_checkpoint(const struct ckpt_request_args *args,
 	ret = ckpt_init();
 	if (ret)
 		return ret;
+	/* The engine takes one checkpoint of a process at a time, and Yama
+	 * one ptracer exception: a second helper would undo the first's. */
+	if (request_running())
+		return ckpt_fail(EBUSY, "a checkpoint this process asked for is still in progress");
 
 	if (a->path)
 		ret = snprintf(path, sizeof(path), "%s", a->path);
@@ -157,11 +175,10 @@ CKPT_EXPORT int ckpt_request_checkpoint(const struct ckpt_request_args *args,
 		ret = snprintf(path, sizeof(path), "context.%d", (int)getpid());
 	if (ret <= 0 || ret >= (int)sizeof(path))
 		return ckpt_fail(ENAMETOOLONG, "image path too long");
-	snprintf(tmp, sizeof(tmp), "%s.part", path);
-
 	req = calloc(1, sizeof(*req));
 	if (!req)
 		return ckpt_fail(ENOMEM, "out of memory");
+	snprintf(req->tmp, sizeof(req->tmp), "%s.part", path);
 	req->sh = mmap(NULL, sizeof(*req->sh), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (req->sh == MAP_FAILED) {
@@ -182,7 +199,7 @@ CKPT_EXPORT int ckpt_request_checkpoint(const struct ckpt_request_args *args,
 				 strerror(ret));
 	}
 	if (!req->helper)
-		helper(path, tmp, a, pid, req->sh);
+		helper(path, req->tmp, a, pid, req->sh);
 	if (yama_scope() == 1)
 		prctl(PR_SET_PTRACER, req->helper, 0, 0, 0);
 	atomic_store(&req->sh->go, 1);
@@ -194,16 +211,46 @@ CKPT_EXPORT int ckpt_request_checkpoint(const struct ckpt_request_args *args,
 	return ckpt_wait_checkpoint(req);
 }
 
+/*
+ * A helper that died without saying DONE (SIGKILL, the OOM killer) is an
+ * exited child still unreaped (WNOWAIT). Not our child at all means the
+ * process runs again from its image, where the callback thread is about to
+ * say RESTARTED: not a death.
+ */
+static bool helper_died(struct ckpt_request *req)
+{
+	siginfo_t si = { 0 };
+
+	if (waitid(P_PID, req->helper, &si, WEXITED | WNOHANG | WNOWAIT | __WALL))
+		return false;
+	if (si.si_pid != req->helper || atomic_load(&req->sh->state) != RUNNING)
+		return false;
+	/* Its temporary file would make every later request fail (EEXIST). */
+	unlink(req->tmp);
+	req->sh->err = ECHILD;
+	snprintf(req->sh->msg, sizeof(req->sh->msg),
+		 "the checkpoint helper (pid %d) died before it finished",
+		 (int)req->helper);
+	return true;
+}
+
 /* Returns 1 with *@ret set once the request is over (and freed), else 0. */
 static int finish(struct ckpt_request *req, const struct timespec *ts, int *ret)
 {
+	static const struct timespec slice = { 1, 0 };
 	int state = atomic_load(&req->sh->state);
 
-	/* EINTR and timeouts alike end a wait; a restart ends it with EINTR. */
+	/*
+	 * EINTR and timeouts alike end a wait; a restart ends it with EINTR.
+	 * An unbounded wait looks in on the helper every second.
+	 */
 	if (state == RUNNING) {
-		futex((_Atomic int *)&req->sh->state, FUTEX_WAIT, RUNNING, ts);
+		futex((_Atomic int *)&req->sh->state, FUTEX_WAIT, RUNNING,
+		      ts ? ts : &slice);
 		state = atomic_load(&req->sh->state);
 	}
+	if (state == RUNNING && helper_died(req))
+		state = DONE;
 	if (state == RUNNING)
 		return 0;
 	if (state == RESTARTED) {

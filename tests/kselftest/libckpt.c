@@ -468,6 +468,18 @@ static void request_target(void)
 			    poll, st.in_progress, before, ret,
 			    !access(image2, F_OK), atomic_load(&saw_left));
 			break;
+		case 'x':	/* asynchronous, held up by a section */
+			ckpt_enter_cs();
+			ret = ckpt_request_checkpoint(&args, &req);
+			if (ret)
+				ckpt_leave_cs();
+			target_say("requested %d", ret);
+			break;
+		case 'w':	/* wait for it, whatever happened to the helper */
+			ret = ckpt_wait_checkpoint(req);
+			ckpt_leave_cs();
+			target_say("wait %d %s", ret, ret < 0 ? ckpt_last_error() : "-");
+			break;
 		case 'd':	/* synchronous, inside a section: refused */
 			ckpt_enter_cs();
 			ret = ckpt_request_checkpoint(&args, NULL);
@@ -957,6 +969,54 @@ TEST_F(lib, self_requests)
 	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
 	snprintf(want, sizeof(want), "sync 1 restarts 1 from %s", image2);
 	EXPECT_STREQ(want, buf);
+	target_end(&t);
+}
+
+/* The helper, the target's one child: read from /proc. */
+static pid_t helper_of(pid_t pid)
+{
+	char path[64];
+	int child = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &child) != 1)
+		child = -1;
+	fclose(f);
+	return child;
+}
+
+TEST_F(lib, a_self_request_whose_helper_is_killed_ends_with_echild)
+{
+	struct target t = {};
+	char buf[512], want[512];
+	pid_t helper;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, request_target));
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+	/* Inside a section the helper waits in the engine: killed there. */
+	ASSERT_EQ(0, target_ask(&t, "x", buf, sizeof(buf)));
+	ASSERT_STREQ("requested 0", buf);
+	/* A second request while the first runs is refused at once. */
+	ASSERT_EQ(0, target_ask(&t, "x", buf, sizeof(buf)));
+	EXPECT_STREQ("requested -16", buf);
+	helper = helper_of(t.pid);
+	ASSERT_LT(0, helper);
+	ASSERT_EQ(0, kill(helper, SIGKILL));
+	ASSERT_EQ(0, target_ask(&t, "w", buf, sizeof(buf)));
+	snprintf(want, sizeof(want),
+		 "wait -10 the checkpoint helper (pid %d) died before it finished",
+		 helper);
+	EXPECT_STREQ(want, buf);
+	/* The process was thawed and goes on; a new request works. */
+	unlink(image2);
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	EXPECT_STREQ("sync 0 restarts 0 from -", buf);
+	unlink(image2);
 	target_end(&t);
 }
 
