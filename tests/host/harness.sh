@@ -22,7 +22,7 @@ run_vm() {
 	[ "$rc" = "$want" ] || { echo "exit status $rc, wanted $want"; return 1; }
 }
 
-ktap_plan 8
+ktap_plan 9
 ktap_check "the warning module builds" \
 	make -s -C "/lib/modules/$kver/build" M="$work/warn" modules
 
@@ -38,6 +38,16 @@ ktap_check "a guest panic fails the run" \
 	run_vm panic 125 -- sh -c 'echo c > /proc/sysrq-trigger'
 ktap_check "... and the verdict says the job did not finish" \
 	grep -q "stopped before the job finished" "$work/panic/verdict"
+
+# The guest mounts its own /tmp: a working directory (or a clone) of the
+# host's under it is bound back, not hidden.
+tmpdir=$(mktemp -d /tmp/ckpt-harness.XXXXXX)
+echo hosttmp > "$tmpdir/file"
+in_tmp() {
+	(cd "$tmpdir" && run_vm tmpcwd 0 -- grep -qx hosttmp file)
+}
+ktap_check "a working directory under the host's /tmp is there in the guest" in_tmp
+rm -rf "$tmpdir"
 
 ktap_check "a run that does not finish in time fails" \
 	run_vm timeout 125 -t 30 -- sleep 600
