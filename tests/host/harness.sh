@@ -13,14 +13,8 @@ rm -rf "$work"
 mkdir -p "$work/warn"
 ln -s "$CKPT_TOP"/vm-tests/selftest/warn/* "$work/warn/"
 
-# run_vm NAME WANT-STATUS VM-ARGS...: runs the harness, checks its status.
-run_vm() {
-	local name=$1 want=$2 rc=0
-	shift 2
-	"$vm" -q -k "$kver" -o "$work/$name" "$@" > "$work/$name.log" 2>&1 || rc=$?
-	sed 's/^/    /' "$work/$name.log"
-	[ "$rc" = "$want" ] || { echo "exit status $rc, wanted $want"; return 1; }
-}
+vm_kernel="$kver"
+. "$CKPT_TOP/vm-tests/lib/runvm.sh"
 
 ktap_plan 9
 ktap_check "the warning module builds" \

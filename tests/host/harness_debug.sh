@@ -22,14 +22,8 @@ rm -rf "$work"
 mkdir -p "$work/mod"
 ln -s "$CKPT_TOP"/vm-tests/selftest/debug/* "$work/mod/"
 
-# run_vm NAME WANT-STATUS VM-ARGS...: runs the harness, checks its status.
-run_vm() {
-	local name=$1 want=$2 rc=0
-	shift 2
-	"$vm" -q -k debug -o "$work/$name" "$@" > "$work/$name.log" 2>&1 || rc=$?
-	sed 's/^/    /' "$work/$name.log"
-	[ "$rc" = "$want" ] || { echo "exit status $rc, wanted $want"; return 1; }
-}
+vm_kernel=debug
+. "$CKPT_TOP/vm-tests/lib/runvm.sh"
 
 ktap_check "the bug module builds against the debug kernel" \
 	make -s -C "$kdir" M="$work/mod" modules
