@@ -1654,8 +1654,10 @@ static int finish(struct restore *r, pid_t pid, int errfd, int sock,
 	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
 	if (len > 0) {
+		/* The caller ends the line; lines within are the child's. */
+		while (len > 0 && buf[len - 1] == '\n')
+			len--;
 		buf[len] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
 		ret = ckpt_err_set(err, EIO, "%s: %s", r->opts->image, buf);
 	}
 	return ret;
