@@ -207,6 +207,48 @@
  *        CKPT_RESTART_UNAUTHENTICATED: then the image's ids must be the
  *        caller's own, and no credentials may be handed over (-EPERM).
  *
+ *    Process trees (Documentation/engine.md, "Process trees"):
+ *
+ *    CKPT_IOC_CHECKPOINT_TREE  _IOWR(CKPT_IOC_MAGIC, 0x0A, struct ckpt_checkpoint_tree)
+ *
+ *        Captures a process and every descendant as one consistent set:
+ *        @members[0] is the root, the others exactly its descendants (each
+ *        one's parent is a member listed before it; every child of a member,
+ *        live or zombie, is a member; -EBUSY naming the first that is not).
+ *        Each member gets the rights check of CKPT_IOC_CHECKPOINT, all
+ *        before anything is frozen; every member's libckpt callbacks run
+ *        before any member is frozen; all are frozen before any is
+ *        captured; all continue, stop or die together once every image is
+ *        written (or, continuing, staged). A failure anywhere thaws every
+ *        member untouched. Each image carries a TREE section
+ *        (linux/ckpt_image.h) and numbers its pids and tids in the root's
+ *        pid namespace; a member in another pid namespace is refused. The
+ *        standard descriptors (0-2) of a member other than the root must be
+ *        the root's own open files of the same number (they are re-attached
+ *        to the restarter's); -EOPNOTSUPP naming the member and descriptor
+ *        otherwise.
+ *
+ *        struct ckpt_tree_member {
+ *            __u32 pid;            in:  process (tgid) in the caller's pid ns
+ *            __s32 fd;             in:  its image goes here
+ *            __u32 nr_threads;     out: threads captured
+ *            __u32 reserved;       in:  must be 0
+ *            __u64 image_bytes;    out: bytes written
+ *            __u64 nr_pages;       out: memory pages stored
+ *        };
+ *        struct ckpt_checkpoint_tree {
+ *            __u64 members;        in:  struct ckpt_tree_member[nr_members]
+ *            __u32 nr_members;     in:  1 .. CKPT_TREE_MAX_MEMBERS
+ *            __u32 flags;          in:  CKPT_CHECKPOINT_*
+ *            __u32 timeout_ms;     in:  as CKPT_IOC_CHECKPOINT's, for all
+ *            __u32 errmsg_len;     in:  size of @errmsg
+ *            __u64 errmsg;         in:  user buffer for a message, or 0
+ *            __u64 frozen_ns;      out: from the first freeze to the last thaw
+ *            __u64 total_ns;       out: time the whole call took
+ *            __u8  id[16];         out: the TREE sections' id
+ *            __u64 reserved[4];    in:  must be 0
+ *        };
+ *
  * 2. The generic-netlink family CKPT_GENL_NAME, version CKPT_GENL_VERSION.
  *    Used by ckptd and administrative tools.
  *
@@ -351,6 +393,35 @@ struct ckpt_key {
 };
 
 #define CKPT_IOC_SET_KEY	_IOW(CKPT_IOC_MAGIC, 0x09, struct ckpt_key)
+
+/* Process trees */
+
+#define CKPT_TREE_MAX_MEMBERS	1024
+#define CKPT_TREE_ID_LEN	16
+
+struct ckpt_tree_member {
+	__u32 pid;
+	__s32 fd;
+	__u32 nr_threads;
+	__u32 reserved;
+	__u64 image_bytes;
+	__u64 nr_pages;
+};
+
+struct ckpt_checkpoint_tree {
+	__u64 members;
+	__u32 nr_members;
+	__u32 flags;
+	__u32 timeout_ms;
+	__u32 errmsg_len;
+	__u64 errmsg;
+	__u64 frozen_ns;
+	__u64 total_ns;
+	__u8 id[CKPT_TREE_ID_LEN];
+	__u64 reserved[4];
+};
+
+#define CKPT_IOC_CHECKPOINT_TREE	_IOWR(CKPT_IOC_MAGIC, 0x0A, struct ckpt_checkpoint_tree)
 
 /* generic netlink */
 

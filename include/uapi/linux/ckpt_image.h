@@ -13,6 +13,7 @@
  *
  *   HEADER     struct ckpt_img_header          first, exactly once
  *   PROCESS    struct ckpt_img_process         exactly once
+ *   TREE       struct ckpt_img_tree            at most once, right after PROCESS
  *   THREAD     struct ckpt_img_thread + xstate  nr_threads times, leader first
  *   CREDS      struct ckpt_img_creds + groups   exactly once, before VMAS
  *   FILES      struct ckpt_img_file[]           at most once
@@ -76,6 +77,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_TIMERS,
 	CKPT_SECT_CREDS,
 	CKPT_SECT_MAC,
+	CKPT_SECT_TREE,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -108,6 +110,28 @@ struct ckpt_img_header {
 	 * files by inode number and size alone.
 	 */
 	char boot_id[40];
+};
+
+/*
+ * A member of a process tree (CKPT_IOC_CHECKPOINT_TREE): the images of one
+ * request share @id, a random number the engine drew for it, and number
+ * their members 0 (the root) .. @nr_members - 1, parents before children.
+ * Every pid of such an image (PROCESS's pid and ppid, the THREAD tids,
+ * @pgid, @sid) is a number in the root's pid namespace, 0 for a process
+ * that namespace does not see. @parent is the index of the member that
+ * is the process's parent, CKPT_TREE_NO_PARENT for the root.
+ */
+#define CKPT_TREE_NO_PARENT	0xffffffffU
+
+struct ckpt_img_tree {
+	__u8 id[16];
+	__u32 index;
+	__u32 nr_members;	/* 1 .. 1024 */
+	__u32 parent;
+	__u32 pgid;
+	__u32 sid;
+	__u32 reserved;		/* 0 */
+	__u64 reserved2[2];	/* 0 */
 };
 
 /* signal disposition, as rt_sigaction() takes it */
