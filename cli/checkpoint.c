@@ -22,6 +22,8 @@
 
 #include "commands.h"
 #include "engine.h"
+#include "json.h"
+#include "treedir.h"
 
 /* The message of a failed checkpoint, as each step has its own. */
 static void checkpoint_failed(long pid, const char *out, const char *tmp,
@@ -51,15 +53,18 @@ static void checkpoint_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s checkpoint PID [-o IMAGE] [--stop|--kill] [--timeout SECONDS] [--json]\n"
+		"       %s checkpoint --tree PID [-o DIR] [--stop|--kill] [--timeout SECONDS] [--json]\n"
 		"Captures process PID (all its threads) into IMAGE (default ckpt-PID.img;\n"
 		"'-' writes to standard output). The process continues, unless --stop\n"
-		"leaves it stopped (SIGSTOP) or --kill ends it once captured.\n",
-		prog);
+		"leaves it stopped (SIGSTOP) or --kill ends it once captured.\n"
+		"With --tree, PID and all its descendants, frozen together, into the new\n"
+		"directory DIR (default ckpt-tree-PID): one image per process and a manifest.\n",
+		prog, prog);
 }
 
 /* Options and PID into @a, @out, @json: -1 to go on, else the exit status. */
 static int checkpoint_parse(int argc, char **argv, struct ckpt_checkpoint *a,
-			    const char **out, bool *json)
+			    const char **out, bool *json, bool *tree)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -67,6 +72,7 @@ static int checkpoint_parse(int argc, char **argv, struct ckpt_checkpoint *a,
 		{ "kill", no_argument, NULL, 'k' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "tree", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -98,6 +104,9 @@ static int checkpoint_parse(int argc, char **argv, struct ckpt_checkpoint *a,
 		case 'j':
 			*json = true;
 			break;
+		case 'T':
+			*tree = true;
+			break;
 		case 'h':
 			checkpoint_usage(stdout);
 			return 0;
@@ -126,17 +135,109 @@ static int checkpoint_parse(int argc, char **argv, struct ckpt_checkpoint *a,
 	return -1;
 }
 
+/* One figure of the tree's report, as text or as a JSON member. */
+static void print_num(FILE *f, bool json, const char *key, const char *text,
+		      unsigned long long v)
+{
+	if (json)
+		fprintf(f, "\"%s\":%llu,", key, v);
+	else
+		fprintf(f, text, v);
+}
+
+static void tree_report(FILE *f, bool json, const char *dir,
+			const struct ckpt_tree *t,
+			const struct ckpt_tree_member *m,
+			const struct ckpt_checkpoint_tree *a)
+{
+	unsigned long long thr = 0, pages = 0, bytes = 0;
+	uint32_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		thr += m[i].nr_threads;
+		pages += m[i].nr_pages;
+		bytes += m[i].image_bytes;
+	}
+	if (json) {
+		fprintf(f, "{\"root\":%d,\"dir\":", (int)t->m[0].pid);
+		json_string(f, dir);
+		fputc(',', f);
+	} else {
+		fprintf(f, "tree of pid %d: ", (int)t->m[0].pid);
+	}
+	print_num(f, json, "processes", "%llu processes, ", t->nr);
+	print_num(f, json, "threads", "%llu threads, ", thr);
+	print_num(f, json, "pages", "%llu pages, ", pages);
+	print_num(f, json, "bytes", "%llu bytes, ", bytes);
+	print_num(f, json, "frozen_ns", "frozen %llu ns", a->frozen_ns);
+	print_num(f, json, "total_ns", ", %llu ns in all", a->total_ns);
+	fprintf(f, json ? "\"members\":[" : " -> %s\n", dir);
+	for (i = 0; i < t->nr; i++) {
+		if (json)
+			fprintf(f, "%s{\"pid\":%d,\"parent\":%d,", i ? "," : "",
+				(int)t->m[i].pid,
+				i ? (int)t->m[t->m[i].parent].pid : 0);
+		else if (i)
+			fprintf(f, "  pid %d (child of %d): ", (int)t->m[i].pid,
+				(int)t->m[t->m[i].parent].pid);
+		else
+			fprintf(f, "  pid %d (root): ", (int)t->m[i].pid);
+		print_num(f, json, "threads", "%llu thread(s), ", m[i].nr_threads);
+		print_num(f, json, "pages", "%llu pages, ", m[i].nr_pages);
+		if (json)
+			fprintf(f, "\"bytes\":%llu}", (unsigned long long)m[i].image_bytes);
+		else
+			fprintf(f, "%llu bytes\n", (unsigned long long)m[i].image_bytes);
+	}
+	if (json)
+		fputs("]}\n", f);
+}
+
+/* ckpt checkpoint --tree: the tree of @a->pid into the directory @out. */
+static int checkpoint_tree(int dev, const struct ckpt_checkpoint *a,
+			   const char *out, bool json)
+{
+	struct ckpt_checkpoint_tree ta = {
+		.flags = a->flags,
+		.timeout_ms = a->timeout_ms,
+	};
+	struct ckpt_tree_member *m = NULL;
+	struct ckpt_tree t;
+	struct ckpt_err err;
+	char def[64];
+	int ret;
+
+	if (!out) {
+		snprintf(def, sizeof(def), "ckpt-tree-%u", a->pid);
+		out = def;
+	}
+	if (!strcmp(out, "-")) {
+		fprintf(stderr, "%s checkpoint: a tree goes to a directory, not to standard output\n",
+			prog);
+		return 1;
+	}
+	ret = ckpt_tree_checkpoint(dev, &ta, a->pid, out, &t, &m, &err);
+	if (ret)
+		fprintf(stderr, "%s checkpoint: tree of pid %u: %s\n", prog,
+			a->pid, err.msg);
+	else
+		tree_report(stdout, json, out, &t, m, &ta);
+	free(m);
+	ckpt_tree_free(&t);
+	return !!ret;
+}
+
 int cmd_checkpoint(int argc, char **argv)
 {
 	struct ckpt_checkpoint a = {};
 	char tmp[PATH_MAX], def[64], msg[256] = "";
 	const char *out = NULL;
-	bool json = false, to_stdout;
+	bool json = false, tree = false, to_stdout;
 	enum ckpt_dev_step step;
 	long pid;
 	int dev, ret;
 
-	ret = checkpoint_parse(argc, argv, &a, &out, &json);
+	ret = checkpoint_parse(argc, argv, &a, &out, &json, &tree);
 	if (ret >= 0)
 		return ret;
 	pid = a.pid;
@@ -146,6 +247,11 @@ int cmd_checkpoint(int argc, char **argv)
 		fprintf(stderr, "%s checkpoint: engine not loaded: %s: %s\n",
 			prog, ckpt_dev_path(), strerror(-dev));
 		return 1;
+	}
+	if (tree) {
+		ret = checkpoint_tree(dev, &a, out, json);
+		close(dev);
+		return ret;
 	}
 
 	if (!out) {

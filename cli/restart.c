@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ckpt restart IMAGE: continue the process saved in IMAGE.
+ * ckpt restart IMAGE|DIR: continue the process saved in IMAGE, or the
+ * process tree saved in DIR.
  *
  * Parses the options, hands them to the restorer (lib/restore, restore.h)
  * and prints what it says. Like BLCR's cr_restart, the command stays the
@@ -32,7 +33,10 @@ static void restart_usage(FILE *f)
 		"behind (needs CAP_SYS_PTRACE and IMAGE a regular file; the process\n"
 		"dies with this command until then). --verbose says how it went.\n"
 		"An image must carry the engine's MAC (the engine's key, see ckpt key);\n"
-		"--unauthenticated restarts one without, and then only as yourself.\n",
+		"--unauthenticated restarts one without, and then only as yourself.\n"
+		"IMAGE a directory of ckpt checkpoint --tree restarts the whole tree,\n"
+		"with its pids, in a pid namespace of its own; this command exits with\n"
+		"the root's status and passes the signals it is sent on to the root.\n",
 		prog);
 }
 
@@ -54,7 +58,10 @@ int cmd_restart(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct ckpt_restore_opts o = { .note = restart_note };
+	struct ckpt_restore_opts o = {
+		.note = restart_note,
+		.forward_signals = true,
+	};
 	struct ckpt_err err;
 	int c, status;
 	char *end;

@@ -135,6 +135,11 @@ unlink_tmp:
 	return -err;
 }
 
+int ckpt_dev_checkpoint_tree(int dev, struct ckpt_checkpoint_tree *a)
+{
+	return ioctl(dev, CKPT_IOC_CHECKPOINT_TREE, a) < 0 ? fail() : 0;
+}
+
 int ckpt_dev_restart(int dev, struct ckpt_restart *a)
 {
 	return ioctl(dev, CKPT_IOC_RESTART, a) < 0 ? fail() : 0;

@@ -46,6 +46,9 @@ int ckpt_dev_cb_ready(int dev, struct ckpt_cb_ready *rd);
 /* CKPT_IOC_CHECKPOINT of @a (its fd set by the caller) on @dev. */
 int ckpt_dev_checkpoint(int dev, struct ckpt_checkpoint *a);
 
+/* CKPT_IOC_CHECKPOINT_TREE of @a (its members' fds set by the caller) on @dev. */
+int ckpt_dev_checkpoint_tree(int dev, struct ckpt_checkpoint_tree *a);
+
 /* Where ckpt_dev_checkpoint_to() stopped, for the caller's message. */
 enum ckpt_dev_step {
 	CKPT_DEV_CREATE,	/* creating the temporary file */

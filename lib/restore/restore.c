@@ -54,6 +54,7 @@
 #include "image.h"
 #include "lazy.h"
 #include "restore.h"
+#include "restore_int.h"
 
 #define THREAD_STACK	(64 * 1024)
 
@@ -63,31 +64,6 @@ struct clone3_args {
 	uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
 };
 
-/*
- * One restart: what the parent learns and the child inherits. No state
- * lives outside it, so a program may restart more than one image.
- */
-struct restore {
-	const struct ckpt_restore_opts *opts;
-	struct ckpt_image img;
-	struct lazy lz;			/* --lazy: the pages to serve */
-	char *source;			/* told to libckpt: restarted from */
-	/*
-	 * Whether the image was made on this boot (its header's boot id):
-	 * device numbers mean something only within one boot, so elsewhere
-	 * (another node, another kernel, a reboot) files are known by inode
-	 * number alone.
-	 */
-	bool same_boot;
-	unsigned int read_flags;	/* CKPT_IMAGE_* for ckpt_image_read() */
-	unsigned int flags;		/* CKPT_RESTART_* */
-	int fd, dev;			/* the image, /dev/ckpt */
-	int errpipe;			/* child: where its failure goes */
-	int lazy_sock;			/* child, --lazy: where its uffd goes; else -1 */
-	int *obj_fds;			/* child: the file objects' descriptors */
-	char *chunk_buf;		/* child: file data on its way */
-	pid_t restarter;
-};
 
 static bool this_boot(const char *boot_id)
 {
@@ -117,8 +93,9 @@ child_fail(const struct restore *r, const char *fmt, ...)
 	va_list ap;
 	int len;
 
+	len = r->member ? snprintf(buf, sizeof(buf), "pid %d: ", r->member) : 0;
 	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf), fmt, ap);
+	len += vsnprintf(buf + len, sizeof(buf) - len, fmt, ap);
 	va_end(ap);
 	if (len > (int)sizeof(buf) - 2)
 		len = sizeof(buf) - 2;
@@ -1342,6 +1319,10 @@ static void restore_all_files(struct restore *r, int *uffd)
 		r->fd = move_fd(r, r->fd, above);
 		r->dev = move_fd(r, r->dev, above);
 		r->errpipe = move_fd(r, r->errpipe, above);
+		if (r->go_fd >= 0) {
+			r->go_fd = move_fd(r, r->go_fd, above);
+			r->ready_fd = move_fd(r, r->ready_fd, above);
+		}
 		if (*uffd >= 0)
 			*uffd = move_fd(r, *uffd, above);
 		make_objects(r, r->fd, above);
@@ -1386,8 +1367,29 @@ hand_over(struct restore *r, int root, int uffd)
 	child_fail(r, "%s (%s)", *msg ? msg : "the engine refused", strerror(errno));
 }
 
+/*
+ * A tree's member waits here until every member is as far: then none has
+ * made its threads (which wait for the hand-over only so long), and
+ * whatever failed so far failed before any member runs its own code.
+ */
+static void tree_barrier(struct restore *r)
+{
+	char c = 0;
+
+	if (r->go_fd < 0)
+		return;
+	if (write(r->ready_fd, &c, 1) != 1)
+		child_fail(r, "cannot tell the restarter it is ready: %s",
+			   strerror(errno));
+	if (read(r->go_fd, &c, 1) != 1)
+		_exit(1);	/* another member failed: the restarter says why */
+	close(r->go_fd);
+	close(r->ready_fd);
+	r->go_fd = r->ready_fd = -1;
+}
+
 /* The child, with the image's pid: becomes the image's process. */
-static void __attribute__((noreturn)) child(struct restore *r)
+void restore_child(struct restore *r)
 {
 	const struct ckpt_image *img = &r->img;
 	struct thread_arg *targs;
@@ -1397,9 +1399,10 @@ static void __attribute__((noreturn)) child(struct restore *r)
 	if (r->lazy_sock >= 0)
 		uffd = lazy_child(r);
 	{
-		int keep[] = { r->fd, r->dev, r->errpipe, uffd };
+		int keep[] = { r->fd, r->dev, r->errpipe, uffd, r->ready_fd,
+			       r->go_fd };
 
-		close_inherited(keep, 4);
+		close_inherited(keep, 6);
 	}
 
 	/*
@@ -1422,6 +1425,7 @@ static void __attribute__((noreturn)) child(struct restore *r)
 	move_vdso(r);
 	/* Last of what uses paths (move_vdso() reads /proc/self/maps). */
 	root = restore_root(r);
+	tree_barrier(r);
 	make_threads(r, targs);
 	restore_signals(r);
 	make_timers(r);
@@ -1616,8 +1620,7 @@ static int read_image(struct restore *r, struct ckpt_err *err)
 	return 0;
 }
 
-/* Drops what the restart holds: the image, /dev/ckpt, the lazy pages. */
-static void restore_free(struct restore *r)
+void restore_free(struct restore *r)
 {
 	if (r->fd >= 0)
 		close(r->fd);
@@ -1692,9 +1695,26 @@ static pid_t spawn(struct restore *r, int pipefd[2], int sv[2],
 			close(sv[0]);
 			r->lazy_sock = sv[1];
 		}
-		child(r);
+		restore_child(r);
 	}
 	return pid;
+}
+
+int restore_prepare(struct restore *r, struct ckpt_err *err)
+{
+	int ret = 0;
+
+	if (r->fd < 0)
+		ret = open_image(r, err);
+	if (!ret)
+		ret = read_image(r, err);
+	if (ret)
+		return ret;
+	r->dev = ckpt_dev_open(O_RDWR);
+	if (r->dev < 0)
+		return ckpt_err_set(err, -r->dev, "engine not loaded: %s: %s",
+				    ckpt_dev_path(), strerror(-r->dev));
+	return 0;
 }
 
 /* Everything up to the child's start; then the child and the parent. */
@@ -1707,13 +1727,7 @@ static int run(struct restore *r, int *status, struct ckpt_err *err)
 	if (!ret && r->opts->lazy)
 		ret = prepare_lazy(r, sv, err);
 	if (!ret)
-		ret = read_image(r, err);
-	if (!ret) {
-		r->dev = ckpt_dev_open(O_RDWR);
-		if (r->dev < 0)
-			ret = ckpt_err_set(err, -r->dev, "engine not loaded: %s: %s",
-					   ckpt_dev_path(), strerror(-r->dev));
-	}
+		ret = restore_prepare(r, err);
 	if (!ret && pipe2(pipefd, O_CLOEXEC))
 		ret = ckpt_err_set(err, errno, "pipe: %s", strerror(errno));
 	if (!ret) {
@@ -1737,26 +1751,33 @@ static int run(struct restore *r, int *status, struct ckpt_err *err)
 	return ret;
 }
 
+void restore_init(struct restore *r, const struct ckpt_restore_opts *opts)
+{
+	memset(r, 0, sizeof(*r));
+	r->opts = opts;
+	r->fd = r->dev = r->errpipe = r->lazy_sock = -1;
+	r->ready_fd = r->go_fd = -1;
+	r->restarter = getpid();
+	if (opts->no_verify)
+		r->read_flags = CKPT_IMAGE_TO_VMAS;
+	if (opts->unauthenticated)
+		r->flags |= CKPT_RESTART_UNAUTHENTICATED;
+	ckpt_image_init(&r->img);
+}
+
 int ckpt_restore(const struct ckpt_restore_opts *opts, int *status,
 		 struct ckpt_err *err)
 {
-	struct restore r = {
-		.opts = opts,
-		.fd = -1,
-		.dev = -1,
-		.errpipe = -1,
-		.lazy_sock = -1,
-		.restarter = getpid(),
-	};
+	struct restore r;
+	struct stat st;
 	int ret;
 
 	if (opts->lazy && opts->no_verify)
 		return ckpt_err_set(err, EINVAL, "--lazy brings pages in from the image as verified before the restart: it cannot go with --no-verify");
-	if (opts->no_verify)
-		r.read_flags = CKPT_IMAGE_TO_VMAS;
-	if (opts->unauthenticated)
-		r.flags |= CKPT_RESTART_UNAUTHENTICATED;
-	ckpt_image_init(&r.img);
+	if (strcmp(opts->image, "-") && !stat(opts->image, &st) &&
+	    S_ISDIR(st.st_mode))
+		return ckpt_restore_tree(opts, status, err);
+	restore_init(&r, opts);
 	ret = run(&r, status, err);
 	restore_free(&r);
 	return ret;

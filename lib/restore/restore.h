@@ -29,6 +29,12 @@ struct ckpt_restore_opts {
 	bool verbose;			/* lazy: say how it went, through note */
 	bool unauthenticated;		/* an image without the engine's MAC */
 	/*
+	 * A tree: signals sent to the caller (by a process, not a terminal)
+	 * while the tree runs go to its root. For a command in the
+	 * foreground, not for a daemon.
+	 */
+	bool forward_signals;
+	/*
 	 * Messages for the user that are not the error returned: warnings,
 	 * --verbose statistics, what led to a failed lazy restart. Called
 	 * as they happen, from the calling process only; NULL drops them.
@@ -41,6 +47,10 @@ struct ckpt_restore_opts {
  * Restarts the process in @opts->image as a child of the caller and waits
  * for it: 0 with *@status its wait status (as waitpid() gives it), or
  * -errno with @err saying why (nothing of the process is left then).
+ * A directory is a process tree's (ckpt checkpoint --tree): the tree is
+ * restarted in a pid namespace of its own, under a small init that is the
+ * caller's child, and *@status is the root's; members the root leaves
+ * behind run on under that init after the call returns.
  */
 int ckpt_restore(const struct ckpt_restore_opts *opts, int *status,
 		 struct ckpt_err *err);

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Inside the restorer: one process's restart (restore.c), as the tree
+ * restart (tree.c) drives it for each member.
+ */
+#ifndef _CKPT_RESTORE_INT_H
+#define _CKPT_RESTORE_INT_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "image.h"
+#include "lazy.h"
+#include "restore.h"
+
+/*
+ * One restart: what the parent learns and the child inherits. No state
+ * lives outside it, so a program may restart more than one image.
+ */
+struct restore {
+	const struct ckpt_restore_opts *opts;
+	struct ckpt_image img;
+	struct lazy lz;			/* --lazy: the pages to serve */
+	char *source;			/* told to libckpt: restarted from */
+	/*
+	 * Whether the image was made on this boot (its header's boot id):
+	 * device numbers mean something only within one boot, so elsewhere
+	 * (another node, another kernel, a reboot) files are known by inode
+	 * number alone.
+	 */
+	bool same_boot;
+	unsigned int read_flags;	/* CKPT_IMAGE_* for ckpt_image_read() */
+	unsigned int flags;		/* CKPT_RESTART_* */
+	int fd, dev;			/* the image, /dev/ckpt */
+	int errpipe;			/* child: where its failure goes */
+	int lazy_sock;			/* child, --lazy: where its uffd goes; else -1 */
+	int *obj_fds;			/* child: the file objects' descriptors */
+	char *chunk_buf;		/* child: file data on its way */
+	pid_t restarter;
+	/*
+	 * A member of a tree (tree.c): its pid named in failures, and the
+	 * barrier every member reaches before any is handed over: one byte
+	 * written to @ready_fd, then one read from @go_fd (EOF: give up).
+	 * -1 and 0 for a single process.
+	 */
+	pid_t member;
+	int ready_fd, go_fd;
+};
+
+/* @r ready for @opts, holding nothing yet. */
+void restore_init(struct restore *r, const struct ckpt_restore_opts *opts);
+
+/*
+ * Opens and verifies the image, then opens /dev/ckpt: everything up to
+ * the process's start. 0 or -errno with @err.
+ */
+int restore_prepare(struct restore *r, struct ckpt_err *err);
+
+/* In a process with the image's pid: becomes the image's process. */
+void restore_child(struct restore *r) __attribute__((noreturn));
+
+/* Drops what the restart holds: the image, /dev/ckpt, the lazy pages. */
+void restore_free(struct restore *r);
+
+/* Restarts the tree in the directory @opts->image (tree.c). */
+int ckpt_restore_tree(const struct ckpt_restore_opts *opts, int *status,
+		      struct ckpt_err *err);
+
+#endif /* _CKPT_RESTORE_INT_H */

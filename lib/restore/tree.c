@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Restarting a process tree from its directory (treedir.h).
+ *
+ * Every image is read and verified first, and must agree with the
+ * manifest and with the others (one id, its place, its parent). Then the
+ * tree is rebuilt in a new pid namespace, where its old pids are free
+ * whatever runs on the machine now (Documentation/decisions.md, "Process
+ * trees restart in a pid namespace of their own"): the restarter forks a
+ * small init, pid 1 of the namespace, which forks the root with the root's
+ * pid; every member forks its own children with their pids, so that
+ * parents and children are as they were, and then restarts itself as a
+ * single process restarts (restore.c). Every member waits at one barrier
+ * before its threads are made and the engine takes it over, so a failure
+ * up to there (a damaged image, a file that cannot be opened, a limit)
+ * leaves no member running: the restarter kills the namespace. The init
+ * stays to reap what the tree leaves to it, reports the root's wait
+ * status to the restarter and forwards the signals the restarter is sent.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "restore_int.h"
+#include "treedir.h"
+
+/* How long the members have to reach the barrier and to be handed over. */
+#define TREE_READY_MS	60000
+
+struct clone3_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+	uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+
+/* One tree's restart: the restarter's, and what every member inherits. */
+struct tree_restart {
+	const struct ckpt_restore_opts *opts;
+	struct ckpt_tree t;
+	struct ckpt_restore_opts *mopts;	/* [nr]: each member's image */
+	char (*paths)[PATH_MAX];		/* [nr] */
+	struct restore *r;			/* [nr] */
+	int errpipe[2], ready[2], go[2], status[2];
+	pid_t holder;				/* in the restarter's namespace */
+};
+
+static volatile sig_atomic_t forward_to;	/* a pid, or 0 */
+
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	/* What a terminal sends reaches the tree's foreground members itself. */
+	if (forward_to && si->si_code != SI_KERNEL)
+		kill(forward_to, sig);
+}
+
+static const int forwarded[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP,
+};
+
+static void forward_signals(pid_t to, bool on)
+{
+	struct sigaction sa = { .sa_flags = SA_SIGINFO };
+	size_t i;
+
+	forward_to = to;
+	sa.sa_sigaction = forward;
+	if (!on)
+		sa.sa_handler = SIG_DFL;
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, NULL);
+}
+
+static pid_t clone_pid(pid_t want, uint64_t flags, int exit_signal)
+{
+	struct clone3_args ca = {
+		.flags = flags,
+		.exit_signal = exit_signal,
+		.set_tid = (unsigned long)&want,
+		.set_tid_size = want ? 1 : 0,
+	};
+
+	fflush(NULL);
+	return syscall(SYS_clone3, &ca, sizeof(ca));
+}
+
+/* In a member or the init: says why, and leaves. */
+static void __attribute__((noreturn, format(printf, 2, 3)))
+tree_fail(struct tree_restart *tr, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (len > (int)sizeof(buf) - 2)
+		len = sizeof(buf) - 2;
+	buf[len++] = '\n';
+	if (write(tr->errpipe[1], buf, len) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+/* Member @i's process group and session, where the tree had them. */
+static void join_groups(struct tree_restart *tr, uint32_t i)
+{
+	const struct ckpt_img_tree *tree = &tr->r[i].img.tree;
+	pid_t pid = tr->t.m[i].pid;
+	uint32_t j;
+
+	if (tree->sid == (uint32_t)pid) {
+		if (setsid() < 0)
+			tree_fail(tr, "pid %d: cannot lead its session again: %s",
+				  pid, strerror(errno));
+		return;
+	}
+	if (tree->pgid == (uint32_t)pid) {
+		if (setpgid(0, 0))
+			tree_fail(tr, "pid %d: cannot lead its process group again: %s",
+				  pid, strerror(errno));
+		return;
+	}
+	/* A group another member leads; else it stays in the restarter's. */
+	for (j = 0; j < tr->t.nr; j++)
+		if (tr->t.m[j].pid == (pid_t)tree->pgid && j != i &&
+		    setpgid(0, tree->pgid))
+			tree_fail(tr, "pid %d: cannot join process group %u: %s",
+				  pid, tree->pgid, strerror(errno));
+}
+
+static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i);
+
+/* Member @i's children, each with its pid; they go on as members. */
+static void make_children(struct tree_restart *tr, uint32_t i)
+{
+	uint32_t j;
+	pid_t pid;
+	int sig;
+
+	for (j = i + 1; j < tr->t.nr; j++) {
+		if (tr->t.m[j].parent != i)
+			continue;
+		sig = tr->r[j].img.proc.exit_signal;
+		pid = clone_pid(tr->t.m[j].pid, 0, sig > 0 && sig < 65 ? sig : 0);
+		if (pid < 0)
+			tree_fail(tr, "cannot create pid %d: %s", tr->t.m[j].pid,
+				  strerror(errno));
+		if (!pid)
+			member(tr, j);
+	}
+}
+
+/* Member @i, with its pid and parent: its children, then itself. */
+static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i)
+{
+	struct restore *r = &tr->r[i];
+
+	forward_signals(0, false);
+	join_groups(tr, i);
+	make_children(tr, i);
+	r->member = tr->t.m[i].pid;
+	r->errpipe = tr->errpipe[1];
+	r->ready_fd = tr->ready[1];
+	r->go_fd = tr->go[0];
+	restore_child(r);
+}
+
+/*
+ * pid 1 of the tree's namespace: forks the root, then reaps whatever ends
+ * there until nothing is left, the root's status going to the restarter.
+ */
+static void __attribute__((noreturn)) holder(struct tree_restart *tr)
+{
+	pid_t root = tr->t.m[0].pid, pid;
+	uint32_t i;
+	int st;
+
+	close(tr->errpipe[0]);
+	close(tr->ready[0]);
+	close(tr->go[1]);
+	close(tr->status[0]);
+	forward_signals(root, true);
+	pid = clone_pid(root, 0, SIGCHLD);
+	if (pid < 0)
+		tree_fail(tr, "cannot create pid %d: %s", root, strerror(errno));
+	if (!pid)
+		member(tr, 0);
+	for (i = 0; i < tr->t.nr; i++) {
+		close(tr->r[i].fd);
+		close(tr->r[i].dev);
+	}
+	close(tr->errpipe[1]);
+	close(tr->ready[1]);
+	close(tr->go[0]);
+	for (;;) {
+		pid = waitpid(-1, &st, __WALL);
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			_exit(0);
+		if (pid == root && write(tr->status[1], &st, sizeof(st)) < 0)
+			_exit(2);
+	}
+}
+
+/* Member @i's image against the manifest and the root's: one tree. */
+static int check_member(struct tree_restart *tr, uint32_t i,
+			struct ckpt_err *err)
+{
+	const struct ckpt_image *img = &tr->r[i].img;
+	const struct ckpt_tree_member_ent *m = &tr->t.m[i];
+	const char *path = tr->paths[i];
+
+	if (!img->has_tree)
+		return ckpt_err_set(err, EINVAL, "%s: not the image of a tree's member (no TREE section)",
+				    path);
+	if (memcmp(img->tree.id, tr->t.id, sizeof(tr->t.id)))
+		return ckpt_err_set(err, EINVAL, "%s: from another checkpoint than the manifest (tree id differs)",
+				    path);
+	if (img->tree.index != i || img->tree.nr_members != tr->t.nr ||
+	    img->tree.parent != m->parent || img->proc.pid != (uint32_t)m->pid)
+		return ckpt_err_set(err, EINVAL, "%s: its place in the tree is not the manifest's (member %u of %u, parent %d, pid %u)",
+				    path, img->tree.index, img->tree.nr_members,
+				    (int)img->tree.parent, img->proc.pid);
+	if (i && img->proc.ppid != (uint32_t)tr->t.m[m->parent].pid)
+		return ckpt_err_set(err, EINVAL, "%s: parent pid %u is not member %u's",
+				    path, img->proc.ppid, m->parent);
+	if (!i && m->pid == 1)
+		return ckpt_err_set(err, EOPNOTSUPP, "%s: the root was pid 1 of its namespace: not supported yet",
+				    path);
+	return 0;
+}
+
+/* Every member's image read, verified and checked; /dev/ckpt open for each. */
+static int prepare(struct tree_restart *tr, struct ckpt_err *err)
+{
+	uint32_t i;
+	int ret;
+
+	tr->mopts = calloc(tr->t.nr, sizeof(*tr->mopts));
+	tr->paths = calloc(tr->t.nr, sizeof(*tr->paths));
+	tr->r = calloc(tr->t.nr, sizeof(*tr->r));
+	if (!tr->mopts || !tr->paths || !tr->r)
+		return ckpt_err_set(err, ENOMEM, "out of memory");
+	for (i = 0; i < tr->t.nr; i++)
+		restore_init(&tr->r[i], tr->opts);
+	for (i = 0; i < tr->t.nr; i++) {
+		if (ckpt_tree_image_path(tr->opts->image, &tr->t, i, tr->paths[i],
+					 sizeof(tr->paths[i])))
+			return ckpt_err_set(err, ENAMETOOLONG, "path too long: %s",
+					    tr->opts->image);
+		tr->mopts[i] = *tr->opts;
+		tr->mopts[i].image = tr->paths[i];
+		tr->r[i].opts = &tr->mopts[i];
+		ret = restore_prepare(&tr->r[i], err);
+		if (!ret)
+			ret = check_member(tr, i, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Milliseconds left until @end (CLOCK_MONOTONIC), at least 0. */
+static int ms_left(const struct timespec *end)
+{
+	struct timespec now;
+	long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (end->tv_sec - now.tv_sec) * 1000 +
+	     (end->tv_nsec - now.tv_nsec) / 1000000;
+	return ms < 0 ? 0 : ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/*
+ * Waits for @want bytes on the ready pipe (0: for the error pipe's end,
+ * every member handed over) while nothing comes on the error pipe.
+ */
+static int wait_members(struct tree_restart *tr, uint32_t want,
+			const struct timespec *end, struct ckpt_err *err)
+{
+	struct pollfd p[2] = {
+		{ .fd = tr->errpipe[0], .events = POLLIN },
+		{ .fd = want ? tr->ready[0] : -1, .events = POLLIN },
+	};
+	char buf[512];
+	ssize_t n;
+
+	for (;;) {
+		n = poll(p, 2, ms_left(end));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			return ckpt_err_set(err, ETIMEDOUT, "%s: the tree's processes were not all %s within %d s",
+					    tr->opts->image, want ? "ready" : "restarted",
+					    TREE_READY_MS / 1000);
+		if (p[0].revents) {
+			n = read(tr->errpipe[0], buf, sizeof(buf) - 1);
+			if (n == 0 && !want)
+				return 0;	/* every member's copy closed */
+			if (n <= 0)
+				return ckpt_err_set(err, EIO, "%s: a process of the tree ended before its restart",
+						    tr->opts->image);
+			while (n > 0 && buf[n - 1] == '\n')
+				n--;
+			buf[n] = '\0';
+			return ckpt_err_set(err, EIO, "%s: %s", tr->opts->image, buf);
+		}
+		if (want && p[1].revents) {
+			n = read(tr->ready[0], buf, want < sizeof(buf) ? want : sizeof(buf));
+			if (n > 0)
+				want -= n;
+			if (!want)
+				return 0;
+		}
+	}
+}
+
+/* The restarter's side: the barrier, the hand-over, then the root's end. */
+static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
+{
+	struct timespec end;
+	uint32_t i;
+	char go[64] = "";
+	ssize_t n;
+	int ret;
+
+	close(tr->errpipe[1]);
+	close(tr->ready[1]);
+	close(tr->go[0]);
+	close(tr->status[1]);
+	tr->errpipe[1] = tr->ready[1] = tr->go[0] = tr->status[1] = -1;
+	for (i = 0; i < tr->t.nr; i++)
+		restore_free(&tr->r[i]);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += TREE_READY_MS / 1000;
+	ret = wait_members(tr, tr->t.nr, &end, err);
+	for (i = 0; !ret && i < tr->t.nr; i += n) {
+		n = write(tr->go[1], go, tr->t.nr - i < sizeof(go) ?
+			  tr->t.nr - i : sizeof(go));
+		if (n <= 0)
+			ret = ckpt_err_set(err, EIO, "%s: cannot release the tree's processes: %s",
+					   tr->opts->image, strerror(errno));
+	}
+	close(tr->go[1]);
+	tr->go[1] = -1;
+	if (!ret)
+		ret = wait_members(tr, 0, &end, err);
+	if (ret) {
+		/* Nothing of the tree may run on: its init takes it along. */
+		kill(tr->holder, SIGKILL);
+		waitpid(tr->holder, NULL, 0);
+		return ret;
+	}
+	if (tr->opts->forward_signals)
+		forward_signals(tr->holder, true);
+	do
+		n = read(tr->status[0], status, sizeof(*status));
+	while (n < 0 && errno == EINTR);
+	if (tr->opts->forward_signals)
+		forward_signals(0, false);
+	if (n == sizeof(*status))
+		return 0;
+	waitpid(tr->holder, NULL, 0);
+	return ckpt_err_set(err, ECHILD, "%s: the tree's init process ended before the root",
+			    tr->opts->image);
+}
+
+static void tree_free(struct tree_restart *tr)
+{
+	uint32_t i;
+	int *fds[] = { tr->errpipe, tr->ready, tr->go, tr->status };
+
+	for (i = 0; tr->r && i < tr->t.nr; i++)
+		restore_free(&tr->r[i]);
+	for (i = 0; i < 4; i++) {
+		if (fds[i][0] >= 0)
+			close(fds[i][0]);
+		if (fds[i][1] >= 0)
+			close(fds[i][1]);
+	}
+	free(tr->r);
+	free(tr->paths);
+	free(tr->mopts);
+	ckpt_tree_free(&tr->t);
+}
+
+/* One descriptor per image and per /dev/ckpt: as many as the hard limit allows. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int ckpt_restore_tree(const struct ckpt_restore_opts *opts, int *status,
+		      struct ckpt_err *err)
+{
+	struct tree_restart tr = {
+		.opts = opts,
+		.errpipe = { -1, -1 }, .ready = { -1, -1 },
+		.go = { -1, -1 }, .status = { -1, -1 },
+	};
+	int ret;
+
+	if (opts->lazy)
+		return ckpt_err_set(err, EOPNOTSUPP, "%s: --lazy restarts single processes only, not trees yet",
+				    opts->image);
+	ret = ckpt_tree_read(opts->image, &tr.t, err);
+	if (ret)
+		return ret;
+	raise_nofile();
+	ret = prepare(&tr, err);
+	if (!ret && (pipe2(tr.errpipe, O_CLOEXEC) || pipe2(tr.ready, O_CLOEXEC) ||
+		     pipe2(tr.go, O_CLOEXEC) || pipe2(tr.status, O_CLOEXEC)))
+		ret = ckpt_err_set(err, errno, "pipe: %s", strerror(errno));
+	if (!ret) {
+		tr.holder = clone_pid(0, CLONE_NEWPID, SIGCHLD);
+		if (tr.holder < 0)
+			ret = ckpt_err_set(err, errno, "cannot make the tree's pid namespace: %s%s",
+					   strerror(errno), errno == EPERM ?
+					   " (it needs CAP_SYS_ADMIN)" : "");
+		else if (!tr.holder)
+			holder(&tr);
+	}
+	if (!ret)
+		ret = run_tree(&tr, status, err);
+	tree_free(&tr);
+	return ret;
+}

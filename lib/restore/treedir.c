@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The image directory of a process tree (treedir.h): finding the tree,
+ * checkpointing it into a directory that appears only once complete, and
+ * reading the manifest back.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "err.h"
+#include "treedir.h"
+
+#define TREE_TRIES	3
+
+void ckpt_tree_free(struct ckpt_tree *t)
+{
+	free(t->m);
+	t->m = NULL;
+	t->nr = 0;
+}
+
+static int tree_add(struct ckpt_tree *t, pid_t pid, uint32_t parent,
+		    struct ckpt_err *err)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nr; i++)
+		if (t->m[i].pid == pid)
+			return 0;	/* listed by another of its threads */
+	if (t->nr == CKPT_TREE_MAX_MEMBERS)
+		return ckpt_err_set(err, E2BIG, "the tree of pid %d has more than %u processes",
+				    t->m[0].pid, CKPT_TREE_MAX_MEMBERS);
+	t->m[t->nr].pid = pid;
+	t->m[t->nr].parent = parent;
+	t->nr++;
+	return 0;
+}
+
+/* The children of every thread of member @i, from /proc. */
+static int add_children(struct ckpt_tree *t, uint32_t i, struct ckpt_err *err)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", t->m[i].pid);
+	dir = opendir(path);
+	if (!dir)
+		return ckpt_err_set(err, errno == ENOENT ? ESRCH : errno,
+				    "pid %d: cannot list its threads: %s",
+				    t->m[i].pid, strerror(errno));
+	while (!ret && (d = readdir(dir))) {
+		long pid;
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children",
+			 t->m[i].pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;	/* the thread exited */
+		while (!ret && fscanf(f, "%ld", &pid) == 1)
+			if (pid > 0 && pid <= INT_MAX)
+				ret = tree_add(t, pid, i, err);
+		fclose(f);
+	}
+	closedir(dir);
+	return ret;
+}
+
+int ckpt_tree_find(pid_t root, struct ckpt_tree *t, struct ckpt_err *err)
+{
+	uint32_t i;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->m = calloc(CKPT_TREE_MAX_MEMBERS, sizeof(*t->m));
+	if (!t->m)
+		return ckpt_err_set(err, ENOMEM, "out of memory");
+	t->m[0].pid = root;
+	t->m[0].parent = CKPT_TREE_NO_PARENT;
+	t->nr = 1;
+	/* Breadth first: parents before children. */
+	for (i = 0; i < t->nr; i++) {
+		ret = add_children(t, i, err);
+		if (ret) {
+			ckpt_tree_free(t);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int ckpt_tree_image_path(const char *dir, const struct ckpt_tree *t,
+			 uint32_t i, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/%d.img", dir, (int)t->m[i].pid);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* The manifest (treedir.h) into the open directory @dfd, synced. */
+static int write_manifest(int dfd, const struct ckpt_tree *t,
+			  struct ckpt_err *err)
+{
+	FILE *f;
+	uint32_t i;
+	int fd, ret = 0;
+
+	fd = openat(dfd, CKPT_TREE_MANIFEST, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		    0600);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		return ckpt_err_set(err, -ret, "cannot create the manifest: %s",
+				    strerror(-ret));
+	}
+	fprintf(f, "%s\nid ", CKPT_TREE_MAGIC);
+	for (i = 0; i < CKPT_TREE_ID_LEN; i++)
+		fprintf(f, "%02x", t->id[i]);
+	fprintf(f, "\nmembers %u\n", t->nr);
+	for (i = 0; i < t->nr; i++) {
+		if (t->m[i].parent == CKPT_TREE_NO_PARENT)
+			fprintf(f, "member %d -\n", (int)t->m[i].pid);
+		else
+			fprintf(f, "member %d %u\n", (int)t->m[i].pid,
+				t->m[i].parent);
+	}
+	if (fflush(f) || fsync(fileno(f)))
+		ret = -errno;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (ret)
+		return ckpt_err_set(err, -ret, "writing the manifest: %s",
+				    strerror(-ret));
+	return 0;
+}
+
+/* Empties the temporary directory of what a try put there. */
+static void clear_tmp(int dfd, const struct ckpt_tree *t)
+{
+	char name[32];
+	uint32_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		snprintf(name, sizeof(name), "%d.img", (int)t->m[i].pid);
+		unlinkat(dfd, name, 0);
+	}
+	unlinkat(dfd, CKPT_TREE_MANIFEST, 0);
+}
+
+/* One image file per member in @dfd, their descriptors into @mem. */
+static int create_images(int dfd, const struct ckpt_tree *t,
+			 struct ckpt_tree_member *mem, struct ckpt_err *err)
+{
+	char name[32];
+	uint32_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		snprintf(name, sizeof(name), "%d.img", (int)t->m[i].pid);
+		mem[i].pid = t->m[i].pid;
+		mem[i].fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL |
+				   O_CLOEXEC, 0600);
+		if (mem[i].fd < 0)
+			return ckpt_err_set(err, errno, "cannot create %s: %s",
+					    name, strerror(errno));
+	}
+	return 0;
+}
+
+static int sync_images(const struct ckpt_tree *t, struct ckpt_tree_member *mem,
+		       struct ckpt_err *err)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nr; i++)
+		if (fsync(mem[i].fd))
+			return ckpt_err_set(err, errno, "writing the image of pid %d: %s",
+					    (int)t->m[i].pid, strerror(errno));
+	return 0;
+}
+
+/*
+ * The engine's request for the members now in @t; -EBUSY when the tree
+ * changed since it was looked at (a new child, a process gone).
+ */
+static int checkpoint_once(int dev, struct ckpt_checkpoint_tree *a, int dfd,
+			   struct ckpt_tree *t, struct ckpt_tree_member *mem,
+			   struct ckpt_err *err)
+{
+	char msg[256] = "";
+	int ret;
+
+	memset(mem, 0, t->nr * sizeof(*mem));
+	ret = create_images(dfd, t, mem, err);
+	if (ret)
+		return ret;
+	a->members = (uintptr_t)mem;
+	a->nr_members = t->nr;
+	a->errmsg = (uintptr_t)msg;
+	a->errmsg_len = sizeof(msg);
+	ret = ckpt_dev_checkpoint_tree(dev, a);
+	a->errmsg = 0;
+	if (ret)
+		return ckpt_err_set(err, -ret, "%s (%s)", *msg ? msg : strerror(-ret),
+				    strerror(-ret));
+	memcpy(t->id, a->id, sizeof(t->id));
+	ret = sync_images(t, mem, err);
+	if (!ret)
+		ret = write_manifest(dfd, t, err);
+	return ret;
+}
+
+static void close_images(const struct ckpt_tree *t, struct ckpt_tree_member *mem)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nr; i++)
+		if (mem[i].fd > 0)
+			close(mem[i].fd);
+}
+
+/* Every try in a fresh look at the tree; the last one's outcome counts. */
+static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
+			    pid_t root, int dfd,
+			    struct ckpt_tree *t, struct ckpt_tree_member **res,
+			    struct ckpt_err *err)
+{
+	int ret = 0, try;
+
+	for (try = 0; try < TREE_TRIES; try++) {
+		if (try) {
+			clear_tmp(dfd, t);
+			ckpt_tree_free(t);
+		}
+		ret = ckpt_tree_find(root, t, err);
+		if (ret)
+			return ret;
+		*res = calloc(t->nr, sizeof(**res));
+		if (!*res)
+			return ckpt_err_set(err, ENOMEM, "out of memory");
+		ret = checkpoint_once(dev, a, dfd, t, *res, err);
+		close_images(t, *res);
+		if (ret != -EBUSY && ret != -ESRCH)
+			break;
+		free(*res);
+		*res = NULL;
+	}
+	return ret;
+}
+
+/* Syncs the directory holding @path (so that its rename sticks). */
+static int sync_parent(const char *path)
+{
+	char *copy = strdup(path);
+	int fd, ret = -ENOMEM;
+
+	if (copy) {
+		fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ret = fd < 0 || fsync(fd) ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	free(copy);
+	return ret;
+}
+
+int ckpt_tree_checkpoint(int dev, struct ckpt_checkpoint_tree *a, pid_t root,
+			 const char *dir, struct ckpt_tree *t,
+			 struct ckpt_tree_member **res, struct ckpt_err *err)
+{
+	char tmp[PATH_MAX];
+	int dfd, ret;
+
+	*res = NULL;
+	memset(t, 0, sizeof(*t));
+	if (!access(dir, F_OK))
+		return ckpt_err_set(err, EEXIST, "%s exists: a tree's directory is never overwritten",
+				    dir);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", dir) >= (int)sizeof(tmp))
+		return ckpt_err_set(err, ENAMETOOLONG, "path too long: %s", dir);
+	if (!mkdtemp(tmp))
+		return ckpt_err_set(err, errno, "cannot create %s: %s", tmp,
+				    strerror(errno));
+	dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		ret = ckpt_err_set(err, errno, "cannot open %s: %s", tmp,
+				   strerror(errno));
+		rmdir(tmp);
+		return ret;
+	}
+	ret = checkpoint_tries(dev, a, root, dfd, t, res, err);
+	if (!ret && fsync(dfd))
+		ret = ckpt_err_set(err, errno, "writing %s: %s", tmp, strerror(errno));
+	/* Never over another directory: that one is an earlier tree's. */
+	if (!ret && renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_NOREPLACE))
+		ret = ckpt_err_set(err, errno, "cannot rename %s to %s: %s", tmp,
+				   dir, strerror(errno));
+	if (ret) {
+		clear_tmp(dfd, t);
+		rmdir(tmp);
+	} else
+		sync_parent(dir);
+	close(dfd);
+	return ret;
+}
+
+/* One "member PID PARENT" line into entry @i. */
+static int read_member(const char *line, struct ckpt_tree *t, uint32_t i)
+{
+	char parent[16], extra;
+	long pid;
+	unsigned long p;
+	char *end;
+
+	if (sscanf(line, "member %ld %15s %c", &pid, parent, &extra) != 2 ||
+	    pid <= 0 || pid > INT_MAX)
+		return -1;
+	t->m[i].pid = pid;
+	if (!strcmp(parent, "-")) {
+		t->m[i].parent = CKPT_TREE_NO_PARENT;
+		return i == 0 ? 0 : -1;
+	}
+	p = strtoul(parent, &end, 10);
+	if (*end || i == 0 || p >= i)	/* parents first */
+		return -1;
+	t->m[i].parent = p;
+	return 0;
+}
+
+static int hexbyte(const char *s)
+{
+	unsigned int v;
+
+	return sscanf(s, "%2x", &v) == 1 && s[0] != ' ' && s[1] != ' ' ? (int)v : -1;
+}
+
+static int read_header(FILE *f, struct ckpt_tree *t)
+{
+	char line[128], id[2 * CKPT_TREE_ID_LEN + 2], extra;
+	unsigned int nr, i;
+	int b;
+
+	if (!fgets(line, sizeof(line), f) || strcmp(line, CKPT_TREE_MAGIC "\n"))
+		return 1;
+	if (!fgets(line, sizeof(line), f) ||
+	    sscanf(line, "id %33s %c", id, &extra) != 1 ||
+	    strlen(id) != 2 * CKPT_TREE_ID_LEN)
+		return 2;
+	for (i = 0; i < CKPT_TREE_ID_LEN; i++) {
+		b = hexbyte(id + 2 * i);
+		if (b < 0)
+			return 2;
+		t->id[i] = b;
+	}
+	if (!fgets(line, sizeof(line), f) ||
+	    sscanf(line, "members %u %c", &nr, &extra) != 1 || !nr ||
+	    nr > CKPT_TREE_MAX_MEMBERS)
+		return 3;
+	t->nr = nr;
+	return 0;
+}
+
+int ckpt_tree_read(const char *dir, struct ckpt_tree *t, struct ckpt_err *err)
+{
+	char path[PATH_MAX], line[128];
+	unsigned int ln;
+	uint32_t i;
+	FILE *f;
+
+	memset(t, 0, sizeof(*t));
+	if (snprintf(path, sizeof(path), "%s/%s", dir, CKPT_TREE_MANIFEST) >=
+	    (int)sizeof(path))
+		return ckpt_err_set(err, ENAMETOOLONG, "path too long: %s", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return ckpt_err_set(err, errno, "cannot open %s: %s", path,
+				    strerror(errno));
+	ln = read_header(f, t);
+	if (!ln) {
+		t->m = calloc(t->nr, sizeof(*t->m));
+		if (!t->m) {
+			fclose(f);
+			return ckpt_err_set(err, ENOMEM, "out of memory");
+		}
+	}
+	for (i = 0; !ln && i < t->nr; i++)
+		if (!fgets(line, sizeof(line), f) || read_member(line, t, i))
+			ln = 4 + i;
+	if (!ln && fgets(line, sizeof(line), f))
+		ln = 4 + t->nr;
+	fclose(f);
+	if (!ln)
+		return 0;
+	ckpt_tree_free(t);
+	return ckpt_err_set(err, EBADMSG, "%s: line %u is not what a manifest has there",
+			    path, ln);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The image directory of a process tree (Documentation/image-format.md,
+ * "Tree directories"): one image per member, named PID.img, and a
+ * manifest listing them, parents first:
+ *
+ *     ckpt-tree 1
+ *     id 0f1e...(32 hex digits, the TREE sections' id)
+ *     members 4
+ *     member 1200 -          (the root: no parent)
+ *     member 1201 0          (its parent: member 0)
+ *     ...
+ *
+ * The manifest is a table of contents, not an authority: what a restart
+ * trusts (pids, parents, the id) is in each image's TREE section, under
+ * the engine's MAC, and must agree with it. Written by ckpt checkpoint
+ * --tree (and ckptd later), read by the restorer and ckpt inspect; the
+ * same error convention as the restorer's (restore.h).
+ */
+#ifndef _CKPT_RESTORE_TREEDIR_H
+#define _CKPT_RESTORE_TREEDIR_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/ckpt.h>
+#include <linux/ckpt_image.h>
+
+#include "restore.h"
+
+#define CKPT_TREE_MANIFEST	"manifest"
+#define CKPT_TREE_MAGIC		"ckpt-tree 1"
+
+struct ckpt_tree_member_ent {
+	pid_t pid;		/* in the tree's pid namespace */
+	uint32_t parent;	/* member index, CKPT_TREE_NO_PARENT for the root */
+};
+
+struct ckpt_tree {
+	uint8_t id[CKPT_TREE_ID_LEN];
+	uint32_t nr;
+	struct ckpt_tree_member_ent *m;	/* [nr], parents before children */
+};
+
+/*
+ * Process @root and its descendants as they are now, parents first (each
+ * one's children in the order /proc lists them): 0, or -errno with @err.
+ */
+int ckpt_tree_find(pid_t root, struct ckpt_tree *t, struct ckpt_err *err);
+
+/*
+ * Checkpoints the tree of @root into the directory @dir, which must not
+ * exist: the images and the manifest go to a temporary directory next to
+ * it, are synced and the directory renamed to @dir only once complete, so
+ * a failure leaves nothing. @a carries flags and timeout in, the engine's
+ * results out; @t gets the members. A tree that forked or lost a process
+ * meanwhile is looked at again (three times at most).
+ */
+int ckpt_tree_checkpoint(int dev, struct ckpt_checkpoint_tree *a, pid_t root,
+			 const char *dir, struct ckpt_tree *t,
+			 struct ckpt_tree_member **res, struct ckpt_err *err);
+
+/* Reads and checks @dir's manifest: 0, or -errno with @err naming the line. */
+int ckpt_tree_read(const char *dir, struct ckpt_tree *t, struct ckpt_err *err);
+
+/* @dir/PID.img of member @i, into @buf of @len bytes: 0 or -ENAMETOOLONG. */
+int ckpt_tree_image_path(const char *dir, const struct ckpt_tree *t,
+			 uint32_t i, char *buf, size_t len);
+
+void ckpt_tree_free(struct ckpt_tree *t);
+
+#endif /* _CKPT_RESTORE_TREEDIR_H */

@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Process trees as a user runs them: ckpt checkpoint --tree and ckpt
+# restart DIR on tests/workloads/tree (a root, two children, a grandchild,
+# one of them with two threads; the root reaps its children and prints
+# their wait statuses). Checkpointed mid-run with continue, --stop and
+# --kill, restarted while the original still holds its pids, and twice in
+# a row; each restart prints the line of an uninterrupted run and exits
+# with the root's status. Refused by name, leaving nothing behind: a
+# directory that exists, a damaged image of one member, an image from
+# another checkpoint, a member whose stdout is not the root's.
+#
+# Topology: one node, no network.
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+
+tree=$CKPT_TOP/build/tests/workloads/tree
+steps=200
+tmp=$(mktemp -d)
+
+cleanup() {
+	pkill -KILL -x tree 2> /dev/null || true
+	pkill -KILL -f "sleep 3141" 2> /dev/null || true
+	wait 2> /dev/null || true
+	rmmod ckpt 2> /dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# start NAME: the tree in the background, output to $tmp/NAME.out; waits
+# until all four run, sets $root.
+start() {
+	rm -f "$tmp/$1.ready"
+	"$tree" "$steps" "$tmp/$1.ready" > "$tmp/$1.out" &
+	root=$!
+	ktap_poll 60 test -e "$tmp/$1.ready"
+}
+
+# members PID: the pids of PID's tree, root first.
+members() {
+	local todo=$1 p out=""
+	while [ -n "$todo" ]; do
+		set -- $todo
+		p=$1
+		shift
+		todo="$* $(cat /proc/$p/task/*/children 2> /dev/null)"
+		todo=$(echo $todo)
+		out="$out $p"
+	done
+	echo $out
+}
+
+# same NAME: NAME.out holds the uninterrupted run's line.
+same() {
+	cat "$tmp/$1.out"
+	cmp "$tmp/expected" "$tmp/$1.out"
+}
+
+ktap_plan 11
+ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
+
+"$tree" "$steps" "$tmp/plain.ready" > "$tmp/expected" && rc=0 || rc=$?
+cat "$tmp/expected" | sed 's/^/# uninterrupted: /'
+[ "$rc" = 3 ] && ktap_ok "an uninterrupted run ends with 3" ||
+	ktap_fail "an uninterrupted run ends with 3 (got $rc)"
+
+start cont
+ktap_check "--tree, continue: four processes in a new directory of 0600 images and a manifest" sh -c "
+	ckpt checkpoint --tree $root -o '$tmp/cont' > '$tmp/report' && cat '$tmp/report' &&
+	grep -Eq '^tree of pid $root: 4 processes, 5 threads, ' '$tmp/report' &&
+	test \$(ls '$tmp/cont' | grep -c '\.img\$') = 4 &&
+	test \"\$(stat -c %a '$tmp/cont/$root.img')\" = 600 &&
+	head -1 '$tmp/cont/manifest' | grep -qx 'ckpt-tree 1' &&
+	test -z \"\$(ls '$tmp' | grep '\.tmp\.')\""
+ktap_check "the restart, while the original still holds the pids, prints the same and exits 3" sh -c "
+	kill -0 $root && { ckpt restart '$tmp/cont' > '$tmp/cont-r.out'; rc=\$?; } &&
+	cat '$tmp/cont-r.out' && test \$rc = 3 && cmp '$tmp/expected' '$tmp/cont-r.out'"
+wait "$root" && rc=0 || rc=$?
+ktap_check "the original ran on to the same end" sh -c "test $rc = 3 && cmp '$tmp/expected' '$tmp/cont.out'"
+
+start kill
+pids=$(members "$root")
+ktap_check "--kill --json: the whole tree is captured, then gone" sh -c "
+	ckpt checkpoint --tree $root --kill --json -o '$tmp/kill' > '$tmp/json' && cat '$tmp/json' &&
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d[\"root\"] == $root and d[\"processes\"] == 4 and len(d[\"members\"]) == 4, d
+assert [m[\"pid\"] for m in d[\"members\"]] == [int(p) for p in sys.argv[2].split()], d
+assert 0 < d[\"frozen_ns\"] <= d[\"total_ns\"], d
+' '$tmp/json' '$pids' &&
+	for p in $pids; do ! kill -0 \$p 2> /dev/null || exit 1; done"
+wait "$root" 2> /dev/null || true
+ktap_check "restarted after --kill: the same line, exit 3" sh -c "
+	ckpt restart '$tmp/kill' > '$tmp/kill-r.out'; rc=\$?; test \$rc = 3 && cmp '$tmp/expected' '$tmp/kill-r.out'"
+
+start stop
+pids=$(members "$root")
+ktap_check "--stop: all four stopped, then killed; the restart prints the same" sh -c "
+	ckpt checkpoint --tree $root --stop -o '$tmp/stop' &&
+	for p in $pids; do test \$(awk '/^State:/ { print \$2 }' /proc/\$p/status) = T || exit 1; done &&
+	kill -KILL $pids && sleep 0.5 &&
+	ckpt restart '$tmp/stop' > '$tmp/stop-r.out'; rc=\$?; test \$rc = 3 && cmp '$tmp/expected' '$tmp/stop-r.out'"
+wait "$root" 2> /dev/null || true
+
+# The second cycle: the restarted tree, found under the restarter and its
+# namespace's init, checkpointed and killed, then restarted again.
+ckpt restart "$tmp/kill" > "$tmp/cycle.out" &
+restarter=$!
+ktap_check "a restarted tree checkpointed (--kill) and restarted again: the same line" sh -c "
+	sleep 2;
+	init=\$(cat /proc/$restarter/task/*/children); root=\$(cat /proc/\$init/task/*/children);
+	echo restarter $restarter init \$init root \$root;
+	ckpt checkpoint --tree \$root --kill -o '$tmp/cycle2' &&
+	ckpt restart '$tmp/cycle2' > '$tmp/cycle2-r.out'; rc=\$?; test \$rc = 3 && cmp '$tmp/expected' '$tmp/cycle2-r.out'"
+wait "$restarter" 2> /dev/null || true
+
+start bad
+ckpt checkpoint --tree "$root" -o "$tmp/bad1" > /dev/null
+ckpt checkpoint --tree "$root" -o "$tmp/bad2" > /dev/null
+last=$(tail -1 "$tmp/bad1/manifest" | cut -d' ' -f2)
+cp -a "$tmp/bad1" "$tmp/damaged"
+printf 'XXXX' | dd of="$tmp/damaged/$last.img" bs=1 seek=300 conv=notrunc 2> /dev/null
+cp -a "$tmp/bad1" "$tmp/mixed"
+cp "$tmp/bad2/$root.img" "$tmp/mixed/$root.img"
+ktap_check "refused: a directory that exists (kept whole), a damaged member, another checkpoint's member; nothing runs" sh -c "
+	cp -a '$tmp/bad1' '$tmp/bad1.copy';
+	! ckpt checkpoint --tree $root -o '$tmp/bad1' 2> '$tmp/err1'; cat '$tmp/err1';
+	! ckpt restart '$tmp/damaged' 2> '$tmp/err2'; cat '$tmp/err2';
+	! ckpt restart '$tmp/mixed' 2> '$tmp/err3'; cat '$tmp/err3';
+	grep -q 'bad1 exists' '$tmp/err1' && diff -r '$tmp/bad1' '$tmp/bad1.copy' &&
+	grep -q 'damaged/$last.img' '$tmp/err2' &&
+	grep -q 'mixed/$root.img: from another checkpoint' '$tmp/err3' &&
+	test \$(pgrep -x tree | wc -l) = 4"
+kill -KILL $(members "$root") 2> /dev/null || true
+wait "$root" 2> /dev/null || true
+
+# A member whose stdout is a file of its own is not the root's: refused,
+# named, the tree left running.
+sh -c "sleep 3141 > '$tmp/own.out' & exec sleep 3141" &
+root=$!
+ktap_poll 30 sh -c "test -n \"\$(cat /proc/$root/task/*/children)\""
+ktap_check "refused: a member's stdout is not the root's, named; the tree runs on" sh -c "
+	! ckpt checkpoint --tree $root -o '$tmp/own' 2> '$tmp/err'; cat '$tmp/err';
+	grep -q 'fd 1' '$tmp/err' && test ! -e '$tmp/own' && kill -0 $root &&
+	test \$(awk '/^State:/ { print \$2 }' /proc/$root/status) = S"
+ktap_finish
