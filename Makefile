@@ -75,11 +75,12 @@ MKIMAGE_OBJS := $(IMAGE_OBJS)
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ := $(O)/fuzz/image_fuzz
-FUZZ_SRCS := tests/fuzz/image_fuzz.c lib/restore/image.c cli/inspect.c cli/json.c \
+FUZZ_SRCS := tests/fuzz/image_fuzz.c lib/restore/image.c cli/inspect.c cli/inspect_tree.c cli/json.c \
+	lib/restore/treedir.c lib/restore/err.c lib/engine/engine.c \
 	kmod/ckpt/csum.c kmod/ckpt/image_check.c
 FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-Iinclude/uapi -Icli -Ilib/restore -Ikmod/ckpt -DCKPT_VERSION='"$(VERSION)"'
+	-Iinclude/uapi -Icli -Ilib/restore -Ilib/engine -Ikmod/ckpt -DCKPT_VERSION='"$(VERSION)"'
 KSFT_PROGS := $(patsubst tests/kselftest/%.c,$(O)/tests/kselftest/%,$(wildcard tests/kselftest/*.c))
 LIBCKPT_OBJS := $(patsubst lib/libckpt/%.c,$(O)/lib/libckpt/%.o,$(wildcard lib/libckpt/*.c)) \
 	$(ENGINE_OBJ)

@@ -131,23 +131,6 @@ void inspect_free(struct inspect *in)
  * nothing reaches the terminal but text: UTF-8 is kept, other bytes are
  * written \xHH.
  */
-static void text_string(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	int n;
-
-	while (*s) {
-		n = *s < 0x80 ? 1 : utf8_len(s);
-		if (*s == '\\' || *s == '"')
-			fprintf(f, "\\%c", *s);
-		else if (*s < 0x20 || *s == 0x7f || !n)
-			fprintf(f, "\\x%02x", *s);
-		else
-			fwrite(s, 1, n, f);
-		s += n ? n : 1;
-	}
-}
-
 static void prot_string(char buf[5], const struct ckpt_img_vma *v)
 {
 	buf[0] = v->prot & 1 ? 'r' : '-';
@@ -768,12 +751,14 @@ int inspect_report(FILE *out, FILE *err, const char *name,
 static void inspect_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s inspect [--json] [-v|--verbose] IMAGE\n"
+		"usage: %s inspect [--json] [-v|--verbose] IMAGE|DIR\n"
 		"Checks a process image the way restart would, section by\n"
 		"section, and describes it: the process, its threads and\n"
 		"mappings, sizes. IMAGE '-' reads standard input. Exits 1 when\n"
 		"the image is not valid, naming the problem, the section and\n"
-		"its offset.\n",
+		"its offset. DIR, a tree's directory (ckpt checkpoint --tree):\n"
+		"every member's image and its place in the tree are checked, and\n"
+		"one line per process shown (-v: each image's report too, in text).\n",
 		prog);
 }
 
@@ -813,6 +798,8 @@ int cmd_inspect(int argc, char **argv)
 	}
 
 	path = argv[optind];
+	if (inspect_is_tree(path))
+		return inspect_tree(path, flags);
 	if (!strcmp(path, "-")) {
 		fd = STDIN_FILENO;
 		name = "stdin";

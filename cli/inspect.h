@@ -40,4 +40,10 @@ void inspect_free(struct inspect *in);
 int inspect_report(FILE *out, FILE *err, const char *name,
 		   const struct ckpt_image *img, const struct inspect *in);
 
+/* Whether @path is a tree's directory (inspect_tree.c). */
+bool inspect_is_tree(const char *path);
+
+/* ckpt inspect DIR: every member checked, one line each; the exit status. */
+int inspect_tree(const char *dir, unsigned int opts);
+
 #endif /* _CKPT_CLI_INSPECT_H */

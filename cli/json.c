@@ -54,3 +54,20 @@ void json_string(FILE *f, const char *str)
 	}
 	fputc('"', f);
 }
+
+void text_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	int n;
+
+	while (*s) {
+		n = *s < 0x80 ? 1 : utf8_len(s);
+		if (*s == '\\' || *s == '"')
+			fprintf(f, "\\%c", *s);
+		else if (*s < 0x20 || *s == 0x7f || !n)
+			fprintf(f, "\\x%02x", *s);
+		else
+			fwrite(s, 1, n, f);
+		s += n ? n : 1;
+	}
+}

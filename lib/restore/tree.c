@@ -218,34 +218,6 @@ static void __attribute__((noreturn)) holder(struct tree_restart *tr)
 	}
 }
 
-/* Member @i's image against the manifest and the root's: one tree. */
-static int check_member(struct tree_restart *tr, uint32_t i,
-			struct ckpt_err *err)
-{
-	const struct ckpt_image *img = &tr->r[i].img;
-	const struct ckpt_tree_member_ent *m = &tr->t.m[i];
-	const char *path = tr->paths[i];
-
-	if (!img->has_tree)
-		return ckpt_err_set(err, EINVAL, "%s: not the image of a tree's member (no TREE section)",
-				    path);
-	if (memcmp(img->tree.id, tr->t.id, sizeof(tr->t.id)))
-		return ckpt_err_set(err, EINVAL, "%s: from another checkpoint than the manifest (tree id differs)",
-				    path);
-	if (img->tree.index != i || img->tree.nr_members != tr->t.nr ||
-	    img->tree.parent != m->parent || img->proc.pid != (uint32_t)m->pid)
-		return ckpt_err_set(err, EINVAL, "%s: its place in the tree is not the manifest's (member %u of %u, parent %d, pid %u)",
-				    path, img->tree.index, img->tree.nr_members,
-				    (int)img->tree.parent, img->proc.pid);
-	if (i && img->proc.ppid != (uint32_t)tr->t.m[m->parent].pid)
-		return ckpt_err_set(err, EINVAL, "%s: parent pid %u is not member %u's",
-				    path, img->proc.ppid, m->parent);
-	if (!i && m->pid == 1)
-		return ckpt_err_set(err, EOPNOTSUPP, "%s: the root was pid 1 of its namespace: not supported yet",
-				    path);
-	return 0;
-}
-
 /* Every member's image read, verified and checked; /dev/ckpt open for each. */
 static int prepare(struct tree_restart *tr, struct ckpt_err *err)
 {
@@ -269,7 +241,11 @@ static int prepare(struct tree_restart *tr, struct ckpt_err *err)
 		tr->r[i].opts = &tr->mopts[i];
 		ret = restore_prepare(&tr->r[i], err);
 		if (!ret)
-			ret = check_member(tr, i, err);
+			ret = ckpt_tree_check(&tr->t, i, &tr->r[i].img,
+					      tr->paths[i], err);
+		if (!ret && !i && tr->t.m[0].pid == 1)
+			ret = ckpt_err_set(err, EOPNOTSUPP, "%s: the root was pid 1 of its namespace: not supported yet",
+					   tr->paths[0]);
 		if (ret)
 			return ret;
 	}

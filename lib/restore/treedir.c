@@ -18,6 +18,7 @@
 
 #include "engine.h"
 #include "err.h"
+#include "image.h"
 #include "treedir.h"
 
 #define TREE_TRIES	3
@@ -409,4 +410,27 @@ int ckpt_tree_read(const char *dir, struct ckpt_tree *t, struct ckpt_err *err)
 	ckpt_tree_free(t);
 	return ckpt_err_set(err, EBADMSG, "%s: line %u is not what a manifest has there",
 			    path, ln);
+}
+
+int ckpt_tree_check(const struct ckpt_tree *t, uint32_t i,
+		    const struct ckpt_image *img, const char *path,
+		    struct ckpt_err *err)
+{
+	const struct ckpt_tree_member_ent *m = &t->m[i];
+
+	if (!img->has_tree)
+		return ckpt_err_set(err, EINVAL, "%s: not the image of a tree's member (no TREE section)",
+				    path);
+	if (memcmp(img->tree.id, t->id, sizeof(t->id)))
+		return ckpt_err_set(err, EINVAL, "%s: from another checkpoint than the manifest (tree id differs)",
+				    path);
+	if (img->tree.index != i || img->tree.nr_members != t->nr ||
+	    img->tree.parent != m->parent || img->proc.pid != (uint32_t)m->pid)
+		return ckpt_err_set(err, EINVAL, "%s: its place in the tree is not the manifest's (member %u of %u, parent %d, pid %u)",
+				    path, img->tree.index, img->tree.nr_members,
+				    (int)img->tree.parent, img->proc.pid);
+	if (i && img->proc.ppid != (uint32_t)t->m[m->parent].pid)
+		return ckpt_err_set(err, EINVAL, "%s: parent pid %u is not member %u's",
+				    path, img->proc.ppid, m->parent);
+	return 0;
 }

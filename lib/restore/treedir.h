@@ -67,6 +67,17 @@ int ckpt_tree_read(const char *dir, struct ckpt_tree *t, struct ckpt_err *err);
 int ckpt_tree_image_path(const char *dir, const struct ckpt_tree *t,
 			 uint32_t i, char *buf, size_t len);
 
+struct ckpt_image;
+
+/*
+ * Member @i's image @img (read from @path) against the manifest: its TREE
+ * section has the manifest's id, place and parent, its pids the
+ * manifest's. 0, or -EINVAL with @err naming @path and what differs.
+ */
+int ckpt_tree_check(const struct ckpt_tree *t, uint32_t i,
+		    const struct ckpt_image *img, const char *path,
+		    struct ckpt_err *err);
+
 void ckpt_tree_free(struct ckpt_tree *t);
 
 #endif /* _CKPT_RESTORE_TREEDIR_H */

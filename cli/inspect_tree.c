@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ckpt inspect DIR: a process tree's directory (ckpt checkpoint --tree).
+ * The manifest is read, every member's image read whole through the
+ * engine's checks and held against the manifest as a restart would
+ * (treedir.h), and one line per process shown, or the first problem named.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "err.h"
+#include "inspect.h"
+#include "json.h"
+#include "treedir.h"
+
+bool inspect_is_tree(const char *path)
+{
+	struct stat st;
+
+	return strcmp(path, "-") && !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* What the tree's line of one member shows. */
+struct member_sum {
+	char comm[16];
+	__u32 threads;
+	__u64 pages, bytes;
+};
+
+/* Member @i's image, read and checked, summed up in @sum. */
+static int read_member(const char *dir, const struct ckpt_tree *t, uint32_t i,
+		       struct member_sum *sum, unsigned int opts,
+		       struct ckpt_err *err)
+{
+	const struct ckpt_image_error *e;
+	struct ckpt_image img;
+	struct inspect in;
+	char path[4096];
+	int fd, ret;
+
+	if (ckpt_tree_image_path(dir, t, i, path, sizeof(path)))
+		return ckpt_err_set(err, ENAMETOOLONG, "path too long: %s", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ckpt_err_set(err, errno, "cannot open %s: %s", path,
+				    strerror(errno));
+	ckpt_image_init(&img);
+	inspect_init(&in, &img, opts & INSPECT_VERBOSE);
+	ckpt_image_read(&img, fd, 0);
+	close(fd);
+	e = &img.error;
+	if (!img.done)
+		ret = ckpt_err_set(err, e->err ? -e->err : EINVAL,
+				   "%s: %s (section %llu at offset %llu)", path,
+				   e->why ? e->why : "not a complete image",
+				   (unsigned long long)e->section,
+				   (unsigned long long)e->offset);
+	else
+		ret = ckpt_tree_check(t, i, &img, path, err);
+	if (!ret) {
+		memcpy(sum->comm, img.proc.comm, sizeof(sum->comm));
+		sum->comm[sizeof(sum->comm) - 1] = '\0';
+		sum->threads = img.hdr.nr_threads;
+		sum->pages = img.nr_pages;
+		sum->bytes = img.size;
+		if ((opts & INSPECT_VERBOSE) && !(opts & INSPECT_JSON))
+			inspect_report(stdout, stderr, path, &img, &in);
+	}
+	inspect_free(&in);
+	ckpt_image_free(&img);
+	return ret;
+}
+
+static void print_member(bool json, const struct ckpt_tree *t, uint32_t i,
+			 const struct member_sum *s)
+{
+	int parent = i ? (int)t->m[t->m[i].parent].pid : 0;
+
+	if (json) {
+		fprintf(stdout, "%s{\"pid\":%d,\"parent\":%d,\"comm\":", i ? "," : "",
+			(int)t->m[i].pid, parent);
+		json_string(stdout, s->comm);
+	} else {
+		printf("  pid %d", (int)t->m[i].pid);
+		if (i)
+			printf(" (child of %d)", parent);
+		else
+			printf(" (root)");
+		printf(": ");
+		text_string(stdout, s->comm);
+	}
+	printf(json ? ",\"threads\":%u,\"pages\":%llu,\"bytes\":%llu}" :
+		      ", %u thread(s), %llu pages, %llu bytes\n",
+	       s->threads, (unsigned long long)s->pages,
+	       (unsigned long long)s->bytes);
+}
+
+int inspect_tree(const char *dir, unsigned int opts)
+{
+	bool json = opts & INSPECT_JSON;
+	struct member_sum *sums = NULL;
+	struct ckpt_err err;
+	struct ckpt_tree t;
+	uint32_t i;
+	int ret;
+
+	ret = ckpt_tree_read(dir, &t, &err);
+	if (!ret) {
+		sums = calloc(t.nr, sizeof(*sums));
+		if (!sums)
+			ret = ckpt_err_set(&err, ENOMEM, "out of memory");
+	}
+	for (i = 0; !ret && i < t.nr; i++)
+		ret = read_member(dir, &t, i, &sums[i], opts, &err);
+	if (ret) {
+		fprintf(stderr, "%s inspect: %s\n", prog, err.msg);
+		if (json) {
+			printf("{\"tree\":");
+			json_string(stdout, dir);
+			printf(",\"valid\":false,\"error\":");
+			json_string(stdout, err.msg);
+			printf("}\n");
+		}
+	} else {
+		if (json) {
+			printf("{\"tree\":");
+			json_string(stdout, dir);
+			printf(",\"valid\":true,\"processes\":%u,\"id\":\"", t.nr);
+		} else {
+			printf("tree ");
+			text_string(stdout, dir);
+			printf(": %u processes, id ", t.nr);
+		}
+		for (i = 0; i < CKPT_TREE_ID_LEN; i++)
+			printf("%02x", t.id[i]);
+		printf(json ? "\",\"members\":[" : "\n");
+		for (i = 0; i < t.nr; i++)
+			print_member(json, &t, i, &sums[i]);
+		if (json)
+			printf("]}\n");
+	}
+	free(sums);
+	ckpt_tree_free(&t);
+	return ret ? 1 : 0;
+}
