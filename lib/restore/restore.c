@@ -545,6 +545,31 @@ static void restore_anon(struct restore *r,
 	place_fd(r, fd, f);
 }
 
+int restore_make_pipe(const struct ckpt_img_pipe *pd, int above, int p[2])
+{
+	int i, fd, err;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	for (i = 0; i < 2; i++) {
+		fd = fcntl(p[i], F_DUPFD_CLOEXEC, above);
+		if (fd < 0)
+			goto fail;
+		close(p[i]);
+		p[i] = fd;
+	}
+	if (pd->capacity && fcntl(p[1], F_SETPIPE_SZ, pd->capacity) < 0)
+		goto fail;
+	if (pd->len && write(p[1], pd->data, pd->len) != (ssize_t)pd->len)
+		goto fail;
+	return 0;
+fail:
+	err = errno ? errno : EIO;
+	close(p[0]);
+	close(p[1]);
+	return -err;
+}
+
 /*
  * A pipe: both ends made anew, its size and content restored, then each
  * descriptor placed on its end. The entries of one pipe share its ino.
@@ -554,7 +579,7 @@ static void restore_pipe(struct restore *r,
 {
 	const struct ckpt_image *img = &r->img;
 	const struct ckpt_img_pipe *pd = NULL;
-	int p[2], have_rd = 0, have_wr = 0;
+	int p[2], have_rd = 0, have_wr = 0, ret;
 	uint32_t i;
 
 	for (i = 0; i < img->nr_pipes; i++)
@@ -562,16 +587,11 @@ static void restore_pipe(struct restore *r,
 			pd = img->pipes[i];
 	if (!pd)
 		child_fail(r, "%s (fd %u) has no PIPE section", first->path, first->fd);
-	if (pipe2(p, O_CLOEXEC))
-		child_fail(r, "cannot create %s: %s", first->path, strerror(errno));
 	/* Out of the way of every descriptor the image places. */
-	for (i = 0; i < 2; i++)
-		p[i] = move_fd(r, p[i], img->files[img->nr_files - 1].fd + 1);
-	if (pd->capacity && fcntl(p[1], F_SETPIPE_SZ, pd->capacity) < 0)
-		child_fail(r, "cannot size %s to %u bytes: %s", first->path,
-			   pd->capacity, strerror(errno));
-	if (pd->len && write(p[1], pd->data, pd->len) != (ssize_t)pd->len)
-		child_fail(r, "cannot refill %s: %s", first->path, strerror(errno));
+	ret = restore_make_pipe(pd, img->files[img->nr_files - 1].fd + 1, p);
+	if (ret)
+		child_fail(r, "cannot re-create %s: %s", first->path,
+			   strerror(-ret));
 	for (i = 0; i < img->nr_files; i++) {
 		const struct ckpt_img_file *f = &img->files[i];
 		int end;
@@ -767,6 +787,57 @@ static void restore_epoll(struct restore *r)
 	}
 }
 
+/* A tree's descriptor the restarter made for all members (tree.c). */
+static void place_shared(struct restore *r, const struct ckpt_img_file *f)
+{
+	__u64 key = f->kind == CKPT_FILE_STDIO ? RESTORE_STDIO + f->ino : f->ino;
+	int end = f->kind == CKPT_FILE_PIPE &&
+		  (f->open_flags & O_ACCMODE) == O_WRONLY;
+	uint32_t i;
+
+	for (i = 0; i < r->nr_shared; i++)
+		if (r->shared[i].key == key)
+			break;
+	if (i == r->nr_shared)
+		child_fail(r, "%s (fd %u) is not among what the tree shares",
+			   f->path, f->fd);
+	if (f->kind == CKPT_FILE_PIPE &&
+	    fcntl(r->shared[i].fd[end], F_SETFL, f->open_flags & O_NONBLOCK))
+		child_fail(r, "fd %u: %s", f->fd, strerror(errno));
+	if (dup2(r->shared[i].fd[end], f->fd) < 0 ||
+	    fcntl(f->fd, F_SETFD, f->flags & CKPT_FILE_CLOEXEC ? FD_CLOEXEC : 0))
+		child_fail(r, "cannot place %s at fd %u: %s", f->path, f->fd,
+			   strerror(errno));
+}
+
+/*
+ * A tree's member: the shared descriptors it placed are copies, and a
+ * standard descriptor the image does not have was closed (the root keeps
+ * the restarter's, as a single process does).
+ */
+static void close_shared(struct restore *r)
+{
+	const struct ckpt_image *img = &r->img;
+	uint32_t i;
+	int fd;
+
+	for (i = 0; i < r->nr_shared; i++) {
+		close(r->shared[i].fd[0]);
+		if (r->shared[i].key < RESTORE_STDIO)
+			close(r->shared[i].fd[1]);
+	}
+	r->nr_shared = 0;
+	if (!img->has_tree || !img->tree.index)
+		return;
+	for (fd = 0; fd <= 2; fd++) {
+		for (i = 0; i < img->nr_files; i++)
+			if (img->files[i].fd == (__u32)fd)
+				break;
+		if (i == img->nr_files)
+			close(fd);
+	}
+}
+
 static void restore_files(struct restore *r)
 {
 	const struct ckpt_image *img = &r->img;
@@ -779,6 +850,11 @@ static void restore_files(struct restore *r)
 
 		if (f->kind == CKPT_FILE_CKPT_DEV) {
 			restore_ckpt_dev(r, f);
+			continue;
+		}
+		if (f->kind == CKPT_FILE_STDIO ||
+		    (f->kind == CKPT_FILE_PIPE && r->shared)) {
+			place_shared(r, f);
 			continue;
 		}
 		if (f->kind == CKPT_FILE_SHARED) {
@@ -1312,6 +1388,7 @@ static void make_threads(struct restore *r, struct thread_arg *targs)
 static void restore_all_files(struct restore *r, int *uffd)
 {
 	const struct ckpt_image *img = &r->img;
+	uint32_t i;
 
 	if (img->nr_files) {
 		int above = img->files[img->nr_files - 1].fd + 1;
@@ -1323,6 +1400,13 @@ static void restore_all_files(struct restore *r, int *uffd)
 			r->go_fd = move_fd(r, r->go_fd, above);
 			r->ready_fd = move_fd(r, r->ready_fd, above);
 		}
+		for (i = 0; i < r->nr_shared; i++) {
+			struct restore_shared *sh = &r->shared[i];
+
+			sh->fd[0] = move_fd(r, sh->fd[0], above);
+			if (sh->key < RESTORE_STDIO)
+				sh->fd[1] = move_fd(r, sh->fd[1], above);
+		}
 		if (*uffd >= 0)
 			*uffd = move_fd(r, *uffd, above);
 		make_objects(r, r->fd, above);
@@ -1331,6 +1415,7 @@ static void restore_all_files(struct restore *r, int *uffd)
 		make_objects(r, r->fd, 3);
 	}
 	finish_objects(r);
+	close_shared(r);
 	restore_epoll(r);
 }
 
@@ -1388,6 +1473,29 @@ static void tree_barrier(struct restore *r)
 	r->go_fd = r->ready_fd = -1;
 }
 
+/* Closes all the restarter left open but what the child needs. */
+static void keep_needed(struct restore *r, int uffd)
+{
+	int *keep = calloc(6 + 2 * r->nr_shared, sizeof(*keep));
+	uint32_t i, n = 0;
+
+	if (!keep)
+		child_fail(r, "out of memory");
+	keep[n++] = r->fd;
+	keep[n++] = r->dev;
+	keep[n++] = r->errpipe;
+	keep[n++] = uffd;
+	keep[n++] = r->ready_fd;
+	keep[n++] = r->go_fd;
+	for (i = 0; i < r->nr_shared; i++) {
+		keep[n++] = r->shared[i].fd[0];
+		if (r->shared[i].key < RESTORE_STDIO)
+			keep[n++] = r->shared[i].fd[1];
+	}
+	close_inherited(keep, n);
+	free(keep);
+}
+
 /* The child, with the image's pid: becomes the image's process. */
 void restore_child(struct restore *r)
 {
@@ -1398,12 +1506,7 @@ void restore_child(struct restore *r)
 
 	if (r->lazy_sock >= 0)
 		uffd = lazy_child(r);
-	{
-		int keep[] = { r->fd, r->dev, r->errpipe, uffd, r->ready_fd,
-			       r->go_fd };
-
-		close_inherited(keep, 6);
-	}
+	keep_needed(r, uffd);
 
 	/*
 	 * Every signal blocked, glibc's own included: sigfillset() and

@@ -14,6 +14,19 @@
 #include "restore.h"
 
 /*
+ * What the members of a tree share, made once by the restarter before any
+ * member exists and inherited by all (tree.c): every pipe of the tree,
+ * keyed by its ino, and the restarter's standard descriptors, keyed
+ * RESTORE_STDIO + fd, out of the way of the image's descriptors.
+ */
+#define RESTORE_STDIO	(~0ULL - 2)
+
+struct restore_shared {
+	__u64 key;
+	int fd[2];		/* a pipe's read and write ends; stdio: fd[0] */
+};
+
+/*
  * One restart: what the parent learns and the child inherits. No state
  * lives outside it, so a program may restart more than one image.
  */
@@ -45,7 +58,15 @@ struct restore {
 	 */
 	pid_t member;
 	int ready_fd, go_fd;
+	struct restore_shared *shared;	/* [nr_shared], the member's copy */
+	uint32_t nr_shared;
 };
+
+/*
+ * A pipe of @pd made anew, its capacity and content restored, both ends
+ * (close-on-exec) at @above or higher in @p: 0 or -errno.
+ */
+int restore_make_pipe(const struct ckpt_img_pipe *pd, int above, int p[2]);
 
 /* @r ready for @opts, holding nothing yet. */
 void restore_init(struct restore *r, const struct ckpt_restore_opts *opts);

@@ -53,6 +53,8 @@ struct tree_restart {
 	struct ckpt_restore_opts *mopts;	/* [nr]: each member's image */
 	char (*paths)[PATH_MAX];		/* [nr] */
 	struct restore *r;			/* [nr] */
+	struct restore_shared *shared;		/* [nr_shared] */
+	uint32_t nr_shared;
 	int errpipe[2], ready[2], go[2], status[2];
 	pid_t holder;				/* in the restarter's namespace */
 };
@@ -144,6 +146,7 @@ static void join_groups(struct tree_restart *tr, uint32_t i)
 }
 
 static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i);
+static void close_shared(struct tree_restart *tr);
 
 /* Member @i's children, each with its pid; they go on as members. */
 static void make_children(struct tree_restart *tr, uint32_t i)
@@ -204,6 +207,7 @@ static void __attribute__((noreturn)) holder(struct tree_restart *tr)
 		close(tr->r[i].fd);
 		close(tr->r[i].dev);
 	}
+	close_shared(tr);
 	close(tr->errpipe[1]);
 	close(tr->ready[1]);
 	close(tr->go[0]);
@@ -250,6 +254,78 @@ static int prepare(struct tree_restart *tr, struct ckpt_err *err)
 			return ret;
 	}
 	return 0;
+}
+
+/* The key's entry in the shared table, if it has one. */
+static bool is_shared(const struct tree_restart *tr, __u64 key)
+{
+	uint32_t i;
+
+	for (i = 0; i < tr->nr_shared; i++)
+		if (tr->shared[i].key == key)
+			return true;
+	return false;
+}
+
+/*
+ * What the members share, made before any of them exists (restore_int.h):
+ * the restarter's standard descriptors and every pipe of the tree, with
+ * its content, once (each member holding an end has the same PIPE
+ * section).
+ */
+static int make_shared(struct tree_restart *tr, struct ckpt_err *err)
+{
+	struct restore_shared *sh;
+	uint32_t i, k, n = 3;
+	int fd, ret;
+
+	for (i = 0; i < tr->t.nr; i++)
+		n += tr->r[i].img.nr_pipes;
+	tr->shared = calloc(n, sizeof(*tr->shared));
+	if (!tr->shared)
+		return ckpt_err_set(err, ENOMEM, "out of memory");
+	for (fd = 0; fd <= 2; fd++) {
+		sh = &tr->shared[tr->nr_shared];
+		sh->fd[0] = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		sh->fd[1] = -1;
+		sh->key = RESTORE_STDIO + fd;
+		if (sh->fd[0] >= 0)
+			tr->nr_shared++;
+	}
+	for (i = 0; i < tr->t.nr; i++) {
+		const struct ckpt_image *img = &tr->r[i].img;
+
+		for (k = 0; k < img->nr_pipes; k++) {
+			if (is_shared(tr, img->pipes[k]->ino))
+				continue;
+			sh = &tr->shared[tr->nr_shared];
+			ret = restore_make_pipe(img->pipes[k], 3, sh->fd);
+			if (ret)
+				return ckpt_err_set(err, -ret, "%s: cannot re-create pipe:[%llu]: %s",
+						    tr->paths[i],
+						    (unsigned long long)img->pipes[k]->ino,
+						    strerror(-ret));
+			sh->key = img->pipes[k]->ino;
+			tr->nr_shared++;
+		}
+	}
+	for (i = 0; i < tr->t.nr; i++) {
+		tr->r[i].shared = tr->shared;
+		tr->r[i].nr_shared = tr->nr_shared;
+	}
+	return 0;
+}
+
+static void close_shared(struct tree_restart *tr)
+{
+	uint32_t i;
+
+	for (i = 0; i < tr->nr_shared; i++) {
+		close(tr->shared[i].fd[0]);
+		if (tr->shared[i].fd[1] >= 0)
+			close(tr->shared[i].fd[1]);
+	}
+	tr->nr_shared = 0;
 }
 
 /* Milliseconds left until @end (CLOCK_MONOTONIC), at least 0. */
@@ -324,6 +400,7 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	tr->errpipe[1] = tr->ready[1] = tr->go[0] = tr->status[1] = -1;
 	for (i = 0; i < tr->t.nr; i++)
 		restore_free(&tr->r[i]);
+	close_shared(tr);
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += TREE_READY_MS / 1000;
 	ret = wait_members(tr, tr->t.nr, &end, err);
@@ -365,6 +442,8 @@ static void tree_free(struct tree_restart *tr)
 
 	for (i = 0; tr->r && i < tr->t.nr; i++)
 		restore_free(&tr->r[i]);
+	close_shared(tr);
+	free(tr->shared);
 	for (i = 0; i < 4; i++) {
 		if (fds[i][0] >= 0)
 			close(fds[i][0]);
@@ -406,6 +485,8 @@ int ckpt_restore_tree(const struct ckpt_restore_opts *opts, int *status,
 		return ret;
 	raise_nofile();
 	ret = prepare(&tr, err);
+	if (!ret)
+		ret = make_shared(&tr, err);
 	if (!ret && (pipe2(tr.errpipe, O_CLOEXEC) || pipe2(tr.ready, O_CLOEXEC) ||
 		     pipe2(tr.go, O_CLOEXEC) || pipe2(tr.status, O_CLOEXEC)))
 		ret = ckpt_err_set(err, errno, "pipe: %s", strerror(errno));

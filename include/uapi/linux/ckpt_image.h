@@ -303,6 +303,11 @@ enum ckpt_img_file_kind {
 	CKPT_FILE_MEMFD,	/* ino: its FILEOBJ entry (content, seals, name) */
 	CKPT_FILE_DELETED,	/* a regular file unlinked while open; ino: FILEOBJ */
 	CKPT_FILE_SHARED,	/* ino: the fd whose open file this one shares */
+	/*
+	 * A tree's member other than the root: the root's descriptor @ino
+	 * (0-2), which the restart re-attaches to the restarter's.
+	 */
+	CKPT_FILE_STDIO,
 	__CKPT_FILE_KIND_MAX,
 };
 
