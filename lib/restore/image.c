@@ -237,6 +237,10 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 	case CKPT_SECT_PROCESS:
 		memcpy(&img->proc, payload, sizeof(img->proc));
 		break;
+	case CKPT_SECT_TREE:
+		memcpy(&img->tree, payload, sizeof(img->tree));
+		img->has_tree = true;
+		break;
 	case CKPT_SECT_THREAD:
 		memcpy(&img->threads[img->nr_threads++], payload,
 		       sizeof(*img->threads));

@@ -69,6 +69,8 @@ struct ckpt_image {
 	bool done;			/* END accepted, nothing after it */
 	struct ckpt_img_header hdr;
 	struct ckpt_img_process proc;
+	struct ckpt_img_tree tree;	/* its place in a tree, if has_tree */
+	bool has_tree;
 	struct ckpt_img_thread *threads;	/* [nr_threads], no XSAVE */
 	__u32 nr_threads;		/* accepted so far, leader first */
 	struct ckpt_img_file *files;	/* [nr_files], open files */
