@@ -271,6 +271,25 @@ static void text_creds(FILE *f, const struct ckpt_image *img)
 		c->flags & CKPT_CREDS_NO_NEW_PRIVS ? ", no_new_privs" : "");
 }
 
+/* A tree member's place (CKPT_IOC_CHECKPOINT_TREE); nothing for others. */
+static void text_tree(FILE *f, const struct ckpt_image *img)
+{
+	const struct ckpt_img_tree *t = &img->tree;
+	unsigned int i;
+
+	if (!img->has_tree)
+		return;
+	fprintf(f, "tree: member %u of %u, ", t->index, t->nr_members);
+	if (t->parent == CKPT_TREE_NO_PARENT)
+		fprintf(f, "the root");
+	else
+		fprintf(f, "parent member %u", t->parent);
+	fprintf(f, ", pgid %u sid %u, id ", t->pgid, t->sid);
+	for (i = 0; i < sizeof(t->id); i++)
+		fprintf(f, "%02x", t->id[i]);
+	fputc('\n', f);
+}
+
 /* Only the engine holding the key can check the MAC: shown, not checked. */
 static void text_mac(FILE *f, const struct ckpt_image *img)
 {
@@ -365,6 +384,7 @@ static void text_report(FILE *f, const char *name,
 	created_string(created, sizeof(created), h->created_ns);
 	fprintf(f, "\ncreated: %s\n", created);
 	text_process(f, img, verbose);
+	text_tree(f, img);
 	text_creds(f, img);
 	text_mac(f, img);
 	fprintf(f, "xstate: %u bytes per thread, xfeatures 0x%llx\n",
@@ -557,6 +577,25 @@ static void json_creds(FILE *f, const struct ckpt_image *img)
 		c->flags & CKPT_CREDS_NO_NEW_PRIVS ? "true" : "false");
 }
 
+static void json_tree(FILE *f, const struct ckpt_image *img)
+{
+	const struct ckpt_img_tree *t = &img->tree;
+	unsigned int i;
+
+	if (!img->has_tree)
+		return;
+	fprintf(f, ",\"tree\":{\"index\":%u,\"nr_members\":%u,\"parent\":", t->index,
+		t->nr_members);
+	if (t->parent == CKPT_TREE_NO_PARENT)
+		fprintf(f, "null");
+	else
+		fprintf(f, "%u", t->parent);
+	fprintf(f, ",\"pgid\":%u,\"sid\":%u,\"id\":\"", t->pgid, t->sid);
+	for (i = 0; i < sizeof(t->id); i++)
+		fprintf(f, "%02x", t->id[i]);
+	fprintf(f, "\"}");
+}
+
 static void json_mac(FILE *f, const struct ckpt_image *img)
 {
 	unsigned int i;
@@ -623,6 +662,7 @@ static void json_report(FILE *f, const char *name,
 		created, ULL(h->created_ns), h->xstate_size,
 		ULL(h->xfeatures));
 	json_process(f, img);
+	json_tree(f, img);
 	json_creds(f, img);
 	json_mac(f, img);
 	if (img->has_fs) {

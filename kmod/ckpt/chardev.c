@@ -24,6 +24,7 @@
 #include "checkpoint.h"
 #include "lazy.h"
 #include "restart.h"
+#include "tree.h"
 
 static long ioctl_version(struct ckpt_version __user *uver)
 {
@@ -53,6 +54,8 @@ static long ckpt_dev_ioctl(struct file *file, unsigned int cmd,
 		return ioctl_version(uarg);
 	case CKPT_IOC_CHECKPOINT:
 		return ckpt_ioctl_checkpoint(uarg);
+	case CKPT_IOC_CHECKPOINT_TREE:
+		return ckpt_ioctl_checkpoint_tree(uarg);
 	case CKPT_IOC_RESTART:
 		return ckpt_ioctl_restart(file, uarg);
 	case CKPT_IOC_RESTART_THREAD:

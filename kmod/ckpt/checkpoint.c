@@ -22,6 +22,7 @@
 #include <linux/kdev_t.h>
 #include <linux/ktime.h>
 #include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched/coredump.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -44,43 +45,11 @@
 #include "mm.h"
 #include "signals.h"
 #include "timers.h"
+#include "tree.h"
 #include "why.h"
 
 #define CKPT_DEFAULT_TIMEOUT_MS	10000
 
-/*
- * One checkpoint, from the ioctl's arguments to the image's last byte:
- * what the steps below take, hold and hand on. Allocated per request;
- * everything it references is dropped by do_checkpoint() on the way out.
- */
-struct ckpt_cp_ctx {
-	struct ckpt_checkpoint *a;	/* the arguments; results go back here */
-	struct ckpt_why why;
-	struct task_struct *task;	/* referenced */
-	struct mm_struct *mm;		/* referenced: the program checked */
-	struct file *pagemap;		/* referenced, from the rights check */
-	unsigned int timeout;		/* ms, for the callbacks and freeze */
-	unsigned long deadline;		/* jiffies */
-	u64 t0, t1;			/* request start, every thread parked */
-	/* Only a process that runs on has a reason to wait less. */
-	bool stage;
-	struct ckpt_reg *reg;		/* libckpt's registration, if any */
-	u64 req;			/* its request id */
-	struct ckpt_freeze *fz;
-	struct task_struct **tasks;	/* per parked thread, NULL if exited */
-	struct ckpt_writer w;
-	struct ckpt_stage st;
-	/* What goes into the image. */
-	struct ckpt_img_process *proc;
-	struct ckpt_img_fs *fs;
-	struct ckpt_fds scan;
-	struct ckpt_img_signals *sigs;
-	size_t sigs_len;
-	struct ckpt_timers timers;
-	struct ckpt_img_creds *creds;
-	size_t creds_len;
-	struct ckpt_mm_capture mc;
-};
 
 /*
  * The rights of ptrace-attaching, asked of the kernel (access.c), before
@@ -209,6 +178,7 @@ out:
 
 /* -ESRCH once the process was released (killed and reaped while parked). */
 static int capture_process(struct task_struct *task,
+			   struct pid_namespace *ns,
 			   struct ckpt_img_process *proc)
 {
 	struct sighand_struct *sighand;
@@ -217,9 +187,9 @@ static int capture_process(struct task_struct *task,
 	unsigned long flags;
 	int i;
 
-	proc->pid = task_tgid_vnr(task);
+	proc->pid = task_tgid_nr_ns(task, ns);
 	rcu_read_lock();
-	proc->ppid = task_tgid_vnr(rcu_dereference(task->real_parent));
+	proc->ppid = task_tgid_nr_ns(rcu_dereference(task->real_parent), ns);
 	cred = __task_cred(task);
 	proc->uid = from_kuid_munged(current_user_ns(), cred->uid);
 	proc->euid = from_kuid_munged(current_user_ns(), cred->euid);
@@ -285,12 +255,15 @@ static int write_threads(struct ckpt_cp_ctx *ctx)
 	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_PROCESS, ctx->proc,
 				      sizeof(*ctx->proc), NULL, 0);
+	if (!ret && ctx->in_tree)
+		ret = ckpt_write_sect(w, CKPT_SECT_TREE, &ctx->tree,
+				      sizeof(ctx->tree), NULL, 0);
 	for (i = 0; !ret && i < fz->nr; i++) {
 		struct ckpt_parked *p = &fz->threads[i];
 
 		if (p->exited)
 			continue;
-		p->ts.img.tid = task_pid_vnr(p->task);
+		p->ts.img.tid = task_pid_nr_ns(p->task, ctx->ns);
 		ret = ckpt_write_sect(w, CKPT_SECT_THREAD, &p->ts.img,
 				      sizeof(p->ts.img), p->ts.xstate,
 				      fz->xstate_size);
@@ -432,21 +405,30 @@ static void put_target(struct ckpt_cp_ctx *ctx)
 }
 
 /*
- * libckpt's callbacks, the staging memory, then the freeze, all within
- * one deadline. ctx->fz is set only once the process is frozen.
+ * libckpt's thread-context callbacks, which run before anything is
+ * frozen (for a tree: before any member is), within the shared deadline.
+ */
+static int request_callbacks(struct ckpt_cp_ctx *ctx)
+{
+	unsigned long left;
+
+	ctx->reg = ckpt_cb_find(ctx->task);
+	if (!ctx->reg)
+		return 0;
+	left = time_before(jiffies, ctx->deadline) ? ctx->deadline - jiffies : 0;
+	return ckpt_cb_request(ctx->reg, ctx->a->flags,
+			       min(ctx->timeout, jiffies_to_msecs(left)),
+			       &ctx->req, &ctx->why);
+}
+
+/*
+ * The staging memory, then the freeze, within what the callbacks left of
+ * the deadline. ctx->fz is set only once the process is frozen.
  */
 static int freeze(struct ckpt_cp_ctx *ctx)
 {
 	int ret;
 
-	/* libckpt's thread-context callbacks run before anything is frozen. */
-	ctx->reg = ckpt_cb_find(ctx->task);
-	if (ctx->reg) {
-		ret = ckpt_cb_request(ctx->reg, ctx->a->flags, ctx->timeout,
-				      &ctx->req, &ctx->why);
-		if (ret)
-			return ret;
-	}
 	if (ctx->stage) {
 		ret = ckpt_stage_prepare(&ctx->st, ctx->mm);
 		if (ret)
@@ -505,10 +487,10 @@ static int capture_signals(struct ckpt_cp_ctx *ctx)
 	for (i = 0; i < fz->nr; i++)
 		ctx->tasks[i] = fz->threads[i].exited ? NULL :
 				fz->threads[i].task;
-	ret = ckpt_capture_timers(ctx->task, ctx->tasks, fz->nr, &ctx->timers,
-				  &ctx->why);
+	ret = ckpt_capture_timers(ctx->task, ctx->tasks, fz->nr, ctx->ns,
+				  &ctx->timers, &ctx->why);
 	if (!ret)
-		ret = ckpt_capture_signals(ctx->task, ctx->tasks, fz->nr,
+		ret = ckpt_capture_signals(ctx->task, ctx->tasks, fz->nr, ctx->ns,
 					   &ctx->timers, &ctx->sigs,
 					   &ctx->sigs_len, &ctx->why);
 	return ret == -ESRCH ? reaped(ctx) : ret;
@@ -539,14 +521,17 @@ static int capture(struct ckpt_cp_ctx *ctx)
 	if (!ret)
 		ret = ckpt_fileobjs_capture(&ctx->scan.objs,
 					    task_tgid_vnr(task), &ctx->why);
-	/* After the files: one shared with a child is named as such. */
-	if (!ret)
+	/*
+	 * After the files: one shared with a child is named as such. A
+	 * tree's members were checked together (tree.c) before any capture.
+	 */
+	if (!ret && !ctx->in_tree)
 		ret = check_relatives(task, &ctx->why);
 	if (!ret)
 		ret = ckpt_creds_capture(task, ctx->tasks, ctx->fz->nr, ctx->mm,
 					 &ctx->creds, &ctx->creds_len,
 					 &ctx->why);
-	if (!ret && capture_process(task, ctx->proc))
+	if (!ret && capture_process(task, ctx->ns, ctx->proc))
 		ret = reaped(ctx);
 	return ret;
 }
@@ -574,52 +559,110 @@ static int write_frozen(struct ckpt_cp_ctx *ctx)
 }
 
 /*
- * Lets the process go, after the image is complete (or failed): the
- * callback thread's restarted call then sees the outcome. A staged image
- * is completed after the thaw, and the callback thread waits for that.
+ * Lets the members go, after every image is complete (or failed): the
+ * callback threads' restarted calls then see the outcome. Staged images
+ * are completed after all are thawed, and the callback threads wait for
+ * that. Every member frozen is thawed, whatever failed.
  */
-static int thaw(struct ckpt_cp_ctx *ctx, int ret)
+static int thaw_group(struct ckpt_cp_group *g, int ret)
 {
-	bool staged = ctx->stage && !ret;
+	bool staged = g->stage && !ret;
+	struct ckpt_cp_ctx *ctx;
+	unsigned int i;
+	int err;
 
-	if (ctx->reg && !staged)
-		ckpt_cb_complete(ctx->reg, ctx->req, ret);
-	ckpt_thaw(ctx->fz);
-	ctx->a->frozen_ns = ktime_get_ns() - ctx->t1;
-	if (staged) {
-		ret = finish_image(&ctx->mc, &ctx->st, &ctx->w);
-		if (ret)
-			ctx->why.msg = "writing the image failed (the process runs on)";
-		if (ctx->reg)
+	for (i = 0; i < g->nr; i++) {
+		ctx = &g->m[i];
+		if (!ctx->fz)
+			continue;
+		if (ctx->reg && !staged)
 			ckpt_cb_complete(ctx->reg, ctx->req, ret);
+		ckpt_thaw(ctx->fz);
 	}
-	if (!ret) {
+	g->frozen_ns = g->t1 ? ktime_get_ns() - g->t1 : 0;
+	for (i = 0; staged && i < g->nr; i++) {
+		ctx = &g->m[i];
+		err = finish_image(&ctx->mc, &ctx->st, &ctx->w);
+		if (err) {
+			ctx->why.msg = "writing the image failed (the process runs on)";
+			if (!ret)
+				g->failed = i;
+			ret = ret ?: err;
+		}
+		if (ctx->reg)
+			ckpt_cb_complete(ctx->reg, ctx->req, err);
+	}
+	for (i = 0; !ret && i < g->nr; i++) {
+		ctx = &g->m[i];
+		ctx->a->frozen_ns = g->frozen_ns;
 		ctx->a->image_bytes = ctx->w.bytes;
 		ctx->a->nr_pages = ctx->mc.nr_stored;
 	}
 	return ret;
 }
 
-/* From the callbacks to the thaw; any failure thaws the process untouched. */
-static int run_checkpoint(struct ckpt_cp_ctx *ctx)
+/* Runs @step on every member in order; the first failure stops it. */
+static int each_member(struct ckpt_cp_group *g,
+		       int (*step)(struct ckpt_cp_ctx *ctx))
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < g->nr; i++) {
+		ret = step(&g->m[i]);
+		if (ret) {
+			g->failed = i;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Every member's callbacks, then every freeze: none is frozen on a "no". */
+static int freeze_group(struct ckpt_cp_group *g)
 {
 	int ret;
 
-	ret = freeze(ctx);
-	if (!ret) {
-		ret = capture(ctx);
-		if (!ret)
-			ret = write_frozen(ctx);
-		if (!ret && ctx->a->flags & CKPT_CHECKPOINT_KILL)
-			send_sig_info(SIGKILL, SEND_SIG_PRIV, ctx->task);
-		else if (!ret && ctx->a->flags & CKPT_CHECKPOINT_STOP)
-			send_sig_info(SIGSTOP, SEND_SIG_PRIV, ctx->task);
-		ret = thaw(ctx, ret);
+	ret = each_member(g, request_callbacks);
+	if (!ret)
+		ret = each_member(g, freeze);
+	if (g->nr && g->m[0].fz)
+		g->t1 = g->m[0].t1;
+	return ret;
+}
+
+/*
+ * From the callbacks to the thaw: all members frozen before any is
+ * captured, every image written before any is stopped or killed; any
+ * failure thaws them all untouched.
+ */
+static int run_group(struct ckpt_cp_group *g)
+{
+	unsigned int i;
+	int ret;
+
+	ret = freeze_group(g);
+	if (!ret && g->tree)
+		ret = ckpt_tree_check(g);
+	if (!ret)
+		ret = each_member(g, capture);
+	if (!ret)
+		ret = each_member(g, write_frozen);
+	for (i = 0; !ret && i < g->nr; i++) {
+		if (g->flags & CKPT_CHECKPOINT_KILL)
+			send_sig_info(SIGKILL, SEND_SIG_PRIV, g->m[i].task);
+		else if (g->flags & CKPT_CHECKPOINT_STOP)
+			send_sig_info(SIGSTOP, SEND_SIG_PRIV, g->m[i].task);
 	}
-	/* Never frozen: the callbacks' request ends here. */
-	if (ctx->reg && ret && !ctx->fz)
-		ckpt_cb_complete(ctx->reg, ctx->req, ret);
-	ckpt_cb_put(ctx->reg);
+	ret = thaw_group(g, ret);
+	for (i = 0; i < g->nr; i++) {
+		struct ckpt_cp_ctx *ctx = &g->m[i];
+
+		/* Never frozen: the callbacks' request ends here. */
+		if (ctx->reg && ret && !ctx->fz)
+			ckpt_cb_complete(ctx->reg, ctx->req, ret);
+		ckpt_cb_put(ctx->reg);
+	}
 	return ret;
 }
 
@@ -636,52 +679,103 @@ static void free_capture(struct ckpt_cp_ctx *ctx)
 	kfree(ctx->tasks);
 }
 
-static int do_checkpoint(struct ckpt_cp_ctx *ctx)
+/*
+ * One member, before anything is frozen: the process, the caller's rights
+ * over it, its image's writer. What it takes, release_member() drops.
+ */
+static int prepare_member(struct ckpt_cp_group *g, struct ckpt_cp_ctx *ctx)
 {
-	struct ckpt_checkpoint *a = ctx->a;
 	int ret;
 
-	ctx->t0 = ktime_get_ns();
-	ctx->timeout = a->timeout_ms ?: CKPT_DEFAULT_TIMEOUT_MS;
-	ctx->deadline = jiffies + msecs_to_jiffies(ctx->timeout);
-	ctx->stage = !(a->flags & (CKPT_CHECKPOINT_KILL | CKPT_CHECKPOINT_STOP));
+	ctx->timeout = g->timeout;
+	ctx->deadline = g->deadline;
+	ctx->stage = g->stage;
+	ctx->in_tree = g->tree;
+	ctx->ns = task_active_pid_ns(current);
 	ret = get_target(ctx);
 	if (ret)
 		return ret;
+	ctx->have_target = true;
 	ret = may_checkpoint(ctx);
 	if (ret)
-		goto out_put;
+		return ret;
 	if (ctx->task->ptrace) {
-		ctx->why.msg = "the process is being traced";
-		ret = -EBUSY;
-		goto out_put;
+		if (g->tree)
+			ckpt_whyf(&ctx->why, "pid %u is being traced",
+				  ctx->a->pid);
+		else
+			ctx->why.msg = "the process is being traced";
+		return -EBUSY;
 	}
-	ret = -ENOMEM;
 	ctx->proc = kvzalloc(sizeof(*ctx->proc), GFP_KERNEL);
 	ctx->fs = kvzalloc(sizeof(*ctx->fs), GFP_KERNEL);
 	if (!ctx->proc || !ctx->fs)
-		goto out_free;
-	ret = ckpt_writer_init(&ctx->w, a->fd);
-	if (ret) {
+		return -ENOMEM;
+	ret = ckpt_writer_init(&ctx->w, ctx->a->fd);
+	if (ret == -EBADF && g->tree)
+		ckpt_whyf(&ctx->why,
+			  "pid %u: its image descriptor %d is not open for writing",
+			  ctx->a->pid, ctx->a->fd);
+	else if (ret)
 		ctx->why.msg = ret == -EBADF ?
 			       "the image descriptor is not open for writing" :
 			       "cannot compute image MACs (hmac(sha256))";
-		goto out_free;
-	}
-	ret = run_checkpoint(ctx);
-	ckpt_writer_done(&ctx->w);
-out_free:
+	if (ret)
+		return ret;
+	ctx->have_writer = true;
+	return 0;
+}
+
+static void release_member(struct ckpt_cp_ctx *ctx)
+{
+	if (ctx->have_writer)
+		ckpt_writer_done(&ctx->w);
 	free_capture(ctx);
-out_put:
-	put_target(ctx);
-	a->total_ns = ktime_get_ns() - ctx->t0;
+	if (ctx->have_target)
+		put_target(ctx);
+}
+
+/* The message of a failed request: a tree's names its member. */
+const char *ckpt_cp_group_why(struct ckpt_cp_group *g)
+{
+	const char *msg = g->m[g->failed].why.msg;
+
+	if (!g->tree || !msg || !strncmp(msg, "pid ", 4))
+		return msg;
+	ckpt_whyf(&g->why, "pid %u: %s", g->m[g->failed].a->pid, msg);
+	return g->why.msg;
+}
+
+int ckpt_cp_group_run(struct ckpt_cp_group *g)
+{
+	unsigned int i;
+	int ret = 0;
+
+	g->t0 = ktime_get_ns();
+	g->timeout = g->timeout ?: CKPT_DEFAULT_TIMEOUT_MS;
+	g->deadline = jiffies + msecs_to_jiffies(g->timeout);
+	g->stage = !(g->flags & (CKPT_CHECKPOINT_KILL | CKPT_CHECKPOINT_STOP));
+	for (i = 0; i < g->nr && !ret; i++) {
+		ret = prepare_member(g, &g->m[i]);
+		if (ret)
+			g->failed = i;
+	}
+	if (!ret && g->tree)
+		ret = ckpt_tree_prepare(g);
+	if (!ret)
+		ret = run_group(g);
+	for (i = 0; i < g->nr; i++)
+		release_member(&g->m[i]);
+	if (g->tree)
+		ckpt_tree_release(g);
+	g->total_ns = ktime_get_ns() - g->t0;
 	return ret;
 }
 
 long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg)
 {
+	struct ckpt_cp_group g = {};
 	struct ckpt_checkpoint a;
-	struct ckpt_cp_ctx *ctx;
 	long ret;
 	int i;
 
@@ -704,14 +798,19 @@ long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg)
 		return -EINVAL;
 	}
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
-	if (!ctx)
+	/* A group of one: the tree's pipeline, without its rules. */
+	g.m = kzalloc(sizeof(*g.m), GFP_KERNEL);
+	if (!g.m)
 		return -ENOMEM;
-	ctx->a = &a;
-	ret = do_checkpoint(ctx);
+	g.m->a = &a;
+	g.nr = 1;
+	g.flags = a.flags;
+	g.timeout = a.timeout_ms;
+	ret = ckpt_cp_group_run(&g);
+	a.total_ns = g.total_ns;
 	if (ret)
-		ckpt_put_errmsg(a.errmsg, a.errmsg_len, ctx->why.msg);
-	kfree(ctx);
+		ckpt_put_errmsg(a.errmsg, a.errmsg_len, ckpt_cp_group_why(&g));
+	kfree(g.m);
 	if (!ret && copy_to_user(uarg, &a, sizeof(a)))
 		ret = -EFAULT;
 	return ret;

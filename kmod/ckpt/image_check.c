@@ -40,6 +40,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_TIMERS]	= "TIMERS",
 	[CKPT_SECT_CREDS]	= "CREDS",
 	[CKPT_SECT_MAC]		= "MAC",
+	[CKPT_SECT_TREE]	= "TREE",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -125,6 +126,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		       (__u64)CKPT_IMG_MAX_GROUPS * sizeof(__u32);
 	case CKPT_SECT_MAC:
 		return sizeof(struct ckpt_img_mac);
+	case CKPT_SECT_TREE:
+		return sizeof(struct ckpt_img_tree);
 	}
 	return 0;
 }
@@ -189,6 +192,10 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			return FAIL(st, EBADMSG, "sections out of order");
 		break;
 	case CKPT_SECT_THREAD:
+		/* A tree's member: TREE right after PROCESS, once. */
+		if (s->type == CKPT_SECT_TREE && !st->nr_threads &&
+		    !st->has_tree && st->nr_sections == 2)
+			break;
 		if (s->type != CKPT_SECT_THREAD)
 			return FAIL(st, EBADMSG, "fewer THREAD sections than threads");
 		break;
@@ -365,6 +372,24 @@ static int check_creds(struct ckpt_img_state *st,
 		return FAIL(st, EBADMSG, "dumpable out of bounds");
 	if (c->flags & ~__CKPT_CREDS_ALL || c->pad)
 		return FAIL(st, EINVAL, "unknown credential flags");
+	return 0;
+}
+
+/*
+ * TREE: a member's place in its tree; the members themselves are the
+ * restarter's to match up (index and parent are only bounded here).
+ */
+static int check_tree(struct ckpt_img_state *st, const struct ckpt_img_tree *t)
+{
+	if (t->reserved || t->reserved2[0] || t->reserved2[1])
+		return FAIL(st, EINVAL, "reserved TREE field set");
+	if (!t->nr_members || t->nr_members > CKPT_IMG_MAX_TREE ||
+	    t->index >= t->nr_members)
+		return FAIL(st, EBADMSG, "TREE index or member count out of bounds");
+	if ((t->parent == CKPT_TREE_NO_PARENT) != (t->index == 0))
+		return FAIL(st, EBADMSG, "TREE: the root and only the root has no parent");
+	if (t->index && (t->parent >= t->nr_members || t->parent == t->index))
+		return FAIL(st, EBADMSG, "TREE parent out of bounds");
 	return 0;
 }
 
@@ -736,6 +761,13 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 			st->vdso_size = p->vdso_size;
 			st->vdso_csum = p->vdso_csum;
 			st->expect = CKPT_SECT_THREAD;
+		}
+		break;
+	case CKPT_SECT_TREE:
+		ret = check_tree(st, payload);
+		if (!ret) {
+			memcpy(&st->tree, payload, sizeof(st->tree));
+			st->has_tree = 1;
 		}
 		break;
 	case CKPT_SECT_THREAD:

@@ -34,6 +34,9 @@ __u32 ckpt_csum(const void *buf, unsigned long len);
 __u32 ckpt_csum2(const void *a, unsigned long alen, const void *b,
 		 unsigned long blen);
 
+/* The most members a TREE section may count (CKPT_TREE_MAX_MEMBERS). */
+#define CKPT_IMG_MAX_TREE	1024
+
 /* Largest payload any section may have: the bound for reader buffers. */
 #define CKPT_IMG_MAX_PAYLOAD \
 	((__u64)CKPT_IMG_MAX_VMAS * sizeof(struct ckpt_img_vma))
@@ -63,6 +66,8 @@ struct ckpt_img_state {
 	__u32 timers_seen;	/* TIMERS accepted */
 	__u32 creds_seen;	/* CREDS accepted */
 	__u32 mac_seen;		/* MAC accepted: VMAS must follow */
+	__u32 has_tree;		/* TREE accepted: tree is valid */
+	struct ckpt_img_tree tree;	/* a tree member's place */
 	__u32 uid, euid, gid, egid;	/* from PROCESS, for CREDS */
 	/* The FILEOBJ payload: the caller keeps it alive until VMAS. */
 	const struct ckpt_img_fileobj *fileobjs;

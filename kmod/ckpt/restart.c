@@ -372,6 +372,15 @@ static int read_front(struct ckpt_restart_req *q)
 		return -ENOMEM;
 	for (it->nr = 0; it->nr < q->hdr->nr_threads; it->nr++) {
 		ret = ckpt_read_sect(r, &s, &p);
+		/*
+		 * A tree member's place (validated by the checker) is the
+		 * restarter's business: it made the process a child of the
+		 * right member already.
+		 */
+		if (!ret && s.type == CKPT_SECT_TREE) {
+			kvfree(p);
+			ret = ckpt_read_sect(r, &s, &p);
+		}
 		if (ret)
 			goto bad;
 		it->t[it->nr] = p;

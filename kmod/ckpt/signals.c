@@ -147,6 +147,7 @@ static u64 cpu_itimer_left(const struct cpu_itimer *it, u64 now)
 
 int ckpt_capture_signals(struct task_struct *leader,
 			 struct task_struct *const *threads, unsigned int nr,
+			 struct pid_namespace *ns,
 			 const struct ckpt_timers *timers,
 			 struct ckpt_img_signals **out, size_t *len,
 			 struct ckpt_why *why)
@@ -188,7 +189,7 @@ int ckpt_capture_signals(struct task_struct *leader,
 	}
 	for (i = 0; !ret && i < nr; i++)
 		if (threads[i])
-			ret = add_pending(&c, task_pid_vnr(threads[i]),
+			ret = add_pending(&c, task_pid_nr_ns(threads[i], ns),
 					  &threads[i]->pending);
 	if (!ret)
 		ret = add_pending(&c, 0, &sig->shared_pending);

@@ -46,8 +46,12 @@ static inline void ckpt_unlock_sighand(struct sighand_struct *sighand,
  * than an image holds; with -ESRCH, @why untouched, once the process was
  * released (exited, reaped). *@out is kvmalloc'ed, *@len bytes.
  */
+struct pid_namespace;
+
+/* Thread ids are numbered in @ns (the tree root's, or the caller's). */
 int ckpt_capture_signals(struct task_struct *leader,
 			 struct task_struct *const *threads, unsigned int nr,
+			 struct pid_namespace *ns,
 			 const struct ckpt_timers *timers,
 			 struct ckpt_img_signals **out, size_t *len,
 			 struct ckpt_why *why);

@@ -36,6 +36,7 @@ struct timer_ctx {
 	struct task_struct *leader;
 	struct task_struct *const *threads;
 	unsigned int nr;
+	struct pid_namespace *ns;	/* the image's pids are numbered in */
 	struct ckpt_why *why;
 };
 
@@ -179,7 +180,7 @@ static int capture_one(const struct timer_ctx *c, struct k_itimer *t,
 		if (!live_thread(c, p))
 			return refuse(c, t, "its signal goes to thread %d, which has exited",
 				      pid_vnr(t->it_pid));
-		e->tid = task_pid_vnr(p);
+		e->tid = task_pid_nr_ns(p, c->ns);
 		break;
 	default:
 		return refuse(c, t, "unknown notification %u", e->notify);
@@ -218,7 +219,7 @@ static int capture_one(const struct timer_ctx *c, struct k_itimer *t,
 			if (!live_thread(c, p))
 				return refuse(c, t, "it counts the CPU time of thread %d, which has exited",
 					      pid_vnr(t->it.cpu.pid));
-			e->clockid = make_thread_cpuclock(task_pid_vnr(p),
+			e->clockid = make_thread_cpuclock(task_pid_nr_ns(p, c->ns),
 							  CPUCLOCK_WHICH(clock));
 			now = thread_cputime(p, CPUCLOCK_WHICH(clock));
 		} else {
@@ -228,7 +229,7 @@ static int capture_one(const struct timer_ctx *c, struct k_itimer *t,
 					      pid_vnr(t->it.cpu.pid));
 			/* Its own pid, or 0: the clock of the process itself. */
 			e->clockid = CPUCLOCK_PID(clock) ?
-				make_process_cpuclock(task_tgid_vnr(c->leader),
+				make_process_cpuclock(task_tgid_nr_ns(c->leader, c->ns),
 						      CPUCLOCK_WHICH(clock)) :
 				clock;
 			ckpt_process_cputime(c->leader, samples);
@@ -283,10 +284,11 @@ void ckpt_timers_free(struct ckpt_timers *t)
 
 int ckpt_capture_timers(struct task_struct *leader,
 			struct task_struct *const *threads, unsigned int nr,
-			struct ckpt_timers *out, struct ckpt_why *why)
+			struct pid_namespace *ns, struct ckpt_timers *out,
+			struct ckpt_why *why)
 {
 	struct timer_ctx c = {
-		.leader = leader, .threads = threads, .nr = nr,
+		.leader = leader, .threads = threads, .nr = nr, .ns = ns,
 		.why = why,
 	};
 	struct signal_struct *sig = leader->signal;

@@ -21,9 +21,13 @@ struct ckpt_timers {
  * a message in @why, on what a restart cannot make again; with -ESRCH
  * and an empty message once the process was released (exited, reaped).
  */
+struct pid_namespace;
+
+/* Thread ids (SIGEV_THREAD_ID, CPU clocks) are numbered in @ns. */
 int ckpt_capture_timers(struct task_struct *leader,
 			struct task_struct *const *threads, unsigned int nr,
-			struct ckpt_timers *out, struct ckpt_why *why);
+			struct pid_namespace *ns, struct ckpt_timers *out,
+			struct ckpt_why *why);
 void ckpt_timers_free(struct ckpt_timers *t);
 
 /* Timer @id's entry, with its signal's si_overrun in @sig_overrun; or NULL. */

@@ -69,7 +69,7 @@ struct ckpt_image {
 	bool done;			/* END accepted, nothing after it */
 	struct ckpt_img_header hdr;
 	struct ckpt_img_process proc;
-	struct ckpt_img_tree tree;	/* a tree's member (TREE), if has_tree */
+	struct ckpt_img_tree tree;	/* its place in a tree, if has_tree */
 	bool has_tree;
 	struct ckpt_img_thread *threads;	/* [nr_threads], no XSAVE */
 	__u32 nr_threads;		/* accepted so far, leader first */

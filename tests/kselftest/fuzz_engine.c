@@ -11,7 +11,10 @@
  * then runs, or dies of its damaged state, and is killed); nothing hangs
  * past its bound and the kernel logs nothing (the VM harness fails the
  * run on any report). The same images are offered to the engine by an
- * unprivileged user, who is refused at the door.
+ * unprivileged user, who is refused at the door. CKPT_IOC_CHECKPOINT_TREE
+ * gets random and boundary arguments (counts, pointers, pids, descriptors,
+ * flags, timeouts, reserved fields) around a live target, which answers
+ * after each (it is restarted if a try happened to kill it).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -335,6 +338,89 @@ TEST_F_TIMEOUT(fuzz, a_process_with_files_a_pipe_and_timers, 300)
 {
 	CKPT_SETUP_SKIPPED();
 	run(_metadata, self, files_target);
+}
+
+/* One random or boundary value of @n, most often a boundary. */
+static uint64_t pick(const uint64_t *n, unsigned int nr)
+{
+	return next_rand() % 4 ? n[next_rand() % nr] : next_rand();
+}
+
+/* A random CKPT_IOC_CHECKPOINT_TREE around @target; -errno or 0. */
+static int tree_try(int dev, pid_t target, int fd, struct ckpt_tree_member *m,
+		    char *msg)
+{
+	static const uint64_t counts[] = { 0, 1, 2, 3, CKPT_TREE_MAX_MEMBERS,
+					   CKPT_TREE_MAX_MEMBERS + 1, ~0U };
+	static const uint64_t ptrs[] = { 0, 8, ~0ULL, 0xffff888000000000ULL,
+					 0x7ffffffff000ULL };
+	static const uint64_t times[] = { 0, 1, CKPT_TIMEOUT_MAX_MS,
+					  CKPT_TIMEOUT_MAX_MS + 1 };
+	struct ckpt_checkpoint_tree a = {};
+	unsigned int i, nr;
+
+	a.nr_members = pick(counts, 7);
+	nr = a.nr_members < CKPT_TREE_MAX_MEMBERS + 1 ? a.nr_members : 0;
+	for (i = 0; i < nr; i++) {
+		const uint64_t pids[] = { target, getpid(), 0, 0x7fffffff,
+					  4194304 + (next_rand() & 0xffff) };
+		/* Never another open descriptor: an image into a pipe
+		 * the frozen target reads would wait for it forever.
+		 */
+		const uint64_t fds[] = { fd, (uint64_t)-1, 999, (uint64_t)dev,
+					 100000 + i };
+
+		m[i].pid = pick(pids, 5);
+		m[i].fd = pick(fds, 5);
+		m[i].reserved = next_rand() % 16 ? 0 : next_rand();
+	}
+	a.members = next_rand() % 8 ? (uintptr_t)m : pick(ptrs, 5);
+	a.flags = next_rand() % 4 ? next_rand() % 4 : next_rand();
+	a.timeout_ms = pick(times, 4);
+	a.errmsg = next_rand() % 8 ? (uintptr_t)msg : pick(ptrs, 5);
+	a.errmsg_len = next_rand() % 8 ? 256 : next_rand();
+	if (!(next_rand() % 16))
+		a.reserved[next_rand() % 4] = next_rand();
+	return ioctl(dev, CKPT_IOC_CHECKPOINT_TREE, &a) ? -errno : 0;
+}
+
+TEST_F_TIMEOUT(fuzz, tree_arguments, 300)
+{
+	static struct ckpt_tree_member m[CKPT_TREE_MAX_MEMBERS + 1];
+	unsigned int tries = 0, ok = 0;
+	struct timespec t0, now;
+	char line[64];
+	int dev, fd, r;
+
+	CKPT_SETUP_SKIPPED();
+	signal(SIGPIPE, SIG_IGN);
+	ASSERT_EQ(0, target_start(&self->t, counter_target));
+	dev = open("/dev/ckpt", O_RDWR | O_CLOEXEC);
+	fd = open(self->image, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, dev);
+	ASSERT_LE(0, fd);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		r = tree_try(dev, self->t.pid, fd, m, self->msg);
+		ok += !r;
+		EXPECT_TRUE(r == 0 || r == -EINVAL || r == -EFAULT ||
+			    r == -ESRCH || r == -EBADF || r == -EDEADLK ||
+			    r == -EBUSY || r == -EPERM || r == -EOPNOTSUPP ||
+			    r == -ENOMEM || r == -ETIMEDOUT)
+			TH_LOG("try %u: %d", tries, r);
+		/* A try that stopped or killed the target: a fresh one. */
+		kill(self->t.pid, SIGCONT);
+		if (target_ask(&self->t, "p", line, sizeof(line)) < 0) {
+			kill(self->t.pid, SIGKILL);
+			target_end(&self->t);
+			ASSERT_EQ(0, target_start(&self->t, counter_target));
+		}
+		tries++;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec - t0.tv_sec < self->seconds / 2 + 1);
+	TH_LOG("%u tries, %u checkpointed", tries, ok);
+	close(fd);
+	close(dev);
 }
 
 /* The unprivileged user meets the door, whatever the image. */

@@ -4,8 +4,10 @@
 # The engine as a hostile local user meets it, through the CLI
 # (Documentation/security.md): user nobody, with and without a user
 # namespace of its own, tries to checkpoint what it may not, to restart at
-# all, to set the key, to restart an edited image through root, and races
-# a target's death against its checkpoints. Every attempt is refused with
+# all, to set the key, to restart an edited image through root, to
+# checkpoint a process tree of root's or one with a member of root's
+# (CKPT_IOC_CHECKPOINT_TREE, through a small python3 caller: the CLI has
+# no tree command yet), and races a target's death against its checkpoints. Every attempt is refused with
 # a clear message and the targets run on; the kernel logs nothing (the
 # harness scans the log).
 #
@@ -62,7 +64,34 @@ alive() {
 	kill -0 "$1" 2> /dev/null
 }
 
-ktap_plan 12
+# tree_ckpt DIR PID...: CKPT_IOC_CHECKPOINT_TREE of the PIDs (the first the
+# root), images DIR/tree.N.img; the engine's message on stderr if refused.
+cat > "$dir/tree_ckpt" << 'EOF'
+#!/usr/bin/python3
+import ctypes, fcntl, os, struct, sys
+out, pids = sys.argv[1], [int(p) for p in sys.argv[2:]]
+fds = [os.open("%s/tree.%d.img" % (out, i), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+       for i in range(len(pids))]
+mem = ctypes.create_string_buffer(b"".join(struct.pack("=IiIIQQ", p, f, 0, 0, 0, 0)
+                                           for p, f in zip(pids, fds)))
+msg = ctypes.create_string_buffer(256)
+arg = bytearray(struct.pack("=QIIIIQQQ16s4Q", ctypes.addressof(mem), len(pids), 0, 0,
+                            256, ctypes.addressof(msg), 0, 0, bytes(16), 0, 0, 0, 0))
+dev = os.open("/dev/ckpt", os.O_RDWR)
+try:
+    fcntl.ioctl(dev, (3 << 30) | (len(arg) << 16) | (0xC7 << 8) | 0x0A, arg)
+except OSError as e:
+    sys.stderr.write("%s: %s\n" % (os.strerror(e.errno), msg.value.decode()))
+    sys.exit(1)
+EOF
+chmod 0755 "$dir/tree_ckpt"
+
+# "$1" alive and not frozen: its threads are not parked in the engine.
+runs() {
+	kill -0 "$1" 2> /dev/null && ! grep -q ckpt "/proc/$1/wchan" 2> /dev/null
+}
+
+ktap_plan 14
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 # Processes that sleep until killed: root's and nobody's.
 sleep 1000 > /dev/null 2>&1 &
@@ -83,12 +112,35 @@ ktap_check "nor with a user namespace of its own" bash -c "
 		as_nobody_ns ckpt checkpoint $root_sleeper -o $dir/y.img &&
 	kill -0 $root_sleeper"
 
+# A tree of root's: a shell waiting for its sleeping child.
+sh -c 'sleep 1000 & wait' > /dev/null 2>&1 &
+root_tree=$!
+pids+=("$root_tree")
+root_child=
+for i in $(seq 50); do
+	root_child=$(cat /proc/$root_tree/task/$root_tree/children 2> /dev/null || true)
+	[ -n "$root_child" ] && break
+	sleep 0.1
+done
+pids+=($root_child)
+ktap_check "nobody cannot checkpoint root's process tree; nothing frozen, no image" bash -c "
+	$(declare -f refused as_nobody runs); dir=$dir
+	refused 'Operation not permitted' \
+		as_nobody $dir/tree_ckpt $dir $root_tree $root_child &&
+	runs $root_tree && runs $root_child &&
+	[ ! -s $dir/tree.0.img ] && [ ! -s $dir/tree.1.img ]"
+
 # A process of nobody's own is checkpointed fine (ptrace_scope 0).
 old_scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2> /dev/null || true)
 if [ -n "$old_scope" ]; then
 	echo 0 > /proc/sys/kernel/yama/ptrace_scope
 	ktap_check "nobody checkpoints its own process (Yama scope 0)" \
 		as_nobody ckpt checkpoint "$user_sleeper" -o "$dir/own.img"
+	ktap_check "nor a tree of its own with a member of root's: before any freeze" bash -c "
+		$(declare -f refused as_nobody runs); dir=$dir
+		refused 'Operation not permitted' \
+			as_nobody $dir/tree_ckpt $dir $user_sleeper $root_sleeper &&
+		runs $user_sleeper && runs $root_sleeper && [ ! -s $dir/tree.0.img ]"
 	echo 1 > /proc/sys/kernel/yama/ptrace_scope
 	ktap_check "Yama scope 1: not a process that is not its descendant" bash -c "
 		$(declare -f refused as_nobody); dir=$dir
@@ -98,6 +150,7 @@ if [ -n "$old_scope" ]; then
 	echo "$old_scope" > /proc/sys/kernel/yama/ptrace_scope
 else
 	ktap_skip "nobody checkpoints its own process (no Yama in this kernel)"
+	ktap_skip "a tree with a member of root's (no Yama in this kernel)"
 	ktap_skip "Yama scope 1 (no Yama in this kernel)"
 	as_nobody ckpt checkpoint "$user_sleeper" -o "$dir/own.img" || true
 fi

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CKPT_IOC_CHECKPOINT_TREE: a process and its descendants as one set.
+ *
+ * The members go through checkpoint.c's pipeline together (struct
+ * ckpt_cp_group): all found and their rights checked, then all their
+ * libckpt callbacks, then all frozen, then the tree's rules checked here
+ * (while nothing can fork, exit unseen or change its descriptors), then all
+ * captured and written. What is only a tree's: the arguments, the rules
+ * and the TREE section, with pids numbered in the root's pid namespace.
+ */
+
+#include <linux/fdtable.h>
+#include <linux/mm.h>
+#include <linux/pid_namespace.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/uaccess.h>
+
+#include "checkpoint.h"
+#include "tree.h"
+#include "why.h"
+
+/* The arguments alone, before anything is looked up. */
+static const char *check_args(const struct ckpt_checkpoint_tree *a)
+{
+	unsigned int i;
+
+	if (!a->nr_members || a->nr_members > CKPT_TREE_MAX_MEMBERS)
+		return "nr_members must be 1 .. CKPT_TREE_MAX_MEMBERS (1024)";
+	if (a->flags & ~__CKPT_CHECKPOINT_F_ALL ||
+	    (a->flags & CKPT_CHECKPOINT_STOP && a->flags & CKPT_CHECKPOINT_KILL))
+		return "unknown or conflicting flags";
+	for (i = 0; i < ARRAY_SIZE(a->reserved); i++)
+		if (a->reserved[i])
+			return "reserved fields must be 0";
+	if (a->timeout_ms > CKPT_TIMEOUT_MAX_MS)
+		return "timeout_ms is above CKPT_TIMEOUT_MAX_MS (10 minutes)";
+	return NULL;
+}
+
+/* Each member alone, and no pid or image descriptor twice. */
+static int check_members(const struct ckpt_tree_member *mem, u32 nr,
+			 struct ckpt_why *why)
+{
+	u32 i, j;
+
+	for (i = 0; i < nr; i++) {
+		if (mem[i].reserved) {
+			ckpt_whyf(why, "member %u: reserved field must be 0", i);
+			return -EINVAL;
+		}
+		for (j = 0; j < i; j++) {
+			if (mem[j].pid == mem[i].pid) {
+				ckpt_whyf(why, "pid %u is listed twice (members %u and %u)",
+					  mem[i].pid, j, i);
+				return -EINVAL;
+			}
+			if (mem[j].fd == mem[i].fd) {
+				ckpt_whyf(why, "members %u and %u have the same image descriptor %d",
+					  j, i, mem[i].fd);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+static int cmp_task(const void *a, const void *b, const void *priv)
+{
+	const struct ckpt_cp_group *g = priv;
+	const struct task_struct *x = g->m[*(const u32 *)a].task;
+	const struct task_struct *y = g->m[*(const u32 *)b].task;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The index of the member whose process @p is (a leader), or -1. */
+static int member_of(const struct ckpt_cp_group *g, const struct task_struct *p)
+{
+	unsigned int lo = 0, hi = g->nr;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+		const struct task_struct *t = g->m[g->sorted[mid]].task;
+
+		if (t == p)
+			return g->sorted[mid];
+		if (t < p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/*
+ * Before anything is frozen: every member in the root's pid namespace,
+ * whose numbers the images use, and the members sorted for lookups.
+ */
+int ckpt_tree_prepare(struct ckpt_cp_group *g)
+{
+	struct pid_namespace *ns;
+	unsigned int i;
+
+	ns = task_active_pid_ns(g->m[0].task);
+	if (!ns) {
+		g->failed = 0;
+		ckpt_whyf(&g->m[0].why, "pid %u exited", g->m[0].a->pid);
+		return -ESRCH;
+	}
+	g->ns = get_pid_ns(ns);
+	for (i = 0; i < g->nr; i++) {
+		if (task_active_pid_ns(g->m[i].task) != ns) {
+			g->failed = i;
+			ckpt_whyf(&g->m[i].why,
+				  "pid %u is in another pid namespace than the tree root (pid %u): not supported yet",
+				  g->m[i].a->pid, g->m[0].a->pid);
+			return -EOPNOTSUPP;
+		}
+		g->m[i].ns = ns;
+	}
+	g->sorted = kvmalloc_array(g->nr, sizeof(*g->sorted), GFP_KERNEL);
+	if (!g->sorted)
+		return -ENOMEM;
+	for (i = 0; i < g->nr; i++)
+		g->sorted[i] = i;
+	sort_r(g->sorted, g->nr, sizeof(*g->sorted), cmp_task, NULL, g);
+	return 0;
+}
+
+void ckpt_tree_release(struct ckpt_cp_group *g)
+{
+	kvfree(g->sorted);
+	g->sorted = NULL;
+	if (g->ns)
+		put_pid_ns(g->ns);
+	g->ns = NULL;
+}
+
+static int note_stdio(const void *arg, struct file *file, unsigned int fd)
+{
+	struct file **f = (struct file **)arg;
+
+	if (fd > 2)
+		return 1;
+	f[fd] = file;
+	return 0;
+}
+
+/* The open files of descriptors 0-2, compared only, never dereferenced. */
+static void get_stdio(struct task_struct *task, struct file *f[3])
+{
+	f[0] = f[1] = f[2] = NULL;
+	task_lock(task);
+	if (task->files)
+		iterate_fd(task->files, 0, note_stdio, f);
+	task_unlock(task);
+}
+
+/*
+ * One member, frozen: alive, untraced, its parent listed before it, its
+ * standard descriptors the root's (they become the restarter's). Fills
+ * its TREE section.
+ */
+static int check_member(struct ckpt_cp_group *g, unsigned int i,
+			struct file *root_stdio[3])
+{
+	struct ckpt_cp_ctx *ctx = &g->m[i];
+	struct task_struct *t = ctx->task;
+	struct file *f[3];
+	int parent;
+	unsigned int fd;
+
+	if (t->exit_state) {
+		ckpt_whyf(&ctx->why, "pid %u is a zombie: not supported yet",
+			  ctx->a->pid);
+		return -EBUSY;
+	}
+	if (t->ptrace) {
+		ckpt_whyf(&ctx->why, "pid %u is being traced", ctx->a->pid);
+		return -EBUSY;
+	}
+	rcu_read_lock();
+	parent = member_of(g, rcu_dereference(t->real_parent)->group_leader);
+	rcu_read_unlock();
+	if (i && (parent < 0 || parent >= i)) {
+		ckpt_whyf(&ctx->why,
+			  "pid %u is not a descendant of pid %u listed after its parent",
+			  ctx->a->pid, g->m[0].a->pid);
+		return -EINVAL;
+	}
+	memcpy(ctx->tree.id, g->id, sizeof(ctx->tree.id));
+	ctx->tree.index = i;
+	ctx->tree.nr_members = g->nr;
+	ctx->tree.parent = i ? parent : CKPT_TREE_NO_PARENT;
+	ctx->tree.pgid = task_pgrp_nr_ns(t, g->ns);
+	ctx->tree.sid = task_session_nr_ns(t, g->ns);
+	if (!i)
+		return 0;
+	get_stdio(t, f);
+	for (fd = 0; fd < 3; fd++) {
+		if (f[fd] && f[fd] != root_stdio[fd]) {
+			ckpt_whyf(&ctx->why,
+				  "pid %u fd %u is not the tree root's fd %u: not supported yet",
+				  ctx->a->pid, fd, fd);
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
+
+enum outsider_kind { NOT_IN_TREE, ZOMBIE_CHILD, TRACED };
+
+/*
+ * Whether process @p, a relative of the members, leaves the tree
+ * incomplete: a child of a member that is no member, a zombie child, or a
+ * process a member traces. Returns the member to name, or -1.
+ */
+static int outsider(const struct ckpt_cp_group *g, struct task_struct *p,
+		    enum outsider_kind *kind)
+{
+	struct task_struct *parent, *tracer;
+	int i;
+
+	parent = rcu_dereference(p->real_parent)->group_leader;
+	tracer = rcu_dereference(p->parent)->group_leader;
+	i = member_of(g, parent);
+	if (i >= 0 && p->exit_state && thread_group_empty(p)) {
+		*kind = ZOMBIE_CHILD;
+		return i;
+	}
+	if (i >= 0 && member_of(g, p) < 0) {
+		*kind = NOT_IN_TREE;
+		return i;
+	}
+	i = tracer != parent ? member_of(g, tracer) : -1;
+	*kind = TRACED;
+	return i;
+}
+
+/*
+ * Every relative of every member, in one pass over the processes: the
+ * tree must hold all their children. The checkpointer itself (libckpt's
+ * helper, a child of the process that asked) is no member and no child
+ * that counts, as for a single process.
+ */
+static int check_relatives(struct ckpt_cp_group *g)
+{
+	enum outsider_kind kind = TRACED;
+	struct task_struct *p;
+	struct ckpt_why *why;
+	pid_t other = 0;
+	u32 pid;
+	int i = -1;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if (same_thread_group(p, current))
+			continue;
+		i = outsider(g, p, &kind);
+		if (i >= 0) {
+			other = task_pid_vnr(p);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (i < 0)
+		return 0;
+	g->failed = i;
+	why = &g->m[i].why;
+	pid = g->m[i].a->pid;
+	if (kind == ZOMBIE_CHILD)
+		ckpt_whyf(why, "pid %u has a zombie child process %d: not supported yet",
+			  pid, other);
+	else if (kind == NOT_IN_TREE)
+		ckpt_whyf(why, "pid %u has a child process %d that is not in the tree",
+			  pid, other);
+	else
+		ckpt_whyf(why, "pid %u traces process %d: process trees with tracers are not supported yet",
+			  pid, other);
+	return -EBUSY;
+}
+
+/*
+ * Once every member is frozen, before any is captured: the members one
+ * by one, then their relatives.
+ */
+int ckpt_tree_check(struct ckpt_cp_group *g)
+{
+	struct file *root_stdio[3];
+	unsigned int i;
+	int ret;
+
+	get_stdio(g->m[0].task, root_stdio);
+	for (i = 0; i < g->nr; i++) {
+		ret = check_member(g, i, root_stdio);
+		if (ret) {
+			g->failed = i;
+			return ret;
+		}
+	}
+	return check_relatives(g);
+}
+
+/* Back to user space: every member's results, the request's. */
+static int put_results(struct ckpt_checkpoint_tree __user *uarg,
+		       struct ckpt_checkpoint_tree *a,
+		       struct ckpt_tree_member *mem,
+		       const struct ckpt_checkpoint *args)
+{
+	u32 i;
+
+	for (i = 0; i < a->nr_members; i++) {
+		mem[i].nr_threads = args[i].nr_threads;
+		mem[i].image_bytes = args[i].image_bytes;
+		mem[i].nr_pages = args[i].nr_pages;
+	}
+	if (copy_to_user(u64_to_user_ptr(a->members), mem,
+			 array_size(a->nr_members, sizeof(*mem))) ||
+	    copy_to_user(uarg, a, sizeof(*a)))
+		return -EFAULT;
+	return 0;
+}
+
+/* The members as the pipeline takes them: one request of one each. */
+static int run_tree(struct ckpt_checkpoint_tree *a,
+		    const struct ckpt_tree_member *mem,
+		    struct ckpt_checkpoint *args, struct ckpt_why *why)
+{
+	struct ckpt_cp_group g = {
+		.nr = a->nr_members, .flags = a->flags,
+		.timeout = a->timeout_ms, .tree = true,
+	};
+	u32 i;
+	int ret;
+
+	g.m = kvcalloc(g.nr, sizeof(*g.m), GFP_KERNEL);
+	if (!g.m)
+		return -ENOMEM;
+	for (i = 0; i < g.nr; i++) {
+		args[i].pid = mem[i].pid;
+		args[i].fd = mem[i].fd;
+		args[i].flags = a->flags;
+		args[i].timeout_ms = a->timeout_ms;
+		g.m[i].a = &args[i];
+	}
+	get_random_bytes(g.id, sizeof(g.id));
+	ret = ckpt_cp_group_run(&g);
+	a->frozen_ns = g.frozen_ns;
+	a->total_ns = g.total_ns;
+	memcpy(a->id, g.id, sizeof(a->id));
+	if (ret)
+		ckpt_whyf(why, "%s", ckpt_cp_group_why(&g) ?: "the checkpoint failed");
+	kvfree(g.m);
+	return ret;
+}
+
+long ckpt_ioctl_checkpoint_tree(struct ckpt_checkpoint_tree __user *uarg)
+{
+	struct ckpt_checkpoint_tree a;
+	struct ckpt_tree_member *mem;
+	struct ckpt_checkpoint *args;
+	struct ckpt_why why = {};
+	const char *msg;
+	long ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	msg = check_args(&a);
+	if (msg) {
+		ckpt_put_errmsg(a.errmsg, a.errmsg_len, msg);
+		return -EINVAL;
+	}
+	mem = kvmalloc_array(a.nr_members, sizeof(*mem), GFP_KERNEL);
+	args = kvcalloc(a.nr_members, sizeof(*args), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!mem || !args)
+		goto out_free;
+	ret = -EFAULT;
+	if (copy_from_user(mem, u64_to_user_ptr(a.members),
+			   array_size(a.nr_members, sizeof(*mem))))
+		goto out_free;
+	ret = check_members(mem, a.nr_members, &why);
+	if (!ret)
+		ret = run_tree(&a, mem, args, &why);
+	if (!ret)
+		ret = put_results(uarg, &a, mem, args);
+	else
+		ckpt_put_errmsg(a.errmsg, a.errmsg_len, why.msg);
+out_free:
+	kvfree(args);
+	kvfree(mem);
+	return ret;
+}

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CKPT_IOC_CHECKPOINT_TREE: a root, two children and a grandchild, all
+ * spinning with the stdio they inherited, captured as one set: four
+ * images with TREE sections that agree (one id, indexes, parents), the
+ * members continuing, stopped or killed together. Every refusal (a child
+ * left out, a member before its parent or no descendant, a traced member,
+ * one in another pid namespace, one with another stdout, the caller in
+ * the tree, bad arguments) names what it refuses and leaves every member
+ * running, none frozen: each still makes progress afterwards.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <sys/ptrace.h>
+
+#include "kselftest_harness.h"
+#include "ckpt_test.h"
+
+#define NR	4	/* root, child 1, child 2, grandchild (of child 1) */
+
+enum { ROOT, C1, C2, GC };
+
+enum tree_opt { PLAIN, C1_DEVNULL, NEWPID };
+
+static void spin(void)
+{
+	volatile unsigned long n = 0;
+
+	syscall(SYS_close_range, 3, ~0U, 0);
+	for (;;)
+		n++;
+}
+
+static void tell(int fd, int role)
+{
+	int msg[2] = { role, getpid() };
+
+	if (write(fd, msg, sizeof(msg)) != sizeof(msg))
+		_exit(9);
+}
+
+/* The tree, its pids in pid[] by role; 0 or -1. */
+static int make_tree(pid_t pid[NR], enum tree_opt opt)
+{
+	int p[2], msg[2], n = 0;
+
+	if (pipe(p))
+		return -1;
+	pid[ROOT] = fork();
+	if (pid[ROOT] < 0)
+		return -1;
+	if (!pid[ROOT]) {
+		close(p[0]);
+		if (!fork()) {
+			if (opt == C1_DEVNULL &&
+			    dup2(open("/dev/null", O_WRONLY), 1) != 1)
+				_exit(9);
+			if (!fork()) {
+				tell(p[1], GC);
+				spin();
+			}
+			tell(p[1], C1);
+			spin();
+		}
+		if (opt == NEWPID) {
+			/*
+			 * Child 2 is pid 1 of a pid namespace of its own: its
+			 * getpid() says 1, so the root tells its pid.
+			 */
+			pid_t c2 = unshare(CLONE_NEWPID) ? -1 : fork();
+
+			if (c2 < 0)
+				_exit(9);
+			if (!c2)
+				spin();
+			msg[0] = C2;
+			msg[1] = c2;
+			if (write(p[1], msg, sizeof(msg)) != sizeof(msg))
+				_exit(9);
+		} else if (!fork()) {
+			tell(p[1], C2);
+			spin();
+		}
+		tell(p[1], ROOT);
+		spin();
+	}
+	close(p[1]);
+	while (read(p[0], msg, sizeof(msg)) == sizeof(msg))
+		if (msg[0] >= 0 && msg[0] < NR && ++n)
+			pid[msg[0]] = msg[1];
+	close(p[0]);
+	return n == NR ? 0 : -1;
+}
+
+static void end_tree(pid_t pid[NR])
+{
+	int i;
+
+	for (i = 0; i < NR; i++)
+		if (pid[i] > 0)
+			kill(pid[i], SIGKILL);
+	waitpid(pid[ROOT], NULL, 0);
+}
+
+static unsigned long long runtime(pid_t pid)
+{
+	unsigned long long ns = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
+/* Whether @pid still runs: its CPU time grows within 5 s. */
+static bool progresses(pid_t pid)
+{
+	unsigned long long t0 = runtime(pid);
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		usleep(10000);
+		if (runtime(pid) > t0)
+			return true;
+	}
+	return false;
+}
+
+static char state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : 0;
+}
+
+/* Polls up to 5 s for @pid to be in state @want (0: gone or a zombie). */
+static bool reaches(pid_t pid, char want)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		char s = state(pid);
+
+		if (want ? s == want : (!s || s == 'Z'))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+FIXTURE(tree) {
+	pid_t pid[NR];
+	pid_t sid[NR], pgid[NR];	/* before a kill */
+	char image[NR][64];
+	int fd[NR];
+	struct ckpt_tree_member m[NR + 1];
+	struct ckpt_checkpoint_tree a;
+	char msg[256];
+	int dev;
+};
+
+static void set_members(FIXTURE_DATA(tree) *self, const int *roles, int nr)
+{
+	int i;
+
+	memset(self->m, 0, sizeof(self->m));
+	for (i = 0; i < NR; i++) {
+		self->sid[i] = getsid(self->pid[i]);
+		self->pgid[i] = getpgid(self->pid[i]);
+	}
+	for (i = 0; i < nr; i++) {
+		self->m[i].pid = roles[i] < 0 ? (pid_t)-roles[i] : self->pid[roles[i]];
+		self->m[i].fd = self->fd[i % NR];
+	}
+	memset(&self->a, 0, sizeof(self->a));
+	self->a.members = (unsigned long)self->m;
+	self->a.nr_members = nr;
+	self->a.errmsg = (unsigned long)self->msg;
+	self->a.errmsg_len = sizeof(self->msg);
+	self->msg[0] = '\0';
+}
+
+static int tree_ioctl(FIXTURE_DATA(tree) *self)
+{
+	return ioctl(self->dev, CKPT_IOC_CHECKPOINT_TREE, &self->a) ? -errno : 0;
+}
+
+static bool all_progress(FIXTURE_DATA(tree) *self)
+{
+	int i;
+
+	for (i = 0; i < NR; i++)
+		if (!progresses(self->pid[i]))
+			return false;
+	return true;
+}
+
+static const int in_order[NR] = { ROOT, C1, C2, GC };
+
+FIXTURE_SETUP(tree)
+{
+	const char *path = ckpt_module_path();
+	int i;
+
+	if (!path)
+		SKIP(return, "CKPT_MODULE does not name a readable ckpt.ko");
+	if (!ckpt_module_loaded())
+		ASSERT_EQ(0, ckpt_load_module(path));
+	ASSERT_EQ(0, make_tree(self->pid, PLAIN));
+	self->dev = open("/dev/ckpt", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->dev);
+	for (i = 0; i < NR; i++) {
+		snprintf(self->image[i], sizeof(self->image[i]),
+			 "/tmp/cr_tree.%d.%d.img", getpid(), i);
+		self->fd[i] = open(self->image[i],
+				   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		ASSERT_LE(0, self->fd[i]);
+	}
+	set_members(self, in_order, NR);
+}
+
+FIXTURE_TEARDOWN(tree)
+{
+	int i;
+
+	end_tree(self->pid);
+	for (i = 0; i < NR; i++) {
+		if (self->fd[i] > 0)
+			close(self->fd[i]);
+		unlink(self->image[i]);
+	}
+	if (self->dev > 0)
+		close(self->dev);
+}
+
+/* Each image's TREE section, its place, and the pids in it. */
+static bool images_agree(FIXTURE_DATA(tree) *self, struct __test_metadata *_metadata)
+{
+	static const __u32 parent[NR] = { CKPT_TREE_NO_PARENT, 0, 0, 1 };
+	int i;
+
+	for (i = 0; i < NR; i++) {
+		struct ckpt_img_process *proc;
+		struct ckpt_img_tree *t;
+		off_t pos = 0, ppos = 0;
+		size_t len = 0, plen = 0;
+
+		t = ckpt_section_payload(self->image[i], CKPT_SECT_TREE, &pos, &len);
+		proc = ckpt_section_payload(self->image[i], CKPT_SECT_PROCESS,
+					    &ppos, &plen);
+		if (!t || !proc || len != sizeof(*t))
+			return false;
+		EXPECT_EQ((__u32)i, t->index);
+		EXPECT_EQ((__u32)NR, t->nr_members);
+		EXPECT_EQ(parent[i], t->parent);
+		EXPECT_EQ(self->sid[i], (pid_t)t->sid);
+		EXPECT_EQ(self->pgid[i], (pid_t)t->pgid);
+		EXPECT_EQ(0, memcmp(t->id, self->a.id, sizeof(t->id)));
+		/* Right after PROCESS: its header follows PROCESS's payload. */
+		EXPECT_EQ(ppos + (off_t)sizeof(struct ckpt_sect) +
+			  (off_t)((plen + 7) & ~7UL), pos);
+		EXPECT_EQ(self->pid[i], (pid_t)proc->pid);
+		if (i)
+			EXPECT_EQ(self->pid[i == GC ? C1 : ROOT], (pid_t)proc->ppid);
+		EXPECT_EQ(1U, self->m[i].nr_threads);
+		EXPECT_LT(0ULL, (unsigned long long)self->m[i].image_bytes);
+		free(t);
+		free(proc);
+	}
+	return true;
+}
+
+/* The shared checker (through ckpt inspect) accepts each image. */
+static bool inspect_ok(const char *image)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "ckpt inspect %s > /dev/null", image);
+	return system(cmd) == 0;
+}
+
+TEST_F(tree, continues)
+{
+	static const __u8 zero[CKPT_TREE_ID_LEN];
+	int i;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, tree_ioctl(self)) TH_LOG("%s", self->msg);
+	EXPECT_NE(0, memcmp(self->a.id, zero, sizeof(zero)));
+	EXPECT_TRUE(images_agree(self, _metadata));
+	for (i = 0; i < NR; i++)
+		EXPECT_TRUE(inspect_ok(self->image[i])) TH_LOG("image %d", i);
+	EXPECT_TRUE(all_progress(self));
+}
+
+TEST_F(tree, kill)
+{
+	int i;
+
+	CKPT_SETUP_SKIPPED();
+	self->a.flags = CKPT_CHECKPOINT_KILL;
+	ASSERT_EQ(0, tree_ioctl(self)) TH_LOG("%s", self->msg);
+	EXPECT_TRUE(images_agree(self, _metadata));
+	for (i = 0; i < NR; i++)
+		EXPECT_TRUE(reaches(self->pid[i], 0)) TH_LOG("member %d", i);
+}
+
+TEST_F(tree, stop)
+{
+	int i;
+
+	CKPT_SETUP_SKIPPED();
+	self->a.flags = CKPT_CHECKPOINT_STOP;
+	ASSERT_EQ(0, tree_ioctl(self)) TH_LOG("%s", self->msg);
+	EXPECT_TRUE(images_agree(self, _metadata));
+	for (i = 0; i < NR; i++)
+		EXPECT_TRUE(reaches(self->pid[i], 'T')) TH_LOG("member %d", i);
+	for (i = 0; i < NR; i++)
+		kill(self->pid[i], SIGCONT);
+	EXPECT_TRUE(all_progress(self));
+}
+
+/* Refused with @err, the message containing @words; nobody frozen. */
+#define EXPECT_REFUSED(err, words) do { \
+		EXPECT_EQ(err, tree_ioctl(self)); \
+		EXPECT_NE(NULL, strstr(self->msg, words)) TH_LOG("%s", self->msg); \
+		EXPECT_TRUE(all_progress(self)); \
+	} while (0)
+
+TEST_F(tree, child_left_out)
+{
+	static const int roles[] = { ROOT, C1, GC };
+
+	CKPT_SETUP_SKIPPED();
+	set_members(self, roles, 3);
+	EXPECT_REFUSED(-EBUSY, "that is not in the tree");
+}
+
+TEST_F(tree, grandchild_left_out)
+{
+	static const int roles[] = { ROOT, C1, C2 };
+
+	CKPT_SETUP_SKIPPED();
+	set_members(self, roles, 3);
+	EXPECT_REFUSED(-EBUSY, "that is not in the tree");
+}
+
+TEST_F(tree, before_its_parent)
+{
+	static const int roles[] = { ROOT, GC, C1, C2 };
+
+	CKPT_SETUP_SKIPPED();
+	set_members(self, roles, NR);
+	EXPECT_REFUSED(-EINVAL, "is not a descendant");
+}
+
+TEST_F(tree, not_a_descendant)
+{
+	int roles[] = { ROOT, C1, C2, GC, 0 };
+	pid_t other = fork();
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_LE(0, other);
+	if (!other)
+		spin();
+	roles[4] = -other;
+	set_members(self, roles, 5);
+	self->m[4].fd = self->dev;	/* never reached: refused first */
+	EXPECT_REFUSED(-EINVAL, "is not a descendant");
+	EXPECT_TRUE(progresses(other));
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+}
+
+TEST_F(tree, traced_member)
+{
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, self->pid[C2], 0, 0));
+	EXPECT_REFUSED(-EBUSY, "is being traced");
+	ptrace(PTRACE_DETACH, self->pid[C2], 0, 0);
+}
+
+TEST_F(tree, caller_in_tree)
+{
+	int roles[] = { ROOT, C1, C2, GC };
+
+	CKPT_SETUP_SKIPPED();
+	roles[2] = -getpid();
+	set_members(self, roles, NR);
+	EXPECT_REFUSED(-EDEADLK, "cannot checkpoint itself");
+}
+
+/* Another tree: made here, ended here. */
+static int other_tree(FIXTURE_DATA(tree) *self, enum tree_opt opt,
+		      const char *words, int err, struct __test_metadata *_metadata)
+{
+	pid_t saved[NR];
+
+	memcpy(saved, self->pid, sizeof(saved));
+	end_tree(self->pid);
+	if (make_tree(self->pid, opt))
+		return -1;
+	set_members(self, in_order, NR);
+	EXPECT_REFUSED(err, words);
+	return 0;
+}
+
+TEST_F(tree, other_pid_namespace)
+{
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, other_tree(self, NEWPID, "another pid namespace",
+				-EOPNOTSUPP, _metadata));
+}
+
+TEST_F(tree, other_stdout)
+{
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, other_tree(self, C1_DEVNULL, "fd 1 is not the tree root's fd 1",
+				-EOPNOTSUPP, _metadata));
+}
+
+TEST_F(tree, bad_arguments)
+{
+	int roles[] = { ROOT, C1, C2, GC };
+
+	CKPT_SETUP_SKIPPED();
+	self->a.nr_members = 0;
+	EXPECT_REFUSED(-EINVAL, "nr_members");
+	self->a.nr_members = CKPT_TREE_MAX_MEMBERS + 1;
+	EXPECT_REFUSED(-EINVAL, "nr_members");
+	set_members(self, in_order, NR);
+	self->a.reserved[3] = 1;
+	EXPECT_REFUSED(-EINVAL, "reserved");
+	set_members(self, in_order, NR);
+	self->m[2].reserved = 1;
+	EXPECT_REFUSED(-EINVAL, "reserved");
+	set_members(self, in_order, NR);
+	self->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_KILL;
+	EXPECT_REFUSED(-EINVAL, "flags");
+	self->a.flags = 1 << 7;
+	EXPECT_REFUSED(-EINVAL, "flags");
+	set_members(self, in_order, NR);
+	self->a.timeout_ms = CKPT_TIMEOUT_MAX_MS + 1;
+	EXPECT_REFUSED(-EINVAL, "timeout_ms");
+	roles[3] = C1;
+	set_members(self, roles, NR);
+	EXPECT_REFUSED(-EINVAL, "listed twice");
+	set_members(self, in_order, NR);
+	self->m[3].fd = self->m[1].fd;
+	EXPECT_REFUSED(-EINVAL, "same image descriptor");
+	set_members(self, in_order, NR);
+	self->m[3].fd = 999;
+	EXPECT_REFUSED(-EBADF, "not open for writing");
+	set_members(self, in_order, NR);
+	self->a.members = 8;
+	EXPECT_EQ(-EFAULT, tree_ioctl(self));
+	EXPECT_TRUE(all_progress(self));
+}
+
+TEST_HARNESS_MAIN
