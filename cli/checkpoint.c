@@ -159,11 +159,11 @@ static void tree_report(FILE *f, bool json, const char *dir,
 		bytes += m[i].image_bytes;
 	}
 	if (json) {
-		fprintf(f, "{\"root\":%d,\"dir\":", (int)t->m[0].pid);
+		fprintf(f, "{\"root\":%d,\"dir\":", (int)m[0].pid);
 		json_string(f, dir);
 		fputc(',', f);
 	} else {
-		fprintf(f, "tree of pid %d: ", (int)t->m[0].pid);
+		fprintf(f, "tree of pid %d: ", (int)m[0].pid);
 	}
 	print_num(f, json, "processes", "%llu processes, ", t->nr);
 	print_num(f, json, "threads", "%llu threads, ", thr);
@@ -173,15 +173,16 @@ static void tree_report(FILE *f, bool json, const char *dir,
 	print_num(f, json, "total_ns", ", %llu ns in all", a->total_ns);
 	fprintf(f, json ? "\"members\":[" : " -> %s\n", dir);
 	for (i = 0; i < t->nr; i++) {
+		int parent = i ? (int)m[t->m[i].parent].pid : 0;
+
 		if (json)
-			fprintf(f, "%s{\"pid\":%d,\"parent\":%d,", i ? "," : "",
-				(int)t->m[i].pid,
-				i ? (int)t->m[t->m[i].parent].pid : 0);
+			fprintf(f, "%s{\"pid\":%d,\"parent\":%d,\"ns_pid\":%d,",
+				i ? "," : "", (int)m[i].pid, parent,
+				(int)m[i].ns_pid);
 		else if (i)
-			fprintf(f, "  pid %d (child of %d): ", (int)t->m[i].pid,
-				(int)t->m[t->m[i].parent].pid);
+			fprintf(f, "  pid %d (child of %d): ", (int)m[i].pid, parent);
 		else
-			fprintf(f, "  pid %d (root): ", (int)t->m[i].pid);
+			fprintf(f, "  pid %d (root): ", (int)m[i].pid);
 		print_num(f, json, "threads", "%llu thread(s), ", m[i].nr_threads);
 		print_num(f, json, "pages", "%llu pages, ", m[i].nr_pages);
 		if (json)

@@ -62,6 +62,29 @@ static int record_shared(struct ckpt_img_file *f,
 	return 1;	/* a FIFO's, a memfd's use */
 }
 
+/*
+ * A tree's member: a descriptor of one of the root's standard files, which
+ * the restart re-attaches to the restarter's (the root's own fd @j first).
+ */
+static int record_stdio(const struct ckpt_fds *scan, struct ckpt_img_file *f,
+			const struct file *file, unsigned int fd)
+{
+	int j = fd <= 2 && scan->root_stdio[fd] == file ? fd : -1;
+
+	if (!scan->in_tree)
+		return -1;
+	for (j = j < 0 ? 0 : j; j < 3; j++)
+		if (scan->root_stdio[j] == file)
+			break;
+	if (j == 3)
+		return -1;
+	f->kind = CKPT_FILE_STDIO;
+	f->ino = j;
+	f->open_flags = file->f_flags & O_ACCMODE;
+	snprintf(f->path, sizeof(f->path), "stdio:%d", j);
+	return 0;
+}
+
 /* /dev/ckpt: the registration it may carry is the restarter's to make. */
 static int record_ckpt_dev(const struct ckpt_fds *scan,
 			   struct ckpt_img_file *f, struct file *file)
@@ -195,7 +218,7 @@ static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 	struct ckpt_img_file *f;
 	int ret;
 
-	if (fd <= 2)
+	if (fd <= 2 && !scan->all_fds)
 		return 0;
 	if (scan->nr == CKPT_IMG_MAX_FILES)
 		goto bad;
@@ -205,7 +228,9 @@ static int scan_fd(const void *arg, struct file *file, unsigned int fd)
 	scan->seen[scan->nr] = file;
 	f->fd = fd;
 	f->flags = ckpt_fd_cloexec(scan->files_table, fd) ? CKPT_FILE_CLOEXEC : 0;
-	ret = record(scan, f, file);
+	ret = record_stdio(scan, f, file, fd);
+	if (ret)
+		ret = record(scan, f, file);
 	if (ret < 0)
 		goto bad;
 	if (ret)
@@ -272,10 +297,13 @@ static int capture_pipe(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 		ends[end] = 1;
 		fds[end]++;
 	}
-	for (j = 0; j < 2; j++)
+	/* A tree's pipes were counted across its members (tree_files.c). */
+	for (j = 0; j < 2 && !scan->in_tree; j++)
 		if (distinct[j] && file_count(distinct[j]) != 2 * fds[j])
 			goto elsewhere;
-	ret = ckpt_pipe_capture(scan->refs[i], ends[0], ends[1],
+	ret = ckpt_pipe_capture(scan->refs[i],
+				scan->in_tree ? CKPT_PIPE_ANY : ends[0],
+				scan->in_tree ? CKPT_PIPE_ANY : ends[1],
 				&scan->pipes[scan->nr_pipes],
 				&scan->pipe_len[scan->nr_pipes]);
 	if (ret == -EXDEV)

@@ -15,7 +15,7 @@ struct ckpt_why;
 
 /*
  * A frozen process's descriptors, as the image records them: one FILES
- * entry per descriptor above 2, with what each kind needs beside it
+ * entry per descriptor above 2 (a tree's member: every descriptor), with what each kind needs beside it
  * (PIPE, TIMERFD and EPOLL sections, the file objects carried by content).
  */
 struct ckpt_fds {
@@ -39,6 +39,15 @@ struct ckpt_fds {
 	unsigned int bad_fd;
 	struct file *bad;		/* referenced */
 	const struct file *registered;	/* the process's registration */
+	/*
+	 * Set by tree.c for a tree's member before the scan: its pipes'
+	 * ends were counted across the tree (tree_files.c), a descriptor
+	 * of one of the root's standard files (compared only) is recorded
+	 * as CKPT_FILE_STDIO, and a member other than the root has its
+	 * descriptors 0-2 recorded too.
+	 */
+	bool in_tree, all_fds;
+	const struct file *root_stdio[3];
 };
 
 /*

@@ -540,12 +540,16 @@ static int check_files(struct ckpt_img_state *st,
 {
 	const __u32 known = 00000003 | 00002000 | 00004000 | 04010000;
 	const struct ckpt_img_file *f = files, *lower;
-	__u32 prev = 2, registered = 0;
+	__u32 registered = 0;
+	/* A tree's member records its descriptors 0-2 as well. */
+	__s64 prev = st->has_tree ? -1 : 2;
 	__u64 i;
 
 	for (i = 0; i < n; i++, f++) {
-		if (f->fd <= prev || f->fd >= (1U << 20))
-			return FAIL(st, EBADMSG, "file descriptors not ascending above 2");
+		if ((__s64)f->fd <= prev || f->fd >= (1U << 20))
+			return FAIL(st, EBADMSG, st->has_tree ?
+				    "file descriptors not ascending" :
+				    "file descriptors not ascending above 2");
 		prev = f->fd;
 		if (f->open_flags & ~known || (f->open_flags & 3) == 3 ||
 		    f->flags & ~__CKPT_FILE_ALL || f->kind >= __CKPT_FILE_KIND_MAX)
@@ -555,6 +559,9 @@ static int check_files(struct ckpt_img_state *st,
 			return FAIL(st, EINVAL, "only one /dev/ckpt carries a registration");
 		if (f->kind == CKPT_FILE_CHR && f->ino)
 			return FAIL(st, EBADMSG, "device file with an inode number");
+		if (f->kind == CKPT_FILE_STDIO &&
+		    (!st->has_tree || f->ino > 2 || f->pos || f->dev))
+			return FAIL(st, EBADMSG, "a root's standard descriptor outside a tree's member");
 		if (f->kind == CKPT_FILE_EVENTFD &&
 		    (f->ino & ~(__u64)CKPT_EVENTFD_SEMAPHORE || f->pos == ~0ULL))
 			return FAIL(st, EBADMSG, "eventfd state out of bounds");

@@ -3,7 +3,8 @@
  * Anonymous pipes whose both ends are the process's own (the self-pipe of
  * event loops): which descriptors are which end, and the bytes buffered in
  * them, read without consuming them. A pipe with an end in another process
- * is refused by the caller (trees of processes come later).
+ * is refused by the caller, unless that process is a member of the same
+ * tree (tree_files.c counts the ends across the tree).
  */
 
 #include <linux/fs.h>
@@ -20,6 +21,20 @@ bool ckpt_is_pipe(const struct file *file)
 	return S_ISFIFO(file_inode(file)->i_mode) &&
 	       file_inode(file)->i_sb->s_magic == PIPEFS_MAGIC &&
 	       file->private_data;
+}
+
+int ckpt_pipe_ends(struct file *file, unsigned int *readers,
+		   unsigned int *writers)
+{
+	struct pipe_inode_info *pipe = file->private_data;
+
+	if (!ckpt_layout_ok(CKPT_LAYOUT_PIPES))
+		return -ENOPKG;
+	pipe_lock(pipe);
+	*readers = pipe->readers;
+	*writers = pipe->writers;
+	pipe_unlock(pipe);
+	return 0;
 }
 
 int ckpt_pipe_capture(struct file *file, unsigned int readers,
@@ -41,7 +56,8 @@ int ckpt_pipe_capture(struct file *file, unsigned int readers,
 		return -ENOMEM;
 
 	pipe_lock(pipe);
-	if (pipe->readers != readers || pipe->writers != writers) {
+	if ((readers != CKPT_PIPE_ANY && pipe->readers != readers) ||
+	    (writers != CKPT_PIPE_ANY && pipe->writers != writers)) {
 		ret = -EXDEV;
 		goto out;
 	}

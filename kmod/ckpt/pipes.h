@@ -10,6 +10,9 @@ struct file;
 /* Whether @file is an end of an anonymous pipe. */
 bool ckpt_is_pipe(const struct file *file);
 
+/* For ckpt_pipe_capture(): the ends were counted by the caller. */
+#define CKPT_PIPE_ANY	(~0U)
+
 /*
  * The PIPE section of the pipe @file is an end of: its content and size.
  * -EXDEV if it has other than @readers and @writers open ends (an end in
@@ -19,5 +22,13 @@ bool ckpt_is_pipe(const struct file *file);
 int ckpt_pipe_capture(struct file *file, unsigned int readers,
 		      unsigned int writers, struct ckpt_img_pipe **out,
 		      size_t *len);
+
+/*
+ * The open files of each end of the pipe @file is an end of (what
+ * ckpt_pipe_capture() compares): 0, or -ENOPKG when this kernel's pipes
+ * cannot be read.
+ */
+int ckpt_pipe_ends(struct file *file, unsigned int *readers,
+		   unsigned int *writers);
 
 #endif /* _CKPT_PIPES_H */

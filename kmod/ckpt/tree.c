@@ -22,6 +22,7 @@
 
 #include "checkpoint.h"
 #include "tree.h"
+#include "tree_files.h"
 #include "why.h"
 
 /* The arguments alone, before anything is looked up. */
@@ -49,8 +50,8 @@ static int check_members(const struct ckpt_tree_member *mem, u32 nr,
 	u32 i, j;
 
 	for (i = 0; i < nr; i++) {
-		if (mem[i].reserved) {
-			ckpt_whyf(why, "member %u: reserved field must be 0", i);
+		if (mem[i].ns_pid) {
+			ckpt_whyf(why, "member %u: ns_pid must be 0", i);
 			return -EINVAL;
 		}
 		for (j = 0; j < i; j++) {
@@ -162,18 +163,16 @@ static void get_stdio(struct task_struct *task, struct file *f[3])
 }
 
 /*
- * One member, frozen: alive, untraced, its parent listed before it, its
- * standard descriptors the root's (they become the restarter's). Fills
- * its TREE section.
+ * One member, frozen: alive, untraced, its parent listed before it. Fills
+ * its TREE section, and tells its descriptor scan the root's standard
+ * files (they become the restarter's).
  */
 static int check_member(struct ckpt_cp_group *g, unsigned int i,
-			struct file *root_stdio[3])
+			const struct file *const root_stdio[3])
 {
 	struct ckpt_cp_ctx *ctx = &g->m[i];
 	struct task_struct *t = ctx->task;
-	struct file *f[3];
 	int parent;
-	unsigned int fd;
 
 	if (t->exit_state) {
 		ckpt_whyf(&ctx->why, "pid %u is a zombie: not supported yet",
@@ -193,23 +192,17 @@ static int check_member(struct ckpt_cp_group *g, unsigned int i,
 			  ctx->a->pid, g->m[0].a->pid);
 		return -EINVAL;
 	}
+	ctx->ns_pid = task_tgid_nr_ns(t, g->ns);
 	memcpy(ctx->tree.id, g->id, sizeof(ctx->tree.id));
 	ctx->tree.index = i;
 	ctx->tree.nr_members = g->nr;
 	ctx->tree.parent = i ? parent : CKPT_TREE_NO_PARENT;
 	ctx->tree.pgid = task_pgrp_nr_ns(t, g->ns);
 	ctx->tree.sid = task_session_nr_ns(t, g->ns);
-	if (!i)
-		return 0;
-	get_stdio(t, f);
-	for (fd = 0; fd < 3; fd++) {
-		if (f[fd] && f[fd] != root_stdio[fd]) {
-			ckpt_whyf(&ctx->why,
-				  "pid %u fd %u is not the tree root's fd %u: not supported yet",
-				  ctx->a->pid, fd, fd);
-			return -EOPNOTSUPP;
-		}
-	}
+	/* Its descriptors: stdio and pipes are the tree's (tree_files.c). */
+	ctx->scan.in_tree = true;
+	ctx->scan.all_fds = i != 0;
+	memcpy(ctx->scan.root_stdio, root_stdio, sizeof(ctx->scan.root_stdio));
 	return 0;
 }
 
@@ -297,13 +290,16 @@ int ckpt_tree_check(struct ckpt_cp_group *g)
 
 	get_stdio(g->m[0].task, root_stdio);
 	for (i = 0; i < g->nr; i++) {
-		ret = check_member(g, i, root_stdio);
+		ret = check_member(g, i, (const struct file *const *)root_stdio);
 		if (ret) {
 			g->failed = i;
 			return ret;
 		}
 	}
-	return check_relatives(g);
+	ret = check_relatives(g);
+	if (!ret)
+		ret = ckpt_tree_check_files(g, (const struct file *const *)root_stdio);
+	return ret;
 }
 
 /* Back to user space: every member's results, the request's. */
@@ -328,7 +324,7 @@ static int put_results(struct ckpt_checkpoint_tree __user *uarg,
 
 /* The members as the pipeline takes them: one request of one each. */
 static int run_tree(struct ckpt_checkpoint_tree *a,
-		    const struct ckpt_tree_member *mem,
+		    struct ckpt_tree_member *mem,
 		    struct ckpt_checkpoint *args, struct ckpt_why *why)
 {
 	struct ckpt_cp_group g = {
@@ -353,6 +349,8 @@ static int run_tree(struct ckpt_checkpoint_tree *a,
 	a->frozen_ns = g.frozen_ns;
 	a->total_ns = g.total_ns;
 	memcpy(a->id, g.id, sizeof(a->id));
+	for (i = 0; !ret && i < g.nr; i++)
+		mem[i].ns_pid = g.m[i].ns_pid;
 	if (ret)
 		ckpt_whyf(why, "%s", ckpt_cp_group_why(&g) ?: "the checkpoint failed");
 	kvfree(g.m);

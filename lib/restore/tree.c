@@ -91,7 +91,7 @@ static pid_t clone_pid(pid_t want, uint64_t flags, int exit_signal)
 	struct clone3_args ca = {
 		.flags = flags,
 		.exit_signal = exit_signal,
-		.set_tid = (unsigned long)&want,
+		.set_tid = want ? (unsigned long)&want : 0,
 		.set_tid_size = want ? 1 : 0,
 	};
 

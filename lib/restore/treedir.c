@@ -158,10 +158,34 @@ static void clear_tmp(int dfd, const struct ckpt_tree *t)
 	uint32_t i;
 
 	for (i = 0; i < t->nr; i++) {
+		snprintf(name, sizeof(name), "member-%u.part", i);
+		unlinkat(dfd, name, 0);
 		snprintf(name, sizeof(name), "%d.img", (int)t->m[i].pid);
 		unlinkat(dfd, name, 0);
 	}
 	unlinkat(dfd, CKPT_TREE_MANIFEST, 0);
+}
+
+/*
+ * The images under their names, the pids they hold: the engine numbers
+ * pids in the tree's own namespace, which need not be the caller's (a
+ * restarted tree's is not).
+ */
+static int name_images(int dfd, struct ckpt_tree *t,
+		       const struct ckpt_tree_member *mem, struct ckpt_err *err)
+{
+	char from[32], to[32];
+	uint32_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		t->m[i].pid = mem[i].ns_pid;
+		snprintf(from, sizeof(from), "member-%u.part", i);
+		snprintf(to, sizeof(to), "%d.img", (int)t->m[i].pid);
+		if (renameat(dfd, from, dfd, to))
+			return ckpt_err_set(err, errno, "cannot rename %s to %s: %s",
+					    from, to, strerror(errno));
+	}
+	return 0;
 }
 
 /* One image file per member in @dfd, their descriptors into @mem. */
@@ -172,7 +196,7 @@ static int create_images(int dfd, const struct ckpt_tree *t,
 	uint32_t i;
 
 	for (i = 0; i < t->nr; i++) {
-		snprintf(name, sizeof(name), "%d.img", (int)t->m[i].pid);
+		snprintf(name, sizeof(name), "member-%u.part", i);
 		mem[i].pid = t->m[i].pid;
 		mem[i].fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL |
 				   O_CLOEXEC, 0600);
@@ -221,6 +245,8 @@ static int checkpoint_once(int dev, struct ckpt_checkpoint_tree *a, int dfd,
 				    strerror(-ret));
 	memcpy(t->id, a->id, sizeof(t->id));
 	ret = sync_images(t, mem, err);
+	if (!ret)
+		ret = name_images(dfd, t, mem, err);
 	if (!ret)
 		ret = write_manifest(dfd, t, err);
 	return ret;

@@ -53,8 +53,10 @@ int ckpt_tree_find(pid_t root, struct ckpt_tree *t, struct ckpt_err *err);
  * exist: the images and the manifest go to a temporary directory next to
  * it, are synced and the directory renamed to @dir only once complete, so
  * a failure leaves nothing. @a carries flags and timeout in, the engine's
- * results out; @t gets the members. A tree that forked or lost a process
- * meanwhile is looked at again (three times at most).
+ * results out; @t gets the members as the manifest has them (pids in the
+ * tree's own pid namespace), *@res the engine's results per member
+ * (caller's pids in pid). A tree that forked or lost a process meanwhile
+ * is looked at again (three times at most).
  */
 int ckpt_tree_checkpoint(int dev, struct ckpt_checkpoint_tree *a, pid_t root,
 			 const char *dir, struct ckpt_tree *t,

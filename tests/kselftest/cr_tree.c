@@ -5,7 +5,8 @@
  * images with TREE sections that agree (one id, indexes, parents), the
  * members continuing, stopped or killed together. Every refusal (a child
  * left out, a member before its parent or no descendant, a traced member,
- * one in another pid namespace, one with another stdout, the caller in
+ * one in another pid namespace, one with a pipe to a process outside the
+ * tree, the caller in
  * the tree, bad arguments) names what it refuses and leaves every member
  * running, none frozen: each still makes progress afterwards.
  */
@@ -20,7 +21,7 @@
 
 enum { ROOT, C1, C2, GC };
 
-enum tree_opt { PLAIN, C1_DEVNULL, NEWPID };
+enum tree_opt { PLAIN, C1_PIPE_OUT, NEWPID };
 
 static void spin(void)
 {
@@ -42,9 +43,10 @@ static void tell(int fd, int role)
 /* The tree, its pids in pid[] by role; 0 or -1. */
 static int make_tree(pid_t pid[NR], enum tree_opt opt)
 {
-	int p[2], msg[2], n = 0;
+	int p[2], q[2] = { -1, -1 }, msg[2], n = 0;
 
-	if (pipe(p))
+	/* C1_PIPE_OUT: child 1's (and so the grandchild's) stdout is a pipe to us. */
+	if (pipe(p) || (opt == C1_PIPE_OUT && pipe(q)))
 		return -1;
 	pid[ROOT] = fork();
 	if (pid[ROOT] < 0)
@@ -52,8 +54,7 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 	if (!pid[ROOT]) {
 		close(p[0]);
 		if (!fork()) {
-			if (opt == C1_DEVNULL &&
-			    dup2(open("/dev/null", O_WRONLY), 1) != 1)
+			if (opt == C1_PIPE_OUT && dup2(q[1], 1) != 1)
 				_exit(9);
 			if (!fork()) {
 				tell(p[1], GC);
@@ -85,6 +86,8 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 		spin();
 	}
 	close(p[1]);
+	if (q[1] >= 0)
+		close(q[1]);	/* q[0], the end outside the tree, stays open */
 	while (read(p[0], msg, sizeof(msg)) == sizeof(msg))
 		if (msg[0] >= 0 && msg[0] < NR && ++n)
 			pid[msg[0]] = msg[1];
@@ -281,6 +284,7 @@ static bool images_agree(FIXTURE_DATA(tree) *self, struct __test_metadata *_meta
 		if (i)
 			EXPECT_EQ(self->pid[i == GC ? C1 : ROOT], (pid_t)proc->ppid);
 		EXPECT_EQ(1U, self->m[i].nr_threads);
+		EXPECT_EQ(self->pid[i], (pid_t)self->m[i].ns_pid);
 		EXPECT_LT(0ULL, (unsigned long long)self->m[i].image_bytes);
 		free(t);
 		free(proc);
@@ -430,11 +434,12 @@ TEST_F(tree, other_pid_namespace)
 				-EOPNOTSUPP, _metadata));
 }
 
-TEST_F(tree, other_stdout)
+TEST_F(tree, pipe_to_outside)
 {
 	CKPT_SETUP_SKIPPED();
-	ASSERT_EQ(0, other_tree(self, C1_DEVNULL, "fd 1 is not the tree root's fd 1",
-				-EOPNOTSUPP, _metadata));
+	ASSERT_EQ(0, other_tree(self, C1_PIPE_OUT,
+				"fd 1 (pipe:[", -EOPNOTSUPP, _metadata));
+	EXPECT_NE(NULL, strstr(self->msg, "has an end open in a process outside the tree"));
 }
 
 TEST_F(tree, bad_arguments)
@@ -450,8 +455,8 @@ TEST_F(tree, bad_arguments)
 	self->a.reserved[3] = 1;
 	EXPECT_REFUSED(-EINVAL, "reserved");
 	set_members(self, in_order, NR);
-	self->m[2].reserved = 1;
-	EXPECT_REFUSED(-EINVAL, "reserved");
+	self->m[2].ns_pid = 1;
+	EXPECT_REFUSED(-EINVAL, "ns_pid must be 0");
 	set_members(self, in_order, NR);
 	self->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_KILL;
 	EXPECT_REFUSED(-EINVAL, "flags");

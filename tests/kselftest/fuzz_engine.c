@@ -372,7 +372,7 @@ static int tree_try(int dev, pid_t target, int fd, struct ckpt_tree_member *m,
 
 		m[i].pid = pick(pids, 5);
 		m[i].fd = pick(fds, 5);
-		m[i].reserved = next_rand() % 16 ? 0 : next_rand();
+		m[i].ns_pid = next_rand() % 16 ? 0 : next_rand();
 	}
 	a.members = next_rand() % 8 ? (uintptr_t)m : pick(ptrs, 5);
 	a.flags = next_rand() % 4 ? next_rand() % 4 : next_rand();

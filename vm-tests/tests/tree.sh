@@ -114,7 +114,7 @@ ckpt restart "$tmp/kill" > "$tmp/cycle.out" &
 restarter=$!
 ktap_check "a restarted tree checkpointed (--kill) and restarted again: the same line" sh -c "
 	sleep 2;
-	init=\$(cat /proc/$restarter/task/*/children); root=\$(cat /proc/\$init/task/*/children);
+	init=\$(cat /proc/$restarter/task/*/children | tr -d ' '); root=\$(cat /proc/\$init/task/*/children | tr -d ' ');
 	echo restarter $restarter init \$init root \$root;
 	ckpt checkpoint --tree \$root --kill -o '$tmp/cycle2' &&
 	ckpt restart '$tmp/cycle2' > '$tmp/cycle2-r.out'; rc=\$?; test \$rc = 3 && cmp '$tmp/expected' '$tmp/cycle2-r.out'"

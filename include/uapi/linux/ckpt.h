@@ -232,7 +232,8 @@
  *            __u32 pid;            in:  process (tgid) in the caller's pid ns
  *            __s32 fd;             in:  its image goes here
  *            __u32 nr_threads;     out: threads captured
- *            __u32 reserved;       in:  must be 0
+ *            __u32 ns_pid;         in:  must be 0; out: its pid in the
+ *                                       root's pid namespace (the image's)
  *            __u64 image_bytes;    out: bytes written
  *            __u64 nr_pages;       out: memory pages stored
  *        };
@@ -403,7 +404,7 @@ struct ckpt_tree_member {
 	__u32 pid;
 	__s32 fd;
 	__u32 nr_threads;
-	__u32 reserved;
+	__u32 ns_pid;
 	__u64 image_bytes;
 	__u64 nr_pages;
 };

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _CKPT_TREE_FILES_H
+#define _CKPT_TREE_FILES_H
+
+struct ckpt_cp_group;
+struct file;
+
+/*
+ * The pipes a frozen tree's members hold, counted across the tree: 0
+ * when every end of each is held by members only, else fails naming the
+ * first member and descriptor that holds one with an end elsewhere.
+ * @root_stdio (the root's 0-2, compared only) are not counted.
+ */
+int ckpt_tree_check_files(struct ckpt_cp_group *g,
+			  const struct file *const root_stdio[3]);
+
+#endif /* _CKPT_TREE_FILES_H */
