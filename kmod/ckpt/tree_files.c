@@ -9,11 +9,17 @@
  * all. One with a reference elsewhere is refused, naming the member and
  * its descriptor. The root's standard files are left out: they are
  * re-attached to the restarter's (fds.c, CKPT_FILE_STDIO).
+ *
+ * Anonymous memory mapped MAP_SHARED and shared by fork between members
+ * would come back as one copy per member, no longer shared: refused,
+ * naming both, until the restart can share it again. (A memfd or deleted
+ * file two members hold is refused by fileobj.c, as held elsewhere.)
  */
 
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 
@@ -126,6 +132,96 @@ outside:
 	return 0;
 }
 
+/* At most this many MAP_SHARED anonymous mappings in a tree. */
+#define TREE_MAX_SHARED_ANON	4096
+
+struct tf_anon {
+	const struct inode *inode;	/* compared only */
+	u32 member;
+	unsigned long start, end;
+};
+
+/* MAP_SHARED | MAP_ANONYMOUS: a shmem file of its own, named "dev/zero". */
+static bool shared_anon(const struct vm_area_struct *vma)
+{
+	return vma->vm_file && (vma->vm_flags & VM_MAYSHARE) &&
+	       !strcmp(vma->vm_file->f_path.dentry->d_name.name, "dev/zero");
+}
+
+/*
+ * Member @i's shared anonymous mappings into @a (*@nr so far): -EEXIST
+ * with *@other the entry another member maps too, -E2BIG when full.
+ */
+static int note_anon(struct ckpt_cp_ctx *ctx, u32 i, struct tf_anon *a,
+		     u32 *nr, u32 *other, unsigned long *start)
+{
+	struct vm_area_struct *vma;
+	int ret = 0;
+	u32 j;
+
+	mmap_read_lock(ctx->mm);
+	{
+		VMA_ITERATOR(vmi, ctx->mm, 0);
+
+		for_each_vma(vmi, vma) {
+			if (!shared_anon(vma))
+				continue;
+			for (j = 0; j < *nr; j++)
+				if (a[j].inode == file_inode(vma->vm_file) &&
+				    a[j].member != i)
+					break;
+			if (j < *nr) {
+				*other = j;
+				*start = vma->vm_start;
+				ret = -EEXIST;
+				break;
+			}
+			if (*nr == TREE_MAX_SHARED_ANON) {
+				ret = -E2BIG;
+				break;
+			}
+			a[(*nr)++] = (struct tf_anon){
+				.inode = file_inode(vma->vm_file),
+				.member = i,
+				.start = vma->vm_start, .end = vma->vm_end,
+			};
+		}
+	}
+	mmap_read_unlock(ctx->mm);
+	return ret;
+}
+
+static int check_shared_anon(struct ckpt_cp_group *g)
+{
+	unsigned long start = 0;
+	struct tf_anon *a;
+	u32 i, nr = 0, other = 0;
+	int ret = 0;
+
+	a = kvcalloc(TREE_MAX_SHARED_ANON, sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	for (i = 0; !ret && i < g->nr; i++)
+		ret = note_anon(&g->m[i], i, a, &nr, &other, &start);
+	if (ret) {
+		struct ckpt_cp_ctx *ctx = &g->m[--i];
+
+		g->failed = i;
+		if (ret == -EEXIST)
+			ckpt_whyf(&ctx->why,
+				  "pid %u maps anonymous memory at %lx shared with pid %u (at %lx-%lx, MAP_SHARED before a fork): not supported yet",
+				  ctx->a->pid, start, g->m[a[other].member].a->pid,
+				  a[other].start, a[other].end);
+		else
+			ckpt_whyf(&ctx->why,
+				  "pid %u: the tree has more than %u shared anonymous mappings",
+				  ctx->a->pid, TREE_MAX_SHARED_ANON);
+		ret = -EOPNOTSUPP;
+	}
+	kvfree(a);
+	return ret;
+}
+
 int ckpt_tree_check_files(struct ckpt_cp_group *g,
 			  const struct file *const root_stdio[3])
 {
@@ -154,6 +250,8 @@ int ckpt_tree_check_files(struct ckpt_cp_group *g,
 	}
 	if (!ret)
 		ret = check_ends(g, &s);
+	if (!ret)
+		ret = check_shared_anon(g);
 	for (i = 0; i < s.nr; i++)
 		fput(s.e[i].file);
 	kvfree(s.e);

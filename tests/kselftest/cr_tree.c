@@ -6,12 +6,13 @@
  * members continuing, stopped or killed together. Every refusal (a child
  * left out, a member before its parent or no descendant, a traced member,
  * one in another pid namespace, one with a pipe to a process outside the
- * tree, the caller in
+ * tree, anonymous memory shared by fork, the caller in
  * the tree, bad arguments) names what it refuses and leaves every member
  * running, none frozen: each still makes progress afterwards.
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 
 #include "kselftest_harness.h"
@@ -21,7 +22,7 @@
 
 enum { ROOT, C1, C2, GC };
 
-enum tree_opt { PLAIN, C1_PIPE_OUT, NEWPID };
+enum tree_opt { PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON };
 
 static void spin(void)
 {
@@ -30,6 +31,32 @@ static void spin(void)
 	syscall(SYS_close_range, 3, ~0U, 0);
 	for (;;)
 		n++;
+}
+
+/*
+ * The harness's results page is MAP_SHARED anonymous memory every forked
+ * process shares: a tree's members must not (the engine refuses that), so
+ * the root unmaps every such mapping before it forks.
+ */
+static void drop_shared(void)
+{
+	unsigned long lo, hi;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+	unsigned long ranges[16][2];
+	int n = 0, i;
+
+	if (!f)
+		_exit(9);
+	while (n < 16 && fgets(line, sizeof(line), f))
+		if (strstr(line, "/dev/zero (deleted)") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+			ranges[n][0] = lo;
+			ranges[n++][1] = hi;
+		}
+	fclose(f);
+	for (i = 0; i < n; i++)
+		munmap((void *)ranges[i][0], ranges[i][1] - ranges[i][0]);
 }
 
 static void tell(int fd, int role)
@@ -53,6 +80,16 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 		return -1;
 	if (!pid[ROOT]) {
 		close(p[0]);
+		drop_shared();
+		/* SHARED_ANON: memory every member shares, by fork. */
+		if (opt == SHARED_ANON) {
+			char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+			if (m == MAP_FAILED)
+				_exit(9);
+			m[0] = 1;
+		}
 		if (!fork()) {
 			if (opt == C1_PIPE_OUT && dup2(q[1], 1) != 1)
 				_exit(9);
@@ -440,6 +477,13 @@ TEST_F(tree, pipe_to_outside)
 	ASSERT_EQ(0, other_tree(self, C1_PIPE_OUT,
 				"fd 1 (pipe:[", -EOPNOTSUPP, _metadata));
 	EXPECT_NE(NULL, strstr(self->msg, "has an end open in a process outside the tree"));
+}
+
+TEST_F(tree, shared_anonymous_memory)
+{
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, other_tree(self, SHARED_ANON, "MAP_SHARED before a fork",
+				-EOPNOTSUPP, _metadata));
 }
 
 TEST_F(tree, bad_arguments)
