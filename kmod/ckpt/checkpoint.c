@@ -422,18 +422,23 @@ static int request_callbacks(struct ckpt_cp_ctx *ctx)
 }
 
 /*
- * The staging memory, then the freeze, within what the callbacks left of
- * the deadline. ctx->fz is set only once the process is frozen.
+ * The staging memory of a process that runs on: for a tree, every
+ * member's before any is frozen, so that no member waits frozen while
+ * another's is allocated.
+ */
+static int prepare_staging(struct ckpt_cp_ctx *ctx)
+{
+	return ctx->stage ? ckpt_stage_prepare(&ctx->st, ctx->mm) : 0;
+}
+
+/*
+ * The freeze, within what the callbacks left of the deadline. ctx->fz is
+ * set only once the process is frozen.
  */
 static int freeze(struct ckpt_cp_ctx *ctx)
 {
 	int ret;
 
-	if (ctx->stage) {
-		ret = ckpt_stage_prepare(&ctx->st, ctx->mm);
-		if (ret)
-			return ret;
-	}
 	/* The callbacks and the freeze share the timeout. */
 	if (!time_before(jiffies, ctx->deadline)) {
 		ckpt_whyf(&ctx->why,
@@ -624,6 +629,8 @@ static int freeze_group(struct ckpt_cp_group *g)
 	int ret;
 
 	ret = each_member(g, request_callbacks);
+	if (!ret)
+		ret = each_member(g, prepare_staging);
 	if (!ret)
 		ret = each_member(g, freeze);
 	if (g->nr && g->m[0].fz)
