@@ -19,6 +19,7 @@
 #include <linux/file.h>
 #include <linux/fs_struct.h>
 #include <linux/jiffies.h>
+#include <linux/kthread.h>
 #include <linux/kdev_t.h>
 #include <linux/ktime.h>
 #include <linux/pid.h>
@@ -623,6 +624,84 @@ static int each_member(struct ckpt_cp_group *g,
 	return 0;
 }
 
+static struct workqueue_struct *write_wq;
+
+int ckpt_checkpoint_init(void)
+{
+	write_wq = alloc_workqueue("ckpt_write", WQ_UNBOUND,
+				   max_t(int, num_online_cpus(), 1));
+	return write_wq ? 0 : -ENOMEM;
+}
+
+void ckpt_checkpoint_uninit(void)
+{
+	destroy_workqueue(write_wq);
+}
+
+static void member_work(struct work_struct *work)
+{
+	struct ckpt_cp_ctx *ctx = container_of(work, struct ckpt_cp_ctx, work);
+	wait_queue_head_t *done = ctx->done;
+
+	/* The pagemap is read through a buffer in the caller's memory (mm.c). */
+	kthread_use_mm(ctx->caller_mm);
+	ctx->step_ret = ctx->step(ctx);
+	kthread_unuse_mm(ctx->caller_mm);
+	if (atomic_dec_and_test(ctx->pending))
+		wake_up(done);
+}
+
+/* Whether every member's image goes to a regular file, which never waits on a reader. */
+static bool all_to_files(const struct ckpt_cp_group *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nr; i++)
+		if (!S_ISREG(file_inode(g->m[i].w.file)->i_mode))
+			return false;
+	return true;
+}
+
+/*
+ * Runs @step on every member side by side, one worker each (as many at
+ * once as there are CPUs): the members' images are independent, and
+ * writing them is most of the time a tree stays frozen. Only when every
+ * image goes to a regular file: a worker cannot be interrupted, and one
+ * writing to a pipe nobody reads would wait for ever. The caller waits
+ * idle (not counted as a hung task however long the writes take), until
+ * every worker is done, and the first failure in member order is returned.
+ */
+static int each_member_parallel(struct ckpt_cp_group *g,
+				int (*step)(struct ckpt_cp_ctx *ctx))
+{
+	DECLARE_WAIT_QUEUE_HEAD_ONSTACK(done);
+	atomic_t pending;
+	unsigned int i;
+
+	if (g->nr == 1 || !current->mm || !all_to_files(g))
+		return each_member(g, step);
+	atomic_set(&pending, g->nr);
+	for (i = 0; i < g->nr; i++) {
+		g->m[i].step = step;
+		g->m[i].caller_mm = current->mm;
+		g->m[i].pending = &pending;
+		g->m[i].done = &done;
+		INIT_WORK(&g->m[i].work, member_work);
+		queue_work(write_wq, &g->m[i].work);
+	}
+	wait_event_idle(done, !atomic_read(&pending));
+	/* Until each worker has left member_work(), @done included. */
+	for (i = 0; i < g->nr; i++)
+		flush_work(&g->m[i].work);
+	for (i = 0; i < g->nr; i++) {
+		if (g->m[i].step_ret) {
+			g->failed = i;
+			return g->m[i].step_ret;
+		}
+	}
+	return 0;
+}
+
 /* Every member's callbacks, then every freeze: none is frozen on a "no". */
 static int freeze_group(struct ckpt_cp_group *g)
 {
@@ -654,7 +733,7 @@ static int run_group(struct ckpt_cp_group *g)
 	if (!ret)
 		ret = each_member(g, capture);
 	if (!ret)
-		ret = each_member(g, write_frozen);
+		ret = each_member_parallel(g, write_frozen);
 	for (i = 0; !ret && i < g->nr; i++) {
 		if (g->flags & CKPT_CHECKPOINT_KILL)
 			send_sig_info(SIGKILL, SEND_SIG_PRIV, g->m[i].task);

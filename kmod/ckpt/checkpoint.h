@@ -3,6 +3,7 @@
 #define _CKPT_CHECKPOINT_H
 
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/ckpt.h>
 #include <uapi/linux/ckpt_image.h>
 
@@ -54,6 +55,13 @@ struct ckpt_cp_ctx {
 	struct ckpt_img_creds *creds;
 	size_t creds_len;
 	struct ckpt_mm_capture mc;
+	/* A step run in a worker (each_member_parallel()). */
+	struct work_struct work;
+	int (*step)(struct ckpt_cp_ctx *ctx);
+	int step_ret;
+	struct mm_struct *caller_mm;	/* lent to the worker: pagemap reads land there */
+	atomic_t *pending;		/* workers not done yet */
+	wait_queue_head_t *done;	/* woken by the last of them */
 };
 
 /*
@@ -79,6 +87,10 @@ struct ckpt_cp_group {
 };
 
 int ckpt_cp_group_run(struct ckpt_cp_group *g);
+
+/* The workers that write a tree's images side by side. */
+int ckpt_checkpoint_init(void);
+void ckpt_checkpoint_uninit(void);
 const char *ckpt_cp_group_why(struct ckpt_cp_group *g);
 
 long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg);

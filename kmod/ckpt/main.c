@@ -15,6 +15,7 @@
 
 #include "auth.h"
 #include "chardev.h"
+#include "checkpoint.h"
 #include "image.h"
 #include "layout.h"
 #include "lazy.h"
@@ -63,9 +64,13 @@ static int __init ckpt_init(void)
 	if (ret)
 		goto err_uninit_auth;
 
-	ret = ckpt_netlink_init();
+	ret = ckpt_checkpoint_init();
 	if (ret)
 		goto err_uninit_mm;
+
+	ret = ckpt_netlink_init();
+	if (ret)
+		goto err_uninit_checkpoint;
 
 	ret = ckpt_chardev_init();
 	if (ret)
@@ -77,6 +82,8 @@ static int __init ckpt_init(void)
 
 err_uninit_netlink:
 	ckpt_netlink_uninit();
+err_uninit_checkpoint:
+	ckpt_checkpoint_uninit();
 err_uninit_mm:
 	ckpt_mm_uninit();
 err_uninit_auth:
@@ -88,6 +95,7 @@ static void __exit ckpt_exit(void)
 {
 	ckpt_chardev_uninit();
 	ckpt_netlink_uninit();
+	ckpt_checkpoint_uninit();
 	ckpt_mm_uninit();
 	ckpt_lazy_uninit();
 	ckpt_auth_uninit();

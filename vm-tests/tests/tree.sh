@@ -19,7 +19,8 @@ set -eu
 
 tree=$CKPT_TOP/build/tests/workloads/tree
 producer=$CKPT_TOP/build/tests/workloads/producer
-steps=200
+# 8 s a run: long enough to be checkpointed mid-run on a slow (debug) kernel.
+steps=400
 tmp=$(mktemp -d)
 
 cleanup() {
@@ -70,8 +71,12 @@ cat "$tmp/expected" | sed 's/^/# uninterrupted: /'
 	ktap_fail "an uninterrupted run ends with 3 (got $rc)"
 
 start cont
+pids=$(members "$root")
+# The original is stopped once captured, so that it certainly still holds
+# its pids while the restart runs (a slow kernel takes long to get there),
+# and let go afterwards.
 ktap_check "--tree, continue: four processes in a new directory of 0600 images and a manifest" sh -c "
-	ckpt checkpoint --tree $root -o '$tmp/cont' > '$tmp/report' && cat '$tmp/report' &&
+	ckpt checkpoint --tree $root -o '$tmp/cont' > '$tmp/report' && kill -STOP $pids && cat '$tmp/report' &&
 	grep -Eq '^tree of pid $root: 4 processes, 5 threads, ' '$tmp/report' &&
 	test \$(ls '$tmp/cont' | grep -c '\.img\$') = 4 &&
 	test \"\$(stat -c %a '$tmp/cont/$root.img')\" = 600 &&
@@ -80,6 +85,7 @@ ktap_check "--tree, continue: four processes in a new directory of 0600 images a
 ktap_check "the restart, while the original still holds the pids, prints the same and exits 3" sh -c "
 	kill -0 $root && { ckpt restart '$tmp/cont' > '$tmp/cont-r.out'; rc=\$?; } &&
 	cat '$tmp/cont-r.out' && test \$rc = 3 && cmp '$tmp/expected' '$tmp/cont-r.out'"
+kill -CONT $pids 2> /dev/null || true
 wait "$root" && rc=0 || rc=$?
 ktap_check "the original ran on to the same end" sh -c "test $rc = 3 && cmp '$tmp/expected' '$tmp/cont.out'"
 
@@ -108,15 +114,30 @@ ktap_check "--stop: all four stopped, then killed; the restart prints the same" 
 	ckpt restart '$tmp/stop' > '$tmp/stop-r.out'; rc=\$?; test \$rc = 3 && cmp '$tmp/expected' '$tmp/stop-r.out'"
 wait "$root" 2> /dev/null || true
 
+# all_tree PIDS: every one of PIDS runs the tree program (a restart is done).
+all_tree() {
+	local p
+	[ $# = 4 ] || return 1
+	for p in "$@"; do
+		[ "$(cat /proc/$p/comm 2> /dev/null)" = tree ] || return 1
+	done
+}
+
 # The second cycle: the restarted tree, found under the restarter and its
-# namespace's init, checkpointed and killed, then restarted again.
-ckpt restart "$tmp/kill" > "$tmp/cycle.out" &
+# namespace's init once all four run the program again, checkpointed and
+# killed, then restarted again.
+ckpt restart "$tmp/kill" > "$tmp/cycle.out" 2> "$tmp/cycle.err" &
 restarter=$!
+init= cycle_root=
+for i in $(seq 600); do
+	init=$(cat /proc/$restarter/task/*/children 2> /dev/null | tr -d ' ')
+	cycle_root=$([ -n "$init" ] && cat /proc/$init/task/*/children 2> /dev/null | tr -d ' ')
+	[ -n "$cycle_root" ] && all_tree $(members "$cycle_root") && break
+	sleep 0.1
+done
 ktap_check "a restarted tree checkpointed (--kill) and restarted again: the same line" sh -c "
-	sleep 2;
-	init=\$(cat /proc/$restarter/task/*/children | tr -d ' '); root=\$(cat /proc/\$init/task/*/children | tr -d ' ');
-	echo restarter $restarter init \$init root \$root;
-	ckpt checkpoint --tree \$root --kill -o '$tmp/cycle2' &&
+	echo restarter $restarter init $init root $cycle_root; cat '$tmp/cycle.err';
+	ckpt checkpoint --tree $cycle_root --kill -o '$tmp/cycle2' &&
 	ckpt restart '$tmp/cycle2' > '$tmp/cycle2-r.out'; rc=\$?; test \$rc = 3 && cmp '$tmp/expected' '$tmp/cycle2-r.out'"
 wait "$restarter" 2> /dev/null || true
 
@@ -129,14 +150,14 @@ printf 'XXXX' | dd of="$tmp/damaged/$last.img" bs=1 seek=300 conv=notrunc 2> /de
 cp -a "$tmp/bad1" "$tmp/mixed"
 cp "$tmp/bad2/$root.img" "$tmp/mixed/$root.img"
 ktap_check "refused: a directory that exists (kept whole), a damaged member, another checkpoint's member; nothing runs" sh -c "
-	cp -a '$tmp/bad1' '$tmp/bad1.copy';
+	cp -a '$tmp/bad1' '$tmp/bad1.copy'; before=\$(pgrep -x tree | wc -l);
 	! ckpt checkpoint --tree $root -o '$tmp/bad1' 2> '$tmp/err1'; cat '$tmp/err1';
 	! ckpt restart '$tmp/damaged' 2> '$tmp/err2'; cat '$tmp/err2';
 	! ckpt restart '$tmp/mixed' 2> '$tmp/err3'; cat '$tmp/err3';
 	grep -q 'bad1 exists' '$tmp/err1' && diff -r '$tmp/bad1' '$tmp/bad1.copy' &&
 	grep -q 'damaged/$last.img' '$tmp/err2' &&
 	grep -q 'mixed/$root.img: from another checkpoint' '$tmp/err3' &&
-	test \$(pgrep -x tree | wc -l) = 4"
+	test \$(pgrep -x tree | wc -l) = \$before && ! pgrep -x ckpt"
 kill -KILL $(members "$root") 2> /dev/null || true
 wait "$root" 2> /dev/null || true
 
