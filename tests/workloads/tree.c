@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tree STEPS READYFILE: a process tree for the tree tests. The root forks
+ * tree STEPS READYFILE [PACE_MS]: a process tree for the tree tests. The root forks
  * child A, which forks grandchild G, and child B; A's thread count is two.
  * Each of the four mixes a buffer of its own for STEPS paced steps
- * (20 ms each). G exits with a status from its result; A reaps G and
+ * (PACE_MS each, default 20; the output does not depend on it). G exits with a status from its result; A reaps G and
  * exits with a status from its own result and G's status; B ends by
  * SIGUSR1. The root reaps A and B, then prints one line that depends on
  * every result and on each child's wait status as waitpid() gave it, and
@@ -26,11 +26,11 @@
 
 #define WORDS	(64 * 1024)	/* 512 KiB per process */
 
-static unsigned long steps;
+static unsigned long steps, pace_ms = 20;
 
 static void pace(void)
 {
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct timespec ts = { pace_ms / 1000, (pace_ms % 1000) * 1000 * 1000 };
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
@@ -109,11 +109,13 @@ int main(int argc, char **argv)
 	uint64_t r;
 	char c[2];
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: tree STEPS READYFILE\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: tree STEPS READYFILE [PACE_MS]\n");
 		return 2;
 	}
 	steps = strtoul(argv[1], NULL, 10);
+	if (argc == 4)
+		pace_ms = strtoul(argv[3], NULL, 10);
 	if (pipe(p))
 		return 105;
 	a = fork_or_die();

@@ -7,7 +7,8 @@
 # their wait statuses). Checkpointed mid-run with continue, --stop and
 # --kill, restarted while the original still holds its pids, and twice in
 # a row; each restart prints the line of an uninterrupted run and exits
-# with the root's status. Refused by name, leaving nothing behind: a
+# with the root's status; a root that led its session leads it again.
+# Refused by name, leaving nothing behind: a
 # directory that exists, a damaged image of one member, an image from
 # another checkpoint, a pipe to a process outside the tree. A shell
 # pipeline (producer | sort | uniq -c | sha256sum) checkpointed
@@ -33,11 +34,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start NAME: the tree in the background, output to $tmp/NAME.out; waits
-# until all four run, sets $root.
+# start NAME [PACE_MS [setsid]]: the tree in the background, PACE_MS a step
+# (default 20; its output does not depend on it), in a session of its own
+# with setsid, output to $tmp/NAME.out; waits until all four run, sets
+# $root.
 start() {
 	rm -f "$tmp/$1.ready"
-	"$tree" "$steps" "$tmp/$1.ready" > "$tmp/$1.out" &
+	${3:-} "$tree" "$steps" "$tmp/$1.ready" "${2:-20}" > "$tmp/$1.out" &
 	root=$!
 	ktap_poll 60 test -e "$tmp/$1.ready"
 }
@@ -62,10 +65,10 @@ same() {
 	cmp "$tmp/expected" "$tmp/$1.out"
 }
 
-ktap_plan 13
+ktap_plan 14
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
-"$tree" "$steps" "$tmp/plain.ready" > "$tmp/expected" && rc=0 || rc=$?
+"$tree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
 cat "$tmp/expected" | sed 's/^/# uninterrupted: /'
 [ "$rc" = 3 ] && ktap_ok "an uninterrupted run ends with 3" ||
 	ktap_fail "an uninterrupted run ends with 3 (got $rc)"
@@ -89,7 +92,8 @@ kill -CONT $pids 2> /dev/null || true
 wait "$root" && rc=0 || rc=$?
 ktap_check "the original ran on to the same end" sh -c "test $rc = 3 && cmp '$tmp/expected' '$tmp/cont.out'"
 
-start kill
+# 16 s a run: the second cycle restarts it and must find it still running.
+start kill 40 setsid
 pids=$(members "$root")
 ktap_check "--kill --json: the whole tree is captured, then gone" sh -c "
 	ckpt checkpoint --tree $root --kill --json -o '$tmp/kill' > '$tmp/json' && cat '$tmp/json' &&
@@ -135,6 +139,18 @@ for i in $(seq 600); do
 	[ -n "$cycle_root" ] && all_tree $(members "$cycle_root") && break
 	sleep 0.1
 done
+# ns_field PID FIELD: the innermost number of /proc/PID/status's NSpid,
+# NSpgid or NSsid line: as the tree's own pid namespace numbers it.
+ns_field() { awk -v f="$2:" '$1 == f { print $NF }' /proc/$1/status; }
+sess_ok=1
+r_pid=$(ns_field "$cycle_root" NSpid)
+[ -n "$r_pid" ] && [ "$(ns_field "$cycle_root" NSsid)" = "$r_pid" ] || sess_ok=0
+for p in $(members "$cycle_root"); do
+	ktap_note "pid $p: $(grep -E '^NS(pid|pgid|sid):' /proc/$p/status | tr '\n\t' '  ')"
+	[ "$(ns_field "$p" NSsid)" = "$r_pid" ] && [ "$(ns_field "$p" NSpgid)" = "$r_pid" ] || sess_ok=0
+done
+[ "$sess_ok" = 1 ] && ktap_ok "the restarted root leads its session and group again, its descendants in them" ||
+	ktap_fail "the restarted root leads its session and group again, its descendants in them"
 ktap_check "a restarted tree checkpointed (--kill) and restarted again: the same line" sh -c "
 	echo restarter $restarter init $init root $cycle_root; cat '$tmp/cycle.err';
 	ckpt checkpoint --tree $cycle_root --kill -o '$tmp/cycle2' &&
