@@ -194,7 +194,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((90 + nsect))
+ktap_plan $((91 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -581,9 +581,22 @@ ktap_check "an executable path that is not absolute" \
 ktap_check "a missing file is named" sh -c "
 	! '$ckpt' inspect '$tmp/no-such.img' 2> '$tmp/e' && cat '$tmp/e' &&
 	grep -qx 'ckpt inspect: cannot open $tmp/no-such.img: No such file or directory' '$tmp/e'"
-ktap_check "a directory: cannot be read" sh -c "
+ktap_check "a directory that is no tree's: its missing manifest is named" sh -c "
 	! '$ckpt' inspect '$tmp' 2> '$tmp/e' && cat '$tmp/e' &&
-	grep -qx 'ckpt inspect: $tmp: cannot read the image: Is a directory' '$tmp/e'"
+	grep -qx 'ckpt inspect: cannot open $tmp/manifest: No such file or directory' '$tmp/e'"
+# A tree's manifest is read line by line, and each wrong line is named.
+mkdir -p "$tmp/t1" "$tmp/t2" "$tmp/t3" "$tmp/t4"
+printf 'ckpt-tree 2\n' > "$tmp/t1/manifest"
+printf 'ckpt-tree 1\nid %032d\nmembers 2\nmember 10 -\nmember 11 1\n' 0 > "$tmp/t2/manifest"
+printf 'ckpt-tree 1\nid %032d\nmembers 1\nmember 10 -\nmore\n' 0 > "$tmp/t3/manifest"
+printf 'ckpt-tree 1\nid %032d\nmembers 1\nmember 10 -\n' 0 > "$tmp/t4/manifest"
+ktap_check "tree manifests: a wrong line is named, a missing image too" sh -c "
+	! '$ckpt' inspect '$tmp/t1' 2> '$tmp/e1'; ! '$ckpt' inspect '$tmp/t2' 2> '$tmp/e2';
+	! '$ckpt' inspect '$tmp/t3' 2> '$tmp/e3'; ! '$ckpt' inspect --json '$tmp/t4' > '$tmp/j4' 2> '$tmp/e4';
+	cat '$tmp/e1' '$tmp/e2' '$tmp/e3' '$tmp/e4' '$tmp/j4' &&
+	grep -q 't1/manifest: line 1 is not' '$tmp/e1' && grep -q 't2/manifest: line 5 is not' '$tmp/e2' &&
+	grep -q 't3/manifest: line 5 is not' '$tmp/e3' && grep -q 'cannot open $tmp/t4/10.img' '$tmp/e4' &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[\"valid\"] is False, d' '$tmp/j4'"
 ktap_check "usage: no image, two images, an unknown option: exit 1" sh -c "
 	! '$ckpt' inspect 2> '$tmp/e' && grep -q '^usage: ckpt inspect' '$tmp/e' &&
 	! '$ckpt' inspect '$img' '$img' 2> '$tmp/e' && grep -q '^usage: ckpt inspect' '$tmp/e' &&
