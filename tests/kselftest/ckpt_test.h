@@ -37,6 +37,33 @@
 	} while (0)
 
 /* The ckpt.ko for the running kernel, named by the VM harness. */
+/*
+ * /proc/PID/stat (PID 0: self) into @buf: a pointer to its third field,
+ * the state, past the command name (which may hold spaces and ')'), or
+ * NULL when the process is gone.
+ */
+static inline char *ckpt_proc_stat(pid_t pid, char *buf, size_t len)
+{
+	char path[64], *p;
+	ssize_t n;
+	int fd;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/stat");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] ? p + 2 : NULL;
+}
+
 static inline const char *ckpt_module_path(void)
 {
 	const char *path = getenv("CKPT_MODULE");

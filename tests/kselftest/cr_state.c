@@ -112,23 +112,14 @@ static uint64_t rlimit_hash(void)
  */
 static uint64_t mm_fields_hash(void)
 {
-	char buf[2048], *p;
+	char buf[2048], *p = ckpt_proc_stat(0, buf, sizeof(buf));
 	uint64_t h = FNV_OFFSET;
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field;
-	ssize_t n;
+	int field;
 
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
 	if (!p)
 		return 0;
-	/* p + 2 is field 3. */
-	for (field = 3, p += 2; p && *p; field++) {
+	/* p is field 3. */
+	for (field = 3; p && *p; field++) {
 		char *end = strchr(p, ' ');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 

@@ -174,21 +174,9 @@ static bool progresses(pid_t pid)
 
 static char state(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	char buf[512], *p = ckpt_proc_stat(pid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] ? p[2] : 0;
+	return p ? *p : 0;
 }
 
 /* Polls up to 5 s for @pid to be in state @want (0: gone or a zombie). */
