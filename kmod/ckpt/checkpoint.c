@@ -564,48 +564,6 @@ static int write_frozen(struct ckpt_cp_ctx *ctx)
 	return ret;
 }
 
-/*
- * Lets the members go, after every image is complete (or failed): the
- * callback threads' restarted calls then see the outcome. Staged images
- * are completed after all are thawed, and the callback threads wait for
- * that. Every member frozen is thawed, whatever failed.
- */
-static int thaw_group(struct ckpt_cp_group *g, int ret)
-{
-	bool staged = g->stage && !ret;
-	struct ckpt_cp_ctx *ctx;
-	unsigned int i;
-	int err;
-
-	for (i = 0; i < g->nr; i++) {
-		ctx = &g->m[i];
-		if (!ctx->fz)
-			continue;
-		if (ctx->reg && !staged)
-			ckpt_cb_complete(ctx->reg, ctx->req, ret);
-		ckpt_thaw(ctx->fz);
-	}
-	g->frozen_ns = g->t1 ? ktime_get_ns() - g->t1 : 0;
-	for (i = 0; staged && i < g->nr; i++) {
-		ctx = &g->m[i];
-		err = finish_image(&ctx->mc, &ctx->st, &ctx->w);
-		if (err) {
-			ctx->why.msg = "writing the image failed (the process runs on)";
-			if (!ret)
-				g->failed = i;
-			ret = ret ?: err;
-		}
-		if (ctx->reg)
-			ckpt_cb_complete(ctx->reg, ctx->req, err);
-	}
-	for (i = 0; !ret && i < g->nr; i++) {
-		ctx = &g->m[i];
-		ctx->a->frozen_ns = g->frozen_ns;
-		ctx->a->image_bytes = ctx->w.bytes;
-		ctx->a->nr_pages = ctx->mc.nr_stored;
-	}
-	return ret;
-}
 
 /* Runs @step on every member in order; the first failure stops it. */
 static int each_member(struct ckpt_cp_group *g,
@@ -663,13 +621,14 @@ static bool all_to_files(const struct ckpt_cp_group *g)
 }
 
 /*
- * Runs @step on every member side by side, one worker each (as many at
- * once as there are CPUs): the members' images are independent, and
- * writing them is most of the time a tree stays frozen. Only when every
- * image goes to a regular file: a worker cannot be interrupted, and one
- * writing to a pipe nobody reads would wait for ever. The caller waits
- * idle (not counted as a hung task however long the writes take), until
- * every worker is done, and the first failure in member order is returned.
+ * Runs @step on every member, each to its end whatever the others do, side
+ * by side, one worker each (as many at once as there are CPUs): the
+ * members' images are independent, and writing them is most of the time a
+ * tree stays frozen. Side by side only when every image goes to a regular
+ * file: a worker cannot be interrupted, and one writing to a pipe nobody
+ * reads would wait for ever; otherwise one after the other, here. The
+ * caller waits idle (not counted as a hung task however long the writes
+ * take), and the first failure in member order is returned.
  */
 static int each_member_parallel(struct ckpt_cp_group *g,
 				int (*step)(struct ckpt_cp_ctx *ctx))
@@ -678,21 +637,24 @@ static int each_member_parallel(struct ckpt_cp_group *g,
 	atomic_t pending;
 	unsigned int i;
 
-	if (g->nr == 1 || !current->mm || !all_to_files(g))
-		return each_member(g, step);
-	atomic_set(&pending, g->nr);
-	for (i = 0; i < g->nr; i++) {
-		g->m[i].step = step;
-		g->m[i].caller_mm = current->mm;
-		g->m[i].pending = &pending;
-		g->m[i].done = &done;
-		INIT_WORK(&g->m[i].work, member_work);
-		queue_work(write_wq, &g->m[i].work);
+	if (g->nr == 1 || !current->mm || !all_to_files(g)) {
+		for (i = 0; i < g->nr; i++)
+			g->m[i].step_ret = step(&g->m[i]);
+	} else {
+		atomic_set(&pending, g->nr);
+		for (i = 0; i < g->nr; i++) {
+			g->m[i].step = step;
+			g->m[i].caller_mm = current->mm;
+			g->m[i].pending = &pending;
+			g->m[i].done = &done;
+			INIT_WORK(&g->m[i].work, member_work);
+			queue_work(write_wq, &g->m[i].work);
+		}
+		wait_event_idle(done, !atomic_read(&pending));
+		/* Until each worker has left member_work(), @done included. */
+		for (i = 0; i < g->nr; i++)
+			flush_work(&g->m[i].work);
 	}
-	wait_event_idle(done, !atomic_read(&pending));
-	/* Until each worker has left member_work(), @done included. */
-	for (i = 0; i < g->nr; i++)
-		flush_work(&g->m[i].work);
 	for (i = 0; i < g->nr; i++) {
 		if (g->m[i].step_ret) {
 			g->failed = i;
@@ -700,6 +662,51 @@ static int each_member_parallel(struct ckpt_cp_group *g,
 		}
 	}
 	return 0;
+}
+
+/* A member's staged pages and END, after the thaw; its callbacks learn how it went. */
+static int finish_staged(struct ckpt_cp_ctx *ctx)
+{
+	int err = finish_image(&ctx->mc, &ctx->st, &ctx->w);
+
+	if (err)
+		ctx->why.msg = "writing the image failed (the process runs on)";
+	if (ctx->reg)
+		ckpt_cb_complete(ctx->reg, ctx->req, err);
+	return err;
+}
+
+/*
+ * Lets the members go, after every image is complete (or failed): the
+ * callback threads' restarted calls then see the outcome. Staged images
+ * are completed after all are thawed, and the callback threads wait for
+ * that. Every member frozen is thawed, whatever failed.
+ */
+static int thaw_group(struct ckpt_cp_group *g, int ret)
+{
+	bool staged = g->stage && !ret;
+	struct ckpt_cp_ctx *ctx;
+	unsigned int i;
+
+	for (i = 0; i < g->nr; i++) {
+		ctx = &g->m[i];
+		if (!ctx->fz)
+			continue;
+		if (ctx->reg && !staged)
+			ckpt_cb_complete(ctx->reg, ctx->req, ret);
+		ckpt_thaw(ctx->fz);
+	}
+	g->frozen_ns = g->t1 ? ktime_get_ns() - g->t1 : 0;
+	/* The members run on meanwhile: their staged pages, side by side. */
+	if (staged)
+		ret = each_member_parallel(g, finish_staged);
+	for (i = 0; !ret && i < g->nr; i++) {
+		ctx = &g->m[i];
+		ctx->a->frozen_ns = g->frozen_ns;
+		ctx->a->image_bytes = ctx->w.bytes;
+		ctx->a->nr_pages = ctx->mc.nr_stored;
+	}
+	return ret;
 }
 
 /* Every member's callbacks, then every freeze: none is frozen on a "no". */
