@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tree STEPS READYFILE [PACE_MS]: a process tree for the tree tests. The root forks
+ * tree STEPS READYFILE [PACE_MS [GOFILE]]: a process tree for the tree tests. The root forks
  * child A, which forks grandchild G, and child B; A's thread count is two.
  * Each of the four mixes a buffer of its own for STEPS paced steps
- * (PACE_MS each, default 20; the output does not depend on it). G exits with a status from its result; A reaps G and
+ * (PACE_MS each, default 20; the output does not depend on it), and
+ * then, given GOFILE, waits until that file exists before it ends (so a
+ * test can checkpoint a restarted tree however slow the machine). G exits with a status from its result; A reaps G and
  * exits with a status from its own result and G's status; B ends by
  * SIGUSR1. The root reaps A and B, then prints one line that depends on
  * every result and on each child's wait status as waitpid() gave it, and
@@ -27,6 +29,7 @@
 #define WORDS	(64 * 1024)	/* 512 KiB per process */
 
 static unsigned long steps, pace_ms = 20;
+static const char *gofile;
 
 static void pace(void)
 {
@@ -34,6 +37,18 @@ static void pace(void)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+/* Until GOFILE exists, if there is one. */
+static void hold(void)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	while (gofile && access(gofile, F_OK)) {
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		ts.tv_nsec = 20 * 1000 * 1000;
+	}
 }
 
 static uint64_t mix(unsigned int role)
@@ -56,6 +71,7 @@ static uint64_t mix(unsigned int role)
 		pace();
 	}
 	free(buf);
+	hold();
 	return x;
 }
 
@@ -109,13 +125,15 @@ int main(int argc, char **argv)
 	uint64_t r;
 	char c[2];
 
-	if (argc != 3 && argc != 4) {
-		fprintf(stderr, "usage: tree STEPS READYFILE [PACE_MS]\n");
+	if (argc < 3 || argc > 5) {
+		fprintf(stderr, "usage: tree STEPS READYFILE [PACE_MS [GOFILE]]\n");
 		return 2;
 	}
 	steps = strtoul(argv[1], NULL, 10);
-	if (argc == 4)
+	if (argc >= 4)
 		pace_ms = strtoul(argv[3], NULL, 10);
+	if (argc == 5)
+		gofile = argv[4];
 	if (pipe(p))
 		return 105;
 	a = fork_or_die();

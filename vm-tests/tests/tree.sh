@@ -34,13 +34,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start NAME [PACE_MS [setsid]]: the tree in the background, PACE_MS a step
-# (default 20; its output does not depend on it), in a session of its own
-# with setsid, output to $tmp/NAME.out; waits until all four run, sets
-# $root.
+# start NAME [PACE_MS [setsid [GOFILE]]]: the tree in the background,
+# PACE_MS a step (default 20; its output does not depend on it), in a
+# session of its own with setsid, its processes waiting at their end
+# until GOFILE exists, output to $tmp/NAME.out; waits until all four run,
+# sets $root.
 start() {
 	rm -f "$tmp/$1.ready"
-	${3:-} "$tree" "$steps" "$tmp/$1.ready" "${2:-20}" > "$tmp/$1.out" &
+	${3:-} "$tree" "$steps" "$tmp/$1.ready" "${2:-20}" ${4:-} > "$tmp/$1.out" &
 	root=$!
 	ktap_poll 60 test -e "$tmp/$1.ready"
 }
@@ -92,8 +93,9 @@ kill -CONT $pids 2> /dev/null || true
 wait "$root" && rc=0 || rc=$?
 ktap_check "the original ran on to the same end" sh -c "test $rc = 3 && cmp '$tmp/expected' '$tmp/cont.out'"
 
-# 16 s a run: the second cycle restarts it and must find it still running.
-start kill 40 setsid
+# Its processes wait for kill.go at their end: the second cycle restarts
+# it and must find it still running, however slow the kernel.
+start kill 20 setsid "$tmp/kill.go"
 pids=$(members "$root")
 ktap_check "--kill --json: the whole tree is captured, then gone" sh -c "
 	ckpt checkpoint --tree $root --kill --json -o '$tmp/kill' > '$tmp/json' && cat '$tmp/json' &&
@@ -106,6 +108,7 @@ assert 0 < d[\"frozen_ns\"] <= d[\"total_ns\"], d
 ' '$tmp/json' '$pids' &&
 	for p in $pids; do ! kill -0 \$p 2> /dev/null || exit 1; done"
 wait "$root" 2> /dev/null || true
+touch "$tmp/kill.go"
 ktap_check "restarted after --kill: the same line, exit 3" sh -c "
 	ckpt restart '$tmp/kill' > '$tmp/kill-r.out'; rc=\$?; test \$rc = 3 && cmp '$tmp/expected' '$tmp/kill-r.out'"
 
@@ -130,6 +133,7 @@ all_tree() {
 # The second cycle: the restarted tree, found under the restarter and its
 # namespace's init once all four run the program again, checkpointed and
 # killed, then restarted again.
+rm -f "$tmp/kill.go"
 ckpt restart "$tmp/kill" > "$tmp/cycle.out" 2> "$tmp/cycle.err" &
 restarter=$!
 init= cycle_root=
@@ -153,7 +157,7 @@ done
 	ktap_fail "the restarted root leads its session and group again, its descendants in them"
 ktap_check "a restarted tree checkpointed (--kill) and restarted again: the same line" sh -c "
 	echo restarter $restarter init $init root $cycle_root; cat '$tmp/cycle.err';
-	ckpt checkpoint --tree $cycle_root --kill -o '$tmp/cycle2' &&
+	ckpt checkpoint --tree $cycle_root --kill -o '$tmp/cycle2' && touch '$tmp/kill.go' &&
 	ckpt restart '$tmp/cycle2' > '$tmp/cycle2-r.out'; rc=\$?; test \$rc = 3 && cmp '$tmp/expected' '$tmp/cycle2-r.out'"
 wait "$restarter" 2> /dev/null || true
 
