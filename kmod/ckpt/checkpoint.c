@@ -47,6 +47,7 @@
 #include "signals.h"
 #include "timers.h"
 #include "tree.h"
+#include "tree_files.h"
 #include "why.h"
 
 #define CKPT_DEFAULT_TIMEOUT_MS	10000
@@ -739,6 +740,8 @@ static int run_group(struct ckpt_cp_group *g)
 		ret = ckpt_tree_check(g);
 	if (!ret)
 		ret = each_member(g, capture);
+	if (!ret && g->tree)
+		ret = ckpt_tree_check_objects(g);
 	if (!ret)
 		ret = each_member_parallel(g, write_frozen);
 	for (i = 0; !ret && i < g->nr; i++) {

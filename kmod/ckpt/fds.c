@@ -475,6 +475,7 @@ int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
 	ret = ckpt_fileobjs_init(&scan->objs);
 	if (ret)
 		return ret;
+	scan->objs.tree = scan->in_tree;
 	scan->registered = ckpt_cb_file(reg);
 	task_lock(task);
 	scan->files_table = task->files;

@@ -52,13 +52,6 @@
 
 #define MAX_USES	(4 * CKPT_IMG_MAX_FILEOBJS)
 
-/* One open file of an object, and the references the process holds on it. */
-struct fileobj_use {
-	struct file *file;	/* referenced */
-	u32 obj;
-	u32 known;		/* descriptors and mappings naming it */
-	int fd;			/* its first descriptor, or -1 */
-};
 
 int ckpt_fileobjs_init(struct ckpt_fileobjs *o)
 {
@@ -93,6 +86,13 @@ void ckpt_fileobjs_free(struct ckpt_fileobjs *o)
 	kvfree(o->fifo);
 	kvfree(o->uses);
 	memset(o, 0, sizeof(*o));
+}
+
+/* The shmem file of a MAP_SHARED | MAP_ANONYMOUS mapping. */
+static bool shmem_anon(struct file *file, const char *p)
+{
+	return (file->f_path.mnt->mnt_flags & MNT_INTERNAL) && shmem_file(file) &&
+	       !strcmp(p, "/dev/zero (deleted)");
 }
 
 int ckpt_fileobj_kind(struct file *file, const char *p)
@@ -157,7 +157,7 @@ int ckpt_fileobj_add(struct ckpt_fileobjs *o, struct file *file, int kind,
 			strscpy(img->name, file->f_path.dentry->d_name.name + 6,
 				CKPT_IMG_MEMFD_NAME_MAX + 1);
 		} else {
-			if (kind == CKPT_FILE_DELETED)
+			if (kind == CKPT_FILE_DELETED || kind == CKPT_FILE_SHMEM)
 				len -= 10;	/* " (deleted)" */
 			if (len >= sizeof(img->name))
 				return -ENAMETOOLONG;
@@ -185,7 +185,11 @@ int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,
 	unsigned long fl = vma->vm_flags;
 	int kind = ckpt_fileobj_kind(file, path), idx;
 
-	if (kind != CKPT_FILE_MEMFD && kind != CKPT_FILE_DELETED) {
+	/* A tree's members share it by its file (ckpt_fileobjs_tree()). */
+	if (o->tree && shmem_anon(file, path))
+		kind = CKPT_FILE_SHMEM;
+	if (kind != CKPT_FILE_MEMFD && kind != CKPT_FILE_DELETED &&
+	    kind != CKPT_FILE_SHMEM) {
 		ckpt_whyf(why,
 			  "mapping %lx-%lx of %s cannot be restored yet",
 			  vma->vm_start, vma->vm_end, path);
@@ -262,24 +266,26 @@ static int count_fn(void *arg, loff_t off, size_t len)
 	return 0;
 }
 
+static const char *const kind_names[__CKPT_FILE_KIND_MAX] = {
+	[CKPT_FILE_FIFO] = "FIFO", [CKPT_FILE_MEMFD] = "memfd",
+	[CKPT_FILE_DELETED] = "deleted file",
+	[CKPT_FILE_SHMEM] = "shared anonymous memory",
+};
+
 /* Names use @u (its descriptor, or that it is a mapping) in @why. */
 static int shared(struct ckpt_fileobjs *o, const struct fileobj_use *u,
 		  pid_t pid, struct ckpt_why *why)
 {
-	static const char *const kinds[] = {
-		[CKPT_FILE_FIFO] = "FIFO", [CKPT_FILE_MEMFD] = "memfd",
-		[CKPT_FILE_DELETED] = "deleted file",
-	};
 	const struct ckpt_img_fileobj *img = &o->img[u->obj];
 
 	if (u->fd >= 0)
 		ckpt_whyf(why,
 			  "pid %d fd %d (%s %s) is open in another process too: not supported yet",
-			  pid, u->fd, kinds[img->kind], img->name);
+			  pid, u->fd, kind_names[img->kind], img->name);
 	else
 		ckpt_whyf(why,
 			  "pid %d maps %s %s, which another process holds too: not supported yet",
-			  pid, kinds[img->kind], img->name);
+			  pid, kind_names[img->kind], img->name);
 	return -EOPNOTSUPP;
 }
 
@@ -354,7 +360,8 @@ static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 		readable |= !!(u->file->f_mode & FMODE_READ);
 		n++;
 	}
-	if (!IS_ERR_OR_NULL(dentry) && d_count(dentry) != n)
+	/* A tree's members count together: ckpt_fileobjs_tree(). */
+	if (!o->tree && !IS_ERR_OR_NULL(dentry) && d_count(dentry) != n)
 		return shared(o, first, pid, why);
 	/* A mapping is always readable: @first is a descriptor here. */
 	if (!readable) {
@@ -377,8 +384,7 @@ static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 	if (img->size > CKPT_IMG_MAX_FILESIZE) {
 		ckpt_whyf(why,
 			  "pid %d: %s %s holds %llu bytes, more than the image's 1 GiB per file",
-			  pid, img->kind == CKPT_FILE_MEMFD ? "memfd" : "deleted file",
-			  img->name, img->size);
+			  pid, kind_names[img->kind], img->name, img->size);
 		return -EFBIG;
 	}
 	rf = dentry_open(&o->file[i]->f_path, O_RDONLY | O_LARGEFILE,
@@ -406,7 +412,7 @@ int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, struct ckpt_why *w
 	 * Each open file: referenced by the process's descriptors, its
 	 * mappings and us (the use, and the object for its first file).
 	 */
-	for (i = 0; i < o->nr_uses; i++) {
+	for (i = 0; i < o->nr_uses && !o->tree; i++) {
 		const struct fileobj_use *u = &o->uses[i];
 
 		if (file_count(u->file) !=

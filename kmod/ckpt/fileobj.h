@@ -12,8 +12,15 @@ struct inode;
 struct vm_area_struct;
 struct ckpt_writer;
 struct ckpt_img_pipe;
-struct fileobj_use;
 struct ckpt_why;
+
+/* One open file of an object, and the references the process holds on it. */
+struct fileobj_use {
+	struct file *file;	/* referenced */
+	u32 obj;
+	u32 known;		/* descriptors and mappings naming it */
+	int fd;			/* its first descriptor, or -1 */
+};
 
 /*
  * Files whose content goes into the image (FILEOBJ, FILEDATA): FIFOs, memfds
@@ -28,6 +35,12 @@ struct ckpt_fileobjs {
 	struct ckpt_img_pipe **fifo;	/* a FIFO's bytes (kvmalloc'ed) */
 	struct fileobj_use *uses;	/* every distinct open file of them */
 	u32 nr, nr_uses;
+	/*
+	 * A tree's member: MAP_SHARED anonymous memory is an object too
+	 * (CKPT_FILE_SHMEM), and whether another process holds an object is
+	 * decided for the whole tree (tree_files.c), not here.
+	 */
+	bool tree;
 };
 
 int ckpt_fileobjs_init(struct ckpt_fileobjs *o);
@@ -57,7 +70,9 @@ int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,
 /*
  * Once descriptors and mappings are known: identity, mode, seals, sizes,
  * the bytes each will store, and that no other process holds any of them
- * (a FIFO end, a memfd or deleted file), else -EOPNOTSUPP naming it.
+ * (a FIFO end, a memfd or deleted file), else -EOPNOTSUPP naming it; for
+ * a tree's member, no other process but the tree's members, which
+ * ckpt_tree_check_objects() checks once all are captured.
  */
 int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, struct ckpt_why *why);
 

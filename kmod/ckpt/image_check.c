@@ -552,7 +552,8 @@ static int check_files(struct ckpt_img_state *st,
 				    "file descriptors not ascending above 2");
 		prev = f->fd;
 		if (f->open_flags & ~known || (f->open_flags & 3) == 3 ||
-		    f->flags & ~__CKPT_FILE_ALL || f->kind >= __CKPT_FILE_KIND_MAX)
+		    f->flags & ~__CKPT_FILE_ALL || f->kind >= __CKPT_FILE_KIND_MAX ||
+		    f->kind == CKPT_FILE_SHMEM)
 			return FAIL(st, EINVAL, "unknown file flags or kind");
 		if (f->flags & CKPT_FILE_REGISTERED &&
 		    (f->kind != CKPT_FILE_CKPT_DEV || registered++))
@@ -633,9 +634,13 @@ static int check_fileobjs(struct ckpt_img_state *st,
 	__u64 i;
 
 	for (i = 0; i < n; i++, o++) {
-		if (o->kind < CKPT_FILE_FIFO || o->kind > CKPT_FILE_DELETED ||
-		    o->mode & ~07777U || o->seals & ~CKPT_IMG_SEALS_ALL)
+		if ((o->kind < CKPT_FILE_FIFO || o->kind > CKPT_FILE_DELETED) &&
+		    o->kind != CKPT_FILE_SHMEM)
 			return FAIL(st, EINVAL, "unknown file object kind, mode or seals");
+		if (o->mode & ~07777U || o->seals & ~CKPT_IMG_SEALS_ALL)
+			return FAIL(st, EINVAL, "unknown file object kind, mode or seals");
+		if (o->kind == CKPT_FILE_SHMEM && !st->has_tree)
+			return FAIL(st, EBADMSG, "shared anonymous memory object outside a tree's member");
 		if (!str_ok(o->name, sizeof(o->name)) ||
 		    (o->kind != CKPT_FILE_MEMFD && o->name[0] != '/') ||
 		    (o->kind == CKPT_FILE_MEMFD &&

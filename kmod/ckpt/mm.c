@@ -133,6 +133,11 @@ static int describe_vma(struct vm_area_struct *vma, struct mm_struct *mm,
 		if (IS_ERR(p))
 			return PTR_ERR(p);
 		len = strlen(p);
+		if ((fl & VM_MAYSHARE) && !strcmp(p, "/dev/zero (deleted)") &&
+		    objs->tree) {
+			/* A tree shares it by its file: an object. */
+			return ckpt_fileobj_vma(objs, vma, p, v, why);
+		}
 		if ((fl & VM_MAYSHARE) && !strcmp(p, "/dev/zero (deleted)")) {
 			/* MAP_SHARED | MAP_ANONYMOUS: its content is stored. */
 			v->pgoff = 0;

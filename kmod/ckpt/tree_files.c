@@ -10,10 +10,15 @@
  * its descriptor. The root's standard files are left out: they are
  * re-attached to the restarter's (fds.c, CKPT_FILE_STDIO).
  *
- * Anonymous memory mapped MAP_SHARED and shared by fork between members
- * would come back as one copy per member, no longer shared: refused,
- * naming both, until the restart can share it again. (A memfd or deleted
- * file two members hold is refused by fileobj.c, as held elsewhere.)
+ * File objects (fileobj.h: memfds, deleted files, FIFOs and, in a tree,
+ * MAP_SHARED anonymous memory) are counted across the tree once every
+ * member is captured: every reference to each of their open files must be
+ * a member's descriptor or mapping, and the object's dentry referenced by
+ * those files only. Each member's image then names the object (the same
+ * identity in every image) and the first member that holds it, in tree
+ * order, stores its content; the restart makes it once for all, so that
+ * memory shared by fork is shared again. A FIFO several members hold is
+ * refused for now (its buffered bytes would be restored once per member).
  */
 
 #include <linux/fdtable.h>
@@ -21,9 +26,12 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/sched/task.h>
+#include <linux/bitmap.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include "checkpoint.h"
+#include "fileobj.h"
 #include "pipes.h"
 #include "tree_files.h"
 #include "why.h"
@@ -132,93 +140,178 @@ outside:
 	return 0;
 }
 
-/* At most this many MAP_SHARED anonymous mappings in a tree. */
-#define TREE_MAX_SHARED_ANON	4096
-
-struct tf_anon {
-	const struct inode *inode;	/* compared only */
-	u32 member;
-	unsigned long start, end;
+/*
+ * One open file of a file object (fileobj.h) as a member holds it, and the
+ * references on it that are accounted for: the member's descriptors and
+ * mappings, and those its capture took.
+ */
+struct tf_use {
+	struct file *file;
+	const struct inode *key;	/* the object, compared only */
+	u32 member, obj, refs;
+	int fd;				/* its first descriptor, or -1 */
 };
 
-/* MAP_SHARED | MAP_ANONYMOUS: a shmem file of its own, named "dev/zero". */
-static bool shared_anon(const struct vm_area_struct *vma)
+static int cmp_ptr(const void *a, const void *b)
 {
-	return vma->vm_file && (vma->vm_flags & VM_MAYSHARE) &&
-	       !strcmp(vma->vm_file->f_path.dentry->d_name.name, "dev/zero");
+	return a < b ? -1 : a > b;
 }
 
-/*
- * Member @i's shared anonymous mappings into @a (*@nr so far): -EEXIST
- * with *@other the entry another member maps too, -E2BIG when full.
- */
-static int note_anon(struct ckpt_cp_ctx *ctx, u32 i, struct tf_anon *a,
-		     u32 *nr, u32 *other, unsigned long *start)
+/* By open file, then member: a file's first use is its first holder's. */
+static int by_file(const void *a, const void *b)
 {
-	struct vm_area_struct *vma;
-	int ret = 0;
-	u32 j;
+	const struct tf_use *x = a, *y = b;
 
-	mmap_read_lock(ctx->mm);
-	{
-		VMA_ITERATOR(vmi, ctx->mm, 0);
+	return cmp_ptr(x->file, y->file) ?:
+	       (x->member < y->member ? -1 : x->member > y->member);
+}
 
-		for_each_vma(vmi, vma) {
-			if (!shared_anon(vma))
-				continue;
-			for (j = 0; j < *nr; j++)
-				if (a[j].inode == file_inode(vma->vm_file) &&
-				    a[j].member != i)
-					break;
-			if (j < *nr) {
-				*other = j;
-				*start = vma->vm_start;
-				ret = -EEXIST;
-				break;
-			}
-			if (*nr == TREE_MAX_SHARED_ANON) {
-				ret = -E2BIG;
-				break;
-			}
-			a[(*nr)++] = (struct tf_anon){
-				.inode = file_inode(vma->vm_file),
+/* By object, then open file. */
+static int by_key(const void *a, const void *b)
+{
+	const struct tf_use *x = a, *y = b;
+
+	return cmp_ptr(x->key, y->key) ?: by_file(a, b);
+}
+
+static const char *const obj_kinds[__CKPT_FILE_KIND_MAX] = {
+	[CKPT_FILE_FIFO] = "FIFO", [CKPT_FILE_MEMFD] = "memfd",
+	[CKPT_FILE_DELETED] = "deleted file",
+	[CKPT_FILE_SHMEM] = "shared anonymous memory",
+};
+
+/*
+ * Fails naming @u's member and how it holds the object: held outside the
+ * tree, or (@fifo) a FIFO another member holds too.
+ */
+static int obj_refused(struct ckpt_cp_group *g, const struct tf_use *u,
+		       bool fifo)
+{
+	struct ckpt_cp_ctx *ctx = &g->m[u->member];
+	const struct ckpt_img_fileobj *img = &ctx->scan.objs.img[u->obj];
+
+	g->failed = u->member;
+	if (fifo)
+		ckpt_whyf(&ctx->why,
+			  "pid %u fd %d (FIFO %s) is open in another process of the tree too: FIFOs shared in a tree are not supported yet",
+			  ctx->a->pid, u->fd, img->name);
+	else if (u->fd >= 0)
+		ckpt_whyf(&ctx->why,
+			  "pid %u fd %d (%s %s) is open in a process outside the tree",
+			  ctx->a->pid, u->fd, obj_kinds[img->kind], img->name);
+	else
+		ckpt_whyf(&ctx->why,
+			  "pid %u maps %s %s, which a process outside the tree holds too",
+			  ctx->a->pid, obj_kinds[img->kind], img->name);
+	return -EOPNOTSUPP;
+}
+
+static struct tf_use *gather_uses(struct ckpt_cp_group *g, u32 *nr)
+{
+	struct tf_use *u;
+	u32 i, k, n = 0;
+
+	for (i = 0; i < g->nr; i++)
+		n += g->m[i].scan.objs.nr_uses;
+	*nr = n;
+	if (!n)
+		return NULL;
+	u = kvmalloc_array(n, sizeof(*u), GFP_KERNEL);
+	if (!u)
+		return ERR_PTR(-ENOMEM);
+	for (i = 0, n = 0; i < g->nr; i++) {
+		const struct ckpt_fileobjs *o = &g->m[i].scan.objs;
+
+		for (k = 0; k < o->nr_uses; k++) {
+			const struct fileobj_use *fu = &o->uses[k];
+
+			u[n++] = (struct tf_use){
+				.file = fu->file,
+				.key = o->key[fu->obj],
 				.member = i,
-				.start = vma->vm_start, .end = vma->vm_end,
+				.obj = fu->obj,
+				.refs = fu->known + 1 + (o->file[fu->obj] == fu->file),
+				.fd = fu->fd,
 			};
 		}
 	}
-	mmap_read_unlock(ctx->mm);
-	return ret;
+	return u;
 }
 
-static int check_shared_anon(struct ckpt_cp_group *g)
+/*
+ * One object's uses @u[0..@n): held by members only (its dentry, when all
+ * its files share one, referenced by their files and the members' readers
+ * only), a FIFO by one member; then its content stays in its first
+ * holder's image only.
+ */
+static int check_object(struct ckpt_cp_group *g, struct tf_use *u, u32 n,
+			unsigned long *seen)
 {
-	unsigned long start = 0;
-	struct tf_anon *a;
-	u32 i, nr = 0, other = 0;
+	const struct dentry *dentry = u[0].file->f_path.dentry;
+	u32 i, files = 0, readers = 0, owner = u[0].member;
+	bool comparable = true;
+
+	bitmap_zero(seen, g->nr);
+	for (i = 0; i < n; i++) {
+		if (!i || u[i].file != u[i - 1].file)
+			files++;
+		if (u[i].file->f_path.dentry != dentry)
+			comparable = false;	/* stacked */
+		owner = min(owner, u[i].member);
+		if (test_and_set_bit(u[i].member, seen))
+			continue;
+		if (g->m[u[i].member].scan.objs.rfile[u[i].obj])
+			readers++;
+	}
+	if (bitmap_weight(seen, g->nr) > 1 &&
+	    g->m[owner].scan.objs.img[u[0].obj].kind == CKPT_FILE_FIFO) {
+		for (i = 0; u[i].member == owner; i++)
+			;
+		return obj_refused(g, &u[i], true);
+	}
+	if (comparable && d_count(u[0].file->f_path.dentry) != files + readers)
+		return obj_refused(g, &u[0], false);
+	for (i = 0; i < n; i++) {
+		struct ckpt_fileobjs *o = &g->m[u[i].member].scan.objs;
+
+		if (u[i].member == owner || !o->rfile[u[i].obj])
+			continue;
+		fput(o->rfile[u[i].obj]);
+		o->rfile[u[i].obj] = NULL;
+		o->img[u[i].obj].stored = 0;
+	}
+	return 0;
+}
+
+int ckpt_tree_check_objects(struct ckpt_cp_group *g)
+{
+	unsigned long *seen = NULL;
+	struct tf_use *u;
+	u32 nr, i, j, refs;
 	int ret = 0;
 
-	a = kvcalloc(TREE_MAX_SHARED_ANON, sizeof(*a), GFP_KERNEL);
-	if (!a)
-		return -ENOMEM;
-	for (i = 0; !ret && i < g->nr; i++)
-		ret = note_anon(&g->m[i], i, a, &nr, &other, &start);
-	if (ret) {
-		struct ckpt_cp_ctx *ctx = &g->m[--i];
-
-		g->failed = i;
-		if (ret == -EEXIST)
-			ckpt_whyf(&ctx->why,
-				  "pid %u maps anonymous memory at %lx shared with pid %u (at %lx-%lx, MAP_SHARED before a fork): not supported yet",
-				  ctx->a->pid, start, g->m[a[other].member].a->pid,
-				  a[other].start, a[other].end);
-		else
-			ckpt_whyf(&ctx->why,
-				  "pid %u: the tree has more than %u shared anonymous mappings",
-				  ctx->a->pid, TREE_MAX_SHARED_ANON);
-		ret = -EOPNOTSUPP;
+	u = gather_uses(g, &nr);
+	if (IS_ERR_OR_NULL(u))
+		return PTR_ERR_OR_ZERO(u);
+	/* Every reference to each open file is a member's. */
+	sort(u, nr, sizeof(*u), by_file, NULL);
+	for (i = 0; i < nr && !ret; i = j) {
+		for (j = i, refs = 0; j < nr && u[j].file == u[i].file; j++)
+			refs += u[j].refs;
+		if (file_count(u[i].file) != refs)
+			ret = obj_refused(g, &u[i], false);
 	}
-	kvfree(a);
+	seen = bitmap_zalloc(g->nr, GFP_KERNEL);
+	if (!ret && !seen)
+		ret = -ENOMEM;
+	sort(u, nr, sizeof(*u), by_key, NULL);
+	for (i = 0; i < nr && !ret; i = j) {
+		for (j = i; j < nr && u[j].key == u[i].key; j++)
+			;
+		ret = check_object(g, &u[i], j - i, seen);
+	}
+	bitmap_free(seen);
+	kvfree(u);
 	return ret;
 }
 
@@ -250,8 +343,6 @@ int ckpt_tree_check_files(struct ckpt_cp_group *g,
 	}
 	if (!ret)
 		ret = check_ends(g, &s);
-	if (!ret)
-		ret = check_shared_anon(g);
 	for (i = 0; i < s.nr; i++)
 		fput(s.e[i].file);
 	kvfree(s.e);

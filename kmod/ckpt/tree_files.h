@@ -14,4 +14,13 @@ struct file;
 int ckpt_tree_check_files(struct ckpt_cp_group *g,
 			  const struct file *const root_stdio[3]);
 
+/*
+ * Once every member is captured: the file objects the members hold
+ * (memfds, deleted files, FIFOs, MAP_SHARED anonymous memory), counted
+ * across the tree. 0 when only members hold each, else fails naming the
+ * member and the descriptor or mapping; on success every object's content
+ * is left to its first holder's image.
+ */
+int ckpt_tree_check_objects(struct ckpt_cp_group *g);
+
 #endif /* _CKPT_TREE_FILES_H */

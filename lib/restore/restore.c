@@ -622,12 +622,14 @@ static void restore_pipe(struct restore *r,
 /*
  * The image's file objects (FILEOBJ), made before the descriptors: a FIFO
  * is opened read-write (which neither blocks nor makes its readers see
- * end-of-file) and refilled, a memfd or an unlinked file is made anew and
- * filled from the image's FILEDATA, read with pread() from the image file.
- * r->obj_fds[i] is the restarter's descriptor of entry i, above the image's.
+ * end-of-file) and refilled, a memfd, an unlinked file or a tree member's
+ * shared anonymous memory is made anew and filled from the image's
+ * FILEDATA, read with pread() from the image file. r->obj_fds[i] is the
+ * restarter's descriptor of entry i, above the image's. An object a tree's
+ * members share the restarter made once for all (tree.c): its copy.
  */
-static void fill_object(struct restore *r, int image_fd, uint32_t obj,
-			int fd)
+static int fill_object(struct restore *r, uint32_t obj, int fd,
+		       struct ckpt_err *err)
 {
 	const struct ckpt_image *img = &r->img;
 	const struct ckpt_img_fileobj *o = &img->fileobjs[obj];
@@ -635,82 +637,160 @@ static void fill_object(struct restore *r, int image_fd, uint32_t obj,
 	uint32_t i;
 
 	if (!buf && !(buf = r->chunk_buf = malloc(CKPT_IMG_MAX_FILECHUNK)))
-		child_fail(r, "out of memory");
+		return ckpt_err_set(err, ENOMEM, "out of memory");
 	for (i = 0; i < img->nr_chunks; i++) {
 		const struct ckpt_image_chunk *c = &img->chunks[i];
 		ssize_t n;
 
 		if (c->obj != obj)
 			continue;
-		if (pread(image_fd, buf, c->len, c->image_offset) != (ssize_t)c->len)
-			child_fail(r, "cannot read the content of %s from the image: %s",
-				   o->name, strerror(errno));
+		if (pread(r->fd, buf, c->len, c->image_offset) != (ssize_t)c->len)
+			return ckpt_err_set(err, EIO, "cannot read the content of %s from the image: %s",
+					    o->name, strerror(errno));
 		if (o->kind == CKPT_FILE_FIFO)
 			n = write(fd, buf, c->len);
 		else
 			n = pwrite(fd, buf, c->len, c->offset);
 		if (n != (ssize_t)c->len)
-			child_fail(r, "cannot restore the content of %s: %s", o->name,
-				   n < 0 ? strerror(errno) : "short write");
+			return ckpt_err_set(err, n < 0 ? errno : EIO,
+					    "cannot restore the content of %s: %s", o->name,
+					    n < 0 ? strerror(errno) : "short write");
 	}
+	return 0;
 }
 
 /* The FIFO at @o's path, if it is still the one it was. */
 static int open_fifo(struct restore *r, const struct ckpt_img_fileobj *o,
-		     int flags)
+		     int flags, struct ckpt_err *err)
 {
 	struct stat st;
 	int fd = open(o->name, flags | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0)
-		child_fail(r, "cannot reopen FIFO %s: %s", o->name, strerror(errno));
+		return ckpt_err_set(err, errno, "cannot reopen FIFO %s: %s",
+				    o->name, strerror(errno));
 	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) ||
-	    !same_file(r, &st, o->dev, o->ino))
-		child_fail(r, "%s is not the FIFO it was at the checkpoint", o->name);
+	    !same_file(r, &st, o->dev, o->ino)) {
+		close(fd);
+		return ckpt_err_set(err, ESTALE, "%s is not the FIFO it was at the checkpoint",
+				    o->name);
+	}
 	return fd;
 }
 
-static void make_objects(struct restore *r, int image_fd, int above)
+/* A new, empty file for a memfd, a deleted file or shared memory. */
+static int new_object(const struct ckpt_img_fileobj *o, struct ckpt_err *err)
+{
+	char dir[CKPT_IMG_PATH_MAX];
+	int fd;
+
+	if (o->kind == CKPT_FILE_MEMFD || o->kind == CKPT_FILE_SHMEM) {
+		/* Shared anonymous memory is a memfd's from now on. */
+		fd = memfd_create(o->kind == CKPT_FILE_SHMEM ? "dev/zero" : o->name,
+				  MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		if (fd < 0)
+			return ckpt_err_set(err, errno, "cannot create memfd %s: %s",
+					    o->name, strerror(errno));
+		return fd;
+	}
+	strcpy(dir, o->name);
+	fd = open(dirname(dir), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == ENOENT)
+		return ckpt_err_set(err, ENOENT, "cannot recreate deleted file %s: its directory no longer exists",
+				    o->name);
+	if (fd < 0)
+		return ckpt_err_set(err, errno, "cannot recreate deleted file %s as an unnamed file (O_TMPFILE) in %s: %s",
+				    o->name, dir, strerror(errno));
+	return fd;
+}
+
+int restore_make_object(struct restore *r, uint32_t obj, struct ckpt_err *err)
+{
+	const struct ckpt_img_fileobj *o = &r->img.fileobjs[obj];
+	int fd, ret;
+
+	if (o->kind == CKPT_FILE_FIFO) {
+		fd = open_fifo(r, o, O_RDWR, err);
+		if (fd >= 0 && o->capacity &&
+		    fcntl(fd, F_SETPIPE_SZ, o->capacity) < 0) {
+			ret = ckpt_err_set(err, errno, "cannot size FIFO %s to %u bytes: %s",
+					   o->name, o->capacity, strerror(errno));
+			close(fd);
+			return ret;
+		}
+	} else {
+		fd = new_object(o, err);
+		if (fd >= 0 && ftruncate(fd, o->size)) {
+			ret = ckpt_err_set(err, errno, "cannot size %s to %llu bytes: %s",
+					   o->name, (unsigned long long)o->size,
+					   strerror(errno));
+			close(fd);
+			return ret;
+		}
+	}
+	if (fd < 0)
+		return fd;
+	ret = fill_object(r, obj, fd, err);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+int restore_finish_object(const struct ckpt_img_fileobj *o, int fd,
+			  struct ckpt_err *err)
+{
+	if (fchmod(fd, o->mode))
+		return ckpt_err_set(err, errno, "cannot restore the mode of %s: %s",
+				    o->name, strerror(errno));
+	if (o->seals && fcntl(fd, F_ADD_SEALS, o->seals))
+		return ckpt_err_set(err, errno, "cannot seal memfd %s (seals %#x): %s",
+				    o->name, o->seals, strerror(errno));
+	return 0;
+}
+
+const struct restore_shared *
+restore_find_shared(const struct restore_shared *sh, uint32_t nr, __u32 kind,
+		    __u64 dev, __u64 ino)
+{
+	uint32_t i;
+
+	for (i = 0; i < nr; i++)
+		if (sh[i].kind == kind && sh[i].dev == dev && sh[i].ino == ino)
+			return &sh[i];
+	return NULL;
+}
+
+/* The tree's copy of object @o, if the restarter made it for all. */
+static const struct restore_shared *shared_object(const struct restore *r,
+						  const struct ckpt_img_fileobj *o)
+{
+	if (o->kind == CKPT_FILE_FIFO)
+		return NULL;
+	return restore_find_shared(r->shared, r->nr_shared, o->kind, o->dev,
+				   o->ino);
+}
+
+static void make_objects(struct restore *r, int above)
 {
 	const struct ckpt_image *img = &r->img;
+	const struct restore_shared *sh;
+	struct ckpt_err err;
 	uint32_t i;
+	int fd;
 
 	r->obj_fds = calloc(img->nr_fileobjs + 1, sizeof(*r->obj_fds));
 	if (!r->obj_fds)
 		child_fail(r, "out of memory");
 	for (i = 0; i < img->nr_fileobjs; i++) {
-		const struct ckpt_img_fileobj *o = &img->fileobjs[i];
-		char dir[CKPT_IMG_PATH_MAX];
-		int fd = -1;
-
-		switch (o->kind) {
-		case CKPT_FILE_FIFO:
-			fd = open_fifo(r, o, O_RDWR);
-			if (o->capacity && fcntl(fd, F_SETPIPE_SZ, o->capacity) < 0)
-				child_fail(r, "cannot size FIFO %s to %u bytes: %s",
-					   o->name, o->capacity, strerror(errno));
-			break;
-		case CKPT_FILE_MEMFD:
-			fd = memfd_create(o->name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-			if (fd < 0)
-				child_fail(r, "cannot create memfd %s: %s", o->name,
-					   strerror(errno));
-			break;
-		case CKPT_FILE_DELETED:
-			strcpy(dir, o->name);
-			fd = open(dirname(dir), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-			if (fd < 0 && errno == ENOENT)
-				child_fail(r, "cannot recreate deleted file %s: its directory no longer exists",
-					   o->name);
-			if (fd < 0)
-				child_fail(r, "cannot recreate deleted file %s as an unnamed file (O_TMPFILE) in %s: %s",
-					   o->name, dir, strerror(errno));
-			break;
-		}
-		if (o->kind != CKPT_FILE_FIFO && ftruncate(fd, o->size))
-			child_fail(r, "cannot size %s to %llu bytes: %s", o->name,
-				   (unsigned long long)o->size, strerror(errno));
-		fill_object(r, image_fd, i, fd);
+		sh = shared_object(r, &img->fileobjs[i]);
+		if (sh)
+			fd = fcntl(sh->fd[0], F_DUPFD_CLOEXEC, above);
+		else
+			fd = restore_make_object(r, i, &err);
+		if (fd < 0)
+			child_fail(r, "%s", sh ? strerror(errno) : err.msg);
 		r->obj_fds[i] = move_fd(r, fd, above);
 	}
 }
@@ -725,7 +805,11 @@ static void restore_fileobj(struct restore *r,
 	int fd, fl;
 
 	if (o->kind == CKPT_FILE_FIFO) {
-		fd = open_fifo(r, o, f->open_flags & O_ACCMODE);
+		struct ckpt_err err;
+
+		fd = open_fifo(r, o, f->open_flags & O_ACCMODE, &err);
+		if (fd < 0)
+			child_fail(r, "%s", err.msg);
 		fl = fcntl(fd, F_GETFL);
 		if (fl < 0 || fcntl(fd, F_SETFL, (fl & ~O_NONBLOCK) |
 				    (f->open_flags & O_NONBLOCK)))
@@ -752,6 +836,7 @@ static void restore_fileobj(struct restore *r,
 static void finish_objects(struct restore *r)
 {
 	const struct ckpt_image *img = &r->img;
+	struct ckpt_err err;
 	uint32_t i;
 
 	for (i = 0; i < img->nr_fileobjs; i++) {
@@ -762,12 +847,10 @@ static void finish_objects(struct restore *r)
 			r->obj_fds[i] = -1;
 			continue;
 		}
-		if (fchmod(r->obj_fds[i], o->mode))
-			child_fail(r, "cannot restore the mode of %s: %s", o->name,
-				   strerror(errno));
-		if (o->seals && fcntl(r->obj_fds[i], F_ADD_SEALS, o->seals))
-			child_fail(r, "cannot seal memfd %s (seals %#x): %s", o->name,
-				   o->seals, strerror(errno));
+		/* A shared one's the restarter finishes (tree.c). */
+		if (!shared_object(r, o) &&
+		    restore_finish_object(o, r->obj_fds[i], &err))
+			child_fail(r, "%s", err.msg);
 	}
 }
 
@@ -790,21 +873,18 @@ static void restore_epoll(struct restore *r)
 /* A tree's descriptor the restarter made for all members (tree.c). */
 static void place_shared(struct restore *r, const struct ckpt_img_file *f)
 {
-	__u64 key = f->kind == CKPT_FILE_STDIO ? RESTORE_STDIO + f->ino : f->ino;
+	const struct restore_shared *sh;
 	int end = f->kind == CKPT_FILE_PIPE &&
 		  (f->open_flags & O_ACCMODE) == O_WRONLY;
-	uint32_t i;
 
-	for (i = 0; i < r->nr_shared; i++)
-		if (r->shared[i].key == key)
-			break;
-	if (i == r->nr_shared)
+	sh = restore_find_shared(r->shared, r->nr_shared, f->kind, 0, f->ino);
+	if (!sh)
 		child_fail(r, "%s (fd %u) is not among what the tree shares",
 			   f->path, f->fd);
 	if (f->kind == CKPT_FILE_PIPE &&
-	    fcntl(r->shared[i].fd[end], F_SETFL, f->open_flags & O_NONBLOCK))
+	    fcntl(sh->fd[end], F_SETFL, f->open_flags & O_NONBLOCK))
 		child_fail(r, "fd %u: %s", f->fd, strerror(errno));
-	if (dup2(r->shared[i].fd[end], f->fd) < 0 ||
+	if (dup2(sh->fd[end], f->fd) < 0 ||
 	    fcntl(f->fd, F_SETFD, f->flags & CKPT_FILE_CLOEXEC ? FD_CLOEXEC : 0))
 		child_fail(r, "cannot place %s at fd %u: %s", f->path, f->fd,
 			   strerror(errno));
@@ -823,7 +903,7 @@ static void close_shared(struct restore *r)
 
 	for (i = 0; i < r->nr_shared; i++) {
 		close(r->shared[i].fd[0]);
-		if (r->shared[i].key < RESTORE_STDIO)
+		if (r->shared[i].fd[1] >= 0)
 			close(r->shared[i].fd[1]);
 	}
 	r->nr_shared = 0;
@@ -1404,15 +1484,15 @@ static void restore_all_files(struct restore *r, int *uffd)
 			struct restore_shared *sh = &r->shared[i];
 
 			sh->fd[0] = move_fd(r, sh->fd[0], above);
-			if (sh->key < RESTORE_STDIO)
+			if (sh->fd[1] >= 0)
 				sh->fd[1] = move_fd(r, sh->fd[1], above);
 		}
 		if (*uffd >= 0)
 			*uffd = move_fd(r, *uffd, above);
-		make_objects(r, r->fd, above);
+		make_objects(r, above);
 		restore_files(r);
 	} else {
-		make_objects(r, r->fd, 3);
+		make_objects(r, 3);
 	}
 	finish_objects(r);
 	close_shared(r);
@@ -1489,8 +1569,7 @@ static void keep_needed(struct restore *r, int uffd)
 	keep[n++] = r->go_fd;
 	for (i = 0; i < r->nr_shared; i++) {
 		keep[n++] = r->shared[i].fd[0];
-		if (r->shared[i].key < RESTORE_STDIO)
-			keep[n++] = r->shared[i].fd[1];
+		keep[n++] = r->shared[i].fd[1];
 	}
 	close_inherited(keep, n);
 	free(keep);
@@ -1736,6 +1815,8 @@ void restore_free(struct restore *r)
 	ckpt_image_init(&r->img);
 	free(r->source);
 	r->source = NULL;
+	free(r->chunk_buf);
+	r->chunk_buf = NULL;
 }
 
 /*

@@ -15,16 +15,23 @@
 
 /*
  * What the members of a tree share, made once by the restarter before any
- * member exists and inherited by all (tree.c): every pipe of the tree,
- * keyed by its ino, and the restarter's standard descriptors, keyed
- * RESTORE_STDIO + fd, out of the way of the image's descriptors.
+ * member exists and inherited by all (tree.c): every pipe of the tree
+ * (kind CKPT_FILE_PIPE, @ino its pipe), the restarter's standard
+ * descriptors (CKPT_FILE_STDIO, @ino the descriptor) and every file
+ * object more than one member holds (its FILEOBJ kind, @dev and @ino its
+ * identity at the checkpoint), each out of the way of the image's
+ * descriptors.
  */
-#define RESTORE_STDIO	(~0ULL - 2)
-
 struct restore_shared {
-	__u64 key;
-	int fd[2];		/* a pipe's read and write ends; stdio: fd[0] */
+	__u32 kind;
+	__u64 dev, ino;
+	int fd[2];		/* a pipe's read and write ends; else fd[0], -1 */
 };
+
+/* @kind's @dev:@ino in @sh[0..@nr), or NULL. */
+const struct restore_shared *
+restore_find_shared(const struct restore_shared *sh, uint32_t nr, __u32 kind,
+		    __u64 dev, __u64 ino);
 
 /*
  * One restart: what the parent learns and the child inherits. No state
@@ -67,6 +74,17 @@ struct restore {
  * (close-on-exec) at @above or higher in @p: 0 or -errno.
  */
 int restore_make_pipe(const struct ckpt_img_pipe *pd, int above, int p[2]);
+
+/*
+ * File object @obj of @r's image made anew (a memfd, an unnamed file, a
+ * tree's shared memory) or reopened (a FIFO), sized and filled from the
+ * image: its descriptor, close-on-exec, or -errno with @err.
+ */
+int restore_make_object(struct restore *r, uint32_t obj, struct ckpt_err *err);
+
+/* Once every descriptor of it is open: @o's mode and seals on @fd. */
+int restore_finish_object(const struct ckpt_img_fileobj *o, int fd,
+			  struct ckpt_err *err);
 
 /* @r ready for @opts, holding nothing yet. */
 void restore_init(struct restore *r, const struct ckpt_restore_opts *opts);

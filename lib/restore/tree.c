@@ -256,22 +256,79 @@ static int prepare(struct tree_restart *tr, struct ckpt_err *err)
 	return 0;
 }
 
-/* The key's entry in the shared table, if it has one. */
-static bool is_shared(const struct tree_restart *tr, __u64 key)
+/* Whether the tree's table has @kind's @dev:@ino already. */
+static bool is_shared(const struct tree_restart *tr, __u32 kind, __u64 dev,
+		      __u64 ino)
 {
-	uint32_t i;
+	return restore_find_shared(tr->shared, tr->nr_shared, kind, dev, ino);
+}
 
-	for (i = 0; i < tr->nr_shared; i++)
-		if (tr->shared[i].key == key)
-			return true;
+/* Whether a member after @i holds file object @o of member @i's image. */
+static bool held_after(const struct tree_restart *tr, uint32_t i,
+		       const struct ckpt_img_fileobj *o)
+{
+	uint32_t j, k;
+
+	for (j = i + 1; j < tr->t.nr; j++) {
+		const struct ckpt_image *img = &tr->r[j].img;
+
+		for (k = 0; k < img->nr_fileobjs; k++)
+			if (img->fileobjs[k].kind == o->kind &&
+			    img->fileobjs[k].dev == o->dev &&
+			    img->fileobjs[k].ino == o->ino)
+				return true;
+	}
 	return false;
 }
 
 /*
+ * The file objects several members hold (memfds, deleted files, shared
+ * anonymous memory), made once from the image of the first that holds
+ * them, which alone stores their content: the members map and open this
+ * one file, as they did the one they shared.
+ */
+static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
+{
+	struct restore_shared *sh;
+	uint32_t i, k;
+	int fd;
+
+	for (i = 0; i < tr->t.nr; i++) {
+		const struct ckpt_image *img = &tr->r[i].img;
+
+		for (k = 0; k < img->nr_fileobjs; k++) {
+			const struct ckpt_img_fileobj *o = &img->fileobjs[k];
+
+			if (o->kind == CKPT_FILE_FIFO ||
+			    is_shared(tr, o->kind, o->dev, o->ino) ||
+			    !held_after(tr, i, o))
+				continue;
+			fd = restore_make_object(&tr->r[i], k, err);
+			if (fd >= 0 && fd < 3) {
+				int above = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+				close(fd);
+				fd = above < 0 ? -errno : above;
+				if (fd < 0)
+					ckpt_err_set(err, -fd, "fcntl: %s", strerror(-fd));
+			}
+			if (fd < 0)
+				return fd;
+			sh = &tr->shared[tr->nr_shared++];
+			*sh = (struct restore_shared){
+				.kind = o->kind, .dev = o->dev, .ino = o->ino,
+				.fd = { fd, -1 },
+			};
+		}
+	}
+	return 0;
+}
+
+/*
  * What the members share, made before any of them exists (restore_int.h):
- * the restarter's standard descriptors and every pipe of the tree, with
- * its content, once (each member holding an end has the same PIPE
- * section).
+ * the restarter's standard descriptors, every pipe of the tree, with its
+ * content, once (each member holding an end has the same PIPE section),
+ * and the file objects several members hold.
  */
 static int make_shared(struct tree_restart *tr, struct ckpt_err *err)
 {
@@ -280,7 +337,7 @@ static int make_shared(struct tree_restart *tr, struct ckpt_err *err)
 	int fd, ret;
 
 	for (i = 0; i < tr->t.nr; i++)
-		n += tr->r[i].img.nr_pipes;
+		n += tr->r[i].img.nr_pipes + tr->r[i].img.nr_fileobjs;
 	tr->shared = calloc(n, sizeof(*tr->shared));
 	if (!tr->shared)
 		return ckpt_err_set(err, ENOMEM, "out of memory");
@@ -288,7 +345,8 @@ static int make_shared(struct tree_restart *tr, struct ckpt_err *err)
 		sh = &tr->shared[tr->nr_shared];
 		sh->fd[0] = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		sh->fd[1] = -1;
-		sh->key = RESTORE_STDIO + fd;
+		sh->kind = CKPT_FILE_STDIO;
+		sh->ino = fd;
 		if (sh->fd[0] >= 0)
 			tr->nr_shared++;
 	}
@@ -296,7 +354,7 @@ static int make_shared(struct tree_restart *tr, struct ckpt_err *err)
 		const struct ckpt_image *img = &tr->r[i].img;
 
 		for (k = 0; k < img->nr_pipes; k++) {
-			if (is_shared(tr, img->pipes[k]->ino))
+			if (is_shared(tr, CKPT_FILE_PIPE, 0, img->pipes[k]->ino))
 				continue;
 			sh = &tr->shared[tr->nr_shared];
 			ret = restore_make_pipe(img->pipes[k], 3, sh->fd);
@@ -305,13 +363,45 @@ static int make_shared(struct tree_restart *tr, struct ckpt_err *err)
 						    tr->paths[i],
 						    (unsigned long long)img->pipes[k]->ino,
 						    strerror(-ret));
-			sh->key = img->pipes[k]->ino;
+			sh->kind = CKPT_FILE_PIPE;
+			sh->ino = img->pipes[k]->ino;
 			tr->nr_shared++;
 		}
 	}
+	ret = make_objects(tr, err);
+	if (ret)
+		return ret;
 	for (i = 0; i < tr->t.nr; i++) {
 		tr->r[i].shared = tr->shared;
 		tr->r[i].nr_shared = tr->nr_shared;
+	}
+	return 0;
+}
+
+/*
+ * Once every member has opened its descriptors of them (at the barrier):
+ * the shared objects' modes and seals, before the engine maps them.
+ */
+static int finish_objects(struct tree_restart *tr, struct ckpt_err *err)
+{
+	const struct ckpt_img_fileobj *o;
+	uint32_t i, j, k;
+	int ret;
+
+	for (i = 0; i < tr->nr_shared; i++) {
+		const struct restore_shared *sh = &tr->shared[i];
+
+		if (sh->kind == CKPT_FILE_PIPE || sh->kind == CKPT_FILE_STDIO)
+			continue;
+		for (j = 0, o = NULL; !o && j < tr->t.nr; j++)
+			for (k = 0; !o && k < tr->r[j].img.nr_fileobjs; k++)
+				if (tr->r[j].img.fileobjs[k].kind == sh->kind &&
+				    tr->r[j].img.fileobjs[k].dev == sh->dev &&
+				    tr->r[j].img.fileobjs[k].ino == sh->ino)
+					o = &tr->r[j].img.fileobjs[k];
+		ret = restore_finish_object(o, sh->fd[0], err);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -398,12 +488,15 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	close(tr->go[0]);
 	close(tr->status[1]);
 	tr->errpipe[1] = tr->ready[1] = tr->go[0] = tr->status[1] = -1;
-	for (i = 0; i < tr->t.nr; i++)
-		restore_free(&tr->r[i]);
-	close_shared(tr);
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += TREE_READY_MS / 1000;
 	ret = wait_members(tr, tr->t.nr, &end, err);
+	if (!ret)
+		ret = finish_objects(tr, err);
+	/* The tree's pipes must see their readers and writers only. */
+	for (i = 0; i < tr->t.nr; i++)
+		restore_free(&tr->r[i]);
+	close_shared(tr);
 	for (i = 0; !ret && i < tr->t.nr; i += n) {
 		n = write(tr->go[1], go, tr->t.nr - i < sizeof(go) ?
 			  tr->t.nr - i : sizeof(go));

@@ -22,7 +22,7 @@
 
 enum { ROOT, C1, C2, GC };
 
-enum tree_opt { PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON };
+enum tree_opt { PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON, OUTSIDE_ANON };
 
 static void spin(void)
 {
@@ -35,8 +35,9 @@ static void spin(void)
 
 /*
  * The harness's results page is MAP_SHARED anonymous memory every forked
- * process shares: a tree's members must not (the engine refuses that), so
- * the root unmaps every such mapping before it forks.
+ * process shares: the harness is outside the tree (the engine refuses
+ * that), so the root unmaps every such mapping before it forks, but with
+ * OUTSIDE_ANON.
  */
 static void drop_shared(void)
 {
@@ -80,7 +81,8 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 		return -1;
 	if (!pid[ROOT]) {
 		close(p[0]);
-		drop_shared();
+		if (opt != OUTSIDE_ANON)
+			drop_shared();
 		/* SHARED_ANON: memory every member shares, by fork. */
 		if (opt == SHARED_ANON) {
 			char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
@@ -467,10 +469,46 @@ TEST_F(tree, pipe_to_outside)
 	EXPECT_NE(NULL, strstr(self->msg, "has an end open in a process outside the tree"));
 }
 
+/*
+ * Anonymous memory all four share by fork: one object of kind SHMEM in
+ * every image, the same identity in each, its page stored by the root's
+ * image only.
+ */
 TEST_F(tree, shared_anonymous_memory)
 {
+	struct ckpt_img_fileobj *o[NR];
+	int i;
+
 	CKPT_SETUP_SKIPPED();
-	ASSERT_EQ(0, other_tree(self, SHARED_ANON, "MAP_SHARED before a fork",
+	end_tree(self->pid);
+	ASSERT_EQ(0, make_tree(self->pid, SHARED_ANON));
+	set_members(self, in_order, NR);
+	ASSERT_EQ(0, tree_ioctl(self)) TH_LOG("%s", self->msg);
+	EXPECT_TRUE(all_progress(self));
+	for (i = 0; i < NR; i++) {
+		off_t pos = 0;
+		size_t len = 0;
+
+		o[i] = ckpt_section_payload(self->image[i], CKPT_SECT_FILEOBJ,
+					    &pos, &len);
+		ASSERT_NE(NULL, o[i]) TH_LOG("image %d has no FILEOBJ", i);
+		ASSERT_EQ(sizeof(*o[i]), len);
+		EXPECT_EQ((__u32)CKPT_FILE_SHMEM, o[i]->kind);
+		EXPECT_EQ(4096ULL, (unsigned long long)o[i]->size);
+		EXPECT_EQ(i ? 0ULL : 4096ULL, (unsigned long long)o[i]->stored);
+		EXPECT_EQ(o[0]->ino, o[i]->ino);
+		EXPECT_STREQ("/dev/zero", o[i]->name);
+		EXPECT_TRUE(inspect_ok(self->image[i]));
+	}
+	for (i = 0; i < NR; i++)
+		free(o[i]);
+}
+
+TEST_F(tree, anonymous_memory_shared_outside)
+{
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, other_tree(self, OUTSIDE_ANON,
+				"maps shared anonymous memory /dev/zero, which a process outside the tree holds too",
 				-EOPNOTSUPP, _metadata));
 }
 

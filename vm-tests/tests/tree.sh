@@ -17,6 +17,7 @@
 # Topology: one node, no network.
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
+. "$CKPT_TOP/vm-tests/lib/tree.sh"
 
 tree=$CKPT_TOP/build/tests/workloads/tree
 producer=$CKPT_TOP/build/tests/workloads/producer
@@ -44,20 +45,6 @@ start() {
 	${3:-} "$tree" "$steps" "$tmp/$1.ready" "${2:-20}" ${4:-} > "$tmp/$1.out" &
 	root=$!
 	ktap_poll 60 test -e "$tmp/$1.ready"
-}
-
-# members PID: the pids of PID's tree, root first.
-members() {
-	local todo=$1 p out=""
-	while [ -n "$todo" ]; do
-		set -- $todo
-		p=$1
-		shift
-		todo="$* $(cat /proc/$p/task/*/children 2> /dev/null)"
-		todo=$(echo $todo)
-		out="$out $p"
-	done
-	echo $out
 }
 
 # same NAME: NAME.out holds the uninterrupted run's line.

@@ -308,6 +308,12 @@ enum ckpt_img_file_kind {
 	 * (0-2), which the restart re-attaches to the restarter's.
 	 */
 	CKPT_FILE_STDIO,
+	/*
+	 * A tree's member: anonymous memory mapped MAP_SHARED, as a FILEOBJ
+	 * entry its mappings name (never a descriptor), so that members that
+	 * share it by fork share it again after the restart.
+	 */
+	CKPT_FILE_SHMEM,
 	__CKPT_FILE_KIND_MAX,
 };
 
@@ -441,6 +447,12 @@ struct ckpt_img_timerfd {
  * of kinds CKPT_FILE_FIFO, _MEMFD and _DELETED, and mappings with
  * CKPT_VMA_FILEOBJ, name an entry by its index in @ino; several may name the
  * same one, which stays one file. The content is in FILEDATA sections.
+ *
+ * In a tree's images, an object several members hold (the same @dev and
+ * @ino, and kind) is one file for all of them: its content is in the
+ * image of the first member (in tree order) that holds it, and the others
+ * store none of it (@stored 0). A tree member's MAP_SHARED anonymous
+ * memory is an object of kind CKPT_FILE_SHMEM, named "/dev/zero".
  */
 #define CKPT_IMG_MAX_FILEOBJS	1024
 #define CKPT_IMG_MAX_FILESIZE	(1ULL << 30)	/* memfd, deleted file */
@@ -449,7 +461,7 @@ struct ckpt_img_timerfd {
 #define CKPT_IMG_SEALS_ALL	0x3f		/* F_SEAL_SEAL ... F_SEAL_EXEC */
 
 struct ckpt_img_fileobj {
-	__u32 kind;		/* CKPT_FILE_FIFO, _MEMFD or _DELETED */
+	__u32 kind;		/* CKPT_FILE_FIFO, _MEMFD, _DELETED or _SHMEM */
 	__u32 mode;		/* permission bits (07777) */
 	__u32 seals;		/* memfd: F_GET_SEALS; else 0 */
 	__u32 capacity;		/* FIFO: F_GETPIPE_SZ; else 0 */

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shmtree STEPS READYFILE [PACE_MS [GOFILE]]: a process tree that works in
+ * memory its processes share, for the tree tests. The root maps three
+ * regions MAP_SHARED before it forks: anonymous memory, a memfd and a
+ * POSIX shared memory object (shm_open(), unlinked once mapped); then it
+ * forks child A, which forks grandchild G, and child B. The four take
+ * turns, in an order kept in the anonymous region: at its turn each mixes
+ * into its value what the other three last wrote in the three regions,
+ * and writes its own there. A region that stopped being shared after a
+ * restart leaves a process waiting for a turn that never comes: it says
+ * so and exits 99 after 60 s. At the end (after GOFILE exists, if given)
+ * G exits with a status from its value, A reaps G and exits with one from
+ * its own and G's, B with one from its own; the root reaps A and B and
+ * prints one line that depends on every value and on both wait statuses,
+ * and exits 3. Once the first round is done, the root creates READYFILE.
+ * Only the root writes to standard output, once: a run restarted from any
+ * point prints the same line as one never interrupted.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NR	4
+#define REGION	(64 * 1024)
+
+struct turns {
+	uint64_t turn;		/* step * NR + the role whose turn it is */
+	uint64_t v[NR];
+};
+
+static unsigned long steps, pace_ms = 20;
+static const char *gofile, *readyfile;
+static struct turns *anon;
+static uint64_t *mfd, *posix;
+
+static void sleep_ms(unsigned long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000 * 1000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void hold(void)
+{
+	while (gofile && access(gofile, F_OK))
+		sleep_ms(20);
+}
+
+static uint64_t mix(uint64_t x, uint64_t y)
+{
+	x ^= y + 0x9e3779b97f4a7c15ULL;
+	x *= 0xff51afd7ed558ccdULL;
+	return x ^ (x >> 33);
+}
+
+/* Role @role's part: its turns, then its value. */
+static uint64_t work(unsigned int role)
+{
+	uint64_t x = 0x243f6a8885a308d3ULL * (role + 1);
+	unsigned long s;
+	time_t since;
+
+	for (s = 0; s < steps; s++) {
+		since = time(NULL);
+		while (__atomic_load_n(&anon->turn, __ATOMIC_ACQUIRE) != s * NR + role) {
+			if (time(NULL) - since > 60) {
+				fprintf(stderr, "shmtree: role %u waits for step %lu's turn (at %llu) for 60 s: is the memory still shared?\n",
+					role, s, (unsigned long long)anon->turn);
+				exit(99);
+			}
+			sleep_ms(1);
+		}
+		/* Every process has had a turn: all four run. */
+		if (!role && s == 1)
+			close(open(readyfile, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+		x = mix(x, anon->v[(role + 1) % NR]);
+		x = mix(x, mfd[(role + 2) % NR]);
+		x = mix(x, posix[(role + 3) % NR]);
+		anon->v[role] = x;
+		mfd[role] = x ^ 1;
+		posix[role] = x ^ 2;
+		if (!role)
+			sleep_ms(pace_ms);
+		__atomic_store_n(&anon->turn, s * NR + role + 1, __ATOMIC_RELEASE);
+	}
+	hold();
+	return x;
+}
+
+static void *map_fd(int fd, const char *what)
+{
+	void *p;
+
+	if (fd < 0 || ftruncate(fd, REGION)) {
+		perror(what);
+		exit(100);
+	}
+	p = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		perror(what);
+		exit(100);
+	}
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	pid_t a, b, g;
+	uint64_t x;
+	char name[64];
+	int sta, stb, st, fd;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: shmtree STEPS READYFILE [PACE_MS [GOFILE]]\n");
+		return 2;
+	}
+	steps = strtoul(argv[1], NULL, 0);
+	readyfile = argv[2];
+	if (argc > 3)
+		pace_ms = strtoul(argv[3], NULL, 0);
+	if (argc > 4)
+		gofile = argv[4];
+
+	anon = mmap(NULL, REGION, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (anon == MAP_FAILED)
+		return 100;
+	/* The memfd stays open in the root; the children keep the mapping. */
+	fd = memfd_create("shmtree", MFD_CLOEXEC);
+	mfd = map_fd(fd, "memfd");
+	snprintf(name, sizeof(name), "/ckpt-shmtree.%d", getpid());
+	st = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+	posix = map_fd(st, name);
+	close(st);
+	shm_unlink(name);
+
+	a = fork();
+	if (a < 0)
+		return 100;
+	if (!a) {
+		close(fd);
+		g = fork();
+		if (g < 0)
+			_exit(100);
+		if (!g)
+			_exit(work(2) & 0x7f);
+		x = work(1);
+		if (waitpid(g, &st, 0) != g)
+			_exit(101);
+		_exit((x ^ (uint64_t)st) & 0x7f);
+	}
+	b = fork();
+	if (b < 0)
+		return 100;
+	if (!b) {
+		close(fd);
+		_exit(work(3) & 0x7f);
+	}
+	x = work(0);
+	if (waitpid(a, &sta, 0) != a || waitpid(b, &stb, 0) != b)
+		return 101;
+	printf("shmtree %016llx %04x %04x %016llx\n", (unsigned long long)x,
+	       sta, stb,
+	       (unsigned long long)(anon->v[1] ^ mfd[2] ^ posix[3]));
+	return 3;
+}

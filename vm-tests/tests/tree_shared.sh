@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Memory a process tree's members share, restored shared: tests/workloads/
+# shmtree (a root, two children, a grandchild) takes turns through
+# MAP_SHARED anonymous memory, a memfd and an unlinked POSIX shared memory
+# object, all mapped before the forks; a region restored as one copy per
+# process would leave them waiting for ever (the workload gives up after
+# 60 s). Checkpointed mid-run with continue and with --kill, restarted,
+# and checkpointed again once restarted: each restart prints the line of
+# an uninterrupted run. A memfd that a process outside the tree holds too
+# is refused by name, and the tree runs on.
+#
+# Topology: one node, no network.
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+. "$CKPT_TOP/vm-tests/lib/tree.sh"
+
+shmtree=$CKPT_TOP/build/tests/workloads/shmtree
+steps=300
+tmp=$(mktemp -d)
+
+cleanup() {
+	pkill -KILL -x shmtree 2> /dev/null || true
+	pkill -KILL -f "sleep 3143" 2> /dev/null || true
+	wait 2> /dev/null || true
+	rmmod ckpt 2> /dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# start NAME [GOFILE]: the tree in the background, output to NAME.out;
+# waits until all four have had a turn, sets $root.
+start() {
+	rm -f "$tmp/$1.ready"
+	setsid "$shmtree" "$steps" "$tmp/$1.ready" 20 ${2:-} > "$tmp/$1.out" 2> "$tmp/$1.err" &
+	root=$!
+	ktap_poll 60 test -e "$tmp/$1.ready"
+}
+
+ktap_plan 7
+ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
+
+"$shmtree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
+sed 's/^/# uninterrupted: /' "$tmp/expected"
+[ "$rc" = 3 ] && ktap_ok "an uninterrupted run ends with 3" ||
+	ktap_fail "an uninterrupted run ends with 3 (got $rc)"
+
+# Continue: the original is stopped once captured and killed before the
+# restart (they would share nothing, but a stopped original is certain
+# not to finish first).
+start cont
+pids=$(members "$root")
+ktap_check "--tree, continue: the shared regions are objects of the root's image, the others store none" sh -c "
+	ckpt checkpoint --tree $root -o '$tmp/cont' && kill -STOP $pids &&
+	ckpt inspect '$tmp/cont' > /dev/null &&
+	ckpt inspect -v '$tmp/cont/$root.img' > '$tmp/root.txt' && grep -E '^  [0-9]+ (shmem|memfd|deleted) ' '$tmp/root.txt' &&
+	test \$(grep -cE '^  [0-9]+ (shmem|memfd|deleted) ' '$tmp/root.txt') = 3 &&
+	for p in $pids; do
+		test \$p = $root && continue
+		ckpt inspect -v '$tmp/cont/'\$p.img > '$tmp/m.txt' &&
+		test \$(grep -cE '^  [0-9]+ (shmem|memfd|deleted) size 65536 stored 0 ' '$tmp/m.txt') = 3 || exit 1
+	done"
+kill -KILL $pids 2> /dev/null || true
+wait "$root" 2> /dev/null || true
+ktap_check "restarted: the four take turns through the shared memory again, the same line, exit 3" sh -c "
+	timeout 120 ckpt restart '$tmp/cont' > '$tmp/cont-r.out'; rc=\$?;
+	cat '$tmp/cont-r.out'; test \$rc = 3 && cmp '$tmp/expected' '$tmp/cont-r.out'"
+
+# --kill, then a second cycle of the restarted tree.
+start kill "$tmp/kill.go"
+ktap_check "--kill, restarted, checkpointed again (--kill) and restarted: the same line" sh -c "
+	ckpt checkpoint --tree $root --kill -o '$tmp/kill' > /dev/null && sleep 0.5 &&
+	{ timeout 180 ckpt restart '$tmp/kill' > '$tmp/kill-r.out' 2> '$tmp/kill-r.err' & r=\$!; } &&
+	for i in \$(seq 600); do
+		init=\$(cat /proc/\$r/task/*/children 2> /dev/null | tr -d ' ')
+		top=\$([ -n \"\$init\" ] && cat /proc/\$init/task/*/children 2> /dev/null | tr -d ' ')
+		[ -n \"\$top\" ] && [ \$(pgrep -x shmtree | wc -l) = 4 ] && break
+		sleep 0.1
+	done &&
+	top=\$(pgrep -x shmtree | head -1) && cat /proc/\$top/status | grep -E '^NSpid' &&
+	top=\$(for p in \$(pgrep -x shmtree); do pp=\$(awk '/^PPid:/ { print \$2 }' /proc/\$p/status); [ \"\$(cat /proc/\$pp/comm)\" = shmtree ] || echo \$p; done) &&
+	ckpt checkpoint --tree \$top --kill -o '$tmp/kill2' && wait \$r;
+	cat '$tmp/kill-r.err'; touch '$tmp/kill.go' &&
+	timeout 120 ckpt restart '$tmp/kill2' > '$tmp/kill2-r.out'; rc=\$?;
+	cat '$tmp/kill2-r.out'; test \$rc = 3 && cmp '$tmp/expected' '$tmp/kill2-r.out'"
+
+# A memfd the tree shares with a process outside it: the outsider is a
+# sibling of the root that inherited the descriptor.
+ktap_check "a memfd held by a process outside the tree is refused by name; the tree runs on" sh -c "
+	python3 -c '
+import os, subprocess, sys, time
+fd = os.memfd_create(\"outside\", 0)
+os.ftruncate(fd, 4096)
+out = subprocess.Popen([\"sleep\", \"3143\"], pass_fds=[fd])
+tree = subprocess.Popen([\"sleep\", \"3143\"], pass_fds=[fd])
+time.sleep(0.5)
+r = subprocess.run([\"ckpt\", \"checkpoint\", \"--tree\", str(tree.pid), \"-o\", sys.argv[1]],
+                   capture_output=True, text=True)
+print(r.stderr, end=\"\")
+ok = (r.returncode != 0 and f\"pid {tree.pid} fd {fd} (memfd outside)\" in r.stderr and
+      \"outside the tree\" in r.stderr and not os.path.exists(sys.argv[1]) and tree.poll() is None)
+out.kill(); tree.kill()
+sys.exit(0 if ok else 1)
+' '$tmp/outside'"
+
+ktap_check "no process of the tests is left" sh -c "! pgrep -x shmtree && ! pgrep -x ckpt"
