@@ -402,11 +402,13 @@ static void text_report(FILE *f, const char *name,
 					fl->fd, ULL(fl->ino), fl->open_flags,
 					fl->flags & CKPT_FILE_CLOEXEC ? " cloexec" : "");
 			else
-				fprintf(f, "  fd %u at %llu flags 0%o%s%s ",
+				fprintf(f, "  fd %u at %llu flags 0%o%s%s%s ",
 					fl->fd, ULL(fl->pos), fl->open_flags,
 					fl->flags & CKPT_FILE_CLOEXEC ? " cloexec" : "",
 					fl->flags & CKPT_FILE_REGISTERED ?
-					" registered" : "");
+					" registered" : "",
+					fl->flags & CKPT_FILE_TREE_SHARED ?
+					" tree-shared" : "");
 			text_string(f, fl->path);
 			fputc('\n', f);
 		}

@@ -741,7 +741,7 @@ static int run_group(struct ckpt_cp_group *g)
 	if (!ret)
 		ret = each_member(g, capture);
 	if (!ret && g->tree)
-		ret = ckpt_tree_check_objects(g);
+		ret = ckpt_tree_check_shared(g);
 	if (!ret)
 		ret = each_member_parallel(g, write_frozen);
 	for (i = 0; !ret && i < g->nr; i++) {

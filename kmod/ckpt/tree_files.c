@@ -19,6 +19,9 @@
  * order, stores its content; the restart makes it once for all, so that
  * memory shared by fork is shared again. A FIFO several members hold is
  * refused for now (its buffered bytes would be restored once per member).
+ * Last, an open regular file or directory several members hold (fork
+ * shares its position) is marked in each of their FILES entries, and the
+ * restart opens it once for all.
  */
 
 #include <linux/fdtable.h>
@@ -283,7 +286,105 @@ static int check_object(struct ckpt_cp_group *g, struct tf_use *u, u32 n,
 	return 0;
 }
 
-int ckpt_tree_check_objects(struct ckpt_cp_group *g)
+/* A member's descriptor of a regular file or directory. */
+struct tf_desc {
+	const struct file *file;	/* compared only */
+	u32 member, entry;
+};
+
+static int desc_by_file(const void *a, const void *b)
+{
+	const struct tf_desc *x = a, *y = b;
+
+	return cmp_ptr(x->file, y->file) ?:
+	       (x->member < y->member ? -1 : x->member > y->member);
+}
+
+static const struct ckpt_img_file *desc_entry(struct ckpt_cp_group *g,
+					      const struct tf_desc *d)
+{
+	return &g->m[d->member].scan.files[d->entry];
+}
+
+/* By the inode of the file, then the open file. */
+static int desc_by_inode(const void *a, const void *b, const void *priv)
+{
+	struct ckpt_cp_group *g = (struct ckpt_cp_group *)priv;
+	const struct ckpt_img_file *x = desc_entry(g, a), *y = desc_entry(g, b);
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return desc_by_file(a, b);
+}
+
+/*
+ * Open regular files and directories several members hold (inherited by
+ * fork: one position, one set of status flags): every descriptor of one
+ * gets CKPT_FILE_TREE_SHARED, so that the restart opens it once for all.
+ * Two such open files of one file are refused (the images name a shared
+ * open file by its file's identity).
+ */
+static int mark_shared_files(struct ckpt_cp_group *g)
+{
+	struct tf_desc *d, *shared;
+	u32 n = 0, nr_shared = 0, i, j, k;
+	int ret = 0;
+
+	for (i = 0; i < g->nr; i++)
+		n += g->m[i].scan.nr;
+	d = kvmalloc_array(n ?: 1, sizeof(*d), GFP_KERNEL);
+	shared = kvmalloc_array(n ?: 1, sizeof(*shared), GFP_KERNEL);
+	if (!d || !shared) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0, n = 0; i < g->nr; i++) {
+		const struct ckpt_fds *scan = &g->m[i].scan;
+
+		for (k = 0; k < scan->nr; k++)
+			if (scan->files[k].kind == CKPT_FILE_REGULAR ||
+			    scan->files[k].kind == CKPT_FILE_DIR)
+				d[n++] = (struct tf_desc){
+					.file = scan->seen[k], .member = i, .entry = k,
+				};
+	}
+	sort(d, n, sizeof(*d), desc_by_file, NULL);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && d[j].file == d[i].file; j++)
+			;
+		if (d[j - 1].member == d[i].member)
+			continue;	/* one member's */
+		for (k = i; k < j; k++) {
+			g->m[d[k].member].scan.files[d[k].entry].flags |=
+				CKPT_FILE_TREE_SHARED;
+			shared[nr_shared++] = d[k];
+		}
+	}
+	sort_r(shared, nr_shared, sizeof(*shared), desc_by_inode, NULL, g);
+	for (i = 1; i < nr_shared; i++) {
+		const struct ckpt_img_file *a = desc_entry(g, &shared[i - 1]);
+		const struct ckpt_img_file *b = desc_entry(g, &shared[i]);
+		struct ckpt_cp_ctx *ctx = &g->m[shared[i].member];
+
+		if (a->dev != b->dev || a->ino != b->ino ||
+		    shared[i - 1].file == shared[i].file)
+			continue;
+		g->failed = shared[i].member;
+		ckpt_whyf(&ctx->why,
+			  "pid %u fd %u: %s is open twice, and each open file is held by several of the tree's processes: not supported yet",
+			  ctx->a->pid, b->fd, b->path);
+		ret = -EOPNOTSUPP;
+		break;
+	}
+out:
+	kvfree(shared);
+	kvfree(d);
+	return ret;
+}
+
+static int check_objects(struct ckpt_cp_group *g)
 {
 	unsigned long *seen = NULL;
 	struct tf_use *u;
@@ -313,6 +414,11 @@ int ckpt_tree_check_objects(struct ckpt_cp_group *g)
 	bitmap_free(seen);
 	kvfree(u);
 	return ret;
+}
+
+int ckpt_tree_check_shared(struct ckpt_cp_group *g)
+{
+	return check_objects(g) ?: mark_shared_files(g);
 }
 
 int ckpt_tree_check_files(struct ckpt_cp_group *g,

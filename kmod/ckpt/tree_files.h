@@ -19,8 +19,9 @@ int ckpt_tree_check_files(struct ckpt_cp_group *g,
  * (memfds, deleted files, FIFOs, MAP_SHARED anonymous memory), counted
  * across the tree. 0 when only members hold each, else fails naming the
  * member and the descriptor or mapping; on success every object's content
- * is left to its first holder's image.
+ * is left to its first holder's image. Then the open regular files and
+ * directories several members hold are marked CKPT_FILE_TREE_SHARED.
  */
-int ckpt_tree_check_objects(struct ckpt_cp_group *g);
+int ckpt_tree_check_shared(struct ckpt_cp_group *g);
 
 #endif /* _CKPT_TREE_FILES_H */

@@ -870,6 +870,128 @@ static void restore_epoll(struct restore *r)
 	}
 }
 
+/*
+ * A file or device by path, as @f had it: the same file (or device) at
+ * @f's position. Its descriptor (close-on-exec), or -errno with @err.
+ */
+static int open_path(struct restore *r, const struct ckpt_img_file *f,
+		     struct ckpt_err *err)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = open(f->path, f->open_flags | O_CLOEXEC |
+		  (f->kind == CKPT_FILE_DIR ? O_DIRECTORY : 0));
+	if (fd < 0)
+		return ckpt_err_set(err, errno, "cannot reopen %s (fd %u): %s",
+				    f->path, f->fd, strerror(errno));
+	if (f->kind == CKPT_FILE_CHR) {
+		if (fstat(fd, &st) || !S_ISCHR(st.st_mode) || st.st_rdev != f->dev) {
+			ret = ckpt_err_set(err, ESTALE, "%s (fd %u) is not the device it was at the checkpoint",
+					   f->path, f->fd);
+			goto fail;
+		}
+	} else if (fstat(fd, &st) || !same_file(r, &st, f->dev, f->ino)) {
+		ret = ckpt_err_set(err, ESTALE, "%s (fd %u) is not the file it was at the checkpoint",
+				   f->path, f->fd);
+		goto fail;
+	}
+	if (f->kind != CKPT_FILE_CHR && lseek(fd, f->pos, SEEK_SET) < 0) {
+		ret = ckpt_err_set(err, errno, "cannot seek %s (fd %u) to %llu: %s",
+				   f->path, f->fd, (unsigned long long)f->pos,
+				   strerror(errno));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return ret;
+}
+
+static int set_fs_ids(struct restore *r);
+
+/*
+ * In the helper: the open file, or why not ("ERRNO MESSAGE"), to the
+ * restarter.
+ */
+static void __attribute__((noreturn))
+send_open(struct restore *r, const struct ckpt_img_file *f, int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char why[sizeof(((struct ckpt_err *)0)->msg) + 16];
+	struct ckpt_err err;
+	struct iovec iov;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	int fd, ret;
+
+	ret = set_fs_ids(r);
+	if (ret)
+		fd = ckpt_err_set(&err, -ret, "cannot take the image's groups and file-system ids: %s",
+				  strerror(-ret));
+	else
+		fd = open_path(r, f, &err);
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "%d %s", -fd, err.msg);
+		iov = (struct iovec){ why, strlen(why) + 1 };
+	} else {
+		iov = (struct iovec){ "", 1 };
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	_exit(sendmsg(sock, &mh, 0) < 0);
+}
+
+int restore_open_shared(struct restore *r, const struct ckpt_img_file *f,
+			struct ckpt_err *err)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], msg[sizeof(err->msg) + 16] = "";
+	struct iovec iov = { msg, sizeof(msg) - 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int sv[2], fd = -1;
+	ssize_t n;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return ckpt_err_set(err, errno, "socketpair: %s", strerror(errno));
+	pid = fork();
+	if (!pid) {
+		close(sv[0]);
+		send_open(r, f, sv[1]);
+	}
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return ckpt_err_set(err, errno, "cannot fork: %s", strerror(errno));
+	}
+	do
+		n = recvmsg(sv[0], &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	close(sv[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (cm && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	if (fd >= 0)
+		return fd;
+	if (n > 0 && strchr(msg, ' '))
+		return ckpt_err_set(err, atoi(msg) > 0 ? atoi(msg) : EIO, "%s",
+				    strchr(msg, ' ') + 1);
+	return ckpt_err_set(err, EIO, "cannot open %s (fd %u): the helper said nothing",
+			    f->path, f->fd);
+}
+
 /* A tree's descriptor the restarter made for all members (tree.c). */
 static void place_shared(struct restore *r, const struct ckpt_img_file *f)
 {
@@ -877,7 +999,9 @@ static void place_shared(struct restore *r, const struct ckpt_img_file *f)
 	int end = f->kind == CKPT_FILE_PIPE &&
 		  (f->open_flags & O_ACCMODE) == O_WRONLY;
 
-	sh = restore_find_shared(r->shared, r->nr_shared, f->kind, 0, f->ino);
+	sh = restore_find_shared(r->shared, r->nr_shared, f->kind,
+				 f->flags & CKPT_FILE_TREE_SHARED ? f->dev : 0,
+				 f->ino);
 	if (!sh)
 		child_fail(r, "%s (fd %u) is not among what the tree shares",
 			   f->path, f->fd);
@@ -921,18 +1045,18 @@ static void close_shared(struct restore *r)
 static void restore_files(struct restore *r)
 {
 	const struct ckpt_image *img = &r->img;
+	struct ckpt_err err;
 	uint32_t i;
 
 	for (i = 0; i < img->nr_files; i++) {
 		const struct ckpt_img_file *f = &img->files[i];
-		struct stat st;
 		int fd;
 
 		if (f->kind == CKPT_FILE_CKPT_DEV) {
 			restore_ckpt_dev(r, f);
 			continue;
 		}
-		if (f->kind == CKPT_FILE_STDIO ||
+		if (f->kind == CKPT_FILE_STDIO || f->flags & CKPT_FILE_TREE_SHARED ||
 		    (f->kind == CKPT_FILE_PIPE && r->shared)) {
 			place_shared(r, f);
 			continue;
@@ -967,24 +1091,9 @@ static void restore_files(struct restore *r)
 			restore_anon(r, f);
 			continue;
 		}
-		fd = open(f->path, f->open_flags | O_CLOEXEC |
-			  (f->kind == CKPT_FILE_DIR ? O_DIRECTORY : 0));
+		fd = open_path(r, f, &err);
 		if (fd < 0)
-			child_fail(r, "cannot reopen %s (fd %u): %s", f->path, f->fd,
-				   strerror(errno));
-		if (f->kind == CKPT_FILE_CHR) {
-			if (fstat(fd, &st) || !S_ISCHR(st.st_mode) ||
-			    st.st_rdev != f->dev)
-				child_fail(r, "%s (fd %u) is not the device it was at the checkpoint",
-					   f->path, f->fd);
-		} else if (fstat(fd, &st) || !same_file(r, &st, f->dev, f->ino)) {
-			child_fail(r, "%s (fd %u) is not the file it was at the checkpoint",
-				   f->path, f->fd);
-		}
-		if (f->kind != CKPT_FILE_CHR && lseek(fd, f->pos, SEEK_SET) < 0)
-			child_fail(r, "cannot seek %s (fd %u) to %llu: %s", f->path,
-				   f->fd, (unsigned long long)f->pos,
-				   strerror(errno));
+			child_fail(r, "%s", err.msg);
 		place_fd(r, fd, f);
 	}
 }

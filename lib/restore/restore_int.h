@@ -17,10 +17,11 @@
  * What the members of a tree share, made once by the restarter before any
  * member exists and inherited by all (tree.c): every pipe of the tree
  * (kind CKPT_FILE_PIPE, @ino its pipe), the restarter's standard
- * descriptors (CKPT_FILE_STDIO, @ino the descriptor) and every file
+ * descriptors (CKPT_FILE_STDIO, @ino the descriptor), every file
  * object more than one member holds (its FILEOBJ kind, @dev and @ino its
- * identity at the checkpoint), each out of the way of the image's
- * descriptors.
+ * identity at the checkpoint) and every open regular file or directory
+ * several members hold (CKPT_FILE_TREE_SHARED: its kind, @dev and @ino),
+ * each out of the way of the image's descriptors.
  */
 struct restore_shared {
 	__u32 kind;
@@ -81,6 +82,14 @@ int restore_make_pipe(const struct ckpt_img_pipe *pd, int above, int p[2]);
  * image: its descriptor, close-on-exec, or -errno with @err.
  */
 int restore_make_object(struct restore *r, uint32_t obj, struct ckpt_err *err);
+
+/*
+ * The regular file or directory @f of @r's image, opened as the image's
+ * user opens it (its groups and file-system ids, in a helper process) at
+ * its position: its descriptor, close-on-exec, or -errno with @err.
+ */
+int restore_open_shared(struct restore *r, const struct ckpt_img_file *f,
+			struct ckpt_err *err);
 
 /* Once every descriptor of it is open: @o's mode and seals on @fd. */
 int restore_finish_object(const struct ckpt_img_fileobj *o, int fd,

@@ -263,6 +263,20 @@ static bool is_shared(const struct tree_restart *tr, __u32 kind, __u64 dev,
 	return restore_find_shared(tr->shared, tr->nr_shared, kind, dev, ino);
 }
 
+/* @fd, moved above the standard descriptors (-errno passes through). */
+static int above_stdio(int fd, struct ckpt_err *err)
+{
+	int above;
+
+	if (fd < 0 || fd > 2)
+		return fd;
+	above = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	if (above < 0)
+		return ckpt_err_set(err, errno, "fcntl: %s", strerror(errno));
+	return above;
+}
+
 /* Whether a member after @i holds file object @o of member @i's image. */
 static bool held_after(const struct tree_restart *tr, uint32_t i,
 		       const struct ckpt_img_fileobj *o)
@@ -303,15 +317,8 @@ static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
 			    is_shared(tr, o->kind, o->dev, o->ino) ||
 			    !held_after(tr, i, o))
 				continue;
-			fd = restore_make_object(&tr->r[i], k, err);
-			if (fd >= 0 && fd < 3) {
-				int above = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-
-				close(fd);
-				fd = above < 0 ? -errno : above;
-				if (fd < 0)
-					ckpt_err_set(err, -fd, "fcntl: %s", strerror(-fd));
-			}
+			fd = above_stdio(restore_make_object(&tr->r[i], k, err),
+					 err);
 			if (fd < 0)
 				return fd;
 			sh = &tr->shared[tr->nr_shared++];
@@ -325,10 +332,43 @@ static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
 }
 
 /*
+ * The open files several members hold (CKPT_FILE_TREE_SHARED), opened
+ * once from the first holder's image, as its user opens them.
+ */
+static int open_files(struct tree_restart *tr, struct ckpt_err *err)
+{
+	struct restore_shared *sh;
+	uint32_t i, k;
+	int fd;
+
+	for (i = 0; i < tr->t.nr; i++) {
+		const struct ckpt_image *img = &tr->r[i].img;
+
+		for (k = 0; k < img->nr_files; k++) {
+			const struct ckpt_img_file *f = &img->files[k];
+
+			if (!(f->flags & CKPT_FILE_TREE_SHARED) ||
+			    is_shared(tr, f->kind, f->dev, f->ino))
+				continue;
+			fd = above_stdio(restore_open_shared(&tr->r[i], f, err),
+					 err);
+			if (fd < 0)
+				return fd;
+			sh = &tr->shared[tr->nr_shared++];
+			*sh = (struct restore_shared){
+				.kind = f->kind, .dev = f->dev, .ino = f->ino,
+				.fd = { fd, -1 },
+			};
+		}
+	}
+	return 0;
+}
+
+/*
  * What the members share, made before any of them exists (restore_int.h):
  * the restarter's standard descriptors, every pipe of the tree, with its
  * content, once (each member holding an end has the same PIPE section),
- * and the file objects several members hold.
+ * the file objects several members hold and the open files they share.
  */
 static int make_shared(struct tree_restart *tr, struct ckpt_err *err)
 {
@@ -337,7 +377,8 @@ static int make_shared(struct tree_restart *tr, struct ckpt_err *err)
 	int fd, ret;
 
 	for (i = 0; i < tr->t.nr; i++)
-		n += tr->r[i].img.nr_pipes + tr->r[i].img.nr_fileobjs;
+		n += tr->r[i].img.nr_pipes + tr->r[i].img.nr_fileobjs +
+		     tr->r[i].img.nr_files;
 	tr->shared = calloc(n, sizeof(*tr->shared));
 	if (!tr->shared)
 		return ckpt_err_set(err, ENOMEM, "out of memory");
@@ -369,6 +410,8 @@ static int make_shared(struct tree_restart *tr, struct ckpt_err *err)
 		}
 	}
 	ret = make_objects(tr, err);
+	if (!ret)
+		ret = open_files(tr, err);
 	if (ret)
 		return ret;
 	for (i = 0; i < tr->t.nr; i++) {
@@ -391,7 +434,8 @@ static int finish_objects(struct tree_restart *tr, struct ckpt_err *err)
 	for (i = 0; i < tr->nr_shared; i++) {
 		const struct restore_shared *sh = &tr->shared[i];
 
-		if (sh->kind == CKPT_FILE_PIPE || sh->kind == CKPT_FILE_STDIO)
+		if (sh->kind != CKPT_FILE_MEMFD && sh->kind != CKPT_FILE_DELETED &&
+		    sh->kind != CKPT_FILE_SHMEM)
 			continue;
 		for (j = 0, o = NULL; !o && j < tr->t.nr; j++)
 			for (k = 0; !o && k < tr->r[j].img.nr_fileobjs; k++)
@@ -399,7 +443,7 @@ static int finish_objects(struct tree_restart *tr, struct ckpt_err *err)
 				    tr->r[j].img.fileobjs[k].dev == sh->dev &&
 				    tr->r[j].img.fileobjs[k].ino == sh->ino)
 					o = &tr->r[j].img.fileobjs[k];
-		ret = restore_finish_object(o, sh->fd[0], err);
+		ret = o ? restore_finish_object(o, sh->fd[0], err) : 0;
 		if (ret)
 			return ret;
 	}

@@ -7,12 +7,14 @@
  * forks child A, which forks grandchild G, and child B. The four take
  * turns, in an order kept in the anonymous region: at its turn each mixes
  * into its value what the other three last wrote in the three regions,
- * and writes its own there. A region that stopped being shared after a
+ * and writes its own there, and appends it to READYFILE.log through one
+ * open file all four share (no O_APPEND: their writes go one after the
+ * other only while they share its position). A region that stopped being shared after a
  * restart leaves a process waiting for a turn that never comes: it says
  * so and exits 99 after 60 s. At the end (after GOFILE exists, if given)
  * G exits with a status from its value, A reaps G and exits with one from
  * its own and G's, B with one from its own; the root reaps A and B and
- * prints one line that depends on every value and on both wait statuses,
+ * prints one line that depends on every value, on the log and on both wait statuses,
  * and exits 3. Once the first round is done, the root creates READYFILE.
  * Only the root writes to standard output, once: a run restarted from any
  * point prints the same line as one never interrupted.
@@ -41,6 +43,7 @@ static unsigned long steps, pace_ms = 20;
 static const char *gofile, *readyfile;
 static struct turns *anon;
 static uint64_t *mfd, *posix;
+static int logfd;
 
 static void sleep_ms(unsigned long ms)
 {
@@ -89,6 +92,8 @@ static uint64_t work(unsigned int role)
 		anon->v[role] = x;
 		mfd[role] = x ^ 1;
 		posix[role] = x ^ 2;
+		if (write(logfd, &x, sizeof(x)) != sizeof(x))
+			exit(102);
 		if (!role)
 			sleep_ms(pace_ms);
 		__atomic_store_n(&anon->turn, s * NR + role + 1, __ATOMIC_RELEASE);
@@ -119,6 +124,8 @@ int main(int argc, char **argv)
 	uint64_t x;
 	char name[64];
 	int sta, stb, st, fd;
+	uint64_t w, log = 0;
+	off_t off;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: shmtree STEPS READYFILE [PACE_MS [GOFILE]]\n");
@@ -143,6 +150,13 @@ int main(int argc, char **argv)
 	posix = map_fd(st, name);
 	close(st);
 	shm_unlink(name);
+
+	snprintf(name, sizeof(name), "%.50s.log", readyfile);
+	logfd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (logfd < 0) {
+		perror(name);
+		return 100;
+	}
 
 	a = fork();
 	if (a < 0)
@@ -169,8 +183,11 @@ int main(int argc, char **argv)
 	x = work(0);
 	if (waitpid(a, &sta, 0) != a || waitpid(b, &stb, 0) != b)
 		return 101;
-	printf("shmtree %016llx %04x %04x %016llx\n", (unsigned long long)x,
-	       sta, stb,
-	       (unsigned long long)(anon->v[1] ^ mfd[2] ^ posix[3]));
+	for (off = 0; pread(logfd, &w, sizeof(w), off) == sizeof(w); off += sizeof(w))
+		log = mix(log, w);
+	printf("shmtree %016llx %04x %04x %016llx log %llu %016llx\n",
+	       (unsigned long long)x, sta, stb,
+	       (unsigned long long)(anon->v[1] ^ mfd[2] ^ posix[3]),
+	       (unsigned long long)off, (unsigned long long)log);
 	return 3;
 }

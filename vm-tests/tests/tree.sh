@@ -148,7 +148,9 @@ ktap_check "a restarted tree checkpointed (--kill) and restarted again: the same
 	ckpt restart '$tmp/cycle2' > '$tmp/cycle2-r.out'; rc=\$?; test \$rc = 3 && cmp '$tmp/expected' '$tmp/cycle2-r.out'"
 wait "$restarter" 2> /dev/null || true
 
-start bad
+# Held at its end (bad.go never exists): the count of its processes
+# below must not change because it finished meanwhile.
+start bad 20 "" "$tmp/bad.go"
 ckpt checkpoint --tree "$root" -o "$tmp/bad1" > /dev/null
 ckpt checkpoint --tree "$root" -o "$tmp/bad2" > /dev/null
 last=$(tail -1 "$tmp/bad1/manifest" | cut -d' ' -f2)
