@@ -307,7 +307,10 @@ static int capture_fifo(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 		readers += !!(u->file->f_mode & FMODE_READ);
 		writers += !!(u->file->f_mode & FMODE_WRITE);
 	}
-	ret = ckpt_pipe_capture(o->file[i], readers, writers, &o->fifo[i], &len);
+	/* A tree's members' ends are counted together (tree_files.c). */
+	ret = ckpt_pipe_capture(o->file[i], o->tree ? CKPT_PIPE_ANY : readers,
+				o->tree ? CKPT_PIPE_ANY : writers, &o->fifo[i],
+				&len);
 	if (ret == -EXDEV)
 		return shared(o, first, pid, why);
 	if (ret == -ENOPKG) {
@@ -321,7 +324,7 @@ static int capture_fifo(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 			  ret == -EOPNOTSUPP ? " (packet mode)" : "");
 		return ret == -EOPNOTSUPP ? ret : -EIO;
 	}
-	if (!readers && o->fifo[i]->len) {
+	if (!readers && o->fifo[i]->len && !o->tree) {
 		ckpt_whyf(why,
 			  "pid %d fd %d: FIFO %s holds %u bytes and is open write-only: they cannot be saved",
 			  pid, first->fd, o->img[i].name, o->fifo[i]->len);

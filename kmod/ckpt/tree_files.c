@@ -17,8 +17,8 @@
  * those files only. Each member's image then names the object (the same
  * identity in every image) and the first member that holds it, in tree
  * order, stores its content; the restart makes it once for all, so that
- * memory shared by fork is shared again. A FIFO several members hold is
- * refused for now (its buffered bytes would be restored once per member).
+ * memory shared by fork is shared again. A FIFO's ends are counted across
+ * the tree instead; its bytes too are stored once.
  * Last, an open regular file or directory several members hold (fork
  * shares its position) is marked in each of their FILES entries, and the
  * restart opens it once for all.
@@ -183,22 +183,14 @@ static const char *const obj_kinds[__CKPT_FILE_KIND_MAX] = {
 	[CKPT_FILE_SHMEM] = "shared anonymous memory",
 };
 
-/*
- * Fails naming @u's member and how it holds the object: held outside the
- * tree, or (@fifo) a FIFO another member holds too.
- */
-static int obj_refused(struct ckpt_cp_group *g, const struct tf_use *u,
-		       bool fifo)
+/* Fails naming @u's member and how it holds the object, held outside. */
+static int obj_refused(struct ckpt_cp_group *g, const struct tf_use *u)
 {
 	struct ckpt_cp_ctx *ctx = &g->m[u->member];
 	const struct ckpt_img_fileobj *img = &ctx->scan.objs.img[u->obj];
 
 	g->failed = u->member;
-	if (fifo)
-		ckpt_whyf(&ctx->why,
-			  "pid %u fd %d (FIFO %s) is open in another process of the tree too: FIFOs shared in a tree are not supported yet",
-			  ctx->a->pid, u->fd, img->name);
-	else if (u->fd >= 0)
+	if (u->fd >= 0)
 		ckpt_whyf(&ctx->why,
 			  "pid %u fd %d (%s %s) is open in a process outside the tree",
 			  ctx->a->pid, u->fd, obj_kinds[img->kind], img->name);
@@ -242,16 +234,37 @@ static struct tf_use *gather_uses(struct ckpt_cp_group *g, u32 *nr)
 }
 
 /*
+ * A FIFO's open ends in @u[0..@n) against the ends it has; *@readers: how
+ * many of them read.
+ */
+static bool fifo_ends_held(const struct tf_use *u, u32 n,
+			   unsigned int *readers)
+{
+	unsigned int writers = 0, have_r, have_w;
+	u32 i;
+
+	*readers = 0;
+	for (i = 0; i < n; i++) {
+		if (i && u[i].file == u[i - 1].file)
+			continue;
+		*readers += !!(u[i].file->f_mode & FMODE_READ);
+		writers += !!(u[i].file->f_mode & FMODE_WRITE);
+	}
+	return !ckpt_pipe_ends(u[0].file, &have_r, &have_w) &&
+	       have_r == *readers && have_w == writers;
+}
+
+/*
  * One object's uses @u[0..@n): held by members only (its dentry, when all
  * its files share one, referenced by their files and the members' readers
- * only), a FIFO by one member; then its content stays in its first
- * holder's image only.
+ * only; a FIFO's ends all open in members); then its content stays in its
+ * first holder's image only.
  */
 static int check_object(struct ckpt_cp_group *g, struct tf_use *u, u32 n,
 			unsigned long *seen)
 {
 	const struct dentry *dentry = u[0].file->f_path.dentry;
-	u32 i, files = 0, readers = 0, owner = u[0].member;
+	u32 i, files = 0, readers = 0, first = 0, owner;
 	bool comparable = true;
 
 	bitmap_zero(seen, g->nr);
@@ -260,27 +273,43 @@ static int check_object(struct ckpt_cp_group *g, struct tf_use *u, u32 n,
 			files++;
 		if (u[i].file->f_path.dentry != dentry)
 			comparable = false;	/* stacked */
-		owner = min(owner, u[i].member);
+		if (u[i].member < u[first].member)
+			first = i;
 		if (test_and_set_bit(u[i].member, seen))
 			continue;
 		if (g->m[u[i].member].scan.objs.rfile[u[i].obj])
 			readers++;
 	}
-	if (bitmap_weight(seen, g->nr) > 1 &&
-	    g->m[owner].scan.objs.img[u[0].obj].kind == CKPT_FILE_FIFO) {
-		for (i = 0; u[i].member == owner; i++)
-			;
-		return obj_refused(g, &u[i], true);
+	/* Each member numbers its objects itself: @first's is the owner's. */
+	owner = u[first].member;
+	if (g->m[owner].scan.objs.img[u[first].obj].kind == CKPT_FILE_FIFO) {
+		const struct ckpt_img_fileobj *img =
+			&g->m[owner].scan.objs.img[u[first].obj];
+		struct ckpt_cp_ctx *ctx = &g->m[u[0].member];
+
+		/* By path: its dentry is the file system's. */
+		if (!fifo_ends_held(u, n, &readers))
+			return obj_refused(g, &u[0]);
+		if (!readers && img->stored) {
+			g->failed = u[0].member;
+			ckpt_whyf(&ctx->why,
+				  "pid %u fd %d: FIFO %s holds %llu bytes and the tree has only its write end open: they cannot be saved",
+				  ctx->a->pid, u[0].fd, img->name, img->stored);
+			return -EACCES;
+		}
+	} else if (comparable &&
+		   d_count(u[0].file->f_path.dentry) != files + readers) {
+		return obj_refused(g, &u[0]);
 	}
-	if (comparable && d_count(u[0].file->f_path.dentry) != files + readers)
-		return obj_refused(g, &u[0], false);
 	for (i = 0; i < n; i++) {
 		struct ckpt_fileobjs *o = &g->m[u[i].member].scan.objs;
 
-		if (u[i].member == owner || !o->rfile[u[i].obj])
+		if (u[i].member == owner)
 			continue;
-		fput(o->rfile[u[i].obj]);
-		o->rfile[u[i].obj] = NULL;
+		if (o->rfile[u[i].obj]) {
+			fput(o->rfile[u[i].obj]);
+			o->rfile[u[i].obj] = NULL;
+		}
 		o->img[u[i].obj].stored = 0;
 	}
 	return 0;
@@ -400,7 +429,7 @@ static int check_objects(struct ckpt_cp_group *g)
 		for (j = i, refs = 0; j < nr && u[j].file == u[i].file; j++)
 			refs += u[j].refs;
 		if (file_count(u[i].file) != refs)
-			ret = obj_refused(g, &u[i], false);
+			ret = obj_refused(g, &u[i]);
 	}
 	seen = bitmap_zalloc(g->nr, GFP_KERNEL);
 	if (!ret && !seen)

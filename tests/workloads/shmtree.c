@@ -9,7 +9,10 @@
  * into its value what the other three last wrote in the three regions,
  * and writes its own there, and appends it to READYFILE.log through one
  * open file all four share (no O_APPEND: their writes go one after the
- * other only while they share its position). A region that stopped being shared after a
+ * other only while they share its position). Each also writes its value to
+ * the FIFO READYFILE.fifo, open read-write in all four, which the root
+ * drains at its turn (bytes restored twice, or lost, change what it reads).
+ * A region that stopped being shared after a
  * restart leaves a process waiting for a turn that never comes: it says
  * so and exits 99 after 60 s. At the end (after GOFILE exists, if given)
  * G exits with a status from its value, A reaps G and exits with one from
@@ -27,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,7 +47,7 @@ static unsigned long steps, pace_ms = 20;
 static const char *gofile, *readyfile;
 static struct turns *anon;
 static uint64_t *mfd, *posix;
-static int logfd;
+static int logfd, fifofd;
 
 static void sleep_ms(unsigned long ms)
 {
@@ -94,6 +98,14 @@ static uint64_t work(unsigned int role)
 		posix[role] = x ^ 2;
 		if (write(logfd, &x, sizeof(x)) != sizeof(x))
 			exit(102);
+		if (!role) {
+			uint64_t w;
+
+			while (read(fifofd, &w, sizeof(w)) == sizeof(w))
+				x = mix(x, w);
+		}
+		if (write(fifofd, &x, sizeof(x)) != sizeof(x))
+			exit(103);
 		if (!role)
 			sleep_ms(pace_ms);
 		__atomic_store_n(&anon->turn, s * NR + role + 1, __ATOMIC_RELEASE);
@@ -154,6 +166,14 @@ int main(int argc, char **argv)
 	snprintf(name, sizeof(name), "%.50s.log", readyfile);
 	logfd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (logfd < 0) {
+		perror(name);
+		return 100;
+	}
+
+	snprintf(name, sizeof(name), "%.50s.fifo", readyfile);
+	unlink(name);
+	if (mkfifo(name, 0600) ||
+	    (fifofd = open(name, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
 		perror(name);
 		return 100;
 	}

@@ -5,10 +5,12 @@
 # shmtree (a root, two children, a grandchild) takes turns through
 # MAP_SHARED anonymous memory, a memfd and an unlinked POSIX shared memory
 # object, all mapped before the forks, and writes its values to a log
-# through one open file all four share (one position); a region restored
+# through one open file all four share (one position), and to a FIFO
+# all four hold, which the root drains; a region restored
 # as one copy per process would leave them waiting for ever (the workload
 # gives up after 60 s), an open file restored as one per process would
-# have them overwrite each other's records. Checkpointed mid-run with continue and with --kill, restarted,
+# have them overwrite each other's records, a FIFO's bytes restored once
+# per process would be read twice. Checkpointed mid-run with continue and with --kill, restarted,
 # and checkpointed again once restarted: each restart prints the line of
 # an uninterrupted run. A memfd that a process outside the tree holds too
 # is refused by name, and the tree runs on.
@@ -53,7 +55,7 @@ sed 's/^/# uninterrupted: /' "$tmp/expected"
 # not to finish first).
 start cont
 pids=$(members "$root")
-ktap_check "--tree, continue: the shared regions are objects of the root's image, the others store none; the log is shared" sh -c "
+ktap_check "--tree, continue: the shared regions and the FIFO are objects of the root's image, the others store none; the log is shared" sh -c "
 	ckpt checkpoint --tree $root -o '$tmp/cont' && kill -STOP $pids &&
 	ckpt inspect '$tmp/cont' > /dev/null &&
 	ckpt inspect -v '$tmp/cont/$root.img' > '$tmp/root.txt' && grep -E '^  [0-9]+ (shmem|memfd|deleted) ' '$tmp/root.txt' &&
@@ -63,7 +65,8 @@ ktap_check "--tree, continue: the shared regions are objects of the root's image
 		test \$p = $root && continue
 		ckpt inspect -v '$tmp/cont/'\$p.img > '$tmp/m.txt' &&
 		test \$(grep -cE '^  [0-9]+ (shmem|memfd|deleted) size 65536 stored 0 ' '$tmp/m.txt') = 3 &&
-		grep -q ' tree-shared .*/cont.ready.log' '$tmp/m.txt' || exit 1
+		grep -q ' tree-shared .*/cont.ready.log' '$tmp/m.txt' &&
+		grep -qE '^  [0-9]+ fifo size [0-9]+ stored 0 .*/cont.ready.fifo' '$tmp/m.txt' || exit 1
 	done"
 kill -KILL $pids 2> /dev/null || true
 wait "$root" 2> /dev/null || true
