@@ -557,8 +557,9 @@ static int check_files(struct ckpt_img_state *st,
 			return FAIL(st, EINVAL, "unknown file flags or kind");
 		if (f->flags & CKPT_FILE_TREE_SHARED &&
 		    (!st->has_tree || (f->kind != CKPT_FILE_REGULAR &&
-				       f->kind != CKPT_FILE_DIR)))
-			return FAIL(st, EINVAL, "only a tree's regular files and directories are shared between processes");
+				       f->kind != CKPT_FILE_DIR &&
+				       f->kind != CKPT_FILE_EVENTFD)))
+			return FAIL(st, EINVAL, "only a tree's regular files, directories and eventfds are shared between processes");
 		if (f->flags & CKPT_FILE_REGISTERED &&
 		    (f->kind != CKPT_FILE_CKPT_DEV || registered++))
 			return FAIL(st, EINVAL, "only one /dev/ckpt carries a registration");

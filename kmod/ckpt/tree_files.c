@@ -348,17 +348,55 @@ static int desc_by_inode(const void *a, const void *b, const void *priv)
 	return desc_by_file(a, b);
 }
 
+/* What a tree does with an open file several members hold, by kind. */
+enum { SHARE_NONE, SHARE_OPEN, SHARE_MAKE, SHARE_REFUSE };
+
+static int share_kind(u32 kind)
+{
+	switch (kind) {
+	case CKPT_FILE_REGULAR:
+	case CKPT_FILE_DIR:
+		return SHARE_OPEN;	/* named by dev and ino */
+	case CKPT_FILE_EVENTFD:
+		return SHARE_MAKE;	/* named by a number of the tree's */
+	case CKPT_FILE_SIGNALFD:
+	case CKPT_FILE_EPOLL:
+	case CKPT_FILE_TIMERFD:
+	case CKPT_FILE_MEMFD:
+	case CKPT_FILE_DELETED:
+		return SHARE_REFUSE;
+	}
+	/* Pipes, STDIO: made once anyway; devices, FIFOs: reopened alike. */
+	return SHARE_NONE;
+}
+
 /*
- * Open regular files and directories several members hold (inherited by
- * fork: one position, one set of status flags): every descriptor of one
- * gets CKPT_FILE_TREE_SHARED, so that the restart opens it once for all.
- * Two such open files of one file are refused (the images name a shared
- * open file by its file's identity).
+ * Open files several members hold (inherited by fork: one position, one
+ * set of status flags): every descriptor of a regular file, a directory
+ * or an eventfd gets CKPT_FILE_TREE_SHARED, so that the restart opens or
+ * makes it once for all; an eventfd's entries get a number of the tree's
+ * in @dev to name it. Two such open files of one file are refused (the
+ * images name a shared open file by its file's identity), as is one of a
+ * kind the restart cannot share (an epoll, a timerfd, a signalfd, a
+ * memfd's or deleted file's descriptor).
  */
+static int refuse_shared(struct ckpt_cp_group *g, const struct tf_desc *a,
+			 const struct tf_desc *b)
+{
+	struct ckpt_cp_ctx *ctx = &g->m[a->member];
+	const struct ckpt_img_file *f = desc_entry(g, a);
+
+	g->failed = a->member;
+	ckpt_whyf(&ctx->why,
+		  "pid %u fd %u (%s) is an open file pid %u holds too (shared by fork): not supported yet for this kind",
+		  ctx->a->pid, f->fd, f->path, g->m[b->member].a->pid);
+	return -EOPNOTSUPP;
+}
+
 static int mark_shared_files(struct ckpt_cp_group *g)
 {
 	struct tf_desc *d, *shared;
-	u32 n = 0, nr_shared = 0, i, j, k;
+	u32 n = 0, nr_shared = 0, i, j, k, id = 0;
 	int ret = 0;
 
 	for (i = 0; i < g->nr; i++)
@@ -373,8 +411,7 @@ static int mark_shared_files(struct ckpt_cp_group *g)
 		const struct ckpt_fds *scan = &g->m[i].scan;
 
 		for (k = 0; k < scan->nr; k++)
-			if (scan->files[k].kind == CKPT_FILE_REGULAR ||
-			    scan->files[k].kind == CKPT_FILE_DIR)
+			if (share_kind(scan->files[k].kind) != SHARE_NONE)
 				d[n++] = (struct tf_desc){
 					.file = scan->seen[k], .member = i, .entry = k,
 				};
@@ -385,10 +422,23 @@ static int mark_shared_files(struct ckpt_cp_group *g)
 			;
 		if (d[j - 1].member == d[i].member)
 			continue;	/* one member's */
+		switch (share_kind(desc_entry(g, &d[i])->kind)) {
+		case SHARE_REFUSE:
+			ret = refuse_shared(g, &d[i], &d[j - 1]);
+			goto out;
+		case SHARE_MAKE:
+			id++;
+			break;
+		}
 		for (k = i; k < j; k++) {
-			g->m[d[k].member].scan.files[d[k].entry].flags |=
-				CKPT_FILE_TREE_SHARED;
-			shared[nr_shared++] = d[k];
+			struct ckpt_img_file *f =
+				&g->m[d[k].member].scan.files[d[k].entry];
+
+			f->flags |= CKPT_FILE_TREE_SHARED;
+			if (share_kind(f->kind) == SHARE_MAKE)
+				f->dev = id;
+			else
+				shared[nr_shared++] = d[k];
 		}
 	}
 	sort_r(shared, nr_shared, sizeof(*shared), desc_by_inode, NULL, g);

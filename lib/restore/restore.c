@@ -507,21 +507,39 @@ static int restore_timerfd(struct restore *r,
 }
 
 /* eventfd (count and mode), signalfd (mask), epoll (items come later), timerfd. */
+int restore_make_eventfd(const struct ckpt_img_file *f, struct ckpt_err *err)
+{
+	uint64_t count = f->pos;
+	int fd, ret;
+
+	fd = eventfd(0, EFD_CLOEXEC | (f->open_flags & O_NONBLOCK ? EFD_NONBLOCK : 0) |
+		     (f->ino & CKPT_EVENTFD_SEMAPHORE ? EFD_SEMAPHORE : 0));
+	if (fd < 0)
+		return ckpt_err_set(err, errno, "cannot re-create %s (fd %u): %s",
+				    f->path, f->fd, strerror(errno));
+	if (count && write(fd, &count, sizeof(count)) != sizeof(count)) {
+		ret = ckpt_err_set(err, errno, "cannot restore the count of eventfd %u: %s",
+				   f->fd, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
 static void restore_anon(struct restore *r,
 			 const struct ckpt_img_file *f)
 {
 	int nonblock = f->open_flags & O_NONBLOCK;
-	uint64_t count = f->pos;
 	sigset_t mask;
 	int fd = -1, sig;
 
+	struct ckpt_err err;
+
 	switch (f->kind) {
 	case CKPT_FILE_EVENTFD:
-		fd = eventfd(0, EFD_CLOEXEC | (nonblock ? EFD_NONBLOCK : 0) |
-			     (f->ino & CKPT_EVENTFD_SEMAPHORE ? EFD_SEMAPHORE : 0));
-		if (fd >= 0 && count && write(fd, &count, sizeof(count)) != sizeof(count))
-			child_fail(r, "cannot restore the count of eventfd %u: %s",
-				   f->fd, strerror(errno));
+		fd = restore_make_eventfd(f, &err);
+		if (fd < 0)
+			child_fail(r, "%s", err.msg);
 		break;
 	case CKPT_FILE_SIGNALFD:
 		sigemptyset(&mask);

@@ -91,6 +91,9 @@ int restore_make_object(struct restore *r, uint32_t obj, struct ckpt_err *err);
 int restore_open_shared(struct restore *r, const struct ckpt_img_file *f,
 			struct ckpt_err *err);
 
+/* The eventfd @f, with its count and flags: its descriptor or -errno. */
+int restore_make_eventfd(const struct ckpt_img_file *f, struct ckpt_err *err);
+
 /* Once every descriptor of it is open: @o's mode and seals on @fd. */
 int restore_finish_object(const struct ckpt_img_fileobj *o, int fd,
 			  struct ckpt_err *err);

@@ -333,7 +333,8 @@ static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
 
 /*
  * The open files several members hold (CKPT_FILE_TREE_SHARED), opened
- * once from the first holder's image, as its user opens them.
+ * once from the first holder's image, as its user opens them, or made
+ * (an eventfd).
  */
 static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 {
@@ -350,8 +351,11 @@ static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 			if (!(f->flags & CKPT_FILE_TREE_SHARED) ||
 			    is_shared(tr, f->kind, f->dev, f->ino))
 				continue;
-			fd = above_stdio(restore_open_shared(&tr->r[i], f, err),
-					 err);
+			if (f->kind == CKPT_FILE_EVENTFD)
+				fd = restore_make_eventfd(f, err);
+			else
+				fd = restore_open_shared(&tr->r[i], f, err);
+			fd = above_stdio(fd, err);
 			if (fd < 0)
 				return fd;
 			sh = &tr->shared[tr->nr_shared++];

@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/timerfd.h>
 
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
@@ -22,13 +23,17 @@
 
 enum { ROOT, C1, C2, GC };
 
-enum tree_opt { PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON, OUTSIDE_ANON };
+enum tree_opt { PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON, OUTSIDE_ANON, SHARED_TIMERFD };
+
+/* SHARED_TIMERFD: the descriptor every member keeps, inherited. */
+#define KEPT_FD	100
 
 static void spin(void)
 {
 	volatile unsigned long n = 0;
 
-	syscall(SYS_close_range, 3, ~0U, 0);
+	syscall(SYS_close_range, 3, KEPT_FD - 1, 0);
+	syscall(SYS_close_range, KEPT_FD + 1, ~0U, 0);
 	for (;;)
 		n++;
 }
@@ -84,6 +89,9 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 		if (opt != OUTSIDE_ANON)
 			drop_shared();
 		/* SHARED_ANON: memory every member shares, by fork. */
+		if (opt == SHARED_TIMERFD &&
+		    dup2(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), KEPT_FD) < 0)
+			_exit(9);
 		if (opt == SHARED_ANON) {
 			char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -502,6 +510,16 @@ TEST_F(tree, shared_anonymous_memory)
 	}
 	for (i = 0; i < NR; i++)
 		free(o[i]);
+}
+
+/* One timerfd all four hold: a kind the restart cannot share yet. */
+TEST_F(tree, timerfd_shared_by_fork)
+{
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, other_tree(self, SHARED_TIMERFD,
+				"(anon_inode:[timerfd]) is an open file pid",
+				-EOPNOTSUPP, _metadata));
+	EXPECT_NE(NULL, strstr(self->msg, "holds too (shared by fork)"));
 }
 
 TEST_F(tree, anonymous_memory_shared_outside)

@@ -11,7 +11,8 @@
  * open file all four share (no O_APPEND: their writes go one after the
  * other only while they share its position). Each also writes its value to
  * the FIFO READYFILE.fifo, open read-write in all four, which the root
- * drains at its turn (bytes restored twice, or lost, change what it reads).
+ * drains at its turn (bytes restored twice, or lost, change what it reads),
+ * and adds to an eventfd all four share, which the root reads at its turn.
  * A region that stopped being shared after a
  * restart leaves a process waiting for a turn that never comes: it says
  * so and exits 99 after 60 s. At the end (after GOFILE exists, if given)
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -47,7 +49,7 @@ static unsigned long steps, pace_ms = 20;
 static const char *gofile, *readyfile;
 static struct turns *anon;
 static uint64_t *mfd, *posix;
-static int logfd, fifofd;
+static int logfd, fifofd, evfd;
 
 static void sleep_ms(unsigned long ms)
 {
@@ -103,7 +105,12 @@ static uint64_t work(unsigned int role)
 
 			while (read(fifofd, &w, sizeof(w)) == sizeof(w))
 				x = mix(x, w);
+			if (read(evfd, &w, sizeof(w)) == sizeof(w))
+				x = mix(x, w);
 		}
+		if (write(evfd, &(uint64_t){ role + 1 }, sizeof(uint64_t)) !=
+		    sizeof(uint64_t))
+			exit(104);
 		if (write(fifofd, &x, sizeof(x)) != sizeof(x))
 			exit(103);
 		if (!role)
@@ -170,6 +177,11 @@ int main(int argc, char **argv)
 		return 100;
 	}
 
+	evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (evfd < 0) {
+		perror("eventfd");
+		return 100;
+	}
 	snprintf(name, sizeof(name), "%.50s.fifo", readyfile);
 	unlink(name);
 	if (mkfifo(name, 0600) ||

@@ -6,7 +6,8 @@
 # MAP_SHARED anonymous memory, a memfd and an unlinked POSIX shared memory
 # object, all mapped before the forks, and writes its values to a log
 # through one open file all four share (one position), and to a FIFO
-# all four hold, which the root drains; a region restored
+# all four hold, which the root drains, and to an eventfd all four share;
+# a region restored
 # as one copy per process would leave them waiting for ever (the workload
 # gives up after 60 s), an open file restored as one per process would
 # have them overwrite each other's records, a FIFO's bytes restored once
@@ -66,6 +67,7 @@ ktap_check "--tree, continue: the shared regions and the FIFO are objects of the
 		ckpt inspect -v '$tmp/cont/'\$p.img > '$tmp/m.txt' &&
 		test \$(grep -cE '^  [0-9]+ (shmem|memfd|deleted) size 65536 stored 0 ' '$tmp/m.txt') = 3 &&
 		grep -q ' tree-shared .*/cont.ready.log' '$tmp/m.txt' &&
+		grep -q ' tree-shared anon_inode:\[eventfd\]' '$tmp/m.txt' &&
 		grep -qE '^  [0-9]+ fifo size [0-9]+ stored 0 .*/cont.ready.fifo' '$tmp/m.txt' || exit 1
 	done"
 kill -KILL $pids 2> /dev/null || true

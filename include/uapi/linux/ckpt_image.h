@@ -287,9 +287,10 @@ enum ckpt_img_file_flags {
 	CKPT_FILE_CLOEXEC	= 1 << 0,
 	CKPT_FILE_REGISTERED	= 1 << 1,
 	/*
-	 * A tree's member, a regular file or directory: its open file is one
-	 * other members hold too (shared by fork), named across the tree's
-	 * images by @dev and @ino; the restart opens it once for all of them.
+	 * A tree's member, a regular file, directory or eventfd: its open
+	 * file is one other members hold too (shared by fork), named across
+	 * the tree's images by @dev and @ino (an eventfd: by @dev, a number
+	 * of the tree's); the restart makes it once for all of them.
 	 */
 	CKPT_FILE_TREE_SHARED	= 1 << 2,
 	__CKPT_FILE_ALL		= (1 << 3) - 1,
