@@ -25,6 +25,7 @@
 #include "fileobj.h"
 #include "layout.h"
 #include "pipes.h"
+#include "usock.h"
 #include "why.h"
 
 /*
@@ -192,6 +193,13 @@ static int record(const struct ckpt_fds *scan, struct ckpt_img_file *f,
 	}
 	if (S_ISFIFO(inode->i_mode))
 		return record_fifo(f, file);
+	if (ckpt_is_usock(file)) {
+		/* Checked and read after the scan (capture_usock()). */
+		f->kind = CKPT_FILE_UNIX;
+		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
+		snprintf(f->path, sizeof(f->path), "socket:[%lu]", inode->i_ino);
+		return 1;
+	}
 	kind = ckpt_anon_kind(file);
 	if (kind >= 0) {
 		/* eventfd, signalfd, epoll: their state is read after the scan. */
@@ -328,6 +336,57 @@ elsewhere:
 	return -EOPNOTSUPP;
 }
 
+/* How many of the scan's descriptors hold @file. */
+static u32 descriptors_of(const struct ckpt_fds *scan, const struct file *file)
+{
+	u32 j, n = 0;
+
+	for (j = 0; j < scan->nr; j++)
+		n += scan->seen[j] == file;
+	return n;
+}
+
+/*
+ * An end of a UNIX stream socket pair, at its first entry @i (a dup()ed
+ * descriptor is a SHARED entry): its peer must be this process's too, or
+ * closed (a tree's were counted across its members, tree_files.c).
+ */
+static int capture_usock(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
+{
+	struct ckpt_img_file *f = &scan->files[i];
+	struct file *file = scan->refs[i], *peer;
+	const char *msg = NULL;
+	u64 ino, peer_ino;
+	int ret;
+
+	ret = ckpt_usock_record(file, &ino, &peer_ino, &peer, &msg);
+	if (ret) {
+		ckpt_whyf(why, "fd %u (%s) is %s", f->fd, f->path,
+			  msg ?: "a socket this engine cannot restore");
+		return ret;
+	}
+	f->ino = ino;
+	f->dev = peer_ino;
+	/* Its descriptors here, and the scan's reference for each. */
+	if (!scan->in_tree &&
+	    (file_count(file) != 2 * descriptors_of(scan, file) ||
+	     (peer && !descriptors_of(scan, peer)))) {
+		ckpt_whyf(why,
+			  "fd %u (%s) is connected to, or open in, another process: not supported yet",
+			  f->fd, f->path);
+		return -EOPNOTSUPP;
+	}
+	ret = ckpt_usock_capture(file, peer_ino, &scan->usocks[scan->nr_usocks],
+				 &scan->usock_len[scan->nr_usocks], &msg);
+	if (ret) {
+		ckpt_whyf(why, "fd %u (%s): %s", f->fd, f->path,
+			  msg ?: "cannot read its queue");
+		return ret;
+	}
+	scan->nr_usocks++;
+	return 0;
+}
+
 /* The kind of the lower descriptor shared entry @i names. */
 static int lower_kind(const struct ckpt_fds *scan, u32 i)
 {
@@ -426,11 +485,14 @@ static int file_details(struct ckpt_fds *scan, struct ckpt_why *why)
 	for (i = 0; !ret && i < scan->nr; i++)
 		if (scan->files[i].kind == CKPT_FILE_PIPE)
 			ret = capture_pipe(scan, i, why);
+		else if (scan->files[i].kind == CKPT_FILE_UNIX)
+			ret = capture_usock(scan, i, why);
 
 	for (i = 0; i < scan->nr; i++) {
 		if (!scan->refs[i])
 			continue;
-		if (!ret && scan->files[i].kind != CKPT_FILE_PIPE)
+		if (!ret && scan->files[i].kind != CKPT_FILE_PIPE &&
+		    scan->files[i].kind != CKPT_FILE_UNIX)
 			ret = file_state(scan, i, why);
 		fput(scan->refs[i]);
 		scan->refs[i] = NULL;
@@ -468,9 +530,14 @@ int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
 				  GFP_KERNEL);
 	scan->pipe_len = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->pipe_len),
 				  GFP_KERNEL);
+	scan->usocks = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->usocks),
+				GFP_KERNEL);
+	scan->usock_len = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->usock_len),
+				   GFP_KERNEL);
 	if (!scan->files || !scan->refs || !scan->raw_ino || !scan->raw_dev ||
 	    !scan->seen || !scan->epitems || !scan->ep_ino || !scan->ep_dev ||
-	    !scan->pipes || !scan->pipe_len || !scan->timerfds)
+	    !scan->pipes || !scan->pipe_len || !scan->timerfds ||
+	    !scan->usocks || !scan->usock_len)
 		return -ENOMEM;
 	ret = ckpt_fileobjs_init(&scan->objs);
 	if (ret)
@@ -519,6 +586,10 @@ void ckpt_fds_free(struct ckpt_fds *scan)
 		kvfree(scan->pipes[i]);
 	kvfree(scan->pipes);
 	kvfree(scan->pipe_len);
+	for (i = 0; scan->usocks && i < scan->nr_usocks; i++)
+		kvfree(scan->usocks[i]);
+	kvfree(scan->usocks);
+	kvfree(scan->usock_len);
 	kvfree(scan->timerfds);
 	ckpt_fileobjs_free(&scan->objs);
 }

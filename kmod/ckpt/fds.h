@@ -34,6 +34,9 @@ struct ckpt_fds {
 	struct ckpt_img_pipe **pipes;	/* CKPT_IMG_MAX_FILES: PIPE sections */
 	size_t *pipe_len;
 	u32 nr_pipes;
+	struct ckpt_img_usock **usocks;	/* CKPT_IMG_MAX_FILES: USOCK sections */
+	size_t *usock_len;
+	u32 nr_usocks;
 	u32 nr;
 	struct files_struct *files_table;
 	unsigned int bad_fd;

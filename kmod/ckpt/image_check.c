@@ -33,6 +33,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_SIGNALS]	= "SIGNALS",
 	[CKPT_SECT_EPOLL]	= "EPOLL",
 	[CKPT_SECT_PIPE]	= "PIPE",
+	[CKPT_SECT_USOCK]	= "USOCK",
 	[CKPT_SECT_TIMERFD]	= "TIMERFD",
 	[CKPT_SECT_FILEOBJ]	= "FILEOBJ",
 	[CKPT_SECT_FILEDATA]	= "FILEDATA",
@@ -107,6 +108,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return (__u64)CKPT_IMG_MAX_EPITEMS * sizeof(struct ckpt_img_epitem);
 	case CKPT_SECT_PIPE:
 		return sizeof(struct ckpt_img_pipe) + CKPT_IMG_MAX_PIPE;
+	case CKPT_SECT_USOCK:
+		return sizeof(struct ckpt_img_usock) + CKPT_IMG_MAX_USOCK;
 	case CKPT_SECT_TIMERFD:
 		return (__u64)CKPT_IMG_MAX_FILES * sizeof(struct ckpt_img_timerfd);
 	case CKPT_SECT_FILEOBJ:
@@ -165,6 +168,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		if (s->type == CKPT_SECT_EPOLL && !st->epoll_seen)
 			break;
 		if (s->type == CKPT_SECT_PIPE && st->nr_pipes < CKPT_IMG_MAX_FILES)
+			break;
+		if (s->type == CKPT_SECT_USOCK && st->nr_usocks < CKPT_IMG_MAX_FILES)
 			break;
 		if (s->type == CKPT_SECT_TIMERFD && !st->timerfd_seen)
 			break;
@@ -230,6 +235,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		return FAIL(st, EBADMSG, "TIMERFD length is not a whole number of timers");
 	if (s->type == CKPT_SECT_PIPE && s->len < sizeof(struct ckpt_img_pipe))
 		return FAIL(st, EBADMSG, "PIPE section too short");
+	if (s->type == CKPT_SECT_USOCK && s->len < sizeof(struct ckpt_img_usock))
+		return FAIL(st, EBADMSG, "USOCK section too short");
 	if (s->type == CKPT_SECT_EPOLL &&
 	    (!s->len || s->len % sizeof(struct ckpt_img_epitem)))
 		return FAIL(st, EBADMSG, "EPOLL length is not a whole number of items");
@@ -242,6 +249,7 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_THREAD &&
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
 	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_PIPE &&
+	    s->type != CKPT_SECT_USOCK &&
 	    s->type != CKPT_SECT_TIMERFD && s->type != CKPT_SECT_FILEOBJ &&
 	    s->type != CKPT_SECT_FILEDATA && s->type != CKPT_SECT_TIMERS &&
 	    s->type != CKPT_SECT_CREDS && s->len != max)
@@ -565,6 +573,8 @@ static int check_files(struct ckpt_img_state *st,
 			return FAIL(st, EINVAL, "only one /dev/ckpt carries a registration");
 		if (f->kind == CKPT_FILE_CHR && f->ino)
 			return FAIL(st, EBADMSG, "device file with an inode number");
+		if (f->kind == CKPT_FILE_UNIX && (!f->ino || f->pos))
+			return FAIL(st, EBADMSG, "UNIX socket entry without its socket");
 		if (f->kind == CKPT_FILE_STDIO &&
 		    (!st->has_tree || f->ino > 2 || f->pos || f->dev))
 			return FAIL(st, EBADMSG, "a root's standard descriptor outside a tree's member");
@@ -847,6 +857,17 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		    pd->capacity > CKPT_IMG_MAX_PIPE)
 			return FAIL(st, EBADMSG, "pipe content out of bounds");
 		st->nr_pipes++;
+		break;
+	}
+	case CKPT_SECT_USOCK: {
+		const struct ckpt_img_usock *u = payload;
+
+		if (u->len != s->len - sizeof(*u) || u->len > CKPT_IMG_MAX_USOCK ||
+		    !u->ino || u->ino == u->peer || u->type != 1 /* SOCK_STREAM */ ||
+		    u->shutdown & ~__CKPT_USOCK_SHUT_ALL ||
+		    u->sndbuf > (1U << 30))
+			return FAIL(st, EBADMSG, "UNIX socket out of bounds");
+		st->nr_usocks++;
 		break;
 	}
 	case CKPT_SECT_EPOLL: {

@@ -68,6 +68,9 @@ void ckpt_image_free(struct ckpt_image *img)
 	while (img->nr_pipes)
 		free(img->pipes[--img->nr_pipes]);
 	free(img->pipes);
+	while (img->nr_usocks)
+		free(img->usocks[--img->nr_usocks]);
+	free(img->usocks);
 	free(img->vmas);
 	free(img->vma_pages);
 	free(img->buf);
@@ -226,6 +229,24 @@ static void *split(const void *payload, size_t len, void *head,
 	return tail;
 }
 
+
+/* A copy of a section's @len bytes at @payload, appended to *@arr. */
+static int keep_copy(struct ckpt_image *img, void ***arr, __u32 *nr,
+		     const void *payload, size_t len)
+{
+	void **more, *copy;
+
+	more = realloc(*arr, (*nr + 1) * sizeof(*more));
+	if (!more)
+		return fail(img, -ENOMEM, "out of memory");
+	*arr = more;
+	copy = malloc(len);
+	if (!copy)
+		return fail(img, -ENOMEM, "out of memory");
+	memcpy(copy, payload, len);
+	(*arr)[(*nr)++] = copy;
+	return 0;
+}
 static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 		  const void *payload)
 {
@@ -275,20 +296,12 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 		memcpy(&img->mac, payload, sizeof(img->mac));
 		img->has_mac = true;
 		break;
-	case CKPT_SECT_PIPE: {
-		struct ckpt_img_pipe **more, *pd;
-
-		more = realloc(img->pipes, (img->nr_pipes + 1) * sizeof(*more));
-		if (!more)
-			return fail(img, -ENOMEM, "out of memory");
-		img->pipes = more;
-		pd = malloc(s->len);
-		if (!pd)
-			return fail(img, -ENOMEM, "out of memory");
-		memcpy(pd, payload, s->len);
-		img->pipes[img->nr_pipes++] = pd;
-		break;
-	}
+	case CKPT_SECT_PIPE:
+		return keep_copy(img, (void ***)&img->pipes, &img->nr_pipes,
+				 payload, s->len);
+	case CKPT_SECT_USOCK:
+		return keep_copy(img, (void ***)&img->usocks, &img->nr_usocks,
+				 payload, s->len);
 	case CKPT_SECT_FILEOBJ:
 		img->nr_fileobjs = s->len / sizeof(*img->fileobjs);
 		img->fileobjs = malloc(s->len);

@@ -780,6 +780,142 @@ restore_find_shared(const struct restore_shared *sh, uint32_t nr, __u32 kind,
 	return NULL;
 }
 
+/* @len bytes of @data queued again on @to's peer, sent from @to. */
+static int queue_again(int to, const struct ckpt_img_usock *u,
+		       struct ckpt_err *err)
+{
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < u->len) {
+		n = send(to, u->data + off, u->len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return ckpt_err_set(err, n < 0 ? errno : EIO,
+					    "cannot queue the %u bytes socket:[%llu] had to read again: %s",
+					    u->len, (unsigned long long)u->ino,
+					    n < 0 ? strerror(errno) : "short write");
+		off += n;
+	}
+	return 0;
+}
+
+/* @u's send buffer (the kernel doubles what it is given) and shutdown. */
+static void socket_state(int fd, const struct ckpt_img_usock *u)
+{
+	int half = u->sndbuf / 2;
+
+	if (half && setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &half, sizeof(half)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &half, sizeof(half));
+}
+
+static void socket_shutdown(int fd, const struct ckpt_img_usock *u)
+{
+	if (u->shutdown & CKPT_USOCK_SHUT_RD)
+		shutdown(fd, SHUT_RD);
+	if (u->shutdown & CKPT_USOCK_SHUT_WR)
+		shutdown(fd, SHUT_WR);
+}
+
+/* The USOCK section of socket @ino among @imgs[0..@n), or NULL. */
+static const struct ckpt_img_usock *find_usock(struct ckpt_image *const *imgs,
+					       uint32_t n, __u64 ino)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < imgs[i]->nr_usocks; k++)
+			if (imgs[i]->usocks[k]->ino == ino)
+				return imgs[i]->usocks[k];
+	return NULL;
+}
+
+/*
+ * The pair of @a (its peer @b, NULL when closed): both ends' queues sent
+ * again from the other end, their send buffers and shutdowns; entries for
+ * each end in @sh.
+ */
+static int make_pair(const struct ckpt_img_usock *a,
+		     const struct ckpt_img_usock *b, struct restore_shared *sh,
+		     uint32_t *nr, struct ckpt_err *err)
+{
+	int sv[2], ret;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return ckpt_err_set(err, errno, "cannot make a socket pair for socket:[%llu]: %s",
+				    (unsigned long long)a->ino, strerror(errno));
+	socket_state(sv[0], a);
+	if (b)
+		socket_state(sv[1], b);
+	ret = queue_again(sv[1], a, err);
+	if (!ret && b)
+		ret = queue_again(sv[0], b, err);
+	if (ret) {
+		close(sv[0]);
+		close(sv[1]);
+		return ret;
+	}
+	socket_shutdown(sv[0], a);
+	sh[(*nr)++] = (struct restore_shared){
+		.kind = CKPT_FILE_UNIX, .ino = a->ino, .fd = { sv[0], -1 },
+	};
+	if (!b) {
+		close(sv[1]);	/* it was closed: end-of-file after the bytes */
+		return 0;
+	}
+	socket_shutdown(sv[1], b);
+	sh[(*nr)++] = (struct restore_shared){
+		.kind = CKPT_FILE_UNIX, .ino = b->ino, .fd = { sv[1], -1 },
+	};
+	return 0;
+}
+
+int restore_make_usocks(struct ckpt_image *const *imgs, uint32_t n,
+			struct restore_shared *sh, uint32_t *nr,
+			struct ckpt_err *err)
+{
+	const struct ckpt_img_usock *a, *b;
+	uint32_t i, k;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < imgs[i]->nr_usocks; k++) {
+			a = imgs[i]->usocks[k];
+			if (restore_find_shared(sh, *nr, CKPT_FILE_UNIX, 0, a->ino))
+				continue;
+			b = a->peer ? find_usock(imgs, n, a->peer) : NULL;
+			if (a->peer && (!b || b->peer != a->ino))
+				return ckpt_err_set(err, EBADMSG, "socket:[%llu]'s peer socket:[%llu] is not in the %s",
+						    (unsigned long long)a->ino,
+						    (unsigned long long)a->peer,
+						    n > 1 ? "tree's images" : "image");
+			ret = make_pair(a, b, sh, nr, err);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* A single process's socket pairs, in its own table. */
+static void make_own_usocks(struct restore *r, int above)
+{
+	struct ckpt_image *img = &r->img;
+	struct ckpt_err err;
+	uint32_t i;
+
+	if (img->has_tree || !img->nr_usocks)
+		return;
+	r->shared = calloc(2 * img->nr_usocks, sizeof(*r->shared));
+	if (!r->shared)
+		child_fail(r, "out of memory");
+	if (restore_make_usocks(&img, 1, r->shared, &r->nr_shared, &err))
+		child_fail(r, "%s", err.msg);
+	for (i = 0; i < r->nr_shared; i++)
+		r->shared[i].fd[0] = move_fd(r, r->shared[i].fd[0], above);
+}
+
 /* The tree's copy of object @o, if the restarter made it for all. */
 static const struct restore_shared *shared_object(const struct restore *r,
 						  const struct ckpt_img_fileobj *o)
@@ -1023,7 +1159,7 @@ static void place_shared(struct restore *r, const struct ckpt_img_file *f)
 	if (!sh)
 		child_fail(r, "%s (fd %u) is not among what the tree shares",
 			   f->path, f->fd);
-	if (f->kind == CKPT_FILE_PIPE &&
+	if ((f->kind == CKPT_FILE_PIPE || f->kind == CKPT_FILE_UNIX) &&
 	    fcntl(sh->fd[end], F_SETFL, f->open_flags & O_NONBLOCK))
 		child_fail(r, "fd %u: %s", f->fd, strerror(errno));
 	if (dup2(sh->fd[end], f->fd) < 0 ||
@@ -1075,7 +1211,8 @@ static void restore_files(struct restore *r)
 			continue;
 		}
 		if (f->kind == CKPT_FILE_STDIO || f->flags & CKPT_FILE_TREE_SHARED ||
-		    (f->kind == CKPT_FILE_PIPE && r->shared)) {
+		    f->kind == CKPT_FILE_UNIX ||
+		    (f->kind == CKPT_FILE_PIPE && img->has_tree)) {
 			place_shared(r, f);
 			continue;
 		}
@@ -1616,6 +1753,7 @@ static void restore_all_files(struct restore *r, int *uffd)
 		}
 		if (*uffd >= 0)
 			*uffd = move_fd(r, *uffd, above);
+		make_own_usocks(r, above);
 		make_objects(r, above);
 		restore_files(r);
 	} else {

@@ -98,6 +98,15 @@ int restore_make_eventfd(const struct ckpt_img_file *f, struct ckpt_err *err);
 int restore_finish_object(const struct ckpt_img_fileobj *o, int fd,
 			  struct ckpt_err *err);
 
+/*
+ * Every UNIX socket pair the images @imgs[0..@n) hold (USOCK sections),
+ * made once, with what was queued on each end: an entry per end in @sh,
+ * after its *@nr entries. 0 or -errno with @err.
+ */
+int restore_make_usocks(struct ckpt_image *const *imgs, uint32_t n,
+			struct restore_shared *sh, uint32_t *nr,
+			struct ckpt_err *err);
+
 /* @r ready for @opts, holding nothing yet. */
 void restore_init(struct restore *r, const struct ckpt_restore_opts *opts);
 

@@ -368,6 +368,28 @@ static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 	return 0;
 }
 
+/* The socket pairs between (and within) members, made once for all. */
+static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
+{
+	struct ckpt_image **imgs = calloc(tr->t.nr, sizeof(*imgs));
+	uint32_t i, from = tr->nr_shared;
+	int ret;
+
+	if (!imgs)
+		return ckpt_err_set(err, ENOMEM, "out of memory");
+	for (i = 0; i < tr->t.nr; i++)
+		imgs[i] = &tr->r[i].img;
+	ret = restore_make_usocks(imgs, tr->t.nr, tr->shared, &tr->nr_shared,
+				  err);
+	free(imgs);
+	for (i = from; !ret && i < tr->nr_shared; i++) {
+		tr->shared[i].fd[0] = above_stdio(tr->shared[i].fd[0], err);
+		if (tr->shared[i].fd[0] < 0)
+			ret = tr->shared[i].fd[0];
+	}
+	return ret;
+}
+
 /*
  * What the members share, made before any of them exists (restore_int.h):
  * the restarter's standard descriptors, every pipe of the tree, with its
@@ -416,6 +438,8 @@ static int make_shared(struct tree_restart *tr, struct ckpt_err *err)
 	ret = make_objects(tr, err);
 	if (!ret)
 		ret = open_files(tr, err);
+	if (!ret)
+		ret = make_usocks(tr, err);
 	if (ret)
 		return ret;
 	for (i = 0; i < tr->t.nr; i++) {

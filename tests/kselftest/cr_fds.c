@@ -14,6 +14,7 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -165,6 +166,81 @@ static void pipe_target(void)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " eof:%zd", n);
 		target_say("%s", line);
 	}
+}
+
+/*
+ * UNIX stream socket pairs: fds 7 and 8 the two ends (7 non-blocking, also
+ * at fd 9), "ping" queued for 7 and "pong!" for 8, 8 shut down for
+ * writing after; fd 10 an end whose peer is closed, "last" queued for it.
+ */
+static void usock_target(void)
+{
+	char c, buf[64], line[256];
+	int sv[2], tv[2];
+	ssize_t n;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || dup2(sv[0], 7) != 7 ||
+	    dup2(sv[1], 8) != 8 || dup2(7, 9) != 9 ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, tv) || dup2(tv[0], 10) != 10)
+		_exit(9);
+	close(sv[0]);
+	close(sv[1]);
+	fcntl(7, F_SETFL, O_NONBLOCK);
+	if (write(8, "ping", 4) != 4 || write(7, "pong!", 5) != 5 ||
+	    shutdown(8, SHUT_WR) || write(tv[1], "last", 4) != 4)
+		_exit(9);
+	close(tv[0]);
+	close(tv[1]);
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		if (c == 's') {
+			target_say("set");
+			continue;
+		}
+		if (c != 'p')
+			continue;
+		n = read(9, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		snprintf(line, sizeof(line), "7:%s", buf);
+		n = read(7, buf, 1);
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 " eof:%zd", n);
+		n = read(8, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 " 8:%s", buf);
+		if (write(7, "more", 4) != 4 || read(8, buf, 4) != 4)
+			_exit(10);
+		n = read(10, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 " 10:%s eof:%zd nb:%d", buf, read(10, buf, 1),
+			 !!(fcntl(9, F_GETFL) & O_NONBLOCK));
+		target_say("%s", line);
+	}
+}
+
+/* A socket pair whose other end a forked child holds. */
+static void shared_usock_target(void)
+{
+	int sv[2];
+	char c;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		_exit(9);
+	if (!fork()) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(sv[0]);
+		pause();
+		_exit(0);
+	}
+	close(sv[1]);
+	while (read(0, &c, 1) == 1 && c != 'q')
+		target_say("set");
+	_exit(0);
 }
 
 /* A pipe shared with a child made by fork(): an end is in another process. */
@@ -385,20 +461,52 @@ TEST_F(fds, a_pipe_within_the_process_keeps_its_bytes)
 	EXPECT_EQ(0, target_end(&t));
 }
 
-TEST_F(fds, a_pipe_shared_with_another_process_is_refused)
+TEST_F(fds, a_unix_socket_pair_keeps_its_bytes_and_shutdowns)
+{
+	struct target t = {};
+	char buf[256];
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, usock_target));
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	ASSERT_EQ(0, target_cycle(&t, t.pid, self->image, self->msg,
+				  sizeof(self->msg))) TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	/* 8 wrote "ping" for 7 and shut its writes: 7 sees the end after. */
+	EXPECT_STREQ("7:ping eof:0 8:pong! 10:last eof:0 nb:1", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+}
+
+/* @target's checkpoint fails with EOPNOTSUPP, naming @words; it runs on. */
+static void refused(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(fds) *self, void (*target)(void),
+		    const char *words)
 {
 	struct target t = {};
 	char buf[16];
 
-	CKPT_SETUP_SKIPPED();
-	ASSERT_EQ(0, target_start(&t, shared_pipe_target));
+	ASSERT_EQ(0, target_start(&t, target));
 	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
 	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
 						  sizeof(self->msg), NULL));
-	EXPECT_NE(NULL, strstr(self->msg, "end open in another process"))
-		TH_LOG("%s", self->msg);
+	EXPECT_NE(NULL, strstr(self->msg, words)) TH_LOG("%s", self->msg);
+	EXPECT_EQ(0, kill(t.pid, 0));
 	ASSERT_EQ(0, target_send(&t, "q"));
 	target_end(&t);
+}
+
+TEST_F(fds, a_unix_socket_connected_to_another_process_is_refused)
+{
+	CKPT_SETUP_SKIPPED();
+	refused(_metadata, self, shared_usock_target,
+		"is connected to, or open in, another process");
+}
+
+TEST_F(fds, a_pipe_shared_with_another_process_is_refused)
+{
+	CKPT_SETUP_SKIPPED();
+	refused(_metadata, self, shared_pipe_target, "end open in another process");
 }
 
 TEST_F(fds, descriptors_the_restarter_inherited_stay_out)

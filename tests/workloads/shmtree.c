@@ -12,7 +12,9 @@
  * other only while they share its position). Each also writes its value to
  * the FIFO READYFILE.fifo, open read-write in all four, which the root
  * drains at its turn (bytes restored twice, or lost, change what it reads),
- * and adds to an eventfd all four share, which the root reads at its turn.
+ * and adds to an eventfd all four share, which the root reads at its turn;
+ * B also sends its value to the root through a UNIX socket pair, which the
+ * root reads two turns late (so bytes are always queued).
  * A region that stopped being shared after a
  * restart leaves a process waiting for a turn that never comes: it says
  * so and exits 99 after 60 s. At the end (after GOFILE exists, if given)
@@ -32,6 +34,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -49,7 +52,7 @@ static unsigned long steps, pace_ms = 20;
 static const char *gofile, *readyfile;
 static struct turns *anon;
 static uint64_t *mfd, *posix;
-static int logfd, fifofd, evfd;
+static int logfd, fifofd, evfd, sock[2];
 
 static void sleep_ms(unsigned long ms)
 {
@@ -107,7 +110,11 @@ static uint64_t work(unsigned int role)
 				x = mix(x, w);
 			if (read(evfd, &w, sizeof(w)) == sizeof(w))
 				x = mix(x, w);
+			if (s >= 2 && read(sock[0], &w, sizeof(w)) == sizeof(w))
+				x = mix(x, w);
 		}
+		if (role == 3 && write(sock[1], &x, sizeof(x)) != sizeof(x))
+			exit(105);
 		if (write(evfd, &(uint64_t){ role + 1 }, sizeof(uint64_t)) !=
 		    sizeof(uint64_t))
 			exit(104);
@@ -177,6 +184,11 @@ int main(int argc, char **argv)
 		return 100;
 	}
 
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+		       sock)) {
+		perror("socketpair");
+		return 100;
+	}
 	evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (evfd < 0) {
 		perror("eventfd");
@@ -195,6 +207,8 @@ int main(int argc, char **argv)
 		return 100;
 	if (!a) {
 		close(fd);
+		close(sock[0]);
+		close(sock[1]);
 		g = fork();
 		if (g < 0)
 			_exit(100);
@@ -210,8 +224,10 @@ int main(int argc, char **argv)
 		return 100;
 	if (!b) {
 		close(fd);
+		close(sock[0]);
 		_exit(work(3) & 0x7f);
 	}
+	close(sock[1]);
 	x = work(0);
 	if (waitpid(a, &sta, 0) != a || waitpid(b, &stb, 0) != b)
 		return 101;

@@ -7,6 +7,7 @@
 # object, all mapped before the forks, and writes its values to a log
 # through one open file all four share (one position), and to a FIFO
 # all four hold, which the root drains, and to an eventfd all four share;
+# one child sends to the root through a UNIX socket pair, always ahead;
 # a region restored
 # as one copy per process would leave them waiting for ever (the workload
 # gives up after 60 s), an open file restored as one per process would
@@ -62,6 +63,7 @@ ktap_check "--tree, continue: the shared regions and the FIFO are objects of the
 	ckpt inspect -v '$tmp/cont/$root.img' > '$tmp/root.txt' && grep -E '^  [0-9]+ (shmem|memfd|deleted) ' '$tmp/root.txt' &&
 	test \$(grep -cE '^  [0-9]+ (shmem|memfd|deleted) ' '$tmp/root.txt') = 3 &&
 	grep ' tree-shared .*/cont.ready.log' '$tmp/root.txt' &&
+	grep -q ' socket:\[' '$tmp/root.txt' &&
 	for p in $pids; do
 		test \$p = $root && continue
 		ckpt inspect -v '$tmp/cont/'\$p.img > '$tmp/m.txt' &&

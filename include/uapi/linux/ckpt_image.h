@@ -78,6 +78,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_CREDS,
 	CKPT_SECT_MAC,
 	CKPT_SECT_TREE,
+	CKPT_SECT_USOCK,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -321,6 +322,12 @@ enum ckpt_img_file_kind {
 	 * share it by fork share it again after the restart.
 	 */
 	CKPT_FILE_SHMEM,
+	/*
+	 * An end of a connected UNIX stream socket pair (socketpair()): @ino
+	 * is its socket's inode number, which its USOCK section names, @dev
+	 * its peer's (0: the peer is closed); pos 0.
+	 */
+	CKPT_FILE_UNIX,
 	__CKPT_FILE_KIND_MAX,
 };
 
@@ -433,6 +440,30 @@ struct ckpt_img_pipe {
 	__u64 ino;
 	__u32 len;		/* bytes of data that follow */
 	__u32 capacity;		/* F_GETPIPE_SZ */
+	__u8 data[];
+};
+
+/*
+ * An end of a connected UNIX stream socket pair whose other end is the
+ * process's too (a tree's: a member's), or closed: the bytes queued for it
+ * to read, which the restart sends again from its peer. Its descriptors
+ * are FILES entries of kind CKPT_FILE_UNIX with the same ino.
+ */
+#define CKPT_IMG_MAX_USOCK	(4U << 20)	/* bytes queued on one socket */
+
+enum {
+	CKPT_USOCK_SHUT_RD	= 1 << 0,	/* shutdown(SHUT_RD) */
+	CKPT_USOCK_SHUT_WR	= 1 << 1,	/* shutdown(SHUT_WR) */
+	__CKPT_USOCK_SHUT_ALL	= (1 << 2) - 1,
+};
+
+struct ckpt_img_usock {
+	__u64 ino;		/* its socket's inode number */
+	__u64 peer;		/* its peer's; 0: the peer is closed */
+	__u32 type;		/* SOCK_STREAM */
+	__u32 shutdown;		/* CKPT_USOCK_SHUT_* */
+	__u32 sndbuf;		/* SO_SNDBUF as getsockopt() reads it */
+	__u32 len;		/* bytes of data that follow */
 	__u8 data[];
 };
 

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * UNIX stream socket pairs (Documentation/engine.md): an end of a
+ * connected, unnamed AF_UNIX stream socket whose peer is held by the same
+ * process (a tree's: by a member) or closed. Its image records the
+ * socket, its peer and the bytes queued for it to read (USOCK section);
+ * the restart makes the pair again with socketpair() and sends those bytes
+ * from the peer. Anything else about a socket is refused by the caller,
+ * naming the descriptor: a name bound or connected to, a listening
+ * socket, another family or type, a descriptor in flight (SCM_RIGHTS),
+ * out-of-band data.
+ *
+ * The queue is read while the process (and the peer's holder) is frozen,
+ * under the queue's lock: a stream skb holds skb->len bytes of which
+ * UNIXCB(skb).consumed were read already.
+ */
+
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/net.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <net/af_unix.h>
+#include <net/sock.h>
+
+#include "usock.h"
+
+static struct sock *unix_sock_of(struct file *file)
+{
+	struct socket *sock = sock_from_file(file);
+
+	if (!sock || !sock->sk || sock->sk->sk_family != AF_UNIX)
+		return NULL;
+	return sock->sk;
+}
+
+bool ckpt_is_usock(struct file *file)
+{
+	return unix_sock_of(file);
+}
+
+int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
+		      struct file **peer_file, const char **why)
+{
+	struct sock *sk = unix_sock_of(file), *peer;
+	int ret = 0;
+
+	*peer_file = NULL;
+	*peer_ino = 0;
+	if (!sk)
+		return -EINVAL;
+	*ino = file_inode(file)->i_ino;
+	if (sk->sk_type != SOCK_STREAM) {
+		*why = "a UNIX datagram or seqpacket socket: not supported yet";
+		return -EOPNOTSUPP;
+	}
+	unix_state_lock(sk);
+	peer = unix_sk(sk)->peer;
+	if (sk->sk_state == TCP_LISTEN) {
+		*why = "a listening UNIX socket: not supported yet";
+		ret = -EOPNOTSUPP;
+	} else if (unix_sk(sk)->addr) {
+		*why = "a UNIX socket bound to a name: not supported yet";
+		ret = -EOPNOTSUPP;
+	} else if (!peer || sk->sk_state != TCP_ESTABLISHED) {
+		*why = "an unconnected UNIX socket: not supported yet";
+		ret = -EOPNOTSUPP;
+	} else if (unix_sk(peer)->addr) {
+		*why = "a UNIX socket connected to a name: not supported yet";
+		ret = -EOPNOTSUPP;
+	} else if (peer->sk_socket && peer->sk_socket->file) {
+		*peer_file = peer->sk_socket->file;
+		*peer_ino = file_inode(*peer_file)->i_ino;
+	}
+	unix_state_unlock(sk);
+	return ret;
+}
+
+/* The bytes queued on @sk, or -errno; @buf NULL: only counts them. */
+static int walk_queue(struct sock *sk, u8 *buf, size_t room, size_t *len)
+{
+	struct sk_buff_head *q = &sk->sk_receive_queue;
+	struct sk_buff *skb;
+	int ret = 0;
+
+	*len = 0;
+	spin_lock(&q->lock);
+	skb_queue_walk(q, skb) {
+		u32 off = UNIXCB(skb).consumed, n;
+
+		if (UNIXCB(skb).fp) {
+			ret = -EBADF;
+			break;
+		}
+		if (off > skb->len) {
+			ret = -EIO;
+			break;
+		}
+		n = skb->len - off;
+		if (buf) {
+			if (*len + n > room) {
+				ret = -EAGAIN;
+				break;
+			}
+			ret = skb_copy_bits(skb, off, buf + *len, n);
+			if (ret)
+				break;
+		}
+		*len += n;
+	}
+	spin_unlock(&q->lock);
+	return ret;
+}
+
+int ckpt_usock_capture(struct file *file, u64 peer_ino,
+		       struct ckpt_img_usock **out, size_t *out_len,
+		       const char **why)
+{
+	struct sock *sk = unix_sock_of(file);
+	struct ckpt_img_usock *u;
+	size_t len, got;
+	int ret;
+
+	*out = NULL;
+#if IS_ENABLED(CONFIG_AF_UNIX_OOB)
+	if (READ_ONCE(unix_sk(sk)->oob_skb)) {
+		*why = "out-of-band data is queued on it: not supported";
+		return -EOPNOTSUPP;
+	}
+#endif
+	ret = walk_queue(sk, NULL, 0, &len);
+	if (ret == -EBADF) {
+		*why = "a descriptor is in flight on it (SCM_RIGHTS): not supported yet";
+		return -EOPNOTSUPP;
+	}
+	if (ret)
+		return ret;
+	if (len > CKPT_IMG_MAX_USOCK) {
+		*why = "more bytes are queued on it than an image holds (4 MiB)";
+		return -EFBIG;
+	}
+	u = kvzalloc(sizeof(*u) + len, GFP_KERNEL);
+	if (!u)
+		return -ENOMEM;
+	/* Frozen on both ends: the queue cannot change meanwhile. */
+	ret = walk_queue(sk, u->data, len, &got);
+	if (!ret && got != len)
+		ret = -EAGAIN;
+	if (ret) {
+		kvfree(u);
+		return ret == -EBADF ? -EAGAIN : ret;
+	}
+	u->ino = file_inode(file)->i_ino;
+	u->peer = peer_ino;
+	u->type = SOCK_STREAM;
+	u->shutdown = (sk->sk_shutdown & RCV_SHUTDOWN ? CKPT_USOCK_SHUT_RD : 0) |
+		      (sk->sk_shutdown & SEND_SHUTDOWN ? CKPT_USOCK_SHUT_WR : 0);
+	u->sndbuf = READ_ONCE(sk->sk_sndbuf);
+	u->len = len;
+	*out = u;
+	*out_len = sizeof(*u) + len;
+	return 0;
+}
