@@ -19,7 +19,7 @@ cat > "$tmp/img.py" <<'EOF'
 import struct, sys
 names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
          7: "FILES", 8: "FS", 9: "SIGNALS", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
-         16: "TIMERS", 17: "CREDS"}
+         16: "TIMERS", 17: "CREDS", 20: "USOCK"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -194,7 +194,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((91 + nsect))
+ktap_plan $((93 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -574,6 +574,21 @@ ktap_check "a root directory not absolute, or not terminated" \
 fdamage fs-reserved set 3 32 Q 1
 ktap_check "a reserved FS field set" \
 	refuse "$tmp/fs-reserved" "reserved FS field set $(fat 3)"
+# UNIX socket pairs (mkimage -U): section 3 FILES, 4-6 USOCK.
+"$mkimage" -U -P > "$tmp/usock.img"
+udamage() { damage_of "$tmp/usock.img" "$@"; }
+uat() { at_of "$tmp/usock.img" "$1"; }
+ktap_check "UNIX socket pairs: shown, valid" sh -c "
+	'$ckpt' inspect -v '$tmp/usock.img' > '$tmp/utext' && cat '$tmp/utext' &&
+	grep -qx '  fd 3 at 0 flags 04002 socket:\[501\]' '$tmp/utext' &&
+	grep -qx '  fd 5 shares fd 3 flags 04002 socket:\[501\]' '$tmp/utext'"
+udamage usock-self set 4 8 Q 501
+udamage usock-long set 4 28 I 5
+udamage usock-noino set 3 32 Q 0
+ktap_check "a socket its own peer, a queue longer than its section, an entry naming no socket" \
+	refuse "$tmp/usock-self" "UNIX socket out of bounds $(uat 4)" &&
+	refuse "$tmp/usock-long" "UNIX socket out of bounds $(uat 4)" &&
+	refuse "$tmp/usock-noino" "UNIX socket entry without its socket $(uat 3)"
 damage exe-rel bytes 1 2992 78
 ktap_check "an executable path that is not absolute" \
 	refuse "$tmp/exe-rel" "executable path not absolute $(at 1)"

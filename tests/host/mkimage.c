@@ -148,7 +148,7 @@ static struct ckpt_img_vdso *vdso_section(size_t *len)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O] [-V] [-F] [-T] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O | -U] [-V] [-F] [-T] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n"
 		   "       mkimage -R IMAGE    (edits IMAGE to claim root, see below)\n"
 		   "       mkimage -S IMAGE    (takes IMAGE's MAC out, see below)\n");
@@ -398,6 +398,38 @@ static void file_objects(void)
 	filedata(1, 0, "hello", 5);
 }
 
+/*
+ * -U: a UNIX stream socket pair at fds 3 and 4 ("ping" queued for 3, 4
+ * shut for writing), fd 5 a dup of 3, fd 6 an end whose peer is closed.
+ */
+static void unix_sockets(void)
+{
+	static struct ckpt_img_file files[4] = {
+		{ .fd = 3, .open_flags = 2 | 04000, .kind = CKPT_FILE_UNIX,
+		  .ino = 501, .dev = 502, .path = "socket:[501]" },
+		{ .fd = 4, .open_flags = 2, .kind = CKPT_FILE_UNIX,
+		  .ino = 502, .dev = 501, .path = "socket:[502]" },
+		{ .fd = 5, .open_flags = 2 | 04000, .kind = CKPT_FILE_SHARED,
+		  .ino = 3, .path = "socket:[501]" },
+		{ .fd = 6, .open_flags = 2, .kind = CKPT_FILE_UNIX,
+		  .ino = 503, .path = "socket:[503]" },
+	};
+	struct {
+		struct ckpt_img_usock u;
+		char data[8];
+	} a = { { .ino = 501, .peer = 502, .type = 1, .sndbuf = 212992,
+		  .len = 4 }, "ping" },
+	  b = { { .ino = 502, .peer = 501, .type = 1,
+		  .shutdown = CKPT_USOCK_SHUT_WR, .sndbuf = 212992 }, "" },
+	  c = { { .ino = 503, .type = 1, .shutdown = 3, .sndbuf = 212992,
+		  .len = 4 }, "last" };
+
+	section(CKPT_SECT_FILES, files, sizeof(files));
+	section(CKPT_SECT_USOCK, &a, sizeof(a.u) + a.u.len);
+	section(CKPT_SECT_USOCK, &b, sizeof(b.u) + b.u.len);
+	section(CKPT_SECT_USOCK, &c, sizeof(c.u) + c.u.len);
+}
+
 int main(int argc, char **argv)
 {
 	struct ckpt_img_vma vmas[6] = {
@@ -433,12 +465,12 @@ int main(int argc, char **argv)
 		.root_ino = 5600, .cwd = "/srv/job/run", .root = "/srv/job",
 	};
 	bool no_pages = false, objects = false, dirs = false;
-	bool with_timers = false;
+	bool with_timers = false, sockets = false;
 	struct ckpt_img_vdso *vdso = NULL;
 	size_t vdso_len = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POVFTcR:S:h")) != -1) {
+	while ((c = getopt(argc, argv, "t:POVFTUcR:S:h")) != -1) {
 		switch (c) {
 		case 'c':
 			return csum_stdin();
@@ -463,6 +495,9 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			dirs = true;
+			break;
+		case 'U':
+			sockets = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -563,6 +598,8 @@ int main(int argc, char **argv)
 	free(vdso);
 	if (objects)
 		file_objects();
+	else if (sockets)
+		unix_sockets();
 	if (dirs)
 		section(CKPT_SECT_FS, &fs, sizeof(fs));
 	if (with_timers)
