@@ -347,7 +347,7 @@ static u32 descriptors_of(const struct ckpt_fds *scan, const struct file *file)
 }
 
 /*
- * An end of a UNIX stream socket pair, at its first entry @i (a dup()ed
+ * An end of a UNIX socket pair, at its first entry @i (a dup()ed
  * descriptor is a SHARED entry): its peer must be this process's too, or
  * closed (a tree's were counted across its members, tree_files.c).
  */

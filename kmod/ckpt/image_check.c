@@ -671,6 +671,33 @@ static int check_fileobjs(struct ckpt_img_state *st,
 	return 0;
 }
 
+/* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET (the same on every arch here). */
+#define USOCK_TYPE_OK(t)	((t) == 1 || (t) == 2 || (t) == 5)
+
+/* A socket end, and its messages filling its data exactly (not a stream). */
+static int check_usock(struct ckpt_img_state *st,
+		       const struct ckpt_img_usock *u, __u64 len)
+{
+	__u64 off = 0, n;
+
+	if (u->len != len - sizeof(*u) || u->len > CKPT_IMG_MAX_USOCK ||
+	    !u->ino || u->ino == u->peer || !USOCK_TYPE_OK(u->type) ||
+	    u->shutdown & ~__CKPT_USOCK_SHUT_ALL || u->sndbuf > (1U << 30))
+		return FAIL(st, EBADMSG, "UNIX socket out of bounds");
+	while (u->type != 1 && off < u->len) {
+		__u32 msg;
+
+		if (u->len - off < sizeof(msg))
+			return FAIL(st, EBADMSG, "UNIX socket messages do not fill its data");
+		memcpy(&msg, u->data + off, sizeof(msg));
+		n = sizeof(msg) + (((__u64)msg + 3) & ~3ULL);
+		if (n > u->len - off)
+			return FAIL(st, EBADMSG, "UNIX socket messages do not fill its data");
+		off += n;
+	}
+	return 0;
+}
+
 /* FILEDATA is complete for every object before @upto. */
 static int filedata_upto(struct ckpt_img_state *st, __u32 upto)
 {
@@ -859,17 +886,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		st->nr_pipes++;
 		break;
 	}
-	case CKPT_SECT_USOCK: {
-		const struct ckpt_img_usock *u = payload;
-
-		if (u->len != s->len - sizeof(*u) || u->len > CKPT_IMG_MAX_USOCK ||
-		    !u->ino || u->ino == u->peer || u->type != 1 /* SOCK_STREAM */ ||
-		    u->shutdown & ~__CKPT_USOCK_SHUT_ALL ||
-		    u->sndbuf > (1U << 30))
-			return FAIL(st, EBADMSG, "UNIX socket out of bounds");
-		st->nr_usocks++;
+	case CKPT_SECT_USOCK:
+		ret = check_usock(st, payload, s->len);
+		if (!ret)
+			st->nr_usocks++;
 		break;
-	}
 	case CKPT_SECT_EPOLL: {
 		const struct ckpt_img_epitem *e = payload;
 		__u64 i;

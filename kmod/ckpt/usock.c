@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * UNIX stream socket pairs (Documentation/engine.md): an end of a
- * connected, unnamed AF_UNIX stream socket whose peer is held by the same
+ * UNIX socket pairs (Documentation/engine.md): an end of a connected,
+ * unnamed AF_UNIX stream, datagram or seqpacket socket whose peer is held by the same
  * process (a tree's: by a member) or closed. Its image records the
  * socket, its peer and the bytes queued for it to read (USOCK section);
  * the restart makes the pair again with socketpair() and sends those bytes
- * from the peer. Anything else about a socket is refused by the caller,
- * naming the descriptor: a name bound or connected to, a listening
- * socket, another family or type, a descriptor in flight (SCM_RIGHTS),
- * out-of-band data.
+ * (a datagram or seqpacket socket's messages, one by one) from the peer.
+ * Anything else about a socket is refused by the caller, naming the
+ * descriptor: a name bound or connected to, a listening socket, another
+ * family, a descriptor in flight (SCM_RIGHTS), out-of-band data.
  *
  * The queue is read while the process (and the peer's holder) is frozen,
  * under the queue's lock: a stream skb holds skb->len bytes of which
- * UNIXCB(skb).consumed were read already.
+ * UNIXCB(skb).consumed were read already; a message skb is one message.
  */
 
 #include <linux/file.h>
@@ -50,8 +50,9 @@ int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
 	if (!sk)
 		return -EINVAL;
 	*ino = file_inode(file)->i_ino;
-	if (sk->sk_type != SOCK_STREAM) {
-		*why = "a UNIX datagram or seqpacket socket: not supported yet";
+	if (sk->sk_type != SOCK_STREAM && sk->sk_type != SOCK_DGRAM &&
+	    sk->sk_type != SOCK_SEQPACKET) {
+		*why = "a UNIX socket of a type this engine does not know";
 		return -EOPNOTSUPP;
 	}
 	unix_state_lock(sk);
@@ -62,7 +63,8 @@ int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
 	} else if (unix_sk(sk)->addr) {
 		*why = "a UNIX socket bound to a name: not supported yet";
 		ret = -EOPNOTSUPP;
-	} else if (!peer || sk->sk_state != TCP_ESTABLISHED) {
+	} else if (!peer || (sk->sk_type != SOCK_DGRAM &&
+			     sk->sk_state != TCP_ESTABLISHED)) {
 		*why = "an unconnected UNIX socket: not supported yet";
 		ret = -EOPNOTSUPP;
 	} else if (unix_sk(peer)->addr) {
@@ -76,17 +78,21 @@ int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
 	return ret;
 }
 
-/* The bytes queued on @sk, or -errno; @buf NULL: only counts them. */
+/*
+ * What is queued on @sk (a message socket's: each message's length, its
+ * bytes, padding to 4), or -errno; @buf NULL: only counts it.
+ */
 static int walk_queue(struct sock *sk, u8 *buf, size_t room, size_t *len)
 {
 	struct sk_buff_head *q = &sk->sk_receive_queue;
+	bool stream = sk->sk_type == SOCK_STREAM;
 	struct sk_buff *skb;
 	int ret = 0;
 
 	*len = 0;
 	spin_lock(&q->lock);
 	skb_queue_walk(q, skb) {
-		u32 off = UNIXCB(skb).consumed, n;
+		u32 off = stream ? UNIXCB(skb).consumed : 0, n, head;
 
 		if (UNIXCB(skb).fp) {
 			ret = -EBADF;
@@ -97,16 +103,19 @@ static int walk_queue(struct sock *sk, u8 *buf, size_t room, size_t *len)
 			break;
 		}
 		n = skb->len - off;
+		head = stream ? 0 : sizeof(u32);
 		if (buf) {
-			if (*len + n > room) {
+			if (*len + head + ALIGN(n, stream ? 1 : 4) > room) {
 				ret = -EAGAIN;
 				break;
 			}
-			ret = skb_copy_bits(skb, off, buf + *len, n);
+			if (head)
+				memcpy(buf + *len, &n, head);
+			ret = skb_copy_bits(skb, off, buf + *len + head, n);
 			if (ret)
 				break;
 		}
-		*len += n;
+		*len += head + ALIGN(n, stream ? 1 : 4);
 	}
 	spin_unlock(&q->lock);
 	return ret;
@@ -152,7 +161,7 @@ int ckpt_usock_capture(struct file *file, u64 peer_ino,
 	}
 	u->ino = file_inode(file)->i_ino;
 	u->peer = peer_ino;
-	u->type = SOCK_STREAM;
+	u->type = sk->sk_type;
 	u->shutdown = (sk->sk_shutdown & RCV_SHUTDOWN ? CKPT_USOCK_SHUT_RD : 0) |
 		      (sk->sk_shutdown & SEND_SHUTDOWN ? CKPT_USOCK_SHUT_WR : 0);
 	u->sndbuf = READ_ONCE(sk->sk_sndbuf);

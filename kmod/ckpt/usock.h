@@ -13,7 +13,7 @@ bool ckpt_is_usock(struct file *file);
 /*
  * @file's socket's inode number and its peer's (0, *@peer_file NULL: the
  * peer is closed): -EOPNOTSUPP with @why for a socket that is not an end
- * of a connected, unnamed stream pair. *@peer_file is compared only.
+ * of a connected, unnamed pair. *@peer_file is compared only.
  */
 int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
 		      struct file **peer_file, const char **why);

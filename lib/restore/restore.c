@@ -780,23 +780,34 @@ restore_find_shared(const struct restore_shared *sh, uint32_t nr, __u32 kind,
 	return NULL;
 }
 
-/* @len bytes of @data queued again on @to's peer, sent from @to. */
+/*
+ * What @u had queued, queued again on @to's peer, sent from @to: a
+ * stream's bytes, or each message (checked to fill the data exactly).
+ */
 static int queue_again(int to, const struct ckpt_img_usock *u,
 		       struct ckpt_err *err)
 {
-	size_t off = 0;
+	bool stream = u->type == SOCK_STREAM;
+	size_t off = 0, want;
+	uint32_t msg;
 	ssize_t n;
 
 	while (off < u->len) {
-		n = send(to, u->data + off, u->len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
+		want = u->len - off;
+		if (!stream) {
+			memcpy(&msg, u->data + off, sizeof(msg));
+			off += sizeof(msg);
+			want = msg;
+		}
+		n = send(to, u->data + off, want, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR && stream)
 			continue;
-		if (n <= 0)
+		if (n < 0 || (!stream && (size_t)n != want) || (stream && !n))
 			return ckpt_err_set(err, n < 0 ? errno : EIO,
-					    "cannot queue the %u bytes socket:[%llu] had to read again: %s",
-					    u->len, (unsigned long long)u->ino,
+					    "cannot queue what socket:[%llu] had to read (%u bytes) again: %s",
+					    (unsigned long long)u->ino, u->len,
 					    n < 0 ? strerror(errno) : "short write");
-		off += n;
+		off += stream ? (size_t)n : (want + 3) & ~(size_t)3;
 	}
 	return 0;
 }
@@ -842,7 +853,10 @@ static int make_pair(const struct ckpt_img_usock *a,
 {
 	int sv[2], ret;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	if (b && b->type != a->type)
+		return ckpt_err_set(err, EBADMSG, "socket:[%llu] and its peer are of different types",
+				    (unsigned long long)a->ino);
+	if (socketpair(AF_UNIX, a->type | SOCK_CLOEXEC, 0, sv))
 		return ckpt_err_set(err, errno, "cannot make a socket pair for socket:[%llu]: %s",
 				    (unsigned long long)a->ino, strerror(errno));
 	socket_state(sv[0], a);

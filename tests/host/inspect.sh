@@ -585,9 +585,11 @@ ktap_check "UNIX socket pairs: shown, valid" sh -c "
 udamage usock-self set 4 8 Q 501
 udamage usock-long set 4 28 I 5
 udamage usock-noino set 3 32 Q 0
-ktap_check "a socket its own peer, a queue longer than its section, an entry naming no socket" \
+udamage usock-msg set 6 32 I 13
+ktap_check "a socket its own peer, a queue longer than its section, messages overrunning it, an entry naming no socket" \
 	refuse "$tmp/usock-self" "UNIX socket out of bounds $(uat 4)" &&
 	refuse "$tmp/usock-long" "UNIX socket out of bounds $(uat 4)" &&
+	refuse "$tmp/usock-msg" "UNIX socket messages do not fill its data $(uat 6)" &&
 	refuse "$tmp/usock-noino" "UNIX socket entry without its socket $(uat 3)"
 damage exe-rel bytes 1 2992 78
 ktap_check "an executable path that is not absolute" \

@@ -400,7 +400,8 @@ static void file_objects(void)
 
 /*
  * -U: a UNIX stream socket pair at fds 3 and 4 ("ping" queued for 3, 4
- * shut for writing), fd 5 a dup of 3, fd 6 an end whose peer is closed.
+ * shut for writing), fd 5 a dup of 3, fd 6 a seqpacket end whose peer is
+ * closed, messages "a" and "bcd" queued for it.
  */
 static void unix_sockets(void)
 {
@@ -416,13 +417,15 @@ static void unix_sockets(void)
 	};
 	struct {
 		struct ckpt_img_usock u;
-		char data[8];
+		char data[16];
 	} a = { { .ino = 501, .peer = 502, .type = 1, .sndbuf = 212992,
 		  .len = 4 }, "ping" },
 	  b = { { .ino = 502, .peer = 501, .type = 1,
 		  .shutdown = CKPT_USOCK_SHUT_WR, .sndbuf = 212992 }, "" },
-	  c = { { .ino = 503, .type = 1, .shutdown = 3, .sndbuf = 212992,
-		  .len = 4 }, "last" };
+	  c = { { .ino = 503, .type = 5, .shutdown = 3, .sndbuf = 212992,
+		  .len = 16 },
+		/* 1, "a" padded; 3, "bcd" padded (little-endian lengths) */
+		"\1\0\0\0a\0\0\0\3\0\0\0bcd" };
 
 	section(CKPT_SECT_FILES, files, sizeof(files));
 	section(CKPT_SECT_USOCK, &a, sizeof(a.u) + a.u.len);

@@ -168,15 +168,30 @@ static void pipe_target(void)
 	}
 }
 
+/* Appends " NAME:" and each message queued on @fd, then ":" (non-blocking). */
+static void messages(char *line, size_t size, const char *name, int fd)
+{
+	char buf[64];
+	ssize_t n;
+
+	snprintf(line + strlen(line), size - strlen(line), " %s", name);
+	while ((n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT)) > 0) {
+		buf[n] = '\0';
+		snprintf(line + strlen(line), size - strlen(line), ":%s", buf);
+	}
+}
+
 /*
- * UNIX stream socket pairs: fds 7 and 8 the two ends (7 non-blocking, also
- * at fd 9), "ping" queued for 7 and "pong!" for 8, 8 shut down for
- * writing after; fd 10 an end whose peer is closed, "last" queued for it.
+ * UNIX socket pairs: fds 7 and 8 the two ends of a stream pair (7
+ * non-blocking, also at fd 9), "ping" queued for 7 and "pong!" for 8, 8
+ * shut down for writing after; fd 10 an end whose peer is closed, "last"
+ * queued for it; fd 11 a seqpacket end with messages "a" and "bcd" queued,
+ * fd 12 a datagram end with "xy" and "z" (their peers at 13 and 14).
  */
 static void usock_target(void)
 {
 	char c, buf[64], line[256];
-	int sv[2], tv[2];
+	int sv[2], tv[2], qv[2], dv[2];
 	ssize_t n;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || dup2(sv[0], 7) != 7 ||
@@ -191,6 +206,16 @@ static void usock_target(void)
 		_exit(9);
 	close(tv[0]);
 	close(tv[1]);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, qv) || dup2(qv[0], 11) != 11 ||
+	    dup2(qv[1], 13) != 13 || socketpair(AF_UNIX, SOCK_DGRAM, 0, dv) ||
+	    dup2(dv[0], 12) != 12 || dup2(dv[1], 14) != 14 ||
+	    write(13, "a", 1) != 1 || write(13, "bcd", 3) != 3 ||
+	    write(14, "xy", 2) != 2 || write(14, "z", 1) != 1)
+		_exit(9);
+	close(qv[0]);
+	close(qv[1]);
+	close(dv[0]);
+	close(dv[1]);
 	for (;;) {
 		if (read(0, &c, 1) != 1)
 			_exit(3);
@@ -219,6 +244,8 @@ static void usock_target(void)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 			 " 10:%s eof:%zd nb:%d", buf, read(10, buf, 1),
 			 !!(fcntl(9, F_GETFL) & O_NONBLOCK));
+		messages(line, sizeof(line), "11", 11);
+		messages(line, sizeof(line), "12", 12);
 		target_say("%s", line);
 	}
 }
@@ -461,7 +488,7 @@ TEST_F(fds, a_pipe_within_the_process_keeps_its_bytes)
 	EXPECT_EQ(0, target_end(&t));
 }
 
-TEST_F(fds, a_unix_socket_pair_keeps_its_bytes_and_shutdowns)
+TEST_F(fds, unix_socket_pairs_keep_their_bytes_messages_and_shutdowns)
 {
 	struct target t = {};
 	char buf[256];
@@ -473,7 +500,7 @@ TEST_F(fds, a_unix_socket_pair_keeps_its_bytes_and_shutdowns)
 				  sizeof(self->msg))) TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
 	/* 8 wrote "ping" for 7 and shut its writes: 7 sees the end after. */
-	EXPECT_STREQ("7:ping eof:0 8:pong! 10:last eof:0 nb:1", buf);
+	EXPECT_STREQ("7:ping eof:0 8:pong! 10:last eof:0 nb:1 11:a:bcd 12:xy:z", buf);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));
 }

@@ -323,7 +323,7 @@ enum ckpt_img_file_kind {
 	 */
 	CKPT_FILE_SHMEM,
 	/*
-	 * An end of a connected UNIX stream socket pair (socketpair()): @ino
+	 * An end of a connected UNIX socket pair (socketpair()): @ino
 	 * is its socket's inode number, which its USOCK section names, @dev
 	 * its peer's (0: the peer is closed); pos 0.
 	 */
@@ -444,10 +444,12 @@ struct ckpt_img_pipe {
 };
 
 /*
- * An end of a connected UNIX stream socket pair whose other end is the
- * process's too (a tree's: a member's), or closed: the bytes queued for it
- * to read, which the restart sends again from its peer. Its descriptors
- * are FILES entries of kind CKPT_FILE_UNIX with the same ino.
+ * An end of a connected UNIX socket pair whose other end is the process's
+ * too (a tree's: a member's), or closed: what is queued for it to read,
+ * which the restart sends again from its peer. Its descriptors are FILES
+ * entries of kind CKPT_FILE_UNIX with the same ino. A stream socket's
+ * @data is its bytes; a datagram or seqpacket socket's is its messages,
+ * each a __u32 length and its bytes, padded to 4 bytes.
  */
 #define CKPT_IMG_MAX_USOCK	(4U << 20)	/* bytes queued on one socket */
 
@@ -460,7 +462,7 @@ enum {
 struct ckpt_img_usock {
 	__u64 ino;		/* its socket's inode number */
 	__u64 peer;		/* its peer's; 0: the peer is closed */
-	__u32 type;		/* SOCK_STREAM */
+	__u32 type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
 	__u32 shutdown;		/* CKPT_USOCK_SHUT_* */
 	__u32 sndbuf;		/* SO_SNDBUF as getsockopt() reads it */
 	__u32 len;		/* bytes of data that follow */
