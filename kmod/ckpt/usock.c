@@ -70,9 +70,18 @@ int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
 	} else if (unix_sk(peer)->addr) {
 		*why = "a UNIX socket connected to a name: not supported yet";
 		ret = -EOPNOTSUPP;
-	} else if (peer->sk_socket && peer->sk_socket->file) {
-		*peer_file = peer->sk_socket->file;
-		*peer_ino = file_inode(*peer_file)->i_ino;
+	} else {
+		/*
+		 * The peer's holder may be outside the tree, not frozen, and
+		 * closing it: sock_orphan() clears sk_socket under this lock,
+		 * before the socket or its file go.
+		 */
+		read_lock_bh(&peer->sk_callback_lock);
+		if (peer->sk_socket && peer->sk_socket->file) {
+			*peer_file = peer->sk_socket->file;
+			*peer_ino = SOCK_INODE(peer->sk_socket)->i_ino;
+		}
+		read_unlock_bh(&peer->sk_callback_lock);
 	}
 	unix_state_unlock(sk);
 	return ret;
