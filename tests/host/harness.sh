@@ -3,7 +3,8 @@
 #
 # The VM harness itself: a command's exit status comes back, and a run fails
 # (exit 125, with a verdict naming why) when the guest kernel WARNs, when it
-# panics and when the run times out. Uses the default kernel.
+# panics and when the run times out; a boot that does not reach /init in
+# time is tried again, three boots at most. Uses the default kernel.
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 vm=$CKPT_TOP/vm-tests/vm
@@ -16,7 +17,7 @@ ln -s "$CKPT_TOP"/vm-tests/selftest/warn/* "$work/warn/"
 vm_kernel="$kver"
 . "$CKPT_TOP/vm-tests/lib/runvm.sh"
 
-ktap_plan 9
+ktap_plan 11
 ktap_check "the warning module builds" \
 	make -s -C "/lib/modules/$kver/build" M="$work/warn" modules
 
@@ -45,4 +46,14 @@ rm -rf "$tmpdir"
 
 ktap_check "a run that does not finish in time fails" \
 	run_vm timeout 125 -t 30 -- sleep 600
+
+# A boot limit no kernel can meet: three boots, each cut at the limit.
+stall() {
+	CKPT_VM_BOOT_LIMIT=2 run_vm stall 125 -- true
+}
+ktap_check "a boot that does not reach /init in time fails, after three boots" stall
+ktap_check "... the verdict says so and two retries are logged" \
+	sh -c 'grep -q "did not reach /init in 2s, 3 boot" "$1/verdict" &&
+		[ "$(grep -c "made no way to /init" "$1/retries")" = 2 ] &&
+		[ -d "$1/boot1" ] && [ -d "$1/boot2" ]' - "$work/stall"
 ktap_finish
