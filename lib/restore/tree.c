@@ -295,6 +295,15 @@ static bool held_after(const struct tree_restart *tr, uint32_t i,
 	return false;
 }
 
+/* Records @fd as the tree's one open file of the object (@kind, @dev, @ino). */
+static void add_shared(struct tree_restart *tr, uint32_t kind, uint64_t dev,
+		       uint64_t ino, int fd)
+{
+	tr->shared[tr->nr_shared++] = (struct restore_shared){
+		.kind = kind, .dev = dev, .ino = ino, .fd = { fd, -1 },
+	};
+}
+
 /*
  * The file objects several members hold (memfds, deleted files, shared
  * anonymous memory), made once from the image of the first that holds
@@ -303,7 +312,6 @@ static bool held_after(const struct tree_restart *tr, uint32_t i,
  */
 static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
 {
-	struct restore_shared *sh;
 	uint32_t i, k;
 	int fd;
 
@@ -321,11 +329,7 @@ static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
 					 err);
 			if (fd < 0)
 				return fd;
-			sh = &tr->shared[tr->nr_shared++];
-			*sh = (struct restore_shared){
-				.kind = o->kind, .dev = o->dev, .ino = o->ino,
-				.fd = { fd, -1 },
-			};
+			add_shared(tr, o->kind, o->dev, o->ino, fd);
 		}
 	}
 	return 0;
@@ -338,7 +342,6 @@ static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
  */
 static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 {
-	struct restore_shared *sh;
 	uint32_t i, k;
 	int fd;
 
@@ -358,11 +361,7 @@ static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 			fd = above_stdio(fd, err);
 			if (fd < 0)
 				return fd;
-			sh = &tr->shared[tr->nr_shared++];
-			*sh = (struct restore_shared){
-				.kind = f->kind, .dev = f->dev, .ino = f->ino,
-				.fd = { fd, -1 },
-			};
+			add_shared(tr, f->kind, f->dev, f->ino, fd);
 		}
 	}
 	return 0;

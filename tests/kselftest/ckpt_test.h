@@ -564,4 +564,25 @@ target_say(const char *fmt, ...)
 		_exit(8);
 }
 
+/*
+ * In a target: serves the test's one-letter commands on standard input.
+ * 'p' runs @probe, which reports with target_say(); 's' answers "set";
+ * 'q' exits 0, a closed standard input 3. Anything else is ignored.
+ */
+static inline void __attribute__((noreturn)) target_serve(void (*probe)(void))
+{
+	char c;
+
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		if (c == 's')
+			target_say("set");
+		else if (c == 'p')
+			probe();
+	}
+}
+
 #endif /* _CKPT_TEST_H */

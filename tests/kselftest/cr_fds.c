@@ -123,11 +123,31 @@ static void stale_epoll_target(void)
  * fd 9; fd 8 its write end. fd 10: read end of a pipe holding "bye" whose
  * write end is closed (EOF after the bytes).
  */
+static void pipe_probe(void)
+{
+	char buf[64], line[256];
+	ssize_t n;
+
+	n = read(7, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	snprintf(line, sizeof(line), "7:%s", buf);
+	n = read(7, buf, 1);
+	snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		 " again:%zd/%d", n, n < 0 && errno == EAGAIN);
+	if (write(8, "x", 1) != 1 || read(9, buf, 1) != 1)
+		_exit(10);
+	snprintf(line + strlen(line), sizeof(line) - strlen(line), " 9:%c", buf[0]);
+	n = read(10, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	snprintf(line + strlen(line), sizeof(line) - strlen(line), " 10:%s", buf);
+	n = read(10, buf, 1);
+	snprintf(line + strlen(line), sizeof(line) - strlen(line), " eof:%zd", n);
+	target_say("%s", line);
+}
+
 static void pipe_target(void)
 {
-	char c, buf[64], line[256];
 	int p[2], q[2];
-	ssize_t n;
 
 	if (pipe2(p, O_NONBLOCK) || dup2(p[0], 7) != 7 || dup2(p[1], 8) != 8 ||
 	    dup2(7, 9) != 9 || pipe(q) || dup2(q[0], 10) != 10)
@@ -139,33 +159,7 @@ static void pipe_target(void)
 		_exit(9);
 	close(q[0]);
 	close(q[1]);
-	for (;;) {
-		if (read(0, &c, 1) != 1)
-			_exit(3);
-		if (c == 'q')
-			_exit(0);
-		if (c == 's') {
-			target_say("set");
-			continue;
-		}
-		if (c != 'p')
-			continue;
-		n = read(7, buf, sizeof(buf) - 1);
-		buf[n > 0 ? n : 0] = '\0';
-		snprintf(line, sizeof(line), "7:%s", buf);
-		n = read(7, buf, 1);
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 " again:%zd/%d", n, n < 0 && errno == EAGAIN);
-		if (write(8, "x", 1) != 1 || read(9, buf, 1) != 1)
-			_exit(10);
-		snprintf(line + strlen(line), sizeof(line) - strlen(line), " 9:%c", buf[0]);
-		n = read(10, buf, sizeof(buf) - 1);
-		buf[n > 0 ? n : 0] = '\0';
-		snprintf(line + strlen(line), sizeof(line) - strlen(line), " 10:%s", buf);
-		n = read(10, buf, 1);
-		snprintf(line + strlen(line), sizeof(line) - strlen(line), " eof:%zd", n);
-		target_say("%s", line);
-	}
+	target_serve(pipe_probe);
 }
 
 /* Appends " NAME:" and each message queued on @fd, then ":" (non-blocking). */
@@ -188,11 +182,36 @@ static void messages(char *line, size_t size, const char *name, int fd)
  * queued for it; fd 11 a seqpacket end with messages "a" and "bcd" queued,
  * fd 12 a datagram end with "xy" and "z" (their peers at 13 and 14).
  */
+static void usock_probe(void)
+{
+	char buf[64], line[256];
+	ssize_t n;
+
+	n = read(9, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	snprintf(line, sizeof(line), "7:%s", buf);
+	n = read(7, buf, 1);
+	snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		 " eof:%zd", n);
+	n = read(8, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		 " 8:%s", buf);
+	if (write(7, "more", 4) != 4 || read(8, buf, 4) != 4)
+		_exit(10);
+	n = read(10, buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		 " 10:%s eof:%zd nb:%d", buf, read(10, buf, 1),
+		 !!(fcntl(9, F_GETFL) & O_NONBLOCK));
+	messages(line, sizeof(line), "11", 11);
+	messages(line, sizeof(line), "12", 12);
+	target_say("%s", line);
+}
+
 static void usock_target(void)
 {
-	char c, buf[64], line[256];
 	int sv[2], tv[2], qv[2], dv[2];
-	ssize_t n;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || dup2(sv[0], 7) != 7 ||
 	    dup2(sv[1], 8) != 8 || dup2(7, 9) != 9 ||
@@ -216,38 +235,7 @@ static void usock_target(void)
 	close(qv[1]);
 	close(dv[0]);
 	close(dv[1]);
-	for (;;) {
-		if (read(0, &c, 1) != 1)
-			_exit(3);
-		if (c == 'q')
-			_exit(0);
-		if (c == 's') {
-			target_say("set");
-			continue;
-		}
-		if (c != 'p')
-			continue;
-		n = read(9, buf, sizeof(buf) - 1);
-		buf[n > 0 ? n : 0] = '\0';
-		snprintf(line, sizeof(line), "7:%s", buf);
-		n = read(7, buf, 1);
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 " eof:%zd", n);
-		n = read(8, buf, sizeof(buf) - 1);
-		buf[n > 0 ? n : 0] = '\0';
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 " 8:%s", buf);
-		if (write(7, "more", 4) != 4 || read(8, buf, 4) != 4)
-			_exit(10);
-		n = read(10, buf, sizeof(buf) - 1);
-		buf[n > 0 ? n : 0] = '\0';
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 " 10:%s eof:%zd nb:%d", buf, read(10, buf, 1),
-			 !!(fcntl(9, F_GETFL) & O_NONBLOCK));
-		messages(line, sizeof(line), "11", 11);
-		messages(line, sizeof(line), "12", 12);
-		target_say("%s", line);
-	}
+	target_serve(usock_probe);
 }
 
 /* A socket pair whose other end a forked child holds. */
