@@ -53,7 +53,7 @@ stall() {
 }
 ktap_check "a boot that does not reach /init in time fails, after three boots" stall
 ktap_check "... the verdict says so and two retries are logged" \
-	sh -c 'grep -q "did not reach /init in 2s, 3 boot" "$1/verdict" &&
+	sh -c 'grep -q "made no way to /init in 2s, 3 boot" "$1/verdict" &&
 		[ "$(grep -c "made no way to /init" "$1/retries")" = 2 ] &&
 		[ -d "$1/boot1" ] && [ -d "$1/boot2" ]' - "$work/stall"
 ktap_finish
