@@ -295,6 +295,9 @@ static int write_files(struct ckpt_writer *w, struct ckpt_fds *scan)
 	for (i = 0; !ret && i < scan->nr_usocks; i++)
 		ret = ckpt_write_sect(w, CKPT_SECT_USOCK, scan->usocks[i],
 				      scan->usock_len[i], NULL, 0);
+	for (i = 0; !ret && i < scan->nr_ulistens; i++)
+		ret = ckpt_write_sect(w, CKPT_SECT_ULISTEN, &scan->ulistens[i],
+				      sizeof(scan->ulistens[i]), NULL, 0);
 	if (!ret && scan->nr_timerfds)
 		ret = ckpt_write_sect(w, CKPT_SECT_TIMERFD, scan->timerfds,
 				      scan->nr_timerfds * sizeof(*scan->timerfds),

@@ -346,6 +346,30 @@ static u32 descriptors_of(const struct ckpt_fds *scan, const struct file *file)
 	return n;
 }
 
+/* A listening UNIX socket at its first entry @i: its ULISTEN section. */
+static int capture_listener(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
+{
+	struct ckpt_img_file *f = &scan->files[i];
+	const char *msg = NULL;
+	int ret;
+
+	if (!scan->ulistens) {
+		scan->ulistens = kvcalloc(CKPT_IMG_MAX_FILES,
+					  sizeof(*scan->ulistens), GFP_KERNEL);
+		if (!scan->ulistens)
+			return -ENOMEM;
+	}
+	ret = ckpt_usock_listener(scan->refs[i],
+				  &scan->ulistens[scan->nr_ulistens], &msg);
+	if (ret) {
+		ckpt_whyf(why, "fd %u (%s) is %s", f->fd, f->path,
+			  msg ?: "a listening socket this engine cannot restore");
+		return ret;
+	}
+	scan->nr_ulistens++;
+	return 0;
+}
+
 /*
  * An end of a UNIX socket pair, at its first entry @i (a dup()ed
  * descriptor is a SHARED entry): its peer must be this process's too, or
@@ -376,6 +400,8 @@ static int capture_usock(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 			  f->fd, f->path);
 		return -EOPNOTSUPP;
 	}
+	if (ckpt_usock_listening(file))
+		return capture_listener(scan, i, why);
 	ret = ckpt_usock_capture(file, peer_ino, &scan->usocks[scan->nr_usocks],
 				 &scan->usock_len[scan->nr_usocks], &msg);
 	if (ret) {
@@ -590,6 +616,7 @@ void ckpt_fds_free(struct ckpt_fds *scan)
 		kvfree(scan->usocks[i]);
 	kvfree(scan->usocks);
 	kvfree(scan->usock_len);
+	kvfree(scan->ulistens);
 	kvfree(scan->timerfds);
 	ckpt_fileobjs_free(&scan->objs);
 }

@@ -37,6 +37,8 @@ struct ckpt_fds {
 	struct ckpt_img_usock **usocks;	/* CKPT_IMG_MAX_FILES: USOCK sections */
 	size_t *usock_len;
 	u32 nr_usocks;
+	struct ckpt_img_ulisten *ulistens; /* CKPT_IMG_MAX_FILES, at the first */
+	u32 nr_ulistens;
 	u32 nr;
 	struct files_struct *files_table;
 	unsigned int bad_fd;

@@ -34,6 +34,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_EPOLL]	= "EPOLL",
 	[CKPT_SECT_PIPE]	= "PIPE",
 	[CKPT_SECT_USOCK]	= "USOCK",
+	[CKPT_SECT_ULISTEN]	= "ULISTEN",
 	[CKPT_SECT_TIMERFD]	= "TIMERFD",
 	[CKPT_SECT_FILEOBJ]	= "FILEOBJ",
 	[CKPT_SECT_FILEDATA]	= "FILEDATA",
@@ -110,6 +111,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return sizeof(struct ckpt_img_pipe) + CKPT_IMG_MAX_PIPE;
 	case CKPT_SECT_USOCK:
 		return sizeof(struct ckpt_img_usock) + CKPT_IMG_MAX_USOCK;
+	case CKPT_SECT_ULISTEN:
+		return sizeof(struct ckpt_img_ulisten);
 	case CKPT_SECT_TIMERFD:
 		return (__u64)CKPT_IMG_MAX_FILES * sizeof(struct ckpt_img_timerfd);
 	case CKPT_SECT_FILEOBJ:
@@ -170,6 +173,9 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		if (s->type == CKPT_SECT_PIPE && st->nr_pipes < CKPT_IMG_MAX_FILES)
 			break;
 		if (s->type == CKPT_SECT_USOCK && st->nr_usocks < CKPT_IMG_MAX_FILES)
+			break;
+		if (s->type == CKPT_SECT_ULISTEN &&
+		    st->nr_ulistens < CKPT_IMG_MAX_FILES)
 			break;
 		if (s->type == CKPT_SECT_TIMERFD && !st->timerfd_seen)
 			break;
@@ -698,6 +704,31 @@ static int check_usock(struct ckpt_img_state *st,
 	return 0;
 }
 
+/*
+ * A listening socket: its name a NUL-terminated absolute path filling
+ * addr_len exactly, or an abstract one (no owner); nothing after it.
+ */
+static int check_ulisten(struct ckpt_img_state *st,
+			 const struct ckpt_img_ulisten *l)
+{
+	__u32 i, n = l->addr_len;
+	int path = n && l->addr[0];
+
+	if (!l->ino || (l->type != 1 && l->type != 5) ||
+	    l->backlog > (1U << 20) || l->mode & ~07777U || l->pad ||
+	    n < 2 || n > CKPT_USOCK_ADDR_MAX)
+		return FAIL(st, EBADMSG, "listening UNIX socket out of bounds");
+	for (i = n; i < CKPT_USOCK_ADDR_MAX; i++)
+		if (l->addr[i])
+			return FAIL(st, EBADMSG, "bytes after a listening UNIX socket's name");
+	if (path && (l->addr[0] != '/' || l->addr[n - 1] ||
+		     strnlen((const char *)l->addr, n) != n - 1))
+		return FAIL(st, EBADMSG, "a listening UNIX socket's path is not an absolute, NUL-terminated path");
+	if (!path && (l->mode || l->uid || l->gid))
+		return FAIL(st, EBADMSG, "an abstract UNIX socket name with an owner");
+	return 0;
+}
+
 /* FILEDATA is complete for every object before @upto. */
 static int filedata_upto(struct ckpt_img_state *st, __u32 upto)
 {
@@ -890,6 +921,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = check_usock(st, payload, s->len);
 		if (!ret)
 			st->nr_usocks++;
+		break;
+	case CKPT_SECT_ULISTEN:
+		ret = check_ulisten(st, payload);
+		if (!ret)
+			st->nr_ulistens++;
 		break;
 	case CKPT_SECT_EPOLL: {
 		const struct ckpt_img_epitem *e = payload;

@@ -71,6 +71,9 @@ void ckpt_image_free(struct ckpt_image *img)
 	while (img->nr_usocks)
 		free(img->usocks[--img->nr_usocks]);
 	free(img->usocks);
+	free(img->ulistens);
+	img->ulistens = NULL;
+	img->nr_ulistens = 0;
 	free(img->vmas);
 	free(img->vma_pages);
 	free(img->buf);
@@ -302,6 +305,16 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 	case CKPT_SECT_USOCK:
 		return keep_copy(img, (void ***)&img->usocks, &img->nr_usocks,
 				 payload, s->len);
+	case CKPT_SECT_ULISTEN: {
+		struct ckpt_img_ulisten *l;
+
+		l = realloc(img->ulistens, (img->nr_ulistens + 1) * sizeof(*l));
+		if (!l)
+			return fail(img, -ENOMEM, "out of memory");
+		img->ulistens = l;
+		memcpy(&l[img->nr_ulistens++], payload, sizeof(*l));
+		break;
+	}
 	case CKPT_SECT_FILEOBJ:
 		img->nr_fileobjs = s->len / sizeof(*img->fileobjs);
 		img->fileobjs = malloc(s->len);

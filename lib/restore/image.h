@@ -94,6 +94,8 @@ struct ckpt_image {
 	__u32 nr_pipes;
 	struct ckpt_img_usock **usocks;		/* [nr_usocks], each malloc'ed */
 	__u32 nr_usocks;
+	struct ckpt_img_ulisten *ulistens;	/* [nr_ulistens] */
+	__u32 nr_ulistens;
 	struct ckpt_img_fileobj *fileobjs;	/* [nr_fileobjs] */
 	__u32 nr_fileobjs;
 	struct ckpt_image_chunk *chunks;	/* [nr_chunks]: FILEDATA sections */

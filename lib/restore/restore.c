@@ -39,6 +39,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -912,20 +913,32 @@ int restore_make_usocks(struct ckpt_image *const *imgs, uint32_t n,
 	return 0;
 }
 
-/* A single process's socket pairs, in its own table. */
+/* A single process's socket pairs and listening sockets, in its own table. */
 static void make_own_usocks(struct restore *r, int above)
 {
 	struct ckpt_image *img = &r->img;
 	struct ckpt_err err;
 	uint32_t i;
 
-	if (img->has_tree || !img->nr_usocks)
+	int fd;
+
+	if (img->has_tree || (!img->nr_usocks && !img->nr_ulistens))
 		return;
-	r->shared = calloc(2 * img->nr_usocks, sizeof(*r->shared));
+	r->shared = calloc(2 * img->nr_usocks + img->nr_ulistens,
+			   sizeof(*r->shared));
 	if (!r->shared)
 		child_fail(r, "out of memory");
 	if (restore_make_usocks(&img, 1, r->shared, &r->nr_shared, &err))
 		child_fail(r, "%s", err.msg);
+	for (i = 0; i < img->nr_ulistens; i++) {
+		fd = restore_make_listener(r, &img->ulistens[i], &err);
+		if (fd < 0)
+			child_fail(r, "%s", err.msg);
+		r->shared[r->nr_shared++] = (struct restore_shared){
+			.kind = CKPT_FILE_UNIX, .ino = img->ulistens[i].ino,
+			.fd = { fd, -1 },
+		};
+	}
 	for (i = 0; i < r->nr_shared; i++)
 		r->shared[i].fd[0] = move_fd(r, r->shared[i].fd[0], above);
 }
@@ -1079,11 +1092,12 @@ fail:
 static int set_fs_ids(struct restore *r);
 
 /*
- * In the helper: the open file, or why not ("ERRNO MESSAGE"), to the
+ * In the helper, with the image's groups and file-system ids: what @make
+ * made of @arg, an open file, or why not ("ERRNO MESSAGE"), to the
  * restarter.
  */
 static void __attribute__((noreturn))
-send_open(struct restore *r, const struct ckpt_img_file *f, int sock)
+send_made(struct restore *r, restore_make_fn make, const void *arg, int sock)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
 	char why[sizeof(((struct ckpt_err *)0)->msg) + 16];
@@ -1098,7 +1112,7 @@ send_open(struct restore *r, const struct ckpt_img_file *f, int sock)
 		fd = ckpt_err_set(&err, -ret, "cannot take the image's groups and file-system ids: %s",
 				  strerror(-ret));
 	else
-		fd = open_path(r, f, &err);
+		fd = make(r, arg, &err);
 	if (fd < 0) {
 		snprintf(why, sizeof(why), "%d %s", -fd, err.msg);
 		iov = (struct iovec){ why, strlen(why) + 1 };
@@ -1115,8 +1129,8 @@ send_open(struct restore *r, const struct ckpt_img_file *f, int sock)
 	_exit(sendmsg(sock, &mh, 0) < 0);
 }
 
-int restore_open_shared(struct restore *r, const struct ckpt_img_file *f,
-			struct ckpt_err *err)
+int restore_as_member(struct restore *r, restore_make_fn make, const void *arg,
+		      const char *what, struct ckpt_err *err)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))], msg[sizeof(err->msg) + 16] = "";
 	struct iovec iov = { msg, sizeof(msg) - 1 };
@@ -1134,7 +1148,7 @@ int restore_open_shared(struct restore *r, const struct ckpt_img_file *f,
 	pid = fork();
 	if (!pid) {
 		close(sv[0]);
-		send_open(r, f, sv[1]);
+		send_made(r, make, arg, sv[1]);
 	}
 	close(sv[1]);
 	if (pid < 0) {
@@ -1156,8 +1170,96 @@ int restore_open_shared(struct restore *r, const struct ckpt_img_file *f,
 	if (n > 0 && strchr(msg, ' '))
 		return ckpt_err_set(err, atoi(msg) > 0 ? atoi(msg) : EIO, "%s",
 				    strchr(msg, ' ') + 1);
-	return ckpt_err_set(err, EIO, "cannot open %s (fd %u): the helper said nothing",
-			    f->path, f->fd);
+	return ckpt_err_set(err, EIO, "cannot make %s: the helper said nothing",
+			    what);
+}
+
+static int open_file(struct restore *r, const void *f, struct ckpt_err *err)
+{
+	return open_path(r, f, err);
+}
+
+int restore_open_shared(struct restore *r, const struct ckpt_img_file *f,
+			struct ckpt_err *err)
+{
+	return restore_as_member(r, open_file, f, f->path, err);
+}
+
+/* @l's name for messages: its path, or @ and an abstract name's bytes. */
+static void listener_name(const struct ckpt_img_ulisten *l, char *buf,
+			  size_t size)
+{
+	size_t i, o = 0;
+
+	if (l->addr[0]) {
+		snprintf(buf, size, "%s", (const char *)l->addr);
+		return;
+	}
+	buf[o++] = '@';
+	for (i = 1; i < l->addr_len && i < CKPT_USOCK_ADDR_MAX && o + 1 < size; i++)
+		buf[o++] = l->addr[i] >= 0x20 && l->addr[i] < 0x7f ? l->addr[i] : '?';
+	buf[o] = 0;
+}
+
+/*
+ * @l's listening socket again, made in the member's helper (its
+ * file-system ids): a socket file left at its path (by the process that
+ * had it, or an earlier restart) is unlinked, the socket bound to the same
+ * name, the file given its mode again, and listening.
+ */
+static int make_listener(struct restore *r, const void *arg,
+			 struct ckpt_err *err)
+{
+	const struct ckpt_img_ulisten *l = arg;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len = offsetof(struct sockaddr_un, sun_path) + l->addr_len;
+	const char *path = l->addr[0] ? (const char *)l->addr : NULL;
+	char name[CKPT_USOCK_ADDR_MAX + 2];
+	struct stat st;
+	int fd, ret;
+
+	(void)r;
+	listener_name(l, name, sizeof(name));
+	memcpy(sa.sun_path, l->addr, l->addr_len);
+	fd = socket(AF_UNIX, l->type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return ckpt_err_set(err, errno, "cannot make listening socket:[%llu]: %s",
+				    (unsigned long long)l->ino, strerror(errno));
+	if (path && !lstat(path, &st) && S_ISSOCK(st.st_mode) &&
+	    unlink(path) && errno != ENOENT) {
+		ret = ckpt_err_set(err, errno, "cannot remove the socket file left at %s: %s",
+				   path, strerror(errno));
+		goto fail;
+	}
+	if (bind(fd, (struct sockaddr *)&sa, len)) {
+		ret = ckpt_err_set(err, errno, "cannot bind listening socket:[%llu] to %s again: %s%s",
+				   (unsigned long long)l->ino, name, strerror(errno),
+				   errno == EADDRINUSE ? " (another socket, or another file, has that name now)" : "");
+		goto fail;
+	}
+	if (path && chmod(path, l->mode)) {
+		ret = ckpt_err_set(err, errno, "cannot give %s its mode %04o: %s",
+				   path, l->mode, strerror(errno));
+		goto fail;
+	}
+	if (listen(fd, l->backlog)) {
+		ret = ckpt_err_set(err, errno, "cannot listen on %s again: %s",
+				   name, strerror(errno));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return ret;
+}
+
+int restore_make_listener(struct restore *r, const struct ckpt_img_ulisten *l,
+			  struct ckpt_err *err)
+{
+	char name[CKPT_USOCK_ADDR_MAX + 2];
+
+	listener_name(l, name, sizeof(name));
+	return restore_as_member(r, make_listener, l, name, err);
 }
 
 /* A tree's descriptor the restarter made for all members (tree.c). */

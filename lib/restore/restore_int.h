@@ -84,6 +84,24 @@ int restore_make_pipe(const struct ckpt_img_pipe *pd, int above, int p[2]);
 int restore_make_object(struct restore *r, uint32_t obj, struct ckpt_err *err);
 
 /*
+ * What @make makes of @arg (an open file: its descriptor, or -errno with
+ * @err), made in a helper process that has taken @r's image's groups and
+ * file-system ids, so files are opened and names bound as the process
+ * would; @what names it in a message when the helper dies silent.
+ */
+typedef int (*restore_make_fn)(struct restore *r, const void *arg,
+			       struct ckpt_err *err);
+int restore_as_member(struct restore *r, restore_make_fn make, const void *arg,
+		      const char *what, struct ckpt_err *err);
+
+/*
+ * @l's listening UNIX socket again, as @r's process (restore_as_member()):
+ * bound to its name and listening. Its descriptor, or -errno with @err.
+ */
+int restore_make_listener(struct restore *r, const struct ckpt_img_ulisten *l,
+			  struct ckpt_err *err);
+
+/*
  * The regular file or directory @f of @r's image, opened as the image's
  * user opens it (its groups and file-system ids, in a helper process) at
  * its position: its descriptor, close-on-exec, or -errno with @err.

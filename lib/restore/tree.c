@@ -367,7 +367,10 @@ static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 	return 0;
 }
 
-/* The socket pairs between (and within) members, made once for all. */
+/*
+ * The socket pairs between (and within) members and their listening
+ * sockets, made once for all.
+ */
 static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 {
 	struct ckpt_image **imgs = calloc(tr->t.nr, sizeof(*imgs));
@@ -381,6 +384,24 @@ static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 	ret = restore_make_usocks(imgs, tr->t.nr, tr->shared, &tr->nr_shared,
 				  err);
 	free(imgs);
+	/* A listening socket, by the first member that holds it. */
+	for (i = 0; !ret && i < tr->t.nr; i++) {
+		const struct ckpt_image *img = &tr->r[i].img;
+		uint32_t k;
+		int fd;
+
+		for (k = 0; !ret && k < img->nr_ulistens; k++) {
+			if (is_shared(tr, CKPT_FILE_UNIX, 0, img->ulistens[k].ino))
+				continue;
+			fd = restore_make_listener(&tr->r[i], &img->ulistens[k],
+						   err);
+			if (fd < 0)
+				ret = fd;
+			else
+				add_shared(tr, CKPT_FILE_UNIX, 0,
+					   img->ulistens[k].ino, fd);
+		}
+	}
 	for (i = from; !ret && i < tr->nr_shared; i++) {
 		tr->shared[i].fd[0] = above_stdio(tr->shared[i].fd[0], err);
 		if (tr->shared[i].fd[0] < 0)

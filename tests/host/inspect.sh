@@ -19,7 +19,7 @@ cat > "$tmp/img.py" <<'EOF'
 import struct, sys
 names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
          7: "FILES", 8: "FS", 9: "SIGNALS", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
-         16: "TIMERS", 17: "CREDS", 20: "USOCK"}
+         16: "TIMERS", 17: "CREDS", 20: "USOCK", 21: "ULISTEN"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -194,7 +194,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((93 + nsect))
+ktap_plan $((94 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -574,7 +574,7 @@ ktap_check "a root directory not absolute, or not terminated" \
 fdamage fs-reserved set 3 32 Q 1
 ktap_check "a reserved FS field set" \
 	refuse "$tmp/fs-reserved" "reserved FS field set $(fat 3)"
-# UNIX socket pairs (mkimage -U): section 3 FILES, 4-6 USOCK.
+# UNIX socket pairs (mkimage -U): section 3 FILES, 4-6 USOCK, 7 ULISTEN.
 "$mkimage" -U -P > "$tmp/usock.img"
 udamage() { damage_of "$tmp/usock.img" "$@"; }
 uat() { at_of "$tmp/usock.img" "$1"; }
@@ -591,6 +591,15 @@ ktap_check "a socket its own peer, a queue longer than its section, messages ove
 	refuse "$tmp/usock-long" "UNIX socket out of bounds $(uat 4)" &&
 	refuse "$tmp/usock-msg" "UNIX socket messages do not fill its data $(uat 6)" &&
 	refuse "$tmp/usock-noino" "UNIX socket entry without its socket $(uat 3)"
+udamage ulisten-rel set 7 32 B 0x74
+udamage ulisten-after set 7 60 B 0x41
+udamage ulisten-abs-owner set 7 32 B 0
+udamage ulisten-type set 7 8 I 2
+ktap_check "a listening socket: a relative path, bytes after its name, an abstract name with an owner, a datagram type" \
+	refuse "$tmp/ulisten-rel" "a listening UNIX socket's path is not an absolute, NUL-terminated path $(uat 7)" &&
+	refuse "$tmp/ulisten-after" "bytes after a listening UNIX socket's name $(uat 7)" &&
+	refuse "$tmp/ulisten-abs-owner" "an abstract UNIX socket name with an owner $(uat 7)" &&
+	refuse "$tmp/ulisten-type" "listening UNIX socket out of bounds $(uat 7)"
 damage exe-rel bytes 1 2992 78
 ktap_check "an executable path that is not absolute" \
 	refuse "$tmp/exe-rel" "executable path not absolute $(at 1)"

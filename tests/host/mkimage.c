@@ -401,11 +401,12 @@ static void file_objects(void)
 /*
  * -U: a UNIX stream socket pair at fds 3 and 4 ("ping" queued for 3, 4
  * shut for writing), fd 5 a dup of 3, fd 6 a seqpacket end whose peer is
- * closed, messages "a" and "bcd" queued for it.
+ * closed, messages "a" and "bcd" queued for it; fd 7 a stream socket
+ * listening on /tmp/ckpt.sock (backlog 16, mode 0755, owner 1000:1000).
  */
 static void unix_sockets(void)
 {
-	static struct ckpt_img_file files[4] = {
+	static struct ckpt_img_file files[5] = {
 		{ .fd = 3, .open_flags = 2 | 04000, .kind = CKPT_FILE_UNIX,
 		  .ino = 501, .dev = 502, .path = "socket:[501]" },
 		{ .fd = 4, .open_flags = 2, .kind = CKPT_FILE_UNIX,
@@ -414,6 +415,13 @@ static void unix_sockets(void)
 		  .ino = 3, .path = "socket:[501]" },
 		{ .fd = 6, .open_flags = 2, .kind = CKPT_FILE_UNIX,
 		  .ino = 503, .path = "socket:[503]" },
+		{ .fd = 7, .open_flags = 2, .kind = CKPT_FILE_UNIX,
+		  .ino = 504, .path = "socket:[504]" },
+	};
+	static struct ckpt_img_ulisten l = {
+		.ino = 504, .type = 1, .backlog = 16, .mode = 0755,
+		.uid = 1000, .gid = 1000, .addr_len = 15,
+		.addr = "/tmp/ckpt.sock",
 	};
 	struct {
 		struct ckpt_img_usock u;
@@ -431,6 +439,7 @@ static void unix_sockets(void)
 	section(CKPT_SECT_USOCK, &a, sizeof(a.u) + a.u.len);
 	section(CKPT_SECT_USOCK, &b, sizeof(b.u) + b.u.len);
 	section(CKPT_SECT_USOCK, &c, sizeof(c.u) + c.u.len);
+	section(CKPT_SECT_ULISTEN, &l, sizeof(l));
 }
 
 int main(int argc, char **argv)

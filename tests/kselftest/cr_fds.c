@@ -10,11 +10,14 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <stddef.h>
 
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -236,6 +239,111 @@ static void usock_target(void)
 	close(dv[0]);
 	close(dv[1]);
 	target_serve(usock_probe);
+}
+
+/* The path the listening socket of listen_target() is bound to. */
+static void listen_path(char *buf, size_t size)
+{
+	snprintf(buf, size, "/tmp/cr_fds.%d.sock", getpid());
+}
+
+/* A connection to @sa on @lfd, accepted, with @msg sent across it. */
+static int connect_accept(int type, int lfd, const struct sockaddr_un *sa,
+			  socklen_t len, const char *msg, char *got)
+{
+	int c = socket(AF_UNIX, type, 0), a;
+	ssize_t n;
+
+	if (c < 0 || connect(c, (const struct sockaddr *)sa, len))
+		return -1;
+	a = accept(lfd, NULL, NULL);
+	if (a < 0 || write(c, msg, strlen(msg)) != (ssize_t)strlen(msg))
+		return -1;
+	n = read(a, got, 15);
+	got[n > 0 ? n : 0] = '\0';
+	close(a);
+	close(c);
+	return 0;
+}
+
+/*
+ * Listening UNIX sockets: fd 7 a stream socket listening on
+ * /tmp/cr_fds.PID.sock (mode 0640), fd 8 a seqpacket socket on the
+ * abstract name "cr_fds.PID"; fds 9 and 10 a connection accepted on 7
+ * (9 the client), "hello" queued for 10 and "world" for 9.
+ */
+static void listen_probe(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX }, ab = sa, got = sa;
+	socklen_t len = sizeof(got), ablen;
+	char a[16] = "", b[16] = "", line[256], c1[16], c2[16];
+	struct stat st;
+	ssize_t n;
+
+	listen_path(sa.sun_path, sizeof(sa.sun_path));
+	ablen = offsetof(struct sockaddr_un, sun_path) + 1 +
+		snprintf(ab.sun_path + 1, sizeof(ab.sun_path) - 1, "cr_fds.%d", getpid());
+	n = read(10, a, sizeof(a) - 1);
+	a[n > 0 ? n : 0] = '\0';
+	n = read(9, b, sizeof(b) - 1);
+	b[n > 0 ? n : 0] = '\0';
+	if (getsockname(7, (struct sockaddr *)&got, &len) ||
+	    strcmp(got.sun_path, sa.sun_path) || stat(sa.sun_path, &st) ||
+	    connect_accept(SOCK_STREAM, 7, &sa, sizeof(sa), "x", c1) ||
+	    connect_accept(SOCK_SEQPACKET, 8, &ab, ablen, "y", c2))
+		_exit(10);
+	snprintf(line, sizeof(line), "10:%s 9:%s mode:%o new:%s abstract:%s",
+		 a, b, st.st_mode & 07777, c1, c2);
+	target_say("%s", line);
+}
+
+static void listen_target(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX }, ab = sa;
+	socklen_t ablen;
+	int l, q, c, a;
+
+	listen_path(sa.sun_path, sizeof(sa.sun_path));
+	unlink(sa.sun_path);
+	ablen = offsetof(struct sockaddr_un, sun_path) + 1 +
+		snprintf(ab.sun_path + 1, sizeof(ab.sun_path) - 1, "cr_fds.%d", getpid());
+	l = socket(AF_UNIX, SOCK_STREAM, 0);
+	q = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	c = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (l < 0 || q < 0 || c < 0 ||
+	    bind(l, (struct sockaddr *)&sa, sizeof(sa)) || chmod(sa.sun_path, 0640) ||
+	    listen(l, 4) || bind(q, (struct sockaddr *)&ab, ablen) || listen(q, 2) ||
+	    connect(c, (struct sockaddr *)&sa, sizeof(sa)))
+		_exit(9);
+	a = accept(l, NULL, NULL);
+	if (a < 0 || dup2(l, 7) != 7 || dup2(q, 8) != 8 || dup2(c, 9) != 9 ||
+	    dup2(a, 10) != 10 || write(9, "hello", 5) != 5 ||
+	    write(10, "world", 5) != 5)
+		_exit(9);
+	close(l);
+	close(q);
+	close(c);
+	close(a);
+	target_serve(listen_probe);
+}
+
+/* A connection waits on the listening socket at fd 7 (its client at 8). */
+static void waiting_target(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int l = socket(AF_UNIX, SOCK_STREAM, 0), c = socket(AF_UNIX, SOCK_STREAM, 0);
+	char ch;
+
+	snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "cr_fds.w.%d", getpid());
+	if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(l, 1) || connect(c, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    dup2(l, 7) != 7 || dup2(c, 8) != 8)
+		_exit(9);
+	close(l);
+	close(c);
+	while (read(0, &ch, 1) == 1 && ch != 'q')
+		target_say("set");
+	_exit(0);
 }
 
 /* A socket pair whose other end a forked child holds. */
@@ -491,6 +599,50 @@ TEST_F(fds, unix_socket_pairs_keep_their_bytes_messages_and_shutdowns)
 	EXPECT_STREQ("7:ping eof:0 8:pong! 10:last eof:0 nb:1 11:a:bcd 12:xy:z", buf);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));
+}
+
+TEST_F(fds, listening_unix_sockets_listen_again_by_name)
+{
+	struct target t = {};
+	char buf[256], path[64];
+	pid_t pid;
+	int cycle;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, listen_target));
+	pid = t.pid;
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	snprintf(path, sizeof(path), "/tmp/cr_fds.%d.sock", pid);
+	/* Twice: the second restart finds the first's socket file. */
+	for (cycle = 0; cycle < 2; cycle++) {
+		ASSERT_EQ(0, target_cycle(&t, pid, self->image, self->msg,
+					  sizeof(self->msg)))
+			TH_LOG("cycle %d: %s", cycle, self->msg);
+		ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	}
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("10:hello 9:world mode:640 new:x abstract:y", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+	unlink(path);
+}
+
+TEST_F(fds, a_connection_not_accepted_yet_is_refused)
+{
+	struct target t = {};
+	char buf[16];
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, waiting_target));
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	EXPECT_EQ(-EBUSY, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+					     sizeof(self->msg), NULL));
+	EXPECT_NE(NULL, strstr(self->msg, "fd 7 (socket:[")) TH_LOG("%s", self->msg);
+	EXPECT_NE(NULL, strstr(self->msg, "connections waiting to be accepted"))
+		TH_LOG("%s", self->msg);
+	EXPECT_EQ(0, kill(t.pid, 0));
+	ASSERT_EQ(0, target_send(&t, "q"));
+	target_end(&t);
 }
 
 /* @target's checkpoint fails with EOPNOTSUPP, naming @words; it runs on. */

@@ -13,8 +13,12 @@
  * the FIFO READYFILE.fifo, open read-write in all four, which the root
  * drains at its turn (bytes restored twice, or lost, change what it reads),
  * and adds to an eventfd all four share, which the root reads at its turn;
- * B also sends its value to the root through a UNIX socket pair, which the
- * root reads two turns late (so bytes are always queued).
+ * B also sends its value to the root through a UNIX stream connection it
+ * made to a socket the root listens on (READYFILE.sock, open in all four),
+ * which the root reads two turns late (so bytes are always queued); half
+ * way through, G connects to that socket too and sends its value, which the
+ * root accepts and reads at its next turn (a listening socket restored
+ * without its name would leave G without a connection: it exits 106).
  * A region that stopped being shared after a
  * restart leaves a process waiting for a turn that never comes: it says
  * so and exits 99 after 60 s. At the end (after GOFILE exists, if given)
@@ -36,6 +40,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,7 +57,18 @@ static unsigned long steps, pace_ms = 20;
 static const char *gofile, *readyfile;
 static struct turns *anon;
 static uint64_t *mfd, *posix;
-static int logfd, fifofd, evfd, sock[2];
+static int logfd, fifofd, evfd, sock[2], lsock;
+static struct sockaddr_un lname = { .sun_family = AF_UNIX };
+
+/* A connection to the root's listening socket, or exit @code. */
+static int dial(int code)
+{
+	int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (c < 0 || connect(c, (struct sockaddr *)&lname, sizeof(lname)))
+		exit(code);
+	return c;
+}
 
 static void sleep_ms(unsigned long ms)
 {
@@ -112,6 +128,21 @@ static uint64_t work(unsigned int role)
 				x = mix(x, w);
 			if (s >= 2 && read(sock[0], &w, sizeof(w)) == sizeof(w))
 				x = mix(x, w);
+			if (s == steps / 2 + 1) {
+				int c = accept(lsock, NULL, NULL);
+
+				if (c < 0 || read(c, &w, sizeof(w)) != sizeof(w))
+					exit(107);
+				x = mix(x, w);
+				close(c);
+			}
+		}
+		if (role == 2 && s == steps / 2) {
+			int c = dial(106);
+
+			if (write(c, &x, sizeof(x)) != sizeof(x))
+				exit(106);
+			close(c);
 		}
 		if (role == 3 && write(sock[1], &x, sizeof(x)) != sizeof(x))
 			exit(105);
@@ -184,9 +215,12 @@ int main(int argc, char **argv)
 		return 100;
 	}
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
-		       sock)) {
-		perror("socketpair");
+	snprintf(lname.sun_path, sizeof(lname.sun_path), "%.90s.sock", readyfile);
+	unlink(lname.sun_path);
+	lsock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lsock < 0 || bind(lsock, (struct sockaddr *)&lname, sizeof(lname)) ||
+	    listen(lsock, 4)) {
+		perror(lname.sun_path);
 		return 100;
 	}
 	evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -207,8 +241,6 @@ int main(int argc, char **argv)
 		return 100;
 	if (!a) {
 		close(fd);
-		close(sock[0]);
-		close(sock[1]);
 		g = fork();
 		if (g < 0)
 			_exit(100);
@@ -224,10 +256,14 @@ int main(int argc, char **argv)
 		return 100;
 	if (!b) {
 		close(fd);
-		close(sock[0]);
+		sock[1] = dial(100);
 		_exit(work(3) & 0x7f);
 	}
-	close(sock[1]);
+	sock[0] = accept4(lsock, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (sock[0] < 0) {
+		perror("accept");
+		return 100;
+	}
 	x = work(0);
 	if (waitpid(a, &sta, 0) != a || waitpid(b, &stb, 0) != b)
 		return 101;

@@ -7,7 +7,10 @@
 # object, all mapped before the forks, and writes its values to a log
 # through one open file all four share (one position), and to a FIFO
 # all four hold, which the root drains, and to an eventfd all four share;
-# one child sends to the root through a UNIX socket pair, always ahead;
+# one child sends to the root through a connection it made to a socket the
+# root listens on (open in all four), always ahead, and half way through the
+# grandchild connects to that listening socket anew (after the restart: it
+# must listen at its path again);
 # a region restored
 # as one copy per process would leave them waiting for ever (the workload
 # gives up after 60 s), an open file restored as one per process would

@@ -79,6 +79,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_MAC,
 	CKPT_SECT_TREE,
 	CKPT_SECT_USOCK,
+	CKPT_SECT_ULISTEN,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -467,6 +468,31 @@ struct ckpt_img_usock {
 	__u32 sndbuf;		/* SO_SNDBUF as getsockopt() reads it */
 	__u32 len;		/* bytes of data that follow */
 	__u8 data[];
+};
+
+/*
+ * A listening UNIX stream or seqpacket socket (the process's; a tree's:
+ * only its members hold it) with no connection waiting to be accepted.
+ * Its descriptors are FILES entries of kind CKPT_FILE_UNIX with the same
+ * ino (and dev 0). @addr is its name: a path, absolute (as the
+ * checkpointer's root sees it) and NUL-terminated, @addr_len counting the
+ * NUL; or an abstract name, @addr[0] 0 and @addr_len its bytes with that
+ * 0. A path's socket file has @mode, @uid and @gid (in the checkpointer's
+ * user namespace); an abstract name's are 0. The restart binds a socket to
+ * the name (a socket file left at the path is unlinked first) and listens.
+ */
+#define CKPT_USOCK_ADDR_MAX	108	/* sizeof(sun_path) */
+
+struct ckpt_img_ulisten {
+	__u64 ino;		/* its socket's inode number */
+	__u32 type;		/* SOCK_STREAM, SOCK_SEQPACKET */
+	__u32 backlog;		/* listen()'s, as the kernel keeps it */
+	__u32 mode;		/* a path's permission bits (07777) */
+	__u32 uid;
+	__u32 gid;
+	__u32 addr_len;
+	__u8 addr[CKPT_USOCK_ADDR_MAX];
+	__u32 pad;
 };
 
 /* A timerfd: re-armed relative to the restart with the time it had left. */
