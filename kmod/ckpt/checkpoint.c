@@ -48,6 +48,7 @@
 #include "timers.h"
 #include "tree.h"
 #include "tree_files.h"
+#include "usock.h"
 #include "why.h"
 
 #define CKPT_DEFAULT_TIMEOUT_MS	10000
@@ -298,6 +299,9 @@ static int write_files(struct ckpt_writer *w, struct ckpt_fds *scan)
 	for (i = 0; !ret && i < scan->nr_ulistens; i++)
 		ret = ckpt_write_sect(w, CKPT_SECT_ULISTEN, &scan->ulistens[i],
 				      sizeof(scan->ulistens[i]), NULL, 0);
+	for (i = 0; !ret && i < scan->nr_upends; i++)
+		ret = ckpt_write_sect(w, CKPT_SECT_UPEND, scan->upends[i],
+				      scan->upend_len[i], NULL, 0);
 	if (!ret && scan->nr_timerfds)
 		ret = ckpt_write_sect(w, CKPT_SECT_TIMERFD, scan->timerfds,
 				      scan->nr_timerfds * sizeof(*scan->timerfds),
@@ -746,6 +750,8 @@ static int run_group(struct ckpt_cp_group *g)
 		ret = ckpt_tree_check(g);
 	if (!ret)
 		ret = each_member(g, capture);
+	if (!ret)
+		ret = ckpt_usock_check_pending(g);
 	if (!ret && g->tree)
 		ret = ckpt_tree_check_shared(g);
 	if (!ret)

@@ -346,28 +346,42 @@ static u32 descriptors_of(const struct ckpt_fds *scan, const struct file *file)
 	return n;
 }
 
-/* A listening UNIX socket at its first entry @i: its ULISTEN section. */
+/*
+ * A listening UNIX socket at its first entry @i: its ULISTEN section and
+ * an UPEND section per connection waiting on it.
+ */
 static int capture_listener(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 {
 	struct ckpt_img_file *f = &scan->files[i];
 	const char *msg = NULL;
+	u32 n;
 	int ret;
 
 	if (!scan->ulistens) {
 		scan->ulistens = kvcalloc(CKPT_IMG_MAX_FILES,
 					  sizeof(*scan->ulistens), GFP_KERNEL);
-		if (!scan->ulistens)
+		scan->upends = kvcalloc(CKPT_IMG_MAX_FILES,
+					sizeof(*scan->upends), GFP_KERNEL);
+		scan->upend_len = kvcalloc(CKPT_IMG_MAX_FILES,
+					   sizeof(*scan->upend_len), GFP_KERNEL);
+		if (!scan->ulistens || !scan->upends || !scan->upend_len)
 			return -ENOMEM;
 	}
 	ret = ckpt_usock_listener(scan->refs[i],
 				  &scan->ulistens[scan->nr_ulistens], &msg);
-	if (ret) {
+	if (!ret) {
+		scan->nr_ulistens++;
+		ret = ckpt_usock_pending(scan->refs[i],
+					 &scan->upends[scan->nr_upends],
+					 &scan->upend_len[scan->nr_upends],
+					 CKPT_IMG_MAX_FILES - scan->nr_upends,
+					 &n, &msg);
+		scan->nr_upends += n;
+	}
+	if (ret)
 		ckpt_whyf(why, "fd %u (%s) is %s", f->fd, f->path,
 			  msg ?: "a listening socket this engine cannot restore");
-		return ret;
-	}
-	scan->nr_ulistens++;
-	return 0;
+	return ret;
 }
 
 /*
@@ -617,6 +631,10 @@ void ckpt_fds_free(struct ckpt_fds *scan)
 	kvfree(scan->usocks);
 	kvfree(scan->usock_len);
 	kvfree(scan->ulistens);
+	for (i = 0; scan->upends && i < scan->nr_upends; i++)
+		kvfree(scan->upends[i]);
+	kvfree(scan->upends);
+	kvfree(scan->upend_len);
 	kvfree(scan->timerfds);
 	ckpt_fileobjs_free(&scan->objs);
 }

@@ -39,6 +39,9 @@ struct ckpt_fds {
 	u32 nr_usocks;
 	struct ckpt_img_ulisten *ulistens; /* CKPT_IMG_MAX_FILES, at the first */
 	u32 nr_ulistens;
+	struct ckpt_img_upend **upends;	/* CKPT_IMG_MAX_FILES, at the first */
+	size_t *upend_len;
+	u32 nr_upends;
 	u32 nr;
 	struct files_struct *files_table;
 	unsigned int bad_fd;

@@ -35,6 +35,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_PIPE]	= "PIPE",
 	[CKPT_SECT_USOCK]	= "USOCK",
 	[CKPT_SECT_ULISTEN]	= "ULISTEN",
+	[CKPT_SECT_UPEND]	= "UPEND",
 	[CKPT_SECT_TIMERFD]	= "TIMERFD",
 	[CKPT_SECT_FILEOBJ]	= "FILEOBJ",
 	[CKPT_SECT_FILEDATA]	= "FILEDATA",
@@ -113,6 +114,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return sizeof(struct ckpt_img_usock) + CKPT_IMG_MAX_USOCK;
 	case CKPT_SECT_ULISTEN:
 		return sizeof(struct ckpt_img_ulisten);
+	case CKPT_SECT_UPEND:
+		return sizeof(struct ckpt_img_upend) + CKPT_IMG_MAX_USOCK;
 	case CKPT_SECT_TIMERFD:
 		return (__u64)CKPT_IMG_MAX_FILES * sizeof(struct ckpt_img_timerfd);
 	case CKPT_SECT_FILEOBJ:
@@ -176,6 +179,9 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			break;
 		if (s->type == CKPT_SECT_ULISTEN &&
 		    st->nr_ulistens < CKPT_IMG_MAX_FILES)
+			break;
+		if (s->type == CKPT_SECT_UPEND &&
+		    st->nr_upends < CKPT_IMG_MAX_FILES)
 			break;
 		if (s->type == CKPT_SECT_TIMERFD && !st->timerfd_seen)
 			break;
@@ -243,6 +249,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		return FAIL(st, EBADMSG, "PIPE section too short");
 	if (s->type == CKPT_SECT_USOCK && s->len < sizeof(struct ckpt_img_usock))
 		return FAIL(st, EBADMSG, "USOCK section too short");
+	if (s->type == CKPT_SECT_UPEND && s->len < sizeof(struct ckpt_img_upend))
+		return FAIL(st, EBADMSG, "UPEND section too short");
 	if (s->type == CKPT_SECT_EPOLL &&
 	    (!s->len || s->len % sizeof(struct ckpt_img_epitem)))
 		return FAIL(st, EBADMSG, "EPOLL length is not a whole number of items");
@@ -255,7 +263,7 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_THREAD &&
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
 	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_PIPE &&
-	    s->type != CKPT_SECT_USOCK &&
+	    s->type != CKPT_SECT_USOCK && s->type != CKPT_SECT_UPEND &&
 	    s->type != CKPT_SECT_TIMERFD && s->type != CKPT_SECT_FILEOBJ &&
 	    s->type != CKPT_SECT_FILEDATA && s->type != CKPT_SECT_TIMERS &&
 	    s->type != CKPT_SECT_CREDS && s->len != max)
@@ -680,28 +688,51 @@ static int check_fileobjs(struct ckpt_img_state *st,
 /* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET (the same on every arch here). */
 #define USOCK_TYPE_OK(t)	((t) == 1 || (t) == 2 || (t) == 5)
 
-/* A socket end, and its messages filling its data exactly (not a stream). */
-static int check_usock(struct ckpt_img_state *st,
-		       const struct ckpt_img_usock *u, __u64 len)
+/* A message socket's @len bytes of @data: its messages, filling it exactly. */
+static int check_messages(struct ckpt_img_state *st, const __u8 *data,
+			  __u32 len)
 {
 	__u64 off = 0, n;
 
-	if (u->len != len - sizeof(*u) || u->len > CKPT_IMG_MAX_USOCK ||
-	    !u->ino || u->ino == u->peer || !USOCK_TYPE_OK(u->type) ||
-	    u->shutdown & ~__CKPT_USOCK_SHUT_ALL || u->sndbuf > (1U << 30))
-		return FAIL(st, EBADMSG, "UNIX socket out of bounds");
-	while (u->type != 1 && off < u->len) {
+	while (off < len) {
 		__u32 msg;
 
-		if (u->len - off < sizeof(msg))
+		if (len - off < sizeof(msg))
 			return FAIL(st, EBADMSG, "UNIX socket messages do not fill its data");
-		memcpy(&msg, u->data + off, sizeof(msg));
+		memcpy(&msg, data + off, sizeof(msg));
 		n = sizeof(msg) + (((__u64)msg + 3) & ~3ULL);
-		if (n > u->len - off)
+		if (n > len - off)
 			return FAIL(st, EBADMSG, "UNIX socket messages do not fill its data");
 		off += n;
 	}
 	return 0;
+}
+
+/* A socket end, and its messages filling its data exactly (not a stream). */
+static int check_usock(struct ckpt_img_state *st,
+		       const struct ckpt_img_usock *u, __u64 len)
+{
+	if (u->len != len - sizeof(*u) || u->len > CKPT_IMG_MAX_USOCK ||
+	    !u->ino || u->ino & CKPT_UPEND_ID || u->ino == u->peer ||
+	    !USOCK_TYPE_OK(u->type) ||
+	    u->shutdown & ~__CKPT_USOCK_SHUT_ALL || u->sndbuf > (1U << 30))
+		return FAIL(st, EBADMSG, "UNIX socket out of bounds");
+	return u->type == 1 ? 0 : check_messages(st, u->data, u->len);
+}
+
+/*
+ * A connection waiting on a listening socket: named by an id no inode
+ * number has, its client's not one; what its client sent.
+ */
+static int check_upend(struct ckpt_img_state *st,
+		       const struct ckpt_img_upend *p, __u64 len)
+{
+	if (p->len != len - sizeof(*p) || p->len > CKPT_IMG_MAX_USOCK ||
+	    !p->listener || p->listener & CKPT_UPEND_ID ||
+	    !(p->id & CKPT_UPEND_ID) || p->client & CKPT_UPEND_ID ||
+	    (p->type != 1 && p->type != 5))
+		return FAIL(st, EBADMSG, "waiting UNIX connection out of bounds");
+	return p->type == 1 ? 0 : check_messages(st, p->data, p->len);
 }
 
 /*
@@ -926,6 +957,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = check_ulisten(st, payload);
 		if (!ret)
 			st->nr_ulistens++;
+		break;
+	case CKPT_SECT_UPEND:
+		ret = check_upend(st, payload, s->len);
+		if (!ret)
+			st->nr_upends++;
 		break;
 	case CKPT_SECT_EPOLL: {
 		const struct ckpt_img_epitem *e = payload;

@@ -8,13 +8,13 @@
  * (a datagram or seqpacket socket's messages, one by one) from the peer.
  * A stream or seqpacket pair may have names (a connection accepted on a
  * listening socket): the restart makes it with socketpair() all the same,
- * so the names are not kept (engine.md). A listening socket with no
- * connection waiting is recorded by its name (ULISTEN section) and bound
- * and listening again at restart.
+ * so the names are not kept (engine.md). A listening socket is recorded
+ * by its name (ULISTEN section), each connection waiting on it with what
+ * its client sent (UPEND), and the restart binds and listens again and
+ * connects each client anew.
  * Anything else about a socket is refused by the caller, naming the
- * descriptor: a datagram socket with a name, an unconnected socket, a
- * connection not accepted yet, another family, a descriptor in flight
- * (SCM_RIGHTS), out-of-band data.
+ * descriptor: a datagram socket with a name, an unconnected socket,
+ * another family, a descriptor in flight (SCM_RIGHTS), out-of-band data.
  *
  * The queue is read while the process (and the peer's holder) is frozen,
  * under the queue's lock: a stream skb holds skb->len bytes of which
@@ -25,14 +25,33 @@
 #include <linux/dcache.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/once.h>
 #include <linux/path.h>
+#include <linux/random.h>
+#include <linux/siphash.h>
 #include <linux/net.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <net/af_unix.h>
 #include <net/sock.h>
 
+#include "checkpoint.h"
 #include "usock.h"
+#include "why.h"
+
+static siphash_key_t embryo_key;
+
+/*
+ * The name of a connection waiting in a listening socket's queue (its
+ * embryo socket, which has no inode yet): the same for its client and its
+ * listener within one checkpoint, a kernel address to no one.
+ */
+static u64 embryo_id(const struct sock *e)
+{
+	get_random_once(&embryo_key, sizeof(embryo_key));
+	return CKPT_UPEND_ID |
+	       (siphash_1u64((u64)(unsigned long)e, &embryo_key) >> 1);
+}
 
 static struct sock *unix_sock_of(struct file *file)
 {
@@ -89,15 +108,15 @@ int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
 		 * closing it: sock_orphan() clears sk_socket under this lock,
 		 * before the socket or its file go. A peer with no socket
 		 * that is not dead is a connection waiting in a listening
-		 * socket's queue, accepted by nobody yet.
+		 * socket's queue, accepted by nobody yet: named by
+		 * embryo_id(), its listener checked after the capture.
 		 */
 		read_lock_bh(&peer->sk_callback_lock);
 		if (peer->sk_socket && peer->sk_socket->file) {
 			*peer_file = peer->sk_socket->file;
 			*peer_ino = SOCK_INODE(peer->sk_socket)->i_ino;
 		} else if (!sock_flag(peer, SOCK_DEAD)) {
-			*why = "connected to a listening socket that has not accepted it yet: not supported yet";
-			ret = -EBUSY;
+			*peer_ino = embryo_id(peer);
 		}
 		read_unlock_bh(&peer->sk_callback_lock);
 	}
@@ -148,13 +167,15 @@ static int walk_queue(struct sock *sk, u8 *buf, size_t room, size_t *len)
 	return ret;
 }
 
-int ckpt_usock_capture(struct file *file, u64 peer_ino,
-		       struct ckpt_img_usock **out, size_t *out_len,
-		       const char **why)
+/*
+ * What is queued on @sk, after @head bytes of a section header left zero:
+ * kvmalloc'ed in *@out, *@len bytes in all.
+ */
+static int read_queue(struct sock *sk, size_t head, void **out, size_t *len,
+		      const char **why)
 {
-	struct sock *sk = unix_sock_of(file);
-	struct ckpt_img_usock *u;
-	size_t len, got;
+	size_t n, got;
+	u8 *buf;
 	int ret;
 
 	*out = NULL;
@@ -164,37 +185,52 @@ int ckpt_usock_capture(struct file *file, u64 peer_ino,
 		return -EOPNOTSUPP;
 	}
 #endif
-	ret = walk_queue(sk, NULL, 0, &len);
+	ret = walk_queue(sk, NULL, 0, &n);
 	if (ret == -EBADF) {
 		*why = "a descriptor is in flight on it (SCM_RIGHTS): not supported yet";
 		return -EOPNOTSUPP;
 	}
 	if (ret)
 		return ret;
-	if (len > CKPT_IMG_MAX_USOCK) {
+	if (n > CKPT_IMG_MAX_USOCK) {
 		*why = "more bytes are queued on it than an image holds (4 MiB)";
 		return -EFBIG;
 	}
-	u = kvzalloc(sizeof(*u) + len, GFP_KERNEL);
-	if (!u)
+	buf = kvzalloc(head + n, GFP_KERNEL);
+	if (!buf)
 		return -ENOMEM;
 	/* Frozen on both ends: the queue cannot change meanwhile. */
-	ret = walk_queue(sk, u->data, len, &got);
-	if (!ret && got != len)
+	ret = walk_queue(sk, buf + head, n, &got);
+	if (!ret && got != n)
 		ret = -EAGAIN;
 	if (ret) {
-		kvfree(u);
+		kvfree(buf);
 		return ret == -EBADF ? -EAGAIN : ret;
 	}
+	*out = buf;
+	*len = head + n;
+	return 0;
+}
+
+int ckpt_usock_capture(struct file *file, u64 peer_ino,
+		       struct ckpt_img_usock **out, size_t *out_len,
+		       const char **why)
+{
+	struct sock *sk = unix_sock_of(file);
+	struct ckpt_img_usock *u;
+	int ret;
+
+	ret = read_queue(sk, sizeof(*u), (void **)out, out_len, why);
+	if (ret)
+		return ret;
+	u = *out;
 	u->ino = file_inode(file)->i_ino;
 	u->peer = peer_ino;
 	u->type = sk->sk_type;
 	u->shutdown = (sk->sk_shutdown & RCV_SHUTDOWN ? CKPT_USOCK_SHUT_RD : 0) |
 		      (sk->sk_shutdown & SEND_SHUTDOWN ? CKPT_USOCK_SHUT_WR : 0);
 	u->sndbuf = READ_ONCE(sk->sk_sndbuf);
-	u->len = len;
-	*out = u;
-	*out_len = sizeof(*u) + len;
+	u->len = *out_len - sizeof(*u);
 	return 0;
 }
 
@@ -240,13 +276,11 @@ int ckpt_usock_listener(struct file *file, struct ckpt_img_ulisten *l,
 	struct sock *sk = unix_sock_of(file);
 	struct unix_address *addr;
 	struct path path = {};
-	u32 waiting;
 	int len = 0, ret = 0;
 
 	BUILD_BUG_ON(sizeof(*l) != 144);
 	memset(l, 0, sizeof(*l));
 	unix_state_lock(sk);
-	waiting = skb_queue_len(&sk->sk_receive_queue);
 	addr = unix_sk(sk)->addr;
 	if (addr) {
 		len = addr->len - (int)offsetof(struct sockaddr_un, sun_path);
@@ -263,10 +297,7 @@ int ckpt_usock_listener(struct file *file, struct ckpt_img_ulisten *l,
 	l->ino = file_inode(file)->i_ino;
 	l->type = sk->sk_type;
 	l->addr_len = len;
-	if (waiting) {
-		*why = "a listening UNIX socket with connections waiting to be accepted: not supported yet";
-		ret = -EBUSY;
-	} else if (path.dentry) {
+	if (path.dentry) {
 		ret = listener_path(&path, l, why);
 	} else if (len < 2 || len > CKPT_USOCK_ADDR_MAX || l->addr[0]) {
 		*why = "a listening UNIX socket with a name this engine cannot record";
@@ -275,4 +306,159 @@ int ckpt_usock_listener(struct file *file, struct ckpt_img_ulisten *l,
 	if (path.dentry)
 		path_put(&path);
 	return ret;
+}
+
+/* Waiting connection @e of listening socket @ino: its UPEND section. */
+static int capture_embryo(struct sock *e, u64 ino, u32 type,
+			  struct ckpt_img_upend **out, size_t *len,
+			  const char **why)
+{
+	struct ckpt_img_upend *p;
+	struct sock *c;
+	u64 client = 0;
+	int ret;
+
+	unix_state_lock(e);
+	c = unix_sk(e)->peer;
+	if (c)
+		sock_hold(c);
+	unix_state_unlock(e);
+	if (c) {
+		read_lock_bh(&c->sk_callback_lock);
+		if (c->sk_socket)
+			client = SOCK_INODE(c->sk_socket)->i_ino;
+		read_unlock_bh(&c->sk_callback_lock);
+		sock_put(c);
+	}
+	ret = read_queue(e, sizeof(*p), (void **)out, len, why);
+	if (ret)
+		return ret;
+	p = *out;
+	p->listener = ino;
+	p->id = embryo_id(e);
+	p->client = client;
+	p->type = type;
+	p->len = *len - sizeof(*p);
+	return 0;
+}
+
+int ckpt_usock_pending(struct file *file, struct ckpt_img_upend **out,
+		       size_t *len, u32 room, u32 *nr, const char **why)
+{
+	struct sock *sk = unix_sock_of(file), **e;
+	u64 ino = file_inode(file)->i_ino;
+	struct sk_buff *skb;
+	u32 n = 0, i;
+	int ret = 0;
+
+	*nr = 0;
+	e = kcalloc(CKPT_IMG_MAX_UPENDS, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	/* The members holding it are frozen: nobody accepts meanwhile. */
+	spin_lock(&sk->sk_receive_queue.lock);
+	skb_queue_walk(&sk->sk_receive_queue, skb) {
+		if (n == CKPT_IMG_MAX_UPENDS || n == room) {
+			ret = -E2BIG;
+			break;
+		}
+		sock_hold(skb->sk);
+		e[n++] = skb->sk;
+	}
+	spin_unlock(&sk->sk_receive_queue.lock);
+	if (ret)
+		*why = "a listening UNIX socket with more connections waiting to be accepted than an image holds (64)";
+	for (i = 0; i < n && !ret; i++) {
+		ret = capture_embryo(e[i], ino, sk->sk_type, &out[i], &len[i],
+				     why);
+		if (!ret)
+			(*nr)++;
+	}
+	for (i = 0; i < n; i++)
+		sock_put(e[i]);
+	kfree(e);
+	return ret;
+}
+
+/* The member of @g whose image has USOCK @ino, and its descriptor. */
+static bool holder_of(struct ckpt_cp_group *g, u64 ino, u32 *m, u32 *fd)
+{
+	u32 i, k;
+
+	for (i = 0; i < g->nr; i++) {
+		const struct ckpt_fds *scan = &g->m[i].scan;
+
+		for (k = 0; k < scan->nr; k++) {
+			if (scan->files[k].kind == CKPT_FILE_UNIX &&
+			    scan->files[k].ino == ino) {
+				*m = i;
+				*fd = scan->files[k].fd;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* Whether a member's image has a USOCK @ino connected to @peer. */
+static bool has_usock(struct ckpt_cp_group *g, u64 ino, u64 peer)
+{
+	u32 i, k;
+
+	for (i = 0; i < g->nr; i++)
+		for (k = 0; k < g->m[i].scan.nr_usocks; k++)
+			if (g->m[i].scan.usocks[k]->ino == ino &&
+			    g->m[i].scan.usocks[k]->peer == peer)
+				return true;
+	return false;
+}
+
+/* Whether a member's image has an UPEND @id. */
+static bool has_upend(struct ckpt_cp_group *g, u64 id)
+{
+	u32 i, k;
+
+	for (i = 0; i < g->nr; i++)
+		for (k = 0; k < g->m[i].scan.nr_upends; k++)
+			if (g->m[i].scan.upends[k]->id == id)
+				return true;
+	return false;
+}
+
+int ckpt_usock_check_pending(struct ckpt_cp_group *g)
+{
+	u32 i, k, m, fd;
+
+	for (i = 0; i < g->nr; i++) {
+		struct ckpt_cp_ctx *ctx = &g->m[i];
+		const struct ckpt_fds *scan = &ctx->scan;
+
+		for (k = 0; k < scan->nr_usocks; k++) {
+			const struct ckpt_img_usock *u = scan->usocks[k];
+
+			if (!(u->peer & CKPT_UPEND_ID) || has_upend(g, u->peer))
+				continue;
+			holder_of(g, u->ino, &m, &fd);
+			g->failed = m;
+			ckpt_whyf(&g->m[m].why,
+				  "pid %u fd %u (socket:[%llu]) waits to be accepted by a listening socket %s",
+				  g->m[m].a->pid, fd, u->ino,
+				  g->tree ? "outside the tree" : "of another process");
+			return -EOPNOTSUPP;
+		}
+		for (k = 0; k < scan->nr_upends; k++) {
+			const struct ckpt_img_upend *p = scan->upends[k];
+
+			if (!p->client || has_usock(g, p->client, p->id))
+				continue;
+			holder_of(g, p->listener, &m, &fd);
+			g->failed = m;
+			ckpt_whyf(&g->m[m].why,
+				  "pid %u fd %u (socket:[%llu]) listens with a connection waiting from %s",
+				  g->m[m].a->pid, fd, p->listener,
+				  g->tree ? "a process outside the tree" : "another process");
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
 }

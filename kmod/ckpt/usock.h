@@ -6,6 +6,7 @@
 #include <uapi/linux/ckpt_image.h>
 
 struct file;
+struct ckpt_cp_group;
 
 /* Whether @file is an AF_UNIX socket. */
 bool ckpt_is_usock(struct file *file);
@@ -33,11 +34,26 @@ int ckpt_usock_capture(struct file *file, u64 peer_ino,
 
 /*
  * The ULISTEN section of @file's listening socket: its name, backlog and,
- * for a path, the socket file's owner and mode. -EBUSY with @why while a
- * connection waits to be accepted; -EOPNOTSUPP or -ENAMETOOLONG for a name
- * the restart could not bind again.
+ * for a path, the socket file's owner and mode. -EOPNOTSUPP or
+ * -ENAMETOOLONG with @why for a name the restart could not bind again.
  */
 int ckpt_usock_listener(struct file *file, struct ckpt_img_ulisten *l,
 			const char **why);
+
+/*
+ * The connections waiting on @file's listening socket, in accept order:
+ * one kvmalloc'ed UPEND section each in @out[0..*@nr) (@len bytes each),
+ * at most @room. -E2BIG, -EOPNOTSUPP with @why.
+ */
+int ckpt_usock_pending(struct file *file, struct ckpt_img_upend **out,
+		       size_t *len, u32 room, u32 *nr, const char **why);
+
+/*
+ * Once every member of @g is captured: each connection waiting to be
+ * accepted has both its client (or none: closed) and its listening socket
+ * among the members' (or the process's) sockets; -EOPNOTSUPP naming the
+ * member and descriptor otherwise.
+ */
+int ckpt_usock_check_pending(struct ckpt_cp_group *g);
 
 #endif /* _CKPT_USOCK_H */

@@ -74,6 +74,10 @@ void ckpt_image_free(struct ckpt_image *img)
 	free(img->ulistens);
 	img->ulistens = NULL;
 	img->nr_ulistens = 0;
+	while (img->nr_upends)
+		free(img->upends[--img->nr_upends]);
+	free(img->upends);
+	img->upends = NULL;
 	free(img->vmas);
 	free(img->vma_pages);
 	free(img->buf);
@@ -304,6 +308,9 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 				 payload, s->len);
 	case CKPT_SECT_USOCK:
 		return keep_copy(img, (void ***)&img->usocks, &img->nr_usocks,
+				 payload, s->len);
+	case CKPT_SECT_UPEND:
+		return keep_copy(img, (void ***)&img->upends, &img->nr_upends,
 				 payload, s->len);
 	case CKPT_SECT_ULISTEN: {
 		struct ckpt_img_ulisten *l;

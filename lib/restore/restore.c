@@ -782,35 +782,42 @@ restore_find_shared(const struct restore_shared *sh, uint32_t nr, __u32 kind,
 }
 
 /*
- * What @u had queued, queued again on @to's peer, sent from @to: a
- * stream's bytes, or each message (checked to fill the data exactly).
+ * What socket @ino had queued (@len bytes of @data, of a socket of @type),
+ * queued again on @to's peer, sent from @to: a stream's bytes, or each
+ * message (checked to fill the data exactly).
  */
-static int queue_again(int to, const struct ckpt_img_usock *u,
-		       struct ckpt_err *err)
+static int send_queue(int to, __u64 ino, __u32 type, const __u8 *data,
+		      __u32 len, struct ckpt_err *err)
 {
-	bool stream = u->type == SOCK_STREAM;
+	bool stream = type == SOCK_STREAM;
 	size_t off = 0, want;
 	uint32_t msg;
 	ssize_t n;
 
-	while (off < u->len) {
-		want = u->len - off;
+	while (off < len) {
+		want = len - off;
 		if (!stream) {
-			memcpy(&msg, u->data + off, sizeof(msg));
+			memcpy(&msg, data + off, sizeof(msg));
 			off += sizeof(msg);
 			want = msg;
 		}
-		n = send(to, u->data + off, want, MSG_DONTWAIT | MSG_NOSIGNAL);
+		n = send(to, data + off, want, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR && stream)
 			continue;
 		if (n < 0 || (!stream && (size_t)n != want) || (stream && !n))
 			return ckpt_err_set(err, n < 0 ? errno : EIO,
 					    "cannot queue what socket:[%llu] had to read (%u bytes) again: %s",
-					    (unsigned long long)u->ino, u->len,
+					    (unsigned long long)ino, len,
 					    n < 0 ? strerror(errno) : "short write");
 		off += stream ? (size_t)n : (want + 3) & ~(size_t)3;
 	}
 	return 0;
+}
+
+static int queue_again(int to, const struct ckpt_img_usock *u,
+		       struct ckpt_err *err)
+{
+	return send_queue(to, u->ino, u->type, u->data, u->len, err);
 }
 
 /* @u's send buffer (the kernel doubles what it is given) and shutdown. */
@@ -897,7 +904,9 @@ int restore_make_usocks(struct ckpt_image *const *imgs, uint32_t n,
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < imgs[i]->nr_usocks; k++) {
 			a = imgs[i]->usocks[k];
-			if (restore_find_shared(sh, *nr, CKPT_FILE_UNIX, 0, a->ino))
+			/* A client waiting: made with its listening socket. */
+			if (a->peer & CKPT_UPEND_ID ||
+			    restore_find_shared(sh, *nr, CKPT_FILE_UNIX, 0, a->ino))
 				continue;
 			b = a->peer ? find_usock(imgs, n, a->peer) : NULL;
 			if (a->peer && (!b || b->peer != a->ino))
@@ -938,6 +947,9 @@ static void make_own_usocks(struct restore *r, int above)
 			.kind = CKPT_FILE_UNIX, .ino = img->ulistens[i].ino,
 			.fd = { fd, -1 },
 		};
+		if (restore_make_pending(img, &img->ulistens[i], &img, 1,
+					 r->shared, &r->nr_shared, &err))
+			child_fail(r, "%s", err.msg);
 	}
 	for (i = 0; i < r->nr_shared; i++)
 		r->shared[i].fd[0] = move_fd(r, r->shared[i].fd[0], above);
@@ -1260,6 +1272,76 @@ int restore_make_listener(struct restore *r, const struct ckpt_img_ulisten *l,
 
 	listener_name(l, name, sizeof(name));
 	return restore_as_member(r, make_listener, l, name, err);
+}
+
+/*
+ * Waiting connection @p to @l again: a client connects to @l's name and
+ * sends what it had sent; it is its USOCK's socket, or closed.
+ */
+static int make_waiting(const struct ckpt_img_ulisten *l,
+			const struct ckpt_img_upend *p,
+			struct ckpt_image *const *imgs, uint32_t n,
+			struct restore_shared *sh, uint32_t *nr,
+			struct ckpt_err *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len = offsetof(struct sockaddr_un, sun_path) + l->addr_len;
+	const struct ckpt_img_usock *c = NULL;
+	char name[CKPT_USOCK_ADDR_MAX + 2];
+	int fd, ret;
+
+	listener_name(l, name, sizeof(name));
+	if (p->client) {
+		c = find_usock(imgs, n, p->client);
+		if (!c || c->peer != p->id || c->len || c->type != p->type)
+			return ckpt_err_set(err, EBADMSG, "socket:[%llu], waiting on %s, is not in the %s as it waited",
+					    (unsigned long long)p->client, name,
+					    n > 1 ? "tree's images" : "image");
+	}
+	memcpy(sa.sun_path, l->addr, l->addr_len);
+	fd = socket(AF_UNIX, p->type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return ckpt_err_set(err, errno, "cannot make a socket to wait on %s: %s",
+				    name, strerror(errno));
+	if (connect(fd, (struct sockaddr *)&sa, len)) {
+		ret = ckpt_err_set(err, errno, "cannot connect to %s again, as socket:[%llu] waited there: %s",
+				   name, (unsigned long long)p->client,
+				   strerror(errno));
+		close(fd);
+		return ret;
+	}
+	ret = send_queue(fd, p->client, p->type, p->data, p->len, err);
+	if (!ret && fcntl(fd, F_SETFL, 0))
+		ret = ckpt_err_set(err, errno, "fcntl: %s", strerror(errno));
+	if (ret || !c) {
+		close(fd);	/* the client had closed it: EOF after the bytes */
+		return ret;
+	}
+	socket_state(fd, c);
+	socket_shutdown(fd, c);
+	sh[(*nr)++] = (struct restore_shared){
+		.kind = CKPT_FILE_UNIX, .ino = c->ino, .fd = { fd, -1 },
+	};
+	return 0;
+}
+
+int restore_make_pending(const struct ckpt_image *holder,
+			 const struct ckpt_img_ulisten *l,
+			 struct ckpt_image *const *imgs, uint32_t n,
+			 struct restore_shared *sh, uint32_t *nr,
+			 struct ckpt_err *err)
+{
+	uint32_t k;
+	int ret;
+
+	for (k = 0; k < holder->nr_upends; k++) {
+		if (holder->upends[k]->listener != l->ino)
+			continue;
+		ret = make_waiting(l, holder->upends[k], imgs, n, sh, nr, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /* A tree's descriptor the restarter made for all members (tree.c). */

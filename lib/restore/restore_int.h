@@ -102,6 +102,19 @@ int restore_make_listener(struct restore *r, const struct ckpt_img_ulisten *l,
 			  struct ckpt_err *err);
 
 /*
+ * The connections that waited on @l (UPEND sections of @holder, the image
+ * @l comes from), in their order, once @l listens again: each client
+ * connects to @l's name and sends its bytes again; an entry in @sh for
+ * each client among @imgs[0..@n), after its *@nr entries. 0 or -errno
+ * with @err.
+ */
+int restore_make_pending(const struct ckpt_image *holder,
+			 const struct ckpt_img_ulisten *l,
+			 struct ckpt_image *const *imgs, uint32_t n,
+			 struct restore_shared *sh, uint32_t *nr,
+			 struct ckpt_err *err);
+
+/*
  * The regular file or directory @f of @r's image, opened as the image's
  * user opens it (its groups and file-system ids, in a helper process) at
  * its position: its descriptor, close-on-exec, or -errno with @err.

@@ -383,8 +383,10 @@ static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 		imgs[i] = &tr->r[i].img;
 	ret = restore_make_usocks(imgs, tr->t.nr, tr->shared, &tr->nr_shared,
 				  err);
-	free(imgs);
-	/* A listening socket, by the first member that holds it. */
+	/*
+	 * A listening socket, by the first member that holds it, and the
+	 * connections that waited on it.
+	 */
 	for (i = 0; !ret && i < tr->t.nr; i++) {
 		const struct ckpt_image *img = &tr->r[i].img;
 		uint32_t k;
@@ -395,13 +397,17 @@ static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 				continue;
 			fd = restore_make_listener(&tr->r[i], &img->ulistens[k],
 						   err);
-			if (fd < 0)
+			if (fd < 0) {
 				ret = fd;
-			else
-				add_shared(tr, CKPT_FILE_UNIX, 0,
-					   img->ulistens[k].ino, fd);
+				break;
+			}
+			add_shared(tr, CKPT_FILE_UNIX, 0, img->ulistens[k].ino, fd);
+			ret = restore_make_pending(img, &img->ulistens[k], imgs,
+						   tr->t.nr, tr->shared,
+						   &tr->nr_shared, err);
 		}
 	}
+	free(imgs);
 	for (i = from; !ret && i < tr->nr_shared; i++) {
 		tr->shared[i].fd[0] = above_stdio(tr->shared[i].fd[0], err);
 		if (tr->shared[i].fd[0] < 0)

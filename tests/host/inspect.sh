@@ -19,7 +19,7 @@ cat > "$tmp/img.py" <<'EOF'
 import struct, sys
 names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
          7: "FILES", 8: "FS", 9: "SIGNALS", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
-         16: "TIMERS", 17: "CREDS", 20: "USOCK", 21: "ULISTEN"}
+         16: "TIMERS", 17: "CREDS", 20: "USOCK", 21: "ULISTEN", 22: "UPEND"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -194,7 +194,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((94 + nsect))
+ktap_plan $((95 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -574,7 +574,8 @@ ktap_check "a root directory not absolute, or not terminated" \
 fdamage fs-reserved set 3 32 Q 1
 ktap_check "a reserved FS field set" \
 	refuse "$tmp/fs-reserved" "reserved FS field set $(fat 3)"
-# UNIX socket pairs (mkimage -U): section 3 FILES, 4-6 USOCK, 7 ULISTEN.
+# UNIX socket pairs (mkimage -U): section 3 FILES, 4-6 USOCK, 7 ULISTEN,
+# 8 USOCK (a client waiting), 9 UPEND.
 "$mkimage" -U -P > "$tmp/usock.img"
 udamage() { damage_of "$tmp/usock.img" "$@"; }
 uat() { at_of "$tmp/usock.img" "$1"; }
@@ -600,6 +601,15 @@ ktap_check "a listening socket: a relative path, bytes after its name, an abstra
 	refuse "$tmp/ulisten-after" "bytes after a listening UNIX socket's name $(uat 7)" &&
 	refuse "$tmp/ulisten-abs-owner" "an abstract UNIX socket name with an owner $(uat 7)" &&
 	refuse "$tmp/ulisten-type" "listening UNIX socket out of bounds $(uat 7)"
+udamage upend-id set 9 8 Q 7
+udamage upend-client set 9 16 Q 0x8000000000000001
+udamage upend-len set 9 28 I 3
+udamage usock-upend set 8 0 Q 0x8000000000000005
+ktap_check "a waiting connection: an id an inode could have, a client that is one, its bytes overrunning it; a socket named like one" \
+	refuse "$tmp/upend-id" "waiting UNIX connection out of bounds $(uat 9)" &&
+	refuse "$tmp/upend-client" "waiting UNIX connection out of bounds $(uat 9)" &&
+	refuse "$tmp/upend-len" "waiting UNIX connection out of bounds $(uat 9)" &&
+	refuse "$tmp/usock-upend" "UNIX socket out of bounds $(uat 8)"
 damage exe-rel bytes 1 2992 78
 ktap_check "an executable path that is not absolute" \
 	refuse "$tmp/exe-rel" "executable path not absolute $(at 1)"

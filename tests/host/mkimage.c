@@ -402,11 +402,12 @@ static void file_objects(void)
  * -U: a UNIX stream socket pair at fds 3 and 4 ("ping" queued for 3, 4
  * shut for writing), fd 5 a dup of 3, fd 6 a seqpacket end whose peer is
  * closed, messages "a" and "bcd" queued for it; fd 7 a stream socket
- * listening on /tmp/ckpt.sock (backlog 16, mode 0755, owner 1000:1000).
+ * listening on /tmp/ckpt.sock (backlog 16, mode 0755, owner 1000:1000),
+ * fd 8 a connection waiting on it that sent "hi".
  */
 static void unix_sockets(void)
 {
-	static struct ckpt_img_file files[5] = {
+	static struct ckpt_img_file files[6] = {
 		{ .fd = 3, .open_flags = 2 | 04000, .kind = CKPT_FILE_UNIX,
 		  .ino = 501, .dev = 502, .path = "socket:[501]" },
 		{ .fd = 4, .open_flags = 2, .kind = CKPT_FILE_UNIX,
@@ -417,7 +418,18 @@ static void unix_sockets(void)
 		  .ino = 503, .path = "socket:[503]" },
 		{ .fd = 7, .open_flags = 2, .kind = CKPT_FILE_UNIX,
 		  .ino = 504, .path = "socket:[504]" },
+		{ .fd = 8, .open_flags = 2, .kind = CKPT_FILE_UNIX,
+		  .ino = 505, .dev = CKPT_UPEND_ID | 7, .path = "socket:[505]" },
 	};
+	static struct ckpt_img_usock d = {
+		.ino = 505, .peer = CKPT_UPEND_ID | 7, .type = 1,
+		.sndbuf = 212992,
+	};
+	struct {
+		struct ckpt_img_upend p;
+		char data[8];
+	} w = { { .listener = 504, .id = CKPT_UPEND_ID | 7, .client = 505,
+		  .type = 1, .len = 2 }, "hi" };
 	static struct ckpt_img_ulisten l = {
 		.ino = 504, .type = 1, .backlog = 16, .mode = 0755,
 		.uid = 1000, .gid = 1000, .addr_len = 15,
@@ -440,6 +452,8 @@ static void unix_sockets(void)
 	section(CKPT_SECT_USOCK, &b, sizeof(b.u) + b.u.len);
 	section(CKPT_SECT_USOCK, &c, sizeof(c.u) + c.u.len);
 	section(CKPT_SECT_ULISTEN, &l, sizeof(l));
+	section(CKPT_SECT_USOCK, &d, sizeof(d));
+	section(CKPT_SECT_UPEND, &w, sizeof(w.p) + w.p.len);
 }
 
 int main(int argc, char **argv)

@@ -241,6 +241,16 @@ static void usock_target(void)
 	target_serve(usock_probe);
 }
 
+/* @sa: the abstract name "cr_fds.TAG.PID"; its length. */
+static socklen_t abstract_name(struct sockaddr_un *sa, const char *tag, pid_t pid)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	return offsetof(struct sockaddr_un, sun_path) + 1 +
+	       snprintf(sa->sun_path + 1, sizeof(sa->sun_path) - 1,
+			"cr_fds.%s.%d", tag, pid);
+}
+
 /* The path the listening socket of listen_target() is bound to. */
 static void listen_path(char *buf, size_t size)
 {
@@ -269,20 +279,18 @@ static int connect_accept(int type, int lfd, const struct sockaddr_un *sa,
 /*
  * Listening UNIX sockets: fd 7 a stream socket listening on
  * /tmp/cr_fds.PID.sock (mode 0640), fd 8 a seqpacket socket on the
- * abstract name "cr_fds.PID"; fds 9 and 10 a connection accepted on 7
+ * abstract name "cr_fds.a.PID"; fds 9 and 10 a connection accepted on 7
  * (9 the client), "hello" queued for 10 and "world" for 9.
  */
 static void listen_probe(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX }, ab = sa, got = sa;
-	socklen_t len = sizeof(got), ablen;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX }, ab, got = sa;
+	socklen_t len = sizeof(got), ablen = abstract_name(&ab, "a", getpid());
 	char a[16] = "", b[16] = "", line[256], c1[16], c2[16];
 	struct stat st;
 	ssize_t n;
 
 	listen_path(sa.sun_path, sizeof(sa.sun_path));
-	ablen = offsetof(struct sockaddr_un, sun_path) + 1 +
-		snprintf(ab.sun_path + 1, sizeof(ab.sun_path) - 1, "cr_fds.%d", getpid());
 	n = read(10, a, sizeof(a) - 1);
 	a[n > 0 ? n : 0] = '\0';
 	n = read(9, b, sizeof(b) - 1);
@@ -299,14 +307,12 @@ static void listen_probe(void)
 
 static void listen_target(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX }, ab = sa;
-	socklen_t ablen;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX }, ab;
+	socklen_t ablen = abstract_name(&ab, "a", getpid());
 	int l, q, c, a;
 
 	listen_path(sa.sun_path, sizeof(sa.sun_path));
 	unlink(sa.sun_path);
-	ablen = offsetof(struct sockaddr_un, sun_path) + 1 +
-		snprintf(ab.sun_path + 1, sizeof(ab.sun_path) - 1, "cr_fds.%d", getpid());
 	l = socket(AF_UNIX, SOCK_STREAM, 0);
 	q = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 	c = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -327,19 +333,76 @@ static void listen_target(void)
 	target_serve(listen_probe);
 }
 
-/* A connection waits on the listening socket at fd 7 (its client at 8). */
+/*
+ * Connections waiting on the listening socket at fd 7: the first from fd
+ * 8, which sent "one"; the second from a client that sent "two" and
+ * closed. 'p' accepts both: "A:one back B:two eof" when the first's bytes,
+ * a reply to fd 8 and the second's bytes and end are all there.
+ */
+static void waiting_probe(void)
+{
+	char a[16] = "", b[16] = "", back[16] = "";
+	int x = accept(7, NULL, NULL), y;
+	ssize_t n;
+
+	n = x < 0 ? -1 : read(x, a, sizeof(a) - 1);
+	a[n > 0 ? n : 0] = '\0';
+	if (x < 0 || write(x, "back", 4) != 4)
+		_exit(10);
+	n = read(8, back, sizeof(back) - 1);
+	back[n > 0 ? n : 0] = '\0';
+	y = accept(7, NULL, NULL);
+	n = y < 0 ? -1 : read(y, b, sizeof(b) - 1);
+	b[n > 0 ? n : 0] = '\0';
+	target_say("A:%s %s B:%s %s", a, back, b,
+		   y >= 0 && read(y, b, 1) == 0 ? "eof" : "more");
+}
+
 static void waiting_target(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa;
+	socklen_t len = abstract_name(&sa, "w", getpid());
 	int l = socket(AF_UNIX, SOCK_STREAM, 0), c = socket(AF_UNIX, SOCK_STREAM, 0);
-	char ch;
+	int d = socket(AF_UNIX, SOCK_STREAM, 0);
 
-	snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "cr_fds.w.%d", getpid());
-	if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    listen(l, 1) || connect(c, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    dup2(l, 7) != 7 || dup2(c, 8) != 8)
+	if (l < 0 || c < 0 || d < 0 || bind(l, (struct sockaddr *)&sa, len) ||
+	    listen(l, 4) || connect(c, (struct sockaddr *)&sa, len) ||
+	    write(c, "one", 3) != 3 || connect(d, (struct sockaddr *)&sa, len) ||
+	    write(d, "two", 3) != 3 || dup2(l, 7) != 7 || dup2(c, 8) != 8)
 		_exit(9);
 	close(l);
+	close(c);
+	close(d);
+	target_serve(waiting_probe);
+}
+
+/* A listening socket at fd 7 the test connects to. */
+static void listening_target(void)
+{
+	struct sockaddr_un sa;
+	socklen_t len = abstract_name(&sa, "l", getpid());
+	int l = socket(AF_UNIX, SOCK_STREAM, 0);
+	char ch;
+
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, len) || listen(l, 4) ||
+	    dup2(l, 7) != 7)
+		_exit(9);
+	close(l);
+	while (read(0, &ch, 1) == 1 && ch != 'q')
+		target_say("set");
+	_exit(0);
+}
+
+/* A connection at fd 7 waiting on the test's listening socket. */
+static void dialing_target(void)
+{
+	struct sockaddr_un sa;
+	socklen_t len = abstract_name(&sa, "t", getppid());
+	int c = socket(AF_UNIX, SOCK_STREAM, 0);
+	char ch;
+
+	if (c < 0 || connect(c, (struct sockaddr *)&sa, len) || dup2(c, 7) != 7)
+		_exit(9);
 	close(c);
 	while (read(0, &ch, 1) == 1 && ch != 'q')
 		target_say("set");
@@ -627,22 +690,63 @@ TEST_F(fds, listening_unix_sockets_listen_again_by_name)
 	unlink(path);
 }
 
-TEST_F(fds, a_connection_not_accepted_yet_is_refused)
+TEST_F(fds, connections_waiting_to_be_accepted_wait_again)
 {
 	struct target t = {};
-	char buf[16];
+	char buf[256];
 
 	CKPT_SETUP_SKIPPED();
 	ASSERT_EQ(0, target_start(&t, waiting_target));
 	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
-	EXPECT_EQ(-EBUSY, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
-					     sizeof(self->msg), NULL));
+	ASSERT_EQ(0, target_cycle(&t, t.pid, self->image, self->msg,
+				  sizeof(self->msg))) TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("A:one back B:two eof", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+}
+
+TEST_F(fds, a_connection_waiting_across_processes_is_refused)
+{
+	struct target t = {}, u = {};
+	struct sockaddr_un sa;
+	socklen_t len;
+	char buf[16];
+	int c, l;
+
+	CKPT_SETUP_SKIPPED();
+	/* Another process waits on the target's listening socket. */
+	ASSERT_EQ(0, target_start(&t, listening_target));
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	len = abstract_name(&sa, "l", t.pid);
+	c = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT_EQ(0, connect(c, (struct sockaddr *)&sa, len));
+	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+						  sizeof(self->msg), NULL));
 	EXPECT_NE(NULL, strstr(self->msg, "fd 7 (socket:[")) TH_LOG("%s", self->msg);
-	EXPECT_NE(NULL, strstr(self->msg, "connections waiting to be accepted"))
+	EXPECT_NE(NULL, strstr(self->msg, "listens with a connection waiting from another process"))
 		TH_LOG("%s", self->msg);
 	EXPECT_EQ(0, kill(t.pid, 0));
+	close(c);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	target_end(&t);
+
+	/* The target waits on the test's. */
+	len = abstract_name(&sa, "t", getpid());
+	l = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT_EQ(0, bind(l, (struct sockaddr *)&sa, len));
+	ASSERT_EQ(0, listen(l, 4));
+	ASSERT_EQ(0, target_start(&u, dialing_target));
+	ASSERT_EQ(0, target_ask(&u, "s", buf, sizeof(buf)));
+	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(u.pid, self->image, 0, self->msg,
+						  sizeof(self->msg), NULL));
+	EXPECT_NE(NULL, strstr(self->msg, "fd 7 (socket:[")) TH_LOG("%s", self->msg);
+	EXPECT_NE(NULL, strstr(self->msg, "waits to be accepted by a listening socket of another process"))
+		TH_LOG("%s", self->msg);
+	EXPECT_EQ(0, kill(u.pid, 0));
+	ASSERT_EQ(0, target_send(&u, "q"));
+	target_end(&u);
+	close(l);
 }
 
 /* @target's checkpoint fails with EOPNOTSUPP, naming @words; it runs on. */

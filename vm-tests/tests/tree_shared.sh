@@ -47,7 +47,7 @@ start() {
 	ktap_poll 60 test -e "$tmp/$1.ready"
 }
 
-ktap_plan 7
+ktap_plan 8
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 "$shmtree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
@@ -117,5 +117,41 @@ ok = (r.returncode != 0 and f\"pid {tree.pid} fd {fd} (memfd outside)\" in r.std
 out.kill(); tree.kill()
 sys.exit(0 if ok else 1)
 ' '$tmp/outside'"
+
+# A connection waiting to be accepted: a child connects to its parent's
+# listening socket and sends; the parent accepts only after the restart.
+cat > "$tmp/waiting.py" <<'EOF'
+import os, socket, sys, time
+path, ready, go = sys.argv[1:4]
+l = socket.socket(socket.AF_UNIX)
+l.bind(path)
+l.listen(4)
+pid = os.fork()
+if pid == 0:
+    c = socket.socket(socket.AF_UNIX)
+    c.connect(path)
+    c.sendall(b"from the child")
+    open(ready, "w").close()
+    print(c.recv(100).decode(), flush=True)
+    os._exit(5)
+while not os.path.exists(go):
+    time.sleep(0.05)
+a, _ = l.accept()
+msg = a.recv(100)
+a.sendall(b"back " + msg)
+_, st = os.waitpid(pid, 0)
+print(msg.decode(), os.WEXITSTATUS(st), flush=True)
+EOF
+ktap_check "a connection waiting on a member's listening socket, checkpointed (--kill) and restarted, is accepted after: its bytes there, the reply back" sh -c "
+	setsid python3 '$tmp/waiting.py' '$tmp/w.sock' '$tmp/w.ready' '$tmp/w.go' > /dev/null &
+	w=\$! &&
+	for i in \$(seq 300); do test -e '$tmp/w.ready' && break; sleep 0.1; done &&
+	ckpt checkpoint --tree \$w --kill -o '$tmp/w' > /dev/null &&
+	ckpt inspect -v '$tmp/w/'\$w.img > '$tmp/w.txt' && grep -E ' (UPEND|ULISTEN) ' '$tmp/w.txt' &&
+	grep -q ' UPEND ' '$tmp/w.txt' &&
+	{ timeout 120 ckpt restart '$tmp/w' > '$tmp/w.out' & r=\$!; } &&
+	sleep 1 && touch '$tmp/w.go' && wait \$r; rc=\$?;
+	cat '$tmp/w.out'; test \$rc = 0 &&
+	printf 'back from the child\\nfrom the child 5\\n' | cmp - '$tmp/w.out'"
 
 ktap_check "no process of the tests is left" sh -c "! pgrep -x shmtree && ! pgrep -x ckpt"

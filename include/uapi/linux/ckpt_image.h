@@ -80,6 +80,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_TREE,
 	CKPT_SECT_USOCK,
 	CKPT_SECT_ULISTEN,
+	CKPT_SECT_UPEND,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -493,6 +494,27 @@ struct ckpt_img_ulisten {
 	__u32 addr_len;
 	__u8 addr[CKPT_USOCK_ADDR_MAX];
 	__u32 pad;
+};
+
+/*
+ * A connection waiting to be accepted on a listening socket (ULISTEN
+ * @listener), in the order accept() would take it: what its client sent
+ * (@data, as a USOCK section's). @id names it: the client's USOCK section
+ * has it as its peer. Bit 63 is set in every @id and in no inode number.
+ * @client is the client's socket inode number, 0 when the client closed
+ * it. The restart connects to the listening socket again from the client
+ * and sends those bytes, so the connection waits there again.
+ */
+#define CKPT_UPEND_ID		(1ULL << 63)
+#define CKPT_IMG_MAX_UPENDS	64	/* waiting on one listening socket */
+
+struct ckpt_img_upend {
+	__u64 listener;
+	__u64 id;
+	__u64 client;
+	__u32 type;		/* the listening socket's */
+	__u32 len;		/* bytes of data that follow */
+	__u8 data[];
 };
 
 /* A timerfd: re-armed relative to the restart with the time it had left. */
