@@ -18,7 +18,7 @@
 
 static const char *const vma_flag_names[] = {
 	"shared", "file", "growsdown", "heap", "stack", "vdso", "vvar",
-	"dontfork", "dontdump", "maywrite", "noreserve", "fileobj",
+	"dontfork", "dontdump", "maywrite", "noreserve", "fileobj", "sysv",
 };
 
 static const char *fileobj_kind(__u32 kind)
@@ -362,6 +362,112 @@ static void text_sections(FILE *f, const struct inspect *in)
 			ULL(in->sects[i].offset), ULL(in->sects[i].len));
 }
 
+/*
+ * One emitter for both outputs, in iproute2's print_* style: each call
+ * prints one key and its value, as " key value" or as a JSON member.
+ */
+struct emit {
+	FILE *f;
+	bool json, first;
+};
+
+static void emit_key(struct emit *e, const char *key)
+{
+	if (e->json)
+		fprintf(e->f, "%s\"%s\":", e->first ? "" : ",", key);
+	else
+		fprintf(e->f, " %s ", key);
+	e->first = false;
+}
+
+static void emit_u64(struct emit *e, const char *key, unsigned long long v)
+{
+	emit_key(e, key);
+	fprintf(e->f, "%llu", v);
+}
+
+/* Shown as hex (octal for a mode): a string in JSON. */
+static void emit_fmt(struct emit *e, const char *key, const char *fmt,
+		     unsigned int v)
+{
+	emit_key(e, key);
+	if (e->json)
+		fputc('"', e->f);
+	fprintf(e->f, fmt, v);
+	if (e->json)
+		fputc('"', e->f);
+}
+
+static void emit_flag(struct emit *e, const char *key, bool on)
+{
+	if (e->json) {
+		emit_key(e, key);
+		fprintf(e->f, on ? "true" : "false");
+	} else if (on) {
+		fprintf(e->f, " %s", key);
+	}
+}
+
+static void emit_sysv_one(struct emit *e, const char *kind,
+			  const struct ckpt_img_ipcperm *p)
+{
+	e->first = true;
+	if (e->json) {
+		fputc('{', e->f);
+		emit_key(e, "kind");
+		fprintf(e->f, "\"%s\"", kind);
+	} else {
+		fprintf(e->f, "  %s", kind);
+	}
+	emit_u64(e, "id", p->id);
+	emit_fmt(e, "key", "0x%08x", p->key);
+	emit_u64(e, "uid", p->uid);
+	emit_u64(e, "gid", p->gid);
+	emit_u64(e, "cuid", p->cuid);
+	emit_u64(e, "cgid", p->cgid);
+	emit_fmt(e, "mode", "%04o", p->mode);
+}
+
+/* A tree root's System V objects: ",\"sysv\":[...]", or a list of lines. */
+static void emit_sysv(FILE *f, const struct ckpt_image *img, bool json)
+{
+	struct emit e = { .f = f, .json = json };
+	const char *sep = "";
+	__u32 i;
+
+	if (json)
+		fprintf(f, ",\"sysv\":[");
+	else if (img->nr_shms + img->nr_sems + img->nr_msgs)
+		fprintf(f, "System V objects: %u\n",
+			img->nr_shms + img->nr_sems + img->nr_msgs);
+	for (i = 0; i < img->nr_shms; i++, sep = ",") {
+		const struct ckpt_img_sysvshm *m = img->shms[i];
+
+		fprintf(f, "%s", json ? sep : "");
+		emit_sysv_one(&e, "shm", &m->perm);
+		emit_u64(&e, "size", m->size);
+		emit_u64(&e, "stored", m->stored);
+		emit_flag(&e, "removed", m->perm.flags & CKPT_IPC_DEST);
+		emit_flag(&e, "locked", m->perm.flags & CKPT_IPC_LOCKED);
+		fprintf(f, json ? "}" : "\n");
+	}
+	for (i = 0; i < img->nr_sems; i++, sep = ",") {
+		fprintf(f, "%s", json ? sep : "");
+		emit_sysv_one(&e, "sem", &img->sems[i]->perm);
+		emit_u64(&e, "nsems", img->sems[i]->nsems);
+		fprintf(f, json ? "}" : "\n");
+	}
+	for (i = 0; i < img->nr_msgs; i++, sep = ",") {
+		fprintf(f, "%s", json ? sep : "");
+		emit_sysv_one(&e, "msg", &img->msgs[i]->perm);
+		emit_u64(&e, "qbytes", img->msgs[i]->qbytes);
+		emit_u64(&e, "messages", img->msgs[i]->nr);
+		fprintf(f, json ? "}" : "\n");
+	}
+	if (json)
+		fprintf(f, "]");
+}
+
 static void text_report(FILE *f, const char *name,
 			const struct ckpt_image *img, const struct inspect *in)
 {
@@ -430,6 +536,7 @@ static void text_report(FILE *f, const char *name,
 			fputc('\n', f);
 		}
 	}
+	emit_sysv(f, img, false);
 	fprintf(f, "pending signals: %u\n", img->signals.nr);
 	for (i = 0; verbose && i < img->signals.nr; i++) {
 		const struct ckpt_img_siginfo *q = &img->sigqueue[i];
@@ -688,6 +795,7 @@ static void json_report(FILE *f, const char *name,
 			o->capacity, ULL(o->dev), ULL(o->ino));
 	}
 	fprintf(f, "]");
+	emit_sysv(f, img, true);
 	fprintf(f, ",\"signals\":{\"pending\":%u,\"itimer_real_ns\":%llu,\"itimer_real_interval_ns\":%llu",
 		img->signals.nr, ULL(img->signals.real_value_ns),
 		ULL(img->signals.real_interval_ns));

@@ -44,6 +44,10 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_CREDS]	= "CREDS",
 	[CKPT_SECT_MAC]		= "MAC",
 	[CKPT_SECT_TREE]	= "TREE",
+	[CKPT_SECT_SYSVSHM]	= "SYSVSHM",
+	[CKPT_SECT_SYSVDATA]	= "SYSVDATA",
+	[CKPT_SECT_SYSVSEM]	= "SYSVSEM",
+	[CKPT_SECT_SYSVMSG]	= "SYSVMSG",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -137,6 +141,17 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return sizeof(struct ckpt_img_mac);
 	case CKPT_SECT_TREE:
 		return sizeof(struct ckpt_img_tree);
+	case CKPT_SECT_SYSVSHM:
+		return sizeof(struct ckpt_img_sysvshm);
+	case CKPT_SECT_SYSVDATA:
+		return sizeof(struct ckpt_img_sysvdata) + CKPT_IMG_MAX_FILECHUNK;
+	case CKPT_SECT_SYSVSEM:
+		return sizeof(struct ckpt_img_sysvsem) +
+		       (__u64)CKPT_IMG_MAX_SEMS * sizeof(__u32);
+	case CKPT_SECT_SYSVMSG:
+		return sizeof(struct ckpt_img_sysvmsg) + CKPT_IMG_MAX_MSGBYTES +
+		       (__u64)CKPT_IMG_MAX_MSGS *
+		       (sizeof(struct ckpt_img_sysvmsg_one) + 7);
 	}
 	return 0;
 }
@@ -197,6 +212,12 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			break;
 		if (s->type == CKPT_SECT_FILEDATA && st->nr_fileobjs)
 			break;
+		/* A tree's root: its System V objects, a segment's bytes after it. */
+		if (s->type == CKPT_SECT_SYSVDATA && st->shm_open)
+			break;
+		if ((s->type == CKPT_SECT_SYSVSHM || s->type == CKPT_SECT_SYSVSEM ||
+		     s->type == CKPT_SECT_SYSVMSG) && st->has_tree)
+			break;
 		if (s->type != st->expect)
 			return FAIL(st, EBADMSG, "sections out of order");
 		/* Without its credentials a process cannot be restarted safely. */
@@ -222,6 +243,12 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		break;
 	}
 
+	/* A segment's bytes end where another section starts. */
+	if (st->shm_open && s->type != CKPT_SECT_SYSVDATA) {
+		if (st->shm_bytes != st->shm_stored)
+			return FAIL(st, EBADMSG, "SYSVDATA does not hold what SYSVSHM says it stores");
+		st->shm_open = 0;
+	}
 	max = ckpt_img_max_len(st, s->type);
 	if (s->len > max)
 		return FAIL(st, EMSGSIZE, "section longer than its kind allows");
@@ -260,13 +287,23 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	if (s->type == CKPT_SECT_FILEDATA &&
 	    s->len <= sizeof(struct ckpt_img_filedata))
 		return FAIL(st, EBADMSG, "FILEDATA section too short");
+	if (s->type == CKPT_SECT_SYSVDATA &&
+	    s->len <= sizeof(struct ckpt_img_sysvdata))
+		return FAIL(st, EBADMSG, "SYSVDATA section too short");
+	if ((s->type == CKPT_SECT_SYSVSEM &&
+	     s->len < sizeof(struct ckpt_img_sysvsem)) ||
+	    (s->type == CKPT_SECT_SYSVMSG &&
+	     s->len < sizeof(struct ckpt_img_sysvmsg)))
+		return FAIL(st, EBADMSG, "System V section too short");
 	if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_THREAD &&
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
 	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_PIPE &&
 	    s->type != CKPT_SECT_USOCK && s->type != CKPT_SECT_UPEND &&
 	    s->type != CKPT_SECT_TIMERFD && s->type != CKPT_SECT_FILEOBJ &&
 	    s->type != CKPT_SECT_FILEDATA && s->type != CKPT_SECT_TIMERS &&
-	    s->type != CKPT_SECT_CREDS && s->len != max)
+	    s->type != CKPT_SECT_CREDS && s->type != CKPT_SECT_SYSVDATA &&
+	    s->type != CKPT_SECT_SYSVSEM && s->type != CKPT_SECT_SYSVMSG &&
+	    s->len != max)
 		return FAIL(st, EBADMSG, "section length does not match its kind");
 	return 0;
 }
@@ -648,6 +685,11 @@ static int check_vmas(struct ckpt_img_state *st,
 		if ((v->flags & CKPT_VMA_SHARED) && (v->flags & CKPT_VMA_FILE) &&
 		    v->nr_pages)
 			return FAIL(st, EBADMSG, "shared file mappings keep their data in the file");
+		if ((v->flags & CKPT_VMA_SYSV) &&
+		    (!(v->flags & CKPT_VMA_SHARED) || !st->has_tree ||
+		     v->flags & (CKPT_VMA_FILE | CKPT_VMA_FILEOBJ) || v->dev ||
+		     v->ino > CKPT_IMG_SYSV_ID_MAX || v->nr_pages))
+			return FAIL(st, EBADMSG, "System V segment mapping out of bounds");
 		if ((v->flags & CKPT_VMA_FILEOBJ) &&
 		    (!(v->flags & CKPT_VMA_FILE) || v->dev ||
 		     v->ino >= st->nr_fileobjs ||
@@ -757,6 +799,107 @@ static int check_ulisten(struct ckpt_img_state *st,
 		return FAIL(st, EBADMSG, "a listening UNIX socket's path is not an absolute, NUL-terminated path");
 	if (!path && (l->mode || l->uid || l->gid))
 		return FAIL(st, EBADMSG, "an abstract UNIX socket name with an owner");
+	return 0;
+}
+
+/*
+ * An object's attributes, and its id above the last of its kind's (@kind:
+ * 0 segments, 1 semaphore sets, 2 message queues), within the limit.
+ */
+static int check_ipcperm(struct ckpt_img_state *st,
+			 const struct ckpt_img_ipcperm *p, unsigned int kind,
+			 __u32 flags)
+{
+	if (p->id > CKPT_IMG_SYSV_ID_MAX || p->mode & ~0777U ||
+	    p->flags & ~flags)
+		return FAIL(st, EBADMSG, "System V object's id, mode or flags out of bounds");
+	if (st->nr_sysv[kind] == CKPT_IMG_MAX_SYSV ||
+	    (st->nr_sysv[kind] && p->id <= st->sysv_last[kind]))
+		return FAIL(st, EBADMSG, "System V objects too many, or their ids not ascending");
+	st->nr_sysv[kind]++;
+	st->sysv_last[kind] = p->id;
+	return 0;
+}
+
+static int check_sysvshm(struct ckpt_img_state *st,
+			 const struct ckpt_img_sysvshm *m)
+{
+	int ret = check_ipcperm(st, &m->perm, 0, __CKPT_IPC_ALL);
+
+	if (ret)
+		return ret;
+	if (!m->size || m->size > CKPT_IMG_MAX_SHMSZ || m->stored > m->size)
+		return FAIL(st, EBADMSG, "System V segment size out of bounds");
+	st->shm_open = 1;
+	st->shm_size = m->size;
+	st->shm_stored = m->stored;
+	st->shm_next = 0;
+	st->shm_bytes = 0;
+	return 0;
+}
+
+static int check_sysvdata(struct ckpt_img_state *st,
+			  const struct ckpt_img_sysvdata *d, __u64 len)
+{
+	len -= sizeof(*d);
+	if (d->pad)
+		return FAIL(st, EINVAL, "reserved SYSVDATA field set");
+	if (d->id != st->sysv_last[0] || d->offset < st->shm_next ||
+	    d->offset > st->shm_size || len > st->shm_size - d->offset)
+		return FAIL(st, EBADMSG, "SYSVDATA outside its segment or out of order");
+	st->shm_bytes += len;
+	st->shm_next = d->offset + len;
+	if (st->shm_bytes > st->shm_stored)
+		return FAIL(st, EBADMSG, "SYSVDATA holds more than SYSVSHM says it stores");
+	return 0;
+}
+
+static int check_sysvsem(struct ckpt_img_state *st,
+			 const struct ckpt_img_sysvsem *m, __u64 len)
+{
+	int ret = check_ipcperm(st, &m->perm, 1, 0);
+	__u32 i;
+
+	if (ret)
+		return ret;
+	if (m->pad || !m->nsems || m->nsems > CKPT_IMG_MAX_SEMS ||
+	    len != sizeof(*m) + (__u64)m->nsems * sizeof(__u32))
+		return FAIL(st, EBADMSG, "System V semaphore set out of bounds");
+	for (i = 0; i < m->nsems; i++)
+		if (m->vals[i] > CKPT_IMG_SEMVMX)
+			return FAIL(st, EBADMSG, "System V semaphore value above SEMVMX");
+	return 0;
+}
+
+/* A queue's messages: each a positive type and its bytes, filling it exactly. */
+static int check_sysvmsg(struct ckpt_img_state *st,
+			 const struct ckpt_img_sysvmsg *m, __u64 len)
+{
+	const __u8 *p = (const __u8 *)(m + 1);
+	__u64 off = 0, bytes = 0;
+	__u32 n;
+	int ret = check_ipcperm(st, &m->perm, 2, 0);
+
+	if (ret)
+		return ret;
+	len -= sizeof(*m);
+	if (m->pad || m->nr > CKPT_IMG_MAX_MSGS || m->qbytes > 0x7fffffff)
+		return FAIL(st, EBADMSG, "System V message queue out of bounds");
+	for (n = 0; n < m->nr; n++) {
+		struct ckpt_img_sysvmsg_one one;
+
+		if (len - off < sizeof(one))
+			return FAIL(st, EBADMSG, "System V message cut short");
+		memcpy(&one, p + off, sizeof(one));
+		off += sizeof(one);
+		if (one.type <= 0 || one.len > CKPT_IMG_MAX_MSGSZ ||
+		    ((one.len + 7) & ~7ULL) > len - off)
+			return FAIL(st, EBADMSG, "System V message type or length out of bounds");
+		off += (one.len + 7) & ~7ULL;
+		bytes += one.len;
+	}
+	if (off != len || bytes > CKPT_IMG_MAX_MSGBYTES)
+		return FAIL(st, EBADMSG, "System V message queue's messages do not fill it");
 	return 0;
 }
 
@@ -962,6 +1105,18 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = check_upend(st, payload, s->len);
 		if (!ret)
 			st->nr_upends++;
+		break;
+	case CKPT_SECT_SYSVSHM:
+		ret = check_sysvshm(st, payload);
+		break;
+	case CKPT_SECT_SYSVDATA:
+		ret = check_sysvdata(st, payload, s->len);
+		break;
+	case CKPT_SECT_SYSVSEM:
+		ret = check_sysvsem(st, payload, s->len);
+		break;
+	case CKPT_SECT_SYSVMSG:
+		ret = check_sysvmsg(st, payload, s->len);
 		break;
 	case CKPT_SECT_EPOLL: {
 		const struct ckpt_img_epitem *e = payload;

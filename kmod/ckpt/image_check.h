@@ -78,6 +78,12 @@ struct ckpt_img_state {
 	__u32 fd_obj;		/* FILEDATA: the object being filled */
 	__u64 fd_next;		/* its lowest offset for the next run */
 	__u64 fd_bytes;		/* its bytes so far */
+	/* System V objects: ids ascend within each kind (SHM, SEM, MSG). */
+	__u32 nr_sysv[3];
+	__u32 sysv_last[3];	/* the last id of each kind */
+	__u32 shm_open;		/* SYSVDATA may follow the last SYSVSHM */
+	__u64 shm_size, shm_stored;	/* that segment's */
+	__u64 shm_next, shm_bytes;	/* its next offset, its bytes so far */
 	/*
 	 * Set by a reader that checks PAGES checksums itself, later and with
 	 * several threads, or leaves them to the engine (cli/image.c):

@@ -78,6 +78,21 @@ void ckpt_image_free(struct ckpt_image *img)
 		free(img->upends[--img->nr_upends]);
 	free(img->upends);
 	img->upends = NULL;
+	while (img->nr_shms)
+		free(img->shms[--img->nr_shms]);
+	free(img->shms);
+	img->shms = NULL;
+	while (img->nr_sems)
+		free(img->sems[--img->nr_sems]);
+	free(img->sems);
+	img->sems = NULL;
+	while (img->nr_msgs)
+		free(img->msgs[--img->nr_msgs]);
+	free(img->msgs);
+	img->msgs = NULL;
+	free(img->shm_chunks);
+	img->shm_chunks = NULL;
+	img->nr_shm_chunks = 0;
 	free(img->vmas);
 	free(img->vma_pages);
 	free(img->buf);
@@ -254,6 +269,22 @@ static int keep_copy(struct ckpt_image *img, void ***arr, __u32 *nr,
 	(*arr)[(*nr)++] = copy;
 	return 0;
 }
+/* Appends @c to *@arr, which is doubled at every power of two. */
+static int add_chunk(struct ckpt_image *img, struct ckpt_image_chunk **arr,
+		     __u32 *nr, const struct ckpt_image_chunk *c)
+{
+	struct ckpt_image_chunk *more;
+
+	if (!(*nr & (*nr - 1))) {
+		more = realloc(*arr, (*nr ? 2 * *nr : 1) * sizeof(*more));
+		if (!more)
+			return fail(img, -ENOMEM, "out of memory");
+		*arr = more;
+	}
+	(*arr)[(*nr)++] = *c;
+	return 0;
+}
+
 static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 		  const void *payload)
 {
@@ -333,23 +364,32 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 		break;
 	case CKPT_SECT_FILEDATA: {
 		const struct ckpt_img_filedata *d = payload;
-		struct ckpt_image_chunk *more;
+		struct ckpt_image_chunk c = {
+			.obj = d->obj, .len = s->len - sizeof(*d),
+			.offset = d->offset,
+			.image_offset = img->size + sizeof(*s) + sizeof(*d),
+		};
 
-		/* Doubled at every power of two. */
-		if (!(img->nr_chunks & (img->nr_chunks - 1))) {
-			more = realloc(img->chunks, (img->nr_chunks ? 2 * img->nr_chunks : 1) *
-				       sizeof(*more));
-			if (!more)
-				return fail(img, -ENOMEM, "out of memory");
-			img->chunks = more;
-		}
-		img->chunks[img->nr_chunks].obj = d->obj;
-		img->chunks[img->nr_chunks].len = s->len - sizeof(*d);
-		img->chunks[img->nr_chunks].offset = d->offset;
-		img->chunks[img->nr_chunks].image_offset =
-			img->size + sizeof(*s) + sizeof(*d);
-		img->nr_chunks++;
-		break;
+		return add_chunk(img, &img->chunks, &img->nr_chunks, &c);
+	}
+	case CKPT_SECT_SYSVSHM:
+		return keep_copy(img, (void ***)&img->shms, &img->nr_shms,
+				 payload, s->len);
+	case CKPT_SECT_SYSVSEM:
+		return keep_copy(img, (void ***)&img->sems, &img->nr_sems,
+				 payload, s->len);
+	case CKPT_SECT_SYSVMSG:
+		return keep_copy(img, (void ***)&img->msgs, &img->nr_msgs,
+				 payload, s->len);
+	case CKPT_SECT_SYSVDATA: {
+		const struct ckpt_img_sysvdata *d = payload;
+		struct ckpt_image_chunk c = {
+			.obj = img->nr_shms - 1, .len = s->len - sizeof(*d),
+			.offset = d->offset,
+			.image_offset = img->size + sizeof(*s) + sizeof(*d),
+		};
+
+		return add_chunk(img, &img->shm_chunks, &img->nr_shm_chunks, &c);
 	}
 	case CKPT_SECT_TIMERFD:
 		img->nr_timerfds = s->len / sizeof(*img->timerfds);

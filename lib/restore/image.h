@@ -53,7 +53,7 @@ struct ckpt_image_later {
  * file, for pread()), not the bytes themselves: a memfd may hold 1 GiB.
  */
 struct ckpt_image_chunk {
-	__u32 obj;			/* FILEOBJ index */
+	__u32 obj;			/* FILEOBJ index (SYSVDATA: shms index) */
 	__u32 len;			/* bytes */
 	__u64 offset;			/* in the file */
 	__u64 image_offset;		/* of the bytes in the image */
@@ -102,6 +102,16 @@ struct ckpt_image {
 	__u32 nr_fileobjs;
 	struct ckpt_image_chunk *chunks;	/* [nr_chunks]: FILEDATA sections */
 	__u32 nr_chunks;
+	/* A tree root's System V objects, each malloc'ed, by ascending id. */
+	struct ckpt_img_sysvshm **shms;
+	__u32 nr_shms;
+	struct ckpt_img_sysvsem **sems;
+	__u32 nr_sems;
+	struct ckpt_img_sysvmsg **msgs;
+	__u32 nr_msgs;
+	/* SYSVDATA sections: @obj indexes @shms. */
+	struct ckpt_image_chunk *shm_chunks;
+	__u32 nr_shm_chunks;
 	struct ckpt_img_vdso vdso;	/* entry points (no text), if has_vdso */
 	bool has_vdso;
 	struct ckpt_img_vma *vmas;	/* [nr_vmas], the VMAS payload */

@@ -148,7 +148,7 @@ static struct ckpt_img_vdso *vdso_section(size_t *len)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O | -U] [-V] [-F] [-T] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O | -U] [-V] [-F] [-T] [-I] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n"
 		   "       mkimage -R IMAGE    (edits IMAGE to claim root, see below)\n"
 		   "       mkimage -S IMAGE    (takes IMAGE's MAC out, see below)\n");
@@ -456,9 +456,62 @@ static void unix_sockets(void)
 	section(CKPT_SECT_UPEND, &w, sizeof(w.p) + w.p.len);
 }
 
+/*
+ * -I: the root of a tree (TREE: one member) with System V objects: segment
+ * 3 (key 0x5ee1c0de, 8192 bytes, its second page stored) mapped at SYSV,
+ * segment 32769 (removed while attached, nothing stored), semaphore set 0
+ * (values 1 and 32767), message queue 1 (types 1 "hi" and 7 "hello
+ * world").
+ */
+#define SYSV	(ANON + 32 * PAGE)
+
+static void sysv_objects(void)
+{
+	static const struct ckpt_img_sysvshm shm[2] = {
+		{ { .id = 3, .key = 0x5ee1c0de, .uid = 1000, .gid = 1000,
+		    .cuid = 1000, .cgid = 1000, .mode = 0600 }, 8192, 4096 },
+		{ { .id = 32769, .uid = 1000, .gid = 1000, .cuid = 1000,
+		    .cgid = 1000, .mode = 0640, .flags = CKPT_IPC_DEST }, 4096, 0 },
+	};
+	struct {
+		struct ckpt_img_sysvdata d;
+		char data[4096];
+	} data = { { .id = 3, .offset = 4096 }, "segment 3" };
+	struct {
+		struct ckpt_img_sysvsem s;
+		__u32 vals[2];
+	} sem = { { { .id = 0, .uid = 1000, .gid = 1000, .cuid = 1000,
+		      .cgid = 1000, .mode = 0666 }, 2, 0 }, { 1, 32767 } };
+	struct {
+		struct ckpt_img_sysvmsg q;
+		struct ckpt_img_sysvmsg_one m1;
+		char d1[8];
+		struct ckpt_img_sysvmsg_one m2;
+		char d2[16];
+	} msg = { { { .id = 1, .uid = 1000, .gid = 1000, .cuid = 1000,
+		      .cgid = 1000, .mode = 0620 }, 16384, 2, 0 },
+		  { 1, 2 }, "hi", { 7, 11 }, "hello world" };
+
+	section(CKPT_SECT_SYSVSHM, &shm[0], sizeof(shm[0]));
+	section(CKPT_SECT_SYSVDATA, &data, sizeof(data));
+	section(CKPT_SECT_SYSVSHM, &shm[1], sizeof(shm[1]));
+	section(CKPT_SECT_SYSVSEM, &sem, sizeof(sem));
+	section(CKPT_SECT_SYSVMSG, &msg, sizeof(msg));
+}
+
+static void tree_root(void)
+{
+	static struct ckpt_img_tree t = {
+		.nr_members = 1, .parent = CKPT_TREE_NO_PARENT, .pgid = PID,
+		.sid = PID, .id = "mkimage-tree",
+	};
+
+	section(CKPT_SECT_TREE, &t, sizeof(t));
+}
+
 int main(int argc, char **argv)
 {
-	struct ckpt_img_vma vmas[6] = {
+	struct ckpt_img_vma vmas[7] = {
 		{ TEXT, TEXT + 2 * PAGE, 0, PROT_READ | PROT_EXEC,
 		  CKPT_VMA_FILE, 0x801, 1234, 125688, 0, "/bin/sh" },
 		{ HEAP, HEAP + 33 * PAGE, 0, PROT_READ | PROT_WRITE,
@@ -470,13 +523,14 @@ int main(int argc, char **argv)
 		  CKPT_VMA_VDSO, 0, 0, 0, 0, "" },
 		{ STACK, STACK_END, 0, PROT_READ | PROT_WRITE,
 		  CKPT_VMA_STACK | CKPT_VMA_GROWSDOWN, 0, 0, 0, 1, "" },
+		{ 0 },	/* -I: SYSV, placed before VVAR below */
 	};
 	struct ckpt_img_header hdr = {
 		.magic = CKPT_IMG_MAGIC,
 		.version = CKPT_IMG_VERSION,
 		.arch = CKPT_IMG_ARCH_X86_64,
 		.page_size = PAGE,
-		.nr_vmas = 6,
+		.nr_vmas = 6,	/* 7 with -I */
 		.xstate_size = XSTATE_SIZE,
 		.xfeatures = XFEATURES,
 		.created_ns = 1795000000ULL * 1000000000ULL,
@@ -491,12 +545,13 @@ int main(int argc, char **argv)
 		.root_ino = 5600, .cwd = "/srv/job/run", .root = "/srv/job",
 	};
 	bool no_pages = false, objects = false, dirs = false;
-	bool with_timers = false, sockets = false;
+	bool with_timers = false, sockets = false, sysv = false;
+	unsigned int nr_vmas = 6;
 	struct ckpt_img_vdso *vdso = NULL;
 	size_t vdso_len = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POVFTUcR:S:h")) != -1) {
+	while ((c = getopt(argc, argv, "t:POVFTUIcR:S:h")) != -1) {
 		switch (c) {
 		case 'c':
 			return csum_stdin();
@@ -525,6 +580,9 @@ int main(int argc, char **argv)
 		case 'U':
 			sockets = true;
 			break;
+		case 'I':
+			sysv = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -537,11 +595,22 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
+	if (sysv) {
+		/* Sorted: the segment's mapping goes between ANON and VVAR. */
+		memmove(&vmas[4], &vmas[3], 3 * sizeof(vmas[0]));
+		vmas[3] = (struct ckpt_img_vma) {
+			SYSV, SYSV + 2 * PAGE, 0, PROT_READ | PROT_WRITE,
+			CKPT_VMA_SHARED | CKPT_VMA_SYSV | CKPT_VMA_MAYWRITE,
+			0, 3, 8192, 0, "/SYSV5ee1c0de",
+		};
+		nr_vmas = 7;
+	}
 	if (no_pages)
-		for (i = 0; i < 6; i++)
+		for (i = 0; i < nr_vmas; i++)
 			vmas[i].nr_pages = 0;
 
 	hdr.nr_threads = nr_threads;
+	hdr.nr_vmas = nr_vmas;
 	section(CKPT_SECT_HEADER, &hdr, sizeof(hdr));
 
 	proc.pid = PID;
@@ -578,6 +647,8 @@ int main(int argc, char **argv)
 	proc.exe_dev = 0x801;
 	proc.exe_ino = 1234;
 	section(CKPT_SECT_PROCESS, &proc, sizeof(proc));
+	if (sysv)
+		tree_root();
 
 	thread = calloc(1, sizeof(struct ckpt_img_thread) + XSTATE_SIZE);
 	if (!thread) {
@@ -626,18 +697,20 @@ int main(int argc, char **argv)
 		file_objects();
 	else if (sockets)
 		unix_sockets();
+	if (sysv)
+		sysv_objects();
 	if (dirs)
 		section(CKPT_SECT_FS, &fs, sizeof(fs));
 	if (with_timers)
 		timers();
 	creds();
 
-	section(CKPT_SECT_VMAS, vmas, sizeof(vmas));
+	section(CKPT_SECT_VMAS, vmas, nr_vmas * sizeof(vmas[0]));
 	if (!no_pages) {
 		pages(HEAP, 2, 1);
 		pages(ANON, 2, 2);
 		pages(ANON + 8 * PAGE, 1, 2);
-		pages(STACK_END - PAGE, 1, 5);
+		pages(STACK_END - PAGE, 1, nr_vmas - 1);
 	}
 
 	end.nr_sections = nr_sections;

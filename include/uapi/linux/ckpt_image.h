@@ -26,6 +26,10 @@
  *   FILEDATA   struct ckpt_img_filedata + data  after FILEOBJ, by object and offset
  *   VDSO       struct ckpt_img_vdso + text      at most once, also before VMAS
  *   TIMERS     struct ckpt_img_timers + [nr]    at most once, also before VMAS
+ *   SYSVSHM    struct ckpt_img_sysvshm          per System V segment, also before VMAS
+ *   SYSVDATA   struct ckpt_img_sysvdata + data  after its SYSVSHM, by offset
+ *   SYSVSEM    struct ckpt_img_sysvsem + [nsems] per semaphore set, also before VMAS
+ *   SYSVMSG    struct ckpt_img_sysvmsg + msgs   per message queue, also before VMAS
  *   MAC        struct ckpt_img_mac              at most once, after CREDS,
  *                                               right before VMAS
  *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
@@ -81,6 +85,10 @@ enum ckpt_sect_type {
 	CKPT_SECT_USOCK,
 	CKPT_SECT_ULISTEN,
 	CKPT_SECT_UPEND,
+	CKPT_SECT_SYSVSHM,
+	CKPT_SECT_SYSVDATA,
+	CKPT_SECT_SYSVSEM,
+	CKPT_SECT_SYSVMSG,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -260,7 +268,8 @@ enum ckpt_img_vma_flags {
 	CKPT_VMA_MAYWRITE	= 1 << 9,	/* file opened for writing */
 	CKPT_VMA_NORESERVE	= 1 << 10,	/* MAP_NORESERVE: no commit charge */
 	CKPT_VMA_FILEOBJ	= 1 << 11,	/* file: FILEOBJ entry @ino */
-	__CKPT_VMA_ALL		= (1 << 12) - 1,
+	CKPT_VMA_SYSV		= 1 << 12,	/* System V segment @ino (its id) */
+	__CKPT_VMA_ALL		= (1 << 13) - 1,
 };
 
 struct ckpt_img_vma {
@@ -608,6 +617,72 @@ struct ckpt_img_pages {
 struct ckpt_img_end {
 	__u64 nr_sections;	/* sections before this one */
 	__u64 nr_pages;		/* pages stored in all */
+};
+
+/*
+ * System V IPC: the objects of the IPC namespace a tree has to itself
+ * (Documentation/engine.md, "System V IPC"), in its root's image only,
+ * by kind and id. The restart makes a new IPC namespace and each object
+ * again with its id and key. A mapping of a segment is a VMA with
+ * CKPT_VMA_SYSV and the segment's id in @ino.
+ */
+#define CKPT_IMG_MAX_SYSV	4096		/* objects of each kind */
+#define CKPT_IMG_MAX_SEMS	32000		/* SEMMSL */
+#define CKPT_IMG_SEMVMX		32767		/* SEMVMX */
+#define CKPT_IMG_MAX_MSGBYTES	(16 << 20)	/* one queue's messages */
+#define CKPT_IMG_MAX_MSGSZ	(1 << 20)	/* one message */
+#define CKPT_IMG_MAX_MSGS	65536		/* in one queue */
+#define CKPT_IMG_MAX_SHMSZ	(1ULL << 40)	/* one segment */
+#define CKPT_IMG_SYSV_ID_MAX	0x7fffffff
+
+enum ckpt_img_ipc_flags {
+	CKPT_IPC_DEST		= 1 << 0,	/* segment: removed, lives while attached */
+	CKPT_IPC_LOCKED		= 1 << 1,	/* segment: SHM_LOCK */
+	__CKPT_IPC_ALL		= (1 << 2) - 1,
+};
+
+struct ckpt_img_ipcperm {
+	__u32 id;		/* as shmget(), semget(), msgget() returned it */
+	__u32 key;
+	__u32 uid, gid;		/* owner */
+	__u32 cuid, cgid;	/* creator */
+	__u32 mode;		/* permission bits (0777) */
+	__u32 flags;		/* CKPT_IPC_* */
+};
+
+struct ckpt_img_sysvshm {
+	struct ckpt_img_ipcperm perm;
+	__u64 size;		/* shm_segsz */
+	__u64 stored;		/* bytes in its SYSVDATA sections (holes left out) */
+};
+
+/* A run of a segment's bytes: section length - 16 of them. */
+struct ckpt_img_sysvdata {
+	__u32 id;		/* the segment's */
+	__u32 pad;
+	__u64 offset;
+	__u8 data[];
+};
+
+struct ckpt_img_sysvsem {
+	struct ckpt_img_ipcperm perm;
+	__u32 nsems;
+	__u32 pad;
+	__u32 vals[];		/* [nsems], each at most CKPT_IMG_SEMVMX */
+};
+
+/* One queued message, its @len bytes following, padded to 8. */
+struct ckpt_img_sysvmsg_one {
+	__s64 type;		/* > 0 */
+	__u64 len;
+};
+
+struct ckpt_img_sysvmsg {
+	struct ckpt_img_ipcperm perm;
+	__u64 qbytes;		/* msg_qbytes */
+	__u32 nr;		/* messages, in queue order */
+	__u32 pad;
+	/* followed by nr struct ckpt_img_sysvmsg_one + data */
 };
 
 #endif /* _UAPI_LINUX_CKPT_IMAGE_H */
