@@ -326,6 +326,8 @@ static int write_image(struct ckpt_cp_ctx *ctx)
 				      ctx->creds_len, NULL, 0);
 	if (!ret)
 		ret = write_files(w, &ctx->scan);
+	if (!ret && ctx->ipc)
+		ret = ckpt_ipc_write(ctx->ipc, w);
 	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_FS, ctx->fs, sizeof(*ctx->fs),
 				      NULL, 0);
@@ -748,6 +750,8 @@ static int run_group(struct ckpt_cp_group *g)
 	ret = freeze_group(g);
 	if (!ret && g->tree)
 		ret = ckpt_tree_check(g);
+	if (!ret && g->tree)
+		ret = ckpt_ipc_capture(g);
 	if (!ret)
 		ret = each_member(g, capture);
 	if (!ret)
@@ -874,8 +878,10 @@ int ckpt_cp_group_run(struct ckpt_cp_group *g)
 		ret = run_group(g);
 	for (i = 0; i < g->nr; i++)
 		release_member(&g->m[i]);
-	if (g->tree)
+	if (g->tree) {
 		ckpt_tree_release(g);
+		ckpt_ipc_free(&g->ipc);
+	}
 	g->total_ns = ktime_get_ns() - g->t0;
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include <uapi/linux/ckpt_image.h>
 
 #include "fds.h"
+#include "ipc.h"
 #include "image.h"
 #include "mm.h"
 #include "timers.h"
@@ -55,6 +56,7 @@ struct ckpt_cp_ctx {
 	struct ckpt_img_creds *creds;
 	size_t creds_len;
 	struct ckpt_mm_capture mc;
+	const struct ckpt_ipc *ipc;	/* a tree's root: System V objects to write */
 	/* A step run in a worker (each_member_parallel()). */
 	struct work_struct work;
 	int (*step)(struct ckpt_cp_ctx *ctx);
@@ -81,6 +83,7 @@ struct ckpt_cp_group {
 	struct pid_namespace *ns;	/* tree: the root's, referenced */
 	u32 *sorted;			/* tree: member indexes, by task */
 	u8 id[CKPT_TREE_ID_LEN];	/* tree: the TREE sections' id */
+	struct ckpt_ipc ipc;		/* tree: System V IPC (ipc.c) */
 	u64 t0, t1;			/* request start, first freeze */
 	u64 frozen_ns, total_ns;
 	struct ckpt_why why;		/* a message naming its member */

@@ -583,6 +583,7 @@ int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
 	if (ret)
 		return ret;
 	scan->objs.tree = scan->in_tree;
+	scan->objs.ipc = scan->ipc;
 	scan->registered = ckpt_cb_file(reg);
 	task_lock(task);
 	scan->files_table = task->files;

@@ -18,6 +18,8 @@ struct ckpt_why;
  * entry per descriptor above 2 (a tree's member: every descriptor), with what each kind needs beside it
  * (PIPE, TIMERFD and EPOLL sections, the file objects carried by content).
  */
+struct ckpt_ipc;
+
 struct ckpt_fds {
 	struct ckpt_img_file *files;	/* CKPT_IMG_MAX_FILES of them */
 	struct file **refs;		/* files needing more, referenced */
@@ -56,6 +58,7 @@ struct ckpt_fds {
 	 */
 	bool in_tree, all_fds;
 	const struct file *root_stdio[3];
+	const struct ckpt_ipc *ipc;	/* a tree's: ckpt_ipc_capture() */
 };
 
 /*

@@ -222,8 +222,8 @@ int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,
 }
 
 /* Calls @fn on every run of data of @rf below @size, in chunks. */
-static int walk_data(struct file *rf, u64 size,
-		     int (*fn)(void *arg, loff_t off, size_t len), void *arg)
+int ckpt_walk_data(struct file *rf, u64 size,
+		   int (*fn)(void *arg, loff_t off, size_t len), void *arg)
 {
 	loff_t pos = 0, data, hole, off;
 	size_t n;
@@ -398,7 +398,7 @@ static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 		return PTR_ERR(rf);
 	}
 	o->rfile[i] = rf;
-	ret = walk_data(rf, img->size, count_fn, &img->stored);
+	ret = ckpt_walk_data(rf, img->size, count_fn, &img->stored);
 	if (ret)
 		ckpt_whyf(why, "cannot find the data of %s: error %d",
 			  img->name, ret);
@@ -495,7 +495,7 @@ int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w)
 		wr.rf = o->rfile[i];
 		wr.obj = i;
 		wr.written = 0;
-		ret = walk_data(wr.rf, img->size, write_fn, &wr);
+		ret = ckpt_walk_data(wr.rf, img->size, write_fn, &wr);
 		/* Frozen and held by no one else: it cannot have changed. */
 		if (!ret && wr.written != img->stored)
 			ret = -EAGAIN;

@@ -5,6 +5,8 @@
 #include <linux/types.h>
 #include <uapi/linux/ckpt_image.h>
 
+struct ckpt_ipc;
+
 struct cred;
 struct file;
 struct path;
@@ -41,9 +43,15 @@ struct ckpt_fileobjs {
 	 * decided for the whole tree (tree_files.c), not here.
 	 */
 	bool tree;
+	/* A tree's System V IPC (ipc.h): its segments' mappings name them. */
+	const struct ckpt_ipc *ipc;
 };
 
 int ckpt_fileobjs_init(struct ckpt_fileobjs *o);
+
+/* Calls @fn on every run of data of @rf below @size, in chunks. */
+int ckpt_walk_data(struct file *rf, u64 size,
+		   int (*fn)(void *arg, loff_t off, size_t len), void *arg);
 void ckpt_fileobjs_free(struct ckpt_fileobjs *o);
 
 /*

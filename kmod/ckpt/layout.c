@@ -38,6 +38,7 @@
 #include <asm/vdso.h>
 #include <uapi/linux/btf.h>
 
+#include "ipc.h"
 #include "layout.h"
 
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
@@ -53,6 +54,7 @@ static const char *const feature_name[CKPT_LAYOUT_NR] = {
 	[CKPT_LAYOUT_SIGQUEUE] = "sigqueue",
 	[CKPT_LAYOUT_PIPES] = "pipes",
 	[CKPT_LAYOUT_VDSO] = "vdso",
+	[CKPT_LAYOUT_SYSVIPC] = "sysvipc",
 };
 
 static enum layout_state state[CKPT_LAYOUT_NR];
@@ -133,6 +135,23 @@ static const struct layout layouts[] = {
 	L_MEMBER(CKPT_LAYOUT_VDSO, struct mm_struct, "mm_struct", context),
 	L_MEMBER(CKPT_LAYOUT_VDSO, mm_context_t, "mm_context_t", vdso),
 	L_MEMBER(CKPT_LAYOUT_VDSO, mm_context_t, "mm_context_t", vdso_image),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_shmid_kernel, "shmid_kernel", shm_perm),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_shmid_kernel, "shmid_kernel", shm_file),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_shmid_kernel, "shmid_kernel", shm_segsz),
+	L_SIZE(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem, "sem"),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem, "sem", semval),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem_array, "sem_array", sem_perm),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem_array, "sem_array", sem_nsems),
+	/* A flexible array: its offset only. */
+	{ CKPT_LAYOUT_SYSVIPC, "sem_array", "sems",
+	  offsetof(struct ckpt_sem_array, sems) * 8, 0 },
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_perm),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_cbytes),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_qnum),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_qbytes),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_messages),
+	L_SIZE(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_msgseg, "msg_msgseg"),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_msgseg, "msg_msgseg", next),
 };
 
 /* Tests only: the BTF name of a structure to expect one byte off. */

@@ -16,6 +16,7 @@ enum ckpt_layout {
 	CKPT_LAYOUT_SIGQUEUE,	/* struct sigqueue (queued signals) */
 	CKPT_LAYOUT_PIPES,	/* struct pipe_inode_info, pipe_buffer */
 	CKPT_LAYOUT_VDSO,	/* struct vdso_image, mm_context_t */
+	CKPT_LAYOUT_SYSVIPC,	/* struct shmid_kernel, sem_array, sem, msg_queue */
 	CKPT_LAYOUT_NR,
 };
 

@@ -37,6 +37,7 @@
 #include "layout.h"
 #include "mm.h"
 #include "vdso.h"
+#include "ipc.h"
 #include "why.h"
 
 #define PM_PRESENT	BIT_ULL(63)
@@ -55,7 +56,8 @@ static bool stores_pages(const struct ckpt_img_vma *v)
 {
 	if (v->flags & (CKPT_VMA_VDSO | CKPT_VMA_VVAR))
 		return false;
-	return !((v->flags & CKPT_VMA_SHARED) && (v->flags & CKPT_VMA_FILE));
+	return !((v->flags & CKPT_VMA_SHARED) &&
+		 (v->flags & (CKPT_VMA_FILE | CKPT_VMA_SYSV)));
 }
 
 /* Whether pagemap entry @pm is a page this mapping must store. */
@@ -133,6 +135,8 @@ static int describe_vma(struct vm_area_struct *vma, struct mm_struct *mm,
 		if (IS_ERR(p))
 			return PTR_ERR(p);
 		len = strlen(p);
+		if (ckpt_ipc_shm_file(file))
+			return ckpt_ipc_vma(objs->ipc, vma, v, why);
 		if ((fl & VM_MAYSHARE) && !strcmp(p, "/dev/zero (deleted)") &&
 		    objs->tree) {
 			/* A tree shares it by its file: an object. */
@@ -624,8 +628,106 @@ void ckpt_mm_capture_free(struct ckpt_mm_capture *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Unmaps everything of current's but the vdso and vvar. */
-static int unmap_all(struct mm_struct *mm)
+/*
+ * The restarter's attachments of System V segments (ckpt_ipc_shm_file()),
+ * made for this restart in the tree's new IPC namespace: mapped anew
+ * where the image has the segment, and only then detached, so that a
+ * segment already removed never has no attachment in between.
+ */
+struct sysv_att {
+	unsigned long start, end;
+	u32 id;
+	struct file *file;	/* referenced */
+};
+
+struct sysv_atts {
+	struct sysv_att *a;
+	u32 nr;
+};
+
+static bool kept(const struct sysv_atts *sa, unsigned long start)
+{
+	u32 i;
+
+	for (i = 0; i < sa->nr; i++)
+		if (sa->a[i].start == start)
+			return true;
+	return false;
+}
+
+/* The vmi of each walk is its own: a VMA_ITERATOR is one walk. */
+static u32 count_sysv(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+	u32 n = 0;
+
+	{
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma)
+			n += ckpt_ipc_shm_file(vma->vm_file);
+	}
+	return n;
+}
+
+static int find_sysv(struct mm_struct *mm, struct sysv_atts *sa)
+{
+	struct vm_area_struct *vma;
+	u32 n;
+
+	mmap_read_lock(mm);
+	n = count_sysv(mm);
+	sa->a = n ? kvcalloc(n, sizeof(*sa->a), GFP_KERNEL) : NULL;
+	if (n && !sa->a) {
+		mmap_read_unlock(mm);
+		return -ENOMEM;
+	}
+	if (n) {
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma) {
+			if (!ckpt_ipc_shm_file(vma->vm_file) || sa->nr == n)
+				continue;
+			sa->a[sa->nr++] = (struct sysv_att) {
+				.start = vma->vm_start, .end = vma->vm_end,
+				.id = file_inode(vma->vm_file)->i_ino,
+				.file = get_file(vma->vm_file),
+			};
+		}
+	}
+	mmap_read_unlock(mm);
+	return 0;
+}
+
+static void drop_sysv(struct sysv_atts *sa, bool unmap)
+{
+	u32 i;
+
+	for (i = 0; i < sa->nr; i++) {
+		if (unmap)
+			vm_munmap(sa->a[i].start, sa->a[i].end - sa->a[i].start);
+		fput(sa->a[i].file);
+	}
+	kvfree(sa->a);
+	memset(sa, 0, sizeof(*sa));
+}
+
+static struct file *sysv_file(const struct sysv_atts *sa,
+			      const struct ckpt_img_vma *v, struct ckpt_why *why)
+{
+	u32 i;
+
+	for (i = 0; i < sa->nr; i++)
+		if (sa->a[i].id == v->ino)
+			return get_file(sa->a[i].file);
+	ckpt_whyf(why,
+		  "%llx-%llx maps System V segment %llu, which the restarter did not attach",
+		  v->start, v->end, v->ino);
+	return ERR_PTR(-ENOENT);
+}
+
+/* Unmaps everything of current's but the vdso, vvar and @sa's. */
+static int unmap_all(struct mm_struct *mm, const struct sysv_atts *sa)
 {
 	u64 vdso, vdso_size, vvar, vvar_size;
 	struct vm_area_struct *vma;
@@ -641,6 +743,8 @@ static int unmap_all(struct mm_struct *mm)
 
 		for_each_vma(vmi, vma) {
 			if (vma->vm_start >= vvar && vma->vm_end <= vdso + vdso_size)
+				continue;
+			if (kept(sa, vma->vm_start))
 				continue;
 			if (n == mm->map_count)
 				break;
@@ -766,7 +870,8 @@ int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 }
 
 static int map_vma(const struct ckpt_img_vma *v, const struct path *root,
-		   const struct ckpt_objfiles *of, struct ckpt_why *why)
+		   const struct ckpt_objfiles *of, const struct sysv_atts *sa,
+		   struct ckpt_why *why)
 {
 	unsigned long flags = MAP_FIXED_NOREPLACE, addr, extra = 0;
 	struct file *file = NULL;
@@ -779,8 +884,9 @@ static int map_vma(const struct ckpt_img_vma *v, const struct path *root,
 		flags |= MAP_GROWSDOWN;
 	if (v->flags & CKPT_VMA_NORESERVE)
 		flags |= MAP_NORESERVE;
-	if (v->flags & CKPT_VMA_FILE) {
-		file = open_mapped_file(v, root, of, why);
+	if (v->flags & (CKPT_VMA_FILE | CKPT_VMA_SYSV)) {
+		file = v->flags & CKPT_VMA_SYSV ? sysv_file(sa, v, why) :
+						  open_mapped_file(v, root, of, why);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
 	} else {
@@ -1109,14 +1215,18 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		    const u8 *vdso_proxy, bool lazy, struct ckpt_why *why)
 {
 	struct mm_struct *mm = current->mm;
+	struct sysv_atts sa = {};
 	struct ckpt_sect s;
 	struct fill *f;
 	void *payload;
 	int ret, pass;
 	u32 i;
 
-	ret = unmap_all(mm);
+	ret = find_sysv(mm, &sa);
+	if (!ret)
+		ret = unmap_all(mm, &sa);
 	if (ret) {
+		drop_sysv(&sa, false);
 		why->msg = "cannot unmap the restarter's memory";
 		return ret;
 	}
@@ -1126,7 +1236,7 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 	 * flags would be set on the merged whole, or missed. Mapped first,
 	 * they have no neighbours yet, and the rest cannot merge into them.
 	 */
-	for (pass = 0; pass < 2; pass++) {
+	for (pass = 0; pass < 2 && !ret; pass++) {
 		for (i = 0; i < nr_vmas; i++) {
 			bool extra = vmas[i].flags & (CKPT_VMA_DONTFORK |
 						      CKPT_VMA_DONTDUMP);
@@ -1134,11 +1244,14 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 			if (vmas[i].flags & (CKPT_VMA_VDSO | CKPT_VMA_VVAR) ||
 			    extra != !pass)
 				continue;
-			ret = map_vma(&vmas[i], root, of, why);
+			ret = map_vma(&vmas[i], root, of, &sa, why);
 			if (ret)
-				return ret;
+				break;
 		}
 	}
+	drop_sysv(&sa, true);
+	if (ret)
+		return ret;
 	if (vdso_proxy) {
 		ret = ckpt_vdso_proxy(proc, vdso_proxy, why);
 		if (ret)

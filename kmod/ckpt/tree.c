@@ -80,7 +80,7 @@ static int cmp_task(const void *a, const void *b, const void *priv)
 }
 
 /* The index of the member whose process @p is (a leader), or -1. */
-static int member_of(const struct ckpt_cp_group *g, const struct task_struct *p)
+int ckpt_tree_member_of(const struct ckpt_cp_group *g, const struct task_struct *p)
 {
 	unsigned int lo = 0, hi = g->nr;
 
@@ -184,7 +184,7 @@ static int check_member(struct ckpt_cp_group *g, unsigned int i,
 		return -EBUSY;
 	}
 	rcu_read_lock();
-	parent = member_of(g, rcu_dereference(t->real_parent)->group_leader);
+	parent = ckpt_tree_member_of(g, rcu_dereference(t->real_parent)->group_leader);
 	rcu_read_unlock();
 	if (i && (parent < 0 || parent >= i)) {
 		ckpt_whyf(&ctx->why,
@@ -221,16 +221,16 @@ static int outsider(const struct ckpt_cp_group *g, struct task_struct *p,
 
 	parent = rcu_dereference(p->real_parent)->group_leader;
 	tracer = rcu_dereference(p->parent)->group_leader;
-	i = member_of(g, parent);
+	i = ckpt_tree_member_of(g, parent);
 	if (i >= 0 && p->exit_state && thread_group_empty(p)) {
 		*kind = ZOMBIE_CHILD;
 		return i;
 	}
-	if (i >= 0 && member_of(g, p) < 0) {
+	if (i >= 0 && ckpt_tree_member_of(g, p) < 0) {
 		*kind = NOT_IN_TREE;
 		return i;
 	}
-	i = tracer != parent ? member_of(g, tracer) : -1;
+	i = tracer != parent ? ckpt_tree_member_of(g, tracer) : -1;
 	*kind = TRACED;
 	return i;
 }

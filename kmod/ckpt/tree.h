@@ -17,4 +17,8 @@ int ckpt_tree_prepare(struct ckpt_cp_group *g);
 int ckpt_tree_check(struct ckpt_cp_group *g);
 void ckpt_tree_release(struct ckpt_cp_group *g);
 
+/* The index of the member whose process @p is (a leader), or -1. */
+int ckpt_tree_member_of(const struct ckpt_cp_group *g,
+			const struct task_struct *p);
+
 #endif /* _CKPT_TREE_H */

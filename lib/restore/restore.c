@@ -235,7 +235,7 @@ static int find_specials(struct special *sp, int max, unsigned long *lo,
 }
 
 /* Whether [lo, hi) overlaps any mapping but the vdso/vvar. */
-static bool range_busy(unsigned long lo, unsigned long hi)
+bool restore_range_busy(unsigned long lo, unsigned long hi)
 {
 	char line[512];
 	FILE *f = fopen("/proc/self/maps", "re");
@@ -256,7 +256,7 @@ static bool range_busy(unsigned long lo, unsigned long hi)
 }
 
 /* Whether [lo, hi) is in the way of the image's memory or its old vdso. */
-static bool image_busy(struct restore *r, unsigned long lo,
+bool restore_image_busy(struct restore *r, unsigned long lo,
 		       unsigned long hi)
 {
 	const struct ckpt_image *img = &r->img;
@@ -330,7 +330,7 @@ static void move_vdso(struct restore *r)
 		dst = proc->vvar;
 		if (dst == lo)
 			return;
-		if (range_busy(dst, dst + size))
+		if (restore_range_busy(dst, dst + size))
 			child_fail(r, "the image's vdso address %#lx is taken in the restarter; try again",
 				   (unsigned long)proc->vdso);
 		remap_specials(r, sp, n, lo, size, dst);
@@ -338,13 +338,13 @@ static void move_vdso(struct restore *r)
 	}
 	if (!img->has_vdso)
 		child_fail(r, "this kernel's vdso differs from the image's, which carries no copy of its own (restart on the kernel that made it)");
-	if (!image_busy(r, lo, hi))
+	if (!restore_image_busy(r, lo, hi))
 		return;
 	/* Below the old vvar, where a process's vdso usually has room. */
 	dst = (proc->vvar - size) & ~(unsigned long)(CKPT_IMG_PAGE_SIZE - 1);
 	for (tries = 0; tries < 4096; tries++, dst -= size + CKPT_IMG_PAGE_SIZE)
-		if (dst > size && !image_busy(r, dst, dst + size) &&
-		    !range_busy(dst, dst + size))
+		if (dst > size && !restore_image_busy(r, dst, dst + size) &&
+		    !restore_range_busy(dst, dst + size))
 			break;
 	if (tries == 4096)
 		child_fail(r, "no room for this kernel's vdso outside the image's memory");
@@ -2016,6 +2016,15 @@ static void tree_barrier(struct restore *r)
 	r->go_fd = r->ready_fd = -1;
 }
 
+/* The System V segments the image maps, attached for the engine to place. */
+static void restore_sysv(struct restore *r)
+{
+	struct ckpt_err err = {};
+
+	if (restore_attach_sysv(r, &err))
+		child_fail(r, "%s", err.msg);
+}
+
 /* Closes all the restarter left open but what the child needs. */
 static void keep_needed(struct restore *r, int uffd)
 {
@@ -2043,6 +2052,7 @@ void restore_child(struct restore *r)
 {
 	const struct ckpt_image *img = &r->img;
 	struct thread_arg *targs;
+	struct ckpt_err err = {};
 	uint64_t all = ~0ULL;
 	int root, uffd = -1;
 
@@ -2059,6 +2069,7 @@ void restore_child(struct restore *r)
 	 * the engine restores each thread's.
 	 */
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, sizeof(all));
+	restore_sysv(r);
 	restore_creds(r);
 	targs = calloc(img->nr_threads, sizeof(*targs));
 	if (!targs)
@@ -2071,6 +2082,8 @@ void restore_child(struct restore *r)
 	/* Last of what uses paths (move_vdso() reads /proc/self/maps). */
 	root = restore_root(r);
 	tree_barrier(r);
+	if (r->sysv_root && restore_remove_sysv(&r->img, &err))
+		child_fail(r, "%s", err.msg);
 	make_threads(r, targs);
 	restore_signals(r);
 	make_timers(r);

@@ -66,6 +66,7 @@ struct restore {
 	 */
 	pid_t member;
 	int ready_fd, go_fd;
+	bool sysv_root;			/* made the tree's System V objects */
 	struct restore_shared *shared;	/* [nr_shared], the member's copy */
 	uint32_t nr_shared;
 };
@@ -128,6 +129,35 @@ int restore_make_eventfd(const struct ckpt_img_file *f, struct ckpt_err *err);
 /* Once every descriptor of it is open: @o's mode and seals on @fd. */
 int restore_finish_object(const struct ckpt_img_fileobj *o, int fd,
 			  struct ckpt_err *err);
+
+/* Whether [lo, hi) overlaps any mapping of ours but the vdso and vvar. */
+bool restore_range_busy(unsigned long lo, unsigned long hi);
+
+/* Whether [lo, hi) is in the way of @r's image's memory or its old vdso. */
+bool restore_image_busy(struct restore *r, unsigned long lo, unsigned long hi);
+
+/* System V IPC (sysv.c): whether the image (a tree's root) carries some. */
+bool restore_has_sysv(const struct ckpt_image *img);
+
+/*
+ * In the tree's new IPC namespace, before any member is forked: every
+ * object of the root @r's image made again, with its id. 0 or -errno.
+ */
+int restore_make_sysv(struct restore *r, struct ckpt_err *err);
+
+/*
+ * Member @i's image @img (at @path) against the root's @root: System V
+ * objects in the root's only, and every segment it maps among them.
+ */
+int restore_check_sysv(const struct ckpt_image *root, uint32_t i,
+		       const struct ckpt_image *img, const char *path,
+		       struct ckpt_err *err);
+
+/* In a member: the segments its image maps, attached out of its way. */
+int restore_attach_sysv(struct restore *r, struct ckpt_err *err);
+
+/* Once every member is attached: the segments removed while attached, again. */
+int restore_remove_sysv(const struct ckpt_image *root, struct ckpt_err *err);
 
 /*
  * Every UNIX socket pair the images @imgs[0..@n) hold (USOCK sections),

@@ -175,6 +175,17 @@ static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i
 
 	forward_signals(0, false);
 	join_groups(tr, i);
+	/* Its IPC namespace, the tree's alone: its objects, before any child. */
+	if (!i && restore_has_sysv(&r->img)) {
+		struct ckpt_err err = {};
+
+		if (unshare(CLONE_NEWIPC))
+			tree_fail(tr, "pid %d: cannot make an IPC namespace: %s",
+				  tr->t.m[i].pid, strerror(errno));
+		if (restore_make_sysv(r, &err))
+			tree_fail(tr, "pid %d: %s", tr->t.m[i].pid, err.msg);
+		r->sysv_root = true;
+	}
 	make_children(tr, i);
 	r->member = tr->t.m[i].pid;
 	r->errpipe = tr->errpipe[1];
@@ -247,6 +258,9 @@ static int prepare(struct tree_restart *tr, struct ckpt_err *err)
 		if (!ret)
 			ret = ckpt_tree_check(&tr->t, i, &tr->r[i].img,
 					      tr->paths[i], err);
+		if (!ret)
+			ret = restore_check_sysv(&tr->r[0].img, i, &tr->r[i].img,
+						 tr->paths[i], err);
 		if (!ret && !i && tr->t.m[0].pid == 1)
 			ret = ckpt_err_set(err, EOPNOTSUPP, "%s: the root was pid 1 of its namespace: not supported yet",
 					   tr->paths[0]);

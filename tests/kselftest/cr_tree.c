@@ -8,11 +8,18 @@
  * one in another pid namespace, one with a pipe to a process outside the
  * tree, anonymous memory shared by fork, the caller in
  * the tree, bad arguments) names what it refuses and leaves every member
- * running, none frozen: each still makes progress afterwards.
+ * running, none frozen: each still makes progress afterwards. A tree in an
+ * IPC namespace of its own has its System V objects in the root's image;
+ * one that maps a segment of the initial namespace, or uses semaphore
+ * undo, is refused.
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/ptrace.h>
 #include <sys/timerfd.h>
 
@@ -23,7 +30,10 @@
 
 enum { ROOT, C1, C2, GC };
 
-enum tree_opt { PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON, OUTSIDE_ANON, SHARED_TIMERFD };
+enum tree_opt {
+	PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON, OUTSIDE_ANON, SHARED_TIMERFD,
+	SYSV_OWN, SYSV_HOST, SYSV_UNDO,
+};
 
 /* SHARED_TIMERFD: the descriptor every member keeps, inherited. */
 #define KEPT_FD	100
@@ -65,6 +75,39 @@ static void drop_shared(void)
 		munmap((void *)ranges[i][0], ranges[i][1] - ranges[i][0]);
 }
 
+/*
+ * SYSV_*: in the root, before the forks. SYSV_OWN: an IPC namespace of its
+ * own with a segment every member maps (removed at once: it lives while
+ * attached), a semaphore set (3 and 7) and a queue with two messages.
+ * SYSV_HOST: a segment of the initial namespace, mapped. SYSV_UNDO: its
+ * own namespace, and a semaphore operation with SEM_UNDO.
+ */
+static void sysv_objects(enum tree_opt opt)
+{
+	struct { long type; char text[8]; } m = { 5, "ckpt" };
+	struct sembuf op = { 0, 1, SEM_UNDO };
+	unsigned short vals[2] = { 3, 7 };
+	int shm, sem, msg;
+	char *p;
+
+	if (opt != SYSV_HOST && unshare(CLONE_NEWIPC))
+		_exit(9);
+	shm = shmget(IPC_PRIVATE, 8192, 0600);
+	p = shm < 0 ? (void *)-1 : shmat(shm, NULL, 0);
+	if (p == (void *)-1 || shmctl(shm, IPC_RMID, NULL))
+		_exit(9);
+	strcpy(p + 4096, "segment");
+	if (opt == SYSV_HOST)
+		return;
+	sem = semget(IPC_PRIVATE, 2, 0600);
+	msg = msgget(IPC_PRIVATE, 0600);
+	if (sem < 0 || msg < 0 || semctl(sem, 0, SETALL, vals) ||
+	    msgsnd(msg, &m, 5, 0) || msgsnd(msg, &m, 2, 0))
+		_exit(9);
+	if (opt == SYSV_UNDO && semop(sem, &op, 1))
+		_exit(9);
+}
+
 static void tell(int fd, int role)
 {
 	int msg[2] = { role, getpid() };
@@ -92,6 +135,8 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 		if (opt == SHARED_TIMERFD &&
 		    dup2(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), KEPT_FD) < 0)
 			_exit(9);
+		if (opt == SYSV_OWN || opt == SYSV_HOST || opt == SYSV_UNDO)
+			sysv_objects(opt);
 		if (opt == SHARED_ANON) {
 			char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -510,6 +555,75 @@ TEST_F(tree, shared_anonymous_memory)
 	}
 	for (i = 0; i < NR; i++)
 		free(o[i]);
+}
+
+/* Whether @image has a section of @type. */
+static bool has_section(const char *image, __u32 type)
+{
+	size_t len = 0;
+	off_t pos = 0;
+	void *p = ckpt_section_payload(image, type, &pos, &len);
+
+	free(p);
+	return p;
+}
+
+TEST_F(tree, sysv_own_namespace)
+{
+	struct ckpt_img_sysvshm *shm;
+	struct ckpt_img_sysvsem *sem;
+	struct ckpt_img_sysvmsg *msg;
+	size_t len = 0;
+	off_t pos = 0;
+	int i;
+
+	CKPT_SETUP_SKIPPED();
+	end_tree(self->pid);
+	ASSERT_EQ(0, make_tree(self->pid, SYSV_OWN));
+	set_members(self, in_order, NR);
+	ASSERT_EQ(0, tree_ioctl(self)) TH_LOG("%s", self->msg);
+	EXPECT_TRUE(all_progress(self));
+	shm = ckpt_section_payload(self->image[0], CKPT_SECT_SYSVSHM, &pos, &len);
+	ASSERT_NE(NULL, shm);
+	EXPECT_EQ(sizeof(*shm), len);
+	EXPECT_EQ(8192ULL, (unsigned long long)shm->size);
+	EXPECT_EQ(4096ULL, (unsigned long long)shm->stored);
+	EXPECT_EQ((__u32)CKPT_IPC_DEST, shm->perm.flags);
+	EXPECT_EQ(0600U, shm->perm.mode);
+	pos = 0;
+	sem = ckpt_section_payload(self->image[0], CKPT_SECT_SYSVSEM, &pos, &len);
+	ASSERT_NE(NULL, sem);
+	ASSERT_EQ(2U, sem->nsems);
+	EXPECT_EQ(3U, sem->vals[0]);
+	EXPECT_EQ(7U, sem->vals[1]);
+	pos = 0;
+	msg = ckpt_section_payload(self->image[0], CKPT_SECT_SYSVMSG, &pos, &len);
+	ASSERT_NE(NULL, msg);
+	EXPECT_EQ(2U, msg->nr);
+	EXPECT_EQ(sizeof(*msg) + 2 * 16 + 8 + 8, len);
+	for (i = 0; i < NR; i++) {
+		EXPECT_EQ(!i, has_section(self->image[i], CKPT_SECT_SYSVSHM));
+		EXPECT_TRUE(inspect_ok(self->image[i])) TH_LOG("image %d", i);
+	}
+	free(shm);
+	free(sem);
+	free(msg);
+}
+
+TEST_F(tree, sysv_segment_of_the_initial_namespace)
+{
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, other_tree(self, SYSV_HOST,
+				"of the initial IPC namespace: start the tree in an IPC namespace of its own",
+				-EOPNOTSUPP, _metadata));
+}
+
+TEST_F(tree, sysv_semaphore_undo)
+{
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, other_tree(self, SYSV_UNDO,
+				"uses System V semaphore undo (SEM_UNDO): not supported yet",
+				-EOPNOTSUPP, _metadata));
 }
 
 /* One timerfd all four hold: a kind the restart cannot share yet. */

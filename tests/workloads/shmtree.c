@@ -28,6 +28,14 @@
  * and exits 3. Once the first round is done, the root creates READYFILE.
  * Only the root writes to standard output, once: a run restarted from any
  * point prints the same line as one never interrupted.
+ *
+ * With SHMTREE_SYSV=1 in the environment (run it in an IPC namespace of its
+ * own: unshare --ipc), the four also take turns through System V IPC: a
+ * fourth region, a segment the root attaches before the forks and removes
+ * at once (it lives on while attached); a segment A and G attach by key
+ * after the forks; a semaphore set every process adds to at its turn and
+ * the root reads; a message queue B sends its value to at its turn, which
+ * the root reads two turns late (so messages are always queued).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +45,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -58,6 +70,73 @@ static const char *gofile, *readyfile;
 static struct turns *anon;
 static uint64_t *mfd, *posix;
 static int logfd, fifofd, evfd, sock[2], lsock;
+/* SHMTREE_SYSV: the removed segment, the keyed one (A and G), ids. */
+static uint64_t *sysv, *keyed;
+static int semid = -1, msqid = -1;
+
+#define SHMTREE_KEY	0x5ee1c0de
+
+struct shmtree_msg {
+	long mtype;
+	uint64_t x;
+};
+
+static uint64_t mix(uint64_t x, uint64_t y)
+{
+	x ^= y + 0x9e3779b97f4a7c15ULL;
+	x *= 0xff51afd7ed558ccdULL;
+	return x ^ (x >> 33);
+}
+
+/* A's and G's: the keyed segment, attached at their first turn. */
+static uint64_t *attach_keyed(void)
+{
+	int id = shmget(SHMTREE_KEY, 0, 0);
+	void *p = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
+
+	if (p == (void *)-1)
+		exit(108);
+	return p;
+}
+
+/* At @role's turn: System V's part of @x. */
+static uint64_t sysv_turn(unsigned int role, unsigned long s, uint64_t x)
+{
+	struct sembuf op = { .sem_num = 0, .sem_op = role + 1 };
+	struct shmtree_msg m;
+	int v;
+
+	if ((role == 1 || role == 2) && !keyed)
+		keyed = attach_keyed();
+	x = mix(x, sysv[(role + 1) % NR]);
+	if (keyed)
+		x = mix(x, keyed[3 - role]);
+	sysv[role] = x ^ 3;
+	if (keyed)
+		keyed[role] = x ^ 4;
+	if (semop(semid, &op, 1))
+		exit(109);
+	if (!role) {
+		v = semctl(semid, 0, GETVAL);
+		if (v < 0)
+			exit(109);
+		x = mix(x, v);
+		if (v > 30000 && semctl(semid, 0, SETVAL, 0))
+			exit(109);
+		if (s >= 2) {
+			if (msgrcv(msqid, &m, sizeof(m.x), 0, IPC_NOWAIT) != sizeof(m.x))
+				exit(110);
+			x = mix(x, m.x ^ (uint64_t)m.mtype);
+		}
+	}
+	if (role == 3) {
+		m.mtype = s % 3 + 1;
+		m.x = x;
+		if (msgsnd(msqid, &m, sizeof(m.x), IPC_NOWAIT))
+			exit(110);
+	}
+	return x;
+}
 static struct sockaddr_un lname = { .sun_family = AF_UNIX };
 
 /* A connection to the root's listening socket, or exit @code. */
@@ -82,13 +161,6 @@ static void hold(void)
 {
 	while (gofile && access(gofile, F_OK))
 		sleep_ms(20);
-}
-
-static uint64_t mix(uint64_t x, uint64_t y)
-{
-	x ^= y + 0x9e3779b97f4a7c15ULL;
-	x *= 0xff51afd7ed558ccdULL;
-	return x ^ (x >> 33);
 }
 
 /* Role @role's part: its turns, then its value. */
@@ -117,6 +189,8 @@ static uint64_t work(unsigned int role)
 		anon->v[role] = x;
 		mfd[role] = x ^ 1;
 		posix[role] = x ^ 2;
+		if (sysv)
+			x = sysv_turn(role, s, x);
 		if (write(logfd, &x, sizeof(x)) != sizeof(x))
 			exit(102);
 		if (!role) {
@@ -207,6 +281,23 @@ int main(int argc, char **argv)
 	posix = map_fd(st, name);
 	close(st);
 	shm_unlink(name);
+
+	if (getenv("SHMTREE_SYSV")) {
+		int id = shmget(IPC_PRIVATE, REGION, 0600);
+
+		sysv = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
+		if (sysv == (void *)-1 || shmctl(id, IPC_RMID, NULL) ||
+		    shmget(SHMTREE_KEY, 4096, IPC_CREAT | IPC_EXCL | 0600) < 0) {
+			perror("System V shared memory");
+			return 100;
+		}
+		semid = semget(IPC_PRIVATE, 2, 0600);
+		msqid = msgget(IPC_PRIVATE, 0600);
+		if (semid < 0 || msqid < 0) {
+			perror("System V semaphores or message queue");
+			return 100;
+		}
+	}
 
 	snprintf(name, sizeof(name), "%.50s.log", readyfile);
 	logfd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

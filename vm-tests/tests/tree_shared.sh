@@ -47,7 +47,7 @@ start() {
 	ktap_poll 60 test -e "$tmp/$1.ready"
 }
 
-ktap_plan 8
+ktap_plan 12
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 "$shmtree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
@@ -153,5 +153,64 @@ ktap_check "a connection waiting on a member's listening socket, checkpointed (-
 	sleep 1 && touch '$tmp/w.go' && wait \$r; rc=\$?;
 	cat '$tmp/w.out'; test \$rc = 0 &&
 	printf 'back from the child\\nfrom the child 5\\n' | cmp - '$tmp/w.out'"
+
+# System V IPC: the tree in an IPC namespace of its own (unshare --ipc)
+# takes turns through a removed segment, a keyed one, a semaphore set and
+# a message queue too (tests/workloads/shmtree.c, SHMTREE_SYSV).
+SHMTREE_SYSV=1 unshare --ipc "$shmtree" "$steps" "$tmp/sv-plain.ready" 1 > "$tmp/sv-expected" && rc=0 || rc=$?
+sed 's/^/# uninterrupted, System V: /' "$tmp/sv-expected"
+[ "$rc" = 3 ] && ktap_ok "System V: an uninterrupted run in its own IPC namespace ends with 3" ||
+	ktap_fail "System V: an uninterrupted run in its own IPC namespace ends with 3 (got $rc)"
+
+rm -f "$tmp/sv.ready"
+SHMTREE_SYSV=1 setsid unshare --ipc "$shmtree" "$steps" "$tmp/sv.ready" 20 "$tmp/sv.go" > /dev/null 2>&1 &
+root=$!
+ktap_poll 60 test -e "$tmp/sv.ready"
+ktap_check "System V: --kill, restarted in a new IPC namespace with the same ids, checkpointed again (--kill) and restarted: the same line" sh -c "
+	ipcs > '$tmp/sv-ipcs.txt'; nsenter -t $root -i ipcs | tee '$tmp/sv-ids.txt' &&
+	ckpt checkpoint --tree $root --kill -o '$tmp/sv' > /dev/null &&
+	ckpt inspect -v '$tmp/sv/$root.img' > '$tmp/sv.txt' &&
+	grep -E ' (SYSVSHM|SYSVSEM|SYSVMSG) ' '$tmp/sv.txt' &&
+	test \$(grep -c ' SYSVSHM at ' '$tmp/sv.txt') = 2 && grep -q ' SYSVDATA at ' '$tmp/sv.txt' &&
+	sleep 0.5 &&
+	{ timeout 180 ckpt restart '$tmp/sv' > /dev/null 2> '$tmp/sv-r.err' & r=\$!; } &&
+	for i in \$(seq 600); do
+		[ \$(pgrep -x shmtree | wc -l) = 4 ] && break
+		sleep 0.1
+	done &&
+	top=\$(for p in \$(pgrep -x shmtree); do pp=\$(awk '/^PPid:/ { print \$2 }' /proc/\$p/status); [ \"\$(cat /proc/\$pp/comm)\" = shmtree ] || echo \$p; done) &&
+	nsenter -t \$top -i ipcs > '$tmp/sv-ids2.txt' &&
+	grep -E '^0x' '$tmp/sv-ids.txt' | awk '{ print \$1, \$2 }' > '$tmp/a' &&
+	grep -E '^0x' '$tmp/sv-ids2.txt' | awk '{ print \$1, \$2 }' > '$tmp/b' && cmp '$tmp/a' '$tmp/b' &&
+	ipcs | cmp - '$tmp/sv-ipcs.txt' &&
+	ckpt checkpoint --tree \$top --kill -o '$tmp/sv2' && wait \$r;
+	cat '$tmp/sv-r.err'; touch '$tmp/sv.go' &&
+	timeout 120 ckpt restart '$tmp/sv2' > '$tmp/sv2-r.out'; rc=\$?;
+	cat '$tmp/sv2-r.out'; test \$rc = 3 && cmp '$tmp/sv-expected' '$tmp/sv2-r.out'"
+
+# The same tree in the machine's IPC namespace: its segments are the
+# namespace's, not the tree's.
+rm -f "$tmp/svh.ready"
+SHMTREE_SYSV=1 setsid "$shmtree" "$steps" "$tmp/svh.ready" 20 > /dev/null 2>&1 &
+root=$!
+ktap_poll 60 test -e "$tmp/svh.ready"
+ktap_check "System V: a tree mapping a segment of the initial IPC namespace is refused by name; it runs on" sh -c "
+	! ckpt checkpoint --tree $root -o '$tmp/svh' 2> '$tmp/svh.err'; cat '$tmp/svh.err';
+	grep -q 'System V shared memory segment [0-9]* of the initial IPC namespace' '$tmp/svh.err' &&
+	grep -q 'unshare --ipc' '$tmp/svh.err' && test ! -e '$tmp/svh' && kill -0 $root"
+pkill -KILL -x shmtree 2> /dev/null || true
+ipcrm --all 2> /dev/null || true
+
+# A launcher left in the tree's IPC namespace (unshare --fork): outside.
+rm -f "$tmp/svo.ready"
+SHMTREE_SYSV=1 setsid unshare --ipc --fork "$shmtree" "$steps" "$tmp/svo.ready" 20 > /dev/null 2>&1 &
+launcher=$!
+ktap_poll 60 test -e "$tmp/svo.ready"
+ktap_check "System V: an IPC namespace a process outside the tree shares is refused by name, naming it; the tree runs on" sh -c "
+	top=\$(cat /proc/$launcher/task/*/children | tr -d ' ') &&
+	! ckpt checkpoint --tree \$top -o '$tmp/svo' 2> '$tmp/svo.err'; cat '$tmp/svo.err';
+	grep -q 'in an IPC namespace that pid $launcher, outside the tree, shares' '$tmp/svo.err' &&
+	test ! -e '$tmp/svo' && kill -0 \$top"
+pkill -KILL -x shmtree 2> /dev/null || true
 
 ktap_check "no process of the tests is left" sh -c "! pgrep -x shmtree && ! pgrep -x ckpt"

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * System V IPC of a process tree (Documentation/engine.md, "System V
+ * IPC").
+ *
+ * Shared memory segments, semaphore sets and message queues live in an
+ * IPC namespace, not in a process: a process names them by id, and nothing
+ * says which ones it uses but the segments it maps. So the engine takes
+ * the whole namespace, and only one the tree has to itself: once every
+ * member is frozen, if no process outside the tree is in the members' IPC
+ * namespace (and it is not the initial one), every object in it is read
+ * here and goes into the root's image: a segment's attributes and bytes, a
+ * set's values, a queue's messages in order. The restart makes a new IPC
+ * namespace for the tree and each object again with its id.
+ *
+ * A tree in a namespace others share (the host's, typically) keeps using
+ * its objects where they are, as it does files: its mappings of segments
+ * are refused by name (their bytes would be stale or gone), its semaphore
+ * and queue ids stay the namespace's.
+ *
+ * The objects are read under their own lock with the members frozen: no
+ * process that could change them runs. The structures are ipc/'s private
+ * ones, checked against the running kernel at load (layout.c).
+ */
+
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/ipc_namespace.h>
+#include <linux/magic.h>
+#include <linux/mm.h>
+#include <linux/msg.h>
+#include <linux/nsproxy.h>
+#include <linux/rwsem.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/shm.h>
+#include <linux/slab.h>
+#include <linux/uidgid.h>
+
+#include "checkpoint.h"
+#include "fileobj.h"
+#include "image.h"
+#include "ipc.h"
+#include "layout.h"
+#include "tree.h"
+#include "why.h"
+
+/* ipc/util.h's indexes into ipc_namespace.ids[]. */
+#define IDS_SEM		0
+#define IDS_MSG		1
+#define IDS_SHM		2
+
+/* ipc/shm.c's flags in a segment's mode. */
+#define SHM_DEST	01000
+#define SHM_LOCKED	02000
+
+#define DATALEN_MSG	(PAGE_SIZE - sizeof(struct msg_msg))
+#define DATALEN_SEG	(PAGE_SIZE - sizeof(struct ckpt_msg_msgseg))
+
+static struct ipc_namespace *ipc_ns_of(struct task_struct *task)
+{
+	struct ipc_namespace *ns = NULL;
+
+	task_lock(task);
+	if (task->nsproxy)
+		ns = task->nsproxy->ipc_ns;
+	task_unlock(task);
+	return ns;
+}
+
+/* A process outside the tree in @ns (its pid as the caller sees it), or 0. */
+static pid_t outsider_in(const struct ckpt_cp_group *g,
+			 struct ipc_namespace *ns)
+{
+	struct task_struct *p, *t;
+	pid_t found = 0;
+
+	rcu_read_lock();
+	for_each_process_thread(p, t) {
+		if (ipc_ns_of(t) != ns || ckpt_tree_member_of(g, p) >= 0)
+			continue;
+		found = task_tgid_vnr(p) ?: -1;
+		break;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+static void fill_perm(struct ckpt_img_ipcperm *img,
+		      const struct kern_ipc_perm *perm)
+{
+	struct user_namespace *ns = current_user_ns();
+
+	img->id = perm->id;
+	img->key = perm->key;
+	img->uid = from_kuid_munged(ns, perm->uid);
+	img->gid = from_kgid_munged(ns, perm->gid);
+	img->cuid = from_kuid_munged(ns, perm->cuid);
+	img->cgid = from_kgid_munged(ns, perm->cgid);
+	img->mode = perm->mode & 0777;
+}
+
+static int count_fn(void *arg, loff_t off, size_t len)
+{
+	*(u64 *)arg += len;
+	return 0;
+}
+
+static int take_shm(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
+		    struct ckpt_why *why)
+{
+	struct ckpt_shmid_kernel *shp =
+		container_of(perm, struct ckpt_shmid_kernel, shm_perm);
+	struct ckpt_img_sysvshm *img = &c->shm[c->nr_shm];
+	struct file *file = NULL;
+	int ret;
+
+	memset(img, 0, sizeof(*img));
+	spin_lock(&perm->lock);
+	if (!perm->deleted) {
+		fill_perm(&img->perm, perm);
+		if (perm->mode & SHM_DEST)
+			img->perm.flags |= CKPT_IPC_DEST;
+		if (perm->mode & SHM_LOCKED)
+			img->perm.flags |= CKPT_IPC_LOCKED;
+		img->size = shp->shm_segsz;
+		file = get_file(shp->shm_file);
+	}
+	spin_unlock(&perm->lock);
+	if (!file)
+		return 0;
+	c->shm_file[c->nr_shm++] = file;
+	if (file_inode(file)->i_sb->s_magic != TMPFS_MAGIC) {
+		ckpt_whyf(why,
+			  "System V shared memory segment %u is of huge pages: not supported yet",
+			  img->perm.id);
+		return -EOPNOTSUPP;
+	}
+	if (img->size > CKPT_IMG_MAX_SHMSZ) {
+		ckpt_whyf(why,
+			  "System V shared memory segment %u is larger than the image allows (1 TiB)",
+			  img->perm.id);
+		return -EFBIG;
+	}
+	ret = ckpt_walk_data(file, img->size, count_fn, &img->stored);
+	if (ret)
+		ckpt_whyf(why,
+			  "cannot read System V shared memory segment %u",
+			  img->perm.id);
+	return ret;
+}
+
+static int take_sem(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
+		    struct ckpt_why *why)
+{
+	struct ckpt_sem_array *sma =
+		container_of(perm, struct ckpt_sem_array, sem_perm);
+	int nsems = READ_ONCE(sma->sem_nsems), i;
+	struct ckpt_img_sysvsem *img;
+	size_t len;
+
+	if (nsems < 0 || nsems > CKPT_IMG_MAX_SEMS) {
+		ckpt_whyf(why, "System V semaphore set %d has %d semaphores",
+			  perm->id, nsems);
+		return -EINVAL;
+	}
+	len = struct_size(img, vals, nsems);
+	img = kvzalloc(len, GFP_KERNEL);
+	if (!img)
+		return -ENOMEM;
+	spin_lock(&perm->lock);
+	if (perm->deleted) {
+		spin_unlock(&perm->lock);
+		kvfree(img);
+		return 0;
+	}
+	fill_perm(&img->perm, perm);
+	img->nsems = nsems;
+	for (i = 0; i < nsems; i++)
+		img->vals[i] = READ_ONCE(sma->sems[i].semval);
+	spin_unlock(&perm->lock);
+	c->sem[c->nr_sem] = img;
+	c->sem_len[c->nr_sem++] = len;
+	return 0;
+}
+
+/* Copies @msg's @len bytes, its first part and then its segments. */
+static void copy_msg(u8 *to, const struct msg_msg *msg, size_t len)
+{
+	const struct ckpt_msg_msgseg *seg;
+	size_t n = min_t(size_t, len, DATALEN_MSG);
+
+	memcpy(to, msg + 1, n);
+	to += n;
+	len -= n;
+	for (seg = (const void *)msg->next; seg && len; seg = seg->next) {
+		n = min_t(size_t, len, DATALEN_SEG);
+		memcpy(to, seg + 1, n);
+		to += n;
+		len -= n;
+	}
+}
+
+static int take_msg(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
+		    struct ckpt_why *why)
+{
+	struct ckpt_msg_queue *q =
+		container_of(perm, struct ckpt_msg_queue, q_perm);
+	unsigned long qnum = READ_ONCE(q->q_qnum);
+	unsigned long cbytes = READ_ONCE(q->q_cbytes);
+	struct ckpt_img_sysvmsg *img;
+	struct msg_msg *msg;
+	size_t len, at;
+	int ret = 0;
+
+	if (cbytes > CKPT_IMG_MAX_MSGBYTES || qnum > CKPT_IMG_MAX_MSGBYTES) {
+		ckpt_whyf(why,
+			  "System V message queue %d holds more than the image allows (16 MiB)",
+			  perm->id);
+		return -EFBIG;
+	}
+	/* Each message's header and padding, and its bytes. */
+	len = sizeof(*img) + qnum * (sizeof(struct ckpt_img_sysvmsg_one) + 7) +
+	      cbytes;
+	img = kvzalloc(len, GFP_KERNEL);
+	if (!img)
+		return -ENOMEM;
+	spin_lock(&perm->lock);
+	if (perm->deleted) {
+		spin_unlock(&perm->lock);
+		kvfree(img);
+		return 0;
+	}
+	/* Frozen senders and receivers: nothing moves; if it did, refuse. */
+	if (q->q_qnum != qnum || q->q_cbytes != cbytes) {
+		ret = -EAGAIN;
+		goto unlock;
+	}
+	fill_perm(&img->perm, perm);
+	img->qbytes = q->q_qbytes;
+	at = sizeof(*img);
+	list_for_each_entry(msg, &q->q_messages, m_list) {
+		struct ckpt_img_sysvmsg_one one = {
+			.type = msg->m_type, .len = msg->m_ts,
+		};
+
+		if (img->nr == qnum || at + sizeof(one) + one.len > len) {
+			ret = -EAGAIN;
+			break;
+		}
+		memcpy((u8 *)img + at, &one, sizeof(one));
+		at += sizeof(one);
+		copy_msg((u8 *)img + at, msg, one.len);
+		at += ALIGN(one.len, 8);
+		img->nr++;
+	}
+unlock:
+	spin_unlock(&perm->lock);
+	if (ret) {
+		ckpt_whyf(why,
+			  "System V message queue %d changed during the checkpoint: a process outside the tree uses it",
+			  perm->id);
+		kvfree(img);
+		return ret;
+	}
+	c->msg[c->nr_msg] = img;
+	c->msg_len[c->nr_msg++] = at;
+	return 0;
+}
+
+typedef int (*take_fn)(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
+		       struct ckpt_why *why);
+
+static int take_all(struct ckpt_ipc *c, int ids, take_fn take,
+		    const char *what, struct ckpt_why *why)
+{
+	struct ipc_ids *s = &c->ns->ids[ids];
+	struct kern_ipc_perm *perm;
+	int id, ret = 0;
+
+	down_read(&s->rwsem);
+	if (s->in_use > CKPT_IMG_MAX_SYSV) {
+		ckpt_whyf(why,
+			  "the tree's IPC namespace has %d System V %s, more than an image holds (%d)",
+			  s->in_use, what, CKPT_IMG_MAX_SYSV);
+		ret = -E2BIG;
+	}
+	idr_for_each_entry(&s->ipcs_idr, perm, id) {
+		if (ret)
+			break;
+		ret = take(c, perm, why);
+	}
+	up_read(&s->rwsem);
+	return ret;
+}
+
+static int alloc_tables(struct ckpt_ipc *c)
+{
+	const u32 n = CKPT_IMG_MAX_SYSV;
+
+	c->shm = kvcalloc(n, sizeof(*c->shm), GFP_KERNEL);
+	c->shm_file = kvcalloc(n, sizeof(*c->shm_file), GFP_KERNEL);
+	c->sem = kvcalloc(n, sizeof(*c->sem), GFP_KERNEL);
+	c->sem_len = kvcalloc(n, sizeof(*c->sem_len), GFP_KERNEL);
+	c->msg = kvcalloc(n, sizeof(*c->msg), GFP_KERNEL);
+	c->msg_len = kvcalloc(n, sizeof(*c->msg_len), GFP_KERNEL);
+	if (!c->shm || !c->shm_file || !c->sem || !c->sem_len || !c->msg ||
+	    !c->msg_len)
+		return -ENOMEM;
+	return 0;
+}
+
+int ckpt_ipc_capture(struct ckpt_cp_group *g)
+{
+	struct ckpt_ipc *c = &g->ipc;
+	struct ckpt_why *why;
+	unsigned int i;
+	int ret;
+
+	c->ns = ipc_ns_of(g->m[0].task);
+	for (i = 0; i < g->nr; i++) {
+		struct task_struct *task = g->m[i].task;
+
+		g->failed = i;
+		why = &g->m[i].why;
+		if (ipc_ns_of(task) != c->ns) {
+			ckpt_whyf(why,
+				  "pid %u is in another IPC namespace than the tree root (pid %u): not supported yet",
+				  g->m[i].a->pid, g->m[0].a->pid);
+			return -EOPNOTSUPP;
+		}
+		/* Shared by the threads glibc makes (CLONE_SYSVSEM). */
+		if (READ_ONCE(task->sysvsem.undo_list)) {
+			ckpt_whyf(why,
+				  "pid %u uses System V semaphore undo (SEM_UNDO): not supported yet",
+				  g->m[i].a->pid);
+			return -EOPNOTSUPP;
+		}
+		g->m[i].scan.ipc = c;
+	}
+	g->failed = 0;
+	why = &g->m[0].why;
+	if (!c->ns)
+		return 0;
+	c->outsider = c->ns == ipc_ns_of(&init_task) ? 1 : outsider_in(g, c->ns);
+	if (c->outsider)
+		return 0;
+	if (!ckpt_layout_ok(CKPT_LAYOUT_SYSVIPC)) {
+		ckpt_whyf(why, "the tree's System V IPC cannot be read: %s",
+			  ckpt_layout_why(CKPT_LAYOUT_SYSVIPC));
+		return -EOPNOTSUPP;
+	}
+	c->own = true;
+	g->m[0].ipc = c;
+	ret = alloc_tables(c);
+	if (!ret)
+		ret = take_all(c, IDS_SHM, take_shm, "shared memory segments", why);
+	if (!ret)
+		ret = take_all(c, IDS_SEM, take_sem, "semaphore sets", why);
+	if (!ret)
+		ret = take_all(c, IDS_MSG, take_msg, "message queues", why);
+	return ret;
+}
+
+void ckpt_ipc_free(struct ckpt_ipc *c)
+{
+	u32 i;
+
+	for (i = 0; i < c->nr_shm; i++)
+		fput(c->shm_file[i]);
+	for (i = 0; i < c->nr_sem; i++)
+		kvfree(c->sem[i]);
+	for (i = 0; i < c->nr_msg; i++)
+		kvfree(c->msg[i]);
+	kvfree(c->shm);
+	kvfree(c->shm_file);
+	kvfree(c->sem);
+	kvfree(c->sem_len);
+	kvfree(c->msg);
+	kvfree(c->msg_len);
+	memset(c, 0, sizeof(*c));
+}
+
+struct writing {
+	struct ckpt_writer *w;
+	struct file *file;
+	void *buf;
+	u32 id;
+	u64 written;
+};
+
+static int write_fn(void *arg, loff_t off, size_t len)
+{
+	struct writing *wr = arg;
+	struct ckpt_img_sysvdata hdr = { .id = wr->id, .offset = off };
+	loff_t pos = off;
+
+	if (kernel_read(wr->file, wr->buf, len, &pos) != len)
+		return -EIO;
+	wr->written += len;
+	return ckpt_write_sect(wr->w, CKPT_SECT_SYSVDATA, &hdr, sizeof(hdr),
+			       wr->buf, len);
+}
+
+int ckpt_ipc_write(const struct ckpt_ipc *c, struct ckpt_writer *w)
+{
+	struct writing wr = { .w = w };
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < c->nr_shm && !ret; i++) {
+		const struct ckpt_img_sysvshm *img = &c->shm[i];
+
+		ret = ckpt_write_sect(w, CKPT_SECT_SYSVSHM, img, sizeof(*img),
+				      NULL, 0);
+		if (ret || !img->stored)
+			continue;
+		if (!wr.buf) {
+			wr.buf = kvmalloc(CKPT_IMG_MAX_FILECHUNK, GFP_KERNEL);
+			if (!wr.buf)
+				return -ENOMEM;
+		}
+		wr.file = c->shm_file[i];
+		wr.id = img->perm.id;
+		wr.written = 0;
+		ret = ckpt_walk_data(wr.file, img->size, write_fn, &wr);
+		/* Its users are frozen: it cannot have changed. */
+		if (!ret && wr.written != img->stored)
+			ret = -EIO;
+	}
+	kvfree(wr.buf);
+	for (i = 0; i < c->nr_sem && !ret; i++)
+		ret = ckpt_write_sect(w, CKPT_SECT_SYSVSEM, c->sem[i],
+				      c->sem_len[i], NULL, 0);
+	for (i = 0; i < c->nr_msg && !ret; i++)
+		ret = ckpt_write_sect(w, CKPT_SECT_SYSVMSG, c->msg[i],
+				      c->msg_len[i], NULL, 0);
+	return ret;
+}
+
+bool ckpt_ipc_shm_file(const struct file *file)
+{
+	/* shmat()'s own file over the segment's, on the internal shm mount. */
+	return file && (file->f_path.mnt->mnt_flags & MNT_INTERNAL) &&
+	       file->f_op != file_inode(file)->i_fop &&
+	       !strncmp(file->f_path.dentry->d_name.name, "SYSV", 4);
+}
+
+int ckpt_ipc_vma(const struct ckpt_ipc *c, const struct vm_area_struct *vma,
+		 struct ckpt_img_vma *v, struct ckpt_why *why)
+{
+	u32 id = file_inode(vma->vm_file)->i_ino, i;
+
+	if (!c) {
+		ckpt_whyf(why,
+			  "mapping %lx-%lx of System V shared memory segment %u: restored only in a process tree (ckpt checkpoint --tree) with an IPC namespace of its own",
+			  vma->vm_start, vma->vm_end, id);
+		return -EOPNOTSUPP;
+	}
+	if (!c->own) {
+		if (c->outsider == 1 || !c->ns)
+			ckpt_whyf(why,
+				  "mapping %lx-%lx of System V shared memory segment %u of the initial IPC namespace: start the tree in an IPC namespace of its own (unshare --ipc)",
+				  vma->vm_start, vma->vm_end, id);
+		else
+			ckpt_whyf(why,
+				  "mapping %lx-%lx of System V shared memory segment %u, in an IPC namespace that pid %d, outside the tree, shares",
+				  vma->vm_start, vma->vm_end, id, c->outsider);
+		return -EOPNOTSUPP;
+	}
+	/* The segment's own inode: an id alone could be another namespace's. */
+	for (i = 0; i < c->nr_shm; i++)
+		if (file_inode(c->shm_file[i]) == file_inode(vma->vm_file))
+			break;
+	if (i == c->nr_shm) {
+		ckpt_whyf(why,
+			  "mapping %lx-%lx of System V shared memory segment %u, which the tree's IPC namespace does not hold",
+			  vma->vm_start, vma->vm_end, id);
+		return -ESTALE;
+	}
+	v->flags |= CKPT_VMA_SYSV;
+	if (vma->vm_flags & VM_MAYWRITE)
+		v->flags |= CKPT_VMA_MAYWRITE;
+	v->ino = id;
+	v->size = c->shm[i].size;
+	snprintf(v->path, sizeof(v->path), "/SYSV%08x", c->shm[i].perm.key);
+	return 0;
+}
