@@ -450,7 +450,7 @@ struct writing {
 	struct ckpt_writer *w;
 	struct file *rf;
 	void *buf;
-	u32 obj;
+	u32 type, obj;
 	u64 written;
 };
 
@@ -463,13 +463,37 @@ static int write_fn(void *arg, loff_t off, size_t len)
 	if (kernel_read(wr->rf, wr->buf, len, &pos) != len)
 		return -EIO;
 	wr->written += len;
-	return ckpt_write_sect(wr->w, CKPT_SECT_FILEDATA, &hdr, sizeof(hdr),
-			       wr->buf, len);
+	return ckpt_write_sect(wr->w, wr->type, &hdr, sizeof(hdr), wr->buf, len);
+}
+
+int ckpt_write_runs(struct ckpt_writer *w, u32 type, u32 obj,
+		    struct file *rf, u64 size, u64 stored)
+{
+	struct writing wr = {
+		.w = w, .rf = rf, .type = type, .obj = obj,
+	};
+	int ret;
+
+	/* SYSVDATA's header is FILEDATA's: an object's number, its offset. */
+	BUILD_BUG_ON(sizeof(struct ckpt_img_sysvdata) !=
+		     sizeof(struct ckpt_img_filedata));
+	BUILD_BUG_ON(offsetof(struct ckpt_img_sysvdata, offset) !=
+		     offsetof(struct ckpt_img_filedata, offset));
+	if (!stored)
+		return 0;
+	wr.buf = kvmalloc(CKPT_IMG_MAX_FILECHUNK, GFP_KERNEL);
+	if (!wr.buf)
+		return -ENOMEM;
+	ret = ckpt_walk_data(rf, size, write_fn, &wr);
+	kvfree(wr.buf);
+	/* Frozen and held by no one else: it cannot have changed. */
+	if (!ret && wr.written != stored)
+		ret = -EAGAIN;
+	return ret;
 }
 
 int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w)
 {
-	struct writing wr = { .w = w };
 	int ret = 0;
 	u32 i;
 
@@ -485,22 +509,9 @@ int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w)
 						      img->stored);
 			continue;
 		}
-		if (!img->stored)
-			continue;
-		if (!wr.buf) {
-			wr.buf = kvmalloc(CKPT_IMG_MAX_FILECHUNK, GFP_KERNEL);
-			if (!wr.buf)
-				return -ENOMEM;
-		}
-		wr.rf = o->rfile[i];
-		wr.obj = i;
-		wr.written = 0;
-		ret = ckpt_walk_data(wr.rf, img->size, write_fn, &wr);
-		/* Frozen and held by no one else: it cannot have changed. */
-		if (!ret && wr.written != img->stored)
-			ret = -EAGAIN;
+		ret = ckpt_write_runs(w, CKPT_SECT_FILEDATA, i, o->rfile[i],
+				      img->size, img->stored);
 	}
-	kvfree(wr.buf);
 	return ret;
 }
 

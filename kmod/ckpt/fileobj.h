@@ -49,6 +49,15 @@ struct ckpt_fileobjs {
 
 int ckpt_fileobjs_init(struct ckpt_fileobjs *o);
 
+struct ckpt_writer;
+
+/*
+ * The data of @rf below @size, as sections of @type (FILEDATA, SYSVDATA)
+ * naming @obj, holes left out: exactly @stored bytes, or -EAGAIN.
+ */
+int ckpt_write_runs(struct ckpt_writer *w, u32 type, u32 obj,
+		    struct file *rf, u64 size, u64 stored);
+
 /* Calls @fn on every run of data of @rf below @size, in chunks. */
 int ckpt_walk_data(struct file *rf, u64 size,
 		   int (*fn)(void *arg, loff_t off, size_t len), void *arg);

@@ -158,6 +158,7 @@ static int take_sem(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
 		container_of(perm, struct ckpt_sem_array, sem_perm);
 	int nsems = READ_ONCE(sma->sem_nsems), i;
 	struct ckpt_img_sysvsem *img;
+	bool live;
 	size_t len;
 
 	if (nsems < 0 || nsems > CKPT_IMG_MAX_SEMS) {
@@ -170,16 +171,18 @@ static int take_sem(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
 	if (!img)
 		return -ENOMEM;
 	spin_lock(&perm->lock);
-	if (perm->deleted) {
-		spin_unlock(&perm->lock);
+	live = !perm->deleted;
+	if (live) {
+		fill_perm(&img->perm, perm);
+		img->nsems = nsems;
+		for (i = 0; i < nsems; i++)
+			img->vals[i] = READ_ONCE(sma->sems[i].semval);
+	}
+	spin_unlock(&perm->lock);
+	if (!live) {
 		kvfree(img);
 		return 0;
 	}
-	fill_perm(&img->perm, perm);
-	img->nsems = nsems;
-	for (i = 0; i < nsems; i++)
-		img->vals[i] = READ_ONCE(sma->sems[i].semval);
-	spin_unlock(&perm->lock);
 	c->sem[c->nr_sem] = img;
 	c->sem_len[c->nr_sem++] = len;
 	return 0;
@@ -228,9 +231,8 @@ static int take_msg(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
 		return -ENOMEM;
 	spin_lock(&perm->lock);
 	if (perm->deleted) {
-		spin_unlock(&perm->lock);
-		kvfree(img);
-		return 0;
+		ret = -ENOENT;	/* removed meanwhile: nothing to keep */
+		goto unlock;
 	}
 	/* Frozen senders and receivers: nothing moves; if it did, refuse. */
 	if (q->q_qnum != qnum || q->q_cbytes != cbytes) {
@@ -257,6 +259,10 @@ static int take_msg(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
 	}
 unlock:
 	spin_unlock(&perm->lock);
+	if (ret == -ENOENT) {
+		kvfree(img);
+		return 0;
+	}
 	if (ret) {
 		ckpt_whyf(why,
 			  "System V message queue %d changed during the checkpoint: a process outside the tree uses it",
@@ -382,30 +388,8 @@ void ckpt_ipc_free(struct ckpt_ipc *c)
 	memset(c, 0, sizeof(*c));
 }
 
-struct writing {
-	struct ckpt_writer *w;
-	struct file *file;
-	void *buf;
-	u32 id;
-	u64 written;
-};
-
-static int write_fn(void *arg, loff_t off, size_t len)
-{
-	struct writing *wr = arg;
-	struct ckpt_img_sysvdata hdr = { .id = wr->id, .offset = off };
-	loff_t pos = off;
-
-	if (kernel_read(wr->file, wr->buf, len, &pos) != len)
-		return -EIO;
-	wr->written += len;
-	return ckpt_write_sect(wr->w, CKPT_SECT_SYSVDATA, &hdr, sizeof(hdr),
-			       wr->buf, len);
-}
-
 int ckpt_ipc_write(const struct ckpt_ipc *c, struct ckpt_writer *w)
 {
-	struct writing wr = { .w = w };
 	int ret = 0;
 	u32 i;
 
@@ -414,22 +398,11 @@ int ckpt_ipc_write(const struct ckpt_ipc *c, struct ckpt_writer *w)
 
 		ret = ckpt_write_sect(w, CKPT_SECT_SYSVSHM, img, sizeof(*img),
 				      NULL, 0);
-		if (ret || !img->stored)
-			continue;
-		if (!wr.buf) {
-			wr.buf = kvmalloc(CKPT_IMG_MAX_FILECHUNK, GFP_KERNEL);
-			if (!wr.buf)
-				return -ENOMEM;
-		}
-		wr.file = c->shm_file[i];
-		wr.id = img->perm.id;
-		wr.written = 0;
-		ret = ckpt_walk_data(wr.file, img->size, write_fn, &wr);
-		/* Its users are frozen: it cannot have changed. */
-		if (!ret && wr.written != img->stored)
-			ret = -EIO;
+		if (!ret)
+			ret = ckpt_write_runs(w, CKPT_SECT_SYSVDATA, img->perm.id,
+					      c->shm_file[i], img->size,
+					      img->stored);
 	}
-	kvfree(wr.buf);
 	for (i = 0; i < c->nr_sem && !ret; i++)
 		ret = ckpt_write_sect(w, CKPT_SECT_SYSVSEM, c->sem[i],
 				      c->sem_len[i], NULL, 0);
