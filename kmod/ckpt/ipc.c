@@ -87,6 +87,29 @@ static pid_t outsider_in(const struct ckpt_cp_group *g,
 	return found;
 }
 
+/*
+ * Whether @task has semaphore adjustments to undo at its exit. glibc's
+ * threads share an undo list (CLONE_SYSVSEM), which cloning allocates
+ * empty: only its entries, one per set used with SEM_UNDO, count.
+ */
+static int uses_undo(struct task_struct *task, const char **why)
+{
+	struct ckpt_sem_undo_list *ulp =
+		(void *)READ_ONCE(task->sysvsem.undo_list);
+	bool used;
+
+	if (!ulp)
+		return 0;
+	if (!ckpt_layout_ok(CKPT_LAYOUT_SYSVIPC)) {
+		*why = ckpt_layout_why(CKPT_LAYOUT_SYSVIPC);
+		return -EOPNOTSUPP;
+	}
+	spin_lock(&ulp->lock);
+	used = !list_empty(&ulp->list_proc);
+	spin_unlock(&ulp->lock);
+	return used;
+}
+
 static void fill_perm(struct ckpt_img_ipcperm *img,
 		      const struct kern_ipc_perm *perm)
 {
@@ -320,6 +343,7 @@ static int alloc_tables(struct ckpt_ipc *c)
 int ckpt_ipc_capture(struct ckpt_cp_group *g)
 {
 	struct ckpt_ipc *c = &g->ipc;
+	const char *layout = NULL;
 	struct ckpt_why *why;
 	unsigned int i;
 	int ret;
@@ -336,8 +360,14 @@ int ckpt_ipc_capture(struct ckpt_cp_group *g)
 				  g->m[i].a->pid, g->m[0].a->pid);
 			return -EOPNOTSUPP;
 		}
-		/* Shared by the threads glibc makes (CLONE_SYSVSEM). */
-		if (READ_ONCE(task->sysvsem.undo_list)) {
+		ret = uses_undo(task, &layout);
+		if (ret < 0) {
+			ckpt_whyf(why,
+				  "pid %u: its System V semaphore undo list cannot be read: %s",
+				  g->m[i].a->pid, layout);
+			return ret;
+		}
+		if (ret) {
 			ckpt_whyf(why,
 				  "pid %u uses System V semaphore undo (SEM_UNDO): not supported yet",
 				  g->m[i].a->pid);

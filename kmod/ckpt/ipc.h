@@ -3,6 +3,7 @@
 #define _CKPT_IPC_H
 
 #include <linux/list.h>
+#include <linux/refcount.h>
 #include <linux/ipc.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -60,6 +61,12 @@ struct ckpt_msg_queue {
 	struct pid *q_lspid;
 	struct pid *q_lrpid;
 	struct list_head q_messages;
+};
+
+struct ckpt_sem_undo_list {
+	refcount_t refcnt;
+	spinlock_t lock;
+	struct list_head list_proc;
 };
 
 struct ckpt_msg_msgseg {

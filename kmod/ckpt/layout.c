@@ -150,6 +150,8 @@ static const struct layout layouts[] = {
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_qnum),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_qbytes),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_messages),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem_undo_list, "sem_undo_list", lock),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem_undo_list, "sem_undo_list", list_proc),
 	L_SIZE(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_msgseg, "msg_msgseg"),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_msgseg, "msg_msgseg", next),
 };
