@@ -287,6 +287,10 @@ static void text_tree(FILE *f, const struct ckpt_image *img)
 	fprintf(f, ", pgid %u sid %u, id ", t->pgid, t->sid);
 	for (i = 0; i < sizeof(t->id); i++)
 		fprintf(f, "%02x", t->id[i]);
+	if (t->flags & CKPT_TREE_SUBREAPER)
+		fprintf(f, ", child subreaper");
+	if (t->flags & CKPT_TREE_FOREGROUND)
+		fprintf(f, ", terminal foreground");
 	fputc('\n', f);
 }
 
@@ -468,6 +472,37 @@ static void emit_sysv(FILE *f, const struct ckpt_image *img, bool json)
 		fprintf(f, "]");
 }
 
+/* A tree member's zombie children: ",\"zombies\":[...]", or lines. */
+static void emit_zombies(FILE *f, const struct ckpt_image *img, bool json)
+{
+	struct emit e = { .f = f, .json = json };
+	__u32 i;
+
+	if (json)
+		fprintf(f, ",\"zombies\":[");
+	else if (img->nr_zombies)
+		fprintf(f, "zombie children: %u\n", img->nr_zombies);
+	for (i = 0; i < img->nr_zombies; i++) {
+		const struct ckpt_img_zombie *z = &img->zombies[i];
+		__u32 sig = z->status & 0x7f;
+
+		e.first = true;
+		fprintf(f, json ? "%s{" : "%s ", json && i ? "," : "");
+		emit_u64(&e, "pid", z->pid);
+		if (sig)
+			emit_u64(&e, "signal", sig);
+		else
+			emit_u64(&e, "exit", (z->status >> 8) & 0xff);
+		emit_flag(&e, "core", z->status & 0x80);
+		emit_u64(&e, "exit_signal", z->exit_signal);
+		emit_u64(&e, "pgid", z->pgid);
+		emit_u64(&e, "sid", z->sid);
+		fprintf(f, json ? "}" : "\n");
+	}
+	if (json)
+		fprintf(f, "]");
+}
+
 static void text_report(FILE *f, const char *name,
 			const struct ckpt_image *img, const struct inspect *in)
 {
@@ -537,6 +572,7 @@ static void text_report(FILE *f, const char *name,
 		}
 	}
 	emit_sysv(f, img, false);
+	emit_zombies(f, img, false);
 	fprintf(f, "pending signals: %u\n", img->signals.nr);
 	for (i = 0; verbose && i < img->signals.nr; i++) {
 		const struct ckpt_img_siginfo *q = &img->sigqueue[i];
@@ -699,7 +735,9 @@ static void json_tree(FILE *f, const struct ckpt_image *img)
 		fprintf(f, "null");
 	else
 		fprintf(f, "%u", t->parent);
-	fprintf(f, ",\"pgid\":%u,\"sid\":%u,\"id\":\"", t->pgid, t->sid);
+	fprintf(f, ",\"pgid\":%u,\"sid\":%u,\"subreaper\":%s,\"foreground\":%s,\"id\":\"",
+		t->pgid, t->sid, t->flags & CKPT_TREE_SUBREAPER ? "true" : "false",
+		t->flags & CKPT_TREE_FOREGROUND ? "true" : "false");
 	for (i = 0; i < sizeof(t->id); i++)
 		fprintf(f, "%02x", t->id[i]);
 	fprintf(f, "\"}");
@@ -796,6 +834,7 @@ static void json_report(FILE *f, const char *name,
 	}
 	fprintf(f, "]");
 	emit_sysv(f, img, true);
+	emit_zombies(f, img, true);
 	fprintf(f, ",\"signals\":{\"pending\":%u,\"itimer_real_ns\":%llu,\"itimer_real_interval_ns\":%llu",
 		img->signals.nr, ULL(img->signals.real_value_ns),
 		ULL(img->signals.real_interval_ns));

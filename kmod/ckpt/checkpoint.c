@@ -318,6 +318,7 @@ static int write_image(struct ckpt_cp_ctx *ctx)
 {
 	struct ckpt_mm_capture *mc = &ctx->mc;
 	struct ckpt_writer *w = &ctx->w;
+	u32 i;
 	int ret;
 
 	ret = write_threads(ctx);
@@ -328,6 +329,9 @@ static int write_image(struct ckpt_cp_ctx *ctx)
 		ret = write_files(w, &ctx->scan);
 	if (!ret && ctx->ipc)
 		ret = ckpt_ipc_write(ctx->ipc, w);
+	for (i = 0; !ret && i < ctx->nr_zombies; i++)
+		ret = ckpt_write_sect(w, CKPT_SECT_ZOMBIE, &ctx->zombies[i],
+				      sizeof(ctx->zombies[i]), NULL, 0);
 	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_FS, ctx->fs, sizeof(*ctx->fs),
 				      NULL, 0);
@@ -400,6 +404,12 @@ static int get_target(struct ckpt_cp_ctx *ctx)
 	 * runs in it, and one exec'ed since is found once frozen.
 	 */
 	ctx->mm = get_task_mm(ctx->task);
+	if (!ctx->mm && READ_ONCE(ctx->task->exit_state)) {
+		/* A tree leaves zombies out: its parent's image records them. */
+		ckpt_whyf(&ctx->why, "pid %u is a zombie (ended, not reaped)",
+			  ctx->a->pid);
+		return -ESRCH;
+	}
 	if (!ctx->mm) {
 		ckpt_whyf(&ctx->why,
 			  "pid %u has no memory (kernel thread or exiting)",
@@ -787,6 +797,7 @@ static void free_capture(struct ckpt_cp_ctx *ctx)
 	kvfree(ctx->fs);
 	kvfree(ctx->sigs);
 	kvfree(ctx->creds);
+	kvfree(ctx->zombies);
 	ckpt_timers_free(&ctx->timers);
 	kfree(ctx->tasks);
 }

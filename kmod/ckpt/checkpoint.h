@@ -57,6 +57,8 @@ struct ckpt_cp_ctx {
 	size_t creds_len;
 	struct ckpt_mm_capture mc;
 	const struct ckpt_ipc *ipc;	/* a tree's root: System V objects to write */
+	struct ckpt_img_zombie *zombies;	/* a tree's member: its zombie children */
+	u32 nr_zombies, max_zombies;
 	/* A step run in a worker (each_member_parallel()). */
 	struct work_struct work;
 	int (*step)(struct ckpt_cp_ctx *ctx);

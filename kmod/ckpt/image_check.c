@@ -48,6 +48,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_SYSVDATA]	= "SYSVDATA",
 	[CKPT_SECT_SYSVSEM]	= "SYSVSEM",
 	[CKPT_SECT_SYSVMSG]	= "SYSVMSG",
+	[CKPT_SECT_ZOMBIE]	= "ZOMBIE",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -148,6 +149,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 	case CKPT_SECT_SYSVSEM:
 		return sizeof(struct ckpt_img_sysvsem) +
 		       (__u64)CKPT_IMG_MAX_SEMS * sizeof(__u32);
+	case CKPT_SECT_ZOMBIE:
+		return sizeof(struct ckpt_img_zombie);
 	case CKPT_SECT_SYSVMSG:
 		return sizeof(struct ckpt_img_sysvmsg) + CKPT_IMG_MAX_MSGBYTES +
 		       (__u64)CKPT_IMG_MAX_MSGS *
@@ -217,6 +220,9 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			break;
 		if ((s->type == CKPT_SECT_SYSVSHM || s->type == CKPT_SECT_SYSVSEM ||
 		     s->type == CKPT_SECT_SYSVMSG) && st->has_tree)
+			break;
+		if (s->type == CKPT_SECT_ZOMBIE && st->has_tree &&
+		    st->nr_zombies < CKPT_IMG_MAX_ZOMBIES)
 			break;
 		if (s->type != st->expect)
 			return FAIL(st, EBADMSG, "sections out of order");
@@ -440,7 +446,7 @@ static int check_creds(struct ckpt_img_state *st,
  */
 static int check_tree(struct ckpt_img_state *st, const struct ckpt_img_tree *t)
 {
-	if (t->reserved || t->reserved2[0] || t->reserved2[1])
+	if (t->flags & ~__CKPT_TREE_F_ALL || t->reserved2[0] || t->reserved2[1])
 		return FAIL(st, EINVAL, "reserved TREE field set");
 	if (!t->nr_members || t->nr_members > CKPT_IMG_MAX_TREE ||
 	    t->index >= t->nr_members)
@@ -903,6 +909,30 @@ static int check_sysvmsg(struct ckpt_img_state *st,
 	return 0;
 }
 
+/*
+ * A zombie child: its pid, group and session in the tree's pid namespace
+ * (0: a group or session of outside it), and a wait status a process can end with: exited with a code, or
+ * killed by a signal (the core-dump bit included).
+ */
+static int check_zombie(struct ckpt_img_state *st,
+			const struct ckpt_img_zombie *z)
+{
+	__u32 sig = z->status & 0x7f;
+	int exited = !sig && !(z->status & ~0xff00U);
+	int killed = sig && sig != 0x7f && sig <= CKPT_IMG_NSIG &&
+		     !(z->status & ~0xffU);
+
+	if (z->pad || !z->pid || z->pid > CKPT_IMG_PID_MAX ||
+	    z->pgid > CKPT_IMG_PID_MAX || z->sid > CKPT_IMG_PID_MAX ||
+	    z->exit_signal > CKPT_IMG_NSIG)
+		return FAIL(st, EBADMSG, "zombie's pid, group, session or exit signal out of bounds");
+	if (!exited && !killed)
+		return FAIL(st, EBADMSG, "zombie's status is no exit status");
+	if (z->pid == st->pid)
+		return FAIL(st, EBADMSG, "a process its own zombie child");
+	return 0;
+}
+
 /* FILEDATA is complete for every object before @upto. */
 static int filedata_upto(struct ckpt_img_state *st, __u32 upto)
 {
@@ -1105,6 +1135,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = check_upend(st, payload, s->len);
 		if (!ret)
 			st->nr_upends++;
+		break;
+	case CKPT_SECT_ZOMBIE:
+		ret = check_zombie(st, payload);
+		if (!ret)
+			st->nr_zombies++;
 		break;
 	case CKPT_SECT_SYSVSHM:
 		ret = check_sysvshm(st, payload);

@@ -18,9 +18,11 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/tty.h>
 #include <linux/uaccess.h>
 
 #include "checkpoint.h"
+#include "signals.h"
 #include "tree.h"
 #include "tree_files.h"
 #include "why.h"
@@ -162,6 +164,31 @@ static void get_stdio(struct task_struct *task, struct file *f[3])
 	task_unlock(task);
 }
 
+/* Whether @t's process group is its controlling terminal's foreground. */
+static bool foreground(struct task_struct *t)
+{
+	struct sighand_struct *sighand;
+	struct tty_struct *tty = NULL;
+	unsigned long flags;
+	struct pid *fg;
+	bool ret;
+
+	sighand = ckpt_lock_sighand(t, &flags);
+	if (sighand) {
+		tty = tty_kref_get(t->signal->tty);
+		ckpt_unlock_sighand(sighand, &flags);
+	}
+	if (!tty)
+		return false;
+	fg = tty_get_pgrp(tty);
+	rcu_read_lock();
+	ret = fg && fg == task_pgrp(t);
+	rcu_read_unlock();
+	put_pid(fg);
+	tty_kref_put(tty);
+	return ret;
+}
+
 /*
  * One member, frozen: alive, untraced, its parent listed before it. Fills
  * its TREE section, and tells its descriptor scan the root's standard
@@ -199,6 +226,10 @@ static int check_member(struct ckpt_cp_group *g, unsigned int i,
 	ctx->tree.parent = i ? parent : CKPT_TREE_NO_PARENT;
 	ctx->tree.pgid = task_pgrp_nr_ns(t, g->ns);
 	ctx->tree.sid = task_session_nr_ns(t, g->ns);
+	if (t->signal->is_child_subreaper)
+		ctx->tree.flags |= CKPT_TREE_SUBREAPER;
+	if (foreground(t))
+		ctx->tree.flags |= CKPT_TREE_FOREGROUND;
 	/* Its descriptors: stdio and pipes are the tree's (tree_files.c). */
 	ctx->scan.in_tree = true;
 	ctx->scan.all_fds = i != 0;
@@ -210,8 +241,9 @@ enum outsider_kind { NOT_IN_TREE, ZOMBIE_CHILD, TRACED };
 
 /*
  * Whether process @p, a relative of the members, leaves the tree
- * incomplete: a child of a member that is no member, a zombie child, or a
- * process a member traces. Returns the member to name, or -1.
+ * incomplete: a child of a member that is no member, or a process a
+ * member traces; or is a member's zombie child, which the member's image
+ * records. Returns the member to name, or -1.
  */
 static int outsider(const struct ckpt_cp_group *g, struct task_struct *p,
 		    enum outsider_kind *kind)
@@ -235,41 +267,93 @@ static int outsider(const struct ckpt_cp_group *g, struct task_struct *p,
 	return i;
 }
 
-/*
- * Every relative of every member, in one pass over the processes: the
- * tree must hold all their children. The checkpointer itself (libckpt's
- * helper, a child of the process that asked) is no member and no child
- * that counts, as for a single process.
- */
-static int check_relatives(struct ckpt_cp_group *g)
+/* Member @i's zombie child @p, as wait() would report it. */
+static void note_zombie(struct ckpt_cp_group *g, int i, struct task_struct *p)
 {
-	enum outsider_kind kind = TRACED;
+	struct ckpt_cp_ctx *ctx = &g->m[i];
+	struct ckpt_img_zombie *z = &ctx->zombies[ctx->nr_zombies++];
+
+	memset(z, 0, sizeof(*z));
+	z->pid = task_tgid_nr_ns(p, g->ns);
+	z->status = p->signal->flags & SIGNAL_GROUP_EXIT ?
+		    p->signal->group_exit_code : p->exit_code;
+	z->exit_signal = p->exit_signal;
+	z->pgid = task_pgrp_nr_ns(p, g->ns);
+	z->sid = task_session_nr_ns(p, g->ns);
+}
+
+/*
+ * One pass over the processes: the members' zombie children counted (or,
+ * with @fill, recorded: their parents are frozen, none is reaped between
+ * the passes), and the first relative that leaves the tree incomplete
+ * found. The checkpointer itself (libckpt's helper, a child of the
+ * process that asked) is no member and no child that counts, as for a
+ * single process.
+ */
+static int scan_relatives(struct ckpt_cp_group *g, bool fill,
+			  enum outsider_kind *kind, pid_t *other)
+{
 	struct task_struct *p;
-	struct ckpt_why *why;
-	pid_t other = 0;
-	u32 pid;
 	int i = -1;
 
 	rcu_read_lock();
 	for_each_process(p) {
 		if (same_thread_group(p, current))
 			continue;
-		i = outsider(g, p, &kind);
-		if (i >= 0) {
-			other = task_pid_vnr(p);
+		i = outsider(g, p, kind);
+		if (i < 0)
+			continue;
+		if (*kind != ZOMBIE_CHILD) {
+			*other = task_pid_vnr(p);
 			break;
 		}
+		if (fill && g->m[i].nr_zombies < g->m[i].max_zombies)
+			note_zombie(g, i, p);
+		else if (!fill)
+			g->m[i].max_zombies++;
+		i = -1;
 	}
 	rcu_read_unlock();
+	return i;
+}
+
+/* The members' zombie children, and every other relative: in the tree. */
+static int check_relatives(struct ckpt_cp_group *g)
+{
+	enum outsider_kind kind = TRACED;
+	struct ckpt_why *why;
+	unsigned int j;
+	pid_t other = 0;
+	int i;
+	u32 pid;
+
+	i = scan_relatives(g, false, &kind, &other);
+	for (j = 0; i < 0 && j < g->nr; j++) {
+		struct ckpt_cp_ctx *ctx = &g->m[j];
+
+		if (!ctx->max_zombies)
+			continue;
+		if (ctx->max_zombies > CKPT_IMG_MAX_ZOMBIES) {
+			g->failed = j;
+			ckpt_whyf(&ctx->why,
+				  "pid %u has %u zombie children, more than an image holds (%u)",
+				  ctx->a->pid, ctx->max_zombies,
+				  CKPT_IMG_MAX_ZOMBIES);
+			return -E2BIG;
+		}
+		ctx->zombies = kvcalloc(ctx->max_zombies, sizeof(*ctx->zombies),
+					GFP_KERNEL);
+		if (!ctx->zombies)
+			return -ENOMEM;
+	}
+	if (i < 0)
+		i = scan_relatives(g, true, &kind, &other);
 	if (i < 0)
 		return 0;
 	g->failed = i;
 	why = &g->m[i].why;
 	pid = g->m[i].a->pid;
-	if (kind == ZOMBIE_CHILD)
-		ckpt_whyf(why, "pid %u has a zombie child process %d: not supported yet",
-			  pid, other);
-	else if (kind == NOT_IN_TREE)
+	if (kind == NOT_IN_TREE)
 		ckpt_whyf(why, "pid %u has a child process %d that is not in the tree",
 			  pid, other);
 	else

@@ -90,6 +90,9 @@ void ckpt_image_free(struct ckpt_image *img)
 		free(img->msgs[--img->nr_msgs]);
 	free(img->msgs);
 	img->msgs = NULL;
+	free(img->zombies);
+	img->zombies = NULL;
+	img->nr_zombies = 0;
 	free(img->shm_chunks);
 	img->shm_chunks = NULL;
 	img->nr_shm_chunks = 0;
@@ -371,6 +374,16 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 		};
 
 		return add_chunk(img, &img->chunks, &img->nr_chunks, &c);
+	}
+	case CKPT_SECT_ZOMBIE: {
+		struct ckpt_img_zombie *z;
+
+		z = realloc(img->zombies, (img->nr_zombies + 1) * sizeof(*z));
+		if (!z)
+			return fail(img, -ENOMEM, "out of memory");
+		img->zombies = z;
+		memcpy(&z[img->nr_zombies++], payload, sizeof(*z));
+		break;
 	}
 	case CKPT_SECT_SYSVSHM:
 		return keep_copy(img, (void ***)&img->shms, &img->nr_shms,

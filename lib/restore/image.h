@@ -109,6 +109,8 @@ struct ckpt_image {
 	__u32 nr_sems;
 	struct ckpt_img_sysvmsg **msgs;
 	__u32 nr_msgs;
+	struct ckpt_img_zombie *zombies;	/* [nr_zombies]: its zombie children */
+	__u32 nr_zombies;
 	/* SYSVDATA sections: @obj indexes @shms. */
 	struct ckpt_image_chunk *shm_chunks;
 	__u32 nr_shm_chunks;

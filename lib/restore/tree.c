@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -168,6 +169,76 @@ static void make_children(struct tree_restart *tr, uint32_t i)
 	}
 }
 
+/* A zombie child again: in its group and session, gone as it went. */
+static void __attribute__((noreturn)) zombie(const struct ckpt_img_zombie *z)
+{
+	struct rlimit none = { 0, 0 };
+	int sig = z->status & 0x7f;
+	sigset_t set;
+
+	if (z->sid == z->pid)
+		setsid();
+	else if (z->pgid == z->pid)
+		setpgid(0, 0);
+	else if (z->pgid && z->pgid != (uint32_t)getpgrp())
+		setpgid(0, z->pgid);
+	if (!sig)
+		_exit((z->status >> 8) & 0xff);
+	/* No core: a dump would be a file the original did not leave. */
+	setrlimit(RLIMIT_CORE, &none);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	kill(getpid(), sig);
+	_exit(127);	/* a signal that does not end a process: see below */
+}
+
+/*
+ * Member @i's zombie children, each made with its pid and left unreaped
+ * once it has ended as the image says: the member's wait() reaps them
+ * after the restart. Their SIGCHLD goes nowhere (the image's pending
+ * signals are queued again later, as they were).
+ */
+static void make_zombies(struct tree_restart *tr, uint32_t i)
+{
+	const struct ckpt_image *img = &tr->r[i].img;
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t chld;
+	uint32_t j;
+
+	if (!img->nr_zombies)
+		return;
+	sigaction(SIGCHLD, &dfl, NULL);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_UNBLOCK, &chld, NULL);
+	for (j = 0; j < img->nr_zombies; j++) {
+		const struct ckpt_img_zombie *z = &img->zombies[j];
+		int sig = z->status & 0x7f, code;
+		siginfo_t si = {};
+		pid_t pid;
+
+		pid = clone_pid(z->pid, 0, z->exit_signal);
+		if (pid < 0)
+			tree_fail(tr, "pid %d: cannot make its zombie child %u again: %s",
+				  tr->t.m[i].pid, z->pid, strerror(errno));
+		if (!pid)
+			zombie(z);
+		if (waitid(P_PID, pid, &si, WEXITED | WNOWAIT | __WALL))
+			tree_fail(tr, "pid %d: its zombie child %u is lost: %s",
+				  tr->t.m[i].pid, z->pid, strerror(errno));
+		code = si.si_code == CLD_EXITED ? si.si_status << 8 :
+		       si.si_status;
+		if (code != (sig ? sig : (int)z->status))
+			tree_fail(tr, "pid %d: its zombie child %u cannot end with status %#x again",
+				  tr->t.m[i].pid, z->pid, z->status);
+		if (z->pgid && getpgid(pid) != (pid_t)z->pgid)
+			tree_fail(tr, "pid %d: its zombie child %u cannot join process group %u again",
+				  tr->t.m[i].pid, z->pid, z->pgid);
+	}
+}
+
 /* Member @i, with its pid and parent: its children, then itself. */
 static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i)
 {
@@ -186,7 +257,13 @@ static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i
 			tree_fail(tr, "pid %d: %s", tr->t.m[i].pid, err.msg);
 		r->sysv_root = true;
 	}
+	/* Before its children: orphans below it come to it, as they did. */
+	if ((r->img.tree.flags & CKPT_TREE_SUBREAPER) &&
+	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
+		tree_fail(tr, "pid %d: cannot be a child subreaper again: %s",
+			  tr->t.m[i].pid, strerror(errno));
 	make_children(tr, i);
+	make_zombies(tr, i);
 	r->member = tr->t.m[i].pid;
 	r->errpipe = tr->errpipe[1];
 	r->ready_fd = tr->ready[1];
@@ -586,6 +663,45 @@ static int wait_members(struct tree_restart *tr, uint32_t want,
 	}
 }
 
+/*
+ * A root whose group was its terminal's foreground gets the restarter's
+ * terminal's foreground, if the restarter has it (BLCR gave a restarted
+ * job the restarter's terminal too): what is typed there, Ctrl-C
+ * included, goes to the tree. Only a group the root leads (it is then the
+ * holder's one child: the root); a tree in the restarter's own group has
+ * it already. Whether it was handed.
+ */
+static bool take_terminal(struct tree_restart *tr, bool was_fg)
+{
+	char path[64];
+	long root = 0;
+	FILE *f;
+
+	if (!was_fg || !isatty(0) || tcgetpgrp(0) != getpgrp())
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", tr->holder,
+		 tr->holder);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fscanf(f, "%ld", &root) != 1)
+		root = 0;
+	fclose(f);
+	return root > 0 && !tcsetpgrp(0, root);
+}
+
+/* The terminal's foreground back to the restarter, from the background. */
+static void give_back_terminal(void)
+{
+	sigset_t ttou, old;
+
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	tcsetpgrp(0, getpgrp());
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 /* The restarter's side: the barrier, the hand-over, then the root's end. */
 static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 {
@@ -593,6 +709,7 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	uint32_t i;
 	char go[64] = "";
 	ssize_t n;
+	bool fg, was_fg;
 	int ret;
 
 	close(tr->errpipe[1]);
@@ -605,6 +722,9 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	ret = wait_members(tr, tr->t.nr, &end, err);
 	if (!ret)
 		ret = finish_objects(tr, err);
+	/* Read before the images are let go. */
+	was_fg = (tr->r[0].img.tree.flags & CKPT_TREE_FOREGROUND) &&
+		 tr->r[0].img.tree.pgid == (uint32_t)tr->t.m[0].pid;
 	/* The tree's pipes must see their readers and writers only. */
 	for (i = 0; i < tr->t.nr; i++)
 		restore_free(&tr->r[i]);
@@ -628,9 +748,12 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	}
 	if (tr->opts->forward_signals)
 		forward_signals(tr->holder, true);
+	fg = take_terminal(tr, was_fg);
 	do
 		n = read(tr->status[0], status, sizeof(*status));
 	while (n < 0 && errno == EINTR);
+	if (fg)
+		give_back_terminal();
 	if (tr->opts->forward_signals)
 		forward_signals(0, false);
 	if (n == sizeof(*status))

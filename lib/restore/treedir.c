@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,30 @@ static int tree_add(struct ckpt_tree *t, pid_t pid, uint32_t parent,
 	return 0;
 }
 
+/*
+ * Whether @pid has ended and waits to be reaped: no member, but a zombie
+ * child its parent's image records (the engine finds those itself).
+ */
+static bool is_zombie(long pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold anything, ')' included. */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'Z';
+}
+
 /* The children of every thread of member @i, from /proc. */
 static int add_children(struct ckpt_tree *t, uint32_t i, struct ckpt_err *err)
 {
@@ -73,7 +98,7 @@ static int add_children(struct ckpt_tree *t, uint32_t i, struct ckpt_err *err)
 		if (!f)
 			continue;	/* the thread exited */
 		while (!ret && fscanf(f, "%ld", &pid) == 1)
-			if (pid > 0 && pid <= INT_MAX)
+			if (pid > 0 && pid <= INT_MAX && !is_zombie(pid))
 				ret = tree_add(t, pid, i, err);
 		fclose(f);
 	}

@@ -20,7 +20,7 @@ import struct, sys
 names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
          7: "FILES", 8: "FS", 9: "SIGNALS", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
          16: "TIMERS", 17: "CREDS", 19: "TREE", 20: "USOCK", 21: "ULISTEN", 22: "UPEND",
-         23: "SYSVSHM", 24: "SYSVDATA", 25: "SYSVSEM", 26: "SYSVMSG"}
+         23: "SYSVSHM", 24: "SYSVDATA", 25: "SYSVSEM", 26: "SYSVMSG", 27: "ZOMBIE"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -195,7 +195,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((98 + nsect))
+ktap_plan $((99 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -611,24 +611,28 @@ ktap_check "a waiting connection: an id an inode could have, a client that is on
 	refuse "$tmp/upend-client" "waiting UNIX connection out of bounds $(uat 9)" &&
 	refuse "$tmp/upend-len" "waiting UNIX connection out of bounds $(uat 9)" &&
 	refuse "$tmp/usock-upend" "UNIX socket out of bounds $(uat 8)"
-# A tree root's System V objects (mkimage -I): section 2 TREE, 4 SYSVSHM,
-# 5 SYSVDATA, 6 SYSVSHM (removed), 7 SYSVSEM, 8 SYSVMSG, 10 VMAS (the
-# segment's mapping is entry 3).
+# A tree root's System V objects and zombie children (mkimage -I): section
+# 2 TREE, 4 SYSVSHM, 5 SYSVDATA, 6 SYSVSHM (removed), 7 SYSVSEM, 8 SYSVMSG,
+# 9 and 10 ZOMBIE, 12 VMAS (the segment's mapping is entry 3).
 "$mkimage" -I -P > "$tmp/sysv.img"
 sdamage() { damage_of "$tmp/sysv.img" "$@"; }
 sat() { at_of "$tmp/sysv.img" "$1"; }
-ktap_check "System V objects: shown, valid, in text and JSON" sh -c "
+ktap_check "System V objects and zombie children: shown, valid, in text and JSON" sh -c "
 	'$ckpt' inspect '$tmp/sysv.img' > '$tmp/stext' && cat '$tmp/stext' &&
 	grep -qx 'System V objects: 4' '$tmp/stext' &&
+	grep -q '^tree: member 0 of 1, the root, pgid 4242 sid 4242, id [0-9a-f]*, child subreaper$' '$tmp/stext' &&
 	grep -qx '  shm id 32769 key 0x00000000 uid 1000 gid 1000 cuid 1000 cgid 1000 mode 0640 size 4096 stored 0 removed' '$tmp/stext' &&
 	grep -qx '  sem id 0 key 0x00000000 uid 1000 gid 1000 cuid 1000 cgid 1000 mode 0666 nsems 2' '$tmp/stext' &&
 	grep -q ' maywrite,sysv /SYSV5ee1c0de' '$tmp/stext' &&
+	grep -qx '  pid 4249 exit 3 exit_signal 17 pgid 4242 sid 4242' '$tmp/stext' &&
+	grep -qx '  pid 4250 signal 15 exit_signal 17 pgid 4250 sid 4242' '$tmp/stext' &&
 	'$ckpt' inspect --json '$tmp/sysv.img' | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 assert [o[\"kind\"] for o in d[\"sysv\"]] == [\"shm\", \"shm\", \"sem\", \"msg\"], d[\"sysv\"]
 assert d[\"sysv\"][0][\"key\"] == \"0x5ee1c0de\" and d[\"sysv\"][1][\"removed\"] is True
-assert d[\"sysv\"][3][\"messages\"] == 2'"
+assert d[\"sysv\"][3][\"messages\"] == 2
+assert d[\"zombies\"][1] == {\"pid\": 4250, \"signal\": 15, \"core\": False, \"exit_signal\": 17, \"pgid\": 4250, \"sid\": 4242}'"
 sdamage shm-mode set 4 24 I 0x200
 sdamage shm-stored set 4 40 Q 9000
 sdamage shm-less set 4 40 Q 0
@@ -648,13 +652,24 @@ sdamage sem-val set 7 44 I 32768
 sdamage sem-nsems set 7 32 I 3
 sdamage msg-type set 8 48 q 0
 sdamage msg-nr set 8 40 I 1
-sdamage vma-sysv set 10 1756 I 0x1200
+sdamage vma-sysv set 12 1756 I 0x1200
 ktap_check "a semaphore above SEMVMX or more than its set holds, a message of type 0, fewer messages than bytes, a segment mapped private" \
 	refuse "$tmp/sem-val" "System V semaphore value above SEMVMX $(sat 7)" &&
 	refuse "$tmp/sem-nsems" "System V semaphore set out of bounds $(sat 7)" &&
 	refuse "$tmp/msg-type" "System V message type or length out of bounds $(sat 8)" &&
 	refuse "$tmp/msg-nr" "System V message queue's messages do not fill it $(sat 8)" &&
-	refuse "$tmp/vma-sysv" "System V segment mapping out of bounds $(sat 10)"
+	refuse "$tmp/vma-sysv" "System V segment mapping out of bounds $(sat 12)"
+sdamage tree-flag set 2 36 I 2
+sdamage zombie-stopped set 9 4 I 0x137f
+sdamage zombie-nopid set 9 0 I 0
+sdamage zombie-self set 10 0 I 4242
+sdamage zombie-sig set 10 8 I 65
+ktap_check "a zombie: a stopped status, no pid, the process itself, an exit signal past 64; an unknown TREE flag" \
+	refuse "$tmp/tree-flag" "reserved TREE field set $(sat 2)" &&
+	refuse "$tmp/zombie-stopped" "zombie's status is no exit status $(sat 9)" &&
+	refuse "$tmp/zombie-nopid" "zombie's pid, group, session or exit signal out of bounds $(sat 9)" &&
+	refuse "$tmp/zombie-self" "a process its own zombie child $(sat 10)" &&
+	refuse "$tmp/zombie-sig" "zombie's pid, group, session or exit signal out of bounds $(sat 10)"
 damage exe-rel bytes 1 2992 78
 ktap_check "an executable path that is not absolute" \
 	refuse "$tmp/exe-rel" "executable path not absolute $(at 1)"

@@ -457,16 +457,23 @@ static void unix_sockets(void)
 }
 
 /*
- * -I: the root of a tree (TREE: one member) with System V objects: segment
+ * -I: the root of a tree (TREE: one member, a child subreaper) with System
+ * V objects: segment
  * 3 (key 0x5ee1c0de, 8192 bytes, its second page stored) mapped at SYSV,
  * segment 32769 (removed while attached, nothing stored), semaphore set 0
  * (values 1 and 32767), message queue 1 (types 1 "hi" and 7 "hello
- * world").
+ * world"); and two zombie children, one exited with 3, one killed by
+ * SIGTERM in a process group of its own.
  */
 #define SYSV	(ANON + 32 * PAGE)
 
 static void sysv_objects(void)
 {
+	/* Two zombie children: one exited with 3, one killed by SIGTERM. */
+	static const struct ckpt_img_zombie zombies[2] = {
+		{ PID + 7, 3 << 8, 17, PID, PID, 0 },
+		{ PID + 8, 15, 17, PID + 8, PID, 0 },
+	};
 	static const struct ckpt_img_sysvshm shm[2] = {
 		{ { .id = 3, .key = 0x5ee1c0de, .uid = 1000, .gid = 1000,
 		    .cuid = 1000, .cgid = 1000, .mode = 0600 }, 8192, 4096 },
@@ -497,13 +504,15 @@ static void sysv_objects(void)
 	section(CKPT_SECT_SYSVSHM, &shm[1], sizeof(shm[1]));
 	section(CKPT_SECT_SYSVSEM, &sem, sizeof(sem));
 	section(CKPT_SECT_SYSVMSG, &msg, sizeof(msg));
+	section(CKPT_SECT_ZOMBIE, &zombies[0], sizeof(zombies[0]));
+	section(CKPT_SECT_ZOMBIE, &zombies[1], sizeof(zombies[1]));
 }
 
 static void tree_root(void)
 {
 	static struct ckpt_img_tree t = {
 		.nr_members = 1, .parent = CKPT_TREE_NO_PARENT, .pgid = PID,
-		.sid = PID, .id = "mkimage-tree",
+		.sid = PID, .flags = CKPT_TREE_SUBREAPER, .id = "mkimage-tree",
 	};
 
 	section(CKPT_SECT_TREE, &t, sizeof(t));

@@ -32,7 +32,7 @@ enum { ROOT, C1, C2, GC };
 
 enum tree_opt {
 	PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON, OUTSIDE_ANON, SHARED_TIMERFD,
-	SYSV_OWN, SYSV_HOST, SYSV_UNDO,
+	SYSV_OWN, SYSV_HOST, SYSV_UNDO, ZOMBIE,
 };
 
 /* SHARED_TIMERFD: the descriptor every member keeps, inherited. */
@@ -137,6 +137,9 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 			_exit(9);
 		if (opt == SYSV_OWN || opt == SYSV_HOST || opt == SYSV_UNDO)
 			sysv_objects(opt);
+		/* ZOMBIE: a child that exits with 7 at once, never reaped. */
+		if (opt == ZOMBIE && !fork())
+			_exit(7);
 		if (opt == SHARED_ANON) {
 			char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -624,6 +627,75 @@ TEST_F(tree, sysv_semaphore_undo)
 	ASSERT_EQ(0, other_tree(self, SYSV_UNDO,
 				"uses System V semaphore undo (SEM_UNDO): not supported yet",
 				-EOPNOTSUPP, _metadata));
+}
+
+/* A zombie child is no member: its parent's image records it. */
+TEST_F(tree, zombie_child)
+{
+	struct ckpt_img_zombie *z;
+	size_t len = 0;
+	off_t pos = 0;
+
+	CKPT_SETUP_SKIPPED();
+	end_tree(self->pid);
+	ASSERT_EQ(0, make_tree(self->pid, ZOMBIE));
+	set_members(self, in_order, NR);
+	ASSERT_EQ(0, tree_ioctl(self)) TH_LOG("%s", self->msg);
+	EXPECT_TRUE(all_progress(self));
+	z = ckpt_section_payload(self->image[0], CKPT_SECT_ZOMBIE, &pos, &len);
+	ASSERT_NE(NULL, z);
+	EXPECT_EQ(sizeof(*z), len);
+	EXPECT_EQ(7U << 8, z->status);
+	EXPECT_EQ((__u32)SIGCHLD, z->exit_signal);
+	EXPECT_EQ((__u32)self->pgid[ROOT], z->pgid);
+	EXPECT_NE((__u32)self->pid[ROOT], z->pid);
+	EXPECT_FALSE(has_section(self->image[1], CKPT_SECT_ZOMBIE));
+	EXPECT_TRUE(inspect_ok(self->image[0]));
+	free(z);
+}
+
+/* A zombie listed as a member: refused, named (ckpt leaves them out). */
+TEST_F(tree, zombie_as_member)
+{
+	int roles[NR + 1] = { ROOT, C1, C2, GC, 0 };
+	char path[64], line[256];
+	pid_t zpid = 0;
+	FILE *f;
+
+	CKPT_SETUP_SKIPPED();
+	end_tree(self->pid);
+	ASSERT_EQ(0, make_tree(self->pid, ZOMBIE));
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children",
+		 self->pid[ROOT], self->pid[ROOT]);
+	f = fopen(path, "re");
+	ASSERT_NE(NULL, f);
+	while (fscanf(f, "%d", &zpid) == 1) {
+		char *p;
+		FILE *st;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", zpid);
+		st = fopen(path, "re");
+		if (!st)
+			continue;
+		p = fgets(line, sizeof(line), st) ? strrchr(line, ')') : NULL;
+		fclose(st);
+		if (p && p[2] == 'Z')
+			break;
+		zpid = 0;
+	}
+	fclose(f);
+	ASSERT_NE(0, zpid);
+	roles[NR] = -zpid;
+	set_members(self, roles, NR + 1);
+	snprintf(path, sizeof(path), "/tmp/cr_tree.%d.z.img", getpid());
+	self->m[NR].fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, self->m[NR].fd);
+	unlink(path);
+	EXPECT_EQ(-ESRCH, tree_ioctl(self));
+	EXPECT_NE(NULL, strstr(self->msg, "is a zombie (ended, not reaped)"))
+		TH_LOG("%s", self->msg);
+	EXPECT_TRUE(all_progress(self));
+	close(self->m[NR].fd);
 }
 
 /* One timerfd all four hold: a kind the restart cannot share yet. */

@@ -12,7 +12,11 @@
 # directory that exists, a damaged image of one member, an image from
 # another checkpoint, a pipe to a process outside the tree. A shell
 # pipeline (producer | sort | uniq -c | sha256sum) checkpointed
-# mid-stream and killed prints the same digest once restarted.
+# mid-stream and killed prints the same digest once restarted. Zombie
+# children (exited, killed by a signal in a process group of their own)
+# come back unreaped, and their parent reaps them after the restart with
+# their statuses. A root that is a child subreaper is one again: a
+# process orphaned after the restart comes to it.
 #
 # Topology: one node, no network.
 set -eu
@@ -53,7 +57,7 @@ same() {
 	cmp "$tmp/expected" "$tmp/$1.out"
 }
 
-ktap_plan 14
+ktap_plan 18
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 "$tree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
@@ -199,4 +203,94 @@ ktap_check "refused: a pipe to a process outside the tree, named; the tree runs 
 	grep -q 'fd 9' '$tmp/err' && test ! -e '$tmp/out' && kill -0 $root &&
 	test \$(awk '/^State:/ { print \$2 }' /proc/$root/status) = S"
 pkill -KILL -f "sleep 314[12]" 2> /dev/null || true
+
+# Zombies: a parent whose children A (exit 5) and B (SIGTERM, in a group
+# of its own) have ended unreaped, and C still runs; it reaps all three
+# after GO exists, in order, and prints what wait() said.
+cat > "$tmp/zombies.py" <<'EOF'
+import os, signal, sys, time
+ready, go = sys.argv[1:3]
+a = os.fork()
+if a == 0:
+    os._exit(5)
+b = os.fork()
+if b == 0:
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    time.sleep(100)
+    os._exit(1)
+os.setpgid(b, b)	# as B does: whichever comes first
+c = os.fork()
+if c == 0:
+    while not os.path.exists(go):
+        time.sleep(0.05)
+    os._exit(9)
+os.kill(b, signal.SIGTERM)
+for p in (a, b):
+    while open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+        time.sleep(0.05)
+open(ready, "w").close()
+while not os.path.exists(go):
+    time.sleep(0.05)
+out = []
+for p in (a, b, c):
+    _, st = os.waitpid(p, 0)
+    out.append(f"exit {os.WEXITSTATUS(st)}" if os.WIFEXITED(st) else f"signal {os.WTERMSIG(st)}")
+print(" ".join(out), flush=True)
+EOF
+printf 'exit 5 signal 15 exit 9\n' > "$tmp/z-expected"
+rm -f "$tmp/z.ready" "$tmp/z.go"
+setsid python3 "$tmp/zombies.py" "$tmp/z.ready" "$tmp/z.go" > /dev/null &
+z=$!
+ktap_poll 60 test -e "$tmp/z.ready"
+ktap_check "zombie children: recorded in their parent's image, not members; --kill" sh -c "
+	ckpt checkpoint --tree $z --kill -o '$tmp/z' > '$tmp/z.txt' && cat '$tmp/z.txt' &&
+	grep -q 'tree of pid $z: 2 processes' '$tmp/z.txt' &&
+	ckpt inspect '$tmp/z/$z.img' > '$tmp/zi.txt' &&
+	grep -A2 -x 'zombie children: 2' '$tmp/zi.txt' &&
+	grep -qE '^  pid [0-9]+ exit 5 exit_signal 17 ' '$tmp/zi.txt' &&
+	grep -qE '^  pid ([0-9]+) signal 15 exit_signal 17 pgid \1 ' '$tmp/zi.txt'"
+ktap_check "restarted: the parent reaps the zombies with their statuses, and its running child's" sh -c "
+	{ timeout 120 ckpt restart '$tmp/z' > '$tmp/z.out' & r=\$!; } &&
+	sleep 1 && touch '$tmp/z.go' && wait \$r; rc=\$?;
+	cat '$tmp/z.out'; test \$rc = 0 && cmp '$tmp/z-expected' '$tmp/z.out'"
+
+# A child subreaper: its child A left B to it before the checkpoint; after
+# the restart B leaves C to it, and it reaps both.
+cat > "$tmp/subreaper.py" <<'EOF'
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+ready, go = sys.argv[1:3]
+libc.prctl(36, 1, 0, 0, 0)	# PR_SET_CHILD_SUBREAPER
+def wait_go():
+    while not os.path.exists(go):
+        time.sleep(0.05)
+a = os.fork()
+if a == 0:
+    if os.fork() == 0:	# B
+        wait_go()
+        if os.fork() == 0:	# C
+            time.sleep(0.5)
+            os._exit(4)
+        os._exit(3)
+    os._exit(2)
+os.waitpid(a, 0)
+open(ready, "w").close()
+wait_go()
+v = ctypes.c_int()
+libc.prctl(37, ctypes.byref(v), 0, 0, 0)	# PR_GET_CHILD_SUBREAPER
+print("subreaper", v.value, "reaped", sorted(os.WEXITSTATUS(os.wait()[1]) for _ in range(2)), flush=True)
+EOF
+rm -f "$tmp/s.ready" "$tmp/s.go"
+setsid python3 "$tmp/subreaper.py" "$tmp/s.ready" "$tmp/s.go" > /dev/null &
+s=$!
+ktap_poll 60 test -e "$tmp/s.ready"
+ktap_check "a child subreaper root with an orphan it took: --kill, the image says so" sh -c "
+	ckpt checkpoint --tree $s --kill -o '$tmp/s' > '$tmp/s.txt' && cat '$tmp/s.txt' &&
+	grep -q 'tree of pid $s: 2 processes' '$tmp/s.txt' &&
+	ckpt inspect '$tmp/s/$s.img' | grep -q '^tree: member 0 of 2, the root, .*, child subreaper$'"
+ktap_check "restarted: a subreaper again, it reaps the orphan it had and the one made after" sh -c "
+	{ timeout 120 ckpt restart '$tmp/s' > '$tmp/s.out' & r=\$!; } &&
+	sleep 1 && touch '$tmp/s.go' && wait \$r; rc=\$?;
+	cat '$tmp/s.out'; test \$rc = 0 && echo 'subreaper 1 reaped [3, 4]' | cmp - '$tmp/s.out'"
 ktap_finish

@@ -30,6 +30,7 @@
  *   SYSVDATA   struct ckpt_img_sysvdata + data  after its SYSVSHM, by offset
  *   SYSVSEM    struct ckpt_img_sysvsem + [nsems] per semaphore set, also before VMAS
  *   SYSVMSG    struct ckpt_img_sysvmsg + msgs   per message queue, also before VMAS
+ *   ZOMBIE     struct ckpt_img_zombie           per zombie child, also before VMAS
  *   MAC        struct ckpt_img_mac              at most once, after CREDS,
  *                                               right before VMAS
  *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
@@ -89,6 +90,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_SYSVDATA,
 	CKPT_SECT_SYSVSEM,
 	CKPT_SECT_SYSVMSG,
+	CKPT_SECT_ZOMBIE,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -131,8 +133,19 @@ struct ckpt_img_header {
  * @pgid, @sid) is a number in the root's pid namespace, 0 for a process
  * that namespace does not see. @parent is the index of the member that
  * is the process's parent, CKPT_TREE_NO_PARENT for the root.
+ * CKPT_TREE_SUBREAPER in @flags: the process was a child subreaper
+ * (PR_SET_CHILD_SUBREAPER): orphans below it came to it, and will again.
+ * CKPT_TREE_FOREGROUND: its process group was the foreground group of its
+ * controlling terminal; a restart in a terminal's foreground hands that
+ * terminal to it.
  */
 #define CKPT_TREE_NO_PARENT	0xffffffffU
+
+enum ckpt_img_tree_flags {
+	CKPT_TREE_SUBREAPER	= 1 << 0,
+	CKPT_TREE_FOREGROUND	= 1 << 1,
+	__CKPT_TREE_F_ALL	= (1 << 2) - 1,
+};
 
 struct ckpt_img_tree {
 	__u8 id[16];
@@ -141,7 +154,7 @@ struct ckpt_img_tree {
 	__u32 parent;
 	__u32 pgid;
 	__u32 sid;
-	__u32 reserved;		/* 0 */
+	__u32 flags;		/* CKPT_TREE_* */
 	__u64 reserved2[2];	/* 0 */
 };
 
@@ -683,6 +696,22 @@ struct ckpt_img_sysvmsg {
 	__u32 nr;		/* messages, in queue order */
 	__u32 pad;
 	/* followed by nr struct ckpt_img_sysvmsg_one + data */
+};
+
+/*
+ * A child of a tree's member that has exited and not been reaped: in its
+ * parent's image. The restart makes it again, with its pid, and has it
+ * exit as it did, so that the parent's wait reaps it with this status.
+ */
+#define CKPT_IMG_MAX_ZOMBIES	1024	/* children of one process */
+#define CKPT_IMG_PID_MAX	4194304	/* PID_MAX_LIMIT on 64-bit */
+
+struct ckpt_img_zombie {
+	__u32 pid;		/* in the tree's pid namespace */
+	__u32 status;		/* as wait() reports it: exited or killed */
+	__u32 exit_signal;	/* sent to its parent at exit: 0 .. 64 */
+	__u32 pgid, sid;	/* its process group and session; 0: outside the namespace */
+	__u32 pad;
 };
 
 #endif /* _UAPI_LINUX_CKPT_IMAGE_H */
