@@ -659,7 +659,7 @@ ktap_check "a semaphore above SEMVMX or more than its set holds, a message of ty
 	refuse "$tmp/msg-type" "System V message type or length out of bounds $(sat 8)" &&
 	refuse "$tmp/msg-nr" "System V message queue's messages do not fill it $(sat 8)" &&
 	refuse "$tmp/vma-sysv" "System V segment mapping out of bounds $(sat 12)"
-sdamage tree-flag set 2 36 I 2
+sdamage tree-flag set 2 36 I 4
 sdamage zombie-stopped set 9 4 I 0x137f
 sdamage zombie-nopid set 9 0 I 0
 sdamage zombie-self set 10 0 I 4242
