@@ -266,6 +266,12 @@ static int count_fn(void *arg, loff_t off, size_t len)
 	return 0;
 }
 
+int ckpt_count_data(struct file *rf, u64 size, u64 *stored)
+{
+	*stored = 0;
+	return ckpt_walk_data(rf, size, count_fn, stored);
+}
+
 static const char *const kind_names[__CKPT_FILE_KIND_MAX] = {
 	[CKPT_FILE_FIFO] = "FIFO", [CKPT_FILE_MEMFD] = "memfd",
 	[CKPT_FILE_DELETED] = "deleted file",
@@ -398,7 +404,7 @@ static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 		return PTR_ERR(rf);
 	}
 	o->rfile[i] = rf;
-	ret = ckpt_walk_data(rf, img->size, count_fn, &img->stored);
+	ret = ckpt_count_data(rf, img->size, &img->stored);
 	if (ret)
 		ckpt_whyf(why, "cannot find the data of %s: error %d",
 			  img->name, ret);

@@ -58,6 +58,9 @@ struct ckpt_writer;
 int ckpt_write_runs(struct ckpt_writer *w, u32 type, u32 obj,
 		    struct file *rf, u64 size, u64 stored);
 
+/* The bytes of @rf below @size that are data (holes left out), in *@stored. */
+int ckpt_count_data(struct file *rf, u64 size, u64 *stored);
+
 /* Calls @fn on every run of data of @rf below @size, in chunks. */
 int ckpt_walk_data(struct file *rf, u64 size,
 		   int (*fn)(void *arg, loff_t off, size_t len), void *arg);

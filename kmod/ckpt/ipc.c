@@ -124,12 +124,6 @@ static void fill_perm(struct ckpt_img_ipcperm *img,
 	img->mode = perm->mode & 0777;
 }
 
-static int count_fn(void *arg, loff_t off, size_t len)
-{
-	*(u64 *)arg += len;
-	return 0;
-}
-
 static int take_shm(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
 		    struct ckpt_why *why)
 {
@@ -166,7 +160,7 @@ static int take_shm(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
 			  img->perm.id);
 		return -EFBIG;
 	}
-	ret = ckpt_walk_data(file, img->size, count_fn, &img->stored);
+	ret = ckpt_count_data(file, img->size, &img->stored);
 	if (ret)
 		ckpt_whyf(why,
 			  "cannot read System V shared memory segment %u",
@@ -240,7 +234,7 @@ static int take_msg(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
 	size_t len, at;
 	int ret = 0;
 
-	if (cbytes > CKPT_IMG_MAX_MSGBYTES || qnum > CKPT_IMG_MAX_MSGBYTES) {
+	if (cbytes > CKPT_IMG_MAX_MSGBYTES || qnum > CKPT_IMG_MAX_MSGS) {
 		ckpt_whyf(why,
 			  "System V message queue %d holds more than the image allows (16 MiB)",
 			  perm->id);
@@ -274,6 +268,10 @@ static int take_msg(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
 			ret = -EAGAIN;
 			break;
 		}
+		if (one.len > CKPT_IMG_MAX_MSGSZ) {
+			ret = -EFBIG;
+			break;
+		}
 		memcpy((u8 *)img + at, &one, sizeof(one));
 		at += sizeof(one);
 		copy_msg((u8 *)img + at, msg, one.len);
@@ -285,6 +283,13 @@ unlock:
 	if (ret == -ENOENT) {
 		kvfree(img);
 		return 0;
+	}
+	if (ret == -EFBIG) {
+		ckpt_whyf(why,
+			  "System V message queue %d holds a message larger than the image allows (1 MiB)",
+			  perm->id);
+		kvfree(img);
+		return ret;
 	}
 	if (ret) {
 		ckpt_whyf(why,
@@ -379,8 +384,10 @@ int ckpt_ipc_capture(struct ckpt_cp_group *g)
 	why = &g->m[0].why;
 	if (!c->ns)
 		return 0;
-	c->outsider = c->ns == ipc_ns_of(&init_task) ? 1 : outsider_in(g, c->ns);
-	if (c->outsider)
+	c->initial = c->ns == ipc_ns_of(&init_task);
+	if (!c->initial)
+		c->outsider = outsider_in(g, c->ns);
+	if (c->initial || c->outsider)
 		return 0;
 	if (!ckpt_layout_ok(CKPT_LAYOUT_SYSVIPC)) {
 		ckpt_whyf(why, "the tree's System V IPC cannot be read: %s",
@@ -462,7 +469,7 @@ int ckpt_ipc_vma(const struct ckpt_ipc *c, const struct vm_area_struct *vma,
 		return -EOPNOTSUPP;
 	}
 	if (!c->own) {
-		if (c->outsider == 1 || !c->ns)
+		if (c->initial || !c->ns)
 			ckpt_whyf(why,
 				  "mapping %lx-%lx of System V shared memory segment %u of the initial IPC namespace: start the tree in an IPC namespace of its own (unshare --ipc)",
 				  vma->vm_start, vma->vm_end, id);

@@ -81,7 +81,8 @@ struct ckpt_msg_msgseg {
 struct ckpt_ipc {
 	struct ipc_namespace *ns;	/* the members'; held by them, frozen */
 	bool own;			/* no process outside the tree in @ns */
-	pid_t outsider;			/* !own: one that is, to name */
+	bool initial;			/* @ns is the initial IPC namespace */
+	pid_t outsider;			/* else, !own: one outside in it, to name */
 	struct ckpt_img_sysvshm *shm;	/* [nr_shm] */
 	struct file **shm_file;		/* [nr_shm], referenced */
 	u32 nr_shm;
