@@ -2360,6 +2360,35 @@ static pid_t spawn(struct restore *r, int pipefd[2], int sv[2],
 	return pid;
 }
 
+/*
+ * The image's FIFOs, empty before anything of the restart opens them:
+ * bytes in one are another opener's (the checkpointed processes, still
+ * running), which the image's would join, and the readers get both.
+ */
+static int check_fifos(struct restore *r, struct ckpt_err *err)
+{
+	const struct ckpt_image *img = &r->img;
+	uint32_t i;
+	int fd, queued;
+
+	for (i = 0; i < img->nr_fileobjs; i++) {
+		const struct ckpt_img_fileobj *o = &img->fileobjs[i];
+
+		if (o->kind != CKPT_FILE_FIFO)
+			continue;
+		fd = open_fifo(r, o, O_RDWR, err);
+		if (fd < 0)
+			return fd;
+		if (ioctl(fd, FIONREAD, &queued))
+			queued = 0;
+		close(fd);
+		if (queued)
+			return ckpt_err_set(err, EBUSY, "FIFO %s holds %d bytes already: a process outside this restart has it open (the checkpointed processes, still running?)",
+					    o->name, queued);
+	}
+	return 0;
+}
+
 int restore_prepare(struct restore *r, struct ckpt_err *err)
 {
 	int ret = 0;
@@ -2368,6 +2397,8 @@ int restore_prepare(struct restore *r, struct ckpt_err *err)
 		ret = open_image(r, err);
 	if (!ret)
 		ret = read_image(r, err);
+	if (!ret)
+		ret = check_fifos(r, err);
 	if (ret)
 		return ret;
 	r->dev = ckpt_dev_open(O_RDWR);

@@ -10,15 +10,22 @@
 # one child sends to the root through a connection it made to a socket the
 # root listens on (open in all four), always ahead, and half way through the
 # grandchild connects to that listening socket anew (after the restart: it
-# must listen at its path again);
-# a region restored
+# must listen at its path again); and, run in an IPC namespace of its own
+# (SHMTREE_SYSV), through a removed System V segment, a keyed one, a
+# semaphore set and a message queue. A region restored
 # as one copy per process would leave them waiting for ever (the workload
 # gives up after 60 s), an open file restored as one per process would
 # have them overwrite each other's records, a FIFO's bytes restored once
-# per process would be read twice. Checkpointed mid-run with continue and with --kill, restarted,
-# and checkpointed again once restarted: each restart prints the line of
-# an uninterrupted run. A memfd that a process outside the tree holds too
-# is refused by name, and the tree runs on.
+# per process would be read twice. This is issue 13's three-level tree:
+# checkpointed mid-run with continue (the original runs on to its end),
+# with --stop (a restart while the stopped original holds the FIFO's bytes
+# is refused by name; once it is killed, the restart goes through) and
+# with --kill (restarted in a new IPC namespace with the same ids, then
+# checkpointed and restarted again), each restart prints the line of an
+# uninterrupted run, which depends on both wait statuses the root reaps.
+# A memfd that a process outside the tree holds too is refused by name,
+# and the tree runs on; so are System V segments of a namespace the tree
+# does not have to itself.
 #
 # Topology: one node, no network.
 set -eu
@@ -38,66 +45,116 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start NAME [GOFILE]: the tree in the background, output to NAME.out;
-# waits until all four have had a turn, sets $root.
+# start NAME [GOFILE]: the tree, System V objects and all, in an IPC
+# namespace of its own, in the background, output to NAME.out; waits until
+# all four have had a turn, sets $root.
 start() {
 	rm -f "$tmp/$1.ready"
-	setsid "$shmtree" "$steps" "$tmp/$1.ready" 20 ${2:-} > "$tmp/$1.out" 2> "$tmp/$1.err" &
+	SHMTREE_SYSV=1 setsid unshare --ipc "$shmtree" "$steps" "$tmp/$1.ready" 20 ${2:-} \
+		> "$tmp/$1.out" 2> "$tmp/$1.err" &
 	root=$!
 	ktap_poll 60 test -e "$tmp/$1.ready"
+}
+
+# restart_then DIR GOFILE CMD: a command that restarts DIR in the
+# background (output DIR.r.out, status DIR.r.rc), waits until the restarted
+# tree's four run (held at their end until GOFILE exists), sets $top to its
+# root (stopped processes are not it: an original left stopped), runs CMD
+# (which may use $top), creates GOFILE and waits for the restart; its
+# status is CMD's.
+restart_then() {
+	echo "(
+	{ timeout 180 ckpt restart '$1' > '$1.r.out' 2> '$1.r.err'; echo \$? > '$1.r.rc'; } &
+	r=\$!
+	for i in \$(seq 600); do
+		n=0; top=
+		for p in \$(pgrep -x shmtree); do
+			[ \"\$(awk '/^State:/ { print \$2 }' /proc/\$p/status)\" = T ] && continue
+			n=\$((n + 1))
+			pp=\$(awk '/^PPid:/ { print \$2 }' /proc/\$p/status)
+			[ \"\$(cat /proc/\$pp/comm)\" = shmtree ] || top=\"\$top\$p\"
+		done
+		[ \$n = 4 ] && [ -n \"\$top\" ] && [ -d /proc/\$top ] && break
+		kill -0 \$r 2> /dev/null || break
+		sleep 0.1
+	done
+	$3; rc=\$?; touch '$2'; wait \$r; cat '$1.r.err'; test \$rc = 0)"
+}
+
+# same DIR: a command: DIR's restart printed the uninterrupted run's line,
+# exit 3.
+same() {
+	echo "{ cat '$1.r.out'; test \"\$(cat '$1.r.rc')\" = 3 && cmp '$tmp/expected' '$1.r.out'; }"
 }
 
 ktap_plan 12
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
-"$shmtree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
+SHMTREE_SYSV=1 unshare --ipc "$shmtree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
 sed 's/^/# uninterrupted: /' "$tmp/expected"
-[ "$rc" = 3 ] && ktap_ok "an uninterrupted run ends with 3" ||
-	ktap_fail "an uninterrupted run ends with 3 (got $rc)"
+[ "$rc" = 3 ] && ktap_ok "an uninterrupted run in an IPC namespace of its own ends with 3" ||
+	ktap_fail "an uninterrupted run in an IPC namespace of its own ends with 3 (got $rc)"
 
-# Continue: the original is stopped once captured and killed before the
-# restart (they would share nothing, but a stopped original is certain
-# not to finish first).
+# Continue: the original runs on to its end, then the image restarts.
 start cont
 pids=$(members "$root")
-ktap_check "--tree, continue: the shared regions and the FIFO are objects of the root's image, the others store none; the log is shared" sh -c "
-	ckpt checkpoint --tree $root -o '$tmp/cont' && kill -STOP $pids &&
+ktap_check "--tree, continue: the shared regions, the FIFO and the System V objects are the root's, the others store none; the log is shared" sh -c "
+	ckpt checkpoint --tree $root -o '$tmp/cont' &&
 	ckpt inspect '$tmp/cont' > /dev/null &&
 	ckpt inspect -v '$tmp/cont/$root.img' > '$tmp/root.txt' && grep -E '^  [0-9]+ (shmem|memfd|deleted) ' '$tmp/root.txt' &&
 	test \$(grep -cE '^  [0-9]+ (shmem|memfd|deleted) ' '$tmp/root.txt') = 3 &&
 	grep ' tree-shared .*/cont.ready.log' '$tmp/root.txt' &&
 	grep -q ' socket:\[' '$tmp/root.txt' &&
+	test \$(grep -c ' SYSVSHM at ' '$tmp/root.txt') = 2 && grep -q ' SYSVDATA at ' '$tmp/root.txt' &&
+	grep -q ' SYSVSEM at ' '$tmp/root.txt' && grep -q ' SYSVMSG at ' '$tmp/root.txt' &&
 	for p in $pids; do
 		test \$p = $root && continue
 		ckpt inspect -v '$tmp/cont/'\$p.img > '$tmp/m.txt' &&
 		test \$(grep -cE '^  [0-9]+ (shmem|memfd|deleted) size 65536 stored 0 ' '$tmp/m.txt') = 3 &&
 		grep -q ' tree-shared .*/cont.ready.log' '$tmp/m.txt' &&
 		grep -q ' tree-shared anon_inode:\[eventfd\]' '$tmp/m.txt' &&
+		! grep -q ' SYSVSHM at ' '$tmp/m.txt' &&
 		grep -qE '^  [0-9]+ fifo size [0-9]+ stored 0 .*/cont.ready.fifo' '$tmp/m.txt' || exit 1
 	done"
+wait "$root" && rc=0 || rc=$?
+ktap_check "continue: the original runs on to the uninterrupted run's line, exit 3; then the image restarts to it too" sh -c "
+	cat '$tmp/cont.out' '$tmp/cont.err'; test $rc = 3 && cmp '$tmp/expected' '$tmp/cont.out' &&
+	timeout 120 ckpt restart '$tmp/cont' > '$tmp/cont.r.out'; echo \$? > '$tmp/cont.r.rc'
+	$(same "$tmp/cont")"
+
+# --stop: the stopped original still holds the FIFO; bytes in it (one the
+# test adds, so that there surely are) are not the image's, and a restart
+# would add the image's to them: refused, nothing runs. Once the original
+# is killed, the FIFO is empty and the restart goes through.
+start stop "$tmp/stop.go"
+pids=$(members "$root")
+ktap_check "--stop: all four stopped; a restart while the original's FIFO holds bytes is refused naming it, nothing runs" sh -c "
+	ckpt checkpoint --tree $root --stop -o '$tmp/stop' > /dev/null &&
+	for p in $pids; do grep -q '^State:.*T (stopped)' /proc/\$p/status || exit 1; done &&
+	printf x > '$tmp/stop.ready.fifo' &&
+	! timeout 120 ckpt restart '$tmp/stop' 2> '$tmp/stop.busy'; cat '$tmp/stop.busy';
+	grep -q 'FIFO $tmp/stop.ready.fifo holds [0-9]* bytes already' '$tmp/stop.busy' &&
+	test \$(pgrep -x shmtree | wc -l) = 4"
 kill -KILL $pids 2> /dev/null || true
 wait "$root" 2> /dev/null || true
-ktap_check "restarted: the four take turns through the shared memory again, the same line, exit 3" sh -c "
-	timeout 120 ckpt restart '$tmp/cont' > '$tmp/cont-r.out'; rc=\$?;
-	cat '$tmp/cont-r.out'; test \$rc = 3 && cmp '$tmp/expected' '$tmp/cont-r.out'"
+ktap_check "--stop, the original killed: restarted, the same line; the restarted root's pid is the original's" sh -c "
+	$(restart_then "$tmp/stop" "$tmp/stop.go" "grep -E '^NSpid:.*\\b$root\$' /proc/\$top/status") &&
+	$(same "$tmp/stop")"
 
-# --kill, then a second cycle of the restarted tree.
+# --kill, then a second cycle of the restarted tree, which must have come
+# back in a new IPC namespace with the same ids, the machine's unchanged.
 start kill "$tmp/kill.go"
-ktap_check "--kill, restarted, checkpointed again (--kill) and restarted: the same line" sh -c "
+ktap_check "--kill, restarted in a new IPC namespace with the same ids, checkpointed again (--kill) and restarted: the same line" sh -c "
+	ipcs > '$tmp/ipcs.txt'; nsenter -t $root -i ipcs | tee '$tmp/ids.txt' &&
 	ckpt checkpoint --tree $root --kill -o '$tmp/kill' > /dev/null && sleep 0.5 &&
-	{ timeout 180 ckpt restart '$tmp/kill' > '$tmp/kill-r.out' 2> '$tmp/kill-r.err' & r=\$!; } &&
-	for i in \$(seq 600); do
-		init=\$(cat /proc/\$r/task/*/children 2> /dev/null | tr -d ' ')
-		top=\$([ -n \"\$init\" ] && cat /proc/\$init/task/*/children 2> /dev/null | tr -d ' ')
-		[ -n \"\$top\" ] && [ \$(pgrep -x shmtree | wc -l) = 4 ] && break
-		sleep 0.1
-	done &&
-	top=\$(pgrep -x shmtree | head -1) && cat /proc/\$top/status | grep -E '^NSpid' &&
-	top=\$(for p in \$(pgrep -x shmtree); do pp=\$(awk '/^PPid:/ { print \$2 }' /proc/\$p/status); [ \"\$(cat /proc/\$pp/comm)\" = shmtree ] || echo \$p; done) &&
-	ckpt checkpoint --tree \$top --kill -o '$tmp/kill2' && wait \$r;
-	cat '$tmp/kill-r.err'; touch '$tmp/kill.go' &&
-	timeout 120 ckpt restart '$tmp/kill2' > '$tmp/kill2-r.out'; rc=\$?;
-	cat '$tmp/kill2-r.out'; test \$rc = 3 && cmp '$tmp/expected' '$tmp/kill2-r.out'"
+	$(restart_then "$tmp/kill" "$tmp/kill.go" "
+		nsenter -t \$top -i ipcs > '$tmp/ids2.txt' &&
+		grep -E '^0x' '$tmp/ids.txt' | awk '{ print \$1, \$2 }' > '$tmp/a' &&
+		grep -E '^0x' '$tmp/ids2.txt' | awk '{ print \$1, \$2 }' > '$tmp/b' && cmp '$tmp/a' '$tmp/b' &&
+		ipcs | cmp - '$tmp/ipcs.txt' &&
+		ckpt checkpoint --tree \$top --kill -o '$tmp/kill2'") &&
+	timeout 120 ckpt restart '$tmp/kill2' > '$tmp/kill2.r.out'; echo \$? > '$tmp/kill2.r.rc'
+	$(same "$tmp/kill2")"
 
 # A memfd the tree shares with a process outside it: the outsider is a
 # sibling of the root that inherited the descriptor.
@@ -153,40 +210,6 @@ ktap_check "a connection waiting on a member's listening socket, checkpointed (-
 	sleep 1 && touch '$tmp/w.go' && wait \$r; rc=\$?;
 	cat '$tmp/w.out'; test \$rc = 0 &&
 	printf 'back from the child\\nfrom the child 5\\n' | cmp - '$tmp/w.out'"
-
-# System V IPC: the tree in an IPC namespace of its own (unshare --ipc)
-# takes turns through a removed segment, a keyed one, a semaphore set and
-# a message queue too (tests/workloads/shmtree.c, SHMTREE_SYSV).
-SHMTREE_SYSV=1 unshare --ipc "$shmtree" "$steps" "$tmp/sv-plain.ready" 1 > "$tmp/sv-expected" && rc=0 || rc=$?
-sed 's/^/# uninterrupted, System V: /' "$tmp/sv-expected"
-[ "$rc" = 3 ] && ktap_ok "System V: an uninterrupted run in its own IPC namespace ends with 3" ||
-	ktap_fail "System V: an uninterrupted run in its own IPC namespace ends with 3 (got $rc)"
-
-rm -f "$tmp/sv.ready"
-SHMTREE_SYSV=1 setsid unshare --ipc "$shmtree" "$steps" "$tmp/sv.ready" 20 "$tmp/sv.go" > /dev/null 2>&1 &
-root=$!
-ktap_poll 60 test -e "$tmp/sv.ready"
-ktap_check "System V: --kill, restarted in a new IPC namespace with the same ids, checkpointed again (--kill) and restarted: the same line" sh -c "
-	ipcs > '$tmp/sv-ipcs.txt'; nsenter -t $root -i ipcs | tee '$tmp/sv-ids.txt' &&
-	ckpt checkpoint --tree $root --kill -o '$tmp/sv' > /dev/null &&
-	ckpt inspect -v '$tmp/sv/$root.img' > '$tmp/sv.txt' &&
-	grep -E ' (SYSVSHM|SYSVSEM|SYSVMSG) ' '$tmp/sv.txt' &&
-	test \$(grep -c ' SYSVSHM at ' '$tmp/sv.txt') = 2 && grep -q ' SYSVDATA at ' '$tmp/sv.txt' &&
-	sleep 0.5 &&
-	{ timeout 180 ckpt restart '$tmp/sv' > /dev/null 2> '$tmp/sv-r.err' & r=\$!; } &&
-	for i in \$(seq 600); do
-		[ \$(pgrep -x shmtree | wc -l) = 4 ] && break
-		sleep 0.1
-	done &&
-	top=\$(for p in \$(pgrep -x shmtree); do pp=\$(awk '/^PPid:/ { print \$2 }' /proc/\$p/status); [ \"\$(cat /proc/\$pp/comm)\" = shmtree ] || echo \$p; done) &&
-	nsenter -t \$top -i ipcs > '$tmp/sv-ids2.txt' &&
-	grep -E '^0x' '$tmp/sv-ids.txt' | awk '{ print \$1, \$2 }' > '$tmp/a' &&
-	grep -E '^0x' '$tmp/sv-ids2.txt' | awk '{ print \$1, \$2 }' > '$tmp/b' && cmp '$tmp/a' '$tmp/b' &&
-	ipcs | cmp - '$tmp/sv-ipcs.txt' &&
-	ckpt checkpoint --tree \$top --kill -o '$tmp/sv2' && wait \$r;
-	cat '$tmp/sv-r.err'; touch '$tmp/sv.go' &&
-	timeout 120 ckpt restart '$tmp/sv2' > '$tmp/sv2-r.out'; rc=\$?;
-	cat '$tmp/sv2-r.out'; test \$rc = 3 && cmp '$tmp/sv-expected' '$tmp/sv2-r.out'"
 
 # The same tree in the machine's IPC namespace: its segments are the
 # namespace's, not the tree's.
