@@ -720,7 +720,7 @@ static int gather_threads(struct ckpt_restart_req *q)
 		return ret;
 	q->own->img = *q->it.t[0];
 	q->own->creds = ckpt_creds_get(q->cs);
-	if (q->uffd) {
+	if (q->uffd && !(q->args->flags & CKPT_RESTART_LAZY_UNTIED)) {
 		rcu_read_lock();
 		q->own->lazy_ppid = task_tgid_nr(rcu_dereference(current->real_parent));
 		rcu_read_unlock();
@@ -845,8 +845,9 @@ static int check_args(const struct ckpt_restart *args)
 		why = "bad flags, thread or file object count";
 	} else if (!(args->flags & CKPT_RESTART_ROOT_FD) && args->root_fd) {
 		why = "root_fd is set without CKPT_RESTART_ROOT_FD";
-	} else if (!(args->flags & CKPT_RESTART_LAZY) && args->uffd) {
-		why = "uffd is set without CKPT_RESTART_LAZY";
+	} else if (!(args->flags & CKPT_RESTART_LAZY) &&
+		   (args->uffd || args->flags & CKPT_RESTART_LAZY_UNTIED)) {
+		why = "uffd or CKPT_RESTART_LAZY_UNTIED is set without CKPT_RESTART_LAZY";
 	} else if (args->reserved32 ||
 		   memchr_inv(args->reserved, 0, sizeof(args->reserved))) {
 		why = "reserved fields must be 0";

@@ -1981,7 +1981,11 @@ hand_over(struct restore *r, int root, int uffd)
 		args.flags |= CKPT_RESTART_ROOT_FD;
 		args.root_fd = root;
 	}
-	if (uffd >= 0) {
+	if (uffd >= 0 && r->member) {
+		/* A tree's: its page server keeps it instead (tree.c). */
+		args.flags |= CKPT_RESTART_LAZY | CKPT_RESTART_LAZY_UNTIED;
+		args.uffd = uffd;
+	} else if (uffd >= 0) {
 		/*
 		 * Set last: taking the image's file-system ids clears it.
 		 * Then the restarter is still there, or this fails.
@@ -2092,13 +2096,13 @@ void restore_child(struct restore *r)
 }
 
 /*
- * After a lazy restart: takes the child's userfaultfd from @sock and
+ * After a lazy restart: takes the child's userfaultfd from @sock, with the
+ * child's pid as this process sees it (its credentials: SO_PASSCRED), and
  * brings the process's memory in; then the process may outlive us.
  */
-static int serve_lazy(struct restore *r, int sock, pid_t pid,
-		      struct ckpt_err *err)
+int restore_serve_lazy(struct restore *r, int sock, struct ckpt_err *err)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	char cbuf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))] = {};
 	char byte;
 	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
 	struct msghdr mh = {
@@ -2108,31 +2112,41 @@ static int serve_lazy(struct restore *r, int sock, pid_t pid,
 	struct lazy *lz = &r->lz;
 	struct cmsghdr *cm;
 	struct timespec t0, t1;
-	int uffd, ret;
+	int uffd = -1, ret;
+	pid_t pid = 0;
 
-	cm = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) == 1 ?
-	     CMSG_FIRSTHDR(&mh) : NULL;
-	if (!cm || cm->cmsg_type != SCM_RIGHTS) {
-		kill(pid, SIGKILL);
-		return ckpt_err_set(err, EPROTO, "--lazy: the userfaultfd did not arrive: pid %d is killed",
-				    pid);
+	if (recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) == 1) {
+		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+			if (cm->cmsg_level != SOL_SOCKET)
+				continue;
+			if (cm->cmsg_type == SCM_RIGHTS)
+				memcpy(&uffd, CMSG_DATA(cm), sizeof(int));
+			else if (cm->cmsg_type == SCM_CREDENTIALS)
+				pid = ((struct ucred *)CMSG_DATA(cm))->pid;
+		}
 	}
-	memcpy(&uffd, CMSG_DATA(cm), sizeof(int));
+	if (uffd < 0 || pid <= 0) {
+		if (uffd >= 0)
+			close(uffd);
+		return ckpt_err_set(err, EPROTO, "--lazy: pid %u's userfaultfd did not arrive",
+				    r->img.proc.pid);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = lazy_serve(lz, uffd, pid, err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (ret)
 		return ret;
-	if (ckpt_dev_lazy_done(r->dev, pid) && errno != ESRCH)
+	if (!r->member && ckpt_dev_lazy_done(r->dev, pid) && errno != ESRCH)
 		ckpt_notef(r->opts, "pid %d keeps dying with this command: %s",
 			   pid, strerror(errno));
 	if (r->opts->verbose)
-		ckpt_notef(r->opts, "lazy: %llu pages brought in when touched, %llu behind, %llu zero pages, in %lld ms",
+		ckpt_notef(r->opts, "lazy: %llu pages brought in when touched, %llu behind, %llu zero pages, in %lld ms (pid %u)",
 			   (unsigned long long)lz->on_demand,
 			   (unsigned long long)lz->behind,
 			   (unsigned long long)lz->zero,
 			   (long long)((t1.tv_sec - t0.tv_sec) * 1000 +
-				       (t1.tv_nsec - t0.tv_nsec) / 1000000));
+				       (t1.tv_nsec - t0.tv_nsec) / 1000000),
+			   r->img.proc.pid);
 	return 0;
 }
 
@@ -2234,10 +2248,12 @@ static int open_image(struct restore *r, struct ckpt_err *err)
 }
 
 /* --lazy: fails here, before anything, if no userfaultfd can be made. */
-static int prepare_lazy(struct restore *r, int sv[2], struct ckpt_err *err)
+int restore_prepare_lazy(struct restore *r, int sv[2], struct ckpt_err *err)
 {
-	int probe;
+	int probe, on = 1, ret;
 
+	if (r->fd < 0 && (ret = open_image(r, err)))
+		return ret;
 	/* The child makes its own. */
 	probe = lazy_open();
 	if (probe < 0)
@@ -2250,6 +2266,9 @@ static int prepare_lazy(struct restore *r, int sv[2], struct ckpt_err *err)
 	r->img.sect_arg = &r->lz;
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
 		return ckpt_err_set(err, errno, "socketpair: %s", strerror(errno));
+	/* The child's pid comes with its userfaultfd, in our namespace. */
+	if (setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)))
+		return ckpt_err_set(err, errno, "SO_PASSCRED: %s", strerror(errno));
 	return 0;
 }
 
@@ -2311,8 +2330,11 @@ static int finish(struct restore *r, pid_t pid, int errfd, int sock,
 	if (len < 0)
 		ret = ckpt_err_set(err, errno, "%s: cannot read the restart's outcome: %s",
 				   r->opts->image, strerror(errno));
-	if (r->opts->lazy && !len)
-		ret = serve_lazy(r, sock, pid, err);
+	if (r->opts->lazy && !len) {
+		ret = restore_serve_lazy(r, sock, err);
+		if (ret == -EPROTO)
+			kill(pid, SIGKILL);
+	}
 	restore_free(r);
 	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
@@ -2416,7 +2438,7 @@ static int run(struct restore *r, int *status, struct ckpt_err *err)
 
 	ret = open_image(r, err);
 	if (!ret && r->opts->lazy)
-		ret = prepare_lazy(r, sv, err);
+		ret = restore_prepare_lazy(r, sv, err);
 	if (!ret)
 		ret = restore_prepare(r, err);
 	if (!ret && pipe2(pipefd, O_CLOEXEC))

@@ -177,6 +177,21 @@ void restore_init(struct restore *r, const struct ckpt_restore_opts *opts);
  */
 int restore_prepare(struct restore *r, struct ckpt_err *err);
 
+/*
+ * --lazy, before restore_prepare(): the image open, its lazy pages to be
+ * collected as it is read, and a socket pair for the child's userfaultfd
+ * (@sv[1] the child's, r->lazy_sock). 0 or -errno with @err.
+ */
+int restore_prepare_lazy(struct restore *r, int sv[2], struct ckpt_err *err);
+
+/*
+ * --lazy, once the engine took the child over: takes its userfaultfd from
+ * @sock (restore_prepare_lazy()'s @sv[0]) and brings its memory in. 0 or
+ * -errno with @err (-EPROTO: nothing arrived, the child is not served).
+ * A tree's member (r->member) has no death signal to clear at the end.
+ */
+int restore_serve_lazy(struct restore *r, int sock, struct ckpt_err *err);
+
 /* In a process with the image's pid: becomes the image's process. */
 void restore_child(struct restore *r) __attribute__((noreturn));
 

@@ -39,6 +39,9 @@
 #include "restore_int.h"
 #include "treedir.h"
 
+/* The init's status when a page server failed: it ended the namespace. */
+#define HOLDER_SERVER_FAILED	3
+
 /* How long the members have to reach the barrier and to be handed over. */
 #define TREE_READY_MS	60000
 
@@ -57,6 +60,8 @@ struct tree_restart {
 	struct restore_shared *shared;		/* [nr_shared] */
 	uint32_t nr_shared;
 	int errpipe[2], ready[2], go[2], status[2];
+	int (*lazy_sv)[2];			/* [nr], --lazy: userfaultfd pairs */
+	pid_t *servers;				/* [nr], --lazy: who fills whom */
 	pid_t holder;				/* in the restarter's namespace */
 };
 
@@ -265,6 +270,8 @@ static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i
 	make_children(tr, i);
 	make_zombies(tr, i);
 	r->member = tr->t.m[i].pid;
+	if (tr->lazy_sv)
+		r->lazy_sock = tr->lazy_sv[i][1];
 	r->errpipe = tr->errpipe[1];
 	r->ready_fd = tr->ready[1];
 	r->go_fd = tr->go[0];
@@ -272,8 +279,102 @@ static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i
 }
 
 /*
- * pid 1 of the tree's namespace: forks the root, then reaps whatever ends
- * there until nothing is left, the root's status going to the restarter.
+ * --lazy: one page server per member, a child of the tree's init, brings
+ * that member's memory in from its image (restore_serve_lazy()) once the
+ * member hands its userfaultfd over, side by side with the others. The
+ * members are restarted with CKPT_RESTART_LAZY_UNTIED: no death signal
+ * ties one to its parent, another member. Instead a server that fails (it
+ * says why, and kills its member) or ends by a signal ends the init, and
+ * with it every process of the namespace: no member runs on reading zeros
+ * where its memory was. A server is deaf to the signals the restarter
+ * forwards: they are the tree's.
+ */
+/*
+ * A server holds its member's image, /dev/ckpt and socket, and the error
+ * pipe's read end: nothing of the tree (a pipe's write end held here would
+ * keep its reader from the end of its data) nor of the other members.
+ */
+static void keep_server(struct tree_restart *tr, uint32_t i)
+{
+	uint32_t j;
+
+	close_shared(tr);
+	close(tr->errpipe[1]);
+	close(tr->ready[1]);
+	close(tr->go[0]);
+	close(tr->status[1]);
+	close(tr->lazy_sv[i][1]);
+	for (j = 0; j < tr->t.nr; j++) {
+		if (j == i)
+			continue;
+		close(tr->r[j].fd);
+		close(tr->r[j].dev);
+		close(tr->lazy_sv[j][0]);
+		close(tr->lazy_sv[j][1]);
+	}
+}
+
+/*
+ * A server's wait for the engine to have taken every member over (its
+ * mappings registered with the userfaultfd: before, a copy would find
+ * nothing to fill): the end of the error pipe, whose write ends go with
+ * each hand-over; it reads nothing, the restarter does. Whether they were.
+ */
+static bool handed_over(const struct tree_restart *tr)
+{
+	struct pollfd p = { .fd = tr->errpipe[0], .events = POLLIN };
+
+	for (;;) {
+		int n = poll(&p, 1, 2 * TREE_READY_MS);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		return n > 0 && (p.revents & POLLHUP) && !(p.revents & POLLIN);
+	}
+}
+
+static void start_servers(struct tree_restart *tr)
+{
+	struct ckpt_err e = {};
+	uint32_t i, k;
+	int ret;
+
+	for (i = 0; i < tr->t.nr; i++) {
+		fflush(NULL);
+		tr->servers[i] = fork();
+		if (tr->servers[i] < 0)
+			tree_fail(tr, "cannot start the page server of pid %d: %s",
+				  tr->t.m[i].pid, strerror(errno));
+		if (tr->servers[i])
+			continue;
+		for (k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
+			signal(forwarded[k], SIG_IGN);
+		keep_server(tr, i);
+		if (!handed_over(tr))
+			_exit(0);	/* the restarter ends the namespace */
+		tr->r[i].member = tr->t.m[i].pid;
+		ret = restore_serve_lazy(&tr->r[i], tr->lazy_sv[i][0], &e);
+		if (ret)
+			ckpt_notef(tr->opts, "%s: %s", tr->paths[i], e.msg);
+		_exit(ret ? 1 : 0);
+	}
+}
+
+/* Whether @pid is a page server that did not bring its member's memory in. */
+static bool server_failed(const struct tree_restart *tr, pid_t pid, int st)
+{
+	uint32_t i;
+
+	for (i = 0; tr->servers && i < tr->t.nr; i++)
+		if (tr->servers[i] == pid)
+			return !WIFEXITED(st) || WEXITSTATUS(st);
+	return false;
+}
+
+/*
+ * pid 1 of the tree's namespace: forks the root (and, --lazy, the page
+ * servers), then reaps whatever ends there until nothing is left, the
+ * root's status going to the restarter.
  */
 static void __attribute__((noreturn)) holder(struct tree_restart *tr)
 {
@@ -281,7 +382,6 @@ static void __attribute__((noreturn)) holder(struct tree_restart *tr)
 	uint32_t i;
 	int st;
 
-	close(tr->errpipe[0]);
 	close(tr->ready[0]);
 	close(tr->go[1]);
 	close(tr->status[0]);
@@ -291,9 +391,16 @@ static void __attribute__((noreturn)) holder(struct tree_restart *tr)
 		tree_fail(tr, "cannot create pid %d: %s", root, strerror(errno));
 	if (!pid)
 		member(tr, 0);
+	if (tr->lazy_sv)
+		start_servers(tr);
+	close(tr->errpipe[0]);
 	for (i = 0; i < tr->t.nr; i++) {
 		close(tr->r[i].fd);
 		close(tr->r[i].dev);
+		if (tr->lazy_sv) {
+			close(tr->lazy_sv[i][0]);
+			close(tr->lazy_sv[i][1]);
+		}
 	}
 	close_shared(tr);
 	close(tr->errpipe[1]);
@@ -307,6 +414,8 @@ static void __attribute__((noreturn)) holder(struct tree_restart *tr)
 			_exit(0);
 		if (pid == root && write(tr->status[1], &st, sizeof(st)) < 0)
 			_exit(2);
+		if (server_failed(tr, pid, st))
+			_exit(HOLDER_SERVER_FAILED);
 	}
 }
 
@@ -323,6 +432,13 @@ static int prepare(struct tree_restart *tr, struct ckpt_err *err)
 		return ckpt_err_set(err, ENOMEM, "out of memory");
 	for (i = 0; i < tr->t.nr; i++)
 		restore_init(&tr->r[i], tr->opts);
+	if (tr->opts->lazy) {
+		tr->lazy_sv = malloc(tr->t.nr * sizeof(*tr->lazy_sv));
+		tr->servers = calloc(tr->t.nr, sizeof(*tr->servers));
+		if (!tr->lazy_sv || !tr->servers)
+			return ckpt_err_set(err, ENOMEM, "out of memory");
+		memset(tr->lazy_sv, -1, tr->t.nr * sizeof(*tr->lazy_sv));
+	}
 	for (i = 0; i < tr->t.nr; i++) {
 		if (ckpt_tree_image_path(tr->opts->image, &tr->t, i, tr->paths[i],
 					 sizeof(tr->paths[i])))
@@ -331,7 +447,9 @@ static int prepare(struct tree_restart *tr, struct ckpt_err *err)
 		tr->mopts[i] = *tr->opts;
 		tr->mopts[i].image = tr->paths[i];
 		tr->r[i].opts = &tr->mopts[i];
-		ret = restore_prepare(&tr->r[i], err);
+		ret = tr->lazy_sv ? restore_prepare_lazy(&tr->r[i], tr->lazy_sv[i], err) : 0;
+		if (!ret)
+			ret = restore_prepare(&tr->r[i], err);
 		if (!ret)
 			ret = ckpt_tree_check(&tr->t, i, &tr->r[i].img,
 					      tr->paths[i], err);
@@ -710,7 +828,7 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	char go[64] = "";
 	ssize_t n;
 	bool fg, was_fg;
-	int ret;
+	int ret, st = 0;
 
 	close(tr->errpipe[1]);
 	close(tr->ready[1]);
@@ -758,7 +876,10 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 		forward_signals(0, false);
 	if (n == sizeof(*status))
 		return 0;
-	waitpid(tr->holder, NULL, 0);
+	waitpid(tr->holder, &st, 0);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == HOLDER_SERVER_FAILED)
+		return ckpt_err_set(err, EIO, "%s: --lazy: a page server ended before its member's memory was all in; the whole tree is killed",
+				    tr->opts->image);
 	return ckpt_err_set(err, ECHILD, "%s: the tree's init process ended before the root",
 			    tr->opts->image);
 }
@@ -770,6 +891,14 @@ static void tree_free(struct tree_restart *tr)
 
 	for (i = 0; tr->r && i < tr->t.nr; i++)
 		restore_free(&tr->r[i]);
+	for (i = 0; tr->lazy_sv && i < tr->t.nr; i++) {
+		if (tr->lazy_sv[i][0] >= 0)
+			close(tr->lazy_sv[i][0]);
+		if (tr->lazy_sv[i][1] >= 0)
+			close(tr->lazy_sv[i][1]);
+	}
+	free(tr->lazy_sv);
+	free(tr->servers);
 	close_shared(tr);
 	free(tr->shared);
 	for (i = 0; i < 4; i++) {
@@ -805,9 +934,6 @@ int ckpt_restore_tree(const struct ckpt_restore_opts *opts, int *status,
 	};
 	int ret;
 
-	if (opts->lazy)
-		return ckpt_err_set(err, EOPNOTSUPP, "%s: --lazy restarts single processes only, not trees yet",
-				    opts->image);
 	ret = ckpt_tree_read(opts->image, &tr.t, err);
 	if (ret)
 		return ret;

@@ -604,7 +604,7 @@ static int ioctl_restart(struct ckpt_restart *r)
 	return ret;
 }
 
-/* Unknown flags, and a root for the image's paths that is none. */
+/* Unknown flags, a flag without its mate, and a root for the image's paths that is none. */
 TEST_F(errors, restart_flags_and_root_descriptor)
 {
 	struct ckpt_restart r = { .nr_threads = 1, .err_fd = -1 };
@@ -622,6 +622,10 @@ TEST_F(errors, restart_flags_and_root_descriptor)
 	r.errmsg_len = sizeof(msg);
 	r.flags = 1 << 5;
 	EXPECT_EQ(-EINVAL, ioctl_restart(&r));
+	/* Untied from its parent: only a lazy restart has a tie to undo. */
+	r.flags = CKPT_RESTART_LAZY_UNTIED;
+	EXPECT_EQ(-EINVAL, ioctl_restart(&r));
+	EXPECT_NE(NULL, strstr(msg, "CKPT_RESTART_LAZY_UNTIED is set without CKPT_RESTART_LAZY")) TH_LOG("%s", msg);
 	/* A descriptor without the flag that says there is one. */
 	r.flags = 0;
 	r.root_fd = fd;

@@ -8,6 +8,9 @@
 # --kill, restarted while the original still holds its pids, and twice in
 # a row; each restart prints the line of an uninterrupted run and exits
 # with the root's status; a root that led its session leads it again.
+# Restarted with --lazy: every member runs before its memory is in, a page
+# server each bringing it in; a page server killed early ends the whole
+# tree, named.
 # Refused by name, leaving nothing behind: a
 # directory that exists, a damaged image of one member, an image from
 # another checkpoint, a pipe to a process outside the tree. A shell
@@ -57,7 +60,7 @@ same() {
 	cmp "$tmp/expected" "$tmp/$1.out"
 }
 
-ktap_plan 18
+ktap_plan 20
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 "$tree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
@@ -102,6 +105,34 @@ wait "$root" 2> /dev/null || true
 touch "$tmp/kill.go"
 ktap_check "restarted after --kill: the same line, exit 3" sh -c "
 	ckpt restart '$tmp/kill' > '$tmp/kill-r.out'; rc=\$?; test \$rc = 3 && cmp '$tmp/expected' '$tmp/kill-r.out'"
+# --lazy: each member runs before its memory is in; a page server per
+# member brings it in, when touched and behind, and says so (--verbose).
+ktap_check "restarted after --kill with --lazy: the same line, exit 3; each of the four's memory brought in by a server of its own" sh -c "
+	ckpt restart --lazy --verbose '$tmp/kill' > '$tmp/lazy-r.out' 2> '$tmp/lazy-r.err'; rc=\$?;
+	cat '$tmp/lazy-r.err'; test \$rc = 3 && cmp '$tmp/expected' '$tmp/lazy-r.out' &&
+	grep -o 'lazy: [0-9]* pages brought in when touched, [0-9]* behind, [0-9]* zero pages, in [0-9]* ms (pid [0-9]*)' '$tmp/lazy-r.err' |
+		awk '{ n++; if (\$2 + \$8 > 0) seen[\$NF] = 1 } END { exit !(n == 4 && length(seen) == 4) }'"
+# A page server that ends before its member's memory is all in ends the
+# tree's init, and with it the whole tree: no member runs on reading zeros.
+# Servers bring in only what is touched (CKPT_LAZY_BACKGROUND=0), and the
+# tree waits at its end (no go file), so both are still there to kill.
+rm -f "$tmp/kill.go"
+ktap_check "--lazy: a page server killed before its member's memory is in ends the whole tree, named; nothing of it runs on" sh -c "
+	{ CKPT_LAZY_BACKGROUND=0 timeout 120 ckpt restart --lazy '$tmp/kill' > /dev/null 2> '$tmp/lzk.err'; echo \$? > '$tmp/lzk.rc'; } &
+	r=\$!; srv=
+	for i in \$(seq 600); do
+		rs=\$(pgrep -o -xf 'ckpt restart --lazy $tmp/kill') &&
+		init=\$(pgrep -P \$rs | head -1)
+		[ -n \"\$init\" ] && kids=\$(pgrep -P \$init | tr '\\n' ' ') &&
+		[ \$(echo \$kids | wc -w) = 5 ] && [ \$(pgrep -x tree | wc -l) = 4 ] &&
+		srv=\$(for p in \$kids; do [ \"\$(cat /proc/\$p/comm)\" = ckpt ] && echo \$p; done | tail -1) &&
+		[ -n \"\$srv\" ] && break
+		sleep 0.1
+	done
+	echo \"# init \$init, its children \$kids, killing server \$srv\"
+	kill -KILL \$srv; wait \$r; cat '$tmp/lzk.err';
+	test \"\$(cat '$tmp/lzk.rc')\" != 0 && grep -q 'a page server ended before its member' '$tmp/lzk.err' &&
+	sleep 0.5 && ! pgrep -x tree"
 
 start stop
 pids=$(members "$root")

@@ -101,7 +101,10 @@
  *
  *        The process of a lazy restart cannot run on if its restarter dies
  *        before its pages are all in: the restarter's child sets
- *        PR_SET_PDEATHSIG to SIGKILL first, which the restart keeps. Once
+ *        PR_SET_PDEATHSIG to SIGKILL first, which the restart keeps
+ *        (with CKPT_RESTART_LAZY_UNTIED it does not: a tree's member, tied
+ *        to its pid namespace's init instead, whose page server ending
+ *        badly ends the namespace; no CKPT_IOC_LAZY_DONE then). Once
  *        the restarter has filled every page it calls
  *
  *    CKPT_IOC_LAZY_DONE  _IOW(CKPT_IOC_MAGIC, 0x07, __u32)
@@ -315,7 +318,13 @@ enum ckpt_restart_flags {
 	CKPT_RESTART_LAZY	= 1 << 1,	/* uffd is set */
 	/* An image without MAC, as the caller itself (security.md) */
 	CKPT_RESTART_UNAUTHENTICATED	= 1 << 2,
-	__CKPT_RESTART_F_ALL	= (1 << 3) - 1,
+	/*
+	 * With CKPT_RESTART_LAZY: no death signal tied to the parent (a
+	 * tree's member, whose parent is another member; its page server
+	 * keeps it instead: lib/restore/tree.c)
+	 */
+	CKPT_RESTART_LAZY_UNTIED	= 1 << 3,
+	__CKPT_RESTART_F_ALL	= (1 << 4) - 1,
 };
 
 struct ckpt_restart {
