@@ -31,7 +31,7 @@ expect() {
 	return 1
 }
 
-ktap_plan 7
+ktap_plan 9
 mk_result "$tmp/a" one 0 "TAP version 13" "1..2" "ok 1 x" "ok 2 y"
 mk_result "$tmp/a/sub" two 0 "1..1" "ok 1 z # SKIP no module"
 ktap_check "passes and skips are counted apart" expect "$tmp/a" "2 passed, 0 failed, 1 skipped" 0
@@ -53,4 +53,10 @@ ktap_check "no tests at all is not a success" expect "$tmp/f" "0 passed, 0 faile
 
 mk_result "$tmp/g" nested 0 "1..1" "    ok 1 inner" "    not ok 2 inner" "ok 1 outer"
 ktap_check "only top-level points count" expect "$tmp/g" "1 passed, 0 failed" 0
+
+mk_result "$tmp/h" stray 0 "1..1" "ok 1 x" "ok = (r.returncode != 0)"
+ktap_check "a line that only begins with ok is no test point" expect "$tmp/h" "1 passed, 0 failed" 0
+
+mk_result "$tmp/i" more 0 "1..1" "ok 1 x" "ok 2 y"
+ktap_check "more results than planned is a failure" expect "$tmp/i" "2 passed, 1 failed" 1
 ktap_finish

@@ -40,7 +40,9 @@ ktap_note() {
 ktap_check() {
 	local desc=$1 out rc
 	shift
-	echo "# + $*"
+	# Every line a comment: a command's line that began "ok" would be
+	# read as a test point.
+	ktap_note "+ $*"
 	out=$("$@" 2>&1) && rc=0 || rc=$?
 	[ -n "$out" ] && ktap_note "$out"
 	if [ "$rc" = 0 ]; then
