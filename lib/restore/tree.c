@@ -349,6 +349,8 @@ static void start_servers(struct tree_restart *tr)
 			continue;
 		for (k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
 			signal(forwarded[k], SIG_IGN);
+		/* Its note may go to a terminal the tree has the foreground of. */
+		signal(SIGTTOU, SIG_IGN);
 		keep_server(tr, i);
 		if (!handed_over(tr))
 			_exit(0);	/* the restarter ends the namespace */
