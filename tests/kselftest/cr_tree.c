@@ -8,7 +8,8 @@
  * one in another pid namespace, one with a pipe to a process outside the
  * tree, anonymous memory shared by fork, the caller in
  * the tree, bad arguments) names what it refuses and leaves every member
- * running, none frozen: each still makes progress afterwards. A tree in an
+ * running, none frozen: each still makes progress afterwards; so does a
+ * member killed while the tree is checkpointed. A tree in an
  * IPC namespace of its own has its System V objects in the root's image;
  * one that maps a segment of the initial namespace, or uses semaphore
  * undo, is refused.
@@ -475,6 +476,56 @@ TEST_F(tree, not_a_descendant)
 	EXPECT_TRUE(progresses(other));
 	kill(other, SIGKILL);
 	waitpid(other, NULL, 0);
+}
+
+/*
+ * A member killed while the tree is checkpointed (the grandchild, at a
+ * different moment each round): each round either captures the tree (the
+ * kill lands after the thaw) or is refused naming that member, and the
+ * others run on, none left frozen. Bounded: 12 rounds.
+ */
+TEST_F_TIMEOUT(tree, member_killed_during_the_checkpoint, 240)
+{
+	int round, i, done = 0, refused = 0;
+	char want[32];
+
+	CKPT_SETUP_SKIPPED();
+	for (round = 0; round < 12; round++) {
+		pid_t killer;
+		int ret;
+
+		if (round) {
+			end_tree(self->pid);
+			ASSERT_EQ(0, make_tree(self->pid, PLAIN));
+			for (i = 0; i < NR; i++) {
+				ASSERT_EQ(0, ftruncate(self->fd[i], 0));
+				ASSERT_EQ(0, lseek(self->fd[i], 0, SEEK_SET));
+			}
+			set_members(self, in_order, NR);
+		}
+		killer = fork();
+		ASSERT_LE(0, killer);
+		if (!killer) {
+			usleep(round * 15000);	/* before, during and after */
+			kill(self->pid[GC], SIGKILL);
+			_exit(0);
+		}
+		ret = tree_ioctl(self);
+		waitpid(killer, NULL, 0);
+		if (ret) {
+			snprintf(want, sizeof(want), "pid %d", self->pid[GC]);
+			EXPECT_NE(NULL, strstr(self->msg, want));
+			TH_LOG("round %d: refused (%s): %s", round, strerror(-ret),
+			       self->msg);
+			refused++;
+		} else {
+			done++;
+		}
+		for (i = ROOT; i <= C2; i++)
+			EXPECT_TRUE(progresses(self->pid[i]))
+				TH_LOG("round %d, member %d", round, i);
+	}
+	TH_LOG("%d rounds captured the tree, %d were refused", done, refused);
 }
 
 TEST_F(tree, traced_member)
