@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -530,7 +531,7 @@ static void kill_tree(pid_t pid)
 	kill(pid, SIGKILL);
 }
 
-static int wait_any(struct lazy *lz, int pidfd)
+static int wait_any(struct lazy *lz, int pidfd, int idle_ms)
 {
 	struct pollfd *p = calloc(lz->nr_sp + 1, sizeof(*p));
 	size_t i, n = 0;
@@ -546,7 +547,7 @@ static int wait_any(struct lazy *lz, int pidfd)
 	}
 	p[n].fd = pidfd;
 	p[n].events = POLLIN;
-	ret = poll(p, n + 1, pidfd >= 0 ? -1 : 100);
+	ret = poll(p, n + 1, pidfd >= 0 ? -1 : idle_ms);
 	ret = ret < 0 && errno != EINTR ? -errno :
 	      pidfd >= 0 && p[n].revents ? 1 : 0;
 	free(p);
@@ -592,14 +593,19 @@ int lazy_serve(struct lazy *lz, int uffd, pid_t pid, struct ckpt_err *err)
 		}
 		if (ret || !retire(lz))
 			break;
-		if (lz->background) {
+		if (lz->background && lz->bg_gate && sem_trywait(lz->bg_gate)) {
+			/* Another server's turn behind: faults only, meanwhile. */
+			ret = wait_any(lz, -1, 20);
+		} else if (lz->background) {
 			ret = behind(lz, &rr);
+			if (lz->bg_gate)
+				sem_post(lz->bg_gate);
 			if (ret == -EAGAIN)
 				ret = 0;
 			if (ret)
 				break;
 		} else {
-			ret = wait_any(lz, pidfd);
+			ret = wait_any(lz, pidfd, 100);
 			if (ret) {
 				/* The process exited (1), or poll() failed. */
 				ret = ret > 0 ? 0 : ret;

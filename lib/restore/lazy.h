@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <semaphore.h>
 #include <sys/types.h>
 
 #include "image.h"
@@ -55,6 +56,12 @@ struct lazy {
 	size_t nr_pages, cap_pages;
 	bool collect_failed;
 	bool background;		/* bring in what nobody touched */
+	/*
+	 * A tree's servers share it (tree.c): a chunk behind only with a
+	 * token, so that the servers' faults keep the CPUs they need; NULL
+	 * for a single process.
+	 */
+	sem_t *bg_gate;
 	struct lazy_space *sp;
 	size_t nr_sp, cap_sp;
 	struct lazy_fault *faults;	/* read, not yet served */

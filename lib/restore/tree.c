@@ -23,11 +23,13 @@
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -335,10 +337,23 @@ static bool handed_over(const struct tree_restart *tr)
 
 static void start_servers(struct tree_restart *tr)
 {
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct ckpt_err e = {};
 	uint32_t i, k;
+	sem_t *gate;
 	int ret;
 
+	/*
+	 * Bringing pages in behind takes every CPU it gets: the servers take
+	 * turns at it, as many at a time as there are CPUs, so that a
+	 * member's fault is not queued behind 31 other servers' copies.
+	 */
+	gate = mmap(NULL, sizeof(*gate), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (gate == MAP_FAILED ||
+	    sem_init(gate, 1, cpus > 1 ? (unsigned int)cpus : 1))
+		tree_fail(tr, "cannot make the page servers' semaphore: %s",
+			  strerror(errno));
 	for (i = 0; i < tr->t.nr; i++) {
 		fflush(NULL);
 		tr->servers[i] = fork();
@@ -355,6 +370,7 @@ static void start_servers(struct tree_restart *tr)
 		if (!handed_over(tr))
 			_exit(0);	/* the restarter ends the namespace */
 		tr->r[i].member = tr->t.m[i].pid;
+		tr->r[i].lz.bg_gate = gate;
 		ret = restore_serve_lazy(&tr->r[i], tr->lazy_sv[i][0], &e);
 		if (ret)
 			ckpt_notef(tr->opts, "%s: %s", tr->paths[i], e.msg);
