@@ -1981,16 +1981,17 @@ hand_over(struct restore *r, int root, int uffd)
 		args.flags |= CKPT_RESTART_ROOT_FD;
 		args.root_fd = root;
 	}
-	if (uffd >= 0 && r->member) {
-		/* A tree's: its page server keeps it instead (tree.c). */
-		args.flags |= CKPT_RESTART_LAZY | CKPT_RESTART_LAZY_UNTIED;
-		args.uffd = uffd;
-	} else if (uffd >= 0) {
+	if (uffd >= 0) {
 		/*
-		 * Set last: taking the image's file-system ids clears it.
-		 * Then the restarter is still there, or this fails.
+		 * Tied to the restarter, set last: taking the image's
+		 * file-system ids clears it. Then the restarter is still
+		 * there, or this fails. A tree's member is tied to its page
+		 * server through the tree's init instead (tree.c).
 		 */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != r->restarter)
+		if (r->member)
+			args.flags |= CKPT_RESTART_LAZY_UNTIED;
+		else if (prctl(PR_SET_PDEATHSIG, SIGKILL) ||
+			 getppid() != r->restarter)
 			child_fail(r, "the restarter is gone");
 		args.flags |= CKPT_RESTART_LAZY;
 		args.uffd = uffd;
@@ -2128,7 +2129,7 @@ int restore_serve_lazy(struct restore *r, int sock, struct ckpt_err *err)
 	if (uffd < 0 || pid <= 0) {
 		if (uffd >= 0)
 			close(uffd);
-		return ckpt_err_set(err, EPROTO, "--lazy: pid %u's userfaultfd did not arrive",
+		return ckpt_err_set(err, EPROTO, "--lazy: pid %u's userfaultfd did not arrive: it is killed",
 				    r->img.proc.pid);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -2405,8 +2406,8 @@ static int check_fifos(struct restore *r, struct ckpt_err *err)
 			queued = 0;
 		close(fd);
 		if (queued)
-			return ckpt_err_set(err, EBUSY, "FIFO %s holds %d bytes already: a process outside this restart has it open (the checkpointed processes, still running?)",
-					    o->name, queued);
+			return ckpt_err_set(err, EBUSY, "%s: FIFO %s holds %d bytes already: a process outside this restart has it open (the checkpointed processes, still running?)",
+					    r->opts->image, o->name, queued);
 	}
 	return 0;
 }
