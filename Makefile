@@ -294,8 +294,9 @@ demo: all
 bench: all
 	$(Q)vm-tests/bench
 
+# STYLE_ONLY=checkpatch or sparse runs one half (tests/host/style.sh).
 style: $(KSFT_HDR)
-	$(Q)mk/style $(KSRC) $(KDIR) $(KVER)
+	$(Q)mk/style $(KSRC) $(KDIR) $(KVER) $(STYLE_ONLY)
 
 # ---------------------------------------------------------------- install
 
