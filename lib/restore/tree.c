@@ -18,6 +18,7 @@
  * status to the restarter and forwards the signals the restarter is sent.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -800,30 +801,116 @@ static int wait_members(struct tree_restart *tr, uint32_t want,
 }
 
 /*
- * A root whose group was its terminal's foreground gets the restarter's
- * terminal's foreground, if the restarter has it (BLCR gave a restarted
- * job the restarter's terminal too): what is typed there, Ctrl-C
- * included, goes to the tree. Only a group the root leads (it is then the
- * holder's one child: the root); a tree in the restarter's own group has
- * it already. Whether it was handed.
+ * The member whose process group is to get the terminal: one that led a
+ * group that was its terminal's foreground, the root first. Its pid in
+ * the tree's namespace, or 0. Read before the images are let go.
  */
-static bool take_terminal(struct tree_restart *tr, bool was_fg)
+static pid_t foreground_leader(const struct tree_restart *tr)
 {
-	char path[64];
-	long root = 0;
+	const struct ckpt_img_tree *t;
+	uint32_t i;
+
+	for (i = 0; i < tr->t.nr; i++) {
+		t = &tr->r[i].img.tree;
+		if ((t->flags & CKPT_TREE_FOREGROUND) &&
+		    t->pgid == (uint32_t)tr->t.m[i].pid)
+			return tr->t.m[i].pid;
+	}
+	return 0;
+}
+
+/* The last pid of /proc/PID/status's NSpid: its pid in its namespace. */
+static pid_t ns_pid(pid_t pid)
+{
+	char path[64], line[256], *p;
+	pid_t ns = 0;
 	FILE *f;
 
-	if (!was_fg || !isatty(0) || tcgetpgrp(0) != getpgrp())
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", tr->holder,
-		 tr->holder);
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	f = fopen(path, "re");
 	if (!f)
-		return false;
-	if (fscanf(f, "%ld", &root) != 1)
-		root = 0;
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		p = strrchr(line, '\t');
+		ns = p ? (pid_t)strtol(p + 1, NULL, 10) : 0;
+		break;
+	}
 	fclose(f);
-	return root > 0 && !tcsetpgrp(0, root);
+	return ns;
+}
+
+/* Appends the children of every thread of @pid to @q (at most @max). */
+static uint32_t add_children(pid_t pid, pid_t *q, uint32_t n, uint32_t max)
+{
+	char path[64];
+	struct dirent *d;
+	long child;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return n;
+	while (n < max && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children",
+			 pid, d->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (n < max && fscanf(f, "%ld", &child) == 1)
+			q[n++] = child;
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * The pid in the restarter's namespace of the tree's process @nspid: the
+ * holder's descendants searched breadth first, as many as the tree has
+ * processes and their zombies could be. 0 if not found.
+ */
+static pid_t host_pid(const struct tree_restart *tr, pid_t nspid)
+{
+	uint32_t max = 2 * tr->t.nr + 16, head = 0, n;
+	pid_t *q, found = 0;
+
+	q = calloc(max, sizeof(*q));
+	if (!q)
+		return 0;
+	n = add_children(tr->holder, q, 0, max);
+	for (; head < n && !found; head++) {
+		if (ns_pid(q[head]) == nspid)
+			found = q[head];
+		else
+			n = add_children(q[head], q, n, max);
+	}
+	free(q);
+	return found;
+}
+
+/*
+ * A tree whose foreground group a member led gets the restarter's
+ * terminal's foreground for that group, if the restarter has it (BLCR
+ * gave a restarted job the restarter's terminal too): what is typed
+ * there, Ctrl-C included, goes to the tree's foreground, as before the
+ * checkpoint, whether the root leads it or a job a shell in the tree
+ * runs. A tree in the restarter's own group has it already. Whether it
+ * was handed.
+ */
+static bool take_terminal(struct tree_restart *tr, pid_t leader)
+{
+	pid_t pgrp;
+
+	if (!leader || !isatty(0) || tcgetpgrp(0) != getpgrp())
+		return false;
+	pgrp = host_pid(tr, leader);
+	return pgrp > 0 && !tcsetpgrp(0, pgrp);
 }
 
 /* The terminal's foreground back to the restarter, from the background. */
@@ -845,7 +932,8 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	uint32_t i;
 	char go[64] = "";
 	ssize_t n;
-	bool fg, was_fg;
+	pid_t fg_leader;
+	bool fg;
 	int ret, st = 0;
 
 	close(tr->errpipe[1]);
@@ -859,8 +947,7 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	if (!ret)
 		ret = finish_objects(tr, err);
 	/* Read before the images are let go. */
-	was_fg = (tr->r[0].img.tree.flags & CKPT_TREE_FOREGROUND) &&
-		 tr->r[0].img.tree.pgid == (uint32_t)tr->t.m[0].pid;
+	fg_leader = foreground_leader(tr);
 	/* The tree's pipes must see their readers and writers only. */
 	for (i = 0; i < tr->t.nr; i++)
 		restore_free(&tr->r[i]);
@@ -884,7 +971,7 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	}
 	if (tr->opts->forward_signals)
 		forward_signals(tr->holder, true);
-	fg = take_terminal(tr, was_fg);
+	fg = take_terminal(tr, fg_leader);
 	do
 		n = read(tr->status[0], status, sizeof(*status));
 	while (n < 0 && errno == EINTR);

@@ -8,7 +8,9 @@
 # restart` in the foreground of another terminal: the restarted root's
 # group is that terminal's foreground, so a Ctrl-C typed there reaches the
 # tree (not the restarter), and the terminal is the restarter's again when
-# the tree ends.
+# the tree ends. Then the same with the foreground a job that the tree's
+# root runs, as a shell in the tree would: the child's group has the
+# terminal again after the restart, and the root reaps it.
 #
 # Topology: one node, no network.
 set -eu
@@ -26,25 +28,44 @@ trap cleanup EXIT
 
 # The job: leads its group, takes the terminal's foreground, forks a
 # child; on SIGINT it says whether it is still the foreground, reaps the
-# child and exits 7. READY once both run.
+# child and exits 7. READY once both run. "job.py READY shell": the root
+# leads a group of its own in the background, as a shell does, and its
+# child takes the foreground in a group it leads; on SIGINT the child
+# says whether it is the foreground and exits 7, and the root exits with
+# what it reaps.
 cat > "$tmp/job.py" <<'EOF'
 import os, signal, sys, time
 ready = sys.argv[1]
-os.setpgid(0, 0)
-signal.signal(signal.SIGTTOU, signal.SIG_IGN)
-os.tcsetpgrp(0, os.getpgrp())
-signal.signal(signal.SIGTTOU, signal.SIG_DFL)
-child = os.fork()
-if child == 0:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    while True:
-        time.sleep(0.1)
+shell = sys.argv[2:] == ["shell"]
+def take_terminal():
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    os.tcsetpgrp(0, os.getpgrp())
+    signal.signal(signal.SIGTTOU, signal.SIG_DFL)
 def interrupted(sig, frame):
     fg = os.tcgetpgrp(0) == os.getpgrp()
-    os.kill(child, signal.SIGKILL)
-    os.waitpid(child, 0)
+    if not shell:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
     print("SIGINT in the foreground" if fg else "SIGINT, not in the foreground", flush=True)
     os._exit(7)
+os.setpgid(0, 0)
+if not shell:
+    take_terminal()
+child = os.fork()
+if child == 0:
+    if shell:
+        os.setpgid(0, 0)
+        take_terminal()
+        signal.signal(signal.SIGINT, interrupted)
+        open(ready, "w").close()
+    else:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        time.sleep(0.1)
+if shell:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _, st = os.waitpid(child, 0)
+    os._exit(os.waitstatus_to_exitcode(st))
 signal.signal(signal.SIGINT, interrupted)
 open(ready, "w").close()
 while True:
@@ -52,18 +73,19 @@ while True:
 EOF
 
 # term.py MODE ...: runs a command in a new pseudo-terminal, its output to
-# stdout. "job READY": sh -c 'job.py READY; true' (sh leads the session,
-# the job does not). "restart DIR": ckpt restart DIR leads the session;
+# stdout. "job READY [shell]": sh -c 'job.py READY [shell]; true' (sh
+# leads the session, the job does not). "restart DIR": ckpt restart DIR leads the session;
 # Ctrl-C is typed once the tree is restarted; then, after the restarter
 # has ended, whether the terminal's foreground is the session's again.
 cat > "$tmp/term.py" <<'EOF'
 import os, pty, select, sys, time
 mode, arg = sys.argv[1:3]
+extra = " ".join(sys.argv[3:])
 job = os.path.join(os.path.dirname(sys.argv[0]), "job.py")
 pid, fd = pty.fork()
 if pid == 0:
     if mode == "job":
-        os.execvp("sh", ["sh", "-c", f"python3 {job} {arg}; true"])
+        os.execvp("sh", ["sh", "-c", f"python3 {job} {arg} {extra}; true"])
     os.execvp("ckpt", ["ckpt", "restart", arg])
 out = b""
 def drain(secs):
@@ -105,14 +127,27 @@ sys.stdout.write(out.decode(errors="replace").replace("\r", ""))
 print("restarter exit", os.waitstatus_to_exitcode(st))
 EOF
 
-ktap_plan 4
+# job_root READY: the job's root, once READY is there: the oldest job.py.
+job_root() {
+	ktap_poll 60 test -e "$1" > /dev/null
+	pgrep -o -f "^python3 $tmp/job.py"
+}
+
+# restarted DIR: ckpt restart DIR in a new terminal's foreground; Ctrl-C
+# typed there must reach the tree's foreground, and the restarter exit 7.
+restarted() {
+	timeout 120 python3 "$tmp/term.py" restart "$1" > "$1.out"
+	cat "$1.out"
+	grep -q 'SIGINT in the foreground$' "$1.out" &&
+		grep -qx 'restarter exit 7' "$1.out"
+}
+
+ktap_plan 6
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 python3 "$tmp/term.py" job "$tmp/ready" > /dev/null 2>&1 &
 holder=$!
-ktap_poll 60 test -e "$tmp/ready"
-job=$(pgrep -f "^python3 $tmp/job.py" | while read p; do
-	[ "$(ps -o pgid= -p "$p" | tr -d ' ')" = "$p" ] && echo "$p"; done | head -1)
+job=$(job_root "$tmp/ready")
 ktap_check "a job in its terminal's foreground: --kill, the root's image says so" sh -c "
 	ckpt checkpoint --tree $job --kill -o '$tmp/t' > '$tmp/t.txt' && cat '$tmp/t.txt' &&
 	grep -q 'tree of pid $job: 2 processes' '$tmp/t.txt' &&
@@ -120,8 +155,21 @@ ktap_check "a job in its terminal's foreground: --kill, the root's image says so
 kill "$holder" 2> /dev/null || true
 wait "$holder" 2> /dev/null || true
 
-ktap_check "restarted in another terminal's foreground: Ctrl-C reaches the tree, which is the foreground; the restarter exits with its status" sh -c "
-	timeout 120 python3 '$tmp/term.py' restart '$tmp/t' > '$tmp/r.out'; cat '$tmp/r.out';
-	grep -q 'SIGINT in the foreground\$' '$tmp/r.out' && grep -qx 'restarter exit 7' '$tmp/r.out'"
-ktap_check "nothing of the job is left" sh -c "! pgrep -f '^python3 $tmp/job.py'"
+ktap_check "restarted in another terminal's foreground: Ctrl-C reaches the tree, which is the foreground; the restarter exits with its status" \
+	restarted "$tmp/t"
+
+python3 "$tmp/term.py" job "$tmp/ready2" shell > /dev/null 2>&1 &
+holder=$!
+job=$(job_root "$tmp/ready2")
+child=$(pgrep -P "$job")
+ktap_check "a shell's job in the foreground, the shell in the background: --kill, the job's image says so, the shell's does not" sh -c "
+	ckpt checkpoint --tree $job --kill -o '$tmp/s' > '$tmp/s.txt' && cat '$tmp/s.txt' &&
+	ckpt inspect '$tmp/s/$child.img' | grep '^tree: ' | grep -q ', terminal foreground' &&
+	! ckpt inspect '$tmp/s/$job.img' | grep '^tree: ' | grep -q ', terminal foreground'"
+kill "$holder" 2> /dev/null || true
+wait "$holder" 2> /dev/null || true
+
+ktap_check "restarted: Ctrl-C reaches the job in the foreground; the shell reaps it and the restarter exits with its status" \
+	restarted "$tmp/s"
+ktap_check "nothing of the jobs is left" sh -c "! pgrep -f '^python3 $tmp/job.py'"
 ktap_finish
