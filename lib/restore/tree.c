@@ -18,7 +18,6 @@
  * status to the restarter and forwards the signals the restarter is sent.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -841,56 +840,24 @@ static pid_t ns_pid(pid_t pid)
 	return ns;
 }
 
-/* Appends the children of every thread of @pid to @q (at most @max). */
-static uint32_t add_children(pid_t pid, pid_t *q, uint32_t n, uint32_t max)
-{
-	char path[64];
-	struct dirent *d;
-	long child;
-	DIR *dir;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return n;
-	while (n < max && (d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children",
-			 pid, d->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		while (n < max && fscanf(f, "%ld", &child) == 1)
-			q[n++] = child;
-		fclose(f);
-	}
-	closedir(dir);
-	return n;
-}
-
 /*
- * The pid in the restarter's namespace of the tree's process @nspid: the
- * holder's descendants searched breadth first, as many as the tree has
- * processes and their zombies could be. 0 if not found.
+ * The pid in the restarter's namespace of the tree's process @nspid,
+ * found among the holder's descendants (ckpt_tree_find(), as `ckpt
+ * checkpoint --tree` finds a tree). 0 if not found.
  */
 static pid_t host_pid(const struct tree_restart *tr, pid_t nspid)
 {
-	uint32_t max = 2 * tr->t.nr + 16, head = 0, n;
-	pid_t *q, found = 0;
+	struct ckpt_err e = {};
+	struct ckpt_tree t;
+	pid_t found = 0;
+	uint32_t i;
 
-	q = calloc(max, sizeof(*q));
-	if (!q)
+	if (ckpt_tree_find(tr->holder, &t, &e))
 		return 0;
-	n = add_children(tr->holder, q, 0, max);
-	for (; head < n && !found; head++) {
-		if (ns_pid(q[head]) == nspid)
-			found = q[head];
-		else
-			n = add_children(q[head], q, n, max);
-	}
-	free(q);
+	for (i = 1; i < t.nr && !found; i++)
+		if (ns_pid(t.m[i].pid) == nspid)
+			found = t.m[i].pid;
+	ckpt_tree_free(&t);
 	return found;
 }
 

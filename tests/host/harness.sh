@@ -25,13 +25,13 @@ ktap_check "the warning module builds" \
 # directory (or a clone) of the host's under it is bound back, not hidden;
 # the command's status, 7 only when it read the file there, comes back.
 tmpdir=$(mktemp -d /tmp/ckpt-harness.XXXXXX)
+trap 'rm -rf "$tmpdir"' EXIT
 echo hosttmp > "$tmpdir/file"
 in_tmp() {
 	(cd "$tmpdir" && run_vm exit 7 -- sh -c 'grep -qx hosttmp file && exit 7')
 }
 ktap_check "a command's exit status comes back, run in a directory under the host's /tmp" in_tmp
 ktap_check "... with a clean verdict" grep -qx ok "$work/exit/verdict"
-rm -rf "$tmpdir"
 
 ktap_check "a guest kernel WARNING fails the run" \
 	run_vm warn 125 -- insmod "$work/warn/ckpt_warn.ko"
@@ -42,7 +42,6 @@ ktap_check "a guest panic fails the run" \
 	run_vm panic 125 -- sh -c 'echo c > /proc/sysrq-trigger'
 ktap_check "... and the verdict says the job did not finish" \
 	grep -q "stopped before the job finished" "$work/panic/verdict"
-
 
 ktap_check "a run that does not finish in time fails" \
 	run_vm timeout 125 -t 30 -- sleep 600
