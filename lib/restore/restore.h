@@ -15,6 +15,7 @@
 #define _CKPT_RESTORE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct ckpt_err {
 	char msg[1024];
@@ -41,6 +42,13 @@ struct ckpt_restore_opts {
 	 */
 	void (*note)(void *arg, const char *msg);
 	void *note_arg;
+	/*
+	 * A tree: called once its processes run, with the pids (in the
+	 * caller's namespace) of its init and of its root; NULL for none.
+	 * ckptd records them so that it knows the job's processes.
+	 */
+	void (*started)(void *arg, pid_t init, pid_t root);
+	void *started_arg;
 };
 
 /*

@@ -938,6 +938,9 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	}
 	if (tr->opts->forward_signals)
 		forward_signals(tr->holder, true);
+	if (tr->opts->started)
+		tr->opts->started(tr->opts->started_arg, tr->holder,
+				  host_pid(tr, tr->t.m[0].pid));
 	fg = take_terminal(tr, fg_leader);
 	do
 		n = read(tr->status[0], status, sizeof(*status));
