@@ -160,7 +160,7 @@ static void tree_report(FILE *f, bool json, const char *dir,
 	}
 	if (json) {
 		fprintf(f, "{\"root\":%d,\"dir\":", (int)m[0].pid);
-		json_string(f, dir);
+		json_print_str(f, dir);
 		fputc(',', f);
 	} else {
 		fprintf(f, "tree of pid %d: ", (int)m[0].pid);

@@ -664,9 +664,9 @@ static void json_process(FILE *f, const struct ckpt_image *img)
 
 	fprintf(f, "\"process\":{\"pid\":%u,\"ppid\":%u,\"comm\":",
 		p->pid, p->ppid);
-	json_string(f, p->comm);
+	json_print_str(f, p->comm);
 	fprintf(f, ",\"exe\":");
-	json_string(f, p->exe);
+	json_print_str(f, p->exe);
 	fprintf(f, ",\"exe_dev\":%llu,\"exe_ino\":%llu", ULL(p->exe_dev),
 		ULL(p->exe_ino));
 	fprintf(f, ",\"uid\":%u,\"euid\":%u,\"gid\":%u,\"egid\":%u,\"umask\":%u,\"personality\":%u,\"exit_signal\":%u",
@@ -687,7 +687,7 @@ static void json_process(FILE *f, const struct ckpt_image *img)
 		fprintf(f, ",\"vdso_entries\":{");
 		for (i = 0; i < img->vdso.nr_syms; i++) {
 			fprintf(f, "%s", i ? "," : "");
-			json_string(f, img->vdso.syms[i].name);
+			json_print_str(f, img->vdso.syms[i].name);
 			fprintf(f, ":%llu", ULL(img->vdso.syms[i].offset));
 		}
 		fputc('}', f);
@@ -762,7 +762,7 @@ static void json_thread(FILE *f, const struct ckpt_img_thread *t)
 	unsigned int i;
 
 	fprintf(f, "{\"tid\":%u,\"comm\":", t->tid);
-	json_string(f, t->comm);
+	json_print_str(f, t->comm);
 	fprintf(f, ",\"flags\":");
 	flags_json(f, t->flags, thread_flag_names,
 		   ARRAY_SIZE(thread_flag_names));
@@ -784,7 +784,7 @@ static void json_vma(FILE *f, const struct ckpt_img_vma *v, __u64 pages)
 		ULL(v->start), ULL(v->end), prot);
 	flags_json(f, v->flags, vma_flag_names, ARRAY_SIZE(vma_flag_names));
 	fprintf(f, ",\"path\":");
-	json_string(f, v->path);
+	json_print_str(f, v->path);
 	fprintf(f, ",\"pgoff\":%llu,\"dev\":%llu,\"ino\":%llu,\"size\":%llu,\"pages\":%llu}",
 		ULL(v->pgoff), ULL(v->dev), ULL(v->ino), ULL(v->size),
 		ULL(pages));
@@ -798,12 +798,12 @@ static void json_report(FILE *f, const char *name,
 	size_t i;
 
 	fprintf(f, "{\"image\":");
-	json_string(f, name);
+	json_print_str(f, name);
 	fprintf(f, ",\"valid\":true,\"version\":%u,\"arch\":\"x86_64\",\"page_size\":%u,\"kernel\":",
 		h->version, h->page_size);
-	json_string(f, h->kernel);
+	json_print_str(f, h->kernel);
 	fprintf(f, ",\"boot_id\":");
-	json_string(f, h->boot_id);
+	json_print_str(f, h->boot_id);
 	created_string(created, sizeof(created), h->created_ns);
 	fprintf(f, ",\"created\":\"%s\",\"created_ns\":%llu,\"xstate_size\":%u,\"xfeatures\":\"0x%llx\",",
 		created, ULL(h->created_ns), h->xstate_size,
@@ -814,10 +814,10 @@ static void json_report(FILE *f, const char *name,
 	json_mac(f, img);
 	if (img->has_fs) {
 		fprintf(f, ",\"cwd\":");
-		json_string(f, img->fs.cwd);
+		json_print_str(f, img->fs.cwd);
 		fprintf(f, ",\"cwd_dev\":%llu,\"cwd_ino\":%llu,\"root\":",
 			ULL(img->fs.cwd_dev), ULL(img->fs.cwd_ino));
-		json_string(f, img->fs.root);
+		json_print_str(f, img->fs.root);
 		fprintf(f, ",\"root_dev\":%llu,\"root_ino\":%llu",
 			ULL(img->fs.root_dev), ULL(img->fs.root_ino));
 	}
@@ -827,7 +827,7 @@ static void json_report(FILE *f, const char *name,
 
 		fprintf(f, "%s{\"kind\":\"%s\",\"name\":", i ? "," : "",
 			fileobj_kind(o->kind));
-		json_string(f, o->name);
+		json_print_str(f, o->name);
 		fprintf(f, ",\"size\":%llu,\"stored\":%llu,\"mode\":%u,\"seals\":%u,\"capacity\":%u,\"dev\":%llu,\"ino\":%llu}",
 			ULL(o->size), ULL(o->stored), o->mode, o->seals,
 			o->capacity, ULL(o->dev), ULL(o->ino));
@@ -911,9 +911,9 @@ static void report_error(FILE *out, FILE *err, const char *name,
 	if (!(in->opts & INSPECT_JSON))
 		return;
 	fprintf(out, "{\"image\":");
-	json_string(out, name);
+	json_print_str(out, name);
 	fprintf(out, ",\"valid\":false,\"error\":{\"message\":");
-	json_string(out, e->why);
+	json_print_str(out, e->why);
 	fprintf(out, ",\"errno\":%d,\"section\":%llu,\"type\":", -e->err,
 		ULL(e->section));
 	if (e->type)

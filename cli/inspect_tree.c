@@ -84,7 +84,7 @@ static void print_member(bool json, const struct ckpt_tree *t, uint32_t i,
 	if (json) {
 		fprintf(stdout, "%s{\"pid\":%d,\"parent\":%d,\"comm\":", i ? "," : "",
 			(int)t->m[i].pid, parent);
-		json_string(stdout, s->comm);
+		json_print_str(stdout, s->comm);
 	} else {
 		printf("  pid %d", (int)t->m[i].pid);
 		if (i)
@@ -121,15 +121,15 @@ int inspect_tree(const char *dir, unsigned int opts)
 		fprintf(stderr, "%s inspect: %s\n", prog, err.msg);
 		if (json) {
 			printf("{\"tree\":");
-			json_string(stdout, dir);
+			json_print_str(stdout, dir);
 			printf(",\"valid\":false,\"error\":");
-			json_string(stdout, err.msg);
+			json_print_str(stdout, err.msg);
 			printf("}\n");
 		}
 	} else {
 		if (json) {
 			printf("{\"tree\":");
-			json_string(stdout, dir);
+			json_print_str(stdout, dir);
 			printf(",\"valid\":true,\"processes\":%u,\"id\":\"", t.nr);
 		} else {
 			printf("tree ");

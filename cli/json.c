@@ -34,7 +34,7 @@ int utf8_len(const unsigned char *s)
 	return n;
 }
 
-void json_string(FILE *f, const char *str)
+void json_print_str(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	int n;

@@ -13,7 +13,7 @@
 int utf8_len(const unsigned char *s);
 
 /* Prints s as a quoted JSON string. */
-void json_string(FILE *f, const char *s);
+void json_print_str(FILE *f, const char *s);
 
 /* Prints s for a terminal: control bytes, quotes and bad UTF-8 escaped. */
 void text_string(FILE *f, const char *s);

@@ -56,10 +56,10 @@ int cmd_version(int argc, char **argv)
 		       CKPT_VERSION, CKPT_UAPI_VERSION);
 		if (ret) {
 			printf("null,\"error\":");
-			json_string(stdout, strerror(-ret));
+			json_print_str(stdout, strerror(-ret));
 		} else {
 			printf("{\"release\":");
-			json_string(stdout, ver.release);
+			json_print_str(stdout, ver.release);
 			printf(",\"uapi\":%u}", ver.uapi_version);
 		}
 		printf("}\n");
