@@ -64,9 +64,16 @@ RESTORE_OBJS := $(patsubst lib/restore/%.c,$(O)/lib/restore/%.o,$(wildcard lib/r
 RESTORE_LIB := $(O)/lib/libckpt-restore.a
 # lib/restore first: kmod/ckpt has headers of the same names (image.h).
 RESTORE_CFLAGS := -Ilib/restore -Ilib/engine -Ikmod/ckpt
+# The ckptd protocol and snapshot metadata (lib/ckptd), in ckpt and ckptd.
+PROTO_OBJS := $(patsubst lib/ckptd/%.c,$(O)/lib/ckptd/%.o,$(wildcard lib/ckptd/*.c))
+PROTO_CFLAGS := -Ilib/ckptd $(RESTORE_CFLAGS)
+JANSSON_LIBS := -ljansson
 # Every cli/*.c is part of ckpt.
 CLI_OBJS := $(patsubst cli/%.c,$(O)/cli/%.o,$(wildcard cli/*.c))
-CLI_CFLAGS := -Icli $(RESTORE_CFLAGS)
+CLI_CFLAGS := -Icli $(PROTO_CFLAGS)
+# The daemon (daemon/): libevent's loop, OpenSSL's HKDF, HMAC and SHA-256.
+CKPTD_OBJS := $(patsubst daemon/%.c,$(O)/daemon/%.o,$(wildcard daemon/*.c))
+CKPTD_LIBS := -levent $(JANSSON_LIBS) -lcrypto
 MKIMAGE := $(O)/tests/host/mkimage
 MKIMAGE_OBJS := $(IMAGE_OBJS)
 
@@ -141,7 +148,7 @@ kmod-debug: debug-kernel
 
 # ---------------------------------------------------------------- userspace
 
-user: $(O)/bin/ckpt $(O)/bin/ckpt-run $(LIBCKPT) $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS) \
+user: $(O)/bin/ckpt $(O)/bin/ckpt-run $(O)/bin/ckptd $(LIBCKPT) $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS) \
 	$(O)/tests/host/libckpt_unit
 
 $(O)/tests/host/libckpt_unit: tests/host/libckpt_unit.c $(O)/lib/libckpt.a
@@ -181,10 +188,25 @@ $(ENGINE_OBJ): lib/engine/engine.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
-$(O)/bin/ckpt: $(CLI_OBJS) $(RESTORE_LIB)
+$(O)/bin/ckpt: $(CLI_OBJS) $(PROTO_OBJS) $(RESTORE_LIB)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $^
+	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $^ $(JANSSON_LIBS)
+
+$(O)/bin/ckptd: $(CKPTD_OBJS) $(PROTO_OBJS) $(RESTORE_LIB)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $^ $(CKPTD_LIBS)
+
+$(O)/daemon/%.o: daemon/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -Idaemon $(PROTO_CFLAGS) -c -o $@ $<
+
+$(O)/lib/ckptd/%.o: lib/ckptd/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) $(PROTO_CFLAGS) -c -o $@ $<
 
 $(O)/cli/%.o: cli/%.c
 	@mkdir -p $(@D)
@@ -219,7 +241,18 @@ $(FUZZ): $(FUZZ_SRCS) $(wildcard cli/*.h lib/restore/*.h) kmod/ckpt/image_check.
 	@$(if $(Q),echo "  CLANG   $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRCS)
 
-fuzz-build: $(FUZZ) $(MKIMAGE)
+# The ckptd protocol's and snapshot metadata's fuzzer, the same way.
+MSG_FUZZ := $(O)/fuzz/msg_fuzz
+MSG_FUZZ_SRCS := tests/fuzz/msg_fuzz.c lib/ckptd/proto.c lib/ckptd/meta.c lib/restore/err.c
+
+$(MSG_FUZZ): $(MSG_FUZZ_SRCS) $(wildcard lib/ckptd/*.h) lib/restore/restore.h
+	@command -v $(FUZZ_CC) > /dev/null || \
+		{ echo "$(FUZZ_CC) is not installed (run: make deps)" >&2; exit 1; }
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CLANG   $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Ilib/ckptd -o $@ $(MSG_FUZZ_SRCS) $(JANSSON_LIBS)
+
+fuzz-build: $(FUZZ) $(MSG_FUZZ) $(MKIMAGE)
 
 # Runs single-threaded; the corpus grows in build/fuzz/corpus across runs.
 fuzz: fuzz-build
@@ -250,7 +283,8 @@ $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 		-Ilib/libckpt $(NL_CFLAGS) -o $@ $< $(O)/lib/libckpt.a \
 		$(O)/lib/restore/csum.o $(NL_LIBS)
 
--include $(sort $(LIBCKPT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(RESTORE_OBJS:.o=.d)) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d)
+-include $(sort $(LIBCKPT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(RESTORE_OBJS:.o=.d) \
+	$(PROTO_OBJS:.o=.d) $(CKPTD_OBJS:.o=.d)) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d)
 
 # ---------------------------------------------------------------- checks
 
@@ -301,9 +335,16 @@ style: $(KSFT_HDR)
 # ---------------------------------------------------------------- install
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/linux \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \
+		$(DESTDIR)$(PREFIX)/include/linux $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)/etc/ckpt $(DESTDIR)/lib/systemd/system
 	install -m 0755 $(O)/bin/ckpt $(DESTDIR)$(PREFIX)/bin/ckpt
+	install -m 0755 $(O)/bin/ckptd $(DESTDIR)$(PREFIX)/bin/ckptd
+	install -m 0644 Documentation/man/ckptd.8 $(DESTDIR)$(MANDIR)/man8/
+	test -e $(DESTDIR)/etc/ckpt/ckptd.conf || \
+		install -m 0644 contrib/ckptd.conf $(DESTDIR)/etc/ckpt/ckptd.conf
+	install -m 0644 contrib/systemd/ckptd.service $(DESTDIR)/lib/systemd/system/
 	install -m 0644 include/uapi/linux/ckpt.h $(DESTDIR)$(PREFIX)/include/linux/ckpt.h
 	install -m 0644 include/uapi/linux/ckpt_image.h \
 		$(DESTDIR)$(PREFIX)/include/linux/ckpt_image.h
@@ -321,6 +362,8 @@ install: all
 	install -m 0644 Documentation/man/libckpt.7 $(DESTDIR)$(MANDIR)/man7/
 	install -m 0644 contrib/bash-completion/ckpt \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ckpt
+	ln -sf ckpt $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ckpt-run
+	ln -sf ckpt $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ckptd
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(O)/$(KVER)/kmod/ckpt \
 		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
 

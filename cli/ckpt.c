@@ -22,7 +22,10 @@ static const struct command commands[] = {
 	{ "checkpoint", cmd_checkpoint, "capture a process into an image" },
 	{ "restart", cmd_restart, "continue the process saved in an image" },
 	{ "inspect", cmd_inspect, "check a process image and describe it" },
-	{ "run", cmd_run, "run a program with libckpt preloaded (ckpt-run)" },
+	{ "run", cmd_run, "start a program as a job of ckptd's (ckpt-run)" },
+	{ "job", cmd_job, "checkpoint a job: all its processes, one snapshot" },
+	{ "ls", cmd_ls, "list your jobs" },
+	{ "status", cmd_status, "show a job" },
 	{ "key", cmd_key, "set the key the engine authenticates images with" },
 };
 

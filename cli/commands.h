@@ -20,5 +20,8 @@ int cmd_checkpoint(int argc, char **argv);	/* checkpoint.c */
 int cmd_restart(int argc, char **argv);		/* restart.c */
 int cmd_run(int argc, char **argv);		/* run.c */
 int cmd_key(int argc, char **argv);		/* key.c */
+int cmd_job(int argc, char **argv);		/* job.c */
+int cmd_ls(int argc, char **argv);		/* job.c */
+int cmd_status(int argc, char **argv);		/* job.c */
 
 #endif /* _CKPT_CLI_COMMANDS_H */

@@ -1,18 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ckpt restart IMAGE|DIR: continue the process saved in IMAGE, or the
- * process tree saved in DIR.
+ * ckpt restart IMAGE|DIR|SNAPSHOT: continue the process saved in IMAGE,
+ * the process tree saved in DIR, or the job in a snapshot of ckptd's.
  *
  * Parses the options, hands them to the restorer (lib/restore, restore.h)
  * and prints what it says. Like BLCR's cr_restart, the command stays the
  * restarted process's parent and exits with its status.
  */
+#define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "commands.h"
+#include "err.h"
+#include "meta.h"
+#include "proto.h"
 #include "restore.h"
 
 static void restart_usage(FILE *f)
@@ -36,8 +47,109 @@ static void restart_usage(FILE *f)
 		"--unauthenticated restarts one without, and then only as yourself.\n"
 		"IMAGE a directory of ckpt checkpoint --tree restarts the whole tree,\n"
 		"with its pids, in a pid namespace of its own; this command exits with\n"
-		"the root's status and passes the signals it is sent on to the root.\n",
+		"the root's status and passes the signals it is sent on to the root.\n"
+		"A job's snapshot (ckpt job) restarts through ckptd, as a job again,\n"
+		"with this command's standard descriptors; the command stays in the\n"
+		"foreground as with a tree.\n",
 		prog);
+}
+
+/* DIR holds a job's snapshot (ckptd's metadata), not a tree's images. */
+static bool is_snapshot(const char *dir)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/" CKPT_META_FILE, dir) >=
+	    (int)sizeof(path))
+		return false;
+	/* Snapshots are root's: a user sees into them through ckptd only. */
+	return !access(path, F_OK) || errno == EACCES;
+}
+
+/*
+ * A job's snapshot restarts through ckptd, which runs the job with this
+ * command's standard descriptors; this command stays its foreground:
+ * signals it gets (Ctrl-C too: the job is not on this terminal's process
+ * group) go to the job's root, and the root's status is its exit status.
+ */
+static int restart_job(const char *dir)
+{
+	static const int sigs[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT,
+	};
+	const int stdfds[3] = { 0, 1, 2 };
+	char abs[PATH_MAX], cwd[PATH_MAX - 64];
+	struct signalfd_siginfo si;
+	struct ckpt_err err;
+	struct pollfd pfd[2];
+	json_t *req, *msg;
+	sigset_t set;
+	int fd, sfd, ret, status = -1;
+	size_t i;
+
+	/* ckptd resolves the path, as root: the caller may not see into it. */
+	if (*dir == '/')
+		ret = snprintf(abs, sizeof(abs), "%s", dir);
+	else
+		ret = snprintf(abs, sizeof(abs), "%s/%s",
+			       getcwd(cwd, sizeof(cwd)) ? cwd : ".", dir);
+	if (ret >= (int)sizeof(abs) || *abs != '/') {
+		fprintf(stderr, "%s restart: %s: path too long, or no working directory\n",
+			prog, dir);
+		return 1;
+	}
+	ret = 0;
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&set, sigs[i]);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	fd = ckptd_connect(&err);
+	req = json_pack("{s:s, s:s}", "op", "restart", "dir", abs);
+	ret = fd < 0 ? fd : ckptd_msg_send(fd, req, stdfds, 3, &err);
+	json_decref(req);
+	while (!ret) {
+		pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		if (poll(pfd, 2, -1) < 0)
+			continue;
+		if (pfd[1].revents && read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			req = json_pack("{s:s, s:i}", "op", "signal", "sig",
+					(int)si.ssi_signo);
+			ckptd_msg_send(fd, req, NULL, 0, NULL);
+			json_decref(req);
+		}
+		if (!pfd[0].revents)
+			continue;
+		ret = ckptd_msg_recv(fd, &msg, &err);
+		if (ret)
+			break;
+		if (!json_object_get(msg, "ok")) {
+			if (!strcmp(ckptd_msg_str(msg, "event") ?: "", "started"))
+				fprintf(stderr, "%s restart: job %s restarted\n", prog,
+					ckptd_msg_str(msg, "job") ?: "?");
+			json_decref(msg);
+			continue;
+		}
+		if (json_is_true(json_object_get(msg, "ok")))
+			status = json_integer_value(json_object_get(msg, "status"));
+		else
+			ret = ckpt_err_set(&err, EPERM, "%s",
+					   ckptd_msg_str(msg, "error") ?: "refused");
+		json_decref(msg);
+		break;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		fprintf(stderr, "%s restart: %s\n", prog,
+			ret == -EPIPE ? "ckptd closed the connection before the job ended" :
+			err.msg);
+		return 1;
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
 }
 
 /* The restorer's notes, as the command's own messages. */
@@ -101,6 +213,8 @@ int cmd_restart(int argc, char **argv)
 		return 1;
 	}
 	o.image = argv[optind];
+	if (is_snapshot(o.image))
+		return restart_job(o.image);
 
 	if (ckpt_restore(&o, &status, &err)) {
 		fprintf(stderr, "%s restart: %s\n", prog, err.msg);

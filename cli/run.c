@@ -1,22 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ckpt run (also installed as ckpt-run): start a program under checkpoint
- * control. Today that means libckpt is preloaded into it and into every
- * program it executes, so unmodified programs register for callbacks;
- * joining a job kept by ckptd comes with the daemon.
+ * ckpt run (also installed as ckpt-run): start a program as a new job of
+ * ckptd's, with libckpt preloaded into it and into every program it
+ * executes, so unmodified programs register for callbacks.
+ *
+ * The program is this command's child: it waits until ckptd has put it
+ * into the job's cgroup (ckptd checks it is the caller's child), then
+ * executes with CKPT_JOBID set. This command stays in the foreground as
+ * the job's root: standard descriptors are the program's, signals sent to
+ * this command go on to it, and its exit status is this command's.
+ * --no-job preloads libckpt and nothing else, without ckptd.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "engine.h"
+#include "proto.h"
 
 #ifndef CKPT_LIBDIR
 #define CKPT_LIBDIR "/usr/local/lib"
@@ -25,11 +35,16 @@
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s run [--lib PATH] PROGRAM [ARGS...]\n"
-		"       ckpt-run [--lib PATH] PROGRAM [ARGS...]\n"
-		"Runs PROGRAM with libckpt preloaded into it and the programs it\n"
+		"usage: %s run [--name NAME] [--no-job] [--lib PATH] [--] PROGRAM [ARGS...]\n"
+		"       ckpt-run [--name NAME] [--no-job] [--lib PATH] [--] PROGRAM [ARGS...]\n"
+		"Starts PROGRAM as a new job of ckptd's (its id on standard error and\n"
+		"in CKPT_JOBID), with libckpt preloaded into it and the programs it\n"
 		"executes (LD_PRELOAD, CKPT_PRELOAD=1), so their callbacks and\n"
-		"critical sections take part in checkpoints.\n"
+		"critical sections take part in checkpoints ('ckpt job ID'). Stays\n"
+		"in the foreground: signals go on to PROGRAM, whose exit status is\n"
+		"this command's.\n"
+		"  --name NAME  a name for the job, shown by ckpt ls and status\n"
+		"  --no-job     preload libckpt only: no job, ckptd not needed\n"
 		"  --lib PATH   the libckpt.so to preload (default: next to this\n"
 		"               program in ../lib, then " CKPT_LIBDIR ")\n",
 		prog);
@@ -61,15 +76,122 @@ static int find_lib(char *buf, size_t len)
 	return access(buf, R_OK);
 }
 
+static volatile sig_atomic_t child;
+
+/* Signals sent to this command by a process go on to the job's root. */
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (child > 0 && si->si_code != SI_KERNEL)
+		kill(child, sig);
+}
+
+static void forward_signals(void)
+{
+	static const int sigs[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT,
+	};
+	struct sigaction sa = { .sa_flags = SA_SIGINFO | SA_RESTART };
+	size_t i;
+
+	sa.sa_sigaction = forward;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* The new job's id from ckptd, for the child waiting on @go. */
+static int start_job(pid_t pid, char **argv, const char *name, char id[16])
+{
+	char cwd[PATH_MAX];
+	struct ckpt_err err;
+	json_t *cmd, *req, *res;
+	int i, ret;
+
+	cmd = json_array();
+	for (i = 0; argv[i]; i++)
+		json_array_append_new(cmd, json_string(argv[i]));
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "/");
+	req = json_pack("{s:s, s:i, s:o, s:s}", "op", "run", "pid", (int)pid,
+			"cmd", cmd, "cwd", cwd);
+	if (req && name)
+		json_object_set_new(req, "name", json_string(name));
+	ret = req ? ckptd_call(req, &res, &err) : -ENOMEM;
+	json_decref(req);
+	if (ret) {
+		/* Refused by ckptd, or ckptd is not there to ask. */
+		fprintf(stderr, "%s: %s%s\n", prog, req ? err.msg : "out of memory",
+			ret != -EPERM && ret != -ENOMEM ? "; or run with --no-job" : "");
+		return -1;
+	}
+	snprintf(id, 16, "%s", ckptd_msg_str(res, "job") ? ckptd_msg_str(res, "job") : "");
+	json_decref(res);
+	return 0;
+}
+
+/* The job's root: forked, joined to a new job, then PROGRAM; its status. */
+static int run_job(char **argv, const char *name)
+{
+	char id[16] = "";
+	int go[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC)) {
+		fprintf(stderr, "%s: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "%s: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	if (!pid) {
+		close(go[1]);
+		do
+			n = read(go[0], id, sizeof(id) - 1);
+		while (n < 0 && errno == EINTR);
+		if (n <= 0)
+			_exit(126);
+		id[n] = '\0';
+		setenv("CKPT_JOBID", id, 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: cannot run %s: %s\n", prog, argv[0],
+			strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	close(go[0]);
+	child = pid;
+	forward_signals();
+	if (start_job(pid, argv, name, id)) {
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		return 1;
+	}
+	fprintf(stderr, "%s: job %s\n", prog, id);
+	if (write(go[1], id, strlen(id)) < 0)
+		fprintf(stderr, "%s: %s\n", prog, strerror(errno));
+	close(go[1]);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "lib", required_argument, NULL, 'l' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "no-job", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	char lib[PATH_MAX], abs[PATH_MAX], *preload;
-	const char *old;
+	const char *old, *name = NULL;
+	bool job = true;
 	int c, fd;
 
 	lib[0] = '\0';
@@ -78,6 +200,12 @@ int cmd_run(int argc, char **argv)
 		switch (c) {
 		case 'l':
 			snprintf(lib, sizeof(lib), "%s", optarg);
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'J':
+			job = false;
 			break;
 		case 'h':
 			run_usage(stdout);
@@ -118,6 +246,8 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "%s run: %s\n", prog, strerror(errno));
 		return 1;
 	}
+	if (job)
+		return run_job(argv + optind, name);
 	execvp(argv[optind], argv + optind);
 	fprintf(stderr, "%s run: cannot run %s: %s\n", prog, argv[optind],
 		strerror(errno));

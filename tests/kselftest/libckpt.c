@@ -1161,7 +1161,7 @@ static int wait_registered(pid_t pid, const char *comm)
 
 TEST_F(lib, ckpt_run_registers_unmodified_programs_across_exec)
 {
-	char *argv[] = { "ckpt-run", "sh", "-c", "exec sleep 1000", NULL };
+	char *argv[] = { "ckpt-run", "--no-job", "sh", "-c", "exec sleep 1000", NULL };
 	struct target t = {};
 	pid_t pid;
 

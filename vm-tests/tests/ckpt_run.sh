@@ -29,13 +29,13 @@ ip link add ckptd0 type dummy
 ip addr add 192.0.2.1/24 dev ckptd0
 ip link set ckptd0 up
 ktap_check "a shell pipeline under ckpt-run" sh -c \
-	"ckpt-run sh -c 'echo hello | tr a-z A-Z' | grep -qx HELLO"
+	"ckpt-run --no-job sh -c 'echo hello | tr a-z A-Z' | grep -qx HELLO"
 ktap_check "Open MPI: every rank registered" sh -c \
-	"timeout 120 ckpt-run mpirun.openmpi -np 2 --oversubscribe \
+	"timeout 120 ckpt-run --no-job mpirun.openmpi -np 2 --oversubscribe \
 		--mca btl tcp,self --mca btl_tcp_if_include ckptd0 --mca oob_tcp_if_include ckptd0 \
 		sh -c '$rank' > '$tmp/ompi' && cat '$tmp/ompi' && test \"\$(sort -u '$tmp/ompi')\" = 1 && test \$(wc -l < '$tmp/ompi') = 2"
 ktap_check "MPICH: every rank registered" sh -c \
-	"timeout 120 ckpt-run mpirun.mpich -np 2 -iface ckptd0 \
+	"timeout 120 ckpt-run --no-job mpirun.mpich -np 2 -iface ckptd0 \
 		sh -c '$rank' > '$tmp/mpich' && cat '$tmp/mpich' && test \"\$(sort -u '$tmp/mpich')\" = 1 && test \$(wc -l < '$tmp/mpich') = 2"
 ktap_check "rmmod ckpt once every registration is gone" rmmod ckpt
 ktap_finish

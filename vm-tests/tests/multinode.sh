@@ -9,6 +9,8 @@
 # Topology:  node0 (192.0.2.10, 2001:db8::10) --ckpt0-- node1 (192.0.2.11, 2001:db8::11)
 #            one QEMU socket netdev on the host's 127.0.0.1
 # nodes: 2
+# kernels: 6.12
+# (The test bed, not the engine: one kernel line is enough; testing.md, Time.)
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The job commands, which ask ckptd and print what it says:
+ *
+ *   ckpt job JOBID [--stop|--kill] [--timeout S] [--json]   a checkpoint
+ *   ckpt ls [--json]                                          your jobs
+ *   ckpt status JOBID [--json]                                one job
+ *
+ * One emitter: ckptd's reply is the result; --json prints it as it is
+ * (less "ok"), text prints the fields a table names, in its order.
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "json.h"
+#include "proto.h"
+
+struct field {
+	const char *key;
+	const char *label;	/* NULL: the value alone on the line */
+};
+
+static const struct field checkpoint_fields[] = {
+	{ "snapshot", "snapshot" },
+	{ "seq", "sequence" },
+	{ "processes", "processes" },
+	{ "bytes", "bytes" },
+	{ "frozen_us", "frozen (us)" },
+	{ "total_us", "total (us)" },
+	{}
+};
+
+static const struct field status_fields[] = {
+	{ "job", "job" },
+	{ "name", "name" },
+	{ "uid", "uid" },
+	{ "state", "state" },
+	{ "processes", "processes" },
+	{ "cmd", "command" },
+	{ "cwd", "directory" },
+	{ "seq", "snapshots" },
+	{ "latest", "latest" },
+	{}
+};
+
+static void print_value(const json_t *v)
+{
+	size_t i;
+	json_t *e;
+
+	if (json_is_string(v))
+		text_string(stdout, json_string_value(v));
+	else if (json_is_integer(v))
+		printf("%lld", (long long)json_integer_value(v));
+	else if (json_is_array(v))
+		json_array_foreach(v, i, e) {
+			if (i)
+				putchar(' ');
+			print_value(e);
+		}
+}
+
+static void emit(const json_t *res, const struct field *f, bool json)
+{
+	if (json) {
+		json_t *copy = json_deep_copy(res);
+
+		json_object_del(copy, "ok");
+		json_dumpf(copy, stdout, JSON_COMPACT);
+		putchar('\n');
+		json_decref(copy);
+		return;
+	}
+	for (; f->key; f++) {
+		const json_t *v = json_object_get(res, f->key);
+
+		if (!v)
+			continue;
+		printf("%-12s ", f->label);
+		print_value(v);
+		putchar('\n');
+	}
+}
+
+/* Options common to the three: --json, --help, and the ones of @extra. */
+static int parse(int argc, char **argv, const char *usage, bool *json,
+		 const char **mode, long *timeout, int nargs)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "stop", no_argument, NULL, 's' },
+		{ "kill", no_argument, NULL, 'k' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			*json = true;
+			break;
+		case 's':
+		case 'k':
+			if (!mode || strcmp(*mode, "continue"))
+				goto bad;
+			*mode = c == 's' ? "stop" : "kill";
+			break;
+		case 't':
+			if (!timeout)
+				goto bad;
+			*timeout = strtol(optarg, &end, 10);
+			if (*end || !*optarg || *timeout < 0) {
+				fprintf(stderr, "%s %s: bad --timeout '%s'\n",
+					prog, argv[0], optarg);
+				return 1;
+			}
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			goto bad;
+		}
+	}
+	if (argc - optind == nargs)
+		return -1;
+bad:
+	fputs(usage, stderr);
+	return 1;
+}
+
+static int call(const char *cmd, json_t *req, json_t **res)
+{
+	struct ckpt_err err;
+	int ret;
+
+	if (!req) {
+		fprintf(stderr, "%s %s: out of memory\n", prog, cmd);
+		return 1;
+	}
+	ret = ckptd_call(req, res, &err);
+	json_decref(req);
+	if (ret)
+		fprintf(stderr, "%s %s: %s\n", prog, cmd, err.msg);
+	return !!ret;
+}
+
+/* @req to ckptd, its reply through emit(): the exit status. */
+static int call_emit(const char *cmd, json_t *req, const struct field *f,
+		     bool json)
+{
+	json_t *res;
+
+	if (call(cmd, req, &res))
+		return 1;
+	emit(res, f, json);
+	json_decref(res);
+	return 0;
+}
+
+int cmd_job(int argc, char **argv)
+{
+	const char *usage =
+		"usage: ckpt job JOBID [--stop|--kill] [--timeout SECONDS] [--json]\n"
+		"Checkpoints every process of job JOBID into a new snapshot (ckptd\n"
+		"writes it under its snapshot root and prints where). The job\n"
+		"continues, unless --stop leaves it stopped or --kill ends it.\n"
+		"The exit status is 0 once the snapshot is whole, 1 if none was made.\n";
+	const char *mode = "continue";
+	long timeout = 0;
+	bool json = false;
+	int ret;
+
+	ret = parse(argc, argv, usage, &json, &mode, &timeout, 1);
+	if (ret >= 0)
+		return ret;
+	return call_emit("job", json_pack("{s:s, s:s, s:s, s:I}", "op", "checkpoint",
+					  "job", argv[optind], "mode", mode,
+					  "timeout", (json_int_t)timeout),
+			 checkpoint_fields, json);
+}
+
+int cmd_ls(int argc, char **argv)
+{
+	const char *usage =
+		"usage: ckpt ls [--json]\n"
+		"Lists your jobs on this node (root: everybody's), as ckptd keeps them.\n";
+	bool json = false;
+	json_t *res, *jobs, *j;
+	size_t i;
+	int ret;
+
+	ret = parse(argc, argv, usage, &json, NULL, NULL, 0);
+	if (ret >= 0)
+		return ret;
+	if (call("ls", json_pack("{s:s}", "op", "ls"), &res))
+		return 1;
+	jobs = json_object_get(res, "jobs");
+	if (json)
+		emit(res, NULL, true);
+	else {
+		printf("%-8s %-6s %-8s %5s %4s  %s\n", "JOB", "UID", "STATE",
+		       "PROCS", "SNAP", "COMMAND");
+		json_array_foreach(jobs, i, j) {
+			printf("%-8s %-6lld %-8s %5lld %4lld  ",
+			       json_string_value(json_object_get(j, "job")),
+			       (long long)json_integer_value(json_object_get(j, "uid")),
+			       json_string_value(json_object_get(j, "state")),
+			       (long long)json_integer_value(json_object_get(j, "processes")),
+			       (long long)json_integer_value(json_object_get(j, "seq")));
+			print_value(json_object_get(j, "cmd"));
+			putchar('\n');
+		}
+	}
+	json_decref(res);
+	return 0;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	const char *usage =
+		"usage: ckpt status JOBID [--json]\n"
+		"Shows job JOBID: its command, processes on this node, snapshots.\n";
+	bool json = false;
+	int ret;
+
+	ret = parse(argc, argv, usage, &json, NULL, NULL, 1);
+	if (ret >= 0)
+		return ret;
+	return call_emit("status", json_pack("{s:s, s:s}", "op", "status", "job",
+					     argv[optind]), status_fields, json);
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ckptd, the per-node daemon (Documentation/ckptd.md). One event loop
+ * (libevent) serves local clients on a UNIX socket; what may block for
+ * long (a checkpoint, a restart) runs in a forked worker that reports back
+ * over a socket pair. Files:
+ *
+ *   ckptd.c     main, configuration, the loop, signals, children
+ *   conn.c      local clients: credentials, bounds, requests, replies
+ *   job.c       jobs: ids, records in /run/ckpt/jobs, cgroups, ls/status
+ *   snapshot.c  a node's checkpoint of a job, the snapshot and its metadata
+ *   restart.c   a snapshot's checks and its restart
+ *   worker.c    forked workers and what they report
+ *   key.c       the cluster key and the keys derived from it
+ *   file.c      files written whole: temporary name, fsync, rename
+ */
+#ifndef _CKPTD_H
+#define _CKPTD_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include <linux/ckpt.h>
+
+#include "proto.h"
+
+#define CKPTD_CONF		"/etc/ckpt/ckptd.conf"
+#define CKPTD_STATE		"/run/ckpt"
+#define CKPTD_CGROUP		"/sys/fs/cgroup/ckpt"
+#define CKPTD_JOB_ID_LEN	8	/* hex digits */
+#define CKPTD_MAX_CONNS		64
+#define CKPTD_MAX_CONNS_UID	8
+#define CKPTD_MAX_JOBS_UID	64
+#define CKPTD_MAC_LEN		32
+
+struct conn;
+struct worker;
+
+struct ckptd_config {
+	char snapshot_root[PATH_MAX];	/* snapshot_root, /var/lib/ckpt */
+	char key_file[PATH_MAX];	/* key_file, /etc/ckpt/cluster.key */
+	char socket[PATH_MAX];		/* socket, CKPTD_SOCKET */
+	int log_level;			/* log_level: 0 errors .. 2 debug */
+};
+
+struct job {
+	char id[CKPTD_JOB_ID_LEN + 1];
+	uid_t uid;
+	gid_t gid;
+	char name[64];
+	json_t *cmd;		/* array of strings */
+	char cwd[PATH_MAX];
+	unsigned int seq;	/* the newest snapshot's, 0 before any */
+	pid_t helpers[2];	/* a restarter and its tree's init, not members */
+	struct worker *busy;	/* the checkpoint or restart under way */
+	struct job *next;
+};
+
+struct ckptd {
+	struct event_base *base;
+	struct ckptd_config cfg;
+	bool foreground;
+	char node[HOST_NAME_MAX + 1];
+	uint8_t mac_key[CKPTD_MAC_LEN];	/* the snapshot MAC's (key.c) */
+	int listen_fd;
+	struct event *listen_ev;
+	struct conn *conns;
+	unsigned int nconns;
+	struct job *jobs;
+	struct worker *workers;
+};
+
+/* ckptd.c */
+void ckptd_log(const struct ckptd *d, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* conn.c */
+int conn_listen(struct ckptd *d);
+void conn_close(struct conn *c);
+/* Replies: ok true with @res's members (taken), or ok false and the error. */
+void conn_reply(struct conn *c, json_t *res);
+void conn_fail(struct conn *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void conn_send(struct conn *c, json_t *msg);
+/* The request is answered (a worker's reply went out): a new one may come. */
+void conn_done(struct conn *c);
+uid_t conn_uid(const struct conn *c);
+pid_t conn_pid(const struct conn *c);
+struct ckptd *conn_daemon(const struct conn *c);
+/* The descriptors the request came with, taken by the caller. */
+int conn_take_fds(struct conn *c, int *fds, int max);
+void conn_set_worker(struct conn *c, struct worker *w);
+struct worker *conn_worker(const struct conn *c);
+struct conn *conn_next(const struct conn *c);
+int conn_fd(const struct conn *c);
+
+/* job.c */
+int job_load_all(struct ckptd *d);
+struct job *job_find(struct ckptd *d, const char *id);
+/* @c may act on @j (its uid's, or root's), else replies the refusal. */
+bool job_allowed(struct conn *c, const struct job *j);
+struct job *job_lookup(struct conn *c, const json_t *req);
+struct job *job_new(struct ckptd *d, const char *id, uid_t uid, gid_t gid,
+		    const char *name, json_t *cmd, const char *cwd,
+		    char *errbuf, size_t errlen);
+void job_drop(struct ckptd *d, struct job *j);
+int job_save(struct ckptd *d, const struct job *j);
+int job_add_pid(struct ckptd *d, const struct job *j, pid_t pid);
+/* The roots of the job's trees on this node: count, or -errno. */
+int job_roots(const struct job *j, pid_t *roots, int max);
+bool job_running(const struct job *j);
+void job_reap(struct ckptd *d);
+void op_run(struct conn *c, const json_t *req);
+void op_ls(struct conn *c, const json_t *req);
+void op_status(struct conn *c, const json_t *req);
+
+/* snapshot.c */
+void op_checkpoint(struct conn *c, const json_t *req);
+/* @path's SHA-256 in hex and its size: 0 or -errno. */
+int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size);
+
+/* restart.c */
+void op_restart(struct conn *c, const json_t *req);
+void op_signal(struct conn *c, const json_t *req);
+
+/* worker.c: @fn runs in the child with the report socket. */
+struct worker *worker_start(struct ckptd *d, struct conn *c, struct job *j,
+			    void (*fn)(struct ckptd *d, struct job *j, int out,
+				       void *arg),
+			    void (*report)(struct worker *w, json_t *msg),
+			    void *arg);
+pid_t worker_pid(const struct worker *w);
+struct ckptd *worker_daemon(const struct worker *w);
+bool worker_of_job(const struct ckptd *d, const struct job *j);
+/* In a worker: one message to ckptd (@msg is taken). */
+void worker_send(int out, json_t *msg);
+struct job *worker_job(const struct worker *w);
+struct conn *worker_conn(const struct worker *w);
+void worker_child_exited(struct ckptd *d, pid_t pid, int status);
+void worker_detach_conn(struct worker *w);
+
+/* key.c */
+int key_load(struct ckptd *d);
+void key_mac(const struct ckptd *d, const void *buf, size_t len,
+	     uint8_t mac[CKPTD_MAC_LEN]);
+
+/* file.c */
+int file_write_atomic(int dirfd, const char *name, const void *buf,
+		      size_t len, mode_t mode);
+int file_read_max(int dirfd, const char *name, char **buf, size_t *len,
+		  size_t max);
+int fsync_dir(int dirfd);
+
+#endif /* _CKPTD_H */

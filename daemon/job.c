@@ -1,0 +1,493 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Jobs on this node. A job is a cgroup, CKPTD_CGROUP/<id>, which only
+ * root may move processes into or out of, so nothing the job starts leaves
+ * it through fork, exec, setsid or a double fork; and a record,
+ * CKPTD_STATE/jobs/<id>.json, from which a restarted ckptd finds its jobs
+ * again. A job ends when its cgroup has no process left.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ckptd.h"
+
+static int cgroup_path(const struct job *j, const char *file, char *buf,
+		       size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s%s%s", CKPTD_CGROUP, j->id,
+			 file ? "/" : "", file ? file : "");
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+struct job *job_find(struct ckptd *d, const char *id)
+{
+	struct job *j;
+
+	for (j = d->jobs; id && j; j = j->next)
+		if (!strcmp(j->id, id))
+			return j;
+	return NULL;
+}
+
+bool job_allowed(struct conn *c, const struct job *j)
+{
+	/* Another user's job is answered as one that does not exist. */
+	if (conn_uid(c) && conn_uid(c) != j->uid) {
+		conn_fail(c, "no job %s of yours", j->id);
+		return false;
+	}
+	return true;
+}
+
+struct job *job_lookup(struct conn *c, const json_t *req)
+{
+	const char *id = ckptd_msg_str(req, "job");
+	struct job *j;
+
+	if (!id) {
+		conn_fail(c, "the request names no \"job\"");
+		return NULL;
+	}
+	j = job_find(conn_daemon(c), id);
+	if (!j) {
+		conn_fail(c, "no job %.16s%s", id, conn_uid(c) ? " of yours" : "");
+		return NULL;
+	}
+	return job_allowed(c, j) ? j : NULL;
+}
+
+static bool valid_id(const char *id)
+{
+	return id && strlen(id) == CKPTD_JOB_ID_LEN &&
+	       strspn(id, "0123456789abcdef") == CKPTD_JOB_ID_LEN;
+}
+
+static bool valid_cmd(const json_t *cmd)
+{
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(cmd) || !json_array_size(cmd))
+		return false;
+	json_array_foreach(cmd, i, v)
+		if (!json_is_string(v))
+			return false;
+	return true;
+}
+
+struct job *job_new(struct ckptd *d, const char *id, uid_t uid, gid_t gid,
+		    const char *name, json_t *cmd, const char *cwd,
+		    char *errbuf, size_t errlen)
+{
+	char path[PATH_MAX];
+	uint8_t rnd[CKPTD_JOB_ID_LEN / 2];
+	struct job *j;
+	int i;
+
+	j = calloc(1, sizeof(*j));
+	if (!j) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	if (id)
+		snprintf(j->id, sizeof(j->id), "%s", id);
+	do {
+		if (id)
+			break;
+		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+			snprintf(errbuf, errlen, "no random bytes for a job id");
+			free(j);
+			return NULL;
+		}
+		for (i = 0; i < (int)sizeof(rnd); i++)
+			sprintf(j->id + 2 * i, "%02x", rnd[i]);
+	} while (job_find(d, j->id));
+	j->uid = uid;
+	j->gid = gid;
+	snprintf(j->name, sizeof(j->name), "%s", name ? name : "");
+	j->cmd = json_incref(cmd);
+	snprintf(j->cwd, sizeof(j->cwd), "%s", cwd ? cwd : "/");
+	cgroup_path(j, NULL, path, sizeof(path));
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		snprintf(errbuf, errlen, "cannot create the job's cgroup %s: %s",
+			 path, strerror(errno));
+		json_decref(j->cmd);
+		free(j);
+		return NULL;
+	}
+	j->next = d->jobs;
+	d->jobs = j;
+	return j;
+}
+
+void job_drop(struct ckptd *d, struct job *j)
+{
+	char path[PATH_MAX];
+	struct job **p;
+
+	for (p = &d->jobs; *p; p = &(*p)->next)
+		if (*p == j) {
+			*p = j->next;
+			break;
+		}
+	snprintf(path, sizeof(path), "%s/jobs/%s.json", CKPTD_STATE, j->id);
+	unlink(path);
+	if (!cgroup_path(j, NULL, path, sizeof(path)))
+		rmdir(path);
+	json_decref(j->cmd);
+	free(j);
+}
+
+int job_save(struct ckptd *d, const struct job *j)
+{
+	char name[32], *text;
+	json_t *rec;
+	int dfd, ret;
+
+	rec = json_pack("{s:s, s:I, s:I, s:s, s:O, s:s, s:I, s:[I, I]}",
+			"id", j->id, "uid", (json_int_t)j->uid,
+			"gid", (json_int_t)j->gid, "name", j->name,
+			"cmd", j->cmd, "cwd", j->cwd, "seq", (json_int_t)j->seq,
+			"helpers", (json_int_t)j->helpers[0],
+			(json_int_t)j->helpers[1]);
+	text = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
+	json_decref(rec);
+	if (!text)
+		return -ENOMEM;
+	snprintf(name, sizeof(name), "%s.json", j->id);
+	dfd = open(CKPTD_STATE "/jobs", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ret = dfd < 0 ? -errno : file_write_atomic(dfd, name, text,
+						     strlen(text), 0600);
+	if (ret)
+		ckptd_log(d, 0, "job %s: cannot save its record: %s", j->id,
+			  strerror(-ret));
+	if (dfd >= 0)
+		close(dfd);
+	free(text);
+	return ret;
+}
+
+/* A record of CKPTD_STATE/jobs, written by an earlier ckptd. */
+static void job_load(struct ckptd *d, int dfd, const char *name)
+{
+	json_int_t uid, gid, seq, h0, h1;
+	const char *id, *jname, *cwd;
+	char path[PATH_MAX], err[256];
+	json_t *rec = NULL, *cmd;
+	struct job *j;
+	size_t len;
+	char *text;
+
+	if (file_read_max(dfd, name, &text, &len, CKPTD_MSG_MAX))
+		return;
+	if (ckptd_msg_decode(text, len, &rec, NULL) ||
+	    json_unpack(rec, "{s:s, s:I, s:I, s:s, s:o, s:s, s:I, s:[I, I]}",
+			"id", &id, "uid", &uid, "gid", &gid, "name", &jname,
+			"cmd", &cmd, "cwd", &cwd, "seq", &seq, "helpers", &h0,
+			&h1) || !valid_id(id) || !valid_cmd(cmd) ||
+	    uid < 0 || gid < 0 || seq < 0 || seq > UINT32_MAX) {
+		ckptd_log(d, 0, "%s/jobs/%s: not a job record; left alone",
+			  CKPTD_STATE, name);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/%s", CKPTD_CGROUP, id);
+	if (access(path, F_OK)) {
+		unlinkat(dfd, name, 0);
+		goto out;
+	}
+	j = job_new(d, id, uid, gid, jname, cmd, cwd, err, sizeof(err));
+	if (!j)
+		goto out;
+	j->seq = seq;
+	j->helpers[0] = h0;
+	j->helpers[1] = h1;
+	ckptd_log(d, 1, "job %s (uid %u) found again", j->id,
+		  (unsigned int)j->uid);
+out:
+	json_decref(rec);
+	free(text);
+}
+
+int job_load_all(struct ckptd *d)
+{
+	struct dirent *e;
+	DIR *dir;
+
+	dir = opendir(CKPTD_STATE "/jobs");
+	if (!dir)
+		return -errno;
+	while ((e = readdir(dir)))
+		if (strlen(e->d_name) == CKPTD_JOB_ID_LEN + 5 &&
+		    !strcmp(e->d_name + CKPTD_JOB_ID_LEN, ".json"))
+			job_load(d, dirfd(dir), e->d_name);
+	closedir(dir);
+	job_reap(d);
+	return 0;
+}
+
+int job_add_pid(struct ckptd *d, const struct job *j, pid_t pid)
+{
+	char path[PATH_MAX], buf[32];
+	int fd, ret = 0, n;
+
+	(void)d;
+	if (cgroup_path(j, "cgroup.procs", path, sizeof(path)))
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%d", (int)pid);
+	if (write(fd, buf, n) != n)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The parent of @pid from /proc, or -1. */
+static pid_t ppid_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int fd, ppid = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p, ") %*c %d", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+/* The pids of the job's cgroup, helpers left out: count, or -errno. */
+static int job_procs(const struct job *j, pid_t *pids, int max)
+{
+	char path[PATH_MAX];
+	int n = 0, pid;
+	FILE *f;
+
+	if (cgroup_path(j, "cgroup.procs", path, sizeof(path)))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%d", &pid) == 1) {
+		if (pid == j->helpers[0] || pid == j->helpers[1])
+			continue;
+		if (n == max) {
+			fclose(f);
+			return -E2BIG;
+		}
+		pids[n++] = pid;
+	}
+	fclose(f);
+	return n;
+}
+
+int job_roots(const struct job *j, pid_t *roots, int max)
+{
+	pid_t *pids, pp;
+	int n, i, k, nr = 0;
+	bool inside;
+
+	pids = calloc(CKPT_TREE_MAX_MEMBERS, sizeof(*pids));
+	if (!pids)
+		return -ENOMEM;
+	n = job_procs(j, pids, CKPT_TREE_MAX_MEMBERS);
+	for (i = 0; i < n; i++) {
+		pp = ppid_of(pids[i]);
+		for (inside = false, k = 0; k < n && !inside; k++)
+			inside = pids[k] == pp;
+		if (inside)
+			continue;
+		if (nr == max) {
+			nr = -E2BIG;
+			break;
+		}
+		roots[nr++] = pids[i];
+	}
+	free(pids);
+	return n < 0 ? n : nr;
+}
+
+static int job_nprocs(const struct job *j)
+{
+	pid_t *pids = calloc(CKPT_TREE_MAX_MEMBERS, sizeof(*pids));
+	int n = pids ? job_procs(j, pids, CKPT_TREE_MAX_MEMBERS) : -ENOMEM;
+
+	free(pids);
+	return n;
+}
+
+bool job_running(const struct job *j)
+{
+	char path[PATH_MAX], line[64];
+	bool populated = false;
+	FILE *f;
+
+	if (cgroup_path(j, "cgroup.events", path, sizeof(path)))
+		return false;
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strcmp(line, "populated 1\n"))
+			populated = true;
+	fclose(f);
+	return populated;
+}
+
+void job_reap(struct ckptd *d)
+{
+	struct job *j, *next;
+
+	for (j = d->jobs; j; j = next) {
+		next = j->next;
+		if (j->busy || worker_of_job(d, j) || job_running(j))
+			continue;
+		ckptd_log(d, 1, "job %s ended", j->id);
+		job_drop(d, j);
+	}
+}
+
+static unsigned int jobs_of(const struct ckptd *d, uid_t uid)
+{
+	const struct job *j;
+	unsigned int n = 0;
+
+	for (j = d->jobs; j; j = j->next)
+		n += j->uid == uid;
+	return n;
+}
+
+/*
+ * The caller's field of /proc/@pid/status @key ("PPid:", "Uid:"): its
+ * first number, or -1.
+ */
+static long proc_status(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key))) {
+			v = strtol(line + strlen(key), NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/*
+ * run {pid, cmd, cwd, name?}: a new job of the caller's, whose first
+ * process is @pid, the caller's own child (ckpt-run's, waiting to exec).
+ */
+void op_run(struct conn *c, const json_t *req)
+{
+	struct ckptd *d = conn_daemon(c);
+	const char *name = NULL, *cwd;
+	char err[512];
+	json_int_t pid;
+	struct job *j;
+	json_t *cmd;
+	int ret;
+
+	if (json_unpack((json_t *)req, "{s:I, s:o, s:s, s?:s}", "pid", &pid,
+			"cmd", &cmd, "cwd", &cwd, "name", &name) ||
+	    pid <= 0 || pid > INT32_MAX || !valid_cmd(cmd) ||
+	    json_dumpb(cmd, NULL, 0, 0) > CKPTD_MSG_MAX / 2 ||
+	    (name && strlen(name) >= sizeof(j->name))) {
+		conn_fail(c, "run: needs \"pid\" (a process id), \"cmd\" (strings), \"cwd\" and at most a \"name\" of %zu bytes",
+			  sizeof(j->name) - 1);
+		return;
+	}
+	if (proc_status(pid, "PPid:") != conn_pid(c) ||
+	    proc_status(pid, "Uid:") != (long)conn_uid(c)) {
+		conn_fail(c, "run: process %d is not a child of yours", (int)pid);
+		return;
+	}
+	if (conn_uid(c) && jobs_of(d, conn_uid(c)) >= CKPTD_MAX_JOBS_UID) {
+		conn_fail(c, "run: you have %d jobs on this node, the most there may be",
+			  CKPTD_MAX_JOBS_UID);
+		return;
+	}
+	j = job_new(d, NULL, conn_uid(c), proc_status(pid, "Gid:"), name, cmd,
+		    cwd, err, sizeof(err));
+	if (!j) {
+		conn_fail(c, "run: %s", err);
+		return;
+	}
+	ret = job_add_pid(d, j, pid);
+	if (ret) {
+		conn_fail(c, "run: cannot put process %d into job %s: %s",
+			  (int)pid, j->id, strerror(-ret));
+		job_drop(d, j);
+		return;
+	}
+	job_save(d, j);
+	ckptd_log(d, 1, "job %s started by uid %u: process %d", j->id,
+		  (unsigned int)j->uid, (int)pid);
+	conn_reply(c, json_pack("{s:s}", "job", j->id));
+}
+
+static json_t *job_describe(const struct ckptd *d, const struct job *j)
+{
+	int n = job_nprocs(j);
+	json_t *o;
+
+	o = json_pack("{s:s, s:s, s:I, s:s, s:O, s:s, s:i, s:I}",
+		      "job", j->id, "name", j->name, "uid", (json_int_t)j->uid,
+		      "state", j->busy ? "busy" : "running", "cmd", j->cmd,
+		      "cwd", j->cwd, "processes", n < 0 ? 0 : n,
+		      "seq", (json_int_t)j->seq);
+	if (o && j->seq)
+		json_object_set_new(o, "latest",
+				    json_sprintf("%s/%s/%u", d->cfg.snapshot_root,
+						 j->id, j->seq));
+	return o;
+}
+
+void op_ls(struct conn *c, const json_t *req)
+{
+	struct ckptd *d = conn_daemon(c);
+	json_t *list = json_array();
+	struct job *j;
+
+	(void)req;
+	job_reap(d);
+	for (j = d->jobs; j; j = j->next)
+		if (!conn_uid(c) || conn_uid(c) == j->uid)
+			json_array_append_new(list, job_describe(d, j));
+	conn_reply(c, json_pack("{s:o}", "jobs", list));
+}
+
+void op_status(struct conn *c, const json_t *req)
+{
+	struct ckptd *d = conn_daemon(c);
+	struct job *j;
+
+	job_reap(d);
+	j = job_lookup(c, req);
+	if (j)
+		conn_reply(c, job_describe(d, j));
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A node's checkpoint of a job, into a snapshot directory
+ * (Documentation/ckptd.md, "Snapshots"):
+ *
+ *   SNAPSHOT_ROOT/JOB/SEQ.tmp/NODE/0/   the tree's images and manifest
+ *   SNAPSHOT_ROOT/JOB/SEQ.tmp/meta.json, meta.mac
+ *
+ * renamed to SEQ once whole and synced, and JOB/latest pointed at it.
+ * Until the rename nothing of the snapshot exists; a failure removes the
+ * .tmp directory and leaves earlier snapshots as they were.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "ckptd.h"
+#include "engine.h"
+#include "err.h"
+#include "meta.h"
+#include "treedir.h"
+
+/* What a checkpoint worker works with: the pipeline's state, in one place. */
+struct snap {
+	struct ckptd *d;
+	struct job *j;
+	pid_t root;
+	struct ckpt_checkpoint_tree a;
+	unsigned int seq;
+	char jobdir[PATH_MAX];
+	char tmp[PATH_MAX];
+	char treedir[PATH_MAX];
+	char final[PATH_MAX];
+	struct ckpt_tree t;
+	struct ckpt_tree_member *res;
+	uint64_t bytes;
+	json_t *meta;
+};
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* A directory of ckptd's own and all in it (a .tmp snapshot). */
+static void remove_tree(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size)
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned char md[EVP_MAX_MD_SIZE], buf[1 << 16];
+	unsigned int mdlen, i;
+	EVP_MD_CTX *ctx;
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ctx = EVP_MD_CTX_new();
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
+		close(fd);
+		EVP_MD_CTX_free(ctx);
+		return -ENOMEM;
+	}
+	*size = 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		EVP_DigestUpdate(ctx, buf, n);
+		*size += n;
+	}
+	if (n < 0)
+		ret = -errno;
+	EVP_DigestFinal_ex(ctx, md, &mdlen);
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	for (i = 0; i < mdlen && i < 32; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[64] = '\0';
+	return ret;
+}
+
+static void hex_of(const uint8_t *b, size_t len, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+/* The tree's members as the metadata lists them, with their checksums. */
+static json_t *tree_members(struct snap *s, struct ckpt_err *err)
+{
+	char path[PATH_MAX], sum[65];
+	json_t *list = json_array();
+	uint64_t size;
+	uint32_t i;
+	int ret;
+
+	for (i = 0; list && i < s->t.nr; i++) {
+		ret = ckpt_tree_image_path(s->treedir, &s->t, i, path, sizeof(path));
+		if (!ret)
+			ret = ckptd_sha256_file(path, sum, &size);
+		if (ret) {
+			ckpt_err_set(err, -ret, "reading back %s: %s", path,
+				     strerror(-ret));
+			json_decref(list);
+			return NULL;
+		}
+		s->bytes += size;
+		json_array_append_new(list, json_pack("{s:i, s:s, s:I, s:s}",
+			"pid", (int)s->t.m[i].pid, "image", strrchr(path, '/') + 1,
+			"bytes", (json_int_t)size, "sha256", sum));
+	}
+	return list;
+}
+
+static int build_meta(struct snap *s, struct ckpt_err *err)
+{
+	char id[2 * CKPT_TREE_ID_LEN + 1], dir[HOST_NAME_MAX + 8];
+	struct utsname u;
+	json_t *members;
+
+	members = tree_members(s, err);
+	if (!members)
+		return -EIO;
+	uname(&u);
+	hex_of(s->t.id, sizeof(s->t.id), id);
+	snprintf(dir, sizeof(dir), "%s/0", s->d->node);
+	s->meta = json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:I, s:I, s:O, s:s, s:[{s:s, s:s, s:[{s:s, s:s, s:o}]}]}",
+		"format", CKPT_META_FORMAT, "version", CKPT_META_VERSION,
+		"job", s->j->id, "name", s->j->name, "uid", (json_int_t)s->j->uid,
+		"gid", (json_int_t)s->j->gid, "seq", (json_int_t)s->seq,
+		"time", (json_int_t)time(NULL), "cmd", s->j->cmd, "cwd", s->j->cwd,
+		"nodes", "node", s->d->node, "kernel", u.release, "trees",
+		"dir", dir, "id", id, "members", members);
+	if (!s->meta)
+		return ckpt_err_set(err, ENOMEM, "out of memory");
+	/* What we write is what a restart will check: the one checker. */
+	return ckpt_meta_check(s->meta, err);
+}
+
+/* meta.json and its MAC into the .tmp directory, synced. */
+static int write_meta(struct snap *s, struct ckpt_err *err)
+{
+	uint8_t mac[CKPTD_MAC_LEN];
+	char hex[2 * CKPTD_MAC_LEN + 2];
+	char *text;
+	int dfd, ret;
+
+	text = json_dumps(s->meta, JSON_INDENT(1) | JSON_SORT_KEYS);
+	if (!text)
+		return ckpt_err_set(err, ENOMEM, "out of memory");
+	key_mac(s->d, text, strlen(text), mac);
+	hex_of(mac, sizeof(mac), hex);
+	strcat(hex, "\n");
+	dfd = open(s->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ret = dfd < 0 ? -errno : file_write_atomic(dfd, CKPT_META_FILE, text,
+						     strlen(text), 0600);
+	if (!ret)
+		ret = file_write_atomic(dfd, CKPT_META_MAC_FILE, hex,
+					strlen(hex), 0600);
+	if (dfd >= 0)
+		close(dfd);
+	free(text);
+	if (ret)
+		return ckpt_err_set(err, -ret, "writing the metadata into %s: %s",
+				    s->tmp, strerror(-ret));
+	return 0;
+}
+
+/* SEQ.tmp becomes SEQ, and latest points at it: the commit. */
+static int commit(struct snap *s, struct ckpt_err *err)
+{
+	char name[32];
+	int dfd, ret = 0;
+
+	dfd = open(s->jobdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return ckpt_err_set(err, errno, "%s: %s", s->jobdir, strerror(errno));
+	snprintf(name, sizeof(name), "%u", s->seq);
+	if (renameat2(dfd, strrchr(s->tmp, '/') + 1, dfd, name, RENAME_NOREPLACE))
+		ret = ckpt_err_set(err, errno, "cannot rename %s to %s: %s",
+				   s->tmp, s->final, strerror(errno));
+	if (!ret) {
+		/* A new link renamed over the old: latest is never missing. */
+		unlinkat(dfd, ".latest", 0);
+		if (symlinkat(name, dfd, ".latest") ||
+		    renameat(dfd, ".latest", dfd, "latest"))
+			ckptd_log(s->d, 0, "job %s: snapshot %u is whole, but 'latest' was not moved to it: %s",
+				  s->j->id, s->seq, strerror(errno));
+	}
+	fsync_dir(dfd);
+	close(dfd);
+	return ret;
+}
+
+static int prepare(struct snap *s, struct ckpt_err *err)
+{
+	struct stat st;
+
+	if (snprintf(s->jobdir, sizeof(s->jobdir), "%s/%s", s->d->cfg.snapshot_root,
+		     s->j->id) >= (int)sizeof(s->jobdir))
+		return ckpt_err_set(err, ENAMETOOLONG, "snapshot root too long");
+	if (mkdir(s->jobdir, 0700) && errno != EEXIST)
+		return ckpt_err_set(err, errno, "cannot create %s: %s", s->jobdir,
+				    strerror(errno));
+	/* Numbers already taken (by a copy restarted as another job) are skipped. */
+	for (s->seq = s->j->seq + 1;; s->seq++) {
+		if (snprintf(s->final, sizeof(s->final), "%s/%u", s->jobdir,
+			     s->seq) >= (int)sizeof(s->final) - 8)
+			return ckpt_err_set(err, ENAMETOOLONG, "snapshot root too long");
+		if (stat(s->final, &st))
+			break;
+	}
+	snprintf(s->tmp, sizeof(s->tmp), "%.*s.tmp", PATH_MAX - 8, s->final);
+	/* One left by a ckptd that died mid-checkpoint is nobody's. */
+	remove_tree(s->tmp);
+	if (snprintf(s->treedir, sizeof(s->treedir), "%s/%s", s->tmp,
+		     s->d->node) >= (int)sizeof(s->treedir) - 2)
+		return ckpt_err_set(err, ENAMETOOLONG, "snapshot root too long");
+	if (mkdir(s->tmp, 0700) || mkdir(s->treedir, 0700))
+		return ckpt_err_set(err, errno, "cannot create %s: %s",
+				    s->treedir, strerror(errno));
+	strcat(s->treedir, "/0");
+	return 0;
+}
+
+/* The worker: checkpoint, metadata, commit; one reply to ckptd. */
+static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg)
+{
+	struct snap *s = arg;
+	struct ckpt_err err;
+	int dev, ret;
+
+	s->d = d;
+	s->j = j;
+	ret = prepare(s, &err);
+	dev = ret ? -1 : ckpt_dev_open(O_RDWR);
+	if (!ret && dev < 0)
+		ret = ckpt_err_set(&err, -dev, "engine not loaded: %s: %s",
+				   ckpt_dev_path(), strerror(-dev));
+	if (!ret)
+		ret = ckpt_tree_checkpoint(dev, &s->a, s->root, s->treedir,
+					   &s->t, &s->res, &err);
+	if (!ret)
+		ret = build_meta(s, &err);
+	if (!ret)
+		ret = write_meta(s, &err);
+	if (!ret)
+		ret = commit(s, &err);
+	if (ret) {
+		remove_tree(s->tmp);
+		worker_send(out, json_pack("{s:b, s:o}", "ok", 0, "error",
+					   json_sprintf("job %s: %s", j->id, err.msg)));
+		return;
+	}
+	worker_send(out, json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+		"ok", 1, "job", j->id, "snapshot", s->final,
+		"seq", (json_int_t)s->seq, "processes", (json_int_t)s->t.nr,
+		"bytes", (json_int_t)s->bytes,
+		"frozen_us", (json_int_t)(s->a.frozen_ns / 1000),
+		"total_us", (json_int_t)(s->a.total_ns / 1000)));
+}
+
+/* In ckptd: the job's newest snapshot is the worker's, once it says so. */
+static void checkpoint_report(struct worker *w, json_t *msg)
+{
+	struct job *j = worker_job(w);
+	json_int_t seq;
+
+	if (msg && json_is_true(json_object_get(msg, "ok")) &&
+	    !json_unpack(msg, "{s:I}", "seq", &seq)) {
+		j->seq = seq;
+		job_save(worker_daemon(w), j);
+		ckptd_log(worker_daemon(w), 1, "job %s: snapshot %u taken",
+			  j->id, j->seq);
+	}
+}
+
+/* checkpoint {job, mode: continue|stop|kill, timeout?}. */
+void op_checkpoint(struct conn *c, const json_t *req)
+{
+	struct ckptd *d = conn_daemon(c);
+	const char *mode = "continue";
+	json_int_t timeout = 0;
+	struct snap s = {};
+	pid_t roots[2];
+	struct job *j;
+	int n;
+
+	j = job_lookup(c, req);
+	if (!j)
+		return;
+	if (json_unpack((json_t *)req, "{s?:s, s?:I}", "mode", &mode,
+			"timeout", &timeout) ||
+	    timeout < 0 || timeout > CKPT_TIMEOUT_MAX_MS / 1000) {
+		conn_fail(c, "checkpoint: \"mode\" is a string, \"timeout\" 0 to %u seconds",
+			  CKPT_TIMEOUT_MAX_MS / 1000);
+		return;
+	}
+	if (!strcmp(mode, "stop"))
+		s.a.flags = CKPT_CHECKPOINT_STOP;
+	else if (!strcmp(mode, "kill"))
+		s.a.flags = CKPT_CHECKPOINT_KILL;
+	else if (strcmp(mode, "continue")) {
+		conn_fail(c, "checkpoint: mode '%.16s' is none of continue, stop, kill",
+			  mode);
+		return;
+	}
+	s.a.timeout_ms = timeout * 1000;
+	if (j->busy) {
+		conn_fail(c, "job %s: a checkpoint or restart of it is under way",
+			  j->id);
+		return;
+	}
+	n = job_roots(j, roots, 2);
+	if (n == 0 || n == -ENOENT) {
+		conn_fail(c, "job %s has no process on this node", j->id);
+		return;
+	}
+	if (n < 0 || n > 1) {
+		conn_fail(c, n < 0 ? "job %s: cannot list its processes: %s" :
+			  "job %s is %s process trees on this node (processes %d and %d lead two); one tree per node is what ckptd checkpoints yet",
+			  j->id, n < 0 ? strerror(-n) : "several",
+			  n > 1 ? roots[0] : 0, n > 1 ? roots[1] : 0);
+		return;
+	}
+	s.root = roots[0];
+	if (!worker_start(d, c, j, checkpoint_worker, checkpoint_report, &s))
+		conn_fail(c, "job %s: cannot start a worker: %s", j->id,
+			  strerror(errno));
+}

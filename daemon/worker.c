@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Workers: what may block for long runs in a child of ckptd, so that the
+ * loop goes on serving. A worker sends its messages, in the protocol's
+ * frames, to its client itself (the connection is the one descriptor of
+ * ckptd's it keeps), events ({"event": ...}) and last the reply ({"ok":
+ * ...}), and a copy of each to ckptd over a socket pair, for the hook of
+ * the op that started it. So a worker's client has its answer even when
+ * ckptd is stopped or restarted meanwhile (a job restarted through ckptd
+ * runs as long as its worker). When a worker ends without a reply, ckptd
+ * says so to the client in its place.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ckptd.h"
+
+/* In a worker: the connection of the client it answers, or -1. */
+static int client_fd = -1;
+
+struct worker {
+	struct ckptd *d;
+	pid_t pid;
+	int sock;
+	struct event *ev;
+	struct ckptd_frame fr;
+	struct conn *conn;	/* NULL once the client is gone */
+	struct job *job;
+	bool replied;
+	void (*report)(struct worker *w, json_t *msg);
+	struct worker *next;
+};
+
+pid_t worker_pid(const struct worker *w)
+{
+	return w->pid;
+}
+
+struct ckptd *worker_daemon(const struct worker *w)
+{
+	return w->d;
+}
+
+bool worker_of_job(const struct ckptd *d, const struct job *j)
+{
+	const struct worker *w;
+
+	for (w = d->workers; w; w = w->next)
+		if (w->job == j)
+			return true;
+	return false;
+}
+
+struct job *worker_job(const struct worker *w)
+{
+	return w->job;
+}
+
+struct conn *worker_conn(const struct worker *w)
+{
+	return w->conn;
+}
+
+void worker_detach_conn(struct worker *w)
+{
+	w->conn = NULL;
+}
+
+/* One frame of the worker's (the client has it already): to the op's hook. */
+static void take_report(struct worker *w)
+{
+	json_t *msg;
+
+	if (ckptd_msg_decode(w->fr.buf + 4, w->fr.have - 4, &msg, NULL))
+		return;
+	if (json_object_get(msg, "ok")) {
+		w->replied = true;
+		if (w->conn)
+			conn_done(w->conn);
+	}
+	if (w->report)
+		w->report(w, msg);
+	json_decref(msg);
+}
+
+static void drain(struct worker *w)
+{
+	int ret;
+
+	while ((ret = ckptd_frame_read(w->sock, &w->fr, NULL)) > 0) {
+		take_report(w);
+		ckptd_frame_reset(&w->fr);
+	}
+	if (ret < 0 && w->ev) {
+		event_free(w->ev);
+		w->ev = NULL;
+	}
+}
+
+static void on_report(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	drain(arg);
+}
+
+struct worker *worker_start(struct ckptd *d, struct conn *c, struct job *j,
+			    void (*fn)(struct ckptd *d, struct job *j, int out,
+				       void *arg),
+			    void (*report)(struct worker *w, json_t *msg),
+			    void *arg)
+{
+	struct worker *w;
+	struct conn *o;
+	int sv[2];
+
+	w = calloc(1, sizeof(*w));
+	if (!w || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		free(w);
+		return NULL;
+	}
+	w->pid = fork();
+	if (w->pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		free(w);
+		return NULL;
+	}
+	if (!w->pid) {
+		/* Nothing of the daemon's stays open in a long-lived child. */
+		client_fd = c ? conn_fd(c) : -1;
+		close(sv[0]);
+		close(d->listen_fd);
+		for (o = d->conns; o; o = conn_next(o))
+			if (o != c)
+				close(conn_fd(o));
+		for (w = d->workers; w; w = w->next)
+			close(w->sock);
+		signal(SIGCHLD, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		fn(d, j, sv[1], arg);
+		_exit(0);
+	}
+	close(sv[1]);
+	w->d = d;
+	w->sock = sv[0];
+	w->conn = c;
+	w->job = j;
+	w->report = report;
+	ckptd_frame_init(&w->fr);
+	evutil_make_socket_nonblocking(w->sock);
+	w->ev = event_new(d->base, w->sock, EV_READ | EV_PERSIST, on_report, w);
+	if (w->ev)
+		event_add(w->ev, NULL);
+	j->busy = w;
+	if (c)
+		conn_set_worker(c, w);
+	w->next = d->workers;
+	d->workers = w;
+	return w;
+}
+
+void worker_child_exited(struct ckptd *d, pid_t pid, int status)
+{
+	struct worker **p, *w;
+
+	for (p = &d->workers; *p && (*p)->pid != pid; p = &(*p)->next)
+		;
+	w = *p;
+	if (!w)
+		return;
+	*p = w->next;
+	drain(w);
+	if (!w->replied && w->conn)
+		conn_fail(w->conn, "ckptd's worker for job %s ended (%s %d) without a result",
+			  w->job->id, WIFSIGNALED(status) ? "signal" : "status",
+			  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	if (w->report)
+		w->report(w, NULL);
+	if (w->conn)
+		conn_set_worker(w->conn, NULL);
+	if (w->job->busy == w)
+		w->job->busy = NULL;
+	if (w->ev)
+		event_free(w->ev);
+	ckptd_frame_reset(&w->fr);
+	close(w->sock);
+	free(w);
+}
+
+/* In a worker: one frame to its client and to ckptd; either may be gone. */
+void worker_send(int out, json_t *msg)
+{
+	if (client_fd >= 0)
+		ckptd_msg_send(client_fd, msg, NULL, 0, NULL);
+	ckptd_msg_send(out, msg, NULL, 0, NULL);
+	json_decref(msg);
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The shape of a snapshot's metadata (meta.h). Everything in it may have
+ * been edited by whoever could write the directory: nothing is taken for
+ * granted, and no path leaves the snapshot.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <linux/ckpt.h>
+
+#include "err.h"
+#include "meta.h"
+
+/* One path component: not empty, no '/', not starting with a dot. */
+static bool plain_name(const char *s)
+{
+	return s && *s && *s != '.' && strlen(s) < 256 && !strchr(s, '/');
+}
+
+static bool hex_of(const char *s, size_t len)
+{
+	return s && strlen(s) == len && strspn(s, "0123456789abcdef") == len;
+}
+
+static int check_members(const json_t *members, const char *where,
+			 struct ckpt_err *err)
+{
+	json_int_t pid, bytes;
+	const char *image, *sum;
+	json_t *m;
+	size_t i;
+
+	if (!json_is_array(members) || !json_array_size(members) ||
+	    json_array_size(members) > CKPT_TREE_MAX_MEMBERS)
+		return ckpt_err_set(err, EINVAL, "%s: \"members\" must list 1 to %d processes",
+				    where, CKPT_TREE_MAX_MEMBERS);
+	json_array_foreach(members, i, m) {
+		if (json_unpack((json_t *)m, "{s:I, s:s, s:I, s:s}", "pid", &pid,
+				"image", &image, "bytes", &bytes, "sha256", &sum) ||
+		    pid <= 0 || pid > INT32_MAX || !plain_name(image) ||
+		    bytes < 0 || !hex_of(sum, 64))
+			return ckpt_err_set(err, EINVAL, "%s: member %zu: needs \"pid\", \"image\" (a plain name), \"bytes\" and \"sha256\" (64 hex digits)",
+					    where, i);
+	}
+	return 0;
+}
+
+static int check_nodes(const json_t *nodes, struct ckpt_err *err)
+{
+	const char *node, *kernel, *dir, *id;
+	char where[320];
+	json_t *n, *trees, *t, *members;
+	size_t i, k;
+	int ret;
+
+	if (!json_is_array(nodes) || !json_array_size(nodes) ||
+	    json_array_size(nodes) > 4096)
+		return ckpt_err_set(err, EINVAL, "\"nodes\" must list 1 to 4096 nodes");
+	json_array_foreach(nodes, i, n) {
+		if (json_unpack((json_t *)n, "{s:s, s:s, s:o}", "node", &node,
+				"kernel", &kernel, "trees", &trees) ||
+		    !plain_name(node) || !json_is_array(trees) ||
+		    json_array_size(trees) != 1)
+			return ckpt_err_set(err, EINVAL, "node %zu: needs \"node\" (a plain name), \"kernel\" and \"trees\" (one tree)",
+					    i);
+		json_array_foreach(trees, k, t) {
+			snprintf(where, sizeof(where), "node %s, tree %zu", node, k);
+			if (json_unpack((json_t *)t, "{s:s, s:s, s:o}", "dir", &dir,
+					"id", &id, "members", &members) ||
+			    strncmp(dir, node, strlen(node)) ||
+			    dir[strlen(node)] != '/' ||
+			    !plain_name(dir + strlen(node) + 1) ||
+			    !hex_of(id, 2 * CKPT_TREE_ID_LEN))
+				return ckpt_err_set(err, EINVAL, "%s: needs \"dir\" (NODE/NAME), \"id\" (%d hex digits) and \"members\"",
+						    where, 2 * CKPT_TREE_ID_LEN);
+			ret = check_members(members, where, err);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+int ckpt_meta_check(const json_t *meta, struct ckpt_err *err)
+{
+	json_int_t version, uid, gid, seq, time;
+	const char *format, *job, *name, *cwd;
+	json_t *cmd, *nodes, *v;
+	size_t i;
+
+	if (json_unpack((json_t *)meta, "{s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:s, s:o}",
+			"format", &format, "version", &version, "job", &job,
+			"name", &name, "uid", &uid, "gid", &gid, "seq", &seq,
+			"time", &time, "cmd", &cmd, "cwd", &cwd, "nodes", &nodes))
+		return ckpt_err_set(err, EINVAL, "not a snapshot's metadata: a member is missing or of the wrong type (format, version, job, name, uid, gid, seq, time, cmd, cwd, nodes)");
+	if (strcmp(format, CKPT_META_FORMAT) || version != CKPT_META_VERSION)
+		return ckpt_err_set(err, EINVAL, "format '%.32s' version %lld: this ckpt reads '%s' version %d",
+				    format, (long long)version, CKPT_META_FORMAT,
+				    CKPT_META_VERSION);
+	if (!hex_of(job, 8))
+		return ckpt_err_set(err, EINVAL, "\"job\" is not a job id (8 hex digits)");
+	if (uid < 0 || uid > UINT32_MAX - 1 || gid < 0 || gid > UINT32_MAX - 1 ||
+	    seq <= 0 || seq > UINT32_MAX || time < 0)
+		return ckpt_err_set(err, EINVAL, "\"uid\", \"gid\", \"seq\" or \"time\" out of bounds");
+	if (!json_is_array(cmd) || !json_array_size(cmd))
+		return ckpt_err_set(err, EINVAL, "\"cmd\" must be a list of strings");
+	json_array_foreach(cmd, i, v)
+		if (!json_is_string(v))
+			return ckpt_err_set(err, EINVAL, "\"cmd\" must be a list of strings");
+	(void)name;
+	(void)cwd;
+	return check_nodes(nodes, err);
+}

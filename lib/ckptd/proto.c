@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ckptd wire format (proto.h): frames in and out, and the one JSON
+ * decoder every message goes through.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "proto.h"
+
+void ckptd_frame_init(struct ckptd_frame *fr)
+{
+	fr->have = 0;
+	fr->nfds = 0;
+}
+
+void ckptd_frame_reset(struct ckptd_frame *fr)
+{
+	int i;
+
+	for (i = 0; i < fr->nfds; i++)
+		if (fr->fds[i] >= 0)
+			close(fr->fds[i]);
+	ckptd_frame_init(fr);
+}
+
+static size_t frame_len(const struct ckptd_frame *fr)
+{
+	return (size_t)fr->buf[0] | (size_t)fr->buf[1] << 8 |
+	       (size_t)fr->buf[2] << 16 | (size_t)fr->buf[3] << 24;
+}
+
+/* Takes the descriptors of one recvmsg(): only with a frame's first byte. */
+static int take_fds(struct ckptd_frame *fr, struct msghdr *mh, size_t before,
+		    struct ckpt_err *err)
+{
+	struct cmsghdr *c;
+	int bad = 0;
+
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		int *fds = (int *)CMSG_DATA(c);
+		size_t i, n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			if (before || fr->nfds == CKPTD_MAX_FDS) {
+				close(fds[i]);
+				bad = 1;
+				continue;
+			}
+			fr->fds[fr->nfds++] = fds[i];
+		}
+	}
+	if (bad || (mh->msg_flags & MSG_CTRUNC))
+		return ckpt_err_set(err, EPROTO,
+				    "descriptors sent other than up to %d with a message's first byte",
+				    CKPTD_MAX_FDS);
+	return 0;
+}
+
+int ckptd_frame_read(int fd, struct ckptd_frame *fr, struct ckpt_err *err)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * (CKPTD_MAX_FDS + 1))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov;
+	struct msghdr mh;
+	size_t want, len;
+	ssize_t n;
+	int ret;
+
+	for (;;) {
+		want = 4;
+		if (fr->have >= 4) {
+			len = frame_len(fr);
+			if (!len || len > CKPTD_MSG_MAX)
+				return ckpt_err_set(err, EMSGSIZE,
+						    "message of %zu bytes (1 to %d)",
+						    len, CKPTD_MSG_MAX);
+			want = 4 + len;
+			if (fr->have == want)
+				return 1;
+		}
+		iov.iov_base = fr->buf + fr->have;
+		iov.iov_len = want - fr->have;
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n < 0)
+			return ckpt_err_set(err, errno, "reading a message: %s",
+					    strerror(errno));
+		ret = take_fds(fr, &mh, fr->have, err);
+		if (ret)
+			return ret;
+		if (!n)
+			return ckpt_err_set(err, EPIPE, fr->have ?
+					    "connection closed inside a message" :
+					    "connection closed");
+		fr->have += n;
+	}
+}
+
+int ckptd_msg_decode(const void *buf, size_t len, json_t **msg,
+		     struct ckpt_err *err)
+{
+	json_error_t je;
+	json_t *m;
+
+	/* Duplicate keys are refused: two "uid"s must not mean either one. */
+	m = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (!m)
+		return ckpt_err_set(err, EBADMSG, "malformed message: %s at byte %d",
+				    je.text, je.position);
+	if (!json_is_object(m)) {
+		json_decref(m);
+		return ckpt_err_set(err, EBADMSG, "a message must be a JSON object");
+	}
+	*msg = m;
+	return 0;
+}
+
+const char *ckptd_msg_str(const json_t *msg, const char *key)
+{
+	return json_string_value(json_object_get(msg, key));
+}
+
+int ckptd_msg_send(int fd, const json_t *msg, const int *fds, int nfds,
+		   struct ckpt_err *err)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int) * CKPTD_MAX_FDS)];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov[2];
+	struct msghdr mh;
+	uint8_t hdr[4];
+	size_t len, off = 0, total;
+	char *text;
+	ssize_t n;
+
+	text = json_dumps(msg, JSON_COMPACT);
+	if (!text)
+		return ckpt_err_set(err, ENOMEM, "out of memory");
+	len = strlen(text);
+	if (len > CKPTD_MSG_MAX || nfds > CKPTD_MAX_FDS) {
+		free(text);
+		return ckpt_err_set(err, EMSGSIZE, "message too long (%zu bytes)",
+				    len);
+	}
+	hdr[0] = len;
+	hdr[1] = len >> 8;
+	hdr[2] = len >> 16;
+	hdr[3] = len >> 24;
+	total = 4 + len;
+	while (off < total) {
+		memset(&mh, 0, sizeof(mh));
+		iov[0].iov_base = hdr + (off < 4 ? off : 4);
+		iov[0].iov_len = off < 4 ? 4 - off : 0;
+		iov[1].iov_base = text + (off > 4 ? off - 4 : 0);
+		iov[1].iov_len = len - (off > 4 ? off - 4 : 0);
+		mh.msg_iov = iov;
+		mh.msg_iovlen = 2;
+		if (!off && nfds) {
+			struct cmsghdr *c;
+
+			mh.msg_control = ctl.buf;
+			mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+			c = CMSG_FIRSTHDR(&mh);
+			c->cmsg_level = SOL_SOCKET;
+			c->cmsg_type = SCM_RIGHTS;
+			c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+			memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+		}
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* A non-blocking socket: a reader that keeps it full is dropped. */
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+			if (poll(&p, 1, CKPTD_SEND_WAIT_MS) > 0)
+				continue;
+			errno = ETIMEDOUT;
+		}
+		if (n < 0) {
+			int e = errno;
+
+			free(text);
+			return ckpt_err_set(err, e, "sending a message: %s",
+					    strerror(e));
+		}
+		off += n;
+	}
+	free(text);
+	return 0;
+}
+
+int ckptd_msg_recv(int fd, json_t **msg, struct ckpt_err *err)
+{
+	static struct ckptd_frame fr;
+	int ret;
+
+	ckptd_frame_init(&fr);
+	ret = ckptd_frame_read(fd, &fr, err);
+	if (!ret)
+		ret = ckpt_err_set(err, EAGAIN, "no message");
+	if (ret > 0)
+		ret = ckptd_msg_decode(fr.buf + 4, fr.have - 4, msg, err);
+	ckptd_frame_reset(&fr);
+	return ret;
+}
+
+int ckptd_connect(struct ckpt_err *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *path = getenv("CKPTD_SOCKET");
+	int fd;
+
+	if (!path || !*path)
+		path = CKPTD_SOCKET;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return ckpt_err_set(err, ENAMETOOLONG, "socket path too long: %s",
+				    path);
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return ckpt_err_set(err, errno, "socket: %s", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int e = errno;
+
+		close(fd);
+		return ckpt_err_set(err, e, "ckptd is not running (%s: %s)", path,
+				    strerror(e));
+	}
+	return fd;
+}
+
+int ckptd_reply(int fd, json_t **reply, struct ckpt_err *err)
+{
+	json_t *r;
+	int ret;
+
+	for (;;) {
+		ret = ckptd_msg_recv(fd, &r, err);
+		if (ret == -EPIPE)
+			return ckpt_err_set(err, EPIPE, "ckptd closed the connection");
+		if (ret)
+			return ret;
+		if (json_object_get(r, "ok"))
+			break;
+		/* An event: the caller asked for the reply alone. */
+		json_decref(r);
+	}
+	if (!json_is_true(json_object_get(r, "ok"))) {
+		ckpt_err_set(err, EPERM, "%s", ckptd_msg_str(r, "error") ?
+			     ckptd_msg_str(r, "error") : "ckptd refused, saying nothing");
+		json_decref(r);
+		return -EPERM;
+	}
+	*reply = r;
+	return 0;
+}
+
+int ckptd_call(const json_t *req, json_t **reply, struct ckpt_err *err)
+{
+	int fd, ret;
+
+	fd = ckptd_connect(err);
+	if (fd < 0)
+		return fd;
+	ret = ckptd_msg_send(fd, req, NULL, 0, err);
+	if (!ret)
+		ret = ckptd_reply(fd, reply, err);
+	close(fd);
+	return ret;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The protocol between ckptd and its local clients (ckpt, ckpt-run), the
+ * one file that speaks it on either side. Documentation/ckptd.md draws the
+ * messages.
+ *
+ * A message is a frame: a 4-byte little-endian length, 1 to
+ * CKPTD_MSG_MAX, then that many bytes of one JSON object. A request names
+ * its "op"; a reply has "ok": true and the op's results, or "ok": false
+ * and "error", a message for the user. A frame may carry up to
+ * CKPTD_MAX_FDS descriptors (SCM_RIGHTS) with its first byte; a restart
+ * passes the client's standard descriptors that way.
+ *
+ * Functions return 0 or -errno and, given a struct ckpt_err, leave a
+ * message in it (lib/restore's convention).
+ */
+#ifndef _CKPT_CKPTD_PROTO_H
+#define _CKPT_CKPTD_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "restore.h"
+
+#define CKPTD_SOCKET	"/run/ckpt/ckptd.sock"
+#define CKPTD_MSG_MAX	(64 * 1024)
+#define CKPTD_MAX_FDS	3
+/* How long a send waits for a full socket to drain. */
+#define CKPTD_SEND_WAIT_MS	2000
+
+/* A frame being read: bytes and descriptors as they arrive. */
+struct ckptd_frame {
+	uint8_t buf[4 + CKPTD_MSG_MAX];
+	size_t have;
+	int fds[CKPTD_MAX_FDS];
+	int nfds;
+};
+
+void ckptd_frame_init(struct ckptd_frame *fr);
+
+/* Closes descriptors received and not taken, and makes @fr empty again. */
+void ckptd_frame_reset(struct ckptd_frame *fr);
+
+/*
+ * Reads what @fd has of a frame into @fr: 1 once the frame is whole, 0 when
+ * more is to come (a non-blocking @fd with nothing more now), -EPIPE at end
+ * of stream, or -errno (-EMSGSIZE for a length out of bounds, -EPROTO for
+ * descriptors beyond CKPTD_MAX_FDS or not with the first byte).
+ */
+int ckptd_frame_read(int fd, struct ckptd_frame *fr, struct ckpt_err *err);
+
+/*
+ * The frame's message: a JSON object, no duplicate keys, no NUL in strings.
+ * @buf/@len is the JSON text alone (without the length). 0 with *@msg (the
+ * caller's reference), or -EBADMSG with @err saying what is wrong.
+ */
+int ckptd_msg_decode(const void *buf, size_t len, json_t **msg,
+		     struct ckpt_err *err);
+
+/* The string member @key of @msg, or NULL (absent or not a string). */
+const char *ckptd_msg_str(const json_t *msg, const char *key);
+
+/*
+ * Sends @msg, with @nfds descriptors, as one frame, whole: on a
+ * non-blocking socket it waits up to CKPTD_SEND_WAIT_MS for room.
+ */
+int ckptd_msg_send(int fd, const json_t *msg, const int *fds, int nfds,
+		   struct ckpt_err *err);
+
+/* Reads one whole frame from blocking @fd and decodes it. */
+int ckptd_msg_recv(int fd, json_t **msg, struct ckpt_err *err);
+
+/*
+ * The client's side. A connection to ckptd (CKPTD_SOCKET, or the
+ * environment's CKPTD_SOCKET): the descriptor, or -errno with @err saying
+ * ckptd is not running.
+ */
+int ckptd_connect(struct ckpt_err *err);
+
+/*
+ * The reply to the request sent on @fd, events before it skipped: 0 with
+ * *@reply when ckptd says ok, -EPERM with @err its error when it refuses,
+ * or -errno.
+ */
+int ckptd_reply(int fd, json_t **reply, struct ckpt_err *err);
+
+/* One request on a connection of its own, and its reply (as ckptd_reply). */
+int ckptd_call(const json_t *req, json_t **reply, struct ckpt_err *err);
+
+#endif /* _CKPT_CKPTD_PROTO_H */

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for what ckptd reads from anyone: its socket's frames
+ * (lib/ckptd/proto.c) and a snapshot's metadata (lib/ckptd/meta.c). Each
+ * input goes through ckptd's code twice: as a byte stream on a socket,
+ * cut into frames, each decoded and, as an object, checked as metadata;
+ * and whole, as the text of one message or one meta.json.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "meta.h"
+#include "proto.h"
+
+static void check(const void *buf, size_t len)
+{
+	json_t *msg;
+
+	if (ckptd_msg_decode(buf, len, &msg, NULL))
+		return;
+	ckptd_msg_str(msg, "op");
+	ckpt_meta_check(msg, NULL);
+	json_decref(msg);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct ckptd_frame fr;
+	int sv[2], ret;
+
+	check(data, size);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv))
+		abort();
+	if (size && write(sv[1], data, size) != (ssize_t)size)
+		abort();
+	close(sv[1]);
+	ckptd_frame_init(&fr);
+	while ((ret = ckptd_frame_read(sv[0], &fr, NULL)) > 0) {
+		check(fr.buf + 4, fr.have - 4);
+		ckptd_frame_reset(&fr);
+	}
+	ckptd_frame_reset(&fr);
+	close(sv[0]);
+	return 0;
+}

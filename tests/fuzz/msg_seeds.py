@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# msg_seeds.py DIR: seeds for msg_fuzz (tests/fuzz/run -f msg): one frame
+# of each op of ckptd's protocol, a stream of two, and a snapshot's
+# metadata, bare and framed (Documentation/ckptd.md).
+import json
+import struct
+import sys
+
+d = sys.argv[1]
+
+
+def frame(o):
+    t = json.dumps(o).encode()
+    return struct.pack("<I", len(t)) + t
+
+
+ops = [{"op": "run", "pid": 12, "cmd": ["sh", "-c", "x"], "cwd": "/", "name": "n"},
+       {"op": "ls"}, {"op": "status", "job": "0123abcd"},
+       {"op": "checkpoint", "job": "0123abcd", "mode": "kill", "timeout": 5},
+       {"op": "restart", "dir": "/var/lib/ckpt/0123abcd/1"},
+       {"op": "signal", "sig": 2}]
+for i, o in enumerate(ops):
+    open(f"{d}/op{i}", "wb").write(frame(o))
+open(f"{d}/two", "wb").write(frame(ops[1]) + frame(ops[2]))
+member = {"pid": 1, "image": "1.img", "bytes": 4096, "sha256": "ab" * 32}
+meta = {"format": "ckpt-snapshot", "version": 1, "job": "0123abcd",
+        "name": "n", "uid": 1000, "gid": 1000, "seq": 3, "time": 1700000000,
+        "cmd": ["a", "b"], "cwd": "/home/u",
+        "nodes": [{"node": "n0", "kernel": "6.1.0", "trees": [
+            {"dir": "n0/0", "id": "00112233445566778899aabbccddeeff",
+             "members": [member, dict(member, pid=2, image="2.img")]}]}]}
+open(f"{d}/meta.json", "wb").write(json.dumps(meta).encode())
+open(f"{d}/meta-frame", "wb").write(frame(meta))

@@ -1,0 +1,219 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ckptd and one-node jobs, as a user runs them (Documentation/ckptd.md).
+# An ordinary user (nobody) starts a pipeline ({ producer; sleep until the
+# test ends it; producer; } | sort | uniq -c | sha256sum) under ckpt-run: a job of
+# ckptd's, listed by ckpt ls and ckpt status, its id in CKPT_JOBID. It is
+# checkpointed with continue, then --stop (the processes stop; SIGCONT
+# goes on), then --kill (ckpt-run exits 137). ckpt restart of the killed
+# snapshot through ckptd runs it as the same job, which is checkpointed
+# and killed again and restarted again: three cycles, and the output of
+# all the runs together is the uninterrupted run's. Snapshots are
+# directories SEQ with meta.json, meta.mac and the node's tree; latest
+# points at the newest; a failed checkpoint leaves no SEQ.tmp.
+# Refused by name, with nothing started: another user's status, checkpoint
+# and restart of the job; a snapshot whose metadata was edited (MAC); one
+# whose image was changed (checksum). Bad messages on the socket (too
+# long, not JSON, an unknown op, a run for a process that is not the
+# caller's child) get an error and ckptd serves on. ckptd stopped and
+# started again finds the job and checkpoints it.
+#
+# Topology: one node, no network.
+# kernels: 6.1
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+
+bin=$CKPT_TOP/build/bin
+producer=$CKPT_TOP/build/tests/workloads/producer
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+mkdir -m 1777 "$tmp/u"
+snap=$tmp/snap
+sock=$tmp/ckptd.sock
+export CKPTD_SOCKET=$sock
+
+cleanup() {
+	[ -n "${ckptd:-}" ] && kill "$ckptd" 2> /dev/null
+	pkill -KILL -x producer 2> /dev/null || true
+	pkill -KILL -f "sleep 3600" 2> /dev/null || true
+	wait 2> /dev/null || true
+	rmmod ckpt 2> /dev/null || true
+	rm -rf "$tmp" /etc/ckpt/ckptd-test.conf
+}
+trap cleanup EXIT
+
+# Runs "$@" as nobody, all three ids (as hostile_user.sh).
+as_nobody() {
+	python3 -c 'import os, sys
+os.setgroups([]); os.setresgid(65534, 65534, 65534)
+os.setresuid(65534, 65534, 65534); os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+
+export -f as_nobody
+
+start_ckptd() {
+	"$bin/ckptd" --foreground --config /etc/ckpt/ckptd-test.conf \
+		>> "$tmp/ckptd.log" 2>&1 &
+	ckptd=$!
+}
+
+# A raw frame to ckptd: 4-byte length LEN (or the text's), then TEXT; the
+# reply's JSON on stdout.
+raw() {
+	python3 - "$CKPTD_SOCKET" "$1" "${2:-}" <<'PYEOF'
+import json, socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(20)
+s.connect(sys.argv[1])
+text = sys.argv[2].encode()
+n = int(sys.argv[3]) if sys.argv[3] else len(text)
+s.sendall(struct.pack("<I", n) + text)
+hdr = s.recv(4)
+n = struct.unpack("<I", hdr)[0]
+body = b""
+while len(body) < n:
+    body += s.recv(n - len(body))
+print(body.decode())
+PYEOF
+}
+export -f raw
+
+# The pipeline: lines, a sleep of GATE seconds, more lines; one digest
+# line at the end. Checkpointed during the sleep, sort holds the first
+# lines; go() ends the job's sleep (nothing in the job forks meanwhile).
+pipeline() {
+	echo "{ '$producer' 5000 '$tmp/u/ready'; sleep $1; '$producer' 3000; } | sort | uniq -c | sha256sum"
+}
+go() {
+	local p
+	for p in $(cat "/sys/fs/cgroup/ckpt/$job/cgroup.procs"); do
+		[ "$(cat "/proc/$p/comm" 2> /dev/null)" = sleep ] && kill "$p"
+	done
+	return 0
+}
+
+job_id() {
+	sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$tmp/run.err"
+}
+
+procs_stopped() {
+	local p
+	for p in $(cat "/sys/fs/cgroup/ckpt/$job/cgroup.procs"); do
+		grep -q '^State:.*T' "/proc/$p/status" || return 1
+	done
+}
+
+# kill_cycle SEQ CMD: ckpt job --kill makes snapshot SEQ, and CMD, the job's
+# foreground ($runner), exits as its killed job. Two test points.
+kill_cycle() {
+	local rc=0
+	ktap_check "checkpoint --kill: snapshot $1" sh -c \
+		"'$bin/ckpt' job '$job' --kill | grep -q '^snapshot *$snap/$job/$1\$'"
+	wait "$runner" || rc=$?
+	ktap_check "$2 exits as its killed job: 137" test "$rc" = 137
+}
+
+ktap_plan 27
+ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
+mkdir -p /etc/ckpt
+head -c 32 /dev/urandom > "$tmp/key"
+chmod 600 "$tmp/key"
+cat > /etc/ckpt/ckptd-test.conf <<EOF
+# ckptd's test configuration
+snapshot_root = $snap
+key_file = $tmp/key
+socket = $sock
+log_level = 2
+EOF
+"$bin/ckpt" key "$tmp/key"
+start_ckptd
+ktap_check "ckptd starts and answers" ktap_poll 30 "$bin/ckpt" ls
+
+timeout 120 sh -c "$(pipeline 0)" > "$tmp/reference" || true
+ktap_note "reference: $(cat "$tmp/reference")"
+rm -f "$tmp/u/ready"
+
+# The job, an ordinary user's.
+(cd "$tmp/u" && as_nobody "$bin/ckpt-run" --name pipe sh -c \
+	"echo \$CKPT_JOBID > '$tmp/u/jobid'; $(pipeline 3600)" > "$tmp/u/out" 2> "$tmp/run.err") &
+runner=$!
+ktap_poll 60 test -e "$tmp/u/ready" || true
+job=$(job_id)
+ktap_check "ckpt-run names the job on stderr and in CKPT_JOBID" \
+	sh -c "test -n '$job' && test \"\$(cat '$tmp/u/jobid')\" = '$job'"
+ktap_check "the user's ckpt ls and ckpt status show the job" bash -c \
+	"as_nobody '$bin/ckpt' ls | grep -q '^$job .* running ' &&
+	 as_nobody '$bin/ckpt' status '$job' --json | python3 -c 'import json, sys
+j = json.load(sys.stdin); assert j[\"job\"] == \"$job\" and j[\"name\"] == \"pipe\" and j[\"processes\"] >= 5, j'"
+ktap_check "another user sees no such job" sh -c \
+	"! setpriv --reuid 1 --regid 1 --clear-groups '$bin/ckpt' status '$job' 2> '$tmp/e' &&
+	 grep -q 'no job $job of yours' '$tmp/e' &&
+	 ! setpriv --reuid 1 --regid 1 --clear-groups '$bin/ckpt' job '$job' 2> /dev/null &&
+	 test -z \"\$(setpriv --reuid 1 --regid 1 --clear-groups '$bin/ckpt' ls | tail -n +2)\""
+
+ktap_check "checkpoint, continuing: snapshot 1" bash -c \
+	"as_nobody '$bin/ckpt' job '$job' | grep -q '^snapshot *$snap/$job/1\$'"
+ktap_check "snapshot 1: metadata, MAC, the node's tree; latest points at it" sh -c \
+	"test -f '$snap/$job/1/meta.json' && test -f '$snap/$job/1/meta.mac' &&
+	 ls '$snap/$job/1/'*/0/manifest && test \"\$(readlink '$snap/$job/latest')\" = 1 &&
+	 ! ls -d '$snap/$job/'*.tmp 2> /dev/null"
+ktap_check "checkpoint --stop: snapshot 2, every process stopped" sh -c \
+	"'$bin/ckpt' job '$job' --stop --json | grep -q '\"seq\":2'"
+ktap_check "the processes are stopped" procs_stopped
+kill -CONT $(cat "/sys/fs/cgroup/ckpt/$job/cgroup.procs")
+kill_cycle 3 "ckpt-run"
+ktap_check "the job ended" sh -c "! '$bin/ckpt' status '$job' 2> /dev/null"
+
+# Refusals, nothing started.
+ktap_check "another user cannot restart the job's snapshot" sh -c \
+	"! setpriv --reuid 1 --regid 1 --clear-groups '$bin/ckpt' restart '$snap/$job/3' 2> '$tmp/e' &&
+	 grep -q 'snapshot of another user' '$tmp/e'"
+cp -a "$snap/$job/3" "$tmp/edited"
+sed -i 's/"pipe"/"PIPE"/' "$tmp/edited/meta.json"
+ktap_check "an edited metadata is refused: its MAC" sh -c \
+	"! '$bin/ckpt' restart '$tmp/edited' 2> '$tmp/e' && grep -q \"metadata's MAC does not match\" '$tmp/e'"
+rm -rf "$tmp/edited"
+cp -a "$snap/$job/3" "$tmp/edited"
+img=$(ls "$tmp/edited"/*/0/*.img | head -n 1)
+printf 'X' | dd of="$img" bs=1 seek=200 conv=notrunc 2> /dev/null
+ktap_check "a changed image is refused: its checksum" sh -c \
+	"! '$bin/ckpt' restart '$tmp/edited' 2> '$tmp/e' && grep -q 'is not the image' '$tmp/e'"
+rm -rf "$tmp/edited"
+ktap_check "no job was left by the refusals" sh -c \
+	"test -z \"\$('$bin/ckpt' ls | tail -n +2)\""
+
+# Cycle 2: restarted through ckptd by its user, checkpointed and killed.
+(cd "$tmp/u" && as_nobody "$bin/ckpt" restart "$snap/$job/3" >> "$tmp/u/out" 2> "$tmp/r1.err") &
+runner=$!
+ktap_check "ckpt restart: the same job runs again" \
+	ktap_poll 60 grep -q "job $job restarted" "$tmp/r1.err"
+kill_cycle 4 "ckpt restart"
+
+# Bad messages; then ckptd restarted, in the middle of cycle 3.
+ktap_check "a message too long: refused" bash -c "raw '{}' 70000 | grep -q 'message of 70000 bytes'"
+ktap_check "not JSON: refused" bash -c "raw '{\"op\":' | grep -q 'malformed message'"
+ktap_check "an unknown op: refused" bash -c "raw '{\"op\":\"rm -rf\"}' | grep -q \"unknown op 'rm -rf'\""
+ktap_check "a run for a process not the caller's child: refused" bash -c \
+	"raw '{\"op\":\"run\",\"pid\":1,\"cmd\":[\"x\"],\"cwd\":\"/\"}' | grep -q 'process 1 is not a child of yours'"
+
+(cd "$tmp/u" && as_nobody "$bin/ckpt" restart "$snap/$job/4" >> "$tmp/u/out" 2> "$tmp/r2.err") &
+runner=$!
+ktap_poll 60 grep -q "job $job restarted" "$tmp/r2.err" || true
+kill "$ckptd"
+wait "$ckptd" 2> /dev/null || true
+start_ckptd
+ktap_check "ckptd stopped and started again finds the job" bash -c \
+	"$(declare -f ktap_poll); ktap_poll 30 '$bin/ckpt' status '$job' &&
+	 grep -q 'job $job (uid 65534) found again' '$tmp/ckptd.log'"
+ktap_check "and checkpoints it: snapshot 5" sh -c \
+	"'$bin/ckpt' status '$job' > /dev/null && '$bin/ckpt' job '$job' | grep -q '^snapshot *$snap/$job/5\$'"
+go
+rc=0
+wait "$runner" || rc=$?
+ktap_check "the job ends: ckpt restart exits 0" test "$rc" = 0
+ktap_check "all the runs together printed the uninterrupted run's output" \
+	cmp "$tmp/reference" "$tmp/u/out"
+ktap_note "ckptd's log:"
+ktap_note "$(tail -n 40 "$tmp/ckptd.log")"
+ktap_finish
