@@ -26,6 +26,8 @@ static const struct command commands[] = {
 	{ "job", cmd_job, "checkpoint a job: all its processes, one snapshot" },
 	{ "ls", cmd_ls, "list your jobs" },
 	{ "status", cmd_status, "show a job" },
+	{ "join", cmd_join, "join a job on this node, run a command (ckpt-join)" },
+	{ "ssh", cmd_ssh, "ssh for a job's launcher: the command joins the job (ckpt-ssh)" },
 	{ "key", cmd_key, "set the key the engine authenticates images with" },
 };
 
@@ -46,10 +48,19 @@ int main(int argc, char **argv)
 	const char *base = strrchr(argv[0], '/');
 	size_t i;
 
-	/* Installed as ckpt-run too. */
-	if (!strcmp(base ? base + 1 : argv[0], "ckpt-run")) {
+	/* Installed as ckpt-run, ckpt-join and ckpt-ssh too. */
+	base = base ? base + 1 : argv[0];
+	if (!strcmp(base, "ckpt-run")) {
 		prog = "ckpt-run";
 		return cmd_run(argc, argv);
+	}
+	if (!strcmp(base, "ckpt-join")) {
+		prog = "ckpt-join";
+		return cmd_join(argc, argv);
+	}
+	if (!strcmp(base, "ckpt-ssh")) {
+		prog = "ckpt-ssh";
+		return cmd_ssh(argc, argv);
 	}
 
 	if (argc < 2) {

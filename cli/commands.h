@@ -23,5 +23,10 @@ int cmd_key(int argc, char **argv);		/* key.c */
 int cmd_job(int argc, char **argv);		/* job.c */
 int cmd_ls(int argc, char **argv);		/* job.c */
 int cmd_status(int argc, char **argv);		/* job.c */
+int cmd_join(int argc, char **argv);		/* join.c */
+int cmd_ssh(int argc, char **argv);		/* join.c */
+
+/* run.c: execs @argv with libckpt preloaded; returns only on failure. */
+int run_preloaded(char **argv);
 
 #endif /* _CKPT_CLI_COMMANDS_H */

@@ -31,6 +31,7 @@ static void restart_usage(FILE *f)
 	fprintf(f,
 		"usage: %s restart IMAGE [--timeout SECONDS] [--no-verify] [--lazy [--verbose]]\n"
 		"                  [--unauthenticated]\n"
+		"       %s restart SNAPSHOT [--hosts OLD=NEW,...]\n"
 		"Continues the process saved in IMAGE, with its pid and thread ids,\n"
 		"as a child of this command, which exits with its status. IMAGE '-'\n"
 		"is standard input; an image on a pipe is read into memory first.\n"
@@ -50,8 +51,9 @@ static void restart_usage(FILE *f)
 		"the root's status and passes the signals it is sent on to the root.\n"
 		"A job's snapshot (ckpt job) restarts through ckptd, as a job again,\n"
 		"with this command's standard descriptors; the command stays in the\n"
-		"foreground as with a tree.\n",
-		prog);
+		"foreground as with a tree. A job over several nodes restarts on\n"
+		"them, or on others: --hosts OLD=NEW,... (its root's share here).\n",
+		prog, prog);
 }
 
 /* DIR holds a job's snapshot (ckptd's metadata), not a tree's images. */
@@ -72,7 +74,30 @@ static bool is_snapshot(const char *dir)
  * signals it gets (Ctrl-C too: the job is not on this terminal's process
  * group) go to the job's root, and the root's status is its exit status.
  */
-static int restart_job(const char *dir)
+/* --hosts OLD=NEW,...: the node each snapshot node's share restarts on. */
+static json_t *parse_hosts(const char *arg)
+{
+	json_t *hosts = json_object();
+	char *copy = strdup(arg), *item, *save = NULL, *eq;
+
+	for (item = copy ? strtok_r(copy, ",", &save) : NULL; item;
+	     item = strtok_r(NULL, ",", &save)) {
+		eq = strchr(item, '=');
+		if (!eq || eq == item || !eq[1]) {
+			fprintf(stderr, "%s restart: --hosts '%s': OLD=NEW pairs, comma-separated\n",
+				prog, arg);
+			json_decref(hosts);
+			free(copy);
+			return NULL;
+		}
+		*eq = '\0';
+		json_object_set_new(hosts, item, json_string(eq + 1));
+	}
+	free(copy);
+	return hosts;
+}
+
+static int restart_job(const char *dir, json_t *hosts)
 {
 	static const int sigs[] = {
 		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT,
@@ -105,7 +130,7 @@ static int restart_job(const char *dir)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	fd = ckptd_connect(&err);
-	req = json_pack("{s:s, s:s}", "op", "restart", "dir", abs);
+	req = json_pack("{s:s, s:s, s:O?}", "op", "restart", "dir", abs, "hosts", hosts);
 	ret = fd < 0 ? fd : ckptd_msg_send(fd, req, stdfds, 3, &err);
 	json_decref(req);
 	while (!ret) {
@@ -167,6 +192,7 @@ int cmd_restart(int argc, char **argv)
 		{ "lazy", no_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "unauthenticated", no_argument, NULL, 'u' },
+		{ "hosts", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -175,6 +201,7 @@ int cmd_restart(int argc, char **argv)
 		.forward_signals = true,
 	};
 	struct ckpt_err err;
+	json_t *hosts = NULL;
 	int c, status;
 	char *end;
 
@@ -200,6 +227,12 @@ int cmd_restart(int argc, char **argv)
 		case 'u':
 			o.unauthenticated = true;
 			break;
+		case 'H':
+			json_decref(hosts);
+			hosts = parse_hosts(optarg);
+			if (!hosts)
+				return 1;
+			break;
 		case 'h':
 			restart_usage(stdout);
 			return 0;
@@ -213,8 +246,16 @@ int cmd_restart(int argc, char **argv)
 		return 1;
 	}
 	o.image = argv[optind];
-	if (is_snapshot(o.image))
-		return restart_job(o.image);
+	if (is_snapshot(o.image)) {
+		status = restart_job(o.image, hosts);
+		json_decref(hosts);
+		return status;
+	}
+	if (hosts) {
+		fprintf(stderr, "%s restart: --hosts is for a job's snapshot\n", prog);
+		json_decref(hosts);
+		return 1;
+	}
 
 	if (ckpt_restore(&o, &status, &err)) {
 		fprintf(stderr, "%s restart: %s\n", prog, err.msg);

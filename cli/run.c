@@ -76,6 +76,10 @@ static int find_lib(char *buf, size_t len)
 	return access(buf, R_OK);
 }
 
+static int preload(char *lib);
+static int launch_shim(void);
+static int exec_program(char **argv);
+
 static volatile sig_atomic_t child;
 
 /* Signals sent to this command by a process go on to the job's root. */
@@ -189,10 +193,10 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	char lib[PATH_MAX], abs[PATH_MAX], *preload;
-	const char *old, *name = NULL;
+	char lib[PATH_MAX];
+	const char *name = NULL;
 	bool job = true;
-	int c, fd;
+	int c;
 
 	lib[0] = '\0';
 	/* '+': options end at the program, whose own options are its. */
@@ -219,7 +223,24 @@ int cmd_run(int argc, char **argv)
 		run_usage(stderr);
 		return 1;
 	}
-	if (lib[0] ? access(lib, R_OK) : find_lib(lib, sizeof(lib))) {
+	if (preload(lib))
+		return 1;
+	if (job)
+		return launch_shim() ? 1 : run_job(argv + optind, name);
+	return exec_program(argv + optind);
+}
+
+/*
+ * libckpt (@lib, or found) into LD_PRELOAD, after a check that the engine
+ * is there: 0, or 1 with the message printed.
+ */
+static int preload(char *lib)
+{
+	char abs[PATH_MAX], *value;
+	const char *old;
+	int fd;
+
+	if (lib[0] ? access(lib, R_OK) : find_lib(lib, PATH_MAX)) {
 		fprintf(stderr, "%s run: cannot find libckpt at %s: %s\n", prog,
 			lib, strerror(errno));
 		return 1;
@@ -237,19 +258,53 @@ int cmd_run(int argc, char **argv)
 	close(fd);
 
 	old = getenv("LD_PRELOAD");
-	if (asprintf(&preload, "%s%s%s", abs, old && *old ? ":" : "",
+	if (asprintf(&value, "%s%s%s", abs, old && *old ? ":" : "",
 		     old ? old : "") < 0) {
 		fprintf(stderr, "%s run: out of memory\n", prog);
 		return 1;
 	}
-	if (setenv("LD_PRELOAD", preload, 1) || setenv("CKPT_PRELOAD", "1", 1)) {
+	if (setenv("LD_PRELOAD", value, 1) || setenv("CKPT_PRELOAD", "1", 1)) {
 		fprintf(stderr, "%s run: %s\n", prog, strerror(errno));
 		return 1;
 	}
-	if (job)
-		return run_job(argv + optind, name);
-	execvp(argv[optind], argv + optind);
-	fprintf(stderr, "%s run: cannot run %s: %s\n", prog, argv[optind],
-		strerror(errno));
+	return 0;
+}
+
+/*
+ * The job's launchers start remote processes through ckpt-ssh (join.c),
+ * which makes them join the job: Open MPI's rsh agent and Hydra's
+ * launcher, unless the user chose others.
+ */
+static int launch_shim(void)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 16);
+
+	if (len <= 0)
+		return 0;
+	self[len] = '\0';
+	slash = strrchr(self, '/');
+	strcpy(slash ? slash + 1 : self, "ckpt-ssh");
+	if (setenv("OMPI_MCA_plm_rsh_agent", self, 0) ||
+	    setenv("HYDRA_LAUNCHER", "ssh", 0) ||
+	    setenv("HYDRA_LAUNCHER_EXEC", self, 0)) {
+		fprintf(stderr, "%s run: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int exec_program(char **argv)
+{
+	execvp(argv[0], argv);
+	fprintf(stderr, "%s: cannot run %s: %s\n", prog, argv[0], strerror(errno));
 	return errno == ENOENT ? 127 : 126;
 }
+
+int run_preloaded(char **argv)
+{
+	char lib[PATH_MAX] = "";
+
+	return preload(lib) ? 1 : exec_program(argv);
+}
+

@@ -62,8 +62,14 @@ static int config_set(struct ckptd_config *cfg, const char *key,
 		cfg->log_level = strtol(val, &end, 10);
 		if (*end || !*val || cfg->log_level < 0 || cfg->log_level > 2)
 			return -EINVAL;
-	} else if (!strcmp(key, "listen") || !strcmp(key, "port")) {
-		/* The daemons' TCP side is not built yet; read, not used. */
+	} else if (!strcmp(key, "listen")) {
+		if (strlen(val) >= sizeof(cfg->listen))
+			return -EINVAL;
+		snprintf(cfg->listen, sizeof(cfg->listen), "%s", val);
+	} else if (!strcmp(key, "port")) {
+		cfg->port = strtoul(val, &end, 10);
+		if (*end || !*val || !cfg->port || cfg->port > 65535)
+			return -EINVAL;
 	} else
 		return -ENOENT;
 	return 0;
@@ -187,6 +193,7 @@ static int parse_args(struct ckptd *d, int argc, char **argv)
 	snprintf(d->cfg.key_file, sizeof(d->cfg.key_file), "/etc/ckpt/cluster.key");
 	snprintf(d->cfg.socket, sizeof(d->cfg.socket), "%s", CKPTD_SOCKET);
 	d->cfg.log_level = 1;
+	d->cfg.port = CKPTD_PORT;
 	if (config_read(&d->cfg, conf, conf_given))
 		return 1;
 	if (sock)
@@ -230,7 +237,8 @@ int main(int argc, char **argv)
 	openlog("ckptd", LOG_PID, LOG_DAEMON);
 	signal(SIGPIPE, SIG_IGN);
 	d->base = event_base_new();
-	if (!d->base || conn_listen(d))
+	d->peer_fd = -1;
+	if (!d->base || conn_listen(d) || peer_listen(d))
 		return 1;
 	job_load_all(d);
 	ev_chld = evsignal_new(d->base, SIGCHLD, on_sigchld, d);

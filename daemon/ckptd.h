@@ -11,6 +11,7 @@
  *   snapshot.c  a node's checkpoint of a job, the snapshot and its metadata
  *   restart.c   a snapshot's checks and its restart
  *   worker.c    forked workers and what they report
+ *   peer.c      the other nodes' ckptd: TLS with the cluster key, requests
  *   key.c       the cluster key and the keys derived from it
  *   file.c      files written whole: temporary name, fsync, rename
  */
@@ -28,6 +29,7 @@
 #include <linux/ckpt.h>
 
 #include "proto.h"
+#include "restore.h"
 
 #define CKPTD_CONF		"/etc/ckpt/ckptd.conf"
 #define CKPTD_STATE		"/run/ckpt"
@@ -37,8 +39,13 @@
 #define CKPTD_MAX_CONNS_UID	8
 #define CKPTD_MAX_JOBS_UID	64
 #define CKPTD_MAC_LEN		32
+#define CKPTD_PORT		7201
+#define CKPTD_MAX_NODES		64
+/* How long a peer waits for a step of a coordinated checkpoint. */
+#define CKPTD_PEER_WAIT_S	120
 
 struct conn;
+struct peer;
 struct worker;
 
 struct ckptd_config {
@@ -46,6 +53,8 @@ struct ckptd_config {
 	char key_file[PATH_MAX];	/* key_file, /etc/ckpt/cluster.key */
 	char socket[PATH_MAX];		/* socket, CKPTD_SOCKET */
 	int log_level;			/* log_level: 0 errors .. 2 debug */
+	char listen[64];		/* listen: the daemons' address, "" none */
+	unsigned int port;		/* port: theirs, cluster-wide */
 };
 
 struct job {
@@ -57,6 +66,8 @@ struct job {
 	char cwd[PATH_MAX];
 	unsigned int seq;	/* the newest snapshot's, 0 before any */
 	pid_t helpers[2];	/* a restarter and its tree's init, not members */
+	char coordinator[HOST_NAME_MAX + 1];	/* its node, "" when this one */
+	json_t *nodes;		/* coordinator: the other nodes' names */
 	struct worker *busy;	/* the checkpoint or restart under way */
 	struct job *next;
 };
@@ -67,8 +78,11 @@ struct ckptd {
 	bool foreground;
 	char node[HOST_NAME_MAX + 1];
 	uint8_t mac_key[CKPTD_MAC_LEN];	/* the snapshot MAC's (key.c) */
+	uint8_t psk[CKPTD_MAC_LEN];	/* the daemons' TLS key (key.c) */
 	int listen_fd;
 	struct event *listen_ev;
+	int peer_fd;			/* the daemons' TCP socket, or -1 */
+	struct event *peer_ev;
 	struct conn *conns;
 	unsigned int nconns;
 	struct job *jobs;
@@ -114,26 +128,50 @@ int job_add_pid(struct ckptd *d, const struct job *j, pid_t pid);
 /* The roots of the job's trees on this node: count, or -errno. */
 int job_roots(const struct job *j, pid_t *roots, int max);
 bool job_running(const struct job *j);
+/* @sig to every process of the job on this node, helpers left out. */
+void job_signal(const struct job *j, int sig);
+json_t *job_info(const struct job *j);
+/*
+ * A coordinated checkpoint leaves the job's share here stopped until all
+ * nodes are done: marked so, a worker that dies meanwhile does not leave
+ * it stopped for good (job_resume_cut(), after a worker, at start).
+ */
+void job_mark_stopped(const struct job *j, bool on);
+void job_resume_cut(struct ckptd *d);
 void job_reap(struct ckptd *d);
 void op_run(struct conn *c, const json_t *req);
 void op_ls(struct conn *c, const json_t *req);
 void op_status(struct conn *c, const json_t *req);
+void op_join(struct conn *c, const json_t *req);
 
 /* snapshot.c */
 void op_checkpoint(struct conn *c, const json_t *req);
+/* A peer's share of a coordinated checkpoint, in a peer worker. */
+void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req);
 /* @path's SHA-256 in hex and its size: 0 or -errno. */
 int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size);
 
 /* restart.c */
 void op_restart(struct conn *c, const json_t *req);
 void op_signal(struct conn *c, const json_t *req);
+void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out);
+/* A restarted share runs: its job, here, from the worker's "started". */
+void restart_started(struct ckptd *d, struct worker *w, json_t *msg);
 
-/* worker.c: @fn runs in the child with the report socket. */
+/*
+ * worker.c: @fn runs in the child with the report socket. A worker
+ * answers client @c itself unless @c is NULL or @quiet (ckptd answers then,
+ * from @report); @j may be NULL.
+ */
 struct worker *worker_start(struct ckptd *d, struct conn *c, struct job *j,
 			    void (*fn)(struct ckptd *d, struct job *j, int out,
 				       void *arg),
 			    void (*report)(struct worker *w, json_t *msg),
 			    void *arg);
+void worker_set_quiet(bool quiet);
+void worker_set_arg(struct worker *w, void *arg);
+void *worker_arg(const struct worker *w);
+unsigned int workers_without_job(const struct ckptd *d);
 pid_t worker_pid(const struct worker *w);
 struct ckptd *worker_daemon(const struct worker *w);
 bool worker_of_job(const struct ckptd *d, const struct job *j);
@@ -143,6 +181,26 @@ struct job *worker_job(const struct worker *w);
 struct conn *worker_conn(const struct worker *w);
 void worker_child_exited(struct ckptd *d, pid_t pid, int status);
 void worker_detach_conn(struct worker *w);
+
+/* peer.c: a connection to another node's ckptd, TLS under the cluster key. */
+struct peer;
+int peer_listen(struct ckptd *d);
+/* Connects to @node's ckptd: the peer, or NULL with @err. */
+struct peer *peer_connect(struct ckptd *d, const char *node,
+			  struct ckpt_err *err);
+int peer_send(struct peer *p, json_t *msg, struct ckpt_err *err);
+/* The next message, waiting up to @secs: 0, or -errno with @err. */
+int peer_recv(struct peer *p, json_t **msg, int secs, struct ckpt_err *err);
+/* The reply to a request sent ("ok" true, else -EPERM with its error). */
+int peer_reply(struct peer *p, json_t **reply, int secs, struct ckpt_err *err);
+/* In a peer worker: a refusal, named. */
+void peer_fail(struct peer *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* One request and its reply ("ok" true, else -EPERM with its error). */
+int peer_call(struct peer *p, json_t *req, json_t **reply, int secs,
+	      struct ckpt_err *err);
+const char *peer_name(const struct peer *p);
+void peer_close(struct peer *p);
 
 /* key.c */
 int key_load(struct ckptd *d);

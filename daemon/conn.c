@@ -43,6 +43,7 @@ static const struct {
 	{ "checkpoint", op_checkpoint },
 	{ "restart", op_restart },
 	{ "signal", op_signal },
+	{ "join", op_join },
 };
 
 uid_t conn_uid(const struct conn *c)
@@ -132,15 +133,15 @@ void conn_reply(struct conn *c, json_t *res)
 
 void conn_fail(struct conn *c, const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
+	json_t *m;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	m = ckptd_msg_error(fmt, ap);
 	va_end(ap);
 	ckptd_log(c->d, 2, "uid %u pid %d: refused: %s", (unsigned int)c->cred.uid,
-		  (int)c->cred.pid, msg);
-	conn_send(c, json_pack("{s:b, s:s}", "ok", 0, "error", msg));
+		  (int)c->cred.pid, ckptd_msg_str(m, "error") ?: "");
+	conn_send(c, m);
 	c->busy = false;
 }
 

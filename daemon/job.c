@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -141,9 +142,11 @@ void job_drop(struct ckptd *d, struct job *j)
 		}
 	snprintf(path, sizeof(path), "%s/jobs/%s.json", CKPTD_STATE, j->id);
 	unlink(path);
+	job_mark_stopped(j, false);
 	if (!cgroup_path(j, NULL, path, sizeof(path)))
 		rmdir(path);
 	json_decref(j->cmd);
+	json_decref(j->nodes);
 	free(j);
 }
 
@@ -153,12 +156,13 @@ int job_save(struct ckptd *d, const struct job *j)
 	json_t *rec;
 	int dfd, ret;
 
-	rec = json_pack("{s:s, s:I, s:I, s:s, s:O, s:s, s:I, s:[I, I]}",
+	rec = json_pack("{s:s, s:I, s:I, s:s, s:O, s:s, s:I, s:[I, I], s:s, s:O?}",
 			"id", j->id, "uid", (json_int_t)j->uid,
 			"gid", (json_int_t)j->gid, "name", j->name,
 			"cmd", j->cmd, "cwd", j->cwd, "seq", (json_int_t)j->seq,
 			"helpers", (json_int_t)j->helpers[0],
-			(json_int_t)j->helpers[1]);
+			(json_int_t)j->helpers[1], "coordinator", j->coordinator,
+			"nodes", j->nodes);
 	text = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
 	json_decref(rec);
 	if (!text)
@@ -180,20 +184,25 @@ int job_save(struct ckptd *d, const struct job *j)
 static void job_load(struct ckptd *d, int dfd, const char *name)
 {
 	json_int_t uid, gid, seq, h0, h1;
-	const char *id, *jname, *cwd;
+	const char *id, *jname, *cwd, *coord = "";
 	char path[PATH_MAX], err[256];
-	json_t *rec = NULL, *cmd;
+	json_t *rec = NULL, *cmd, *nodes = NULL;
 	struct job *j;
 	size_t len;
 	char *text;
 
 	if (file_read_max(dfd, name, &text, &len, CKPTD_MSG_MAX))
 		return;
-	if (ckptd_msg_decode(text, len, &rec, NULL) ||
-	    json_unpack(rec, "{s:s, s:I, s:I, s:s, s:o, s:s, s:I, s:[I, I]}",
+	if (!ckptd_msg_decode(text, len, &rec, NULL) &&
+	    json_is_null(json_object_get(rec, "nodes")))
+		json_object_del(rec, "nodes");
+	if (!rec ||
+	    json_unpack(rec, "{s:s, s:I, s:I, s:s, s:o, s:s, s:I, s:[I, I], s?:s, s?:o}",
 			"id", &id, "uid", &uid, "gid", &gid, "name", &jname,
 			"cmd", &cmd, "cwd", &cwd, "seq", &seq, "helpers", &h0,
-			&h1) || !valid_id(id) || !valid_cmd(cmd) ||
+			&h1, "coordinator", &coord, "nodes", &nodes) ||
+	    !valid_id(id) || !valid_cmd(cmd) || strlen(coord) > HOST_NAME_MAX ||
+	    (nodes && !json_is_array(nodes)) ||
 	    uid < 0 || gid < 0 || seq < 0 || seq > UINT32_MAX) {
 		ckptd_log(d, 0, "%s/jobs/%s: not a job record; left alone",
 			  CKPTD_STATE, name);
@@ -210,6 +219,8 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 	j->seq = seq;
 	j->helpers[0] = h0;
 	j->helpers[1] = h1;
+	snprintf(j->coordinator, sizeof(j->coordinator), "%s", coord);
+	j->nodes = json_incref(nodes);
 	ckptd_log(d, 1, "job %s (uid %u) found again", j->id,
 		  (unsigned int)j->uid);
 out:
@@ -230,6 +241,7 @@ int job_load_all(struct ckptd *d)
 		    !strcmp(e->d_name + CKPTD_JOB_ID_LEN, ".json"))
 			job_load(d, dirfd(dir), e->d_name);
 	closedir(dir);
+	job_resume_cut(d);
 	job_reap(d);
 	return 0;
 }
@@ -352,6 +364,73 @@ bool job_running(const struct job *j)
 	return populated;
 }
 
+void job_signal(const struct job *j, int sig)
+{
+	pid_t *pids = calloc(CKPT_TREE_MAX_MEMBERS, sizeof(*pids));
+	int n = pids ? job_procs(j, pids, CKPT_TREE_MAX_MEMBERS) : -ENOMEM;
+
+	while (n-- > 0)
+		kill(pids[n], sig);
+	free(pids);
+}
+
+static void stopped_path(const struct job *j, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/jobs/%s.stopped", CKPTD_STATE, j->id);
+}
+
+void job_mark_stopped(const struct job *j, bool on)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	stopped_path(j, path, sizeof(path));
+	if (!on) {
+		unlink(path);
+		return;
+	}
+	/* Its holder: the worker doing the checkpoint. */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		dprintf(fd, "%d\n", (int)getpid());
+		close(fd);
+	}
+}
+
+void job_resume_cut(struct ckptd *d)
+{
+	char path[PATH_MAX];
+	struct job *j;
+	int holder;
+	FILE *f;
+
+	for (j = d->jobs; j; j = j->next) {
+		stopped_path(j, path, sizeof(path));
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%d", &holder) != 1)
+			holder = 0;
+		fclose(f);
+		/* Still at work (a live worker of ours holds it): not cut. */
+		if (holder > 0 && !kill(holder, 0))
+			continue;
+		ckptd_log(d, 0, "job %s: a checkpoint that left it stopped was cut short; it continues",
+			  j->id);
+		job_signal(j, SIGCONT);
+		unlink(path);
+	}
+}
+
+/* What a node joining the job, or restarting its share, is told of it. */
+json_t *job_info(const struct job *j)
+{
+	return json_pack("{s:s, s:I, s:I, s:s, s:O, s:s, s:I}", "job", j->id,
+			 "uid", (json_int_t)j->uid, "gid", (json_int_t)j->gid,
+			 "name", j->name, "cmd", j->cmd, "cwd", j->cwd,
+			 "seq", (json_int_t)j->seq);
+}
+
 void job_reap(struct ckptd *d)
 {
 	struct job *j, *next;
@@ -460,6 +539,10 @@ static json_t *job_describe(const struct ckptd *d, const struct job *j)
 		      "state", j->busy ? "busy" : "running", "cmd", j->cmd,
 		      "cwd", j->cwd, "processes", n < 0 ? 0 : n,
 		      "seq", (json_int_t)j->seq);
+	if (o && j->coordinator[0])
+		json_object_set_new(o, "coordinator", json_string(j->coordinator));
+	if (o && j->nodes)
+		json_object_set(o, "nodes", j->nodes);
 	if (o && j->seq)
 		json_object_set_new(o, "latest",
 				    json_sprintf("%s/%s/%u", d->cfg.snapshot_root,
@@ -490,4 +573,126 @@ void op_status(struct conn *c, const json_t *req)
 	j = job_lookup(c, req);
 	if (j)
 		conn_reply(c, job_describe(d, j));
+}
+
+/* A joiner waiting for the coordinator's word (worker.c's argument). */
+struct join {
+	pid_t pid;		/* the caller, to move into the job */
+	uid_t uid;
+	char job[CKPTD_JOB_ID_LEN + 1];
+	char coordinator[HOST_NAME_MAX + 1];
+};
+
+/* Moves @jn's caller into @j: the reply to the joiner. */
+static void join_move(struct conn *c, struct job *j, pid_t pid)
+{
+	int ret = job_add_pid(conn_daemon(c), j, pid);
+
+	if (ret)
+		conn_fail(c, "join: cannot put process %d into job %s: %s",
+			  (int)pid, j->id, strerror(-ret));
+	else
+		conn_reply(c, json_pack("{s:s}", "job", j->id));
+}
+
+static void join_worker(struct ckptd *d, struct job *unused, int out, void *arg)
+{
+	struct join *jn = arg;
+	struct ckpt_err err;
+	json_t *reply = NULL;
+	struct peer *p;
+
+	(void)unused;
+	p = peer_connect(d, jn->coordinator, &err);
+	if (p && !peer_call(p, json_pack("{s:s, s:s, s:I, s:s}", "op", "peer-join",
+					 "job", jn->job, "uid", (json_int_t)jn->uid,
+					 "node", d->node), &reply, 30, &err))
+		worker_send(out, json_pack("{s:b, s:O}", "ok", 1, "job",
+					   json_object_get(reply, "job")));
+	else
+		worker_send(out, json_pack("{s:b, s:s}", "ok", 0, "error", err.msg));
+	json_decref(reply);
+	peer_close(p);
+}
+
+/* In ckptd: the coordinator said yes (a local job now) or no. */
+static void join_report(struct worker *w, json_t *msg)
+{
+	struct ckptd *d = worker_daemon(w);
+	struct join *jn = worker_arg(w);
+	struct conn *c = worker_conn(w);
+	json_t *info = msg ? json_object_get(msg, "job") : NULL;
+	json_int_t gid = 0;
+	const char *name = "", *cwd = "/";
+	char err[512];
+	struct job *j;
+
+	if (!msg || !c) {
+		free(jn);
+		worker_set_arg(w, NULL);
+		return;
+	}
+	if (!json_is_true(json_object_get(msg, "ok")) ||
+	    json_unpack(info, "{s:I, s:s, s:s}", "gid", &gid, "name", &name,
+			"cwd", &cwd) || !valid_cmd(json_object_get(info, "cmd"))) {
+		conn_fail(c, "join: %s", ckptd_msg_str(msg, "error") ?: "a bad answer from the coordinator");
+		return;
+	}
+	j = job_find(d, jn->job);
+	if (!j) {
+		j = job_new(d, jn->job, jn->uid, gid, name,
+			    json_object_get(info, "cmd"), cwd, err, sizeof(err));
+		if (!j) {
+			conn_fail(c, "join: %s", err);
+			return;
+		}
+		snprintf(j->coordinator, sizeof(j->coordinator), "%s", jn->coordinator);
+		job_save(d, j);
+		ckptd_log(d, 1, "job %s of node %s: joined here by uid %u", j->id,
+			  j->coordinator, (unsigned int)j->uid);
+	}
+	join_move(c, j, jn->pid);
+}
+
+/*
+ * join {job, coordinator?}: the caller (ckpt-join, about to exec a rank
+ * ssh started) into job @job: a job of this node's, or one the node
+ * @coordinator keeps, which says whether it exists with the caller's uid.
+ */
+void op_join(struct conn *c, const json_t *req)
+{
+	struct ckptd *d = conn_daemon(c);
+	const char *id = ckptd_msg_str(req, "job");
+	const char *coord = ckptd_msg_str(req, "coordinator");
+	struct job *j = job_find(d, id);
+	struct join *jn;
+
+	if (!valid_id(id) || (coord && (!*coord || strlen(coord) > HOST_NAME_MAX))) {
+		conn_fail(c, "join: needs \"job\" (a job id) and at most a \"coordinator\" (a node name)");
+		return;
+	}
+	if (j) {
+		if (job_allowed(c, j))
+			join_move(c, j, conn_pid(c));
+		return;
+	}
+	if (!coord || !strcmp(coord, d->node)) {
+		conn_fail(c, "join: no job %s%s", id, conn_uid(c) ? " of yours" : "");
+		return;
+	}
+	jn = calloc(1, sizeof(*jn));
+	if (!jn) {
+		conn_fail(c, "out of memory");
+		return;
+	}
+	jn->pid = conn_pid(c);
+	jn->uid = conn_uid(c);
+	snprintf(jn->job, sizeof(jn->job), "%s", id);
+	snprintf(jn->coordinator, sizeof(jn->coordinator), "%s", coord);
+	worker_set_quiet(true);
+	if (!worker_start(d, c, NULL, join_worker, join_report, jn)) {
+		conn_fail(c, "join: cannot start a worker: %s", strerror(errno));
+		free(jn);
+	}
+	worker_set_quiet(false);
 }

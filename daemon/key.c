@@ -2,8 +2,9 @@
 /*
  * The cluster key (Documentation/security.md), read once at start, and
  * the keys ckptd derives from it with HKDF-SHA256, one per use
- * (Documentation/decisions.md): today the snapshot metadata's MAC key,
- * label "ckpt snapshot mac". The raw key is the engine's alone.
+ * (Documentation/decisions.md): the snapshot metadata's MAC key, label
+ * "ckpt snapshot mac", and the daemons' TLS pre-shared key, label "ckptd
+ * tls psk". The raw key is the engine's alone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -72,7 +73,8 @@ int key_load(struct ckptd *d)
 			CKPT_KEY_MIN_LEN, CKPT_KEY_MAX_LEN);
 		return -1;
 	}
-	if (hkdf(key, n, "ckpt snapshot mac", d->mac_key, sizeof(d->mac_key))) {
+	if (hkdf(key, n, "ckpt snapshot mac", d->mac_key, sizeof(d->mac_key)) ||
+	    hkdf(key, n, "ckptd tls psk", d->psk, sizeof(d->psk))) {
 		fprintf(stderr, "ckptd: cannot derive keys (OpenSSL's HKDF)\n");
 		OPENSSL_cleanse(key, sizeof(key));
 		return -1;

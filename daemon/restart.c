@@ -32,6 +32,8 @@ struct restart {
 	json_t *meta;
 	const json_t *tree;	/* the tree this node restarts */
 	int fds[3];
+	json_t *targets;	/* per node of the snapshot, where it restarts */
+	struct peer *peers[CKPTD_MAX_NODES];
 };
 
 /* meta.json under a valid MAC, of the right shape: 0 or -errno with @err. */
@@ -112,24 +114,92 @@ static int check_images(const char *dir, const json_t *tree,
 	return 0;
 }
 
+/* The tree of node @node in the metadata, or NULL. */
+static const json_t *tree_of(const json_t *meta, const char *node)
+{
+	const json_t *nodes = json_object_get(meta, "nodes"), *n;
+	size_t i;
+
+	json_array_foreach(nodes, i, n)
+		if (!strcmp(json_string_value(json_object_get(n, "node")), node))
+			return json_array_get(json_object_get(n, "trees"), 0);
+	return NULL;
+}
+
 struct started_ctx {
 	int out;
-	const char *job;
+	struct job *j;
+	const json_t *nodes;		/* the other nodes it runs on */
+	const char *coordinator;	/* a share's: its coordinator */
+	struct peer *p;			/* a share's: the coordinator's */
 };
 
 static void on_started(void *arg, pid_t init, pid_t root)
 {
 	struct started_ctx *s = arg;
+	json_t *msg;
 
-	worker_send(s->out, json_pack("{s:s, s:s, s:i, s:i}", "event", "started",
-				      "job", s->job, "init", (int)init,
-				      "root", (int)root));
+	msg = json_pack("{s:s, s:s, s:i, s:i, s:o}", "event", "started",
+			"job", s->j->id, "init", (int)init, "root", (int)root,
+			"info", job_info(s->j));
+	if (s->nodes)
+		json_object_set(msg, "nodes", (json_t *)s->nodes);
+	if (s->coordinator)
+		json_object_set_new(msg, "coordinator", json_string(s->coordinator));
+	worker_send(s->out, msg);
+	if (s->p)
+		peer_send(s->p, json_pack("{s:b, s:s}", "ok", 1, "started", s->j->id),
+			  NULL);
+}
+
+/*
+ * The other nodes' shares, in two steps: each checks the snapshot and
+ * says it is ready; only when all are does each get "go" and start its
+ * share. A failure before that starts none; the connections closed tell
+ * the ready ones to give up.
+ */
+static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
+			struct ckpt_err *err)
+{
+	const json_t *nodes = json_object_get(r->meta, "nodes");
+	json_t *reply;
+	size_t i, n = json_array_size(nodes);
+	int ret = 0;
+
+	for (i = 1; !ret && i < n; i++) {
+		const char *target = json_string_value(json_array_get(r->targets, i));
+
+		r->peers[i] = peer_connect(d, target, err);
+		if (!r->peers[i])
+			ret = -EHOSTUNREACH;
+		else
+			ret = peer_call(r->peers[i], json_pack("{s:s, s:s, s:s, s:s, s:s}",
+					"op", "peer-restart", "job", j->id, "dir", r->dir,
+					"node", json_string_value(json_object_get(json_array_get(nodes, i), "node")),
+					"coordinator", d->node), &reply, CKPTD_PEER_WAIT_S, err);
+		if (!ret)
+			json_decref(reply);
+	}
+	for (i = 1; !ret && i < n; i++) {
+		ret = peer_call(r->peers[i], json_pack("{s:b}", "go", 1), &reply,
+				CKPTD_PEER_WAIT_S, err);
+		if (!ret)
+			json_decref(reply);
+		else
+			ckptd_log(d, 0, "job %s: %zu of the other nodes' shares run; %s",
+				  j->id, i - 1, err->msg);
+	}
+	for (i = 1; i < n; i++)
+		peer_close(r->peers[i]);
+	return ret;
 }
 
 static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 {
 	struct restart *r = arg;
-	struct started_ctx sc = { .out = out, .job = j->id };
+	const json_t *nodes = json_object_get(r->meta, "nodes"), *n;
+	json_t *others = json_array();
+	struct started_ctx sc = { .out = out, .j = j, .nodes = others };
 	struct ckpt_restore_opts o = {
 		.forward_signals = true,
 		.started = on_started,
@@ -138,13 +208,21 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	char image[PATH_MAX];
 	struct ckpt_err err;
 	int i, ret, status;
+	size_t k;
 
 	ret = job_add_pid(d, j, getpid());
 	if (ret)
 		ckpt_err_set(&err, -ret, "cannot join the job's cgroup: %s",
 			     strerror(-ret));
-	if (!ret)
-		ret = check_images(r->dir, r->tree, &err);
+	/* Every node's images: the snapshot root is shared. */
+	json_array_foreach(nodes, k, n)
+		if (!ret)
+			ret = check_images(r->dir, json_array_get(json_object_get(n, "trees"), 0),
+					   &err);
+	for (k = 1; k < json_array_size(r->targets); k++)
+		json_array_append(others, json_array_get(r->targets, k));
+	if (!ret && json_array_size(nodes) > 1)
+		ret = start_remote(d, r, j, &err);
 	for (i = 0; !ret && i < 3; i++)
 		if (dup2(r->fds[i], i) < 0)
 			ret = ckpt_err_set(&err, errno, "%s", strerror(errno));
@@ -164,20 +242,54 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 				   "status", status));
 }
 
-/* In ckptd: the job's helpers, once the tree runs; the job is free again. */
-static void restart_report(struct worker *w, json_t *msg)
+/*
+ * In ckptd: the job's helpers, once its tree runs here; the job is free
+ * again. A share another node coordinates becomes a job of this node's
+ * only now.
+ */
+void restart_started(struct ckptd *d, struct worker *w, json_t *msg)
 {
+	const json_t *info = json_object_get(msg, "info");
+	const char *coord = ckptd_msg_str(msg, "coordinator");
 	struct job *j = worker_job(w);
-	json_int_t init;
+	json_int_t init, uid, gid, seq;
+	char err[256];
 
-	if (!msg || json_unpack(msg, "{s:I}", "init", &init))
+	if (json_unpack(msg, "{s:I}", "init", &init) ||
+	    json_unpack((json_t *)info, "{s:I, s:I, s:I}", "uid", &uid, "gid", &gid,
+			"seq", &seq))
 		return;
+	/* The same id is the same cgroup: an entry not yet reaped is this job. */
+	if (!j)
+		j = job_find(d, ckptd_msg_str(msg, "job"));
+	if (!j) {
+		j = job_new(d, ckptd_msg_str(msg, "job"), uid, gid,
+			    ckptd_msg_str(info, "name"), json_object_get(info, "cmd"),
+			    ckptd_msg_str(info, "cwd"), err, sizeof(err));
+		if (!j) {
+			ckptd_log(d, 0, "a restarted share: %s", err);
+			return;
+		}
+		j->seq = seq;
+	}
+	snprintf(j->coordinator, sizeof(j->coordinator), "%s", coord ?: "");
+	if (coord || json_array_size(json_object_get(msg, "nodes"))) {
+		json_decref(j->nodes);
+		j->nodes = json_incref(json_object_get(msg, "nodes"));
+	}
 	j->helpers[0] = worker_pid(w);
 	j->helpers[1] = init;
 	if (j->busy == w)
 		j->busy = NULL;
-	job_save(worker_daemon(w), j);
-	ckptd_log(worker_daemon(w), 1, "job %s restarted", j->id);
+	job_save(d, j);
+	ckptd_log(d, 1, "job %s restarted%s%s", j->id, coord ? ", coordinated by " : "",
+		  coord ?: "");
+}
+
+static void restart_report(struct worker *w, json_t *msg)
+{
+	if (msg && ckptd_msg_str(msg, "event"))
+		restart_started(worker_daemon(w), w, msg);
 }
 
 /* The job a restart makes: the snapshot's id if no job has it here. */
@@ -205,7 +317,64 @@ static struct job *restart_job(struct conn *c, const json_t *meta)
 	return j;
 }
 
-/* restart {dir}, with the client's descriptors 0, 1 and 2. */
+/*
+ * Where each node's share of @nodes restarts: its own node, or the one
+ * @hosts ({"old": "new"}) names. The first share, the job's root, is this
+ * node's (the client's standard descriptors are here); no two on one
+ * node. The list, or NULL with the refusal sent.
+ */
+static json_t *map_hosts(struct conn *c, const json_t *nodes, const json_t *hosts)
+{
+	struct ckptd *d = conn_daemon(c);
+	json_t *targets = json_array(), *n, *t;
+	const char *name, *to, *key;
+	size_t i, k;
+
+	if (json_is_null(hosts))
+		hosts = NULL;
+	if (hosts && (!json_is_object(hosts) || json_object_size(hosts) > CKPTD_MAX_NODES)) {
+		conn_fail(c, "restart: \"hosts\" maps node names to node names");
+		goto bad;
+	}
+	/* Every name mapped must be a node of the snapshot. */
+	json_object_foreach((json_t *)hosts, key, t) {
+		json_array_foreach(nodes, i, n)
+			if (!strcmp(json_string_value(json_object_get(n, "node")), key))
+				break;
+		if (i == json_array_size(nodes)) {
+			conn_fail(c, "restart: --hosts names %.64s, which has no share in the snapshot",
+				  key);
+			goto bad;
+		}
+	}
+	json_array_foreach(nodes, i, n) {
+		name = json_string_value(json_object_get(n, "node"));
+		t = hosts ? json_object_get(hosts, name) : NULL;
+		to = t ? json_string_value(t) : name;
+		if (!to || !*to || strlen(to) > HOST_NAME_MAX || strchr(to, '/')) {
+			conn_fail(c, "restart: --hosts: a bad node name for %s", name);
+			goto bad;
+		}
+		if (!i && strcmp(to, d->node)) {
+			conn_fail(c, "restart: the job's root was on %s; restart it from that node's share here (%s), or map %s=%s with --hosts",
+				  name, d->node, name, d->node);
+			goto bad;
+		}
+		for (k = 0; k < i; k++)
+			if (!strcmp(json_string_value(json_array_get(targets, k)), to)) {
+				conn_fail(c, "restart: two shares of the job would run on %s; one a node is what ckptd restarts",
+					  to);
+				goto bad;
+			}
+		json_array_append_new(targets, json_string(to));
+	}
+	return targets;
+bad:
+	json_decref(targets);
+	return NULL;
+}
+
+/* restart {dir, hosts?}, with the client's descriptors 0, 1 and 2. */
 void op_restart(struct conn *c, const json_t *req)
 {
 	struct ckptd *d = conn_daemon(c);
@@ -238,11 +407,9 @@ void op_restart(struct conn *c, const json_t *req)
 		goto out;
 	}
 	nodes = json_object_get(r.meta, "nodes");
-	if (json_array_size(nodes) != 1) {
-		conn_fail(c, "restart: %s is a job over %zu nodes; ckptd restarts one node's yet",
-			  r.dir, json_array_size(nodes));
+	r.targets = map_hosts(c, nodes, json_object_get(req, "hosts"));
+	if (!r.targets)
 		goto out;
-	}
 	r.tree = json_array_get(json_object_get(json_array_get(nodes, 0), "trees"), 0);
 	j = restart_job(c, r.meta);
 	if (!j)
@@ -260,6 +427,7 @@ out:
 		if (r.fds[i] >= 0)
 			close(r.fds[i]);
 	json_decref(r.meta);
+	json_decref(r.targets);
 }
 
 /* signal {sig}: to the job this connection restarted, through its worker. */
@@ -284,4 +452,80 @@ void op_signal(struct conn *c, const json_t *req)
 	/* No reply: the restart's own reply is still to come. */
 	if (i < sizeof(allowed) / sizeof(allowed[0]))
 		kill(worker_pid(w), sig);
+}
+
+/*
+ * peer-restart {job, dir, node, coordinator}: this node's share of a
+ * snapshot on the shared root, as job @job of node @coordinator. Checked
+ * here too (MAC, images), then "ready"; started on "go", with its standard
+ * descriptors on /dev/null; "started" once its tree runs. The worker stays
+ * the share's restarter until its root ends.
+ */
+void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
+{
+	const char *id = ckptd_msg_str(req, "job"), *dir = ckptd_msg_str(req, "dir");
+	const char *node = ckptd_msg_str(req, "node");
+	const char *coord = ckptd_msg_str(req, "coordinator");
+	struct started_ctx sc = { .out = out, .p = p, .coordinator = coord };
+	struct ckpt_restore_opts o = { .started = on_started, .started_arg = &sc };
+	char real[PATH_MAX], image[PATH_MAX], errbuf[256];
+	const json_t *tree, *info;
+	struct ckpt_err err;
+	json_t *meta = NULL, *msg;
+	int ret, status, i, null;
+
+	if (!id || !dir || !node || !coord || !realpath(dir, real)) {
+		peer_fail(p, "node %s: peer-restart: needs \"job\", \"dir\" (a snapshot here), \"node\", \"coordinator\"",
+			  d->node);
+		return;
+	}
+	ret = read_meta(d, real, &meta, &err);
+	tree = ret ? NULL : tree_of(meta, node);
+	if (!ret && !tree)
+		ret = ckpt_err_set(&err, ENOENT, "%s has no share of node %s", real, node);
+	if (!ret && job_find(d, id) && job_running(job_find(d, id)))
+		ret = ckpt_err_set(&err, EBUSY, "job %s runs here already", id);
+	if (!ret)
+		ret = check_images(real, tree, &err);
+	if (!ret && snprintf(image, sizeof(image), "%s/%s", real,
+			     json_string_value(json_object_get(tree, "dir"))) >=
+		    (int)sizeof(image))
+		ret = ckpt_err_set(&err, ENAMETOOLONG, "path too long");
+	if (!ret) {
+		/* This worker's copy of the job list only: ckptd's comes later. */
+		info = meta;
+		sc.j = job_new(d, id, json_integer_value(json_object_get(info, "uid")),
+			       json_integer_value(json_object_get(info, "gid")),
+			       ckptd_msg_str(info, "name"), json_object_get(info, "cmd"),
+			       ckptd_msg_str(info, "cwd"), errbuf, sizeof(errbuf));
+		if (!sc.j)
+			ret = ckpt_err_set(&err, EIO, "%s", errbuf);
+		else
+			sc.j->seq = json_integer_value(json_object_get(meta, "seq"));
+	}
+	if (!ret)
+		ret = job_add_pid(d, sc.j, getpid());
+	if (ret) {
+		peer_fail(p, "node %s: %s", d->node, err.msg);
+		goto out;
+	}
+	peer_send(p, json_pack("{s:b, s:s}", "ok", 1, "ready", d->node), NULL);
+	if (peer_recv(p, &msg, CKPTD_PEER_WAIT_S, &err) ||
+	    !json_is_true(json_object_get(msg, "go"))) {
+		ckptd_log(d, 1, "job %s: the coordinator did not say go; the share stays down",
+			  id);
+		goto out;
+	}
+	json_decref(msg);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (i = 0; i < 3; i++)
+		dup2(null, i);
+	o.image = image;
+	ret = ckpt_restore(&o, &status, &err);
+	if (ret)
+		peer_fail(p, "node %s: %s", d->node, err.msg);
+	else
+		ckptd_log(d, 1, "job %s: the share's root ended (status %d)", id, status);
+out:
+	json_decref(meta);
 }

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,11 @@ struct snap {
 	struct ckpt_tree_member *res;
 	uint64_t bytes;
 	json_t *meta;
+	/* A job over several nodes: the coordinator's side. */
+	const char *mode;	/* continue, stop, kill: applied at the end */
+	struct peer *peers[CKPTD_MAX_NODES];
+	unsigned int npeers;
+	json_t *remote;		/* the other nodes' entries of the metadata */
 };
 
 static int rm_one(const char *path, const struct stat *st, int flag,
@@ -138,7 +144,8 @@ static json_t *tree_members(struct snap *s, struct ckpt_err *err)
 	return list;
 }
 
-static int build_meta(struct snap *s, struct ckpt_err *err)
+/* This node's entry of the metadata: its name, kernel and tree. */
+static json_t *node_entry(struct snap *s, struct ckpt_err *err)
 {
 	char id[2 * CKPT_TREE_ID_LEN + 1], dir[HOST_NAME_MAX + 8];
 	struct utsname u;
@@ -146,21 +153,113 @@ static int build_meta(struct snap *s, struct ckpt_err *err)
 
 	members = tree_members(s, err);
 	if (!members)
-		return -EIO;
+		return NULL;
 	uname(&u);
 	hex_of(s->t.id, sizeof(s->t.id), id);
 	snprintf(dir, sizeof(dir), "%s/0", s->d->node);
-	s->meta = json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:I, s:I, s:O, s:s, s:[{s:s, s:s, s:[{s:s, s:s, s:o}]}]}",
+	return json_pack("{s:s, s:s, s:[{s:s, s:s, s:o}]}", "node", s->d->node,
+			 "kernel", u.release, "trees", "dir", dir, "id", id,
+			 "members", members);
+}
+
+static int build_meta(struct snap *s, struct ckpt_err *err)
+{
+	json_t *nodes = json_array(), *local = node_entry(s, err);
+
+	if (!local) {
+		json_decref(nodes);
+		return -EIO;
+	}
+	/* The coordinator's first: its tree holds the job's root. */
+	json_array_append_new(nodes, local);
+	if (s->remote)
+		json_array_extend(nodes, s->remote);
+	s->meta = json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:I, s:I, s:O, s:s, s:o}",
 		"format", CKPT_META_FORMAT, "version", CKPT_META_VERSION,
 		"job", s->j->id, "name", s->j->name, "uid", (json_int_t)s->j->uid,
 		"gid", (json_int_t)s->j->gid, "seq", (json_int_t)s->seq,
 		"time", (json_int_t)time(NULL), "cmd", s->j->cmd, "cwd", s->j->cwd,
-		"nodes", "node", s->d->node, "kernel", u.release, "trees",
-		"dir", dir, "id", id, "members", members);
+		"nodes", nodes);
 	if (!s->meta)
 		return ckpt_err_set(err, ENOMEM, "out of memory");
 	/* What we write is what a restart will check: the one checker. */
 	return ckpt_meta_check(s->meta, err);
+}
+
+/* The end of a coordinated checkpoint on a node: @action for its share. */
+static void apply_action(const struct job *j, const char *action)
+{
+	if (!strcmp(action, "kill"))
+		job_signal(j, SIGKILL);
+	else if (strcmp(action, "stop"))
+		job_signal(j, SIGCONT);	/* continue, abort, or no word */
+	job_mark_stopped(j, false);
+}
+
+/*
+ * A job over several nodes: every node's share is captured and left
+ * stopped (so nothing of the job moves on while others are captured),
+ * here and on each node of the job at once; 0 once every share is in
+ * SEQ.tmp and the remote entries in s->remote. The mode is applied at
+ * the end (finish()), by every node, after the commit.
+ */
+static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
+{
+	struct ckpt_err perr;
+	json_t *reply, *node;
+	unsigned int i;
+	int ret = 0;
+
+	s->remote = json_array();
+	for (i = 0; i < json_array_size(s->j->nodes); i++) {
+		const char *name = json_string_value(json_array_get(s->j->nodes, i));
+
+		s->peers[i] = peer_connect(s->d, name, err);
+		if (!s->peers[i] ||
+		    peer_send(s->peers[i], json_pack("{s:s, s:s, s:I, s:s, s:I}",
+				"op", "peer-checkpoint", "job", s->j->id,
+				"seq", (json_int_t)s->seq, "dir", s->tmp,
+				"timeout", (json_int_t)s->a.timeout_ms / 1000), err))
+			return -EIO;
+		s->npeers = i + 1;
+	}
+	s->a.flags = CKPT_CHECKPOINT_STOP;
+	job_mark_stopped(s->j, true);
+	ret = ckpt_tree_checkpoint(dev, &s->a, s->root, s->treedir, &s->t,
+				   &s->res, err);
+	/* Every answer is awaited, so that no node is left stopped unasked. */
+	for (i = 0; i < s->npeers; i++) {
+		if (peer_reply(s->peers[i], &reply, CKPTD_PEER_WAIT_S, &perr)) {
+			if (!ret)
+				ret = ckpt_err_set(err, EIO, "%s", perr.msg);
+			continue;
+		}
+		node = json_object_get(reply, "node");
+		if (node)
+			json_array_append(s->remote, node);
+		json_decref(reply);
+	}
+	return ret;
+}
+
+/* Every node (this one too) applies @action and says it has. */
+static void finish(struct snap *s, const char *action)
+{
+	struct ckpt_err err;
+	json_t *reply;
+	unsigned int i;
+
+	for (i = 0; i < s->npeers; i++) {
+		if (s->peers[i] &&
+		    !peer_call(s->peers[i], json_pack("{s:s}", "action", action),
+			       &reply, CKPTD_PEER_WAIT_S, &err))
+			json_decref(reply);
+		else if (s->peers[i])
+			ckptd_log(s->d, 0, "job %s: node %s: %s", s->j->id,
+				  peer_name(s->peers[i]), err.msg);
+		peer_close(s->peers[i]);
+	}
+	apply_action(s->j, action);
 }
 
 /* meta.json and its MAC into the .tmp directory, synced. */
@@ -202,7 +301,7 @@ static int commit(struct snap *s, struct ckpt_err *err)
 	if (dfd < 0)
 		return ckpt_err_set(err, errno, "%s: %s", s->jobdir, strerror(errno));
 	snprintf(name, sizeof(name), "%u", s->seq);
-	if (renameat2(dfd, strrchr(s->tmp, '/') + 1, dfd, name, RENAME_NOREPLACE))
+	if (ckpt_rename_noreplace(dfd, strrchr(s->tmp, '/') + 1, dfd, name))
 		ret = ckpt_err_set(err, errno, "cannot rename %s to %s: %s",
 				   s->tmp, s->final, strerror(errno));
 	if (!ret) {
@@ -263,7 +362,9 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	if (!ret && dev < 0)
 		ret = ckpt_err_set(&err, -dev, "engine not loaded: %s: %s",
 				   ckpt_dev_path(), strerror(-dev));
-	if (!ret)
+	if (!ret && json_array_size(j->nodes))
+		ret = coordinated(s, dev, &err);
+	else if (!ret)
 		ret = ckpt_tree_checkpoint(dev, &s->a, s->root, s->treedir,
 					   &s->t, &s->res, &err);
 	if (!ret)
@@ -272,6 +373,8 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 		ret = write_meta(s, &err);
 	if (!ret)
 		ret = commit(s, &err);
+	if (json_array_size(j->nodes))
+		finish(s, ret ? "abort" : s->mode);
 	if (ret) {
 		remove_tree(s->tmp);
 		worker_send(out, json_pack("{s:b, s:o}", "ok", 0, "error",
@@ -332,6 +435,12 @@ void op_checkpoint(struct conn *c, const json_t *req)
 		return;
 	}
 	s.a.timeout_ms = timeout * 1000;
+	s.mode = mode;
+	if (j->coordinator[0]) {
+		conn_fail(c, "job %s is coordinated by node %s: checkpoint it there",
+			  j->id, j->coordinator);
+		return;
+	}
 	if (j->busy) {
 		conn_fail(c, "job %s: a checkpoint or restart of it is under way",
 			  j->id);
@@ -353,4 +462,87 @@ void op_checkpoint(struct conn *c, const json_t *req)
 	if (!worker_start(d, c, j, checkpoint_worker, checkpoint_report, &s))
 		conn_fail(c, "job %s: cannot start a worker: %s", j->id,
 			  strerror(errno));
+}
+
+/*
+ * peer-checkpoint {job, seq, dir, timeout}: this node's share of a
+ * coordinated checkpoint into DIR/NODE/0 (DIR, the coordinator's SEQ.tmp,
+ * is on the snapshot root the job's nodes share), left stopped; then the
+ * coordinator's {action}, or, if none comes in time, the share continues.
+ */
+void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
+{
+	const char *id = ckptd_msg_str(req, "job");
+	const char *dir = ckptd_msg_str(req, "dir"), *action = "abort";
+	struct snap s = { .d = d };
+	struct ckpt_err err;
+	json_int_t seq = 0, timeout = 0;
+	json_t *node = NULL, *msg;
+	char want[PATH_MAX];
+	pid_t roots[2];
+	int dev = -1, ret = 0;
+
+	s.j = job_find(d, id);
+	if (json_unpack((json_t *)req, "{s:I, s?:I}", "seq", &seq, "timeout", &timeout) ||
+	    !s.j || !dir || seq <= 0 || seq > UINT32_MAX || timeout < 0 ||
+	    timeout > CKPT_TIMEOUT_MAX_MS / 1000)
+		ret = ckpt_err_set(&err, EINVAL, "no job %.16s here, or a bad request",
+				   id ?: "");
+	/* The one place it may write: its own share of that snapshot. */
+	if (!ret && (snprintf(want, sizeof(want), "%s/%s/%u.tmp", d->cfg.snapshot_root,
+			      s.j->id, (unsigned int)seq) >= (int)sizeof(want) ||
+		     strcmp(want, dir)))
+		ret = ckpt_err_set(&err, EINVAL, "%s is not %s: the job's nodes must share the snapshot root %s",
+				   dir, want, d->cfg.snapshot_root);
+	if (!ret && job_roots(s.j, roots, 2) != 1)
+		ret = ckpt_err_set(&err, EBUSY, "job %s is not one process tree here",
+				   s.j->id);
+	if (!ret && (snprintf(s.treedir, sizeof(s.treedir), "%s/%s", dir, d->node) >=
+		     (int)sizeof(s.treedir) - 2 || mkdir(s.treedir, 0700)))
+		ret = ckpt_err_set(&err, errno ?: ENAMETOOLONG, "cannot create %s: %s",
+				   s.treedir, strerror(errno));
+	if (!ret) {
+		strcat(s.treedir, "/0");
+		dev = ckpt_dev_open(O_RDWR);
+		if (dev < 0)
+			ret = ckpt_err_set(&err, -dev, "engine not loaded");
+	}
+	if (!ret) {
+		s.a.flags = CKPT_CHECKPOINT_STOP;
+		s.a.timeout_ms = timeout * 1000;
+		job_mark_stopped(s.j, true);
+		ret = ckpt_tree_checkpoint(dev, &s.a, roots[0], s.treedir, &s.t,
+					   &s.res, &err);
+	}
+	if (!ret)
+		node = node_entry(&s, &err);
+	if (!node) {
+		ckptd_log(d, 1, "job %.16s: no share of snapshot %lld: %s", id ?: "",
+			  (long long)seq, err.msg);
+		peer_send(p, json_pack("{s:b, s:o}", "ok", 0, "error",
+				       json_sprintf("node %s: %s", d->node, err.msg)), NULL);
+		if (s.j)
+			apply_action(s.j, "abort");
+		return;
+	}
+	peer_send(p, json_pack("{s:b, s:o}", "ok", 1, "node", node), NULL);
+	if (!peer_recv(p, &msg, CKPTD_PEER_WAIT_S, &err)) {
+		action = ckptd_msg_str(msg, "action") ?: "abort";
+		/* Only the words it knows; anything else continues the share. */
+		if (strcmp(action, "kill") && strcmp(action, "stop") &&
+		    strcmp(action, "continue"))
+			action = "abort";
+		else
+			action = !strcmp(action, "kill") ? "kill" :
+				 !strcmp(action, "stop") ? "stop" : "continue";
+		apply_action(s.j, action);
+		peer_send(p, json_pack("{s:b}", "ok", 1), NULL);
+		json_decref(msg);
+	} else {
+		ckptd_log(d, 0, "job %s: the coordinator's word did not come (%s); the job continues",
+			  s.j->id, err.msg);
+		apply_action(s.j, "abort");
+	}
+	ckptd_log(d, 1, "job %s: share of snapshot %u, %s", s.j->id,
+		  (unsigned int)seq, action);
 }

@@ -24,6 +24,14 @@
 
 /* In a worker: the connection of the client it answers, or -1. */
 static int client_fd = -1;
+/* The next worker leaves its client's answer to ckptd. */
+static bool next_quiet;
+
+void worker_set_quiet(bool quiet)
+{
+	next_quiet = quiet;
+}
+
 
 struct worker {
 	struct ckptd *d;
@@ -34,9 +42,30 @@ struct worker {
 	struct conn *conn;	/* NULL once the client is gone */
 	struct job *job;
 	bool replied;
+	void *arg;
 	void (*report)(struct worker *w, json_t *msg);
 	struct worker *next;
 };
+
+void worker_set_arg(struct worker *w, void *arg)
+{
+	w->arg = arg;
+}
+
+void *worker_arg(const struct worker *w)
+{
+	return w->arg;
+}
+
+unsigned int workers_without_job(const struct ckptd *d)
+{
+	const struct worker *w;
+	unsigned int n = 0;
+
+	for (w = d->workers; w; w = w->next)
+		n += !w->job;
+	return n;
+}
 
 pid_t worker_pid(const struct worker *w)
 {
@@ -135,9 +164,11 @@ struct worker *worker_start(struct ckptd *d, struct conn *c, struct job *j,
 	}
 	if (!w->pid) {
 		/* Nothing of the daemon's stays open in a long-lived child. */
-		client_fd = c ? conn_fd(c) : -1;
+		client_fd = c && !next_quiet ? conn_fd(c) : -1;
 		close(sv[0]);
 		close(d->listen_fd);
+		if (d->peer_fd >= 0)
+			close(d->peer_fd);
 		for (o = d->conns; o; o = conn_next(o))
 			if (o != c)
 				close(conn_fd(o));
@@ -155,13 +186,15 @@ struct worker *worker_start(struct ckptd *d, struct conn *c, struct job *j,
 	w->sock = sv[0];
 	w->conn = c;
 	w->job = j;
+	w->arg = arg;
 	w->report = report;
 	ckptd_frame_init(&w->fr);
 	evutil_make_socket_nonblocking(w->sock);
 	w->ev = event_new(d->base, w->sock, EV_READ | EV_PERSIST, on_report, w);
 	if (w->ev)
 		event_add(w->ev, NULL);
-	j->busy = w;
+	if (j)
+		j->busy = w;
 	if (c)
 		conn_set_worker(c, w);
 	w->next = d->workers;
@@ -180,21 +213,28 @@ void worker_child_exited(struct ckptd *d, pid_t pid, int status)
 		return;
 	*p = w->next;
 	drain(w);
+	if (WIFSIGNALED(status) || (!w->conn && WEXITSTATUS(status)))
+		ckptd_log(d, 0, "worker %d%s%s ended by %s %d", (int)pid,
+			  w->job ? " of job " : "", w->job ? w->job->id : "",
+			  WIFSIGNALED(status) ? "signal" : "status",
+			  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	if (!w->replied && w->conn)
-		conn_fail(w->conn, "ckptd's worker for job %s ended (%s %d) without a result",
-			  w->job->id, WIFSIGNALED(status) ? "signal" : "status",
+		conn_fail(w->conn, "ckptd's worker%s%s ended (%s %d) without a result",
+			  w->job ? " for job " : "", w->job ? w->job->id : "",
+			  WIFSIGNALED(status) ? "signal" : "status",
 			  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	if (w->report)
 		w->report(w, NULL);
 	if (w->conn)
 		conn_set_worker(w->conn, NULL);
-	if (w->job->busy == w)
+	if (w->job && w->job->busy == w)
 		w->job->busy = NULL;
 	if (w->ev)
 		event_free(w->ev);
 	ckptd_frame_reset(&w->fr);
 	close(w->sock);
 	free(w);
+	job_resume_cut(d);
 }
 
 /* In a worker: one frame to its client and to ckptd; either may be gone. */

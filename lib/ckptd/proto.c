@@ -5,6 +5,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +136,14 @@ int ckptd_msg_decode(const void *buf, size_t len, json_t **msg,
 	}
 	*msg = m;
 	return 0;
+}
+
+json_t *ckptd_msg_error(const char *fmt, va_list ap)
+{
+	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	return json_pack("{s:b, s:s}", "ok", 0, "error", msg);
 }
 
 const char *ckptd_msg_str(const json_t *msg, const char *key)

@@ -17,6 +17,7 @@
 #ifndef _CKPT_CKPTD_PROTO_H
 #define _CKPT_CKPTD_PROTO_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,6 +59,9 @@ int ckptd_frame_read(int fd, struct ckptd_frame *fr, struct ckpt_err *err);
  */
 int ckptd_msg_decode(const void *buf, size_t len, json_t **msg,
 		     struct ckpt_err *err);
+
+/* A refusal: {"ok": false, "error": the message @fmt makes}. */
+json_t *ckptd_msg_error(const char *fmt, va_list ap);
 
 /* The string member @key of @msg, or NULL (absent or not a string). */
 const char *ckptd_msg_str(const json_t *msg, const char *key);

@@ -331,6 +331,24 @@ static int sync_parent(const char *path)
 	return ret;
 }
 
+int ckpt_rename_noreplace(int olddfd, const char *old, int newdfd,
+			  const char *new)
+{
+	if (!renameat2(olddfd, old, newdfd, new, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL)
+		return -1;
+	/*
+	 * A file system without the flag (9p, older NFS): the check and the
+	 * rename are two steps, good enough where one writer makes the name.
+	 */
+	if (!faccessat(newdfd, new, F_OK, AT_SYMLINK_NOFOLLOW)) {
+		errno = EEXIST;
+		return -1;
+	}
+	return renameat(olddfd, old, newdfd, new);
+}
+
 int ckpt_tree_checkpoint(int dev, struct ckpt_checkpoint_tree *a, pid_t root,
 			 const char *dir, struct ckpt_tree *t,
 			 struct ckpt_tree_member **res, struct ckpt_err *err)
@@ -359,7 +377,7 @@ int ckpt_tree_checkpoint(int dev, struct ckpt_checkpoint_tree *a, pid_t root,
 	if (!ret && fsync(dfd))
 		ret = ckpt_err_set(err, errno, "writing %s: %s", tmp, strerror(errno));
 	/* Never over another directory: that one is an earlier tree's. */
-	if (!ret && renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_NOREPLACE))
+	if (!ret && ckpt_rename_noreplace(AT_FDCWD, tmp, AT_FDCWD, dir))
 		ret = ckpt_err_set(err, errno, "cannot rename %s to %s: %s", tmp,
 				   dir, strerror(errno));
 	if (ret) {

@@ -62,6 +62,14 @@ int ckpt_tree_checkpoint(int dev, struct ckpt_checkpoint_tree *a, pid_t root,
 			 const char *dir, struct ckpt_tree *t,
 			 struct ckpt_tree_member **res, struct ckpt_err *err);
 
+/*
+ * renameat2(RENAME_NOREPLACE), and where the file system lacks the flag
+ * (EINVAL: 9p, older NFS, where shared snapshot roots live) a check for
+ * the name, then renameat(). 0, or -1 with errno.
+ */
+int ckpt_rename_noreplace(int olddfd, const char *old, int newdfd,
+			  const char *new);
+
 /* Reads and checks @dir's manifest: 0, or -errno with @err naming the line. */
 int ckpt_tree_read(const char *dir, struct ckpt_tree *t, struct ckpt_err *err);
 

@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A job over two nodes (Documentation/ckptd.md, "Several nodes"). Under
+# ckpt-run on node0, a launcher starts a pipeline on node1 through ckpt-ssh
+# (as mpirun would through its rsh agent: the remote command joins the job
+# there) and one of its own; both write their digest to files. ckpt job
+# on node0 checkpoints both nodes' shares as one snapshot on the snapshot
+# root they share; --kill ends them on both nodes. ckpt restart on node0
+# brings both shares back, each on its node; checkpointed and killed again,
+# the job is restarted with the nodes swapped (--hosts, from node1). Every
+# share's output is the uninterrupted run's. A TLS client without the
+# cluster key gets nothing from ckptd's port.
+#
+# Topology: node0 and node1 on the private link, each with ckptd, the
+# snapshot root on the results share both mount.
+# nodes: 2
+# kernels: 6.12
+# (One kernel line: user space, whose engine paths the tree tests cover
+# on both; 6.12, to share its two-node boot with multinode.)
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+
+bin=$CKPT_TOP/build/bin
+producer=$CKPT_TOP/build/tests/workloads/producer
+shared=${ckptvm_out:?}/ckptd-nodes
+snap=$shared/snap
+conf=$shared/ckptd.conf
+
+cleanup() {
+	for n in node0 node1; do
+		ssh "$n" "pkill -KILL -x ckptd; pkill -KILL -x producer; pkill -KILL -f 'sleep 3600'
+			rmmod ckpt" > /dev/null 2>&1 || true
+	done
+	rm -rf "$shared"
+}
+trap cleanup EXIT
+
+rm -rf "$shared"
+mkdir -p "$shared"
+head -c 32 /dev/urandom > "$shared/key"
+chmod 600 "$shared/key"
+cat > "$conf" <<EOF
+snapshot_root = $snap
+key_file = $shared/key
+listen = *
+log_level = 2
+EOF
+
+# A share, share.sh NAME SLEEP: lines, a sleep the test ends (go), more
+# lines, one digest into out-NAME.
+cat > "$shared/share.sh" <<EOF
+{ '$producer' 3000 '$shared/ready-'\$1; sleep \$2; '$producer' 2000; } | sort | uniq -c | sha256sum > '$shared/out-'\$1
+EOF
+# The job: node1's share through ckpt-ssh (it stays when ssh returns, as
+# a rank does), then node0's.
+launcher="'$bin/ckpt-ssh' node1 \"nohup sh '$shared/share.sh' b 3600 > /dev/null 2>&1 < /dev/null &\"; sh '$shared/share.sh' a 3600"
+
+start_node() {
+	ssh "$1" "insmod '$CKPT_MODULE' && '$bin/ckpt' key '$shared/key' &&
+		{ setsid '$bin/ckptd' --foreground --config '$conf' >> '$shared/ckptd-$1.log' 2>&1 < /dev/null & }
+		for i in \$(seq 150); do '$bin/ckpt' ls > /dev/null 2>&1 && exit 0; sleep 0.2; done; exit 1"
+}
+
+# wait_for PID: its status, or 124 (and it killed) after 180 s: no hang.
+wait_for() {
+	local i
+	for i in $(seq 900); do
+		kill -0 "$1" 2> /dev/null || break
+		sleep 0.2
+	done
+	kill -0 "$1" 2> /dev/null && { kill -KILL "$1"; wait "$1" 2> /dev/null; return 124; }
+	wait "$1"
+}
+
+# go NODE: ends the sleep of the job's share on NODE.
+go() {
+	ssh "$1" "for p in \$(cat /sys/fs/cgroup/ckpt/$job/cgroup.procs); do
+		[ \"\$(cat /proc/\$p/comm)\" = sleep ] && kill \$p; done; true"
+}
+
+ktap_plan 14
+ktap_check "node0: engine, key, ckptd" start_node node0
+ktap_check "node1: engine, key, ckptd" start_node node1
+
+timeout 120 sh "$shared/share.sh" a 0
+ktap_note "reference: $(cat "$shared/out-a")"
+cp "$shared/out-a" "$shared/reference"
+rm -f "$shared"/out-* "$shared"/ready-*
+
+(cd /tmp && "$bin/ckpt-run" --name two sh -c "$launcher" > "$shared/run.out" 2> "$shared/run.err") &
+runner=$!
+ktap_poll 90 sh -c "test -e '$shared/ready-a' && test -e '$shared/ready-b'" || true
+job=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$shared/run.err")
+ktap_check "node1's processes joined the job through ckpt-ssh" sh -c \
+	"'$bin/ckpt' status '$job' --json | grep -q '\"nodes\":\\[\"node1\"\\]' &&
+	 ssh node1 \"'$bin/ckpt' status '$job' --json\" | grep -q '\"coordinator\":\"node0\"'"
+ktap_check "one checkpoint of both nodes: snapshot 1 holds both shares" sh -c \
+	"'$bin/ckpt' job '$job' | grep -q '^snapshot *$snap/$job/1\$' &&
+	 test -f '$snap/$job/1/node0/0/manifest' && test -f '$snap/$job/1/node1/0/manifest' &&
+	 grep -q '\"node\": \"node1\"' '$snap/$job/1/meta.json'"
+running() {
+	ssh "$1" "for p in \$(cat /sys/fs/cgroup/ckpt/$job/cgroup.procs); do
+		grep -q '^State:.*T' /proc/\$p/status && exit 1; done; exit 0"
+}
+ktap_check "both shares run on after it, none stopped" sh -c \
+	"$(declare -f running | sed "s/\$job/$job/g"); running node0 && running node1"
+ktap_check "--kill: snapshot 2, the job ends on both nodes" sh -c \
+	"'$bin/ckpt' job '$job' --kill | grep -q '^snapshot *$snap/$job/2\$' &&
+	 for i in \$(seq 50); do ssh node1 \"! '$bin/ckpt' status '$job'\" 2> /dev/null && exit 0; sleep 0.2; done; exit 1"
+rc=0
+wait_for "$runner" || rc=$?
+ktap_check "ckpt-run exits as its killed job: 137" test "$rc" = 137
+
+# Restarted on the same nodes, from node0.
+"$bin/ckpt" restart "$snap/$job/2" > "$shared/r1.out" 2> "$shared/r1.err" &
+runner=$!
+ktap_check "ckpt restart brings both shares back, each on its node" sh -c \
+	"for i in \$(seq 300); do grep -q 'job $job restarted' '$shared/r1.err' && break; sleep 0.2; done &&
+	 ssh node1 \"'$bin/ckpt' status '$job' --json\" | grep -q '\"coordinator\":\"node0\"'"
+ktap_check "the restarted job: checkpointed over both nodes and killed, snapshot 3" sh -c \
+	"'$bin/ckpt' job '$job' --kill | grep -q '^snapshot *$snap/$job/3\$'"
+wait_for "$runner" || true
+
+# Restarted with the nodes swapped, from node1.
+ssh node1 "cd /tmp && '$bin/ckpt' restart --hosts node0=node1,node1=node0 '$snap/$job/3' \
+	> '$shared/r2.out' 2> '$shared/r2.err'" &
+runner=$!
+ktap_check "--hosts node0=node1,node1=node0: the shares swap nodes" sh -c \
+	"for i in \$(seq 300); do grep -q 'job $job restarted' '$shared/r2.err' && break; sleep 0.2; done &&
+	 '$bin/ckpt' status '$job' --json | grep -q '\"coordinator\":\"node1\"'"
+go node0
+go node1
+rc=0
+wait_for "$runner" || rc=$?
+ktap_check "the job ends: ckpt restart exits 0" test "$rc" = 0
+ktap_check "node0's share printed the uninterrupted run's digest" \
+	ktap_poll 30 cmp "$shared/reference" "$shared/out-a"
+ktap_check "node1's share printed the uninterrupted run's digest" \
+	ktap_poll 30 cmp "$shared/reference" "$shared/out-b"
+
+ktap_check "a TLS client without the cluster key: refused" sh -c \
+	"! echo '{}' | timeout 20 openssl s_client -connect node1:7201 -tls1_3 -quiet \
+		-psk_identity ckptd -psk 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff > '$shared/tls.out' 2>&1 &&
+	 sleep 1 && grep -q 'failed its TLS handshake' '$shared/ckptd-node1.log'"
+ktap_note "node0's ckptd:"
+ktap_note "$(tail -n 30 "$shared/ckptd-node0.log")"
+ktap_note "node1's ckptd:"
+ktap_note "$(tail -n 30 "$shared/ckptd-node1.log")"
+ktap_finish
