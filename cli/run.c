@@ -35,8 +35,9 @@
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s run [--name NAME] [--no-job] [--lib PATH] [--] PROGRAM [ARGS...]\n"
-		"       ckpt-run [--name NAME] [--no-job] [--lib PATH] [--] PROGRAM [ARGS...]\n"
+		"usage: %s run [--name NAME] [--interval T] [--keep K] [--no-job] [--lib PATH]\n"
+		"                [--] PROGRAM [ARGS...]\n"
+		"       ckpt-run [the same]\n"
 		"Starts PROGRAM as a new job of ckptd's (its id on standard error and\n"
 		"in CKPT_JOBID), with libckpt preloaded into it and the programs it\n"
 		"executes (LD_PRELOAD, CKPT_PRELOAD=1), so their callbacks and\n"
@@ -44,6 +45,8 @@ static void run_usage(FILE *f)
 		"in the foreground: signals go on to PROGRAM, whose exit status is\n"
 		"this command's.\n"
 		"  --name NAME  a name for the job, shown by ckpt ls and status\n"
+		"  --interval T a checkpoint of the job every T (seconds, or with m or h)\n"
+		"  --keep K     keep the newest K snapshots of the job, remove the others\n"
 		"  --no-job     preload libckpt only: no job, ckptd not needed\n"
 		"  --lib PATH   the libckpt.so to preload (default: next to this\n"
 		"               program in ../lib, then " CKPT_LIBDIR ")\n",
@@ -103,8 +106,33 @@ static void forward_signals(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
+/* What ckpt-run asks of the job: --name, --interval, --keep. */
+struct job_opts {
+	const char *name;
+	long interval;		/* seconds, 0: none */
+	long keep;		/* 0: all */
+};
+
+/* SECONDS, or a number with s, m or h: seconds, or -1. */
+static long parse_interval(const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (end == arg || v <= 0 || v > 7 * 24 * 3600)
+		return -1;
+	if (!strcmp(end, "m"))
+		v *= 60;
+	else if (!strcmp(end, "h"))
+		v *= 3600;
+	else if (*end && strcmp(end, "s"))
+		return -1;
+	return v > 7 * 24 * 3600 ? -1 : v;
+}
+
 /* The new job's id from ckptd, for the child waiting on @go. */
-static int start_job(pid_t pid, char **argv, const char *name, char id[16])
+static int start_job(pid_t pid, char **argv, const struct job_opts *jo,
+		     char id[16])
 {
 	char cwd[PATH_MAX];
 	struct ckpt_err err;
@@ -118,8 +146,12 @@ static int start_job(pid_t pid, char **argv, const char *name, char id[16])
 		snprintf(cwd, sizeof(cwd), "/");
 	req = json_pack("{s:s, s:i, s:o, s:s}", "op", "run", "pid", (int)pid,
 			"cmd", cmd, "cwd", cwd);
-	if (req && name)
-		json_object_set_new(req, "name", json_string(name));
+	if (req && jo->name)
+		json_object_set_new(req, "name", json_string(jo->name));
+	if (req && jo->interval)
+		json_object_set_new(req, "interval", json_integer(jo->interval));
+	if (req && jo->keep)
+		json_object_set_new(req, "keep", json_integer(jo->keep));
 	ret = req ? ckptd_call(req, &res, &err) : -ENOMEM;
 	json_decref(req);
 	if (ret) {
@@ -134,7 +166,7 @@ static int start_job(pid_t pid, char **argv, const char *name, char id[16])
 }
 
 /* The job's root: forked, joined to a new job, then PROGRAM; its status. */
-static int run_job(char **argv, const char *name)
+static int run_job(char **argv, const struct job_opts *jo)
 {
 	char id[16] = "";
 	int go[2], st;
@@ -167,7 +199,7 @@ static int run_job(char **argv, const char *name)
 	close(go[0]);
 	child = pid;
 	forward_signals();
-	if (start_job(pid, argv, name, id)) {
+	if (start_job(pid, argv, jo, id)) {
 		close(go[1]);
 		waitpid(pid, NULL, 0);
 		return 1;
@@ -189,12 +221,14 @@ int cmd_run(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "lib", required_argument, NULL, 'l' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "keep", required_argument, NULL, 'k' },
 		{ "no-job", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	char lib[PATH_MAX];
-	const char *name = NULL;
+	char lib[PATH_MAX], *end;
+	struct job_opts jo = {};
 	bool job = true;
 	int c;
 
@@ -206,7 +240,23 @@ int cmd_run(int argc, char **argv)
 			snprintf(lib, sizeof(lib), "%s", optarg);
 			break;
 		case 'n':
-			name = optarg;
+			jo.name = optarg;
+			break;
+		case 'i':
+			jo.interval = parse_interval(optarg);
+			if (jo.interval < 0) {
+				fprintf(stderr, "%s: bad --interval '%s' (seconds, or a number with m or h; at most a week)\n",
+					prog, optarg);
+				return 1;
+			}
+			break;
+		case 'k':
+			jo.keep = strtol(optarg, &end, 10);
+			if (*end || !*optarg || jo.keep < 1 || jo.keep > 1000) {
+				fprintf(stderr, "%s: bad --keep '%s' (1 to 1000)\n",
+					prog, optarg);
+				return 1;
+			}
 			break;
 		case 'J':
 			job = false;
@@ -226,7 +276,7 @@ int cmd_run(int argc, char **argv)
 	if (preload(lib))
 		return 1;
 	if (job)
-		return launch_shim() ? 1 : run_job(argv + optind, name);
+		return launch_shim() ? 1 : run_job(argv + optind, &jo);
 	return exec_program(argv + optind);
 }
 

@@ -140,12 +140,13 @@ static void on_stop(evutil_socket_t fd, short what, void *arg)
 	event_base_loopexit(d->base, NULL);
 }
 
-/* Ended jobs go: their records and cgroups, every few seconds. */
+/* Every second: ended jobs go (records, cgroups); periodic checkpoints. */
 static void on_tick(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
 	job_reap(arg);
+	checkpoint_due(arg);
 }
 
 static int parse_args(struct ckptd *d, int argc, char **argv)
@@ -206,7 +207,7 @@ int main(int argc, char **argv)
 	static struct ckptd daemon_state;
 	struct ckptd *d = &daemon_state;
 	struct event *ev_chld, *ev_term, *ev_int, *ev_tick;
-	struct timeval tick = { .tv_sec = 5 };
+	struct timeval tick = { .tv_sec = 1 };
 	int ret;
 
 	ret = parse_args(d, argc, argv);

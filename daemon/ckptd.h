@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <event2/event.h>
 #include <jansson.h>
@@ -40,6 +41,8 @@
 #define CKPTD_MAX_JOBS_UID	64
 #define CKPTD_MAC_LEN		32
 #define CKPTD_PORT		7201
+#define CKPTD_MAX_INTERVAL	(7 * 24 * 3600)
+#define CKPTD_MAX_KEEP		1000
 #define CKPTD_MAX_NODES		64
 /* How long a peer waits for a step of a coordinated checkpoint. */
 #define CKPTD_PEER_WAIT_S	120
@@ -69,6 +72,9 @@ struct job {
 	char coordinator[HOST_NAME_MAX + 1];	/* its node, "" when this one */
 	json_t *nodes;		/* coordinator: the other nodes' names */
 	struct worker *busy;	/* the checkpoint or restart under way */
+	unsigned int interval;	/* seconds between periodic checkpoints, 0: none */
+	unsigned int keep;	/* snapshots kept, the newest; 0: all */
+	time_t last;		/* the last checkpoint's start */
 	struct job *next;
 };
 
@@ -146,6 +152,7 @@ void op_join(struct conn *c, const json_t *req);
 
 /* snapshot.c */
 void op_checkpoint(struct conn *c, const json_t *req);
+void checkpoint_due(struct ckptd *d);
 /* A peer's share of a coordinated checkpoint, in a peer worker. */
 void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req);
 /* @path's SHA-256 in hex and its size: 0 or -errno. */

@@ -156,13 +156,14 @@ int job_save(struct ckptd *d, const struct job *j)
 	json_t *rec;
 	int dfd, ret;
 
-	rec = json_pack("{s:s, s:I, s:I, s:s, s:O, s:s, s:I, s:[I, I], s:s, s:O?}",
+	rec = json_pack("{s:s, s:I, s:I, s:s, s:O, s:s, s:I, s:[I, I], s:s, s:O?, s:I, s:I}",
 			"id", j->id, "uid", (json_int_t)j->uid,
 			"gid", (json_int_t)j->gid, "name", j->name,
 			"cmd", j->cmd, "cwd", j->cwd, "seq", (json_int_t)j->seq,
 			"helpers", (json_int_t)j->helpers[0],
 			(json_int_t)j->helpers[1], "coordinator", j->coordinator,
-			"nodes", j->nodes);
+			"nodes", j->nodes, "interval", (json_int_t)j->interval,
+			"keep", (json_int_t)j->keep);
 	text = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
 	json_decref(rec);
 	if (!text)
@@ -183,7 +184,7 @@ int job_save(struct ckptd *d, const struct job *j)
 /* A record of CKPTD_STATE/jobs, written by an earlier ckptd. */
 static void job_load(struct ckptd *d, int dfd, const char *name)
 {
-	json_int_t uid, gid, seq, h0, h1;
+	json_int_t uid, gid, seq, h0, h1, interval = 0, keep = 0;
 	const char *id, *jname, *cwd, *coord = "";
 	char path[PATH_MAX], err[256];
 	json_t *rec = NULL, *cmd, *nodes = NULL;
@@ -197,10 +198,13 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 	    json_is_null(json_object_get(rec, "nodes")))
 		json_object_del(rec, "nodes");
 	if (!rec ||
-	    json_unpack(rec, "{s:s, s:I, s:I, s:s, s:o, s:s, s:I, s:[I, I], s?:s, s?:o}",
+	    json_unpack(rec, "{s:s, s:I, s:I, s:s, s:o, s:s, s:I, s:[I, I], s?:s, s?:o, s?:I, s?:I}",
 			"id", &id, "uid", &uid, "gid", &gid, "name", &jname,
 			"cmd", &cmd, "cwd", &cwd, "seq", &seq, "helpers", &h0,
-			&h1, "coordinator", &coord, "nodes", &nodes) ||
+			&h1, "coordinator", &coord, "nodes", &nodes,
+			"interval", &interval, "keep", &keep) ||
+	    interval < 0 || interval > CKPTD_MAX_INTERVAL || keep < 0 ||
+	    keep > CKPTD_MAX_KEEP ||
 	    !valid_id(id) || !valid_cmd(cmd) || strlen(coord) > HOST_NAME_MAX ||
 	    (nodes && !json_is_array(nodes)) ||
 	    uid < 0 || gid < 0 || seq < 0 || seq > UINT32_MAX) {
@@ -221,6 +225,9 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 	j->helpers[1] = h1;
 	snprintf(j->coordinator, sizeof(j->coordinator), "%s", coord);
 	j->nodes = json_incref(nodes);
+	j->interval = interval;
+	j->keep = keep;
+	j->last = time(NULL);
 	ckptd_log(d, 1, "job %s (uid %u) found again", j->id,
 		  (unsigned int)j->uid);
 out:
@@ -486,18 +493,21 @@ void op_run(struct conn *c, const json_t *req)
 	struct ckptd *d = conn_daemon(c);
 	const char *name = NULL, *cwd;
 	char err[512];
-	json_int_t pid;
+	json_int_t pid, interval = 0, keep = 0;
 	struct job *j;
 	json_t *cmd;
 	int ret;
 
-	if (json_unpack((json_t *)req, "{s:I, s:o, s:s, s?:s}", "pid", &pid,
-			"cmd", &cmd, "cwd", &cwd, "name", &name) ||
+	if (json_unpack((json_t *)req, "{s:I, s:o, s:s, s?:s, s?:I, s?:I}", "pid", &pid,
+			"cmd", &cmd, "cwd", &cwd, "name", &name,
+			"interval", &interval, "keep", &keep) ||
+	    interval < 0 || interval > CKPTD_MAX_INTERVAL || keep < 0 ||
+	    keep > CKPTD_MAX_KEEP ||
 	    pid <= 0 || pid > INT32_MAX || !valid_cmd(cmd) ||
 	    json_dumpb(cmd, NULL, 0, 0) > CKPTD_MSG_MAX / 2 ||
 	    (name && strlen(name) >= sizeof(j->name))) {
-		conn_fail(c, "run: needs \"pid\" (a process id), \"cmd\" (strings), \"cwd\" and at most a \"name\" of %zu bytes",
-			  sizeof(j->name) - 1);
+		conn_fail(c, "run: needs \"pid\" (a process id), \"cmd\" (strings), \"cwd\"; at most a \"name\" of %zu bytes, an \"interval\" of %d s, a \"keep\" of %d",
+			  sizeof(j->name) - 1, CKPTD_MAX_INTERVAL, CKPTD_MAX_KEEP);
 		return;
 	}
 	if (proc_status(pid, "PPid:") != conn_pid(c) ||
@@ -516,6 +526,9 @@ void op_run(struct conn *c, const json_t *req)
 		conn_fail(c, "run: %s", err);
 		return;
 	}
+	j->interval = interval;
+	j->keep = keep;
+	j->last = time(NULL);
 	ret = job_add_pid(d, j, pid);
 	if (ret) {
 		conn_fail(c, "run: cannot put process %d into job %s: %s",
@@ -539,6 +552,10 @@ static json_t *job_describe(const struct ckptd *d, const struct job *j)
 		      "state", j->busy ? "busy" : "running", "cmd", j->cmd,
 		      "cwd", j->cwd, "processes", n < 0 ? 0 : n,
 		      "seq", (json_int_t)j->seq);
+	if (o && j->interval)
+		json_object_set_new(o, "interval", json_integer(j->interval));
+	if (o && j->keep)
+		json_object_set_new(o, "keep", json_integer(j->keep));
 	if (o && j->coordinator[0])
 		json_object_set_new(o, "coordinator", json_string(j->coordinator));
 	if (o && j->nodes)

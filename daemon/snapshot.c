@@ -11,6 +11,8 @@
  * .tmp directory and leaves earlier snapshots as they were.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -390,6 +392,8 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 }
 
 /* In ckptd: the job's newest snapshot is the worker's, once it says so. */
+static void retain(struct ckptd *d, const struct job *j);
+
 static void checkpoint_report(struct worker *w, json_t *msg)
 {
 	struct job *j = worker_job(w);
@@ -401,19 +405,64 @@ static void checkpoint_report(struct worker *w, json_t *msg)
 		job_save(worker_daemon(w), j);
 		ckptd_log(worker_daemon(w), 1, "job %s: snapshot %u taken",
 			  j->id, j->seq);
+		retain(worker_daemon(w), j);
+	} else if (msg && !worker_conn(w)) {
+		ckptd_log(worker_daemon(w), 0, "%s", ckptd_msg_str(msg, "error") ?: "");
 	}
+}
+
+/* checkpoint {job, mode: continue|stop|kill, timeout?}. */
+/*
+ * Starts a checkpoint of @j in @mode for client @c (NULL: ckptd's own,
+ * periodic). NULL, or the refusal in @why.
+ */
+static const char *checkpoint_start(struct ckptd *d, struct conn *c,
+				    struct job *j, const char *mode,
+				    unsigned int timeout_s, char *why, size_t len)
+{
+	struct snap s = { .mode = mode };
+	pid_t roots[2];
+	int n;
+
+	s.a.flags = !strcmp(mode, "stop") ? CKPT_CHECKPOINT_STOP :
+		    !strcmp(mode, "kill") ? CKPT_CHECKPOINT_KILL : 0;
+	s.a.timeout_ms = timeout_s * 1000;
+	if (j->coordinator[0])
+		snprintf(why, len, "job %s is coordinated by node %s: checkpoint it there",
+			 j->id, j->coordinator);
+	else if (j->busy)
+		snprintf(why, len, "job %s: a checkpoint or restart of it is under way",
+			 j->id);
+	if (j->coordinator[0] || j->busy)
+		return why;
+	n = job_roots(j, roots, 2);
+	if (n == 0 || n == -ENOENT)
+		snprintf(why, len, "job %s has no process on this node", j->id);
+	else if (n < 0)
+		snprintf(why, len, "job %s: cannot list its processes: %s", j->id,
+			 strerror(-n));
+	else if (n > 1)
+		snprintf(why, len, "job %s is several process trees on this node (processes %d and %d lead two); one tree per node is what ckptd checkpoints yet",
+			 j->id, (int)roots[0], (int)roots[1]);
+	if (n != 1)
+		return why;
+	s.root = roots[0];
+	j->last = time(NULL);
+	if (!worker_start(d, c, j, checkpoint_worker, checkpoint_report, &s)) {
+		snprintf(why, len, "job %s: cannot start a worker: %s", j->id,
+			 strerror(errno));
+		return why;
+	}
+	return NULL;
 }
 
 /* checkpoint {job, mode: continue|stop|kill, timeout?}. */
 void op_checkpoint(struct conn *c, const json_t *req)
 {
-	struct ckptd *d = conn_daemon(c);
-	const char *mode = "continue";
+	const char *mode = "continue", *why;
 	json_int_t timeout = 0;
-	struct snap s = {};
-	pid_t roots[2];
 	struct job *j;
-	int n;
+	char buf[512];
 
 	j = job_lookup(c, req);
 	if (!j)
@@ -425,43 +474,80 @@ void op_checkpoint(struct conn *c, const json_t *req)
 			  CKPT_TIMEOUT_MAX_MS / 1000);
 		return;
 	}
-	if (!strcmp(mode, "stop"))
-		s.a.flags = CKPT_CHECKPOINT_STOP;
-	else if (!strcmp(mode, "kill"))
-		s.a.flags = CKPT_CHECKPOINT_KILL;
-	else if (strcmp(mode, "continue")) {
+	if (strcmp(mode, "stop") && strcmp(mode, "kill") && strcmp(mode, "continue")) {
 		conn_fail(c, "checkpoint: mode '%.16s' is none of continue, stop, kill",
 			  mode);
 		return;
 	}
-	s.a.timeout_ms = timeout * 1000;
-	s.mode = mode;
-	if (j->coordinator[0]) {
-		conn_fail(c, "job %s is coordinated by node %s: checkpoint it there",
-			  j->id, j->coordinator);
-		return;
+	/* The mode's own string: the request is gone when the worker runs. */
+	mode = !strcmp(mode, "stop") ? "stop" : !strcmp(mode, "kill") ? "kill" : "continue";
+	why = checkpoint_start(conn_daemon(c), c, j, mode, timeout, buf, sizeof(buf));
+	if (why)
+		conn_fail(c, "%s", why);
+}
+
+/* The periodic checkpoints of jobs run with --interval, when due. */
+void checkpoint_due(struct ckptd *d)
+{
+	time_t now = time(NULL);
+	struct job *j;
+	char why[512];
+
+	for (j = d->jobs; j; j = j->next) {
+		if (!j->interval || j->busy || j->coordinator[0] ||
+		    now - j->last < (time_t)j->interval || !job_running(j))
+			continue;
+		if (checkpoint_start(d, NULL, j, "continue", 0, why, sizeof(why)))
+			ckptd_log(d, 0, "job %s: the periodic checkpoint: %s", j->id, why);
 	}
-	if (j->busy) {
-		conn_fail(c, "job %s: a checkpoint or restart of it is under way",
-			  j->id);
+}
+
+/* Snapshots of @j beyond its newest j->keep go, the oldest first. */
+static void retain(struct ckptd *d, const struct job *j)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	unsigned int *seqs = NULL, n = 0, i, k, tmp;
+	char *end;
+	DIR *dir;
+
+	if (!j->keep)
 		return;
-	}
-	n = job_roots(j, roots, 2);
-	if (n == 0 || n == -ENOENT) {
-		conn_fail(c, "job %s has no process on this node", j->id);
+	if (snprintf(path, sizeof(path), "%s/%s", d->cfg.snapshot_root, j->id) >=
+	    (int)sizeof(path))
 		return;
-	}
-	if (n < 0 || n > 1) {
-		conn_fail(c, n < 0 ? "job %s: cannot list its processes: %s" :
-			  "job %s is %s process trees on this node (processes %d and %d lead two); one tree per node is what ckptd checkpoints yet",
-			  j->id, n < 0 ? strerror(-n) : "several",
-			  n > 1 ? roots[0] : 0, n > 1 ? roots[1] : 0);
+	dir = opendir(path);
+	if (!dir)
 		return;
+	while ((e = readdir(dir))) {
+		unsigned long v = strtoul(e->d_name, &end, 10);
+		unsigned int *more;
+
+		if (*end || !v || v > UINT32_MAX || !isdigit((unsigned char)e->d_name[0]))
+			continue;
+		more = realloc(seqs, (n + 1) * sizeof(*seqs));
+		if (!more)
+			break;
+		seqs = more;
+		seqs[n++] = v;
 	}
-	s.root = roots[0];
-	if (!worker_start(d, c, j, checkpoint_worker, checkpoint_report, &s))
-		conn_fail(c, "job %s: cannot start a worker: %s", j->id,
-			  strerror(errno));
+	closedir(dir);
+	for (i = 0; i < n; i++)
+		for (k = i + 1; k < n; k++)
+			if (seqs[k] > seqs[i]) {
+				tmp = seqs[i];
+				seqs[i] = seqs[k];
+				seqs[k] = tmp;
+			}
+	for (i = j->keep; i < n; i++) {
+		if (snprintf(path, sizeof(path), "%s/%s/%u", d->cfg.snapshot_root,
+			     j->id, seqs[i]) >= (int)sizeof(path))
+			continue;
+		remove_tree(path);
+		ckptd_log(d, 1, "job %s: snapshot %u removed (--keep %u)", j->id,
+			  seqs[i], j->keep);
+	}
+	free(seqs);
 }
 
 /*

@@ -16,7 +16,8 @@ def frame(o):
     return struct.pack("<I", len(t)) + t
 
 
-ops = [{"op": "run", "pid": 12, "cmd": ["sh", "-c", "x"], "cwd": "/", "name": "n"},
+ops = [{"op": "run", "pid": 12, "cmd": ["sh", "-c", "x"], "cwd": "/", "name": "n",
+        "interval": 60, "keep": 3},
        {"op": "ls"}, {"op": "status", "job": "0123abcd"},
        {"op": "checkpoint", "job": "0123abcd", "mode": "kill", "timeout": 5},
        {"op": "restart", "dir": "/var/lib/ckpt/0123abcd/1"},

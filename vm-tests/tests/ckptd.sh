@@ -17,7 +17,10 @@
 # whose image was changed (checksum). Bad messages on the socket (too
 # long, not JSON, an unknown op, a run for a process that is not the
 # caller's child) get an error and ckptd serves on. ckptd stopped and
-# started again finds the job and checkpoints it.
+# started again finds the job and checkpoints it. A job run with
+# --interval 1 --keep 2 is checkpointed every second, its two newest
+# snapshots kept; a checkpoint onto a full file system is refused with
+# the reason, leaves nothing, and the job runs on.
 #
 # Topology: one node, no network.
 # kernels: 6.1
@@ -114,7 +117,7 @@ kill_cycle() {
 	ktap_check "$2 exits as its killed job: 137" test "$rc" = 137
 }
 
-ktap_plan 27
+ktap_plan 32
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -214,6 +217,32 @@ wait "$runner" || rc=$?
 ktap_check "the job ends: ckpt restart exits 0" test "$rc" = 0
 ktap_check "all the runs together printed the uninterrupted run's output" \
 	cmp "$tmp/reference" "$tmp/u/out"
+# Periodic checkpoints with retention, and a full snapshot file system.
+"$bin/ckpt-run" --interval 1 --keep 2 sleep 120 2> "$tmp/p.err" &
+prunner=$!
+ktap_poll 30 grep -q "job " "$tmp/p.err" || true
+pjob=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$tmp/p.err")
+ktap_check "--interval 1: snapshots every second" ktap_poll 60 sh -c \
+	"'$bin/ckpt' status '$pjob' --json | grep -q '\"seq\":[4-9]'"
+ktap_check "--keep 2: the newest two stay, latest the newest" sh -c \
+	"test \"\$(ls '$snap/$pjob' | grep -c '^[0-9]*\$')\" = 2 &&
+	 test -d \"$snap/$pjob/\$(readlink '$snap/$pjob/latest')\""
+kill "$prunner" 2> /dev/null || true
+"$bin/ckpt-run" sleep 120 2> "$tmp/f.err" &
+frunner=$!
+ktap_poll 30 grep -q "job " "$tmp/f.err" || true
+fjob=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$tmp/f.err")
+mkdir -p "$snap/$fjob"
+mount -t tmpfs -o size=64k tmpfs "$snap/$fjob"
+ktap_check "a full snapshot file system: refused, named, nothing left" sh -c \
+	"! '$bin/ckpt' job '$fjob' 2> '$tmp/e' && grep -q 'No space left' '$tmp/e' &&
+	 test -z \"\$(ls -A '$snap/$fjob')\""
+ktap_check "the job runs on" sh -c "'$bin/ckpt' status '$fjob' | grep -q 'running'"
+umount "$snap/$fjob"
+ktap_check "room again: the next checkpoint is snapshot 1" sh -c \
+	"'$bin/ckpt' job '$fjob' | grep -q '^snapshot *$snap/$fjob/1\$'"
+kill "$frunner" 2> /dev/null || true
+
 ktap_note "ckptd's log:"
 ktap_note "$(tail -n 40 "$tmp/ckptd.log")"
 ktap_finish
