@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "job", cmd_job, "checkpoint a job: all its processes, one snapshot" },
 	{ "ls", cmd_ls, "list your jobs" },
 	{ "status", cmd_status, "show a job" },
+	{ "cancel", cmd_cancel, "cancel a job's checkpoint under way" },
 	{ "join", cmd_join, "join a job on this node, run a command (ckpt-join)" },
 	{ "ssh", cmd_ssh, "ssh for a job's launcher: the command joins the job (ckpt-ssh)" },
 	{ "key", cmd_key, "set the key the engine authenticates images with" },

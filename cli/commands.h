@@ -23,6 +23,7 @@ int cmd_key(int argc, char **argv);		/* key.c */
 int cmd_job(int argc, char **argv);		/* job.c */
 int cmd_ls(int argc, char **argv);		/* job.c */
 int cmd_status(int argc, char **argv);		/* job.c */
+int cmd_cancel(int argc, char **argv);		/* job.c */
 int cmd_join(int argc, char **argv);		/* join.c */
 int cmd_ssh(int argc, char **argv);		/* join.c */
 

@@ -5,6 +5,7 @@
  *   ckpt job JOBID [--stop|--kill] [--timeout S] [--json]   a checkpoint
  *   ckpt ls [--json]                                          your jobs
  *   ckpt status JOBID [--json]                                one job
+ *   ckpt cancel JOBID [--json]                                its checkpoint
  *
  * One emitter: ckptd's reply is the result; --json prints it as it is
  * (less "ok"), text prints the fields a table names, in its order.
@@ -236,4 +237,24 @@ int cmd_status(int argc, char **argv)
 		return ret;
 	return call_emit("status", json_pack("{s:s, s:s}", "op", "status", "job",
 					     argv[optind]), status_fields, json);
+}
+
+int cmd_cancel(int argc, char **argv)
+{
+	const char *usage =
+		"usage: ckpt cancel JOBID [--json]\n"
+		"Cancels the checkpoint of job JOBID under way: it ends as a failed one\n"
+		"does, nothing of its snapshot is left, and the job continues.\n";
+	static const struct field fields[] = {
+		{ "job", "cancelled" },
+		{}
+	};
+	bool json = false;
+	int ret;
+
+	ret = parse(argc, argv, usage, &json, NULL, NULL, 1);
+	if (ret >= 0)
+		return ret;
+	return call_emit("cancel", json_pack("{s:s, s:s}", "op", "cancel", "job",
+					     argv[optind]), fields, json);
 }

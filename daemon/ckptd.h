@@ -153,6 +153,9 @@ void op_join(struct conn *c, const json_t *req);
 /* snapshot.c */
 void op_checkpoint(struct conn *c, const json_t *req);
 void checkpoint_due(struct ckptd *d);
+void op_cancel(struct conn *c, const json_t *req);
+/* Removes what checkpoints cut short left of @j's snapshots (*.tmp). */
+void snapshot_sweep(struct ckptd *d, const struct job *j);
 /* A peer's share of a coordinated checkpoint, in a peer worker. */
 void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req);
 /* @path's SHA-256 in hex and its size: 0 or -errno. */
@@ -179,6 +182,9 @@ void worker_set_quiet(bool quiet);
 void worker_set_arg(struct worker *w, void *arg);
 void *worker_arg(const struct worker *w);
 unsigned int workers_without_job(const struct ckptd *d);
+/* The next worker_start() is a checkpoint's; whether @w is one. */
+void worker_set_checkpoint(void);
+bool worker_is_checkpoint(const struct worker *w);
 pid_t worker_pid(const struct worker *w);
 struct ckptd *worker_daemon(const struct worker *w);
 bool worker_of_job(const struct ckptd *d, const struct job *j);

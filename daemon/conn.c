@@ -44,6 +44,7 @@ static const struct {
 	{ "restart", op_restart },
 	{ "signal", op_signal },
 	{ "join", op_join },
+	{ "cancel", op_cancel },
 };
 
 uid_t conn_uid(const struct conn *c)

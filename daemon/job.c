@@ -228,6 +228,7 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 	j->interval = interval;
 	j->keep = keep;
 	j->last = time(NULL);
+	snapshot_sweep(d, j);
 	ckptd_log(d, 1, "job %s (uid %u) found again", j->id,
 		  (unsigned int)j->uid);
 out:

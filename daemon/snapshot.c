@@ -71,6 +71,32 @@ static void remove_tree(const char *path)
 	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+void snapshot_sweep(struct ckptd *d, const struct job *j)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	size_t n;
+	DIR *dir;
+
+	if (snprintf(path, sizeof(path), "%s/%s", d->cfg.snapshot_root, j->id) >=
+	    (int)sizeof(path))
+		return;
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 4, ".tmp") ||
+		    snprintf(path, sizeof(path), "%s/%s/%s", d->cfg.snapshot_root,
+			     j->id, e->d_name) >= (int)sizeof(path))
+			continue;
+		remove_tree(path);
+		ckptd_log(d, 1, "job %s: %s, left by a checkpoint cut short, removed",
+			  j->id, e->d_name);
+	}
+	closedir(dir);
+}
+
 int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -408,6 +434,9 @@ static void checkpoint_report(struct worker *w, json_t *msg)
 		retain(worker_daemon(w), j);
 	} else if (msg && !worker_conn(w)) {
 		ckptd_log(worker_daemon(w), 0, "%s", ckptd_msg_str(msg, "error") ?: "");
+	} else if (!msg) {
+		/* The worker is gone (cancelled, killed): nothing half-made stays. */
+		snapshot_sweep(worker_daemon(w), j);
 	}
 }
 
@@ -448,6 +477,7 @@ static const char *checkpoint_start(struct ckptd *d, struct conn *c,
 		return why;
 	s.root = roots[0];
 	j->last = time(NULL);
+	worker_set_checkpoint();
 	if (!worker_start(d, c, j, checkpoint_worker, checkpoint_report, &s)) {
 		snprintf(why, len, "job %s: cannot start a worker: %s", j->id,
 			 strerror(errno));
@@ -631,4 +661,27 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 	}
 	ckptd_log(d, 1, "job %s: share of snapshot %u, %s", s.j->id,
 		  (unsigned int)seq, action);
+}
+
+/* cancel {job}: the checkpoint under way ends, as if it had failed. */
+void op_cancel(struct conn *c, const json_t *req)
+{
+	struct job *j = job_lookup(c, req);
+
+	if (!j)
+		return;
+	if (!j->busy || !worker_is_checkpoint(j->busy)) {
+		conn_fail(c, "job %s: no checkpoint under way here", j->id);
+		return;
+	}
+	/*
+	 * The engine thaws what the worker froze when the worker dies; its
+	 * end sweeps the .tmp and continues a share it left stopped
+	 * (job_resume_cut()); the coordinator's peers, losing it, continue
+	 * theirs.
+	 */
+	kill(worker_pid(j->busy), SIGKILL);
+	ckptd_log(conn_daemon(c), 1, "job %s: checkpoint cancelled by uid %u", j->id,
+		  (unsigned int)conn_uid(c));
+	conn_reply(c, json_pack("{s:s, s:b}", "job", j->id, "cancelled", 1));
 }

@@ -26,6 +26,13 @@
 static int client_fd = -1;
 /* The next worker leaves its client's answer to ckptd. */
 static bool next_quiet;
+/* The next worker is a checkpoint's (ckpt cancel ends those only). */
+static bool next_checkpoint;
+
+void worker_set_checkpoint(void)
+{
+	next_checkpoint = true;
+}
 
 void worker_set_quiet(bool quiet)
 {
@@ -42,6 +49,7 @@ struct worker {
 	struct conn *conn;	/* NULL once the client is gone */
 	struct job *job;
 	bool replied;
+	bool is_checkpoint;
 	void *arg;
 	void (*report)(struct worker *w, json_t *msg);
 	struct worker *next;
@@ -75,6 +83,11 @@ pid_t worker_pid(const struct worker *w)
 struct ckptd *worker_daemon(const struct worker *w)
 {
 	return w->d;
+}
+
+bool worker_is_checkpoint(const struct worker *w)
+{
+	return w->is_checkpoint;
 }
 
 bool worker_of_job(const struct ckptd *d, const struct job *j)
@@ -146,10 +159,12 @@ struct worker *worker_start(struct ckptd *d, struct conn *c, struct job *j,
 			    void (*report)(struct worker *w, json_t *msg),
 			    void *arg)
 {
+	bool checkpoint = next_checkpoint;
 	struct worker *w;
 	struct conn *o;
 	int sv[2];
 
+	next_checkpoint = false;
 	w = calloc(1, sizeof(*w));
 	if (!w || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
 		free(w);
@@ -188,6 +203,7 @@ struct worker *worker_start(struct ckptd *d, struct conn *c, struct job *j,
 	w->job = j;
 	w->arg = arg;
 	w->report = report;
+	w->is_checkpoint = checkpoint;
 	ckptd_frame_init(&w->fr);
 	evutil_make_socket_nonblocking(w->sock);
 	w->ev = event_new(d->base, w->sock, EV_READ | EV_PERSIST, on_report, w);

@@ -20,7 +20,10 @@
 # started again finds the job and checkpoints it. A job run with
 # --interval 1 --keep 2 is checkpointed every second, its two newest
 # snapshots kept; a checkpoint onto a full file system is refused with
-# the reason, leaves nothing, and the job runs on.
+# the reason, leaves nothing, and the job runs on. A checkpoint cancelled,
+# one whose ckptd is killed with its worker, one whose job loses a process
+# midway: each leaves no half-made snapshot, the job runs on, and the next
+# checkpoint works.
 #
 # Topology: one node, no network.
 # kernels: 6.1
@@ -117,7 +120,7 @@ kill_cycle() {
 	ktap_check "$2 exits as its killed job: 137" test "$rc" = 137
 }
 
-ktap_plan 32
+ktap_plan 36
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -242,6 +245,51 @@ umount "$snap/$fjob"
 ktap_check "room again: the next checkpoint is snapshot 1" sh -c \
 	"'$bin/ckpt' job '$fjob' | grep -q '^snapshot *$snap/$fjob/1\$'"
 kill "$frunner" 2> /dev/null || true
+
+# Faults in the middle of a checkpoint of a bigger job (two memhogs):
+# cancelled, ckptd killed with its worker, a process of the job killed.
+memhog=$CKPT_TOP/build/tests/workloads/memhog
+"$bin/ckpt-run" sh -c "'$memhog' 1 60 60 > /dev/null & exec '$memhog' 1 60 60 > /dev/null" \
+	2> "$tmp/m.err" &
+mrunner=$!
+ktap_poll 30 grep -q "job " "$tmp/m.err" || true
+mjob=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$tmp/m.err")
+ktap_poll 60 sh -c "'$bin/ckpt' status '$mjob' --json | grep -q '\"processes\":2'" || true
+sleep 2
+# mid_checkpoint: starts ckpt job in the background once its .tmp exists.
+mid_checkpoint() {
+	"$bin/ckpt" job "$mjob" > /dev/null 2> "$tmp/mid.err" &
+	mid=$!
+	ktap_poll 60 sh -c "ls -d '$snap/$mjob/'*.tmp"
+}
+# whole_after: nothing half-made, both memhogs (or the one left) run on,
+# and the next checkpoint makes a snapshot.
+whole_after() {
+	! ls -d "$snap/$mjob/"*.tmp 2> /dev/null &&
+	"$bin/ckpt" status "$mjob" | grep -q running &&
+	"$bin/ckpt" job "$mjob" | grep -q '^snapshot'
+}
+mid_checkpoint
+ktap_check "ckpt cancel ends a checkpoint under way" sh -c \
+	"'$bin/ckpt' cancel '$mjob' | grep -q 'cancelled *$mjob'"
+wait "$mid" 2> /dev/null || true
+ktap_check "cancelled: nothing left of it, the job runs on, the next one works" whole_after
+mid_checkpoint
+pkill -KILL -x ckptd
+wait "$ckptd" 2> /dev/null || true
+start_ckptd
+ktap_check "ckptd killed mid-checkpoint: started again, it sweeps the .tmp; the job runs on" \
+	ktap_poll 30 whole_after
+mid_checkpoint
+# The job's second memhog: the one whose parent is in the job too.
+procs=/sys/fs/cgroup/ckpt/$mjob/cgroup.procs
+for p in $(cat "$procs"); do
+	grep -qx "$(awk '{ print $4 }' "/proc/$p/stat")" "$procs" && kill -KILL "$p"
+done
+wait "$mid" 2> /dev/null || true
+ktap_check "a process killed mid-checkpoint: no snapshot half-made, the rest runs on" whole_after
+kill "$mrunner" 2> /dev/null || true
+pkill -KILL -f "$memhog" 2> /dev/null || true
 
 ktap_note "ckptd's log:"
 ktap_note "$(tail -n 40 "$tmp/ckptd.log")"
