@@ -224,37 +224,38 @@ int cmd_ls(int argc, char **argv)
 	return 0;
 }
 
-int cmd_status(int argc, char **argv)
+/* A command of one JOBID and --json: @op's reply through emit(). */
+static int job_command(int argc, char **argv, const char *op,
+		       const char *usage, const struct field *f)
 {
-	const char *usage =
-		"usage: ckpt status JOBID [--json]\n"
-		"Shows job JOBID: its command, processes on this node, snapshots.\n";
 	bool json = false;
 	int ret;
 
 	ret = parse(argc, argv, usage, &json, NULL, NULL, 1);
 	if (ret >= 0)
 		return ret;
-	return call_emit("status", json_pack("{s:s, s:s}", "op", "status", "job",
-					     argv[optind]), status_fields, json);
+	return call_emit(op, json_pack("{s:s, s:s}", "op", op, "job", argv[optind]),
+			 f, json);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	return job_command(argc, argv, "status",
+		"usage: ckpt status JOBID [--json]\n"
+		"Shows job JOBID: its command, processes on this node, snapshots.\n",
+		status_fields);
 }
 
 int cmd_cancel(int argc, char **argv)
 {
-	const char *usage =
-		"usage: ckpt cancel JOBID [--json]\n"
-		"Cancels the checkpoint of job JOBID under way: it ends as a failed one\n"
-		"does, nothing of its snapshot is left, and the job continues.\n";
 	static const struct field fields[] = {
 		{ "job", "cancelled" },
 		{}
 	};
-	bool json = false;
-	int ret;
 
-	ret = parse(argc, argv, usage, &json, NULL, NULL, 1);
-	if (ret >= 0)
-		return ret;
-	return call_emit("cancel", json_pack("{s:s, s:s}", "op", "cancel", "job",
-					     argv[optind]), fields, json);
+	return job_command(argc, argv, "cancel",
+		"usage: ckpt cancel JOBID [--json]\n"
+		"Cancels the checkpoint of job JOBID under way: it ends as a failed one\n"
+		"does, nothing of its snapshot is left, and the job continues.\n",
+		fields);
 }

@@ -71,6 +71,17 @@ static void remove_tree(const char *path)
 	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* The directory of @j's snapshots, open, or NULL. */
+static DIR *job_snapshots(const struct ckptd *d, const struct job *j)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s", d->cfg.snapshot_root, j->id) >=
+	    (int)sizeof(path))
+		return NULL;
+	return opendir(path);
+}
+
 void snapshot_sweep(struct ckptd *d, const struct job *j)
 {
 	char path[PATH_MAX];
@@ -78,10 +89,7 @@ void snapshot_sweep(struct ckptd *d, const struct job *j)
 	size_t n;
 	DIR *dir;
 
-	if (snprintf(path, sizeof(path), "%s/%s", d->cfg.snapshot_root, j->id) >=
-	    (int)sizeof(path))
-		return;
-	dir = opendir(path);
+	dir = job_snapshots(d, j);
 	if (!dir)
 		return;
 	while ((e = readdir(dir))) {
@@ -543,10 +551,7 @@ static void retain(struct ckptd *d, const struct job *j)
 
 	if (!j->keep)
 		return;
-	if (snprintf(path, sizeof(path), "%s/%s", d->cfg.snapshot_root, j->id) >=
-	    (int)sizeof(path))
-		return;
-	dir = opendir(path);
+	dir = job_snapshots(d, j);
 	if (!dir)
 		return;
 	while ((e = readdir(dir))) {
