@@ -339,7 +339,7 @@ style: $(KSFT_HDR)
 # ---------------------------------------------------------------- install
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin \
+	install -d $(DESTDIR)$(PREFIX)/bin \
 		$(DESTDIR)$(PREFIX)/include/linux $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)/etc/ckpt $(DESTDIR)/lib/systemd/system
