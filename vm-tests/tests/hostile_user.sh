@@ -184,8 +184,11 @@ ktap_check "an image edited to claim root is refused when root restarts it" bash
 
 ktap_check "the unedited image restarts, as nobody, with its pid" bash -c "
 	ckpt restart $dir/own.img > /dev/null 2>&1 & r=\$!
-	for i in \$(seq 100); do
-		[ -e /proc/$user_sleeper/exe ] && break
+	# The pid exists before the restart is done (the restarter's child,
+	# still ckpt): wait for what it becomes, 30 s at most.
+	for i in \$(seq 300); do
+		[ \"\$(readlink /proc/$user_sleeper/exe)\" = /usr/bin/sleep ] &&
+		[ \"\$(stat -c %u /proc/$user_sleeper)\" = 65534 ] && break
 		sleep 0.1
 	done
 	[ \"\$(readlink /proc/$user_sleeper/exe)\" = /usr/bin/sleep ] &&
