@@ -536,7 +536,7 @@ static int itimers(struct target *t, long long v[4])
 	return ret;
 }
 
-TEST_F(timers, virtual_and_prof_itimers_go_on_counting_cpu_time)
+TEST_F_TIMEOUT(timers, virtual_and_prof_itimers_go_on_counting_cpu_time, 120)
 {
 	struct target t = {};
 	long long before[4], after[4];
