@@ -217,8 +217,11 @@ void peer_close(struct peer *p);
 
 /* key.c */
 int key_load(struct ckptd *d);
+/* HMAC-SHA256 of @buf under the snapshot MAC key, in hex. */
 void key_mac(const struct ckptd *d, const void *buf, size_t len,
-	     uint8_t mac[CKPTD_MAC_LEN]);
+	     char hex[2 * CKPTD_MAC_LEN + 1]);
+/* @len bytes of @b as 2 * @len lower-case hex digits and a NUL, in @out. */
+void ckptd_hex(const uint8_t *b, size_t len, char *out);
 
 /* file.c */
 int file_write_atomic(int dirfd, const char *name, const void *buf,

@@ -83,10 +83,24 @@ int key_load(struct ckptd *d)
 	return 0;
 }
 
-void key_mac(const struct ckptd *d, const void *buf, size_t len,
-	     uint8_t mac[CKPTD_MAC_LEN])
+void ckptd_hex(const uint8_t *b, size_t len, char *out)
 {
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+void key_mac(const struct ckptd *d, const void *buf, size_t len,
+	     char hex[2 * CKPTD_MAC_LEN + 1])
+{
+	uint8_t mac[CKPTD_MAC_LEN];
 	unsigned int mlen = CKPTD_MAC_LEN;
 
 	HMAC(EVP_sha256(), d->mac_key, sizeof(d->mac_key), buf, len, mac, &mlen);
+	ckptd_hex(mac, sizeof(mac), hex);
 }

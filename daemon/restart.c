@@ -40,10 +40,8 @@ struct restart {
 static int read_meta(const struct ckptd *d, const char *dir, json_t **meta,
 		     struct ckpt_err *err)
 {
-	uint8_t mac[CKPTD_MAC_LEN];
 	char hex[2 * CKPTD_MAC_LEN + 1], *text = NULL, *want = NULL;
 	size_t len, wlen;
-	unsigned int i;
 	int dfd, ret;
 
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -62,9 +60,7 @@ static int read_meta(const struct ckptd *d, const char *dir, json_t **meta,
 			     strerror(-ret));
 		goto out;
 	}
-	key_mac(d, text, len, mac);
-	for (i = 0; i < CKPTD_MAC_LEN; i++)
-		sprintf(hex + 2 * i, "%02x", mac[i]);
+	key_mac(d, text, len, hex);
 	if (wlen != sizeof(hex) || want[wlen - 1] != '\n' ||
 	    CRYPTO_memcmp(hex, want, sizeof(hex) - 1)) {
 		ret = ckpt_err_set(err, EBADMSG, "%s: the metadata's MAC does not match: the snapshot was changed, or made under another cluster key",

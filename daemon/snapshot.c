@@ -107,9 +107,8 @@ void snapshot_sweep(struct ckptd *d, const struct job *j)
 
 int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size)
 {
-	static const char digits[] = "0123456789abcdef";
 	unsigned char md[EVP_MAX_MD_SIZE], buf[1 << 16];
-	unsigned int mdlen, i;
+	unsigned int mdlen;
 	EVP_MD_CTX *ctx;
 	ssize_t n;
 	int fd, ret = 0;
@@ -133,24 +132,8 @@ int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size)
 	EVP_DigestFinal_ex(ctx, md, &mdlen);
 	EVP_MD_CTX_free(ctx);
 	close(fd);
-	for (i = 0; i < mdlen && i < 32; i++) {
-		hex[2 * i] = digits[md[i] >> 4];
-		hex[2 * i + 1] = digits[md[i] & 15];
-	}
-	hex[64] = '\0';
+	ckptd_hex(md, mdlen < 32 ? mdlen : 32, hex);
 	return ret;
-}
-
-static void hex_of(const uint8_t *b, size_t len, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * len] = '\0';
 }
 
 /* The tree's members as the metadata lists them, with their checksums. */
@@ -191,7 +174,7 @@ static json_t *node_entry(struct snap *s, struct ckpt_err *err)
 	if (!members)
 		return NULL;
 	uname(&u);
-	hex_of(s->t.id, sizeof(s->t.id), id);
+	ckptd_hex(s->t.id, sizeof(s->t.id), id);
 	snprintf(dir, sizeof(dir), "%s/0", s->d->node);
 	return json_pack("{s:s, s:s, s:[{s:s, s:s, s:o}]}", "node", s->d->node,
 			 "kernel", u.release, "trees", "dir", dir, "id", id,
@@ -301,7 +284,6 @@ static void finish(struct snap *s, const char *action)
 /* meta.json and its MAC into the .tmp directory, synced. */
 static int write_meta(struct snap *s, struct ckpt_err *err)
 {
-	uint8_t mac[CKPTD_MAC_LEN];
 	char hex[2 * CKPTD_MAC_LEN + 2];
 	char *text;
 	int dfd, ret;
@@ -309,8 +291,7 @@ static int write_meta(struct snap *s, struct ckpt_err *err)
 	text = json_dumps(s->meta, JSON_INDENT(1) | JSON_SORT_KEYS);
 	if (!text)
 		return ckpt_err_set(err, ENOMEM, "out of memory");
-	key_mac(s->d, text, strlen(text), mac);
-	hex_of(mac, sizeof(mac), hex);
+	key_mac(s->d, text, strlen(text), hex);
 	strcat(hex, "\n");
 	dfd = open(s->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ret = dfd < 0 ? -errno : file_write_atomic(dfd, CKPT_META_FILE, text,
