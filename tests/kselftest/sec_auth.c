@@ -66,6 +66,7 @@ static const unsigned char key2[32] = "another cluster's key, 32 byte";
 FIXTURE_SETUP(auth)
 {
 	const char *path = ckpt_module_path();
+	char ids[64];
 
 	if (!path)
 		SKIP(return, "CKPT_MODULE does not name a readable ckpt.ko");
@@ -76,6 +77,12 @@ FIXTURE_SETUP(auth)
 		 getpid());
 	ASSERT_EQ(0, target_start(&self->t, user_target));
 	self->pid = self->t.pid;
+	/*
+	 * "ready" comes before user_target() drops to the user: checkpointed
+	 * before it did, the image would be root's (CI saw that once).
+	 */
+	ASSERT_EQ(0, target_ask(&self->t, "i", ids, sizeof(ids)));
+	ASSERT_STREQ("uid 1000 euid 1000", ids);
 	ASSERT_EQ(0, ckpt_checkpoint_to(self->pid, self->image,
 					CKPT_CHECKPOINT_KILL, self->msg,
 					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
