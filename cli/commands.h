@@ -11,6 +11,9 @@
 #ifndef _CKPT_CLI_COMMANDS_H
 #define _CKPT_CLI_COMMANDS_H
 
+#include <limits.h>
+#include <stdbool.h>
+
 /* The program's name, for messages: "ckpt". */
 extern const char *prog;
 
@@ -26,6 +29,15 @@ int cmd_status(int argc, char **argv);		/* job.c */
 int cmd_cancel(int argc, char **argv);		/* job.c */
 int cmd_join(int argc, char **argv);		/* join.c */
 int cmd_ssh(int argc, char **argv);		/* join.c */
+
+/*
+ * job.c: whether DIR holds a job's snapshot (ckptd's metadata); its
+ * absolute path for ckptd, which resolves it as root (0, or 1 said why);
+ * ckpt inspect SNAPSHOT, through ckptd (the exit status).
+ */
+bool snapshot_dir(const char *dir);
+int snapshot_path(const char *cmd, const char *dir, char abs[PATH_MAX]);
+int inspect_snapshot(const char *dir, bool json);
 
 /* run.c: execs @argv with libckpt preloaded; returns only on failure. */
 int run_preloaded(char **argv);

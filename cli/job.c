@@ -6,18 +6,22 @@
  *   ckpt ls [--json]                                          your jobs
  *   ckpt status JOBID [--json]                                one job
  *   ckpt cancel JOBID [--json]                                its checkpoint
+ *   ckpt inspect SNAPSHOT [--json]                            a snapshot
  *
  * One emitter: ckptd's reply is the result; --json prints it as it is
  * (less "ok"), text prints the fields a table names, in its order.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "json.h"
+#include "meta.h"
 #include "proto.h"
 
 struct field {
@@ -48,8 +52,25 @@ static const struct field status_fields[] = {
 	{}
 };
 
+static const struct field inspect_fields[] = {
+	{ "snapshot", "snapshot" },
+	{ "job", "job" },
+	{ "name", "name" },
+	{ "uid", "uid" },
+	{ "seq", "sequence" },
+	{ "date", "taken" },
+	{ "cmd", "command" },
+	{ "cwd", "directory" },
+	{ "processes", "processes" },
+	{ "bytes", "bytes" },
+	{ "nodes", "node" },
+	{ "checked", "checked" },
+	{}
+};
+
 static void print_value(const json_t *v)
 {
+	const char *key;
 	size_t i;
 	json_t *e;
 
@@ -63,6 +84,15 @@ static void print_value(const json_t *v)
 				putchar(' ');
 			print_value(e);
 		}
+	else if (json_is_object(v)) {
+		/* The first value alone, the others after their keys. */
+		i = 0;
+		json_object_foreach((json_t *)v, key, e) {
+			if (i++)
+				printf(" %s ", key);
+			print_value(e);
+		}
+	}
 }
 
 static void emit(const json_t *res, const struct field *f, bool json)
@@ -77,10 +107,20 @@ static void emit(const json_t *res, const struct field *f, bool json)
 		return;
 	}
 	for (; f->key; f++) {
-		const json_t *v = json_object_get(res, f->key);
+		const json_t *v = json_object_get(res, f->key), *e;
+		size_t i;
 
 		if (!v)
 			continue;
+		/* A list of objects: one line each, under the same label. */
+		if (json_is_object(json_array_get(v, 0))) {
+			json_array_foreach(v, i, e) {
+				printf("%-12s ", f->label);
+				print_value(e);
+				putchar('\n');
+			}
+			continue;
+		}
 		printf("%-12s ", f->label);
 		print_value(v);
 		putchar('\n');
@@ -258,4 +298,45 @@ int cmd_cancel(int argc, char **argv)
 		"Cancels the checkpoint of job JOBID under way: it ends as a failed one\n"
 		"does, nothing of its snapshot is left, and the job continues.\n",
 		fields);
+}
+
+bool snapshot_dir(const char *dir)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/" CKPT_META_FILE, dir) >=
+	    (int)sizeof(path))
+		return false;
+	/* Snapshots are root's: a user sees into them through ckptd only. */
+	return !access(path, F_OK) || errno == EACCES;
+}
+
+int snapshot_path(const char *cmd, const char *dir, char abs[PATH_MAX])
+{
+	char cwd[PATH_MAX - 64];
+	int ret;
+
+	/* ckptd resolves the path, as root: the caller may not see into it. */
+	if (*dir == '/')
+		ret = snprintf(abs, PATH_MAX, "%s", dir);
+	else
+		ret = snprintf(abs, PATH_MAX, "%s/%s",
+			       getcwd(cwd, sizeof(cwd)) ? cwd : ".", dir);
+	if (ret >= PATH_MAX || *abs != '/') {
+		fprintf(stderr, "%s %s: %s: path too long, or no working directory\n",
+			prog, cmd, dir);
+		return 1;
+	}
+	return 0;
+}
+
+int inspect_snapshot(const char *dir, bool json)
+{
+	char abs[PATH_MAX];
+
+	if (snapshot_path("inspect", dir, abs))
+		return 1;
+	return call_emit("inspect", json_pack("{s:s, s:s}", "op", "inspect",
+					      "dir", abs),
+			 inspect_fields, json);
 }

@@ -56,18 +56,6 @@ static void restart_usage(FILE *f)
 		prog, prog);
 }
 
-/* DIR holds a job's snapshot (ckptd's metadata), not a tree's images. */
-static bool is_snapshot(const char *dir)
-{
-	char path[PATH_MAX];
-
-	if (snprintf(path, sizeof(path), "%s/" CKPT_META_FILE, dir) >=
-	    (int)sizeof(path))
-		return false;
-	/* Snapshots are root's: a user sees into them through ckptd only. */
-	return !access(path, F_OK) || errno == EACCES;
-}
-
 /*
  * A job's snapshot restarts through ckptd, which runs the job with this
  * command's standard descriptors; this command stays its foreground:
@@ -103,7 +91,7 @@ static int restart_job(const char *dir, json_t *hosts)
 		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT,
 	};
 	const int stdfds[3] = { 0, 1, 2 };
-	char abs[PATH_MAX], cwd[PATH_MAX - 64];
+	char abs[PATH_MAX];
 	struct signalfd_siginfo si;
 	struct ckpt_err err;
 	struct pollfd pfd[2];
@@ -112,17 +100,8 @@ static int restart_job(const char *dir, json_t *hosts)
 	int fd, sfd, ret, status = -1;
 	size_t i;
 
-	/* ckptd resolves the path, as root: the caller may not see into it. */
-	if (*dir == '/')
-		ret = snprintf(abs, sizeof(abs), "%s", dir);
-	else
-		ret = snprintf(abs, sizeof(abs), "%s/%s",
-			       getcwd(cwd, sizeof(cwd)) ? cwd : ".", dir);
-	if (ret >= (int)sizeof(abs) || *abs != '/') {
-		fprintf(stderr, "%s restart: %s: path too long, or no working directory\n",
-			prog, dir);
+	if (snapshot_path("restart", dir, abs))
 		return 1;
-	}
 	ret = 0;
 	sigemptyset(&set);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
@@ -246,7 +225,7 @@ int cmd_restart(int argc, char **argv)
 		return 1;
 	}
 	o.image = argv[optind];
-	if (is_snapshot(o.image)) {
+	if (snapshot_dir(o.image)) {
 		status = restart_job(o.image, hosts);
 		json_decref(hosts);
 		return status;

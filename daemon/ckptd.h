@@ -10,6 +10,7 @@
  *   job.c       jobs: ids, records in /run/ckpt/jobs, cgroups, ls/status
  *   snapshot.c  a node's checkpoint of a job, the snapshot and its metadata
  *   restart.c   a snapshot's checks and its restart
+ *   inspect.c   what a snapshot holds, checked
  *   worker.c    forked workers and what they report
  *   peer.c      the other nodes' ckptd: TLS with the cluster key, requests
  *   key.c       the cluster key and the keys derived from it
@@ -93,6 +94,7 @@ struct ckptd {
 	unsigned int nconns;
 	struct job *jobs;
 	struct worker *workers;
+	unsigned int inspects;		/* inspect workers running */
 };
 
 /* ckptd.c */
@@ -163,6 +165,18 @@ int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size);
 
 /* restart.c */
 void op_restart(struct conn *c, const json_t *req);
+/*
+ * The snapshot @dir names, for a request of @c: its real path in @abs and
+ * its metadata, under a valid MAC, of the right shape and the caller's
+ * job. 0, or -1 with @c answered.
+ */
+int snapshot_open(struct conn *c, const char *dir, char abs[PATH_MAX],
+		  json_t **meta);
+/* Every node's images in @dir are the ones @meta names: 0 or -errno. */
+int snapshot_check_images(const char *dir, const json_t *meta,
+			  struct ckpt_err *err);
+/* inspect.c */
+void op_inspect(struct conn *c, const json_t *req);
 void op_signal(struct conn *c, const json_t *req);
 void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out);
 /* A restarted share runs: its job, here, from the worker's "started". */

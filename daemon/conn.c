@@ -45,6 +45,7 @@ static const struct {
 	{ "signal", op_signal },
 	{ "join", op_join },
 	{ "cancel", op_cancel },
+	{ "inspect", op_inspect },
 };
 
 uid_t conn_uid(const struct conn *c)

@@ -110,6 +110,49 @@ static int check_images(const char *dir, const json_t *tree,
 	return 0;
 }
 
+int snapshot_check_images(const char *dir, const json_t *meta,
+			  struct ckpt_err *err)
+{
+	const json_t *n;
+	size_t k;
+	int ret;
+
+	/* Every node's: the snapshot root is shared. */
+	json_array_foreach(json_object_get(meta, "nodes"), k, n) {
+		ret = check_images(dir, json_array_get(json_object_get(n, "trees"), 0),
+				   err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int snapshot_open(struct conn *c, const char *dir, char abs[PATH_MAX],
+		  json_t **meta)
+{
+	struct ckpt_err err;
+
+	*meta = NULL;
+	if (!dir || *dir != '/' || !realpath(dir, abs)) {
+		conn_fail(c, "\"dir\" must be a snapshot directory's absolute path%s%s",
+			  dir && *dir == '/' ? ": " : "",
+			  dir && *dir == '/' ? strerror(errno) : "");
+		return -1;
+	}
+	if (read_meta(conn_daemon(c), abs, meta, &err)) {
+		conn_fail(c, "%s", err.msg);
+		return -1;
+	}
+	if (conn_uid(c) &&
+	    json_integer_value(json_object_get(*meta, "uid")) != conn_uid(c)) {
+		conn_fail(c, "%s is a snapshot of another user's job", abs);
+		json_decref(*meta);
+		*meta = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* The tree of node @node in the metadata, or NULL. */
 static const json_t *tree_of(const json_t *meta, const char *node)
 {
@@ -193,7 +236,7 @@ static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 {
 	struct restart *r = arg;
-	const json_t *nodes = json_object_get(r->meta, "nodes"), *n;
+	const json_t *nodes = json_object_get(r->meta, "nodes");
 	json_t *others = json_array();
 	struct started_ctx sc = { .out = out, .j = j, .nodes = others };
 	struct ckpt_restore_opts o = {
@@ -210,11 +253,8 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	if (ret)
 		ckpt_err_set(&err, -ret, "cannot join the job's cgroup: %s",
 			     strerror(-ret));
-	/* Every node's images: the snapshot root is shared. */
-	json_array_foreach(nodes, k, n)
-		if (!ret)
-			ret = check_images(r->dir, json_array_get(json_object_get(n, "trees"), 0),
-					   &err);
+	if (!ret)
+		ret = snapshot_check_images(r->dir, r->meta, &err);
 	for (k = 1; k < json_array_size(r->targets); k++)
 		json_array_append(others, json_array_get(r->targets, k));
 	if (!ret && json_array_size(nodes) > 1)
@@ -377,7 +417,6 @@ void op_restart(struct conn *c, const json_t *req)
 	struct restart r = { .fds = { -1, -1, -1 } };
 	const char *dir = ckptd_msg_str(req, "dir");
 	const json_t *nodes;
-	struct ckpt_err err;
 	struct worker *w;
 	struct job *j;
 	int i;
@@ -386,22 +425,8 @@ void op_restart(struct conn *c, const json_t *req)
 		conn_fail(c, "restart: send the standard descriptors (0, 1, 2) with the request");
 		goto out;
 	}
-	if (!dir || *dir != '/' || !realpath(dir, r.dir)) {
-		conn_fail(c, "restart: \"dir\" must be a snapshot directory's absolute path%s%s",
-			  dir && *dir == '/' ? ": " : "",
-			  dir && *dir == '/' ? strerror(errno) : "");
+	if (snapshot_open(c, dir, r.dir, &r.meta))
 		goto out;
-	}
-	if (read_meta(d, r.dir, &r.meta, &err)) {
-		conn_fail(c, "restart: %s", err.msg);
-		goto out;
-	}
-	if (conn_uid(c) &&
-	    json_integer_value(json_object_get(r.meta, "uid")) != conn_uid(c)) {
-		conn_fail(c, "restart: %s is a snapshot of another user's job",
-			  r.dir);
-		goto out;
-	}
 	nodes = json_object_get(r.meta, "nodes");
 	r.targets = map_hosts(c, nodes, json_object_get(req, "hosts"));
 	if (!r.targets)

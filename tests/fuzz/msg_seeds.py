@@ -23,7 +23,8 @@ ops = [{"op": "run", "pid": 12, "cmd": ["sh", "-c", "x"], "cwd": "/", "name": "n
        {"op": "restart", "dir": "/var/lib/ckpt/0123abcd/1"},
        {"op": "signal", "sig": 2}, {"op": "cancel", "job": "0123abcd"},
        {"op": "join", "job": "0123abcd", "coordinator": "node0"},
-       {"op": "peer-checkpoint", "job": "0123abcd", "seq": 2, "dir": "/x", "timeout": 0}]
+       {"op": "peer-checkpoint", "job": "0123abcd", "seq": 2, "dir": "/x", "timeout": 0},
+       {"op": "inspect", "dir": "/var/lib/ckpt/0123abcd/1"}]
 for i, o in enumerate(ops):
     open(f"{d}/op{i}", "wb").write(frame(o))
 open(f"{d}/two", "wb").write(frame(ops[1]) + frame(ops[2]))

@@ -12,9 +12,11 @@
 # all the runs together is the uninterrupted run's. Snapshots are
 # directories SEQ with meta.json, meta.mac and the node's tree; latest
 # points at the newest; a failed checkpoint leaves no SEQ.tmp.
-# Refused by name, with nothing started: another user's status, checkpoint
-# and restart of the job; a snapshot whose metadata was edited (MAC); one
-# whose image was changed (checksum). Bad messages on the socket (too
+# ckpt inspect shows the snapshot's job, node and processes to its user,
+# text and JSON, after checking its MAC and every image's checksum.
+# Refused by name, with nothing started: another user's status, checkpoint,
+# inspect and restart of the job; a snapshot whose metadata was edited
+# (MAC); one whose image was changed (checksum; inspect names the image). Bad messages on the socket (too
 # long, not JSON, an unknown op, a run for a process that is not the
 # caller's child) get an error and ckptd serves on. ckptd stopped and
 # started again finds the job and checkpoints it. A job run with
@@ -85,6 +87,11 @@ PYEOF
 }
 export -f raw
 
+inspect_raw() {
+	raw "{\"op\":\"inspect\",\"dir\":\"$1\"}"
+}
+export -f inspect_raw
+
 # The pipeline: lines, a sleep of GATE seconds, more lines; one digest
 # line at the end. Checkpointed during the sleep, sort holds the first
 # lines; go() ends the job's sleep (nothing in the job forks meanwhile).
@@ -120,7 +127,7 @@ kill_cycle() {
 	ktap_check "$2 exits as its killed job: 137" test "$rc" = 137
 }
 
-ktap_plan 36
+ktap_plan 40
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -171,6 +178,20 @@ kill -CONT $(cat "/sys/fs/cgroup/ckpt/$job/cgroup.procs")
 kill_cycle 3 "ckpt-run"
 ktap_check "the job ended" sh -c "! '$bin/ckpt' status '$job' 2> /dev/null"
 
+# What the snapshot holds, checked: its user's, through ckptd.
+ktap_check "ckpt inspect: its user sees the job, its node and processes, checked" bash -c \
+	"as_nobody '$bin/ckpt' inspect '$snap/$job/3' > '$tmp/i' &&
+	 grep -q '^job  *$job\$' '$tmp/i' && grep -q '^sequence  *3\$' '$tmp/i' &&
+	 grep -q \"^node  *\$(hostname) \" '$tmp/i' &&
+	 as_nobody '$bin/ckpt' inspect --json '$snap/$job/3' | python3 -c 'import json, sys
+j = json.load(sys.stdin); n = j[\"nodes\"]
+assert j[\"job\"] == \"$job\" and j[\"seq\"] == 3 and j[\"uid\"] == 65534, j
+assert len(n) == 1 and n[0][\"processes\"] == j[\"processes\"] >= 5, j
+assert len(n[0][\"pids\"]) == j[\"processes\"] and j[\"bytes\"] == n[0][\"bytes\"] > 0, j'"
+ktap_check "another user cannot inspect it" sh -c \
+	"! setpriv --reuid 1 --regid 1 --clear-groups '$bin/ckpt' inspect '$snap/$job/3' 2> '$tmp/e' &&
+	 grep -q 'snapshot of another user' '$tmp/e'"
+
 # Refusals, nothing started.
 ktap_check "another user cannot restart the job's snapshot" sh -c \
 	"! setpriv --reuid 1 --regid 1 --clear-groups '$bin/ckpt' restart '$snap/$job/3' 2> '$tmp/e' &&
@@ -178,13 +199,17 @@ ktap_check "another user cannot restart the job's snapshot" sh -c \
 cp -a "$snap/$job/3" "$tmp/edited"
 sed -i 's/"pipe"/"PIPE"/' "$tmp/edited/meta.json"
 ktap_check "an edited metadata is refused: its MAC" sh -c \
-	"! '$bin/ckpt' restart '$tmp/edited' 2> '$tmp/e' && grep -q \"metadata's MAC does not match\" '$tmp/e'"
+	"! '$bin/ckpt' restart '$tmp/edited' 2> '$tmp/e' && grep -q \"metadata's MAC does not match\" '$tmp/e' &&
+	 ! '$bin/ckpt' inspect '$tmp/edited' 2> '$tmp/e' && grep -q \"metadata's MAC does not match\" '$tmp/e'"
 rm -rf "$tmp/edited"
 cp -a "$snap/$job/3" "$tmp/edited"
 img=$(ls "$tmp/edited"/*/0/*.img | head -n 1)
 printf 'X' | dd of="$img" bs=1 seek=200 conv=notrunc 2> /dev/null
 ktap_check "a changed image is refused: its checksum" sh -c \
 	"! '$bin/ckpt' restart '$tmp/edited' 2> '$tmp/e' && grep -q 'is not the image' '$tmp/e'"
+ktap_check "ckpt inspect names the changed image" sh -c \
+	"! '$bin/ckpt' inspect '$tmp/edited' > /dev/null 2> '$tmp/e' &&
+	 grep -q \"inspect: .*\$(basename '$img') is not the image\" '$tmp/e'"
 rm -rf "$tmp/edited"
 ktap_check "no job was left by the refusals" sh -c \
 	"test -z \"\$('$bin/ckpt' ls | tail -n +2)\""
@@ -202,6 +227,9 @@ ktap_check "not JSON: refused" bash -c "raw '{\"op\":' | grep -q 'malformed mess
 ktap_check "an unknown op: refused" bash -c "raw '{\"op\":\"rm -rf\"}' | grep -q \"unknown op 'rm -rf'\""
 ktap_check "a run for a process not the caller's child: refused" bash -c \
 	"raw '{\"op\":\"run\",\"pid\":1,\"cmd\":[\"x\"],\"cwd\":\"/\"}' | grep -q 'process 1 is not a child of yours'"
+ktap_check "inspect of a relative path or of no snapshot, by a user: refused" bash -c \
+	"as_nobody bash -c 'inspect_raw x' | grep -q 'must be a snapshot directory' &&
+	 as_nobody bash -c 'inspect_raw /etc' | grep -q '/etc/meta.json: No such file'"
 
 (cd "$tmp/u" && as_nobody "$bin/ckpt" restart "$snap/$job/4" >> "$tmp/u/out" 2> "$tmp/r2.err") &
 runner=$!
