@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +19,13 @@
 
 #include "ckptd.h"
 
+/*
+ * In the foreground, the log: standard error as ckptd started with it. A
+ * worker that restarts a job gives its own standard descriptors to the job
+ * (the client's, or /dev/null): its messages must not follow them.
+ */
+static int log_fd = STDERR_FILENO;
+
 void ckptd_log(const struct ckptd *d, int level, const char *fmt, ...)
 {
 	static const int prio[] = { LOG_ERR, LOG_INFO, LOG_DEBUG };
@@ -30,7 +38,7 @@ void ckptd_log(const struct ckptd *d, int level, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (d->foreground)
-		fprintf(stderr, "ckptd: %s\n", msg);
+		dprintf(log_fd, "ckptd: %s\n", msg);
 	else
 		syslog(prio[level], "%s", msg);
 }
@@ -230,6 +238,11 @@ int main(int argc, char **argv)
 			CKPTD_STATE, CKPTD_CGROUP, d->cfg.snapshot_root,
 			strerror(errno));
 		return 1;
+	}
+	if (d->foreground) {
+		log_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (log_fd < 0)
+			log_fd = STDERR_FILENO;
 	}
 	if (!d->foreground && daemon(0, 0)) {
 		fprintf(stderr, "ckptd: %s\n", strerror(errno));

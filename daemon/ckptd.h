@@ -47,6 +47,8 @@
 #define CKPTD_MAX_NODES		64
 /* How long a peer waits for a step of a coordinated checkpoint. */
 #define CKPTD_PEER_WAIT_S	120
+/* How long a restarted share waits for the coordinator's tree to start. */
+#define CKPTD_CONFIRM_WAIT_S	600
 
 struct conn;
 struct peer;

@@ -166,17 +166,45 @@ static const json_t *tree_of(const json_t *meta, const char *node)
 }
 
 struct started_ctx {
+	struct ckptd *d;
 	int out;
 	struct job *j;
 	const json_t *nodes;		/* the other nodes it runs on */
 	const char *coordinator;	/* a share's: its coordinator */
 	struct peer *p;			/* a share's: the coordinator's */
+	struct peer **peers;		/* the coordinator's: the shares', from 1 */
+	size_t npeers;
 };
+
+/*
+ * A share runs on only once the coordinator's own tree runs too: "confirm"
+ * says so. Anything else (the connection closed because a later share or
+ * the coordinator's failed to start, the coordinator gone, the wait over)
+ * ends the share's tree: a job restarts whole or not at all.
+ */
+static void await_confirm(struct started_ctx *s, pid_t init)
+{
+	struct ckpt_err err;
+	json_t *msg = NULL;
+
+	if (!peer_recv(s->p, &msg, CKPTD_CONFIRM_WAIT_S, &err) &&
+	    json_is_true(json_object_get(msg, "confirm"))) {
+		json_decref(msg);
+		return;
+	}
+	if (msg)
+		ckpt_err_set(&err, EPROTO, "no confirm");
+	json_decref(msg);
+	ckptd_log(s->d, 0, "job %s: the restart was not confirmed by %s (%s); this node's share is ended",
+		  s->j->id, s->coordinator, err.msg);
+	kill(init, SIGKILL);
+}
 
 static void on_started(void *arg, pid_t init, pid_t root)
 {
 	struct started_ctx *s = arg;
 	json_t *msg;
+	size_t i;
 
 	msg = json_pack("{s:s, s:s, s:i, s:i, s:o}", "event", "started",
 			"job", s->j->id, "init", (int)init, "root", (int)root,
@@ -186,17 +214,36 @@ static void on_started(void *arg, pid_t init, pid_t root)
 	if (s->coordinator)
 		json_object_set_new(msg, "coordinator", json_string(s->coordinator));
 	worker_send(s->out, msg);
-	if (s->p)
+	if (s->p) {
 		peer_send(s->p, json_pack("{s:b, s:s}", "ok", 1, "started", s->j->id),
 			  NULL);
+		await_confirm(s, init);
+	}
+	for (i = 1; i < s->npeers; i++) {
+		peer_send(s->peers[i], json_pack("{s:b}", "confirm", 1), NULL);
+		peer_close(s->peers[i]);
+		s->peers[i] = NULL;
+	}
 }
 
 /*
- * The other nodes' shares, in two steps: each checks the snapshot and
+ * The other nodes' shares, in three steps: each checks the snapshot and
  * says it is ready; only when all are does each get "go" and start its
- * share. A failure before that starts none; the connections closed tell
- * the ready ones to give up.
+ * share; once this node's runs too, each gets "confirm" (on_started()).
+ * A failure before "go" starts none; one after it, or this node's own,
+ * closes the connections unconfirmed, and the shares that started end.
+ * On success the connections stay open for the confirm.
  */
+static void close_peers(struct restart *r)
+{
+	size_t i;
+
+	for (i = 1; i < CKPTD_MAX_NODES; i++) {
+		peer_close(r->peers[i]);
+		r->peers[i] = NULL;
+	}
+}
+
 static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 			struct ckpt_err *err)
 {
@@ -225,11 +272,11 @@ static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 		if (!ret)
 			json_decref(reply);
 		else
-			ckptd_log(d, 0, "job %s: %zu of the other nodes' shares run; %s",
+			ckptd_log(d, 0, "job %s: %zu of the other nodes' shares started, and end unconfirmed; %s",
 				  j->id, i - 1, err->msg);
 	}
-	for (i = 1; i < n; i++)
-		peer_close(r->peers[i]);
+	if (ret)
+		close_peers(r);
 	return ret;
 }
 
@@ -238,7 +285,10 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	struct restart *r = arg;
 	const json_t *nodes = json_object_get(r->meta, "nodes");
 	json_t *others = json_array();
-	struct started_ctx sc = { .out = out, .j = j, .nodes = others };
+	struct started_ctx sc = {
+		.d = d, .out = out, .j = j, .nodes = others,
+		.peers = r->peers, .npeers = json_array_size(nodes),
+	};
 	struct ckpt_restore_opts o = {
 		.forward_signals = true,
 		.started = on_started,
@@ -269,6 +319,8 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	o.image = image;
 	if (!ret)
 		ret = ckpt_restore(&o, &status, &err);
+	/* Not confirmed (this node's tree did not start): the others end. */
+	close_peers(r);
 	if (ret) {
 		worker_send(out, json_pack("{s:b, s:o}", "ok", 0, "error",
 					   json_sprintf("job %s: %s", j->id, err.msg)));
@@ -487,7 +539,7 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 	const char *id = ckptd_msg_str(req, "job"), *dir = ckptd_msg_str(req, "dir");
 	const char *node = ckptd_msg_str(req, "node");
 	const char *coord = ckptd_msg_str(req, "coordinator");
-	struct started_ctx sc = { .out = out, .p = p, .coordinator = coord };
+	struct started_ctx sc = { .d = d, .out = out, .p = p, .coordinator = coord };
 	struct ckpt_restore_opts o = { .started = on_started, .started_arg = &sc };
 	char real[PATH_MAX], image[PATH_MAX], errbuf[256];
 	const json_t *tree, *info;

@@ -9,7 +9,8 @@
 # root they share; --kill ends them on both nodes. ckpt restart on node0
 # brings both shares back, each on its node; checkpointed and killed again,
 # the job is restarted with the nodes swapped (--hosts, from node1). Every
-# share's output is the uninterrupted run's. A TLS client without the
+# share's output is the uninterrupted run's. A restart whose node0 share
+# fails to start after node1's started ends node1's too, named. A TLS client without the
 # cluster key gets nothing from ckptd's port.
 #
 # Topology: node0 and node1 on the private link, each with ckptd, the
@@ -79,7 +80,7 @@ go() {
 		[ \"\$(cat /proc/\$p/comm)\" = sleep ] && kill \$p; done; true"
 }
 
-ktap_plan 14
+ktap_plan 16
 ktap_check "node0: engine, key, ckptd" start_node node0
 ktap_check "node1: engine, key, ckptd" start_node node1
 
@@ -111,6 +112,21 @@ ktap_check "--kill: snapshot 2, the job ends on both nodes" sh -c \
 rc=0
 wait_for "$runner" || rc=$?
 ktap_check "ckpt-run exits as its killed job: 137" test "$rc" = 137
+
+# A restart whose own share cannot start after node1's did (the file its
+# output goes to is gone): it fails, naming it, and node1's share ends
+# unconfirmed; nothing of the job runs. The file back, it restarts.
+mv "$shared/out-a" "$shared/out-a.away"
+rc=0
+timeout 300 "$bin/ckpt" restart "$snap/$job/2" > /dev/null 2> "$shared/r0.err" || rc=$?
+ktap_check "node0's share cannot start: the restart fails, naming the file" sh -c \
+	"test $rc = 1 && grep -q 'cannot reopen $shared/out-a ' '$shared/r0.err'"
+ktap_check "node1's share, started first, ended unconfirmed: none of the job runs" \
+	ktap_poll 60 sh -c "ssh node1 \"! grep -qs . /sys/fs/cgroup/ckpt/$job/cgroup.procs\" &&
+		! grep -qs . /sys/fs/cgroup/ckpt/$job/cgroup.procs &&
+		grep -q 'job $job: the restart was not confirmed' '$shared/ckptd-node1.log'"
+ktap_note "node1: $(grep -E 'confirm|share' "$shared/ckptd-node1.log" | tail -n 3 | tr '\n' ' ')"
+mv "$shared/out-a.away" "$shared/out-a"
 
 # Restarted on the same nodes, from node0.
 "$bin/ckpt" restart "$snap/$job/2" > "$shared/r1.out" 2> "$shared/r1.err" &
