@@ -53,6 +53,7 @@ struct snap {
 	struct peer *peers[CKPTD_MAX_NODES];
 	unsigned int npeers;
 	json_t *remote;		/* the other nodes' entries of the metadata */
+	json_t *ended;		/* the nodes whose share has ended */
 };
 
 static int rm_one(const char *path, const struct stat *st, int flag,
@@ -230,6 +231,7 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 	int ret = 0;
 
 	s->remote = json_array();
+	s->ended = json_array();
 	for (i = 0; i < json_array_size(s->j->nodes); i++) {
 		const char *name = json_string_value(json_array_get(s->j->nodes, i));
 
@@ -256,6 +258,12 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 		node = json_object_get(reply, "node");
 		if (node)
 			json_array_append(s->remote, node);
+		/* A share that has ended is no part of the snapshot: it left. */
+		if (json_is_true(json_object_get(reply, "ended"))) {
+			json_array_append(s->ended, json_array_get(s->j->nodes, i));
+			peer_close(s->peers[i]);
+			s->peers[i] = NULL;
+		}
 		json_decref(reply);
 	}
 	return ret;
@@ -398,12 +406,29 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 					   json_sprintf("job %s: %s", j->id, err.msg)));
 		return;
 	}
-	worker_send(out, json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+	worker_send(out, json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:O*}",
 		"ok", 1, "job", j->id, "snapshot", s->final,
 		"seq", (json_int_t)s->seq, "processes", (json_int_t)s->t.nr,
 		"bytes", (json_int_t)s->bytes,
 		"frozen_us", (json_int_t)(s->a.frozen_ns / 1000),
-		"total_us", (json_int_t)(s->a.total_ns / 1000)));
+		"total_us", (json_int_t)(s->a.total_ns / 1000),
+		"ended", json_array_size(s->ended) ? s->ended : NULL));
+}
+
+/* In ckptd: the nodes whose share ended leave the job's list. */
+static void drop_ended(struct ckptd *d, struct job *j, const json_t *ended)
+{
+	const json_t *name;
+	size_t i, k;
+
+	json_array_foreach(ended, i, name)
+		for (k = 0; k < json_array_size(j->nodes); k++)
+			if (json_equal(json_array_get(j->nodes, k), name)) {
+				ckptd_log(d, 1, "job %s: the share on %s has ended; the job goes on without it",
+					  j->id, json_string_value(name));
+				json_array_remove(j->nodes, k);
+				break;
+			}
 }
 
 /* In ckptd: the job's newest snapshot is the worker's, once it says so. */
@@ -417,6 +442,7 @@ static void checkpoint_report(struct worker *w, json_t *msg)
 	if (msg && json_is_true(json_object_get(msg, "ok")) &&
 	    !json_unpack(msg, "{s:I}", "seq", &seq)) {
 		j->seq = seq;
+		drop_ended(worker_daemon(w), j, json_object_get(msg, "ended"));
 		job_save(worker_daemon(w), j);
 		ckptd_log(worker_daemon(w), 1, "job %s: snapshot %u taken",
 			  j->id, j->seq);
@@ -586,10 +612,16 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 
 	s.j = job_find(d, id);
 	if (json_unpack((json_t *)req, "{s:I, s?:I}", "seq", &seq, "timeout", &timeout) ||
-	    !s.j || !dir || seq <= 0 || seq > UINT32_MAX || timeout < 0 ||
+	    !id || !dir || seq <= 0 || seq > UINT32_MAX || timeout < 0 ||
 	    timeout > CKPT_TIMEOUT_MAX_MS / 1000)
-		ret = ckpt_err_set(&err, EINVAL, "no job %.16s here, or a bad request",
-				   id ?: "");
+		ret = ckpt_err_set(&err, EINVAL, "a bad request");
+	/* Its processes all gone (its record too, maybe): the share ended. */
+	if (!ret && (!s.j || !job_roots(s.j, roots, 2))) {
+		ckptd_log(d, 1, "job %.16s: its share here has ended; no part of snapshot %lld",
+			  id, (long long)seq);
+		peer_send(p, json_pack("{s:b, s:b}", "ok", 1, "ended", 1), NULL);
+		return;
+	}
 	/* The one place it may write: its own share of that snapshot. */
 	if (!ret && (snprintf(want, sizeof(want), "%s/%s/%u.tmp", d->cfg.snapshot_root,
 			      s.j->id, (unsigned int)seq) >= (int)sizeof(want) ||

@@ -10,7 +10,8 @@
 # brings both shares back, each on its node; checkpointed and killed again,
 # the job is restarted with the nodes swapped (--hosts, from node1). Every
 # share's output is the uninterrupted run's. A restart whose node0 share
-# fails to start after node1's started ends node1's too, named. A TLS client without the
+# fails to start after node1's started ends node1's too, named. A share
+# that ended leaves the job at its next checkpoint, which says so. A TLS client without the
 # cluster key gets nothing from ckptd's port.
 #
 # Topology: node0 and node1 on the private link, each with ckptd, the
@@ -80,7 +81,7 @@ go() {
 		[ \"\$(cat /proc/\$p/comm)\" = sleep ] && kill \$p; done; true"
 }
 
-ktap_plan 16
+ktap_plan 18
 ktap_check "node0: engine, key, ckptd" start_node node0
 ktap_check "node1: engine, key, ckptd" start_node node1
 
@@ -145,7 +146,20 @@ runner=$!
 ktap_check "--hosts node0=node1,node1=node0: the shares swap nodes" sh -c \
 	"for i in \$(seq 300); do grep -q 'job $job restarted' '$shared/r2.err' && break; sleep 0.2; done &&
 	 '$bin/ckpt' status '$job' --json | grep -q '\"coordinator\":\"node1\"'"
+# node0's share (b, now) ends first; the job's next checkpoint, from
+# node1, leaves it out and the job goes on without it.
 go node0
+ktap_check "a share that ended: the next checkpoint leaves its node out, says so" sh -c \
+	"for i in \$(seq 150); do grep -qs . /sys/fs/cgroup/ckpt/$job/cgroup.procs || break; sleep 0.2; done &&
+	 ssh node1 \"'$bin/ckpt' job '$job' --json\" > '$shared/c4.json' &&
+	 grep -q '\"seq\":4' '$shared/c4.json' && grep -q '\"ended\":\\[\"node0\"\\]' '$shared/c4.json' &&
+	 grep -q '\"node\": \"node1\"' '$snap/$job/4/meta.json' &&
+	 ! grep -q '\"node\": \"node0\"' '$snap/$job/4/meta.json'"
+ktap_check "node0 left the job: its next checkpoint is of node1 alone" sh -c \
+	"ssh node1 \"'$bin/ckpt' job '$job' --json\" > '$shared/c5.json' &&
+	 grep -q '\"seq\":5' '$shared/c5.json' && ! grep -q ended '$shared/c5.json' &&
+	 ! grep -q '\"node\": \"node0\"' '$snap/$job/5/meta.json' &&
+	 ! ssh node1 \"'$bin/ckpt' status '$job' --json\" | grep -q node0"
 go node1
 rc=0
 wait_for "$runner" || rc=$?
