@@ -15,6 +15,7 @@
 
 #include "ckptd.h"
 #include "err.h"
+#include "meta.h"
 
 /* Inspections under way at once: each reads whole snapshots. */
 #define MAX_INSPECTS	8
@@ -25,26 +26,21 @@ struct inspect {
 };
 
 /* A node's share: its name, kernel, processes, bytes and pids. */
-static json_t *node_summary(const json_t *n, json_int_t *procs,
-			    json_int_t *bytes)
+static json_t *node_summary(const json_t *meta, const json_t *n)
 {
 	const json_t *tree = json_array_get(json_object_get(n, "trees"), 0);
-	const json_t *m;
-	json_int_t b = 0;
+	json_int_t procs = 0, bytes = 0;
 	json_t *pids = json_array();
+	const json_t *m;
 	size_t i;
 
-	json_array_foreach(json_object_get(tree, "members"), i, m) {
-		b += json_integer_value(json_object_get(m, "bytes"));
+	json_array_foreach(json_object_get(tree, "members"), i, m)
 		json_array_append(pids, json_object_get(m, "pid"));
-	}
-	*procs += json_array_size(pids);
-	*bytes += b;
+	ckpt_meta_count(meta, n, &procs, &bytes);
 	return json_pack("{s:O, s:O, s:I, s:I, s:o}",
 			 "node", json_object_get(n, "node"),
 			 "kernel", json_object_get(n, "kernel"),
-			 "processes", (json_int_t)json_array_size(pids),
-			 "bytes", b, "pids", pids);
+			 "processes", procs, "bytes", bytes, "pids", pids);
 }
 
 static void inspect_worker(struct ckptd *d, struct job *j, int out, void *arg)
@@ -66,7 +62,8 @@ static void inspect_worker(struct ckptd *d, struct job *j, int out, void *arg)
 		return;
 	}
 	json_array_foreach(json_object_get(meta, "nodes"), k, n)
-		json_array_append_new(nodes, node_summary(n, &procs, &bytes));
+		json_array_append_new(nodes, node_summary(meta, n));
+	ckpt_meta_count(meta, NULL, &procs, &bytes);
 	t = (time_t)json_integer_value(json_object_get(meta, "time"));
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	worker_send(out, json_pack("{s:b, s:s, s:O, s:O, s:O, s:O, s:s, s:O, s:O, s:I, s:I, s:o, s:s}",

@@ -54,6 +54,8 @@ struct snap {
 	unsigned int npeers;
 	json_t *remote;		/* the other nodes' entries of the metadata */
 	json_t *ended;		/* the nodes whose share has ended */
+	json_int_t nr_all;	/* processes and bytes, every node's */
+	json_int_t bytes_all;
 };
 
 static int rm_one(const char *path, const struct stat *st, int flag,
@@ -203,7 +205,10 @@ static int build_meta(struct snap *s, struct ckpt_err *err)
 	if (!s->meta)
 		return ckpt_err_set(err, ENOMEM, "out of memory");
 	/* What we write is what a restart will check: the one checker. */
-	return ckpt_meta_check(s->meta, err);
+	if (ckpt_meta_check(s->meta, err))
+		return -EINVAL;
+	ckpt_meta_count(s->meta, NULL, &s->nr_all, &s->bytes_all);
+	return 0;
 }
 
 /* The end of a coordinated checkpoint on a node: @action for its share. */
@@ -408,8 +413,8 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	}
 	worker_send(out, json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:O*}",
 		"ok", 1, "job", j->id, "snapshot", s->final,
-		"seq", (json_int_t)s->seq, "processes", (json_int_t)s->t.nr,
-		"bytes", (json_int_t)s->bytes,
+		"seq", (json_int_t)s->seq, "processes", s->nr_all,
+		"bytes", s->bytes_all,
 		"frozen_us", (json_int_t)(s->a.frozen_ns / 1000),
 		"total_us", (json_int_t)(s->a.total_ns / 1000),
 		"ended", json_array_size(s->ended) ? s->ended : NULL));

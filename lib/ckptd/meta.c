@@ -113,3 +113,20 @@ int ckpt_meta_check(const json_t *meta, struct ckpt_err *err)
 	(void)cwd;
 	return check_nodes(nodes, err);
 }
+
+void ckpt_meta_count(const json_t *meta, const json_t *node,
+		     json_int_t *procs, json_int_t *bytes)
+{
+	const json_t *n, *m, *members;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(meta, "nodes"), i, n) {
+		if (node && n != node)
+			continue;
+		members = json_object_get(json_array_get(json_object_get(n, "trees"), 0),
+					  "members");
+		json_array_foreach(members, k, m)
+			*bytes += json_integer_value(json_object_get(m, "bytes"));
+		*procs += json_array_size(members);
+	}
+}

@@ -25,4 +25,12 @@
  */
 int ckpt_meta_check(const json_t *meta, struct ckpt_err *err);
 
+/*
+ * What checked metadata holds: the processes and image bytes of one of
+ * its nodes (@node, an entry of "nodes"), or of all (@node NULL), added
+ * to *@procs and *@bytes.
+ */
+void ckpt_meta_count(const json_t *meta, const json_t *node,
+		     json_int_t *procs, json_int_t *bytes);
+
 #endif /* _CKPT_CKPTD_META_H */

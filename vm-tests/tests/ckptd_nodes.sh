@@ -23,63 +23,9 @@
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 
-bin=$CKPT_TOP/build/bin
-producer=$CKPT_TOP/build/tests/workloads/producer
 shared=${ckptvm_out:?}/ckptd-nodes
-snap=$shared/snap
-conf=$shared/ckptd.conf
-
-cleanup() {
-	for n in node0 node1; do
-		ssh "$n" "pkill -KILL -x ckptd; pkill -KILL -x producer; pkill -KILL -f 'sleep 3600'
-			rmmod ckpt" > /dev/null 2>&1 || true
-	done
-	rm -rf "$shared"
-}
-trap cleanup EXIT
-
-rm -rf "$shared"
-mkdir -p "$shared"
-head -c 32 /dev/urandom > "$shared/key"
-chmod 600 "$shared/key"
-cat > "$conf" <<EOF
-snapshot_root = $snap
-key_file = $shared/key
-listen = *
-log_level = 2
-EOF
-
-# A share, share.sh NAME SLEEP: lines, a sleep the test ends (go), more
-# lines, one digest into out-NAME.
-cat > "$shared/share.sh" <<EOF
-{ '$producer' 3000 '$shared/ready-'\$1; sleep \$2; '$producer' 2000; } | sort | uniq -c | sha256sum > '$shared/out-'\$1
-EOF
-# The job: node1's share through ckpt-ssh (it stays when ssh returns, as
-# a rank does), then node0's.
-launcher="'$bin/ckpt-ssh' node1 \"nohup sh '$shared/share.sh' b 3600 > /dev/null 2>&1 < /dev/null &\"; sh '$shared/share.sh' a 3600"
-
-start_node() {
-	ssh "$1" "insmod '$CKPT_MODULE' && '$bin/ckpt' key '$shared/key' &&
-		{ setsid '$bin/ckptd' --foreground --config '$conf' >> '$shared/ckptd-$1.log' 2>&1 < /dev/null & }
-		for i in \$(seq 150); do '$bin/ckpt' ls > /dev/null 2>&1 && exit 0; sleep 0.2; done; exit 1"
-}
-
-# wait_for PID: its status, or 124 (and it killed) after 180 s: no hang.
-wait_for() {
-	local i
-	for i in $(seq 900); do
-		kill -0 "$1" 2> /dev/null || break
-		sleep 0.2
-	done
-	kill -0 "$1" 2> /dev/null && { kill -KILL "$1"; wait "$1" 2> /dev/null; return 124; }
-	wait "$1"
-}
-
-# go NODE: ends the sleep of the job's share on NODE.
-go() {
-	ssh "$1" "for p in \$(cat /sys/fs/cgroup/ckpt/$job/cgroup.procs); do
-		[ \"\$(cat /proc/\$p/comm)\" = sleep ] && kill \$p; done; true"
-}
+. "$CKPT_TOP/vm-tests/lib/twonodes.sh"
+trap twonodes_cleanup EXIT
 
 ktap_plan 18
 ktap_check "node0: engine, key, ckptd" start_node node0
@@ -93,7 +39,7 @@ rm -f "$shared"/out-* "$shared"/ready-*
 (cd /tmp && "$bin/ckpt-run" --name two sh -c "$launcher" > "$shared/run.out" 2> "$shared/run.err") &
 runner=$!
 ktap_poll 90 sh -c "test -e '$shared/ready-a' && test -e '$shared/ready-b'" || true
-job=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$shared/run.err")
+job=$(job_of "$shared/run.err")
 ktap_check "node1's processes joined the job through ckpt-ssh" sh -c \
 	"'$bin/ckpt' status '$job' --json | grep -q '\"nodes\":\\[\"node1\"\\]' &&
 	 ssh node1 \"'$bin/ckpt' status '$job' --json\" | grep -q '\"coordinator\":\"node0\"'"

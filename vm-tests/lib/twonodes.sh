@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# A job over two nodes, for ckptd_nodes.sh and make demo's "nodes" step:
+# source it on node0 with $shared set to a directory both nodes see (the
+# results share) and CKPT_MODULE to the engine. It sets up, under
+# $shared, the cluster key, a ckptd configuration whose snapshot root is
+# $snap, and share.sh NAME SLEEP (lines, a sleep that go ends, more
+# lines, one digest into out-NAME); $launcher is the job's command: node1's
+# share through ckpt-ssh (it stays when ssh returns, as a rank does), then
+# node0's.
+
+bin=$CKPT_TOP/build/bin
+producer=$CKPT_TOP/build/tests/workloads/producer
+snap=$shared/snap
+conf=$shared/ckptd.conf
+
+twonodes_cleanup() {
+	for n in node0 node1; do
+		ssh "$n" "pkill -KILL -x ckptd; pkill -KILL -x producer; pkill -KILL -f '^sleep 3600'
+			rmmod ckpt" > /dev/null 2>&1 || true
+	done
+	rm -rf "$shared"
+}
+
+rm -rf "$shared"
+mkdir -p "$shared"
+head -c 32 /dev/urandom > "$shared/key"
+chmod 600 "$shared/key"
+cat > "$conf" <<CONF
+snapshot_root = $snap
+key_file = $shared/key
+listen = *
+log_level = 2
+CONF
+cat > "$shared/share.sh" <<SHARE
+{ '$producer' 3000 '$shared/ready-'\$1; sleep \$2; '$producer' 2000; } | sort | uniq -c | sha256sum > '$shared/out-'\$1
+SHARE
+launcher="'$bin/ckpt-ssh' node1 \"nohup sh '$shared/share.sh' b 3600 > /dev/null 2>&1 < /dev/null &\"; sh '$shared/share.sh' a 3600"
+
+# start_node NODE: the engine, the key and ckptd (logging to ckptd-NODE.log).
+start_node() {
+	ssh "$1" "insmod '$CKPT_MODULE' && '$bin/ckpt' key '$shared/key' &&
+		{ setsid '$bin/ckptd' --foreground --config '$conf' >> '$shared/ckptd-$1.log' 2>&1 < /dev/null & }
+		for i in \$(seq 150); do '$bin/ckpt' ls > /dev/null 2>&1 && exit 0; sleep 0.2; done; exit 1"
+}
+
+# wait_for PID: its status, or 124 (and it killed) after 180 s: no hang.
+wait_for() {
+	local i
+	for i in $(seq 900); do
+		kill -0 "$1" 2> /dev/null || break
+		sleep 0.2
+	done
+	kill -0 "$1" 2> /dev/null && { kill -KILL "$1"; wait "$1" 2> /dev/null; return 124; }
+	wait "$1"
+}
+
+# go NODE: ends the sleep of job $job's share on NODE.
+go() {
+	ssh "$1" "for p in \$(cat /sys/fs/cgroup/ckpt/$job/cgroup.procs); do
+		[ \"\$(cat /proc/\$p/comm)\" = sleep ] && kill \$p; done; true"
+}
+
+# The job's id, from ckpt-run's stderr in FILE.
+job_of() {
+	sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$1"
+}
