@@ -37,11 +37,22 @@ cat > "$shared/share.sh" <<SHARE
 SHARE
 launcher="'$bin/ckpt-ssh' node1 \"nohup sh '$shared/share.sh' b 3600 > /dev/null 2>&1 < /dev/null &\"; sh '$shared/share.sh' a 3600"
 
-# start_node NODE: the engine, the key and ckptd (logging to ckptd-NODE.log).
-start_node() {
-	ssh "$1" "insmod '$CKPT_MODULE' && '$bin/ckpt' key '$shared/key' &&
-		{ setsid '$bin/ckptd' --foreground --config '$conf' >> '$shared/ckptd-$1.log' 2>&1 < /dev/null & }
+# start_ckptd NODE: ckptd (logging to ckptd-NODE.log), once it answers.
+start_ckptd() {
+	ssh "$1" "{ setsid '$bin/ckptd' --foreground --config '$conf' >> '$shared/ckptd-$1.log' 2>&1 < /dev/null & }
 		for i in \$(seq 150); do '$bin/ckpt' ls > /dev/null 2>&1 && exit 0; sleep 0.2; done; exit 1"
+}
+
+# start_node NODE: the engine, the key and ckptd.
+start_node() {
+	ssh "$1" "insmod '$CKPT_MODULE' && '$bin/ckpt' key '$shared/key'" && start_ckptd "$1"
+}
+
+# running NODE JOB: JOB has processes on NODE, none of them stopped.
+running() {
+	ssh "$1" "grep -qs . /sys/fs/cgroup/ckpt/$2/cgroup.procs || exit 1
+		for p in \$(cat /sys/fs/cgroup/ckpt/$2/cgroup.procs); do
+		grep -q '^State:.*T' /proc/\$p/status && exit 1; done; exit 0"
 }
 
 # wait_for PID: its status, or 124 (and it killed) after 180 s: no hang.
@@ -59,6 +70,10 @@ wait_for() {
 go() {
 	ssh "$1" "for p in \$(cat /sys/fs/cgroup/ckpt/$job/cgroup.procs); do
 		[ \"\$(cat /proc/\$p/comm)\" = sleep ] && kill \$p; done; true"
+}
+
+both_running() {
+	running node0 "$1" && running node1 "$1"
 }
 
 # The job's id, from ckpt-run's stderr in FILE.

@@ -11,7 +11,9 @@
 # the job is restarted with the nodes swapped (--hosts, from node1). Every
 # share's output is the uninterrupted run's. A restart whose node0 share
 # fails to start after node1's started ends node1's too, named. A share
-# that ended leaves the job at its next checkpoint, which says so. A TLS client without the
+# that ended leaves the job at its next checkpoint, which says so. ckptd
+# killed on node1 while it writes its share fails that checkpoint, named,
+# and leaves nothing; started again, it lets its share run on. A TLS client without the
 # cluster key gets nothing from ckptd's port.
 #
 # Topology: node0 and node1 on the private link, each with ckptd, the
@@ -27,7 +29,7 @@ shared=${ckptvm_out:?}/ckptd-nodes
 . "$CKPT_TOP/vm-tests/lib/twonodes.sh"
 trap twonodes_cleanup EXIT
 
-ktap_plan 18
+ktap_plan 22
 ktap_check "node0: engine, key, ckptd" start_node node0
 ktap_check "node1: engine, key, ckptd" start_node node1
 
@@ -47,12 +49,7 @@ ktap_check "one checkpoint of both nodes: snapshot 1 holds both shares" sh -c \
 	"'$bin/ckpt' job '$job' | grep -q '^snapshot *$snap/$job/1\$' &&
 	 test -f '$snap/$job/1/node0/0/manifest' && test -f '$snap/$job/1/node1/0/manifest' &&
 	 grep -q '\"node\": \"node1\"' '$snap/$job/1/meta.json'"
-running() {
-	ssh "$1" "for p in \$(cat /sys/fs/cgroup/ckpt/$job/cgroup.procs); do
-		grep -q '^State:.*T' /proc/\$p/status && exit 1; done; exit 0"
-}
-ktap_check "both shares run on after it, none stopped" sh -c \
-	"$(declare -f running | sed "s/\$job/$job/g"); running node0 && running node1"
+ktap_check "both shares run on after it, none stopped" both_running "$job"
 ktap_check "--kill: snapshot 2, the job ends on both nodes" sh -c \
 	"'$bin/ckpt' job '$job' --kill | grep -q '^snapshot *$snap/$job/2\$' &&
 	 for i in \$(seq 50); do ssh node1 \"! '$bin/ckpt' status '$job'\" 2> /dev/null && exit 0; sleep 0.2; done; exit 1"
@@ -114,6 +111,43 @@ ktap_check "node0's share printed the uninterrupted run's digest" \
 	ktap_poll 30 cmp "$shared/reference" "$shared/out-a"
 ktap_check "node1's share printed the uninterrupted run's digest" \
 	ktap_poll 30 cmp "$shared/reference" "$shared/out-b"
+
+# ckptd killed on node1, with its workers, while it writes its share of
+# a bigger job (a memhog each side): the checkpoint fails, naming node1;
+# nothing of it stays and node0's share runs on; node1's ckptd, started
+# again, finds its share (stopped when it died) and lets it run; the next
+# checkpoint holds both.
+memhog=$CKPT_TOP/build/tests/workloads/memhog
+(cd /tmp && "$bin/ckpt-run" --name hogs sh -c \
+	"'$bin/ckpt-ssh' node1 \"nohup '$memhog' 1 96 96 > /dev/null 2>&1 < /dev/null &\"; exec '$memhog' 1 8 8 > /dev/null" \
+	2> "$shared/h.err") &
+hrunner=$!
+ktap_poll 60 grep -q "^ckpt-run: job " "$shared/h.err" || true
+hjob=$(job_of "$shared/h.err")
+ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$hjob' --json\" | grep -q '\"processes\":1'" || true
+sleep 3
+"$bin/ckpt" job "$hjob" > /dev/null 2> "$shared/h1.err" &
+hc=$!
+ktap_poll 120 sh -c "ls '$snap/$hjob/'*.tmp/node1/0/*.img" || true
+ssh node1 "pkill -KILL -x ckptd"
+rc=0
+wait_for "$hc" || rc=$?
+ktap_check "ckptd killed on node1 mid-checkpoint: the checkpoint fails, naming node1" sh -c \
+	"test $rc = 1 && grep -q 'node1' '$shared/h1.err'"
+ktap_note "$(cat "$shared/h1.err")"
+hogs_untouched() {
+	! ls -d "$snap/$hjob/"*.tmp 2> /dev/null &&
+	! ls -d "$snap/$hjob/"[0-9]* 2> /dev/null && running node0 "$hjob"
+}
+node1_back() {
+	start_ckptd node1 && ktap_poll 30 running node1 "$hjob"
+}
+ktap_check "nothing of it stays; node0's share runs on" hogs_untouched
+ktap_check "node1's ckptd started again: its share runs on, not stopped" node1_back
+ktap_check "the next checkpoint holds both nodes' shares: snapshot 1" sh -c \
+	"'$bin/ckpt' job '$hjob' --kill | grep -q '^snapshot *$snap/$hjob/1\$' &&
+	 grep -q '\"node\": \"node1\"' '$snap/$hjob/1/meta.json'"
+wait_for "$hrunner" || true
 
 ktap_check "a TLS client without the cluster key: refused" sh -c \
 	"! echo '{}' | timeout 20 openssl s_client -connect node1:7201 -tls1_3 -quiet \
