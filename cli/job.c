@@ -36,6 +36,7 @@ static const struct field checkpoint_fields[] = {
 	{ "bytes", "bytes" },
 	{ "frozen_us", "frozen (us)" },
 	{ "total_us", "total (us)" },
+	{ "verify_us", "verify (us)" },
 	{ "ended", "ended on" },	/* nodes whose share ended, now left */
 	{}
 };

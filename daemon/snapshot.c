@@ -56,7 +56,16 @@ struct snap {
 	json_t *ended;		/* the nodes whose share has ended */
 	json_int_t nr_all;	/* processes and bytes, every node's */
 	json_int_t bytes_all;
+	uint64_t verify_ns;	/* this node's images read back for their SHA-256 */
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 static int rm_one(const char *path, const struct stat *st, int flag,
 		  struct FTW *ftw)
@@ -186,8 +195,10 @@ static json_t *node_entry(struct snap *s, struct ckpt_err *err)
 
 static int build_meta(struct snap *s, struct ckpt_err *err)
 {
+	uint64_t t0 = now_ns();
 	json_t *nodes = json_array(), *local = node_entry(s, err);
 
+	s->verify_ns = now_ns() - t0;
 	if (!local) {
 		json_decref(nodes);
 		return -EIO;
@@ -411,12 +422,13 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 					   json_sprintf("job %s: %s", j->id, err.msg)));
 		return;
 	}
-	worker_send(out, json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:O*}",
+	worker_send(out, json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:O*}",
 		"ok", 1, "job", j->id, "snapshot", s->final,
 		"seq", (json_int_t)s->seq, "processes", s->nr_all,
 		"bytes", s->bytes_all,
 		"frozen_us", (json_int_t)(s->a.frozen_ns / 1000),
 		"total_us", (json_int_t)(s->a.total_ns / 1000),
+		"verify_us", (json_int_t)(s->verify_ns / 1000),
 		"ended", json_array_size(s->ended) ? s->ended : NULL));
 }
 
