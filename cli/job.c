@@ -179,7 +179,32 @@ bad:
 	return 1;
 }
 
-static int call(const char *cmd, json_t *req, json_t **res)
+/*
+ * A checkpoint's progress events, on one line of the terminal (stderr):
+ * the phase, the images written so far, their size and rate.
+ */
+static bool progress_shown;
+
+static void show_progress(void *arg, const json_t *ev)
+{
+	json_int_t ms = json_integer_value(json_object_get(ev, "elapsed_ms"));
+	json_int_t bytes = json_integer_value(json_object_get(ev, "bytes"));
+	const char *phase = ckptd_msg_str(ev, "phase");
+
+	(void)arg;
+	if (!phase || strcmp(ckptd_msg_str(ev, "event") ?: "", "progress"))
+		return;
+	fprintf(stderr, "\r\033[K%s job: %-10.16s %lld processes, %.1f MB, %.1f MB/s, %.1f s",
+		prog, phase,
+		(long long)json_integer_value(json_object_get(ev, "processes")),
+		bytes / 1e6, ms > 0 ? bytes / 1e3 / ms : 0.0, ms / 1e3);
+	fflush(stderr);
+	progress_shown = true;
+}
+
+/* @req to ckptd (taken); its reply in *@res, or 1 said why. */
+static int call_with(const char *cmd, json_t *req, json_t **res,
+		     ckptd_event_fn on_event)
 {
 	struct ckpt_err err;
 	int ret;
@@ -188,20 +213,28 @@ static int call(const char *cmd, json_t *req, json_t **res)
 		fprintf(stderr, "%s %s: out of memory\n", prog, cmd);
 		return 1;
 	}
-	ret = ckptd_call(req, res, &err);
+	ret = ckptd_call_events(req, res, on_event, NULL, &err);
 	json_decref(req);
+	/* The progress line, if one was shown, is cleared. */
+	if (progress_shown)
+		fputs("\r\033[K", stderr);
 	if (ret)
 		fprintf(stderr, "%s %s: %s\n", prog, cmd, err.msg);
 	return !!ret;
 }
 
+static int call(const char *cmd, json_t *req, json_t **res)
+{
+	return call_with(cmd, req, res, NULL);
+}
+
 /* @req to ckptd, its reply through emit(): the exit status. */
 static int call_emit(const char *cmd, json_t *req, const struct field *f,
-		     bool json)
+		     bool json, ckptd_event_fn on_event)
 {
 	json_t *res;
 
-	if (call(cmd, req, &res))
+	if (call_with(cmd, req, &res, on_event))
 		return 1;
 	emit(res, f, json);
 	json_decref(res);
@@ -215,6 +248,8 @@ int cmd_job(int argc, char **argv)
 		"Checkpoints every process of job JOBID into a new snapshot (ckptd\n"
 		"writes it under its snapshot root and prints where). The job\n"
 		"continues, unless --stop leaves it stopped or --kill ends it.\n"
+		"On a terminal, one line on stderr shows its progress: the phase, the\n"
+		"images written, their size and rate.\n"
 		"The exit status is 0 once the snapshot is whole, 1 if none was made.\n";
 	const char *mode = "continue";
 	long timeout = 0;
@@ -224,10 +259,12 @@ int cmd_job(int argc, char **argv)
 	ret = parse(argc, argv, usage, &json, &mode, &timeout, 1);
 	if (ret >= 0)
 		return ret;
+	/* Progress on a terminal; never in --json's output. */
 	return call_emit("job", json_pack("{s:s, s:s, s:s, s:I}", "op", "checkpoint",
 					  "job", argv[optind], "mode", mode,
 					  "timeout", (json_int_t)timeout),
-			 checkpoint_fields, json);
+			 checkpoint_fields, json,
+			 !json && isatty(STDERR_FILENO) ? show_progress : NULL);
 }
 
 int cmd_ls(int argc, char **argv)
@@ -277,7 +314,7 @@ static int job_command(int argc, char **argv, const char *op,
 	if (ret >= 0)
 		return ret;
 	return call_emit(op, json_pack("{s:s, s:s}", "op", op, "job", argv[optind]),
-			 f, json);
+			 f, json, NULL);
 }
 
 int cmd_status(int argc, char **argv)
@@ -340,5 +377,5 @@ int inspect_snapshot(const char *dir, bool json)
 		return 1;
 	return call_emit("inspect", json_pack("{s:s, s:s}", "op", "inspect",
 					      "dir", abs),
-			 inspect_fields, json);
+			 inspect_fields, json, NULL);
 }

@@ -11,6 +11,7 @@
  *   snapshot.c  a node's checkpoint of a job, the snapshot and its metadata
  *   restart.c   a snapshot's checks and its restart
  *   inspect.c   what a snapshot holds, checked
+ *   progress.c  a checkpoint's progress, for its client
  *   worker.c    forked workers and what they report
  *   peer.c      the other nodes' ckptd: TLS with the cluster key, requests
  *   key.c       the cluster key and the keys derived from it
@@ -206,6 +207,17 @@ struct ckptd *worker_daemon(const struct worker *w);
 bool worker_of_job(const struct ckptd *d, const struct job *j);
 /* In a worker: one message to ckptd (@msg is taken). */
 void worker_send(int out, json_t *msg);
+/* In a worker: one event for its client alone (@msg is taken). */
+void worker_tell_client(json_t *msg);
+
+/*
+ * progress.c, in a checkpoint worker: begin (phase "freezing", the clock
+ * starts), watch the images under @dir grow (phase "writing", twice a
+ * second, from a thread) until told to stop, and each later phase.
+ */
+void progress_begin(const char *dir);
+void progress_watch(bool on);
+void progress_phase(const char *phase, json_int_t procs, json_int_t bytes);
 struct job *worker_job(const struct worker *w);
 struct conn *worker_conn(const struct worker *w);
 void worker_child_exited(struct ckptd *d, pid_t pid, int status);

@@ -403,15 +403,24 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	if (!ret && dev < 0)
 		ret = ckpt_err_set(&err, -dev, "engine not loaded: %s: %s",
 				   ckpt_dev_path(), strerror(-dev));
+	if (!ret) {
+		progress_begin(s->tmp);
+		progress_watch(true);
+	}
 	if (!ret && json_array_size(j->nodes))
 		ret = coordinated(s, dev, &err);
 	else if (!ret)
 		ret = ckpt_tree_checkpoint(dev, &s->a, s->root, s->treedir,
 					   &s->t, &s->res, &err);
-	if (!ret)
+	progress_watch(false);
+	if (!ret) {
+		progress_phase("verifying", s->t.nr, 0);
 		ret = build_meta(s, &err);
-	if (!ret)
+	}
+	if (!ret) {
+		progress_phase("committing", s->nr_all, s->bytes_all);
 		ret = write_meta(s, &err);
+	}
 	if (!ret)
 		ret = commit(s, &err);
 	if (json_array_size(j->nodes))

@@ -253,6 +253,14 @@ void worker_child_exited(struct ckptd *d, pid_t pid, int status)
 	job_resume_cut(d);
 }
 
+/* In a worker: one frame to its client only, if it has one. */
+void worker_tell_client(json_t *msg)
+{
+	if (client_fd >= 0 && msg)
+		ckptd_msg_send(client_fd, msg, NULL, 0, NULL);
+	json_decref(msg);
+}
+
 /* In a worker: one frame to its client and to ckptd; either may be gone. */
 void worker_send(int out, json_t *msg)
 {

@@ -264,6 +264,12 @@ int ckptd_connect(struct ckpt_err *err)
 
 int ckptd_reply(int fd, json_t **reply, struct ckpt_err *err)
 {
+	return ckptd_reply_events(fd, reply, NULL, NULL, err);
+}
+
+int ckptd_reply_events(int fd, json_t **reply, ckptd_event_fn on_event,
+		       void *arg, struct ckpt_err *err)
+{
 	json_t *r;
 	int ret;
 
@@ -275,7 +281,8 @@ int ckptd_reply(int fd, json_t **reply, struct ckpt_err *err)
 			return ret;
 		if (json_object_get(r, "ok"))
 			break;
-		/* An event: the caller asked for the reply alone. */
+		if (on_event)
+			on_event(arg, r);
 		json_decref(r);
 	}
 	if (!json_is_true(json_object_get(r, "ok"))) {
@@ -290,6 +297,12 @@ int ckptd_reply(int fd, json_t **reply, struct ckpt_err *err)
 
 int ckptd_call(const json_t *req, json_t **reply, struct ckpt_err *err)
 {
+	return ckptd_call_events(req, reply, NULL, NULL, err);
+}
+
+int ckptd_call_events(const json_t *req, json_t **reply,
+		      ckptd_event_fn on_event, void *arg, struct ckpt_err *err)
+{
 	int fd, ret;
 
 	fd = ckptd_connect(err);
@@ -297,7 +310,7 @@ int ckptd_call(const json_t *req, json_t **reply, struct ckpt_err *err)
 		return fd;
 	ret = ckptd_msg_send(fd, req, NULL, 0, err);
 	if (!ret)
-		ret = ckptd_reply(fd, reply, err);
+		ret = ckptd_reply_events(fd, reply, on_event, arg, err);
 	close(fd);
 	return ret;
 }

@@ -90,7 +90,14 @@ int ckptd_connect(struct ckpt_err *err);
  */
 int ckptd_reply(int fd, json_t **reply, struct ckpt_err *err);
 
+/* The same, each event before the reply handed to @on_event (if any). */
+typedef void (*ckptd_event_fn)(void *arg, const json_t *event);
+int ckptd_reply_events(int fd, json_t **reply, ckptd_event_fn on_event,
+		       void *arg, struct ckpt_err *err);
+
 /* One request on a connection of its own, and its reply (as ckptd_reply). */
 int ckptd_call(const json_t *req, json_t **reply, struct ckpt_err *err);
+int ckptd_call_events(const json_t *req, json_t **reply,
+		      ckptd_event_fn on_event, void *arg, struct ckpt_err *err);
 
 #endif /* _CKPT_CKPTD_PROTO_H */

@@ -25,7 +25,7 @@
 # the reason, leaves nothing, and the job runs on. A checkpoint cancelled,
 # one whose ckptd is killed with its worker, one whose job loses a process
 # midway: each leaves no half-made snapshot, the job runs on, and the next
-# checkpoint works.
+# checkpoint works. On a terminal ckpt job shows its progress.
 #
 # Topology: one node, no network.
 # kernels: 6.1
@@ -127,7 +127,7 @@ kill_cycle() {
 	ktap_check "$2 exits as its killed job: 137" test "$rc" = 137
 }
 
-ktap_plan 40
+ktap_plan 41
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -316,6 +316,16 @@ for p in $(cat "$procs"); do
 done
 wait "$mid" 2> /dev/null || true
 ktap_check "a process killed mid-checkpoint: no snapshot half-made, the rest runs on" whole_after
+# On a terminal (script gives it one), ckpt job shows its progress on one
+# line of stderr, then its result; --json prints the result alone. (The
+# images written so far, every half second, show in ckptd_nodes, whose
+# writes last that long.)
+ktap_check "on a terminal ckpt job shows its phases, bytes and rate, then the result" sh -c \
+	"script -qec \"'$bin/ckpt' job '$mjob'\" /dev/null > '$tmp/p' &&
+	 grep -aq 'job: committing  *[0-9]* processes, [0-9.]* MB, [0-9.]* MB/s' '$tmp/p' &&
+	 grep -aq 'job: verifying ' '$tmp/p' && grep -aq 'snapshot  *$snap/$mjob/' '$tmp/p' &&
+	 script -qec \"'$bin/ckpt' job '$mjob' --json\" /dev/null > '$tmp/p' &&
+	 ! grep -aq 'MB/s' '$tmp/p' && grep -aq '\"verify_us\"' '$tmp/p'"
 kill "$mrunner" 2> /dev/null || true
 pkill -KILL -f "$memhog" 2> /dev/null || true
 

@@ -29,7 +29,7 @@ shared=${ckptvm_out:?}/ckptd-nodes
 . "$CKPT_TOP/vm-tests/lib/twonodes.sh"
 trap twonodes_cleanup EXIT
 
-ktap_plan 22
+ktap_plan 23
 ktap_check "node0: engine, key, ckptd" start_node node0
 ktap_check "node1: engine, key, ckptd" start_node node1
 
@@ -145,8 +145,11 @@ node1_back() {
 ktap_check "nothing of it stays; node0's share runs on" hogs_untouched
 ktap_check "node1's ckptd started again: its share runs on, not stopped" node1_back
 ktap_check "the next checkpoint holds both nodes' shares: snapshot 1" sh -c \
-	"'$bin/ckpt' job '$hjob' --kill | grep -q '^snapshot *$snap/$hjob/1\$' &&
+	"script -qec \"'$bin/ckpt' job '$hjob' --kill\" /dev/null > '$shared/h2.out' &&
+	 grep -aq 'snapshot *$snap/$hjob/1' '$shared/h2.out' &&
 	 grep -q '\"node\": \"node1\"' '$snap/$hjob/1/meta.json'"
+ktap_check "on a terminal it showed the images written so far, their size and rate" \
+	grep -aq 'job: writing  *[0-9]* processes, [0-9.]* MB, [0-9.]* MB/s' "$shared/h2.out"
 wait_for "$hrunner" || true
 
 ktap_check "a TLS client without the cluster key: refused" sh -c \
