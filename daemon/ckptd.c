@@ -26,6 +26,14 @@
  */
 static int log_fd = STDERR_FILENO;
 
+uint64_t ckptd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 void ckptd_log(const struct ckptd *d, int level, const char *fmt, ...)
 {
 	static const int prio[] = { LOG_ERR, LOG_INFO, LOG_DEBUG };

@@ -101,6 +101,8 @@ struct ckptd {
 };
 
 /* ckptd.c */
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t ckptd_now_ns(void);
 void ckptd_log(const struct ckptd *d, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -213,7 +215,7 @@ void worker_tell_client(json_t *msg);
 /*
  * progress.c, in a checkpoint worker: begin (phase "freezing", the clock
  * starts), watch the images under @dir grow (phase "writing", twice a
- * second, from a thread) until told to stop, and each later phase.
+ * second, from a thread) until told to stop, and tell each later phase.
  */
 void progress_begin(const char *dir);
 void progress_watch(bool on);

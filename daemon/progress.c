@@ -25,22 +25,13 @@ static struct {
 	pthread_cond_t cond;
 	bool running, stop;
 	const char *dir;
-	struct timespec t0;
+	uint64_t t0;
 	/* nftw() takes no argument: its sums, in the thread only. */
 	json_int_t files, bytes;
 } pr = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
 };
-
-static json_int_t elapsed_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (ts.tv_sec - pr.t0.tv_sec) * 1000 +
-	       (ts.tv_nsec - pr.t0.tv_nsec) / 1000000;
-}
 
 static int add_image(const char *path, const struct stat *st, int flag,
 		     struct FTW *ftw)
@@ -54,13 +45,6 @@ static int add_image(const char *path, const struct stat *st, int flag,
 		pr.bytes += st->st_size;
 	}
 	return 0;
-}
-
-static void tell(const char *phase, json_int_t procs, json_int_t bytes)
-{
-	worker_tell_client(json_pack("{s:s, s:s, s:I, s:I, s:I}", "event", "progress",
-				     "phase", phase, "processes", procs,
-				     "bytes", bytes, "elapsed_ms", elapsed_ms()));
 }
 
 static void *watch(void *arg)
@@ -81,7 +65,7 @@ static void *watch(void *arg)
 			break;
 		pr.files = pr.bytes = 0;
 		nftw(pr.dir, add_image, 16, FTW_PHYS);
-		tell("writing", pr.files, pr.bytes);
+		progress_phase("writing", pr.files, pr.bytes);
 	}
 	pthread_mutex_unlock(&pr.lock);
 	return NULL;
@@ -89,9 +73,9 @@ static void *watch(void *arg)
 
 void progress_begin(const char *dir)
 {
-	clock_gettime(CLOCK_MONOTONIC, &pr.t0);
+	pr.t0 = ckptd_now_ns();
 	pr.dir = dir;
-	tell("freezing", 0, 0);
+	progress_phase("freezing", 0, 0);
 }
 
 void progress_watch(bool on)
@@ -111,5 +95,9 @@ void progress_watch(bool on)
 
 void progress_phase(const char *phase, json_int_t procs, json_int_t bytes)
 {
-	tell(phase, procs, bytes);
+	json_int_t ms = (ckptd_now_ns() - pr.t0) / 1000000;
+
+	worker_tell_client(json_pack("{s:s, s:s, s:I, s:I, s:I}", "event", "progress",
+				     "phase", phase, "processes", procs,
+				     "bytes", bytes, "elapsed_ms", ms));
 }

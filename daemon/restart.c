@@ -226,14 +226,6 @@ static void on_started(void *arg, pid_t init, pid_t root)
 	}
 }
 
-/*
- * The other nodes' shares, in three steps: each checks the snapshot and
- * says it is ready; only when all are does each get "go" and start its
- * share; once this node's runs too, each gets "confirm" (on_started()).
- * A failure before "go" starts none; one after it, or this node's own,
- * closes the connections unconfirmed, and the shares that started end.
- * On success the connections stay open for the confirm.
- */
 static void close_peers(struct restart *r)
 {
 	size_t i;
@@ -244,6 +236,14 @@ static void close_peers(struct restart *r)
 	}
 }
 
+/*
+ * The other nodes' shares, in three steps: each checks the snapshot and
+ * says it is ready; only when all are does each get "go" and start its
+ * share; once this node's runs too, each gets "confirm" (on_started()).
+ * A failure before "go" starts none; one after it, or this node's own,
+ * closes the connections unconfirmed, and the shares that started end.
+ * On success the connections stay open for the confirm.
+ */
 static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 			struct ckpt_err *err)
 {

@@ -46,7 +46,6 @@ struct snap {
 	char final[PATH_MAX];
 	struct ckpt_tree t;
 	struct ckpt_tree_member *res;
-	uint64_t bytes;
 	json_t *meta;
 	/* A job over several nodes: the coordinator's side. */
 	const char *mode;	/* continue, stop, kill: applied at the end */
@@ -58,14 +57,6 @@ struct snap {
 	json_int_t bytes_all;
 	uint64_t verify_ns;	/* this node's images read back for their SHA-256 */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int rm_one(const char *path, const struct stat *st, int flag,
 		  struct FTW *ftw)
@@ -167,7 +158,6 @@ static json_t *tree_members(struct snap *s, struct ckpt_err *err)
 			json_decref(list);
 			return NULL;
 		}
-		s->bytes += size;
 		json_array_append_new(list, json_pack("{s:i, s:s, s:I, s:s}",
 			"pid", (int)s->t.m[i].pid, "image", strrchr(path, '/') + 1,
 			"bytes", (json_int_t)size, "sha256", sum));
@@ -195,10 +185,10 @@ static json_t *node_entry(struct snap *s, struct ckpt_err *err)
 
 static int build_meta(struct snap *s, struct ckpt_err *err)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = ckptd_now_ns();
 	json_t *nodes = json_array(), *local = node_entry(s, err);
 
-	s->verify_ns = now_ns() - t0;
+	s->verify_ns = ckptd_now_ns() - t0;
 	if (!local) {
 		json_decref(nodes);
 		return -EIO;
