@@ -4,6 +4,7 @@
  * the engine applies at restart, and describes it or says precisely what is
  * wrong with it and where.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -502,6 +503,65 @@ static void emit_zombies(FILE *f, const struct ckpt_image *img, bool json)
 		fprintf(f, "]");
 }
 
+static const char *const tcp_states[__CKPT_TCP_STATE_MAX] = {
+	[CKPT_TCP_CLOSED] = "closed", [CKPT_TCP_ESTABLISHED] = "established",
+	[CKPT_TCP_LISTEN] = "listening",
+};
+
+/* "ADDR:PORT" of a TCP socket's end, its own or its peer's. */
+static void tcp_end(char *buf, size_t size, const struct ckpt_img_tcp *t,
+		    bool peer)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(t->family == 2 ? AF_INET : AF_INET6, peer ? t->dst : t->src,
+		  a, sizeof(a));
+	snprintf(buf, size, t->family == 2 ? "%s:%u" : "[%s]:%u", a,
+		 peer ? t->dport : t->sport);
+}
+
+/* The TCP sockets: ",\"tcp\":[...]", or a TCP line each. */
+static void emit_tcp(FILE *f, const struct ckpt_image *img, bool json)
+{
+	struct emit e = { .f = f, .json = json };
+	char buf[80];
+	__u32 i;
+
+	if (json)
+		fprintf(f, ",\"tcp\":[");
+	else if (img->nr_tcps)
+		fprintf(f, "TCP sockets: %u\n", img->nr_tcps);
+	for (i = 0; i < img->nr_tcps; i++) {
+		const struct ckpt_img_tcp *t = img->tcps[i];
+		bool conn = t->state == CKPT_TCP_ESTABLISHED;
+
+		e.first = true;
+		fprintf(f, json ? "%s{" : "%s", json && i ? "," : "");
+		emit_u64(&e, "socket", t->ino);
+		emit_key(&e, "state");
+		fprintf(f, json ? "\"%s\"" : "%s", tcp_states[t->state]);
+		tcp_end(buf, sizeof(buf), t, false);
+		emit_key(&e, "local");
+		fprintf(f, json ? "\"%s\"" : "%s", buf);
+		if (conn) {
+			tcp_end(buf, sizeof(buf), t, true);
+			emit_key(&e, "peer");
+			fprintf(f, json ? "\"%s\"" : "%s", buf);
+			emit_u64(&e, "sendq", t->write_seq - t->snd_una);
+			emit_u64(&e, "unsent", t->write_seq - t->snd_nxt);
+			emit_u64(&e, "recvq", t->rcv_nxt - t->copied_seq);
+		}
+		if (t->state == CKPT_TCP_LISTEN)
+			emit_u64(&e, "backlog", t->backlog);
+		emit_flag(&e, "nodelay", t->flags & CKPT_TCP_NODELAY);
+		emit_flag(&e, "keepalive", t->flags & CKPT_TCP_KEEPALIVE);
+		emit_flag(&e, "v6only", t->flags & CKPT_TCP_V6ONLY);
+		fprintf(f, json ? "}" : "\n");
+	}
+	if (json)
+		fprintf(f, "]");
+}
+
 static void text_report(FILE *f, const char *name,
 			const struct ckpt_image *img, const struct inspect *in)
 {
@@ -572,6 +632,7 @@ static void text_report(FILE *f, const char *name,
 	}
 	emit_sysv(f, img, false);
 	emit_zombies(f, img, false);
+	emit_tcp(f, img, false);
 	fprintf(f, "pending signals: %u\n", img->signals.nr);
 	for (i = 0; verbose && i < img->signals.nr; i++) {
 		const struct ckpt_img_siginfo *q = &img->sigqueue[i];
@@ -834,6 +895,7 @@ static void json_report(FILE *f, const char *name,
 	fprintf(f, "]");
 	emit_sysv(f, img, true);
 	emit_zombies(f, img, true);
+	emit_tcp(f, img, true);
 	fprintf(f, ",\"signals\":{\"pending\":%u,\"itimer_real_ns\":%llu,\"itimer_real_interval_ns\":%llu",
 		img->signals.nr, ULL(img->signals.real_value_ns),
 		ULL(img->signals.real_interval_ns));

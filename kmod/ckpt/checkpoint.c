@@ -45,6 +45,7 @@
 #include "image.h"
 #include "mm.h"
 #include "signals.h"
+#include "tcp.h"
 #include "timers.h"
 #include "tree.h"
 #include "tree_files.h"
@@ -302,6 +303,9 @@ static int write_files(struct ckpt_writer *w, struct ckpt_fds *scan)
 	for (i = 0; !ret && i < scan->nr_upends; i++)
 		ret = ckpt_write_sect(w, CKPT_SECT_UPEND, scan->upends[i],
 				      scan->upend_len[i], NULL, 0);
+	for (i = 0; !ret && i < scan->nr_tcps; i++)
+		ret = ckpt_write_sect(w, CKPT_SECT_TCP, scan->tcps[i],
+				      scan->tcp_len[i], NULL, 0);
 	if (!ret && scan->nr_timerfds)
 		ret = ckpt_write_sect(w, CKPT_SECT_TIMERFD, scan->timerfds,
 				      scan->nr_timerfds * sizeof(*scan->timerfds),
@@ -766,6 +770,8 @@ static int run_group(struct ckpt_cp_group *g)
 		ret = each_member(g, capture);
 	if (!ret)
 		ret = ckpt_usock_check_pending(g);
+	if (!ret)
+		ret = ckpt_tcp_check_pairs(g);
 	if (!ret && g->tree)
 		ret = ckpt_tree_check_shared(g);
 	if (!ret)

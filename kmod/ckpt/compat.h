@@ -164,4 +164,17 @@ static inline struct file *ckpt_get_file_rcu(struct file __rcu **fpp)
 }
 #endif
 
+/*
+ * What getsockopt(TCP_TIMESTAMP) reads: 6.7 added TSval in microseconds
+ * (tcp_clock_ts()), before it the clock was tcp_time_stamp_raw()'s.
+ * Macros: the callers include net/tcp.h, this header does not.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#define ckpt_tcp_timestamp(tp) \
+	(tcp_clock_ts((tp)->tcp_usec_ts) + READ_ONCE((tp)->tsoffset))
+#else
+#define ckpt_tcp_timestamp(tp) \
+	(tcp_time_stamp_raw() + READ_ONCE((tp)->tsoffset))
+#endif
+
 #endif /* _CKPT_COMPAT_H */

@@ -25,6 +25,7 @@
 #include "fileobj.h"
 #include "layout.h"
 #include "pipes.h"
+#include "tcp.h"
 #include "usock.h"
 #include "why.h"
 
@@ -193,6 +194,14 @@ static int record(const struct ckpt_fds *scan, struct ckpt_img_file *f,
 	}
 	if (S_ISFIFO(inode->i_mode))
 		return record_fifo(f, file);
+	if (ckpt_is_tcp(file)) {
+		/* Read after the scan (capture_tcp()). */
+		f->kind = CKPT_FILE_TCP;
+		f->ino = inode->i_ino;
+		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
+		snprintf(f->path, sizeof(f->path), "socket:[%lu]", inode->i_ino);
+		return 1;
+	}
 	if (ckpt_is_usock(file)) {
 		/* Checked and read after the scan (capture_usock()). */
 		f->kind = CKPT_FILE_UNIX;
@@ -427,6 +436,45 @@ static int capture_usock(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 	return 0;
 }
 
+/*
+ * A TCP socket, at its first entry @i: its TCP section. Its peer is found
+ * once every member is captured (ckpt_tcp_check_pairs()); a single
+ * process's socket must be open here only.
+ */
+static int capture_tcp(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
+{
+	struct ckpt_img_file *f = &scan->files[i];
+	struct file *file = scan->refs[i];
+	const char *msg = NULL;
+	int ret;
+
+	if (!scan->in_tree && file_count(file) != 2 * descriptors_of(scan, file)) {
+		ckpt_whyf(why, "fd %u (%s) is a TCP socket open in another process too: not supported yet",
+			  f->fd, f->path);
+		return -EOPNOTSUPP;
+	}
+	if (!scan->tcps) {
+		scan->tcps = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->tcps),
+				      GFP_KERNEL);
+		scan->tcp_len = kvcalloc(CKPT_IMG_MAX_FILES,
+					 sizeof(*scan->tcp_len), GFP_KERNEL);
+		scan->tcp_net = kvcalloc(CKPT_IMG_MAX_FILES,
+					 sizeof(*scan->tcp_net), GFP_KERNEL);
+		if (!scan->tcps || !scan->tcp_len || !scan->tcp_net)
+			return -ENOMEM;
+	}
+	ret = ckpt_tcp_capture(file, &scan->tcps[scan->nr_tcps],
+			       &scan->tcp_len[scan->nr_tcps],
+			       &scan->tcp_net[scan->nr_tcps], &msg);
+	if (ret) {
+		ckpt_whyf(why, "fd %u (%s) is %s", f->fd, f->path,
+			  msg ?: "a TCP socket whose state cannot be read");
+		return ret;
+	}
+	scan->nr_tcps++;
+	return 0;
+}
+
 /* The kind of the lower descriptor shared entry @i names. */
 static int lower_kind(const struct ckpt_fds *scan, u32 i)
 {
@@ -527,12 +575,15 @@ static int file_details(struct ckpt_fds *scan, struct ckpt_why *why)
 			ret = capture_pipe(scan, i, why);
 		else if (scan->files[i].kind == CKPT_FILE_UNIX)
 			ret = capture_usock(scan, i, why);
+		else if (scan->files[i].kind == CKPT_FILE_TCP)
+			ret = capture_tcp(scan, i, why);
 
 	for (i = 0; i < scan->nr; i++) {
 		if (!scan->refs[i])
 			continue;
 		if (!ret && scan->files[i].kind != CKPT_FILE_PIPE &&
-		    scan->files[i].kind != CKPT_FILE_UNIX)
+		    scan->files[i].kind != CKPT_FILE_UNIX &&
+		    scan->files[i].kind != CKPT_FILE_TCP)
 			ret = file_state(scan, i, why);
 		fput(scan->refs[i]);
 		scan->refs[i] = NULL;
@@ -636,6 +687,11 @@ void ckpt_fds_free(struct ckpt_fds *scan)
 		kvfree(scan->upends[i]);
 	kvfree(scan->upends);
 	kvfree(scan->upend_len);
+	for (i = 0; scan->tcps && i < scan->nr_tcps; i++)
+		kvfree(scan->tcps[i]);
+	kvfree(scan->tcps);
+	kvfree(scan->tcp_len);
+	kvfree(scan->tcp_net);
 	kvfree(scan->timerfds);
 	ckpt_fileobjs_free(&scan->objs);
 }

@@ -49,6 +49,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_SYSVSEM]	= "SYSVSEM",
 	[CKPT_SECT_SYSVMSG]	= "SYSVMSG",
 	[CKPT_SECT_ZOMBIE]	= "ZOMBIE",
+	[CKPT_SECT_TCP]		= "TCP",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -117,6 +118,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return sizeof(struct ckpt_img_pipe) + CKPT_IMG_MAX_PIPE;
 	case CKPT_SECT_USOCK:
 		return sizeof(struct ckpt_img_usock) + CKPT_IMG_MAX_USOCK;
+	case CKPT_SECT_TCP:
+		return sizeof(struct ckpt_img_tcp) + CKPT_IMG_MAX_TCPQ;
 	case CKPT_SECT_ULISTEN:
 		return sizeof(struct ckpt_img_ulisten);
 	case CKPT_SECT_UPEND:
@@ -194,6 +197,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		if (s->type == CKPT_SECT_PIPE && st->nr_pipes < CKPT_IMG_MAX_FILES)
 			break;
 		if (s->type == CKPT_SECT_USOCK && st->nr_usocks < CKPT_IMG_MAX_FILES)
+			break;
+		if (s->type == CKPT_SECT_TCP && st->nr_tcps < CKPT_IMG_MAX_FILES)
 			break;
 		if (s->type == CKPT_SECT_ULISTEN &&
 		    st->nr_ulistens < CKPT_IMG_MAX_FILES)
@@ -282,6 +287,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		return FAIL(st, EBADMSG, "PIPE section too short");
 	if (s->type == CKPT_SECT_USOCK && s->len < sizeof(struct ckpt_img_usock))
 		return FAIL(st, EBADMSG, "USOCK section too short");
+	if (s->type == CKPT_SECT_TCP && s->len < sizeof(struct ckpt_img_tcp))
+		return FAIL(st, EBADMSG, "TCP section too short");
 	if (s->type == CKPT_SECT_UPEND && s->len < sizeof(struct ckpt_img_upend))
 		return FAIL(st, EBADMSG, "UPEND section too short");
 	if (s->type == CKPT_SECT_EPOLL &&
@@ -305,6 +312,7 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
 	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_PIPE &&
 	    s->type != CKPT_SECT_USOCK && s->type != CKPT_SECT_UPEND &&
+	    s->type != CKPT_SECT_TCP &&
 	    s->type != CKPT_SECT_TIMERFD && s->type != CKPT_SECT_FILEOBJ &&
 	    s->type != CKPT_SECT_FILEDATA && s->type != CKPT_SECT_TIMERS &&
 	    s->type != CKPT_SECT_CREDS && s->type != CKPT_SECT_SYSVDATA &&
@@ -632,6 +640,8 @@ static int check_files(struct ckpt_img_state *st,
 			return FAIL(st, EBADMSG, "device file with an inode number");
 		if (f->kind == CKPT_FILE_UNIX && (!f->ino || f->pos))
 			return FAIL(st, EBADMSG, "UNIX socket entry without its socket");
+		if (f->kind == CKPT_FILE_TCP && (!f->ino || f->pos || f->dev))
+			return FAIL(st, EBADMSG, "TCP socket entry without its socket");
 		if (f->kind == CKPT_FILE_STDIO &&
 		    (!st->has_tree || f->ino > 2 || f->pos || f->dev))
 			return FAIL(st, EBADMSG, "a root's standard descriptor outside a tree's member");
@@ -730,6 +740,53 @@ static int check_fileobjs(struct ckpt_img_state *st,
 		    (o->kind != CKPT_FILE_MEMFD && o->seals))
 			return FAIL(st, EBADMSG, "file object size out of bounds");
 	}
+	return 0;
+}
+
+/* AF_INET, AF_INET6 (the same everywhere). */
+#define TCP_FAMILY_OK(f)	((f) == 2 || (f) == 10)
+
+/*
+ * A TCP socket: its queues fill its data exactly, as its sequence numbers
+ * say (a connection's: the send queue's unsent part within it); a socket
+ * not connected has none, nor sequence numbers or negotiated options.
+ */
+static int check_tcp(struct ckpt_img_state *st, const struct ckpt_img_tcp *t,
+		     __u64 len)
+{
+	__u32 sendq = t->write_seq - t->snd_una;
+	__u32 recvq = t->rcv_nxt - t->copied_seq;
+	const __u32 opts = CKPT_TCP_OPT_SACK | CKPT_TCP_OPT_TSTAMP |
+			   CKPT_TCP_OPT_WSCALE;
+
+	if (t->len != len - sizeof(*t) || t->len > CKPT_IMG_MAX_TCPQ ||
+	    !t->ino || t->ino & CKPT_UPEND_ID || !TCP_FAMILY_OK(t->family) ||
+	    t->state >= __CKPT_TCP_STATE_MAX || t->flags & ~__CKPT_TCP_ALL ||
+	    t->pad || t->sndbuf > (1U << 30) || t->rcvbuf > (1U << 30) ||
+	    t->backlog > 65535 || t->keepcnt > 127 ||
+	    t->keepidle > 32767 || t->keepintvl > 32767 ||
+	    t->snd_wscale > 14 || t->rcv_wscale > 14 || t->mss > 65535)
+		return FAIL(st, EBADMSG, "TCP socket out of bounds");
+	if (t->family == 2 && (memchr_inv8(t->src + 4, 12) ||
+			       memchr_inv8(t->dst + 4, 12)))
+		return FAIL(st, EBADMSG, "TCP socket out of bounds");
+	if (t->state == CKPT_TCP_ESTABLISHED) {
+		if (sendq > CKPT_IMG_MAX_TCPQ || recvq > CKPT_IMG_MAX_TCPQ ||
+		    (__u64)sendq + recvq != t->len ||
+		    t->snd_nxt - t->snd_una > sendq || !t->sport || !t->dport ||
+		    t->flags & CKPT_TCP_BOUND)
+			return FAIL(st, EBADMSG, "TCP connection queues do not match its sequence numbers");
+		return 0;
+	}
+	if (t->len || t->dport || t->flags & opts || t->snd_una || t->snd_nxt ||
+	    t->write_seq || t->copied_seq || t->rcv_nxt || t->snd_wl1 ||
+	    t->snd_wnd || t->max_window || t->rcv_wnd || t->rcv_wup ||
+	    t->mss || t->snd_wscale || t->rcv_wscale || t->timestamp ||
+	    (t->state == CKPT_TCP_LISTEN && !t->sport) ||
+	    (t->state == CKPT_TCP_CLOSED && !(t->flags & CKPT_TCP_BOUND) &&
+	     (t->sport || memchr_inv8(t->src, 16))) ||
+	    (t->state != CKPT_TCP_CLOSED && t->flags & CKPT_TCP_BOUND))
+		return FAIL(st, EBADMSG, "TCP socket that is not connected has a connection's state");
 	return 0;
 }
 
@@ -1125,6 +1182,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = check_usock(st, payload, s->len);
 		if (!ret)
 			st->nr_usocks++;
+		break;
+	case CKPT_SECT_TCP:
+		ret = check_tcp(st, payload, s->len);
+		if (!ret)
+			st->nr_tcps++;
 		break;
 	case CKPT_SECT_ULISTEN:
 		ret = check_ulisten(st, payload);

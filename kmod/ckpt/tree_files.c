@@ -36,6 +36,7 @@
 #include "checkpoint.h"
 #include "fileobj.h"
 #include "pipes.h"
+#include "tcp.h"
 #include "usock.h"
 #include "tree_files.h"
 #include "why.h"
@@ -62,7 +63,8 @@ static int note_pipe(const void *arg, struct file *file, unsigned int fd)
 	struct tf_scan *s = (struct tf_scan *)arg;
 	u32 i;
 
-	if ((!ckpt_is_pipe(file) && !ckpt_is_usock(file)) || file == s->stdio[0] ||
+	if ((!ckpt_is_pipe(file) && !ckpt_is_usock(file) && !ckpt_is_tcp(file)) ||
+	    file == s->stdio[0] ||
 	    file == s->stdio[1] || file == s->stdio[2])
 		return 0;
 	for (i = 0; i < s->nr; i++) {
@@ -158,6 +160,9 @@ static int check_ends(struct ckpt_cp_group *g, const struct tf_scan *s)
 				return ret;
 			continue;
 		}
+		/* A TCP peer is found once all are captured (tcp.c). */
+		if (ckpt_is_tcp(e->file))
+			continue;
 		if (held_ends(s, e, &have_r, &have_w))
 			continue;	/* fds.c names a pipe reopened read-write */
 		ret = ckpt_pipe_ends(e->file, &readers, &writers);
@@ -173,7 +178,7 @@ static int check_ends(struct ckpt_cp_group *g, const struct tf_scan *s)
 		continue;
 outside:
 		g->failed = e->member;
-		ckpt_whyf(&ctx->why, ckpt_is_usock(e->file) ?
+		ckpt_whyf(&ctx->why, ckpt_is_usock(e->file) || ckpt_is_tcp(e->file) ?
 			  "pid %u fd %u (socket:[%lu]) is open in a process outside the tree too" :
 			  "pid %u fd %u (pipe:[%lu]) has an end open in a process outside the tree",
 			  ctx->a->pid, e->fd, file_inode(e->file)->i_ino);

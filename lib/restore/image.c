@@ -78,6 +78,10 @@ void ckpt_image_free(struct ckpt_image *img)
 		free(img->upends[--img->nr_upends]);
 	free(img->upends);
 	img->upends = NULL;
+	while (img->nr_tcps)
+		free(img->tcps[--img->nr_tcps]);
+	free(img->tcps);
+	img->tcps = NULL;
 	while (img->nr_shms)
 		free(img->shms[--img->nr_shms]);
 	free(img->shms);
@@ -345,6 +349,9 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 				 payload, s->len);
 	case CKPT_SECT_UPEND:
 		return keep_copy(img, (void ***)&img->upends, &img->nr_upends,
+				 payload, s->len);
+	case CKPT_SECT_TCP:
+		return keep_copy(img, (void ***)&img->tcps, &img->nr_tcps,
 				 payload, s->len);
 	case CKPT_SECT_ULISTEN: {
 		struct ckpt_img_ulisten *l;

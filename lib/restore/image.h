@@ -98,6 +98,8 @@ struct ckpt_image {
 	__u32 nr_ulistens;
 	struct ckpt_img_upend **upends;		/* [nr_upends], each malloc'ed */
 	__u32 nr_upends;
+	struct ckpt_img_tcp **tcps;		/* [nr_tcps], each malloc'ed */
+	__u32 nr_tcps;
 	struct ckpt_img_fileobj *fileobjs;	/* [nr_fileobjs] */
 	__u32 nr_fileobjs;
 	struct ckpt_image_chunk *chunks;	/* [nr_chunks]: FILEDATA sections */

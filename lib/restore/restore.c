@@ -931,13 +931,15 @@ static void make_own_usocks(struct restore *r, int above)
 
 	int fd;
 
-	if (img->has_tree || (!img->nr_usocks && !img->nr_ulistens))
+	if (img->has_tree ||
+	    (!img->nr_usocks && !img->nr_ulistens && !img->nr_tcps))
 		return;
-	r->shared = calloc(2 * img->nr_usocks + img->nr_ulistens,
+	r->shared = calloc(2 * img->nr_usocks + img->nr_ulistens + img->nr_tcps,
 			   sizeof(*r->shared));
 	if (!r->shared)
 		child_fail(r, "out of memory");
-	if (restore_make_usocks(&img, 1, r->shared, &r->nr_shared, &err))
+	if (restore_make_usocks(&img, 1, r->shared, &r->nr_shared, &err) ||
+	    restore_make_tcp(&img, 1, r->shared, &r->nr_shared, &err))
 		child_fail(r, "%s", err.msg);
 	for (i = 0; i < img->nr_ulistens; i++) {
 		fd = restore_make_listener(r, &img->ulistens[i], &err);
@@ -1357,7 +1359,8 @@ static void place_shared(struct restore *r, const struct ckpt_img_file *f)
 	if (!sh)
 		child_fail(r, "%s (fd %u) is not among what the tree shares",
 			   f->path, f->fd);
-	if ((f->kind == CKPT_FILE_PIPE || f->kind == CKPT_FILE_UNIX) &&
+	if ((f->kind == CKPT_FILE_PIPE || f->kind == CKPT_FILE_UNIX ||
+	     f->kind == CKPT_FILE_TCP) &&
 	    fcntl(sh->fd[end], F_SETFL, f->open_flags & O_NONBLOCK))
 		child_fail(r, "fd %u: %s", f->fd, strerror(errno));
 	if (dup2(sh->fd[end], f->fd) < 0 ||
@@ -1409,7 +1412,7 @@ static void restore_files(struct restore *r)
 			continue;
 		}
 		if (f->kind == CKPT_FILE_STDIO || f->flags & CKPT_FILE_TREE_SHARED ||
-		    f->kind == CKPT_FILE_UNIX ||
+		    f->kind == CKPT_FILE_UNIX || f->kind == CKPT_FILE_TCP ||
 		    (f->kind == CKPT_FILE_PIPE && img->has_tree)) {
 			place_shared(r, f);
 			continue;

@@ -116,6 +116,22 @@ int restore_make_pending(const struct ckpt_image *holder,
 			 struct ckpt_err *err);
 
 /*
+ * The TCP sockets of @imgs[0..@n) (tcp.c), each once, listening or
+ * connected again as they were, an entry in @sh for each after its *@nr
+ * entries; a connection's peer must be among them. 0 or -errno with @err.
+ */
+int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
+		     struct restore_shared *sh, uint32_t *nr,
+		     struct ckpt_err *err);
+
+/*
+ * Ends the TIME_WAIT sockets in the way of @t, a TCP socket to be made
+ * again (timewait.c): on its port (listening or bound) or its connection's
+ * addresses. How many it ended, or -errno.
+ */
+int restore_end_time_wait(const struct ckpt_img_tcp *t);
+
+/*
  * The regular file or directory @f of @r's image, opened as the image's
  * user opens it (its groups and file-system ids, in a helper process) at
  * its position: its descriptor, close-on-exec, or -errno with @err.

@@ -596,7 +596,7 @@ static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 
 /*
  * The socket pairs between (and within) members and their listening
- * sockets, made once for all.
+ * sockets, and the TCP sockets, made once for all.
  */
 static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 {
@@ -610,6 +610,9 @@ static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 		imgs[i] = &tr->r[i].img;
 	ret = restore_make_usocks(imgs, tr->t.nr, tr->shared, &tr->nr_shared,
 				  err);
+	if (!ret)
+		ret = restore_make_tcp(imgs, tr->t.nr, tr->shared,
+				       &tr->nr_shared, err);
 	/*
 	 * A listening socket, by the first member that holds it, and the
 	 * connections that waited on it.

@@ -20,7 +20,7 @@ import struct, sys
 names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
          7: "FILES", 8: "FS", 9: "SIGNALS", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
          16: "TIMERS", 17: "CREDS", 19: "TREE", 20: "USOCK", 21: "ULISTEN", 22: "UPEND",
-         23: "SYSVSHM", 24: "SYSVDATA", 25: "SYSVSEM", 26: "SYSVMSG", 27: "ZOMBIE"}
+         23: "SYSVSHM", 24: "SYSVDATA", 25: "SYSVSEM", 26: "SYSVMSG", 27: "ZOMBIE", 28: "TCP"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -195,7 +195,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((99 + nsect))
+ktap_plan $((101 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -611,6 +611,39 @@ ktap_check "a waiting connection: an id an inode could have, a client that is on
 	refuse "$tmp/upend-client" "waiting UNIX connection out of bounds $(uat 9)" &&
 	refuse "$tmp/upend-len" "waiting UNIX connection out of bounds $(uat 9)" &&
 	refuse "$tmp/usock-upend" "UNIX socket out of bounds $(uat 8)"
+# TCP sockets (mkimage -C): section 3 FILES, 4 TCP listening, 5 TCP a
+# connection with bytes both ways, 6 TCP over IPv6, 7 TCP closed.
+"$mkimage" -C -P > "$tmp/tcp.img"
+tdamage() { damage_of "$tmp/tcp.img" "$@"; }
+tat() { at_of "$tmp/tcp.img" "$1"; }
+ktap_check "TCP sockets: shown, valid, text and JSON" sh -c "
+	'$ckpt' inspect -v '$tmp/tcp.img' > '$tmp/ttext' && cat '$tmp/ttext' &&
+	grep -qx 'TCP sockets: 4' '$tmp/ttext' &&
+	grep -qx ' socket 601 state listening local 127.0.0.1:5000 backlog 128' '$tmp/ttext' &&
+	grep -qx ' socket 602 state established local 127.0.0.1:5000 peer 127.0.0.1:40000 sendq 5 unsent 3 recvq 6 nodelay' '$tmp/ttext' &&
+	grep -qx ' socket 603 state established local \[::1\]:40001 peer \[::1\]:5001 sendq 0 unsent 0 recvq 0 keepalive' '$tmp/ttext' &&
+	'$ckpt' inspect --json '$tmp/tcp.img' | python3 -c '
+import json, sys
+t = json.load(sys.stdin)[\"tcp\"]
+assert [s[\"state\"] for s in t] == [\"listening\", \"established\", \"established\", \"closed\"], t
+assert t[1][\"recvq\"] == 6 and t[1][\"sendq\"] == 5 and t[1][\"nodelay\"], t'"
+# struct ckpt_img_tcp: family 8, state 12, src 24, dst 40, snd_una 96,
+# write_seq 104, rcv_nxt 112, len 136.
+tdamage tcp-state set 5 12 I 3
+tdamage tcp-family set 5 8 I 1
+tdamage tcp-v4 set 5 28 I 1
+tdamage tcp-seq set 5 104 I 1006
+tdamage tcp-len set 5 136 I 12
+tdamage tcp-listen set 4 96 I 5
+tdamage tcp-noino set 3 32 Q 0
+ktap_check "TCP: an unknown state or family, IPv4 with bytes past its address, queues their sequence numbers do not match, a listening socket with a connection's state, an entry naming no socket" \
+	refuse "$tmp/tcp-state" "TCP socket out of bounds $(tat 5)" &&
+	refuse "$tmp/tcp-family" "TCP socket out of bounds $(tat 5)" &&
+	refuse "$tmp/tcp-v4" "TCP socket out of bounds $(tat 5)" &&
+	refuse "$tmp/tcp-seq" "TCP connection queues do not match its sequence numbers $(tat 5)" &&
+	refuse "$tmp/tcp-len" "TCP socket out of bounds $(tat 5)" &&
+	refuse "$tmp/tcp-listen" "TCP socket that is not connected has a connection's state $(tat 4)" &&
+	refuse "$tmp/tcp-noino" "TCP socket entry without its socket $(tat 3)"
 # A tree root's System V objects and zombie children (mkimage -I): section
 # 2 TREE, 4 SYSVSHM, 5 SYSVDATA, 6 SYSVSHM (removed), 7 SYSVSEM, 8 SYSVMSG,
 # 9 and 10 ZOMBIE, 12 VMAS (the segment's mapping is entry 3).

@@ -148,7 +148,7 @@ static struct ckpt_img_vdso *vdso_section(size_t *len)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O | -U] [-V] [-F] [-T] [-I] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O | -U | -C] [-V] [-F] [-T] [-I] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n"
 		   "       mkimage -R IMAGE    (edits IMAGE to claim root, see below)\n"
 		   "       mkimage -S IMAGE    (takes IMAGE's MAC out, see below)\n");
@@ -457,6 +457,67 @@ static void unix_sockets(void)
 }
 
 /*
+ * -C: TCP sockets: fd 3 listening on 127.0.0.1:5000 (backlog 128); fd 4
+ * a connection accepted on it, from 127.0.0.1:40000, "hello" in its send
+ * queue (its first 2 bytes sent, not acknowledged) and "world!" in its
+ * receive queue, TCP_NODELAY; fd 5 an IPv6 connection [::1]:40001 ->
+ * [::1]:5001 with empty queues, SO_KEEPALIVE; fd 6 a socket neither
+ * bound nor connected.
+ */
+static void tcp_sockets(void)
+{
+	static struct ckpt_img_file files[4] = {
+		{ .fd = 3, .open_flags = 2, .kind = CKPT_FILE_TCP, .ino = 601,
+		  .path = "socket:[601]" },
+		{ .fd = 4, .open_flags = 2 | 04000, .kind = CKPT_FILE_TCP,
+		  .ino = 602, .path = "socket:[602]" },
+		{ .fd = 5, .open_flags = 2, .kind = CKPT_FILE_TCP, .ino = 603,
+		  .path = "socket:[603]" },
+		{ .fd = 6, .open_flags = 2, .kind = CKPT_FILE_TCP, .ino = 604,
+		  .path = "socket:[604]" },
+	};
+	static const struct ckpt_img_tcp listening = {
+		.ino = 601, .family = 2, .state = CKPT_TCP_LISTEN,
+		.flags = CKPT_TCP_REUSEADDR, .backlog = 128,
+		.src = { 127, 0, 0, 1 }, .sport = 5000,
+		.sndbuf = 16384, .rcvbuf = 131072,
+	}, v6 = {
+		.ino = 603, .family = 10, .state = CKPT_TCP_ESTABLISHED,
+		.flags = CKPT_TCP_KEEPALIVE | CKPT_TCP_OPT_SACK,
+		.src = { [15] = 1 }, .dst = { [15] = 1 },
+		.sport = 40001, .dport = 5001, .sndbuf = 16384, .rcvbuf = 131072,
+		.mss = 65483, .snd_una = 7, .snd_nxt = 7, .write_seq = 7,
+		.copied_seq = 9, .rcv_nxt = 9, .snd_wl1 = 9, .snd_wnd = 65483,
+		.max_window = 65483, .rcv_wnd = 65483, .rcv_wup = 9,
+	}, closed = {
+		.ino = 604, .family = 2, .state = CKPT_TCP_CLOSED,
+		.sndbuf = 16384, .rcvbuf = 131072,
+	};
+	struct {
+		struct ckpt_img_tcp t;
+		char data[16];
+	} conn = { {
+		.ino = 602, .family = 2, .state = CKPT_TCP_ESTABLISHED,
+		.flags = CKPT_TCP_NODELAY | CKPT_TCP_OPT_SACK |
+			 CKPT_TCP_OPT_TSTAMP | CKPT_TCP_OPT_WSCALE,
+		.src = { 127, 0, 0, 1 }, .dst = { 127, 0, 0, 1 },
+		.sport = 5000, .dport = 40000, .sndbuf = 2626560,
+		.rcvbuf = 131072, .mss = 65483, .snd_wscale = 7,
+		.rcv_wscale = 7, .timestamp = 123456,
+		.snd_una = 1000, .snd_nxt = 1002, .write_seq = 1005,
+		.copied_seq = 2000, .rcv_nxt = 2006, .snd_wl1 = 2000,
+		.snd_wnd = 65536, .max_window = 65536, .rcv_wnd = 65536,
+		.rcv_wup = 2000, .len = 11,
+	}, "helloworld!" };
+
+	section(CKPT_SECT_FILES, files, sizeof(files));
+	section(CKPT_SECT_TCP, &listening, sizeof(listening));
+	section(CKPT_SECT_TCP, &conn, sizeof(conn.t) + conn.t.len);
+	section(CKPT_SECT_TCP, &v6, sizeof(v6));
+	section(CKPT_SECT_TCP, &closed, sizeof(closed));
+}
+
+/*
  * -I: the root of a tree (TREE: one member, a child subreaper) with System
  * V objects: segment
  * 3 (key 0x5ee1c0de, 8192 bytes, its second page stored) mapped at SYSV,
@@ -554,13 +615,13 @@ int main(int argc, char **argv)
 		.root_ino = 5600, .cwd = "/srv/job/run", .root = "/srv/job",
 	};
 	bool no_pages = false, objects = false, dirs = false;
-	bool with_timers = false, sockets = false, sysv = false;
+	bool with_timers = false, sockets = false, sysv = false, tcp = false;
 	unsigned int nr_vmas = 6;
 	struct ckpt_img_vdso *vdso = NULL;
 	size_t vdso_len = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POVFTUIcR:S:h")) != -1) {
+	while ((c = getopt(argc, argv, "t:POVFTUCIcR:S:h")) != -1) {
 		switch (c) {
 		case 'c':
 			return csum_stdin();
@@ -588,6 +649,9 @@ int main(int argc, char **argv)
 			break;
 		case 'U':
 			sockets = true;
+			break;
+		case 'C':
+			tcp = true;
 			break;
 		case 'I':
 			sysv = true;
@@ -706,6 +770,8 @@ int main(int argc, char **argv)
 		file_objects();
 	else if (sockets)
 		unix_sockets();
+	else if (tcp)
+		tcp_sockets();
 	if (sysv)
 		sysv_objects();
 	if (dirs)

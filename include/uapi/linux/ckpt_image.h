@@ -31,6 +31,7 @@
  *   SYSVSEM    struct ckpt_img_sysvsem + [nsems] per semaphore set, also before VMAS
  *   SYSVMSG    struct ckpt_img_sysvmsg + msgs   per message queue, also before VMAS
  *   ZOMBIE     struct ckpt_img_zombie           per zombie child, also before VMAS
+ *   TCP        struct ckpt_img_tcp + data       per TCP socket, also before VMAS
  *   MAC        struct ckpt_img_mac              at most once, after CREDS,
  *                                               right before VMAS
  *   VMAS       struct ckpt_img_vma[nr_vmas]     exactly once
@@ -91,6 +92,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_SYSVSEM,
 	CKPT_SECT_SYSVMSG,
 	CKPT_SECT_ZOMBIE,
+	CKPT_SECT_TCP,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -352,6 +354,11 @@ enum ckpt_img_file_kind {
 	 * its peer's (0: the peer is closed); pos 0.
 	 */
 	CKPT_FILE_UNIX,
+	/*
+	 * A TCP socket (IPv4 or IPv6): @ino is its socket's inode number,
+	 * which its TCP section names; dev and pos 0.
+	 */
+	CKPT_FILE_TCP,
 	__CKPT_FILE_KIND_MAX,
 };
 
@@ -536,6 +543,66 @@ struct ckpt_img_upend {
 	__u64 client;
 	__u32 type;		/* the listening socket's */
 	__u32 len;		/* bytes of data that follow */
+	__u8 data[];
+};
+
+/*
+ * A TCP socket, IPv4 or IPv6 (Documentation/engine.md, "TCP"): a
+ * connection both of whose ends are the process's (a tree's: members'),
+ * a listening socket with no connection waiting, or a socket neither
+ * connected nor listening. Its descriptors are FILES entries of kind
+ * CKPT_FILE_TCP with the same ino. A connection's @data is its send queue,
+ * the bytes from @snd_una to @write_seq (those from @snd_nxt on not sent
+ * yet), then its receive queue, the bytes from @copied_seq to @rcv_nxt;
+ * the restart makes it again with TCP_REPAIR, its sequence numbers,
+ * windows and options as they were, and the stack sends again whatever
+ * its peer had not acknowledged. Addresses are in network order (IPv4:
+ * the first 4 bytes), ports in host order.
+ */
+#define CKPT_IMG_MAX_TCPQ	(16U << 20)	/* bytes in one socket's queues */
+
+enum {
+	CKPT_TCP_CLOSED = 0,	/* neither connected nor listening */
+	CKPT_TCP_ESTABLISHED,
+	CKPT_TCP_LISTEN,
+	__CKPT_TCP_STATE_MAX,
+};
+
+enum {
+	CKPT_TCP_NODELAY	= 1 << 0,	/* TCP_NODELAY */
+	CKPT_TCP_CORK		= 1 << 1,	/* TCP_CORK */
+	CKPT_TCP_KEEPALIVE	= 1 << 2,	/* SO_KEEPALIVE */
+	CKPT_TCP_REUSEADDR	= 1 << 3,	/* SO_REUSEADDR */
+	CKPT_TCP_REUSEPORT	= 1 << 4,	/* SO_REUSEPORT */
+	CKPT_TCP_V6ONLY		= 1 << 5,	/* IPV6_V6ONLY */
+	CKPT_TCP_SNDBUF		= 1 << 6,	/* SO_SNDBUF set: @sndbuf fixed */
+	CKPT_TCP_RCVBUF		= 1 << 7,	/* SO_RCVBUF set: @rcvbuf fixed */
+	CKPT_TCP_BOUND		= 1 << 8,	/* a closed socket's bind() */
+	CKPT_TCP_OPT_SACK	= 1 << 9,	/* negotiated: SACK permitted */
+	CKPT_TCP_OPT_TSTAMP	= 1 << 10,	/* timestamps */
+	CKPT_TCP_OPT_WSCALE	= 1 << 11,	/* window scaling */
+	CKPT_TCP_SHUT_RD	= 1 << 12,	/* shutdown(SHUT_RD) */
+	__CKPT_TCP_ALL		= (1 << 13) - 1,
+};
+
+struct ckpt_img_tcp {
+	__u64 ino;		/* its socket's inode number */
+	__u32 family;		/* AF_INET, AF_INET6 */
+	__u32 state;		/* CKPT_TCP_* */
+	__u32 flags;		/* CKPT_TCP_* flags */
+	__u32 backlog;		/* listen()'s, as the kernel keeps it */
+	__u8 src[16], dst[16];	/* local and peer address */
+	__u16 sport, dport;
+	__u32 sndbuf, rcvbuf;	/* as getsockopt() reads them */
+	__u32 keepidle, keepintvl, keepcnt;	/* seconds, seconds, probes; 0: default */
+	__u32 mss;		/* the peer's MSS (TCPOPT_MSS) */
+	__u32 snd_wscale, rcv_wscale;
+	__u32 timestamp;	/* TCP_TIMESTAMP */
+	__u32 snd_una, snd_nxt, write_seq;
+	__u32 copied_seq, rcv_nxt;
+	__u32 snd_wl1, snd_wnd, max_window, rcv_wnd, rcv_wup;
+	__u32 len;		/* bytes of data that follow */
+	__u32 pad;
 	__u8 data[];
 };
 

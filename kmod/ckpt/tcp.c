@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP sockets (Documentation/engine.md, "TCP"), IPv4 and IPv6: a
+ * connection both of whose ends are the process's (a tree's: members'), a
+ * listening socket with no connection waiting, a socket neither connected
+ * nor listening. A connection's image holds what the TCP_REPAIR interface
+ * would read: its addresses, sequence numbers, windows, negotiated
+ * options and both queues, the send queue from the first byte its peer
+ * has not acknowledged. The restarter makes it again with TCP_REPAIR, and
+ * the stack sends again whatever the peer had not acknowledged: a byte its
+ * peer's receive queue already holds is dropped there as a duplicate, so
+ * none is lost and none delivered twice.
+ *
+ * Everything is read under the socket's lock, which holds off the stack
+ * (packets arriving meanwhile wait in its backlog), while its holder is
+ * frozen. The two ends of a connection are read one after the other; a
+ * segment its receiver acknowledged in between would be in neither image,
+ * and ckpt_tcp_check_pairs() fails the checkpoint then (-EAGAIN: bytes
+ * were in flight; trying again finds them in place).
+ */
+
+#include <linux/file.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <net/inet_connection_sock.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "checkpoint.h"
+#include "tcp.h"
+#include "why.h"
+
+static struct sock *tcp_sock_of(struct file *file)
+{
+	struct socket *sock = sock_from_file(file);
+	struct sock *sk = sock ? sock->sk : NULL;
+
+	if (!sk || (sk->sk_family != AF_INET && sk->sk_family != AF_INET6) ||
+	    sk->sk_type != SOCK_STREAM || sk->sk_protocol != IPPROTO_TCP)
+		return NULL;
+	return sk;
+}
+
+bool ckpt_is_tcp(struct file *file)
+{
+	return tcp_sock_of(file);
+}
+
+static void addresses(const struct sock *sk, struct ckpt_img_tcp *t)
+{
+	const struct inet_sock *inet = inet_sk(sk);
+
+	t->family = sk->sk_family;
+	if (sk->sk_family == AF_INET) {
+		memcpy(t->src, &inet->inet_rcv_saddr, 4);
+		memcpy(t->dst, &inet->inet_daddr, 4);
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		memcpy(t->src, &sk->sk_v6_rcv_saddr, 16);
+		memcpy(t->dst, &sk->sk_v6_daddr, 16);
+	}
+#endif
+	t->sport = inet->inet_num;
+	t->dport = ntohs(inet->inet_dport);
+}
+
+/* The options a user sets, which the restart sets again. */
+static void options(const struct sock *sk, struct ckpt_img_tcp *t)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	t->flags = (tp->nonagle & TCP_NAGLE_OFF ? CKPT_TCP_NODELAY : 0) |
+		   (tp->nonagle & TCP_NAGLE_CORK ? CKPT_TCP_CORK : 0) |
+		   (sock_flag(sk, SOCK_KEEPOPEN) ? CKPT_TCP_KEEPALIVE : 0) |
+		   (sk->sk_reuse ? CKPT_TCP_REUSEADDR : 0) |
+		   (sk->sk_reuseport ? CKPT_TCP_REUSEPORT : 0) |
+		   (sk->sk_userlocks & SOCK_SNDBUF_LOCK ? CKPT_TCP_SNDBUF : 0) |
+		   (sk->sk_userlocks & SOCK_RCVBUF_LOCK ? CKPT_TCP_RCVBUF : 0) |
+		   (sk->sk_shutdown & RCV_SHUTDOWN ? CKPT_TCP_SHUT_RD : 0);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6 && sk->sk_ipv6only)
+		t->flags |= CKPT_TCP_V6ONLY;
+#endif
+	t->sndbuf = READ_ONCE(sk->sk_sndbuf);
+	t->rcvbuf = READ_ONCE(sk->sk_rcvbuf);
+	t->keepidle = READ_ONCE(tp->keepalive_time) / HZ;
+	t->keepintvl = READ_ONCE(tp->keepalive_intvl) / HZ;
+	t->keepcnt = READ_ONCE(tp->keepalive_probes);
+}
+
+/*
+ * @skb's bytes from sequence number @from + *@at on, at @buf + *@at;
+ * @syn: a SYN takes the first sequence number. -EAGAIN on a hole.
+ */
+static int copy_skb(const struct sk_buff *skb, u32 from, u8 *buf, u32 want,
+		    u32 *at, bool syn)
+{
+	u32 seq = TCP_SKB_CB(skb)->seq + syn, skip = 0, n;
+
+	if (before(seq, from + *at))
+		skip = from + *at - seq;
+	if (skip >= skb->len)
+		return 0;	/* acknowledged or read already */
+	if (seq + skip != from + *at)
+		return -EAGAIN;
+	n = skb->len - skip;
+	if (n > want - *at)
+		return -EIO;
+	if (skb_copy_bits(skb, skip, buf + *at, n))
+		return -EIO;
+	*at += n;
+	return 0;
+}
+
+/* The send queue, sent and not sent, from snd_una to write_seq. */
+static int copy_send_queue(struct sock *sk, u8 *buf, u32 want)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct sk_buff *skb;
+	u32 at = 0;
+	int ret = 0;
+
+	for (skb = tcp_rtx_queue_head(sk); !ret && skb; skb = skb_rb_next(skb))
+		ret = copy_skb(skb, tp->snd_una, buf, want, &at, false);
+	skb_queue_walk(&sk->sk_write_queue, skb) {
+		if (ret)
+			break;
+		ret = copy_skb(skb, tp->snd_una, buf, want, &at, false);
+	}
+	return ret ?: at == want ? 0 : -EAGAIN;
+}
+
+/* The receive queue, from copied_seq (what was read) to rcv_nxt. */
+static int copy_receive_queue(struct sock *sk, u8 *buf, u32 want)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct sk_buff *skb;
+	u32 at = 0;
+	int ret = 0;
+
+	skb_queue_walk(&sk->sk_receive_queue, skb) {
+		ret = copy_skb(skb, tp->copied_seq, buf, want, &at,
+			       TCP_SKB_CB(skb)->tcp_flags & TCPHDR_SYN);
+		if (ret)
+			break;
+	}
+	return ret ?: at == want ? 0 : -EAGAIN;
+}
+
+/* What about a connection the restart cannot make again, or NULL. */
+static const char *connection_refused(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (tp->repair)
+		return "a TCP connection in repair mode";
+	if (READ_ONCE(tp->urg_data))
+		return "a TCP connection with urgent data: not supported";
+	if (inet_csk(sk)->icsk_ulp_ops)
+		return "a TCP connection with an upper-layer protocol (kernel TLS): not supported";
+	if (rcu_access_pointer(tp->fastopen_rsk))
+		return "a TCP Fast Open connection still in its handshake: not supported yet";
+	if (sk->sk_bound_dev_if)
+		return "a TCP socket bound to a device: not supported yet";
+	if (sk->sk_err || sock_flag(sk, SOCK_DONE))
+		return "a TCP connection that was reset or closed: not supported yet";
+	return NULL;
+}
+
+static const char *state_refused(const struct sock *sk)
+{
+	switch (sk->sk_state) {
+	case TCP_SYN_SENT:
+	case TCP_SYN_RECV:
+		return "a TCP connection still in its handshake: not supported yet";
+	case TCP_FIN_WAIT1:
+	case TCP_FIN_WAIT2:
+	case TCP_CLOSING:
+	case TCP_CLOSE_WAIT:
+	case TCP_LAST_ACK:
+		return "a half-closed TCP connection (shut down, or closed by its peer): not supported yet";
+	}
+	return "a TCP socket in a state this engine does not know";
+}
+
+/* The sequence numbers, windows and negotiated options of a connection. */
+static void connection(const struct sock *sk, struct ckpt_img_tcp *t)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	t->state = CKPT_TCP_ESTABLISHED;
+	t->snd_una = tp->snd_una;
+	t->snd_nxt = tp->snd_nxt;
+	t->write_seq = tp->write_seq;
+	t->copied_seq = tp->copied_seq;
+	t->rcv_nxt = tp->rcv_nxt;
+	t->snd_wl1 = tp->snd_wl1;
+	t->snd_wnd = tp->snd_wnd;
+	t->max_window = tp->max_window;
+	t->rcv_wnd = tp->rcv_wnd;
+	t->rcv_wup = tp->rcv_wup;
+	t->mss = tp->rx_opt.mss_clamp;
+	if (tp->rx_opt.sack_ok)
+		t->flags |= CKPT_TCP_OPT_SACK;
+	if (tp->rx_opt.tstamp_ok)
+		t->flags |= CKPT_TCP_OPT_TSTAMP;
+	if (tp->rx_opt.wscale_ok) {
+		t->flags |= CKPT_TCP_OPT_WSCALE;
+		t->snd_wscale = tp->rx_opt.snd_wscale;
+		t->rcv_wscale = tp->rx_opt.rcv_wscale;
+	}
+	t->timestamp = ckpt_tcp_timestamp(tp);
+}
+
+/* Under the socket's lock: what @t's fixed part says, or a refusal. */
+static int read_socket(struct sock *sk, struct ckpt_img_tcp *t,
+		       const char **why)
+{
+	u32 sendq, recvq;
+
+	addresses(sk, t);
+	options(sk, t);
+	switch (sk->sk_state) {
+	case TCP_LISTEN:
+		if (inet_csk_reqsk_queue_len(sk) || READ_ONCE(sk->sk_ack_backlog)) {
+			*why = "a listening TCP socket with connections waiting to be accepted: not supported yet";
+			return -EOPNOTSUPP;
+		}
+		t->state = CKPT_TCP_LISTEN;
+		t->backlog = READ_ONCE(sk->sk_max_ack_backlog);
+		return 0;
+	case TCP_CLOSE:
+		if (sk->sk_err || sock_flag(sk, SOCK_DONE)) {
+			*why = "a TCP connection that was reset or closed: not supported yet";
+			return -EOPNOTSUPP;
+		}
+		t->state = CKPT_TCP_CLOSED;
+		memset(t->dst, 0, sizeof(t->dst));
+		t->dport = 0;
+		if (t->sport)
+			t->flags |= CKPT_TCP_BOUND;
+		return 0;
+	case TCP_ESTABLISHED:
+		break;
+	default:
+		*why = state_refused(sk);
+		return -EOPNOTSUPP;
+	}
+	*why = connection_refused(sk);
+	if (*why)
+		return -EOPNOTSUPP;
+	connection(sk, t);
+	sendq = t->write_seq - t->snd_una;
+	recvq = t->rcv_nxt - t->copied_seq;
+	if (after(t->snd_nxt, t->write_seq) || before(t->snd_nxt, t->snd_una) ||
+	    sendq > CKPT_IMG_MAX_TCPQ || recvq > CKPT_IMG_MAX_TCPQ ||
+	    sendq + recvq > CKPT_IMG_MAX_TCPQ) {
+		*why = "a TCP connection with more bytes queued than an image holds (16 MiB)";
+		return -EFBIG;
+	}
+	t->len = sendq + recvq;
+	return 0;
+}
+
+int ckpt_tcp_capture(struct file *file, struct ckpt_img_tcp **out,
+		     size_t *out_len, const void **net, const char **why)
+{
+	struct sock *sk = tcp_sock_of(file);
+	struct ckpt_img_tcp head = {}, *t;
+	int ret;
+
+	*out = NULL;
+	if (!sk)
+		return -EINVAL;
+	*net = sock_net(sk);
+	lock_sock(sk);
+	ret = read_socket(sk, &head, why);
+	if (ret)
+		goto out;
+	t = kvzalloc(sizeof(*t) + head.len, GFP_KERNEL);
+	if (!t) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	*t = head;
+	t->ino = file_inode(file)->i_ino;
+	if (t->state == CKPT_TCP_ESTABLISHED) {
+		ret = copy_send_queue(sk, t->data, t->write_seq - t->snd_una);
+		if (!ret)
+			ret = copy_receive_queue(sk, t->data + t->write_seq - t->snd_una,
+						 t->rcv_nxt - t->copied_seq);
+		if (ret) {
+			*why = "a TCP connection whose queues do not hold what its sequence numbers say";
+			kvfree(t);
+			goto out;
+		}
+	}
+	*out = t;
+	*out_len = sizeof(*t) + t->len;
+out:
+	release_sock(sk);
+	return ret;
+}
+
+/* "ADDR:PORT" of @t's peer (@peer) or its own. */
+static void format_end(const struct ckpt_img_tcp *t, bool peer, char *buf,
+		       size_t size)
+{
+	const u8 *a = peer ? t->dst : t->src;
+	u16 port = peer ? t->dport : t->sport;
+
+	if (t->family == AF_INET)
+		snprintf(buf, size, "%pI4:%u", a, port);
+	else
+		snprintf(buf, size, "[%pI6c]:%u", a, port);
+}
+
+static bool is_peer(const struct ckpt_img_tcp *a, const void *a_net,
+		    const struct ckpt_img_tcp *b, const void *b_net)
+{
+	return b->state == CKPT_TCP_ESTABLISHED && a_net == b_net &&
+	       a->family == b->family && a->sport == b->dport &&
+	       a->dport == b->sport && !memcmp(a->src, b->dst, 16) &&
+	       !memcmp(a->dst, b->src, 16);
+}
+
+/* The other end of connection @t among @g's captured sockets, or NULL. */
+static const struct ckpt_img_tcp *find_peer(struct ckpt_cp_group *g,
+					    const struct ckpt_img_tcp *t,
+					    const void *net)
+{
+	u32 i, k;
+
+	for (i = 0; i < g->nr; i++) {
+		const struct ckpt_fds *scan = &g->m[i].scan;
+
+		for (k = 0; k < scan->nr_tcps; k++)
+			if (scan->tcps[k] != t &&
+			    is_peer(t, net, scan->tcps[k], scan->tcp_net[k]))
+				return scan->tcps[k];
+	}
+	return NULL;
+}
+
+/* The descriptor of socket @ino in @scan (its first FILES entry). */
+static u32 fd_of(const struct ckpt_fds *scan, u64 ino)
+{
+	u32 k;
+
+	for (k = 0; k < scan->nr; k++)
+		if (scan->files[k].kind == CKPT_FILE_TCP &&
+		    scan->files[k].ino == ino)
+			return scan->files[k].fd;
+	return 0;
+}
+
+int ckpt_tcp_check_pairs(struct ckpt_cp_group *g)
+{
+	const struct ckpt_img_tcp *t, *p;
+	char a[64], b[64];
+	u32 i, k;
+
+	for (i = 0; i < g->nr; i++) {
+		struct ckpt_cp_ctx *ctx = &g->m[i];
+		const struct ckpt_fds *scan = &ctx->scan;
+
+		for (k = 0; k < scan->nr_tcps; k++) {
+			t = scan->tcps[k];
+			if (t->state != CKPT_TCP_ESTABLISHED)
+				continue;
+			p = find_peer(g, t, scan->tcp_net[k]);
+			format_end(t, false, a, sizeof(a));
+			format_end(t, true, b, sizeof(b));
+			if (!p) {
+				g->failed = i;
+				ckpt_whyf(&ctx->why,
+					  "pid %u fd %u (socket:[%llu]) is a TCP connection from %s to %s, %s",
+					  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b,
+					  g->tree ? "a process outside the tree" :
+						    "another process: not supported yet");
+				return -EOPNOTSUPP;
+			}
+			/* What @p holds must start where @t's sent data ends. */
+			if (p->rcv_nxt - t->snd_una > t->write_seq - t->snd_una) {
+				g->failed = i;
+				ckpt_whyf(&ctx->why,
+					  "pid %u fd %u (socket:[%llu]): bytes in flight from %s to %s moved while it was captured; try again",
+					  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b);
+				return -EAGAIN;
+			}
+		}
+	}
+	return 0;
+}

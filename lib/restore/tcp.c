@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP sockets made again (Documentation/engine.md, "TCP"), once for all
+ * the members that hold them, before any member exists: listening
+ * sockets and sockets neither connected nor listening first, bound as
+ * they were; then every connection with TCP_REPAIR (the restarter's
+ * CAP_NET_ADMIN): bound and connected to its addresses without a
+ * handshake, its sequence numbers, negotiated options, queues and windows
+ * as the image has them. Only once every connection of the tree exists
+ * does repair end for each, so that the first segment one sends finds
+ * its peer; the bytes it had not sent yet are sent then, and the stack
+ * sends again what the peer had not acknowledged.
+ */
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include "err.h"
+#include "restore_int.h"
+
+/* linux/tcp.h's, which netinet/tcp.h does not have on every libc. */
+#ifndef TCP_REPAIR_WINDOW
+#define TCP_REPAIR_WINDOW	29
+#endif
+
+struct repair_window {
+	uint32_t snd_wl1, snd_wnd, max_window, rcv_wnd, rcv_wup;
+};
+
+enum { REPAIR_NO_QUEUE, REPAIR_RECV_QUEUE, REPAIR_SEND_QUEUE };
+
+/* A socket in the making: which, and its descriptor. */
+struct tcp_make {
+	const struct ckpt_img_tcp *t;
+	int fd;
+	char name[192];		/* "socket:[INO] (A -> B)", for errors */
+	struct ckpt_err *err;
+};
+
+static socklen_t sockaddr_of(const struct ckpt_img_tcp *t, bool peer,
+			     struct sockaddr_storage *ss)
+{
+	const uint8_t *a = peer ? t->dst : t->src;
+	uint16_t port = htons(peer ? t->dport : t->sport);
+
+	memset(ss, 0, sizeof(*ss));
+	if (t->family == AF_INET) {
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+
+		in->sin_family = AF_INET;
+		in->sin_port = port;
+		memcpy(&in->sin_addr, a, 4);
+		return sizeof(*in);
+	}
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	in6->sin6_family = AF_INET6;
+	in6->sin6_port = port;
+	memcpy(&in6->sin6_addr, a, 16);
+	return sizeof(*in6);
+}
+
+static void format_end(const struct ckpt_img_tcp *t, bool peer, char *buf,
+		       size_t size)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(t->family, peer ? t->dst : t->src, a, sizeof(a));
+	snprintf(buf, size, t->family == AF_INET ? "%s:%u" : "[%s]:%u", a,
+		 peer ? t->dport : t->sport);
+}
+
+static void name_it(struct tcp_make *m)
+{
+	char a[64], b[64];
+
+	format_end(m->t, false, a, sizeof(a));
+	if (m->t->state != CKPT_TCP_ESTABLISHED) {
+		snprintf(m->name, sizeof(m->name), "socket:[%llu] (%s)",
+			 (unsigned long long)m->t->ino, a);
+		return;
+	}
+	format_end(m->t, true, b, sizeof(b));
+	snprintf(m->name, sizeof(m->name), "socket:[%llu] (%s -> %s)",
+		 (unsigned long long)m->t->ino, a, b);
+}
+
+/* setsockopt(), failing with what was set on which socket. */
+static int set(struct tcp_make *m, int level, int opt, const char *what,
+	       const void *val, socklen_t len)
+{
+	if (!setsockopt(m->fd, level, opt, val, len))
+		return 0;
+	return ckpt_err_set(m->err, errno, "%s: cannot set %s again: %s",
+			    m->name, what, strerror(errno));
+}
+
+static int set_int(struct tcp_make *m, int level, int opt, const char *what,
+		   int val)
+{
+	return set(m, level, opt, what, &val, sizeof(val));
+}
+
+/*
+ * A buffer's size, as SO_SNDBUFFORCE and SO_RCVBUFFORCE take it (the
+ * kernel doubles it, and getsockopt() reads that): the image's, or room
+ * for @queued bytes if more (a queue may hold more than its buffer says,
+ * and its skbs take more than their bytes).
+ */
+static int buffer_size(uint32_t size, uint32_t queued)
+{
+	uint64_t room = 2ULL * queued + 65536;
+
+	return (int)((room > size ? room : size) / 2);
+}
+
+/*
+ * What must be set before bind() (address reuse, IPv6 only) and the
+ * buffer sizes: a size the user set is set again, and one whose queue
+ * must fit again is made large enough until the queues are in.
+ */
+static int early_options(struct tcp_make *m)
+{
+	const struct ckpt_img_tcp *t = m->t;
+	uint32_t sendq = t->write_seq - t->snd_una;
+	uint32_t recvq = t->rcv_nxt - t->copied_seq;
+	int ret = 0;
+
+	if (t->flags & CKPT_TCP_REUSEADDR)
+		ret = set_int(m, SOL_SOCKET, SO_REUSEADDR, "SO_REUSEADDR", 1);
+	if (!ret && t->flags & CKPT_TCP_REUSEPORT)
+		ret = set_int(m, SOL_SOCKET, SO_REUSEPORT, "SO_REUSEPORT", 1);
+	if (!ret && t->family == AF_INET6)
+		ret = set_int(m, IPPROTO_IPV6, IPV6_V6ONLY, "IPV6_V6ONLY",
+			      !!(t->flags & CKPT_TCP_V6ONLY));
+	if (!ret && (t->flags & CKPT_TCP_SNDBUF || sendq))
+		ret = set_int(m, SOL_SOCKET, SO_SNDBUFFORCE, "SO_SNDBUF",
+			      buffer_size(t->sndbuf, sendq));
+	if (!ret && (t->flags & CKPT_TCP_RCVBUF || recvq))
+		ret = set_int(m, SOL_SOCKET, SO_RCVBUFFORCE, "SO_RCVBUF",
+			      buffer_size(t->rcvbuf, recvq));
+	return ret;
+}
+
+/* What is set once the socket exists as it did: keepalive, Nagle. */
+static int late_options(struct tcp_make *m)
+{
+	const struct ckpt_img_tcp *t = m->t;
+	int ret = 0;
+
+	if (t->flags & CKPT_TCP_KEEPALIVE)
+		ret = set_int(m, SOL_SOCKET, SO_KEEPALIVE, "SO_KEEPALIVE", 1);
+	if (!ret && t->keepidle)
+		ret = set_int(m, IPPROTO_TCP, TCP_KEEPIDLE, "TCP_KEEPIDLE",
+			      t->keepidle);
+	if (!ret && t->keepintvl)
+		ret = set_int(m, IPPROTO_TCP, TCP_KEEPINTVL, "TCP_KEEPINTVL",
+			      t->keepintvl);
+	if (!ret && t->keepcnt)
+		ret = set_int(m, IPPROTO_TCP, TCP_KEEPCNT, "TCP_KEEPCNT",
+			      t->keepcnt);
+	if (!ret && t->flags & CKPT_TCP_NODELAY)
+		ret = set_int(m, IPPROTO_TCP, TCP_NODELAY, "TCP_NODELAY", 1);
+	if (!ret && t->flags & CKPT_TCP_CORK)
+		ret = set_int(m, IPPROTO_TCP, TCP_CORK, "TCP_CORK", 1);
+	/* Once the queues are in, the sizes the user set. */
+	if (!ret && t->flags & CKPT_TCP_SNDBUF)
+		ret = set_int(m, SOL_SOCKET, SO_SNDBUFFORCE, "SO_SNDBUF",
+			      t->sndbuf / 2);
+	if (!ret && t->flags & CKPT_TCP_RCVBUF)
+		ret = set_int(m, SOL_SOCKET, SO_RCVBUFFORCE, "SO_RCVBUF",
+			      t->rcvbuf / 2);
+	if (!ret && t->flags & CKPT_TCP_SHUT_RD && shutdown(m->fd, SHUT_RD))
+		ret = ckpt_err_set(m->err, errno, "%s: cannot shut it down for reading again: %s",
+				   m->name, strerror(errno));
+	return ret;
+}
+
+static int bind_again(struct tcp_make *m)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sockaddr_of(m->t, false, &ss);
+
+	if (!bind(m->fd, (struct sockaddr *)&ss, len))
+		return 0;
+	return ckpt_err_set(m->err, errno, "%s: cannot bind to its address again: %s",
+			    m->name, strerror(errno));
+}
+
+/*
+ * Whether a call that failed with @err may go through once the original's
+ * TIME_WAIT sockets in @m's way are ended (timewait.c): it failed for
+ * the first time, on an address in use, and some were ended.
+ */
+static bool again(struct tcp_make *m, int err, int *tries)
+{
+	if ((err != EADDRINUSE && err != EADDRNOTAVAIL) || (*tries)++)
+		return false;
+	return restore_end_time_wait(m->t) > 0;
+}
+
+/* bind() and, a listening socket, listen() as the image says. */
+static int bind_listen(struct tcp_make *m)
+{
+	const struct ckpt_img_tcp *t = m->t;
+	struct sockaddr_storage ss;
+	socklen_t len = sockaddr_of(t, false, &ss);
+	bool bound = false;
+	int tries = 0;
+
+	for (;;) {
+		if (!bound && !bind(m->fd, (struct sockaddr *)&ss, len))
+			bound = true;
+		if (bound && (t->state != CKPT_TCP_LISTEN ||
+			      !listen(m->fd, t->backlog)))
+			return 0;
+		if (!again(m, errno, &tries))
+			break;
+	}
+	return ckpt_err_set(m->err, errno, "%s: cannot %s again: %s", m->name,
+			    bound ? "listen" : "bind to its address",
+			    strerror(errno));
+}
+
+/*
+ * A listening socket, or one neither listening nor connected. It binds
+ * and listens with SO_REUSEADDR, as a server started again does, then
+ * takes the image's.
+ */
+static int make_plain(struct tcp_make *m)
+{
+	const struct ckpt_img_tcp *t = m->t;
+	bool bound = t->state == CKPT_TCP_LISTEN || t->flags & CKPT_TCP_BOUND;
+	int ret;
+
+	ret = early_options(m);
+	if (!ret && bound)
+		ret = set_int(m, SOL_SOCKET, SO_REUSEADDR, "SO_REUSEADDR", 1);
+	if (!ret && bound)
+		ret = bind_listen(m);
+	if (!ret && bound && !(t->flags & CKPT_TCP_REUSEADDR))
+		ret = set_int(m, SOL_SOCKET, SO_REUSEADDR, "SO_REUSEADDR", 0);
+	return ret ?: late_options(m);
+}
+
+/* @len bytes of @data into the repair queue @queue. */
+static int fill_queue(struct tcp_make *m, int queue, const uint8_t *data,
+		      uint32_t len)
+{
+	ssize_t n;
+	int ret;
+
+	if (!len)
+		return 0;
+	ret = set_int(m, IPPROTO_TCP, TCP_REPAIR_QUEUE, "its repair queue", queue);
+	while (!ret && len) {
+		n = send(m->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return ckpt_err_set(m->err, n ? errno : EIO, "%s: cannot queue its %s bytes again (%u left): %s",
+					    m->name, queue == REPAIR_RECV_QUEUE ?
+					    "received" : "sent", len,
+					    n ? strerror(errno) : "short write");
+		data += n;
+		len -= n;
+	}
+	return ret;
+}
+
+/*
+ * The options the two ends agreed on in their handshake: set once the
+ * socket is connected and before any byte is queued.
+ */
+static int negotiated(struct tcp_make *m)
+{
+	const struct ckpt_img_tcp *t = m->t;
+	struct tcp_repair_opt opts[4];
+	unsigned int n = 0;
+	int ret;
+
+	opts[n++] = (struct tcp_repair_opt){ TCPOPT_MAXSEG, t->mss };
+	if (t->flags & CKPT_TCP_OPT_WSCALE)
+		opts[n++] = (struct tcp_repair_opt){
+			TCPOPT_WINDOW, t->snd_wscale | t->rcv_wscale << 16,
+		};
+	if (t->flags & CKPT_TCP_OPT_SACK)
+		opts[n++] = (struct tcp_repair_opt){ TCPOPT_SACK_PERMITTED, 0 };
+	if (t->flags & CKPT_TCP_OPT_TSTAMP)
+		opts[n++] = (struct tcp_repair_opt){ TCPOPT_TIMESTAMP, 0 };
+	ret = set(m, IPPROTO_TCP, TCP_REPAIR_OPTIONS, "its negotiated options",
+		  opts, n * sizeof(opts[0]));
+	if (!ret && t->flags & CKPT_TCP_OPT_TSTAMP)
+		ret = set_int(m, IPPROTO_TCP, TCP_TIMESTAMP, "its timestamp",
+			      (int)t->timestamp);
+	return ret;
+}
+
+/*
+ * A connection in repair mode: bound, its queues' first sequence numbers,
+ * connected without a handshake, its options, its received bytes and
+ * those it sent and its peer had not acknowledged, then its windows (a
+ * window the kernel will not take, a receive window its queue closed,
+ * is left to the stack to open again).
+ */
+static int make_connection(struct tcp_make *m)
+{
+	const struct ckpt_img_tcp *t = m->t;
+	uint32_t sendq = t->write_seq - t->snd_una;
+	uint32_t sent = t->snd_nxt - t->snd_una;
+	struct repair_window w = {
+		t->snd_wl1, t->snd_wnd, t->max_window, t->rcv_wnd, t->rcv_wup,
+	};
+	struct sockaddr_storage ss;
+	int ret, tries = 0;
+	socklen_t len;
+
+	ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR (the restarter needs CAP_NET_ADMIN)", 1);
+	if (!ret)
+		ret = early_options(m);
+	if (!ret)
+		ret = set_int(m, IPPROTO_TCP, TCP_REPAIR_QUEUE, "its repair queue",
+			      REPAIR_RECV_QUEUE);
+	if (!ret)
+		ret = set_int(m, IPPROTO_TCP, TCP_QUEUE_SEQ, "its receive sequence number",
+			      (int)t->copied_seq);
+	if (!ret)
+		ret = set_int(m, IPPROTO_TCP, TCP_REPAIR_QUEUE, "its repair queue",
+			      REPAIR_SEND_QUEUE);
+	if (!ret)
+		ret = set_int(m, IPPROTO_TCP, TCP_QUEUE_SEQ, "its send sequence number",
+			      (int)t->snd_una);
+	/*
+	 * The segment size is computed once, when it connects, from the MSS
+	 * clamp: the peer's, given before that as TCP_MAXSEG (which takes
+	 * at most 32767; TCPOPT_MSS after connecting is too late for it).
+	 */
+	if (!ret && t->mss)
+		ret = set_int(m, IPPROTO_TCP, TCP_MAXSEG, "TCP_MAXSEG",
+			      t->mss < 32767 ? (int)t->mss : 32767);
+	if (!ret)
+		ret = bind_again(m);
+	if (ret)
+		return ret;
+	len = sockaddr_of(t, true, &ss);
+	while (connect(m->fd, (struct sockaddr *)&ss, len))
+		if (!again(m, errno, &tries))
+			return ckpt_err_set(m->err, errno, "%s: cannot connect it again: %s",
+					    m->name, strerror(errno));
+	ret = negotiated(m);
+	if (!ret)
+		ret = fill_queue(m, REPAIR_RECV_QUEUE, t->data + sendq,
+				 t->rcv_nxt - t->copied_seq);
+	if (!ret)
+		ret = fill_queue(m, REPAIR_SEND_QUEUE, t->data, sent);
+	if (!ret && setsockopt(m->fd, IPPROTO_TCP, TCP_REPAIR_WINDOW, &w,
+			       sizeof(w)) && errno != EINVAL)
+		ret = ckpt_err_set(m->err, errno, "%s: cannot set its windows again: %s",
+				   m->name, strerror(errno));
+	return ret;
+}
+
+/*
+ * Repair ends (a window probe asks the peer where it stands); the bytes
+ * not sent yet are sent now, as the application had written them.
+ */
+static int end_repair(struct tcp_make *m)
+{
+	const struct ckpt_img_tcp *t = m->t;
+	uint32_t off = t->snd_nxt - t->snd_una;
+	uint32_t left = t->write_seq - t->snd_nxt;
+	ssize_t n;
+	int ret;
+
+	ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR off", 0);
+	while (!ret && left) {
+		n = send(m->fd, t->data + off, left, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return ckpt_err_set(m->err, n ? errno : EIO, "%s: cannot send the %u bytes it had not sent yet: %s",
+					    m->name, left,
+					    n ? strerror(errno) : "short write");
+		off += n;
+		left -= n;
+	}
+	return ret ?: late_options(m);
+}
+
+/* The next TCP section of @imgs[0..@n) from *@img's *@k-th on, or NULL. */
+static const struct ckpt_img_tcp *next_tcp(struct ckpt_image *const *imgs,
+					   uint32_t n, uint32_t *img, uint32_t *k)
+{
+	for (; *img < n; (*img)++, *k = 0)
+		if (*k < imgs[*img]->nr_tcps)
+			return imgs[*img]->tcps[(*k)++];
+	return NULL;
+}
+
+/* The first TCP section of socket @ino (members that share it have one each). */
+static const struct ckpt_img_tcp *find_tcp(struct ckpt_image *const *imgs,
+					   uint32_t n, uint64_t ino)
+{
+	const struct ckpt_img_tcp *t;
+	uint32_t i = 0, k = 0;
+
+	while ((t = next_tcp(imgs, n, &i, &k)))
+		if (t->ino == ino)
+			return t;
+	return NULL;
+}
+
+int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
+		     struct restore_shared *sh, uint32_t *nr,
+		     struct ckpt_err *err)
+{
+	uint32_t i, k, pass, from = *nr;
+	struct tcp_make m = { .err = err };
+	int ret = 0;
+
+	/* Listening and plain sockets first: connections share their ports. */
+	for (pass = 0; pass < 2 && !ret; pass++) {
+		for (i = 0, k = 0; !ret && (m.t = next_tcp(imgs, n, &i, &k));) {
+			if ((m.t->state == CKPT_TCP_ESTABLISHED) != pass ||
+			    restore_find_shared(sh, *nr, CKPT_FILE_TCP, 0, m.t->ino))
+				continue;
+			name_it(&m);
+			m.fd = socket(m.t->family, SOCK_STREAM | SOCK_CLOEXEC,
+				      IPPROTO_TCP);
+			if (m.fd < 0)
+				return ckpt_err_set(err, errno, "%s: cannot make a socket: %s",
+						    m.name, strerror(errno));
+			sh[(*nr)++] = (struct restore_shared){
+				.kind = CKPT_FILE_TCP, .ino = m.t->ino,
+				.fd = { m.fd, -1 },
+			};
+			ret = pass ? make_connection(&m) : make_plain(&m);
+		}
+	}
+	/* Every connection exists: each may talk to its peer now. */
+	for (i = from; !ret && i < *nr; i++) {
+		m.t = find_tcp(imgs, n, sh[i].ino);
+		if (sh[i].kind != CKPT_FILE_TCP || !m.t ||
+		    m.t->state != CKPT_TCP_ESTABLISHED)
+			continue;
+		name_it(&m);
+		m.fd = sh[i].fd[0];
+		ret = end_repair(&m);
+	}
+	return ret;
+}
