@@ -1,0 +1,233 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# TCP connections between the members of a process tree, restored whole:
+# tests/workloads/tcptree (a root and two children) has the root listen on
+# 127.0.0.1 and on [::1] (IPV6_V6ONLY), child A connect over IPv4 with
+# TCP_NODELAY, SO_KEEPALIVE and TCP_KEEPIDLE 77, child B over IPv6 with
+# SO_SNDBUF and SO_RCVBUF of 65536, the root's end of A's connection
+# O_NONBLOCK. It is checkpointed once every reader took the first bytes of
+# its stream and stopped and every writer filled its send queue: bytes
+# wait unread in the receive queues and unsent or unacknowledged in the
+# send queues, both ways on both connections. Once let go, each reader
+# checks every byte of its 3 MiB stream and the end of the stream exactly
+# at its end (no byte lost, none twice, none out of order), each process
+# checks its options are still set, and A connects anew to the root's IPv4
+# listening socket (listening again after a restart). Checkpointed with
+# --kill and restarted; with --kill, restarted, checkpointed again
+# (--kill) and restarted again; in continue mode (the original runs on to
+# its end, then the image restarts while the original's connections are
+# in TIME_WAIT): each run prints the line of an uninterrupted run, exit 3.
+# A connection to a process outside the tree is refused by name, and the
+# tree runs on.
+#
+# Topology: one node, no network.
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+. "$CKPT_TOP/vm-tests/lib/tree.sh"
+
+tcptree=$CKPT_TOP/build/tests/workloads/tcptree
+line='tcptree: 2 connections, 4 streams of 3145728 bytes verified, late connection ok'
+tmp=$(mktemp -d)
+outside=
+pids=
+
+cleanup() {
+	pkill -KILL -x tcptree 2> /dev/null || true
+	[ -z "$outside" ] || kill -KILL $outside 2> /dev/null || true
+	wait 2> /dev/null || true
+	rmmod ckpt 2> /dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# Loopback only: 127.0.0.1 and ::1.
+ip link set lo up
+
+# start NAME: the tree in a session of its own, in the background, held
+# before its second phase until NAME.go exists, output to NAME.out and
+# NAME.err; waits until its four directions are full (NAME.ready, 60 s at
+# most: a check that follows fails without it), sets $root.
+start() {
+	rm -f "$tmp/$1.ready" "$tmp/$1.go"
+	setsid "$tcptree" "$tmp/$1.ready" "$tmp/$1.go" > "$tmp/$1.out" 2> "$tmp/$1.err" &
+	root=$!
+	ktap_poll 60 test -e "$tmp/$1.ready" || true
+}
+
+# reap PID: waits for the background job PID to end (a zombie, or gone:
+# the shell reaps its jobs on its own), 150 s at most (then kills it), and
+# returns its exit status.
+reap() {
+	local i st
+	for i in $(seq 1500); do
+		st=$(awk '{ print $3 }' /proc/$1/stat 2> /dev/null)
+		[ -z "$st" ] || [ "$st" = Z ] && break
+		sleep 0.1
+	done
+	kill -KILL "$1" 2> /dev/null || true
+	wait "$1"
+}
+
+# killed NAME DIR: NAME's tree is ready, bytes in the receive and the send
+# queue of each of its four connected sockets; checkpointed with --kill
+# into DIR: an image for each member, every one with its TCP sockets.
+# ("TCP" as a word: the images name the program, tcptree, too.) Sets
+# $pids to the members' pids.
+killed() {
+	local p
+	test -e "$tmp/$1.ready" || { echo "$1: not ready after 60 s"; cat "$tmp/$1.err"; return 1; }
+	pids=$(members "$root")
+	test "$(echo $pids | wc -w)" = 3 || { echo "$1: members $pids"; return 1; }
+	ss -tnpH state established | grep '"tcptree"' > "$2.ss"
+	cat "$2.ss"
+	awk '{ n++; if ($1 > 0 && $2 > 0) q++ } END { exit !(n == 4 && q == 4) }' "$2.ss" ||
+		{ echo "$1: not 4 connected sockets with both queues holding bytes"; return 1; }
+	ckpt checkpoint --tree "$root" --kill -o "$2" > /dev/null || return 1
+	ckpt inspect "$2" > /dev/null || return 1
+	for p in $pids; do
+		ckpt inspect -v "$2/$p.img" > "$2.$p.txt" || return 1
+		grep -w TCP "$2.$p.txt" || { echo "no TCP in $p's image"; return 1; }
+	done
+}
+
+# restart_go DIR GOFILE: restarts DIR in the background, creates GOFILE a
+# second later: the restart prints the uninterrupted run's line, exit 3.
+restart_go() {
+	local r rc
+	timeout 120 ckpt restart "$1" > "$1.r.out" 2> "$1.r.err" &
+	r=$!
+	sleep 1
+	touch "$2"
+	wait "$r" && rc=0 || rc=$?
+	cat "$1.r.out" "$1.r.err"
+	test "$rc" = 3 && cmp "$tmp/expected" "$1.r.out"
+}
+
+# running: the restarted tree's root once its three run (none stopped,
+# none a zombie, none of $pids: not the original's), 30 s at most.
+running() {
+	local i p pp n top st
+	for i in $(seq 300); do
+		n=0
+		top=
+		for p in $(pgrep -x tcptree); do
+			case " $pids " in *" $p "*) continue ;; esac
+			st=$(awk '/^State:/ { print $2 }' /proc/$p/status 2> /dev/null)
+			case "$st" in "" | T | t | Z | X) continue ;; esac
+			n=$((n + 1))
+			pp=$(awk '/^PPid:/ { print $2 }' /proc/$p/status 2> /dev/null)
+			[ "$(cat /proc/$pp/comm 2> /dev/null)" = tcptree ] || top=$p
+		done
+		if [ "$n" = 3 ] && [ -n "$top" ]; then
+			echo "$top"
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# twice DIR DIR2 GOFILE: restarts DIR in the background, checkpoints the
+# restarted tree (--kill) into DIR2 once its three run, before GOFILE
+# exists, restarts DIR2 and creates GOFILE: the uninterrupted run's line.
+twice() {
+	local r top
+	{ timeout 120 ckpt restart "$1" > "$1.r.out" 2> "$1.r.err"; echo $? > "$1.r.rc"; } \
+		> /dev/null 2>&1 &
+	r=$!
+	top=$(running) || { echo "the restarted tree does not run"; wait "$r"; cat "$1.r.err"; return 1; }
+	sleep 0.5
+	test ! -e "$3" &&
+	ckpt checkpoint --tree "$top" --kill -o "$2" > /dev/null &&
+	ckpt inspect "$2" > /dev/null || { wait "$r"; cat "$1.r.err"; return 1; }
+	wait "$r"
+	echo "first restart: status $(cat "$1.r.rc")"
+	restart_go "$2" "$3"
+}
+
+# cycles NAME DIR DIR2: killed NAME DIR, then twice DIR DIR2 NAME.go.
+cycles() {
+	killed "$1" "$2" && sleep 0.5 && twice "$2" "$3" "$tmp/$1.go"
+}
+
+ktap_plan 10
+ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
+
+# An uninterrupted run, let go as soon as it is ready.
+timeout 200 "$tcptree" "$tmp/plain.ready" "$tmp/plain.go" > "$tmp/expected" 2> "$tmp/plain.err" &
+plain=$!
+ktap_poll 60 test -e "$tmp/plain.ready" || true
+touch "$tmp/plain.go"
+wait "$plain" && rc=0 || rc=$?
+sed 's/^/# uninterrupted: /' "$tmp/expected" "$tmp/plain.err"
+[ "$rc" = 3 ] && [ "$(cat "$tmp/expected")" = "$line" ] &&
+	ktap_ok "an uninterrupted run verifies every byte of its 4 streams and its late connection, exit 3" ||
+	ktap_fail "an uninterrupted run verifies every byte of its 4 streams and its late connection, exit 3 (got $rc)"
+
+# --kill, bytes in every queue; restarted, let go: every byte once, in order.
+start kill
+ktap_check "--kill with bytes in both queues of both directions of both connections: an image each, with its TCP sockets" \
+	killed kill "$tmp/k"
+reap "$root" > /dev/null 2>&1 || true
+sleep 0.5
+ktap_check "--kill, restarted: every byte once and in order, options kept, the listener listens again: the same line, exit 3" \
+	restart_go "$tmp/k" "$tmp/kill.go"
+
+# Two cycles: the restarted tree, still held, checkpointed (--kill) again.
+start kill2
+ktap_check "--kill, restarted, checkpointed again (--kill) mid-run and restarted again: the same line, exit 3" \
+	cycles kill2 "$tmp/k2a" "$tmp/k2b"
+reap "$root" > /dev/null 2>&1 || true
+
+# Continue: the original runs on to its end, then the image restarts next
+# to its connections' TIME_WAIT sockets (the go file is there already).
+start cont
+ktap_check "continue: checkpointed with bytes in every queue, the tree runs on" sh -c "
+	test -e '$tmp/cont.ready' && ckpt checkpoint --tree $root -o '$tmp/c' > /dev/null &&
+	ckpt inspect '$tmp/c' > /dev/null && kill -0 $root"
+touch "$tmp/cont.go"
+reap "$root" && rc=0 || rc=$?
+ktap_check "continue: the original ends with the uninterrupted run's line, exit 3" sh -c "
+	cat '$tmp/cont.out' '$tmp/cont.err'; test $rc = 3 && cmp '$tmp/expected' '$tmp/cont.out'"
+ktap_check "continue: the image restarted once the original ended: the same line, exit 3" sh -c "
+	timeout 120 ckpt restart '$tmp/c' > '$tmp/c.r.out' 2> '$tmp/c.r.err'; rc=\$?
+	cat '$tmp/c.r.out' '$tmp/c.r.err'; test \$rc = 3 && cmp '$tmp/expected' '$tmp/c.r.out'"
+
+# A connection to a process outside the tree: a server the test runs, a
+# client in a session of its own connected to it.
+cat > "$tmp/server.py" <<'EOF'
+import os, socket, sys, time
+l = socket.socket()
+l.bind(("127.0.0.1", 0))
+l.listen(1)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(l.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+a, _ = l.accept()
+time.sleep(300)
+EOF
+cat > "$tmp/client.py" <<'EOF'
+import socket, sys, time
+c = socket.create_connection(("127.0.0.1", int(open(sys.argv[1]).read())))
+c.sendall(b"x" * 1000)
+open(sys.argv[2], "w").close()
+time.sleep(300)
+EOF
+python3 "$tmp/server.py" "$tmp/port" < /dev/null > /dev/null 2>&1 &
+outside=$!
+ktap_poll 30 test -e "$tmp/port" || true
+setsid python3 "$tmp/client.py" "$tmp/port" "$tmp/client.ready" < /dev/null > /dev/null 2>&1 &
+client=$!
+outside="$outside $client"
+ktap_poll 30 test -e "$tmp/client.ready" || true
+ktap_check "a TCP connection to a process outside the tree is refused by name, nothing written; the tree runs on" sh -c "
+	test -e '$tmp/client.ready' &&
+	! ckpt checkpoint --tree $client -o '$tmp/out' 2> '$tmp/out.err'; cat '$tmp/out.err';
+	grep -q 'outside the tree' '$tmp/out.err' && test ! -e '$tmp/out' && kill -0 $client"
+kill -KILL $outside 2> /dev/null || true
+wait $outside 2> /dev/null || true
+outside=
+
+ktap_check "no process of the tests is left" sh -c "! pgrep -x tcptree && ! pgrep -x ckpt"
+ktap_finish
