@@ -95,6 +95,11 @@ LIBCKPT := $(O)/lib/libckpt.so.1 $(O)/lib/libckpt.so $(O)/lib/libckpt.a \
 	$(O)/lib/libckpt.pc
 # Programs to checkpoint in demos and benchmarks.
 WORKLOADS := $(patsubst tests/workloads/%.c,$(O)/tests/workloads/%,$(wildcard tests/workloads/*.c))
+# MPI programs to checkpoint (tests/mpi), built once per MPI library, with
+# its compiler wrapper: build/tests/mpi/openmpi/NAME, .../mpich/NAME.
+MPI_IMPLS := openmpi mpich
+MPI_PROGS := $(foreach m,$(MPI_IMPLS),$(patsubst tests/mpi/%.c,$(O)/tests/mpi/$(m)/%,\
+	$(wildcard tests/mpi/*.c)))
 
 .PHONY: all deps deps-check kmod kmod-all user check check-host check-vm \
 	debug-kernel kmod-debug check-debug \
@@ -149,7 +154,7 @@ kmod-debug: debug-kernel
 # ---------------------------------------------------------------- userspace
 
 user: $(O)/bin/ckpt $(O)/bin/ckpt-run $(O)/bin/ckpt-join $(O)/bin/ckpt-ssh $(O)/bin/ckptd $(LIBCKPT) $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS) \
-	$(O)/tests/host/libckpt_unit
+	$(MPI_PROGS) $(O)/tests/host/libckpt_unit
 
 $(O)/tests/host/libckpt_unit: tests/host/libckpt_unit.c $(O)/lib/libckpt.a
 	@mkdir -p $(@D)
@@ -274,6 +279,17 @@ $(O)/tests/workloads/%: tests/workloads/%.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $<
 
+# mpicc.openmpi and mpicc.mpich (Debian's names for each library's mpicc).
+define mpi_rule
+$(O)/tests/mpi/$(1)/%: tests/mpi/%.c
+	@command -v mpicc.$(1) > /dev/null || \
+		{ echo "mpicc.$(1) is not installed (run: make deps)" >&2; exit 1; }
+	@mkdir -p $$(@D)
+	@$$(if $(Q),echo "  MPICC   $$@")
+	$(Q)mpicc.$(1) $$(USER_CFLAGS) -o $$@ $$<
+endef
+$(foreach m,$(MPI_IMPLS),$(eval $(call mpi_rule,$(m))))
+
 # The image checksum (csum.c) too, for tests that edit images.
 $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 		$(O)/lib/restore/csum.o
@@ -284,7 +300,8 @@ $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 		$(O)/lib/restore/csum.o $(NL_LIBS)
 
 -include $(sort $(LIBCKPT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(RESTORE_OBJS:.o=.d) \
-	$(PROTO_OBJS:.o=.d) $(CKPTD_OBJS:.o=.d)) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d)
+	$(PROTO_OBJS:.o=.d) $(CKPTD_OBJS:.o=.d)) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d) \
+	$(MPI_PROGS:=.d)
 
 # ---------------------------------------------------------------- checks
 
