@@ -4,7 +4,6 @@
  * the engine applies at restart, and describes it or says precisely what is
  * wrong with it and where.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -508,18 +507,6 @@ static const char *const tcp_states[__CKPT_TCP_STATE_MAX] = {
 	[CKPT_TCP_LISTEN] = "listening",
 };
 
-/* "ADDR:PORT" of a TCP socket's end, its own or its peer's. */
-static void tcp_end(char *buf, size_t size, const struct ckpt_img_tcp *t,
-		    bool peer)
-{
-	char a[INET6_ADDRSTRLEN] = "?";
-
-	inet_ntop(t->family == 2 ? AF_INET : AF_INET6, peer ? t->dst : t->src,
-		  a, sizeof(a));
-	snprintf(buf, size, t->family == 2 ? "%s:%u" : "[%s]:%u", a,
-		 peer ? t->dport : t->sport);
-}
-
 /* The TCP sockets: ",\"tcp\":[...]", or a TCP line each. */
 static void emit_tcp(FILE *f, const struct ckpt_image *img, bool json)
 {
@@ -540,11 +527,11 @@ static void emit_tcp(FILE *f, const struct ckpt_image *img, bool json)
 		emit_u64(&e, "socket", t->ino);
 		emit_key(&e, "state");
 		fprintf(f, json ? "\"%s\"" : "%s", tcp_states[t->state]);
-		tcp_end(buf, sizeof(buf), t, false);
+		ckpt_image_tcp_end(buf, sizeof(buf), t, false);
 		emit_key(&e, "local");
 		fprintf(f, json ? "\"%s\"" : "%s", buf);
 		if (conn) {
-			tcp_end(buf, sizeof(buf), t, true);
+			ckpt_image_tcp_end(buf, sizeof(buf), t, true);
 			emit_key(&e, "peer");
 			fprintf(f, json ? "\"%s\"" : "%s", buf);
 			emit_u64(&e, "sendq", t->write_seq - t->snd_una);

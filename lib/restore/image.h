@@ -183,4 +183,11 @@ int ckpt_image_check_pages(struct ckpt_image *img);
  */
 void ckpt_image_free(struct ckpt_image *img);
 
+/*
+ * "ADDR:PORT" ("[ADDR]:PORT" for IPv6) of TCP socket @t's own end, or its
+ * peer's, into @buf.
+ */
+void ckpt_image_tcp_end(char *buf, size_t size, const struct ckpt_img_tcp *t,
+			bool peer);
+
 #endif /* _CKPT_RESTORE_IMAGE_H */

@@ -68,27 +68,17 @@ static socklen_t sockaddr_of(const struct ckpt_img_tcp *t, bool peer,
 	return sizeof(*in6);
 }
 
-static void format_end(const struct ckpt_img_tcp *t, bool peer, char *buf,
-		       size_t size)
-{
-	char a[INET6_ADDRSTRLEN] = "?";
-
-	inet_ntop(t->family, peer ? t->dst : t->src, a, sizeof(a));
-	snprintf(buf, size, t->family == AF_INET ? "%s:%u" : "[%s]:%u", a,
-		 peer ? t->dport : t->sport);
-}
-
 static void name_it(struct tcp_make *m)
 {
 	char a[64], b[64];
 
-	format_end(m->t, false, a, sizeof(a));
+	ckpt_image_tcp_end(a, sizeof(a), m->t, false);
 	if (m->t->state != CKPT_TCP_ESTABLISHED) {
 		snprintf(m->name, sizeof(m->name), "socket:[%llu] (%s)",
 			 (unsigned long long)m->t->ino, a);
 		return;
 	}
-	format_end(m->t, true, b, sizeof(b));
+	ckpt_image_tcp_end(b, sizeof(b), m->t, true);
 	snprintf(m->name, sizeof(m->name), "socket:[%llu] (%s -> %s)",
 		 (unsigned long long)m->t->ino, a, b);
 }
