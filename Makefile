@@ -95,6 +95,8 @@ LIBCKPT := $(O)/lib/libckpt.so.1 $(O)/lib/libckpt.so $(O)/lib/libckpt.a \
 	$(O)/lib/libckpt.pc
 # Programs to checkpoint in demos and benchmarks.
 WORKLOADS := $(patsubst tests/workloads/%.c,$(O)/tests/workloads/%,$(wildcard tests/workloads/*.c))
+# Libraries tests LD_PRELOAD into ckpt's commands.
+PRELOADS := $(patsubst tests/preload/%.c,$(O)/tests/preload/%.so,$(wildcard tests/preload/*.c))
 # MPI programs to checkpoint (tests/mpi), built once per MPI library, with
 # its compiler wrapper: build/tests/mpi/openmpi/NAME, .../mpich/NAME.
 MPI_IMPLS := openmpi mpich
@@ -153,7 +155,7 @@ kmod-debug: debug-kernel
 
 # ---------------------------------------------------------------- userspace
 
-user: $(O)/bin/ckpt $(O)/bin/ckpt-run $(O)/bin/ckpt-join $(O)/bin/ckpt-ssh $(O)/bin/ckptd $(LIBCKPT) $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS) \
+user: $(O)/bin/ckpt $(O)/bin/ckpt-run $(O)/bin/ckpt-join $(O)/bin/ckpt-ssh $(O)/bin/ckptd $(LIBCKPT) $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS) $(PRELOADS) \
 	$(MPI_PROGS) $(O)/tests/host/libckpt_unit
 
 $(O)/tests/host/libckpt_unit: tests/host/libckpt_unit.c $(O)/lib/libckpt.a
@@ -279,6 +281,11 @@ $(O)/tests/workloads/%: tests/workloads/%.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $<
 
+$(O)/tests/preload/%.so: tests/preload/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -fPIC -shared -o $@ $<
+
 # mpicc.openmpi and mpicc.mpich (Debian's names for each library's mpicc).
 define mpi_rule
 $(O)/tests/mpi/$(1)/%: tests/mpi/%.c
@@ -300,7 +307,7 @@ $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 		$(O)/lib/restore/csum.o $(NL_LIBS)
 
 -include $(sort $(LIBCKPT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(RESTORE_OBJS:.o=.d) \
-	$(PROTO_OBJS:.o=.d) $(CKPTD_OBJS:.o=.d)) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d) \
+	$(PROTO_OBJS:.o=.d) $(CKPTD_OBJS:.o=.d)) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d) $(PRELOADS:.so=.d) \
 	$(MPI_PROGS:=.d)
 
 # ---------------------------------------------------------------- checks

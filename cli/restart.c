@@ -163,6 +163,28 @@ static void restart_note(void *arg, const char *msg)
 	fprintf(stderr, "%s restart: %s\n", prog, msg);
 }
 
+/*
+ * The image's vdso address is taken by this process's own memory, which
+ * the kernel placed at random: the same command, run again, is placed
+ * elsewhere. A few times, then the error stands.
+ */
+static void again(int argc, char **argv)
+{
+	const char *tries = getenv("CKPT_RESTART_TRIES");
+	int n = tries ? atoi(tries) : 0;
+	char **args, num[16];
+
+	if (n >= 4 || !(args = calloc(argc + 2, sizeof(*args))))
+		return;
+	snprintf(num, sizeof(num), "%d", n + 1);
+	if (setenv("CKPT_RESTART_TRIES", num, 1))
+		return;
+	args[0] = (char *)prog;
+	memcpy(args + 1, argv, argc * sizeof(*args));
+	execv("/proc/self/exe", args);
+	free(args);
+}
+
 int cmd_restart(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -181,7 +203,7 @@ int cmd_restart(int argc, char **argv)
 	};
 	struct ckpt_err err;
 	json_t *hosts = NULL;
-	int c, status;
+	int c, ret, status;
 	char *end;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -236,7 +258,10 @@ int cmd_restart(int argc, char **argv)
 		return 1;
 	}
 
-	if (ckpt_restore(&o, &status, &err)) {
+	ret = ckpt_restore(&o, &status, &err);
+	if (ret == -EADDRINUSE && strcmp(o.image, "-"))
+		again(argc, argv);
+	if (ret) {
 		fprintf(stderr, "%s restart: %s\n", prog, err.msg);
 		return 1;
 	}

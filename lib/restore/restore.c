@@ -301,6 +301,50 @@ static void remap_specials(struct restore *r, const struct special *sp, int n,
 }
 
 /*
+ * Where this process's vdso goes when it is the image's (same layout and
+ * text): [*dst, *dst + size) from the specials @sp; 0 when it is not the
+ * image's, 1 when it is, -errno when there is no vdso to be found.
+ */
+static int vdso_same(const struct restore *r, struct special *sp, int *n,
+		     unsigned long *lo, unsigned long *size, unsigned long *dst)
+{
+	const struct ckpt_img_process *proc = &r->img.proc;
+	unsigned long hi = 0, vdso = 0;
+	int i;
+
+	*n = find_specials(sp, 8, lo, &hi);
+	if (*n <= 0)
+		return -ENOENT;
+	for (i = 0; i < *n; i++)
+		if (sp[i].end == hi)
+			vdso = sp[i].start;
+	*size = hi - *lo;
+	*dst = proc->vvar;
+	return vdso - *lo == proc->vdso - proc->vvar &&
+	       hi - vdso == proc->vdso_size &&
+	       ckpt_csum((const void *)vdso, hi - vdso) == proc->vdso_csum;
+}
+
+/*
+ * Before the child: whether the image's vdso address is free here, which
+ * the child (a copy of this process) needs when it takes this kernel's
+ * vdso there. Taken, it is by the restarter's own memory, placed at
+ * random: another run of the restarter is placed elsewhere (-EADDRINUSE).
+ */
+static int check_vdso_room(const struct restore *r, struct ckpt_err *err)
+{
+	unsigned long lo, size, dst;
+	struct special sp[8];
+	int n;
+
+	if (vdso_same(r, sp, &n, &lo, &size, &dst) != 1 || dst == lo ||
+	    !restore_range_busy(dst, dst + size))
+		return 0;
+	return ckpt_err_set(err, EADDRINUSE, "%s: the image's vdso address %#lx is taken in the restarter; try again",
+			    r->opts->image, (unsigned long)r->img.proc.vdso);
+}
+
+/*
  * The image's glibc holds pointers into its vdso. If this kernel's vdso is
  * the image's (same layout and text), it moves to where the image had it.
  * Otherwise the engine keeps the image's text at the old place, its entry
@@ -311,23 +355,14 @@ static void move_vdso(struct restore *r)
 {
 	const struct ckpt_image *img = &r->img;
 	const struct ckpt_img_process *proc = &img->proc;
+	unsigned long lo, size, dst;
 	struct special sp[8];
-	unsigned long lo = 0, hi = 0, size, vdso = 0, dst;
-	int n, i, tries;
-	bool same;
+	int n, tries, same;
 
-	n = find_specials(sp, 8, &lo, &hi);
-	if (n <= 0)
+	same = vdso_same(r, sp, &n, &lo, &size, &dst);
+	if (same < 0)
 		child_fail(r, "cannot find this process's vdso");
-	for (i = 0; i < n; i++)
-		if (sp[i].end == hi)
-			vdso = sp[i].start;
-	size = hi - lo;
-	same = vdso - lo == proc->vdso - proc->vvar &&
-	       hi - vdso == proc->vdso_size &&
-	       ckpt_csum((const void *)vdso, hi - vdso) == proc->vdso_csum;
 	if (same) {
-		dst = proc->vvar;
 		if (dst == lo)
 			return;
 		if (restore_range_busy(dst, dst + size))
@@ -338,7 +373,7 @@ static void move_vdso(struct restore *r)
 	}
 	if (!img->has_vdso)
 		child_fail(r, "this kernel's vdso differs from the image's, which carries no copy of its own (restart on the kernel that made it)");
-	if (!restore_image_busy(r, lo, hi))
+	if (!restore_image_busy(r, lo, lo + size))
 		return;
 	/* Below the old vvar, where a process's vdso usually has room. */
 	dst = (proc->vvar - size) & ~(unsigned long)(CKPT_IMG_PAGE_SIZE - 1);
@@ -2425,6 +2460,8 @@ int restore_prepare(struct restore *r, struct ckpt_err *err)
 		ret = read_image(r, err);
 	if (!ret)
 		ret = check_fifos(r, err);
+	if (!ret)
+		ret = check_vdso_room(r, err);
 	if (ret)
 		return ret;
 	r->dev = ckpt_dev_open(O_RDWR);

@@ -655,4 +655,80 @@ TEST_F(errors, pid_in_use)
 	EXPECT_TRUE(target_alive(&self->t, "1"));
 }
 
+/* [vvar, end of vdso) of @image, as ckpt inspect shows them. 0 or -1. */
+static int image_specials(const char *image, unsigned long *lo,
+			  unsigned long *hi)
+{
+	unsigned long vvar, vvar_size, vdso, vdso_size;
+	char cmd[128], line[256];
+	int ret = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ckpt inspect -v %s", image);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " vvar %lx +%lu, vdso %lx +%lu", &vvar,
+			   &vvar_size, &vdso, &vdso_size) == 4) {
+			*lo = vvar < vdso ? vvar : vdso;
+			*hi = vvar < vdso ? vdso + vdso_size : vvar + vvar_size;
+			ret = 0;
+		}
+	return pclose(f) ? -1 : ret;
+}
+
+static char block_range[64], block_tries[8];
+
+/* In ckpt restart's child: tests/preload/inthevdsosway.c, set to block. */
+static void block_vdso(void)
+{
+	char lib[256];
+
+	snprintf(lib, sizeof(lib), "%s/build/tests/preload/inthevdsosway.so",
+		 getenv("CKPT_TOP") ?: ".");
+	setenv("LD_PRELOAD", lib, 1);
+	setenv("CKPT_TEST_BLOCK", block_range, 1);
+	setenv("CKPT_TEST_BLOCK_TRIES", block_tries, 1);
+	unsetenv("CKPT_RESTART_TRIES");
+}
+
+/*
+ * The restarter's own memory, which the kernel places at random, can sit
+ * where the image's vdso goes (same kernel: this vdso moves there). ckpt
+ * restart runs itself again, placed elsewhere; when every run finds it
+ * taken, the error names the address, and nothing was started.
+ */
+TEST_F(errors, the_restarters_memory_in_the_vdsos_way)
+{
+	unsigned long lo, hi;
+	struct target t;
+	char err[512];
+	int status;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, ckpt_checkpoint_to(self->t.pid, self->image,
+					CKPT_CHECKPOINT_KILL, self->msg,
+					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
+	target_end(&self->t);
+	self->t.pid = 0;
+	ASSERT_EQ(0, image_specials(self->image, &lo, &hi));
+	snprintf(block_range, sizeof(block_range), "%lx-%lx", lo, hi);
+
+	snprintf(block_tries, sizeof(block_tries), "99");
+	status = ckpt_run_restart_after(block_vdso, self->image, NULL, err,
+					sizeof(err));
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	EXPECT_NE(NULL, strstr(err, "is taken in the restarter")) TH_LOG("%s", err);
+	EXPECT_EQ(NULL, strstr(err, "inthevdsosway")) TH_LOG("%s", err);
+
+	snprintf(block_tries, sizeof(block_tries), "2");
+	ASSERT_EQ(0, target_restart_after(&t, self->image, block_vdso));
+	EXPECT_TRUE(target_alive(&t, "1"));
+	EXPECT_EQ(0, target_send(&t, "q"));
+	status = target_end(&t);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("status %#x", status);
+}
+
 TEST_HARNESS_MAIN
