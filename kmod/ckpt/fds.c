@@ -566,11 +566,16 @@ static int file_state(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
  */
 static int file_details(struct ckpt_fds *scan, struct ckpt_why *why)
 {
+	bool whole = !scan->bad;
 	int ret = 0;
 	u32 i;
 
-	/* Pipes first: they look at all their descriptors' files at once. */
-	for (i = 0; !ret && i < scan->nr; i++)
+	/*
+	 * The scan stopped at a file it cannot take (scan->bad): the table
+	 * is partial, and only that file is worth naming. An epoll looked
+	 * at now would watch "closed" descriptors that are merely unscanned.
+	 */
+	for (i = 0; whole && !ret && i < scan->nr; i++)
 		if (scan->files[i].kind == CKPT_FILE_PIPE)
 			ret = capture_pipe(scan, i, why);
 		else if (scan->files[i].kind == CKPT_FILE_UNIX)
@@ -581,14 +586,14 @@ static int file_details(struct ckpt_fds *scan, struct ckpt_why *why)
 	for (i = 0; i < scan->nr; i++) {
 		if (!scan->refs[i])
 			continue;
-		if (!ret && scan->files[i].kind != CKPT_FILE_PIPE &&
+		if (whole && !ret && scan->files[i].kind != CKPT_FILE_PIPE &&
 		    scan->files[i].kind != CKPT_FILE_UNIX &&
 		    scan->files[i].kind != CKPT_FILE_TCP)
 			ret = file_state(scan, i, why);
 		fput(scan->refs[i]);
 		scan->refs[i] = NULL;
 	}
-	if (!ret)
+	if (whole && !ret)
 		ret = check_epitems(scan, why);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include <linux/ckpt_image.h>
 
 #include <grp.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -23,6 +24,21 @@
 static void fd_target(void)
 {
 	if (socket(AF_UNIX, SOCK_STREAM, 0) != 3)
+		_exit(9);
+	counter_target();
+}
+
+/*
+ * The same, fd 4, between an epoll (fd 3) and the pipe it watches (fd 5),
+ * which the scan never reaches.
+ */
+static void fd_epoll_target(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int p[2];
+
+	if (epoll_create1(0) != 3 || socket(AF_UNIX, SOCK_STREAM, 0) != 4 ||
+	    pipe(p) || p[0] != 5 || epoll_ctl(3, EPOLL_CTL_ADD, 5, &ev))
 		_exit(9);
 	counter_target();
 }
@@ -373,6 +389,26 @@ TEST_F(errors, unsupported_fd_is_named)
 	EXPECT_NE(NULL, strstr(self->msg, "fd 3 (socket:["))
 		TH_LOG("message: %s", self->msg);
 	EXPECT_TRUE(target_alive(&t, "2"));
+	kill(t.pid, SIGKILL);
+	target_end(&t);
+}
+
+/* Not a misleading "epoll fd 3 watches fd 5, which is closed". */
+TEST_F(errors, unsupported_fd_is_named_before_an_epoll)
+{
+	struct target t = {};
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, target_start(&t, fd_epoll_target));
+	ASSERT_EQ(0, target_send(&t, "s"));
+	ASSERT_TRUE(target_alive(&t, "1"));
+	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(t.pid, self->image, 0,
+						  self->msg, sizeof(self->msg),
+						  NULL));
+	EXPECT_NE(NULL, strstr(self->msg, "fd 4 (socket:["))
+		TH_LOG("message: %s", self->msg);
+	EXPECT_TRUE(target_alive(&t, "1"));
 	kill(t.pid, SIGKILL);
 	target_end(&t);
 }
