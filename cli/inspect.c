@@ -549,6 +549,34 @@ static void emit_tcp(FILE *f, const struct ckpt_image *img, bool json)
 		fprintf(f, "]");
 }
 
+/* The pseudo-terminals: ",\"ptys\":[...]", or a line each. */
+static void emit_ptys(FILE *f, const struct ckpt_image *img, bool json)
+{
+	struct emit e = { .f = f, .json = json };
+	__u32 i;
+
+	if (json)
+		fprintf(f, ",\"ptys\":[");
+	else if (img->nr_ptys)
+		fprintf(f, "pseudo-terminals: %u\n", img->nr_ptys);
+	for (i = 0; i < img->nr_ptys; i++) {
+		const struct ckpt_img_pty *p = &img->ptys[i];
+
+		e.first = true;
+		fprintf(f, json ? "%s{" : "%s ", json && i ? "," : "");
+		emit_u64(&e, "pts", p->index);
+		emit_u64(&e, "rows", p->rows);
+		emit_u64(&e, "cols", p->cols);
+		emit_flag(&e, "canonical", p->lflag & 0000002);	/* ICANON */
+		emit_flag(&e, "echo", p->lflag & 0000010);	/* ECHO */
+		emit_flag(&e, "packet", p->flags & CKPT_PTY_PACKET);
+		emit_flag(&e, "locked", p->flags & CKPT_PTY_LOCKED);
+		fprintf(f, json ? "}" : "\n");
+	}
+	if (json)
+		fprintf(f, "]");
+}
+
 static void text_report(FILE *f, const char *name,
 			const struct ckpt_image *img, const struct inspect *in)
 {
@@ -620,6 +648,7 @@ static void text_report(FILE *f, const char *name,
 	emit_sysv(f, img, false);
 	emit_zombies(f, img, false);
 	emit_tcp(f, img, false);
+	emit_ptys(f, img, false);
 	fprintf(f, "pending signals: %u\n", img->signals.nr);
 	for (i = 0; verbose && i < img->signals.nr; i++) {
 		const struct ckpt_img_siginfo *q = &img->sigqueue[i];
@@ -883,6 +912,7 @@ static void json_report(FILE *f, const char *name,
 	emit_sysv(f, img, true);
 	emit_zombies(f, img, true);
 	emit_tcp(f, img, true);
+	emit_ptys(f, img, true);
 	fprintf(f, ",\"signals\":{\"pending\":%u,\"itimer_real_ns\":%llu,\"itimer_real_interval_ns\":%llu",
 		img->signals.nr, ULL(img->signals.real_value_ns),
 		ULL(img->signals.real_interval_ns));

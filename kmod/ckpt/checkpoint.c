@@ -45,6 +45,7 @@
 #include "image.h"
 #include "mm.h"
 #include "signals.h"
+#include "pty.h"
 #include "tcp.h"
 #include "timers.h"
 #include "tree.h"
@@ -306,6 +307,10 @@ static int write_files(struct ckpt_writer *w, struct ckpt_fds *scan)
 	for (i = 0; !ret && i < scan->nr_tcps; i++)
 		ret = ckpt_write_sect(w, CKPT_SECT_TCP, scan->tcps[i],
 				      scan->tcp_len[i], NULL, 0);
+	if (!ret && scan->nr_ptys)
+		ret = ckpt_write_sect(w, CKPT_SECT_PTY, scan->ptys,
+				      scan->nr_ptys * sizeof(*scan->ptys),
+				      NULL, 0);
 	if (!ret && scan->nr_timerfds)
 		ret = ckpt_write_sect(w, CKPT_SECT_TIMERFD, scan->timerfds,
 				      scan->nr_timerfds * sizeof(*scan->timerfds),
@@ -772,6 +777,8 @@ static int run_group(struct ckpt_cp_group *g)
 		ret = ckpt_usock_check_pending(g);
 	if (!ret)
 		ret = ckpt_tcp_check_pairs(g);
+	if (!ret)
+		ret = ckpt_pty_check_pairs(g);
 	if (!ret && g->tree)
 		ret = ckpt_tree_check_shared(g);
 	if (!ret)

@@ -25,6 +25,7 @@
 #include "fileobj.h"
 #include "layout.h"
 #include "pipes.h"
+#include "pty.h"
 #include "tcp.h"
 #include "usock.h"
 #include "why.h"
@@ -183,6 +184,18 @@ static int record(const struct ckpt_fds *scan, struct ckpt_img_file *f,
 		return record_shared(f, o);
 	if (ckpt_is_dev_file(file))
 		return record_ckpt_dev(scan, f, file);
+	if (ckpt_is_pty(file) && scan->in_tree) {
+		/* Read after the scan (ckpt_pty_capture()). */
+		char *p = d_path(&file->f_path, f->path, sizeof(f->path));
+
+		if (IS_ERR(p))
+			strscpy(f->path, "/dev/pts/?", sizeof(f->path));
+		else
+			memmove(f->path, p, strlen(p) + 1);
+		f->kind = CKPT_FILE_PTY;
+		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
+		return 1;
+	}
 	if (S_ISCHR(inode->i_mode))
 		return record_chr(f, file);
 	if (ckpt_is_pipe(file)) {
@@ -582,13 +595,16 @@ static int file_details(struct ckpt_fds *scan, struct ckpt_why *why)
 			ret = capture_usock(scan, i, why);
 		else if (scan->files[i].kind == CKPT_FILE_TCP)
 			ret = capture_tcp(scan, i, why);
+		else if (scan->files[i].kind == CKPT_FILE_PTY)
+			ret = ckpt_pty_capture(scan, i, why);
 
 	for (i = 0; i < scan->nr; i++) {
 		if (!scan->refs[i])
 			continue;
 		if (whole && !ret && scan->files[i].kind != CKPT_FILE_PIPE &&
 		    scan->files[i].kind != CKPT_FILE_UNIX &&
-		    scan->files[i].kind != CKPT_FILE_TCP)
+		    scan->files[i].kind != CKPT_FILE_TCP &&
+		    scan->files[i].kind != CKPT_FILE_PTY)
 			ret = file_state(scan, i, why);
 		fput(scan->refs[i]);
 		scan->refs[i] = NULL;
@@ -697,6 +713,9 @@ void ckpt_fds_free(struct ckpt_fds *scan)
 	kvfree(scan->tcps);
 	kvfree(scan->tcp_len);
 	kvfree(scan->tcp_net);
+	kvfree(scan->ptys);
+	kvfree(scan->pty_master);
+	kvfree(scan->pty_ends);
 	kvfree(scan->timerfds);
 	ckpt_fileobjs_free(&scan->objs);
 }

@@ -48,6 +48,10 @@ struct ckpt_fds {
 	size_t *tcp_len;
 	const void **tcp_net;		/* per section: its network namespace */
 	u32 nr_tcps;
+	struct ckpt_img_pty *ptys;	/* CKPT_IMG_MAX_FILES: PTY entries */
+	const void **pty_master;	/* per entry: its master, compared only */
+	u8 *pty_ends;			/* per entry: CKPT_PTY_* ends held */
+	u32 nr_ptys;
 	u32 nr;
 	struct files_struct *files_table;
 	unsigned int bad_fd;

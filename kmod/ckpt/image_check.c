@@ -50,6 +50,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_SYSVMSG]	= "SYSVMSG",
 	[CKPT_SECT_ZOMBIE]	= "ZOMBIE",
 	[CKPT_SECT_TCP]		= "TCP",
+	[CKPT_SECT_PTY]		= "PTY",
 };
 
 const char *ckpt_img_sect_name(__u32 type)
@@ -120,6 +121,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return sizeof(struct ckpt_img_usock) + CKPT_IMG_MAX_USOCK;
 	case CKPT_SECT_TCP:
 		return sizeof(struct ckpt_img_tcp) + CKPT_IMG_MAX_TCPQ;
+	case CKPT_SECT_PTY:
+		return (__u64)CKPT_IMG_MAX_FILES * sizeof(struct ckpt_img_pty);
 	case CKPT_SECT_ULISTEN:
 		return sizeof(struct ckpt_img_ulisten);
 	case CKPT_SECT_UPEND:
@@ -208,6 +211,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			break;
 		if (s->type == CKPT_SECT_TIMERFD && !st->timerfd_seen)
 			break;
+		if (s->type == CKPT_SECT_PTY && !st->pty_seen && st->has_tree)
+			break;
 		if (s->type == CKPT_SECT_VDSO && !st->vdso_seen)
 			break;
 		if (s->type == CKPT_SECT_TIMERS && !st->timers_seen)
@@ -283,6 +288,9 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	if (s->type == CKPT_SECT_TIMERFD &&
 	    (!s->len || s->len % sizeof(struct ckpt_img_timerfd)))
 		return FAIL(st, EBADMSG, "TIMERFD length is not a whole number of timers");
+	if (s->type == CKPT_SECT_PTY &&
+	    (!s->len || s->len % sizeof(struct ckpt_img_pty)))
+		return FAIL(st, EBADMSG, "PTY length is not a whole number of pseudo-terminals");
 	if (s->type == CKPT_SECT_PIPE && s->len < sizeof(struct ckpt_img_pipe))
 		return FAIL(st, EBADMSG, "PIPE section too short");
 	if (s->type == CKPT_SECT_USOCK && s->len < sizeof(struct ckpt_img_usock))
@@ -312,7 +320,7 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
 	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_PIPE &&
 	    s->type != CKPT_SECT_USOCK && s->type != CKPT_SECT_UPEND &&
-	    s->type != CKPT_SECT_TCP &&
+	    s->type != CKPT_SECT_TCP && s->type != CKPT_SECT_PTY &&
 	    s->type != CKPT_SECT_TIMERFD && s->type != CKPT_SECT_FILEOBJ &&
 	    s->type != CKPT_SECT_FILEDATA && s->type != CKPT_SECT_TIMERS &&
 	    s->type != CKPT_SECT_CREDS && s->type != CKPT_SECT_SYSVDATA &&
@@ -642,6 +650,10 @@ static int check_files(struct ckpt_img_state *st,
 			return FAIL(st, EBADMSG, "UNIX socket entry without its socket");
 		if (f->kind == CKPT_FILE_TCP && (!f->ino || f->pos || f->dev))
 			return FAIL(st, EBADMSG, "TCP socket entry without its socket");
+		if (f->kind == CKPT_FILE_PTY &&
+		    (!st->has_tree || f->pos || f->ino >= (1U << 20) ||
+		     (f->dev != CKPT_PTY_MASTER && f->dev != CKPT_PTY_SLAVE)))
+			return FAIL(st, EBADMSG, "pseudo-terminal entry without its end, or outside a tree");
 		if (f->kind == CKPT_FILE_STDIO &&
 		    (!st->has_tree || f->ino > 2 || f->pos || f->dev))
 			return FAIL(st, EBADMSG, "a root's standard descriptor outside a tree's member");
@@ -744,6 +756,26 @@ static int check_fileobjs(struct ckpt_img_state *st,
 }
 
 /* AF_INET, AF_INET6 (the same everywhere). */
+/*
+ * PTY: each pseudo-terminal once, its flags known, its termios what a
+ * TCSETS takes (any bits: the tty layer masks what it does not keep).
+ */
+static int check_ptys(struct ckpt_img_state *st, const struct ckpt_img_pty *p,
+		      __u64 n)
+{
+	__u64 i, j;
+
+	for (i = 0; i < n; i++) {
+		if (p[i].index >= (1U << 20) || p[i].flags & ~__CKPT_PTY_ALL ||
+		    p[i].reserved[0] || p[i].reserved[1] || p[i].reserved[2])
+			return FAIL(st, EBADMSG, "pseudo-terminal out of bounds");
+		for (j = 0; j < i; j++)
+			if (p[j].index == p[i].index)
+				return FAIL(st, EBADMSG, "pseudo-terminal recorded twice");
+	}
+	return 0;
+}
+
 #define TCP_FAMILY_OK(f)	((f) == 2 || (f) == 10)
 
 /*
@@ -1187,6 +1219,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = check_tcp(st, payload, s->len);
 		if (!ret)
 			st->nr_tcps++;
+		break;
+	case CKPT_SECT_PTY:
+		ret = check_ptys(st, payload, s->len / sizeof(struct ckpt_img_pty));
+		if (!ret)
+			st->pty_seen = 1;
 		break;
 	case CKPT_SECT_ULISTEN:
 		ret = check_ulisten(st, payload);

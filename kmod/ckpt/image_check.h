@@ -63,6 +63,7 @@ struct ckpt_img_state {
 	__u32 nr_ulistens;	/* ULISTEN sections accepted */
 	__u32 nr_upends;	/* UPEND sections accepted */
 	__u32 nr_tcps;		/* TCP sections accepted */
+	__u32 pty_seen;		/* PTY accepted */
 	__u32 timerfd_seen;	/* TIMERFD accepted */
 	__u32 vdso_seen;	/* VDSO accepted */
 	__u32 vdso_csum;	/* from PROCESS */

@@ -56,6 +56,7 @@ void ckpt_image_free(struct ckpt_image *img)
 	free(img->sigqueue);
 	free(img->epitems);
 	free(img->timerfds);
+	free(img->ptys);
 	free(img->timer_list);
 	img->timer_list = NULL;
 	free(img->groups);
@@ -276,6 +277,19 @@ static int keep_copy(struct ckpt_image *img, void ***arr, __u32 *nr,
 	(*arr)[(*nr)++] = copy;
 	return 0;
 }
+
+/* An array section's entries, @size bytes each, copied into *@arr. */
+static int copy_array(struct ckpt_image *img, void **arr, __u32 *nr,
+		      const void *payload, size_t len, size_t size)
+{
+	*arr = malloc(len);
+	if (!*arr)
+		return fail(img, -ENOMEM, "out of memory");
+	memcpy(*arr, payload, len);
+	*nr = len / size;
+	return 0;
+}
+
 /* Appends @c to *@arr, which is doubled at every power of two. */
 static int add_chunk(struct ckpt_image *img, struct ckpt_image_chunk **arr,
 		     __u32 *nr, const struct ckpt_image_chunk *c)
@@ -412,19 +426,14 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 		return add_chunk(img, &img->shm_chunks, &img->nr_shm_chunks, &c);
 	}
 	case CKPT_SECT_TIMERFD:
-		img->nr_timerfds = s->len / sizeof(*img->timerfds);
-		img->timerfds = malloc(s->len);
-		if (!img->timerfds)
-			return fail(img, -ENOMEM, "out of memory");
-		memcpy(img->timerfds, payload, s->len);
-		break;
+		return copy_array(img, (void **)&img->timerfds, &img->nr_timerfds,
+				  payload, s->len, sizeof(*img->timerfds));
 	case CKPT_SECT_EPOLL:
-		img->nr_epitems = s->len / sizeof(*img->epitems);
-		img->epitems = malloc(s->len);
-		if (!img->epitems)
-			return fail(img, -ENOMEM, "out of memory");
-		memcpy(img->epitems, payload, s->len);
-		break;
+		return copy_array(img, (void **)&img->epitems, &img->nr_epitems,
+				  payload, s->len, sizeof(*img->epitems));
+	case CKPT_SECT_PTY:
+		return copy_array(img, (void **)&img->ptys, &img->nr_ptys,
+				  payload, s->len, sizeof(*img->ptys));
 	case CKPT_SECT_VDSO:
 		memcpy(&img->vdso, payload, sizeof(img->vdso));
 		img->has_vdso = true;

@@ -88,6 +88,8 @@ struct ckpt_image {
 	struct ckpt_img_timer *timer_list;	/* [timers.nr], by ascending id */
 	struct ckpt_img_timerfd *timerfds;	/* [nr_timerfds] */
 	__u32 nr_timerfds;
+	struct ckpt_img_pty *ptys;		/* [nr_ptys] */
+	__u32 nr_ptys;
 	struct ckpt_img_epitem *epitems;	/* [nr_epitems] */
 	__u32 nr_epitems;
 	struct ckpt_img_pipe **pipes;		/* [nr_pipes], each malloc'ed */

@@ -1385,8 +1385,9 @@ int restore_make_pending(const struct ckpt_image *holder,
 static void place_shared(struct restore *r, const struct ckpt_img_file *f)
 {
 	const struct restore_shared *sh;
-	int end = f->kind == CKPT_FILE_PIPE &&
-		  (f->open_flags & O_ACCMODE) == O_WRONLY;
+	int end = (f->kind == CKPT_FILE_PIPE &&
+		   (f->open_flags & O_ACCMODE) == O_WRONLY) ||
+		  (f->kind == CKPT_FILE_PTY && f->dev == CKPT_PTY_SLAVE);
 
 	sh = restore_find_shared(r->shared, r->nr_shared, f->kind,
 				 f->flags & CKPT_FILE_TREE_SHARED ? f->dev : 0,
@@ -1395,7 +1396,7 @@ static void place_shared(struct restore *r, const struct ckpt_img_file *f)
 		child_fail(r, "%s (fd %u) is not among what the tree shares",
 			   f->path, f->fd);
 	if ((f->kind == CKPT_FILE_PIPE || f->kind == CKPT_FILE_UNIX ||
-	     f->kind == CKPT_FILE_TCP) &&
+	     f->kind == CKPT_FILE_TCP || f->kind == CKPT_FILE_PTY) &&
 	    fcntl(sh->fd[end], F_SETFL, f->open_flags & O_NONBLOCK))
 		child_fail(r, "fd %u: %s", f->fd, strerror(errno));
 	if (dup2(sh->fd[end], f->fd) < 0 ||
@@ -1448,6 +1449,7 @@ static void restore_files(struct restore *r)
 		}
 		if (f->kind == CKPT_FILE_STDIO || f->flags & CKPT_FILE_TREE_SHARED ||
 		    f->kind == CKPT_FILE_UNIX || f->kind == CKPT_FILE_TCP ||
+		    f->kind == CKPT_FILE_PTY ||
 		    (f->kind == CKPT_FILE_PIPE && img->has_tree)) {
 			place_shared(r, f);
 			continue;

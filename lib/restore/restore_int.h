@@ -26,7 +26,8 @@
 struct restore_shared {
 	__u32 kind;
 	__u64 dev, ino;
-	int fd[2];		/* a pipe's read and write ends; else fd[0], -1 */
+	int fd[2];		/* a pipe's read and write ends, a pty's master
+				 * and slave; else fd[0], -1 */
 };
 
 /* @kind's @dev:@ino in @sh[0..@nr), or NULL. */
@@ -123,6 +124,15 @@ int restore_make_pending(const struct ckpt_image *holder,
 int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 		     struct restore_shared *sh, uint32_t *nr,
 		     struct ckpt_err *err);
+
+/*
+ * The pseudo-terminals of @imgs[0..@n) (pty.c), each pair once, as it was
+ * set: an entry in @sh for each after its *@nr entries, its master in
+ * fd[0] and its slave in fd[1]. 0 or -errno with @err.
+ */
+int restore_make_ptys(struct ckpt_image *const *imgs, uint32_t n,
+		      struct restore_shared *sh, uint32_t *nr,
+		      struct ckpt_err *err);
 
 /*
  * Ends the TIME_WAIT sockets in the way of @t, a TCP socket to be made

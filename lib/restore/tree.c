@@ -613,6 +613,9 @@ static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 	if (!ret)
 		ret = restore_make_tcp(imgs, tr->t.nr, tr->shared,
 				       &tr->nr_shared, err);
+	if (!ret)
+		ret = restore_make_ptys(imgs, tr->t.nr, tr->shared,
+					&tr->nr_shared, err);
 	/*
 	 * A listening socket, by the first member that holds it, and the
 	 * connections that waited on it.

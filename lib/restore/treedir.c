@@ -286,7 +286,11 @@ static void close_images(const struct ckpt_tree *t, struct ckpt_tree_member *mem
 			close(mem[i].fd);
 }
 
-/* Every try in a fresh look at the tree; the last one's outcome counts. */
+/*
+ * Every try in a fresh look at the tree; the last one's outcome counts. A
+ * tree that changed (-EBUSY, -ESRCH) or had bytes on the move that would
+ * have been in no image (-EAGAIN) is tried again.
+ */
 static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
 			    pid_t root, int dfd,
 			    struct ckpt_tree *t, struct ckpt_tree_member **res,
@@ -307,10 +311,13 @@ static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
 			return ckpt_err_set(err, ENOMEM, "out of memory");
 		ret = checkpoint_once(dev, a, dfd, t, *res, err);
 		close_images(t, *res);
-		if (ret != -EBUSY && ret != -ESRCH)
+		if (ret != -EBUSY && ret != -ESRCH && ret != -EAGAIN)
 			break;
 		free(*res);
 		*res = NULL;
+		/* Bytes moving (TCP, a pty) when it froze: a moment later. */
+		if (ret == -EAGAIN)
+			usleep(50000);
 	}
 	return ret;
 }

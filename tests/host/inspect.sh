@@ -20,7 +20,7 @@ import struct, sys
 names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
          7: "FILES", 8: "FS", 9: "SIGNALS", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
          16: "TIMERS", 17: "CREDS", 19: "TREE", 20: "USOCK", 21: "ULISTEN", 22: "UPEND",
-         23: "SYSVSHM", 24: "SYSVDATA", 25: "SYSVSEM", 26: "SYSVMSG", 27: "ZOMBIE", 28: "TCP"}
+         23: "SYSVSHM", 24: "SYSVDATA", 25: "SYSVSEM", 26: "SYSVMSG", 27: "ZOMBIE", 28: "TCP", 29: "PTY"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -195,7 +195,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((101 + nsect))
+ktap_plan $((103 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -644,6 +644,28 @@ ktap_check "TCP: an unknown state or family, IPv4 with bytes past its address, q
 	refuse "$tmp/tcp-len" "TCP socket out of bounds $(tat 5)" &&
 	refuse "$tmp/tcp-listen" "TCP socket that is not connected has a connection's state $(tat 4)" &&
 	refuse "$tmp/tcp-noino" "TCP socket entry without its socket $(tat 3)"
+# A pseudo-terminal (mkimage -Y): section 2 TREE, 4 FILES (master, slave),
+# 5 PTY. struct ckpt_img_file: dev 24; struct ckpt_img_pty: flags 4,
+# reserved 60.
+"$mkimage" -Y -P > "$tmp/pty.img"
+ydamage() { damage_of "$tmp/pty.img" "$@"; }
+yat() { at_of "$tmp/pty.img" "$1"; }
+ktap_check "a pseudo-terminal: shown, valid, in text and JSON" sh -c "
+	'$ckpt' inspect '$tmp/pty.img' > '$tmp/ytext' && cat '$tmp/ytext' &&
+	grep -qx 'pseudo-terminals: 1' '$tmp/ytext' &&
+	grep -qx '  pts 7 rows 24 cols 80 canonical packet' '$tmp/ytext' &&
+	grep -qx '  fd 4 at 0 flags 04002 /dev/pts/7' '$tmp/ytext' &&
+	'$ckpt' inspect --json '$tmp/pty.img' | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"ptys\"] == [{\"pts\": 7, \"rows\": 24, \"cols\": 80, \"canonical\": True, \"echo\": False, \"packet\": True, \"locked\": False}], d[\"ptys\"]'"
+ydamage pty-flags set 5 4 I 8
+ydamage pty-reserved set 5 60 I 1
+ydamage pty-end set 4 24 Q 3
+ktap_check "PTY: an unknown flag, a reserved field set, an entry naming no end" \
+	refuse "$tmp/pty-flags" "pseudo-terminal out of bounds $(yat 5)" &&
+	refuse "$tmp/pty-reserved" "pseudo-terminal out of bounds $(yat 5)" &&
+	refuse "$tmp/pty-end" "pseudo-terminal entry without its end, or outside a tree $(yat 4)"
 # A tree root's System V objects and zombie children (mkimage -I): section
 # 2 TREE, 4 SYSVSHM, 5 SYSVDATA, 6 SYSVSHM (removed), 7 SYSVSEM, 8 SYSVMSG,
 # 9 and 10 ZOMBIE, 12 VMAS (the segment's mapping is entry 3).

@@ -148,7 +148,7 @@ static struct ckpt_img_vdso *vdso_section(size_t *len)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O | -U | -C] [-V] [-F] [-T] [-I] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O | -U | -C | -Y] [-V] [-F] [-T] [-I] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n"
 		   "       mkimage -R IMAGE    (edits IMAGE to claim root, see below)\n"
 		   "       mkimage -S IMAGE    (takes IMAGE's MAC out, see below)\n");
@@ -518,6 +518,31 @@ static void tcp_sockets(void)
 }
 
 /*
+ * -Y: the root of a tree (TREE, as -I) holding a pseudo-terminal's master
+ * at fd 3 and its slave at fd 4 (O_NONBLOCK): pts 7, 24 rows of 80
+ * columns, canonical with ECHO off, in packet mode.
+ */
+static void pty_pair(void)
+{
+	static const struct ckpt_img_file files[2] = {
+		{ .fd = 3, .open_flags = 2, .kind = CKPT_FILE_PTY, .ino = 7,
+		  .dev = CKPT_PTY_MASTER, .path = "/dev/ptmx" },
+		{ .fd = 4, .open_flags = 2 | 04000, .kind = CKPT_FILE_PTY,
+		  .ino = 7, .dev = CKPT_PTY_SLAVE, .path = "/dev/pts/7" },
+	};
+	static const struct ckpt_img_pty pty = {
+		.index = 7, .flags = CKPT_PTY_PACKET,
+		.iflag = 0x500, .oflag = 0x5, .cflag = 0xbf, .lflag = 0x8a33,
+		.ispeed = 38400, .ospeed = 38400,
+		.cc = { 3, 28, 127, 21, 4, 0, 1 },
+		.rows = 24, .cols = 80,
+	};
+
+	section(CKPT_SECT_FILES, files, sizeof(files));
+	section(CKPT_SECT_PTY, &pty, sizeof(pty));
+}
+
+/*
  * -I: the root of a tree (TREE: one member, a child subreaper) with System
  * V objects: segment
  * 3 (key 0x5ee1c0de, 8192 bytes, its second page stored) mapped at SYSV,
@@ -616,12 +641,13 @@ int main(int argc, char **argv)
 	};
 	bool no_pages = false, objects = false, dirs = false;
 	bool with_timers = false, sockets = false, sysv = false, tcp = false;
+	bool pty = false;
 	unsigned int nr_vmas = 6;
 	struct ckpt_img_vdso *vdso = NULL;
 	size_t vdso_len = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POVFTUCIcR:S:h")) != -1) {
+	while ((c = getopt(argc, argv, "t:POVFTUCYIcR:S:h")) != -1) {
 		switch (c) {
 		case 'c':
 			return csum_stdin();
@@ -652,6 +678,9 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			tcp = true;
+			break;
+		case 'Y':
+			pty = true;
 			break;
 		case 'I':
 			sysv = true;
@@ -720,7 +749,7 @@ int main(int argc, char **argv)
 	proc.exe_dev = 0x801;
 	proc.exe_ino = 1234;
 	section(CKPT_SECT_PROCESS, &proc, sizeof(proc));
-	if (sysv)
+	if (sysv || pty)
 		tree_root();
 
 	thread = calloc(1, sizeof(struct ckpt_img_thread) + XSTATE_SIZE);
@@ -772,6 +801,8 @@ int main(int argc, char **argv)
 		unix_sockets();
 	else if (tcp)
 		tcp_sockets();
+	else if (pty)
+		pty_pair();
 	if (sysv)
 		sysv_objects();
 	if (dirs)

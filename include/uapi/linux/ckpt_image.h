@@ -93,6 +93,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_SYSVMSG,
 	CKPT_SECT_ZOMBIE,
 	CKPT_SECT_TCP,
+	CKPT_SECT_PTY,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -359,6 +360,12 @@ enum ckpt_img_file_kind {
 	 * which its TCP section names; dev and pos 0.
 	 */
 	CKPT_FILE_TCP,
+	/*
+	 * A tree's member: an end of a pseudo-terminal whose master a member
+	 * holds: @ino is the pty's number (its PTY entry), @dev the end
+	 * (CKPT_PTY_MASTER, CKPT_PTY_SLAVE); pos 0.
+	 */
+	CKPT_FILE_PTY,
 	__CKPT_FILE_KIND_MAX,
 };
 
@@ -604,6 +611,38 @@ struct ckpt_img_tcp {
 	__u32 len;		/* bytes of data that follow */
 	__u32 pad;
 	__u8 data[];
+};
+
+/*
+ * PTY: one entry for each pseudo-terminal the process holds an end of, in
+ * a tree whose members hold its master (every member holding an end has
+ * the same entry). The restart opens a new pair and sets the slave's
+ * termios and window size, the master's packet mode and lock, as they
+ * were; its number in /dev/pts may differ. No byte waited unread in it
+ * at the checkpoint (the engine refuses one that has some, EAGAIN).
+ */
+enum {
+	CKPT_PTY_MASTER = 1,
+	CKPT_PTY_SLAVE = 2,
+};
+
+enum {
+	CKPT_PTY_PACKET	= 1 << 0,	/* TIOCPKT on */
+	CKPT_PTY_LOCKED	= 1 << 1,	/* TIOCSPTLCK: the slave cannot be opened */
+	__CKPT_PTY_ALL	= (1 << 2) - 1,
+};
+
+#define CKPT_PTY_NCCS	19		/* the kernel's struct termios */
+
+struct ckpt_img_pty {
+	__u32 index;		/* its number in /dev/pts when captured */
+	__u32 flags;		/* CKPT_PTY_* */
+	__u32 iflag, oflag, cflag, lflag;	/* the slave's termios */
+	__u32 ispeed, ospeed;
+	__u8 line;
+	__u8 cc[CKPT_PTY_NCCS];
+	__u16 rows, cols, xpixel, ypixel;	/* its window size */
+	__u32 reserved[3];
 };
 
 /* A timerfd: re-armed relative to the restart with the time it had left. */

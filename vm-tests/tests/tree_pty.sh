@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A pseudo-terminal between the members of a process tree, as Open MPI's
+# mpirun has one with each rank: tests/workloads/ptytree (a root holding
+# the master, a child in a session of its own writing "line I" to the
+# slave, which it holds open twice, ONLCR and ECHO off on it, a window
+# of 33x77; the root counts the
+# lines and prints one line at the end, exit 3). Checkpointed mid-run with
+# --kill and restarted, and checkpointed while it runs on (the original
+# then ends, and the image restarts): each run prints the line of an
+# uninterrupted run (no line lost, none twice), and the child finds its
+# terminal's settings as it left them. The images show the pty. A tree
+# holding a slave whose master is outside it is refused by name, and
+# runs on.
+#
+# Topology: one node, no network.
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+. "$CKPT_TOP/vm-tests/lib/tree.sh"
+
+ptytree=$CKPT_TOP/build/tests/workloads/ptytree
+tmp=$(mktemp -d)
+
+cleanup() {
+	pkill -KILL -x ptytree 2> /dev/null || true
+	wait 2> /dev/null || true
+	rmmod ckpt 2> /dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# start NAME: the tree in a session of its own, in the background, 120
+# lines 50 ms apart, output to NAME.out and NAME.err; sets $root once its
+# child runs and a few lines went through, and $pids.
+start() {
+	setsid "$ptytree" 120 50 > "$tmp/$1.out" 2> "$tmp/$1.err" &
+	root=$!
+	for _ in $(seq 300); do
+		[ "$(members "$root" | wc -w)" = 2 ] && break
+		sleep 0.1
+	done
+	sleep 1
+	pids=$(members "$root")
+}
+
+# reap PID: waits for the background job PID (60 s at most, then kills
+# it) and returns its exit status.
+reap() {
+	local st
+	for _ in $(seq 600); do
+		st=$(awk '{ print $3 }' /proc/$1/stat 2> /dev/null)
+		[ -z "$st" ] || [ "$st" = Z ] && break
+		sleep 0.1
+	done
+	kill -KILL "$1" 2> /dev/null || true
+	wait "$1"
+}
+
+ktap_plan 9
+ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
+
+timeout 60 "$ptytree" 120 5 > "$tmp/expected" 2> "$tmp/plain.err" && rc=0 || rc=$?
+sed 's/^/# uninterrupted: /' "$tmp/expected" "$tmp/plain.err"
+ktap_check "an uninterrupted run: 120 lines through the pty, exit 3" sh -c "
+	test $rc = 3 && grep -qx 'ptytree: 120 lines, sum 7140, child 0' '$tmp/expected'"
+
+start kill
+ktap_check "--kill mid-run: an image each, both with the pty" sh -c "
+	ckpt checkpoint --tree $root --kill -o '$tmp/k' > /dev/null &&
+	for p in $pids; do ckpt inspect '$tmp/k/'\$p.img | grep -A1 '^pseudo-terminals: 1' | grep -q 'pts .*rows 33 cols 77' || exit 1; done"
+reap "$root" > /dev/null 2>&1 || true
+ktap_check "the image's JSON names the pty's settings" sh -c "
+	ckpt inspect --json '$tmp/k/$(echo $pids | cut -d' ' -f2).img' | grep -q '\"ptys\":\[{\"pts\":[0-9]*,\"rows\":33,\"cols\":77,\"canonical\":true,\"echo\":false'"
+ktap_check "--kill, restarted: every line once, the terminal as it was: the same line, exit 3" sh -c "
+	timeout 60 ckpt restart '$tmp/k' > '$tmp/k.out' 2> '$tmp/k.err'; rc=\$?
+	cat '$tmp/k.out' '$tmp/k.err'; test \$rc = 3 && cmp '$tmp/expected' '$tmp/k.out'"
+
+start cont
+ktap_check "continue: checkpointed mid-run, the tree runs on" sh -c "
+	ckpt checkpoint --tree $root -o '$tmp/c' > /dev/null && kill -0 $root"
+reap "$root" && rc=0 || rc=$?
+ktap_check "continue: the original ends with the uninterrupted run's line" sh -c "
+	cat '$tmp/cont.out' '$tmp/cont.err'; test $rc = 3 && cmp '$tmp/expected' '$tmp/cont.out'"
+ktap_check "continue: the image restarted afterwards prints it too" sh -c "
+	timeout 60 ckpt restart '$tmp/c' > '$tmp/c.out' 2> '$tmp/c.err'; rc=\$?
+	cat '$tmp/c.out' '$tmp/c.err'; test \$rc = 3 && cmp '$tmp/expected' '$tmp/c.out'"
+
+# The child alone: the slave it opened again at fd 3 (fd 1, the tree's
+# standard output, is the restarter's at a restart) has its master in its
+# parent, outside the tree.
+start outside
+child=$(echo $pids | cut -d' ' -f2)
+ktap_check "a slave whose master is outside the tree: refused by name, it runs on" sh -c "
+	! ckpt checkpoint --tree $child -o '$tmp/o' 2> '$tmp/o.err'; cat '$tmp/o.err'
+	grep -q 'pid $child fd 3 (/dev/pts/[0-9]*) is a pseudo-terminal whose master is closed or held outside the tree' '$tmp/o.err' &&
+	test ! -e '$tmp/o' && kill -0 $child && kill -0 $root"
+reap "$root" > /dev/null 2>&1 || true
+ktap_finish
