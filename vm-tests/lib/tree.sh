@@ -14,3 +14,17 @@ members() {
 	done
 	echo $out
 }
+
+# reap PID [SECONDS]: waits for the background job PID to end (a zombie,
+# or gone: the shell reaps its jobs on its own), SECONDS at most (150;
+# then kills it), and returns its exit status.
+reap() {
+	local i st
+	for i in $(seq $((${2:-150} * 10))); do
+		st=$(awk '{ print $3 }' /proc/$1/stat 2> /dev/null)
+		[ -z "$st" ] || [ "$st" = Z ] && break
+		sleep 0.1
+	done
+	kill -KILL "$1" 2> /dev/null || true
+	wait "$1"
+}

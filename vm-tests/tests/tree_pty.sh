@@ -44,19 +44,6 @@ start() {
 	pids=$(members "$root")
 }
 
-# reap PID: waits for the background job PID (60 s at most, then kills
-# it) and returns its exit status.
-reap() {
-	local st
-	for _ in $(seq 600); do
-		st=$(awk '{ print $3 }' /proc/$1/stat 2> /dev/null)
-		[ -z "$st" ] || [ "$st" = Z ] && break
-		sleep 0.1
-	done
-	kill -KILL "$1" 2> /dev/null || true
-	wait "$1"
-}
-
 ktap_plan 9
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
@@ -69,7 +56,7 @@ start kill
 ktap_check "--kill mid-run: an image each, both with the pty" sh -c "
 	ckpt checkpoint --tree $root --kill -o '$tmp/k' > /dev/null &&
 	for p in $pids; do ckpt inspect '$tmp/k/'\$p.img | grep -A1 '^pseudo-terminals: 1' | grep -q 'pts .*rows 33 cols 77' || exit 1; done"
-reap "$root" > /dev/null 2>&1 || true
+reap "$root" 60 > /dev/null 2>&1 || true
 ktap_check "the image's JSON names the pty's settings" sh -c "
 	ckpt inspect --json '$tmp/k/$(echo $pids | cut -d' ' -f2).img' | grep -q '\"ptys\":\[{\"pts\":[0-9]*,\"rows\":33,\"cols\":77,\"canonical\":true,\"echo\":false'"
 ktap_check "--kill, restarted: every line once, the terminal as it was: the same line, exit 3" sh -c "
@@ -79,7 +66,7 @@ ktap_check "--kill, restarted: every line once, the terminal as it was: the same
 start cont
 ktap_check "continue: checkpointed mid-run, the tree runs on" sh -c "
 	ckpt checkpoint --tree $root -o '$tmp/c' > /dev/null && kill -0 $root"
-reap "$root" && rc=0 || rc=$?
+reap "$root" 60 && rc=0 || rc=$?
 ktap_check "continue: the original ends with the uninterrupted run's line" sh -c "
 	cat '$tmp/cont.out' '$tmp/cont.err'; test $rc = 3 && cmp '$tmp/expected' '$tmp/cont.out'"
 ktap_check "continue: the image restarted afterwards prints it too" sh -c "
@@ -95,5 +82,5 @@ ktap_check "a slave whose master is outside the tree: refused by name, it runs o
 	! ckpt checkpoint --tree $child -o '$tmp/o' 2> '$tmp/o.err'; cat '$tmp/o.err'
 	grep -q 'pid $child fd 3 (/dev/pts/[0-9]*) is a pseudo-terminal whose master is closed or held outside the tree' '$tmp/o.err' &&
 	test ! -e '$tmp/o' && kill -0 $child && kill -0 $root"
-reap "$root" > /dev/null 2>&1 || true
+reap "$root" 60 > /dev/null 2>&1 || true
 ktap_finish

@@ -55,20 +55,6 @@ start() {
 	ktap_poll 60 test -e "$tmp/$1.ready" || true
 }
 
-# reap PID: waits for the background job PID to end (a zombie, or gone:
-# the shell reaps its jobs on its own), 150 s at most (then kills it), and
-# returns its exit status.
-reap() {
-	local i st
-	for i in $(seq 1500); do
-		st=$(awk '{ print $3 }' /proc/$1/stat 2> /dev/null)
-		[ -z "$st" ] || [ "$st" = Z ] && break
-		sleep 0.1
-	done
-	kill -KILL "$1" 2> /dev/null || true
-	wait "$1"
-}
-
 # killed NAME DIR: NAME's tree is ready, bytes in the receive and the send
 # queue of each of its four connected sockets; checkpointed with --kill
 # into DIR: an image for each member, every one with its TCP sockets.
