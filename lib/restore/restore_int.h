@@ -135,11 +135,12 @@ int restore_make_ptys(struct ckpt_image *const *imgs, uint32_t n,
 		      struct ckpt_err *err);
 
 /*
- * Ends the TIME_WAIT sockets in the way of @t, a TCP socket to be made
- * again (timewait.c): on its port (listening or bound) or its connection's
- * addresses. How many it ended, or -errno.
+ * Ends the original's closed connections (TIME_WAIT and the states before
+ * it, no process holding them) in the way of @t, a TCP socket to be made
+ * again (timewait.c): to bind (@bind), those on its address and port; to
+ * connect, those on its four addresses. How many it ended, or -errno.
  */
-int restore_end_time_wait(const struct ckpt_img_tcp *t);
+int restore_end_time_wait(const struct ckpt_img_tcp *t, bool bind);
 
 /*
  * The regular file or directory @f of @r's image, opened as the image's

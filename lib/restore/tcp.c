@@ -43,6 +43,7 @@ struct tcp_make {
 	int fd;
 	char name[192];		/* "socket:[INO] (A -> B)", for errors */
 	struct ckpt_err *err;
+	int end_err;		/* why closed connections were not ended */
 };
 
 static socklen_t sockaddr_of(const struct ckpt_img_tcp *t, bool peer,
@@ -174,27 +175,51 @@ static int late_options(struct tcp_make *m)
 	return ret;
 }
 
+/*
+ * Whether a bind (@bind) or a connect that failed with @err may go
+ * through once the original's closed connections in @m's way are ended
+ * (timewait.c): it failed for the first time, on an address in use, and
+ * some were ended. errno stays @err.
+ */
+static bool again(struct tcp_make *m, bool bind, int err, int *tries)
+{
+	int ret;
+
+	if ((err != EADDRINUSE && err != EADDRNOTAVAIL) || (*tries)++)
+		return false;
+	ret = restore_end_time_wait(m->t, bind);
+	if (ret < 0)
+		m->end_err = -ret;
+	errno = err;	/* the error to tell, if it fails again */
+	return ret > 0;
+}
+
+/* A bind, listen or connect (@what) that failed with errno, told. */
+static int cannot(struct tcp_make *m, const char *what)
+{
+	int e = errno;
+
+	if (e == EADDRINUSE && m->end_err)
+		return ckpt_err_set(m->err, e, "%s: cannot %s again: %s (the closed connections in its way could not be ended: %s)",
+				    m->name, what, strerror(e), strerror(m->end_err));
+	return ckpt_err_set(m->err, e, "%s: cannot %s again: %s", m->name, what,
+			    strerror(e));
+}
+
+/*
+ * A connection's bind, in repair mode, which forces the port's reuse: a
+ * refusal is not expected, but is met as bind_listen() meets it.
+ */
 static int bind_again(struct tcp_make *m)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sockaddr_of(m->t, false, &ss);
+	int tries = 0;
 
-	if (!bind(m->fd, (struct sockaddr *)&ss, len))
-		return 0;
-	return ckpt_err_set(m->err, errno, "%s: cannot bind to its address again: %s",
-			    m->name, strerror(errno));
-}
-
-/*
- * Whether a call that failed with @err may go through once the original's
- * TIME_WAIT sockets in @m's way are ended (timewait.c): it failed for
- * the first time, on an address in use, and some were ended.
- */
-static bool again(struct tcp_make *m, int err, int *tries)
-{
-	if ((err != EADDRINUSE && err != EADDRNOTAVAIL) || (*tries)++)
-		return false;
-	return restore_end_time_wait(m->t) > 0;
+	while (bind(m->fd, (struct sockaddr *)&ss, len))
+		if (!again(m, true, errno, &tries))
+			return cannot(m, "bind to its address");
+	return 0;
 }
 
 /* bind() and, a listening socket, listen() as the image says. */
@@ -212,12 +237,10 @@ static int bind_listen(struct tcp_make *m)
 		if (bound && (t->state != CKPT_TCP_LISTEN ||
 			      !listen(m->fd, t->backlog)))
 			return 0;
-		if (!again(m, errno, &tries))
+		if (!again(m, true, errno, &tries))
 			break;
 	}
-	return ckpt_err_set(m->err, errno, "%s: cannot %s again: %s", m->name,
-			    bound ? "listen" : "bind to its address",
-			    strerror(errno));
+	return cannot(m, bound ? "listen" : "bind to its address");
 }
 
 /*
@@ -342,9 +365,8 @@ static int make_connection(struct tcp_make *m)
 		return ret;
 	len = sockaddr_of(t, true, &ss);
 	while (connect(m->fd, (struct sockaddr *)&ss, len))
-		if (!again(m, errno, &tries))
-			return ckpt_err_set(m->err, errno, "%s: cannot connect it again: %s",
-					    m->name, strerror(errno));
+		if (!again(m, false, errno, &tries))
+			return cannot(m, "connect it");
 	ret = negotiated(m);
 	if (!ret)
 		ret = fill_queue(m, REPAIR_RECV_QUEUE, t->data + sendq,

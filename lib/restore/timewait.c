@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The original's TIME_WAIT sockets, ended (Documentation/engine.md,
+ * The original's closed connections, ended (Documentation/engine.md,
  * "TCP"): a job killed and restarted at once finds the connections its
- * original closed still in TIME_WAIT for a minute, holding the addresses
+ * original closed still in TIME_WAIT for a minute, or, on a slow machine,
+ * still closing (FIN_WAIT1/2, CLOSING, LAST_ACK), holding the addresses
  * and ports the restart makes its sockets on again. Those that stand in a
  * restarted socket's way (its listening port, its connection's four
- * addresses) are ended through sock_diag's SOCK_DESTROY, as `ss -K` does
- * (the restarter's CAP_NET_ADMIN): they are the original's past, which
- * the restart continues.
+ * addresses) and that no process holds any more (orphans: sock_diag gives
+ * them no inode) are ended through sock_diag's SOCK_DESTROY, as `ss -K`
+ * does (the restarter's CAP_NET_ADMIN): they are the original's past,
+ * which the restart continues. A socket some process still holds is never
+ * touched.
  */
 
 #include <errno.h>
@@ -22,7 +25,9 @@
 
 #include "restore_int.h"
 
-#define TW_STATE	6	/* TCP_TIME_WAIT */
+/* The states of a connection its process closed (include/net/tcp_states.h). */
+#define TW_STATES	(1U << 4 | 1U << 5 | 1U << 6 | 1U << 9 | 1U << 11)
+		/* FIN_WAIT1, FIN_WAIT2, TIME_WAIT, LAST_ACK, CLOSING */
 #define TW_MAX		256	/* ended at most, per socket made */
 
 struct tw_req {
@@ -30,16 +35,22 @@ struct tw_req {
 	struct inet_diag_req_v2 r;
 };
 
-/* Whether TIME_WAIT socket @m stands in @t's way. */
-static bool in_the_way(const struct ckpt_img_tcp *t,
+/*
+ * Whether closed socket @m is an orphan standing in @t's way: to bind
+ * (@bind), one on its address and port; to connect, one on its four
+ * addresses.
+ */
+static bool in_the_way(const struct ckpt_img_tcp *t, bool bind,
 		       const struct inet_diag_msg *m)
 {
 	static const uint8_t any[16];
 	size_t alen = m->idiag_family == AF_INET ? 4 : 16;
 
+	if (m->idiag_inode)	/* a process holds it */
+		return false;
 	if (ntohs(m->id.idiag_sport) != t->sport)
 		return false;
-	if (t->state != CKPT_TCP_ESTABLISHED)	/* a port to bind */
+	if (bind)
 		return m->idiag_family != t->family || !memcmp(t->src, any, 16) ||
 		       !memcmp(m->id.idiag_src, t->src, alen);
 	return m->idiag_family == t->family &&
@@ -48,15 +59,15 @@ static bool in_the_way(const struct ckpt_img_tcp *t,
 	       !memcmp(m->id.idiag_dst, t->dst, alen);
 }
 
-/* The TIME_WAIT sockets of @family in @t's way, into @ids: how many. */
-static int find(int nl, int family, const struct ckpt_img_tcp *t,
+/* The closed orphans of @family in @t's way, into @ids: how many. */
+static int find(int nl, int family, const struct ckpt_img_tcp *t, bool bind,
 		struct inet_diag_sockid *ids, int have)
 {
 	struct tw_req req = {
 		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
 			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
 		.r = { .sdiag_family = family, .sdiag_protocol = IPPROTO_TCP,
-		       .idiag_states = 1U << TW_STATE },
+		       .idiag_states = TW_STATES },
 	};
 	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
 	struct nlmsghdr *h;
@@ -76,20 +87,20 @@ static int find(int nl, int family, const struct ckpt_img_tcp *t,
 				return -EIO;
 			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
 				continue;
-			if (have < TW_MAX && in_the_way(t, NLMSG_DATA(h)))
+			if (have < TW_MAX && in_the_way(t, bind, NLMSG_DATA(h)))
 				ids[have++] = ((struct inet_diag_msg *)NLMSG_DATA(h))->id;
 		}
 	}
 }
 
-/* Ends TIME_WAIT socket @id of @family; 0 or -errno. */
+/* Ends closed orphan @id of @family; 0 or -errno. */
 static int destroy(int nl, int family, const struct inet_diag_sockid *id)
 {
 	struct tw_req req = {
 		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DESTROY,
 			.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK },
 		.r = { .sdiag_family = family, .sdiag_protocol = IPPROTO_TCP,
-		       .idiag_states = 1U << TW_STATE, .id = *id },
+		       .idiag_states = TW_STATES, .id = *id },
 	};
 	struct {
 		struct nlmsghdr nh;
@@ -103,20 +114,20 @@ static int destroy(int nl, int family, const struct inet_diag_sockid *id)
 	return ack.nh.nlmsg_type == NLMSG_ERROR ? ack.e.error : 0;
 }
 
-int restore_end_time_wait(const struct ckpt_img_tcp *t)
+int restore_end_time_wait(const struct ckpt_img_tcp *t, bool bind)
 {
 	struct inet_diag_sockid ids[TW_MAX];
 	int families[2] = { t->family, 0 }, nl, f, i, n, ended = 0, ret = 0;
 
 	/* An IPv6 port not IPv6-only is IPv4's too. */
-	if (t->family == AF_INET6 && t->state != CKPT_TCP_ESTABLISHED &&
+	if (t->family == AF_INET6 && bind &&
 	    !(t->flags & CKPT_TCP_V6ONLY))
 		families[1] = AF_INET;
 	nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (nl < 0)
 		return -errno;
 	for (f = 0; f < 2 && families[f] && !ret; f++) {
-		n = find(nl, families[f], t, ids, 0);
+		n = find(nl, families[f], t, bind, ids, 0);
 		if (n < 0)
 			ret = n;
 		for (i = 0; i < n && !ret; i++) {

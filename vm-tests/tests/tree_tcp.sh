@@ -180,7 +180,8 @@ ktap_check "continue: the original ends with the uninterrupted run's line, exit 
 	cat '$tmp/cont.out' '$tmp/cont.err'; test $rc = 3 && cmp '$tmp/expected' '$tmp/cont.out'"
 ktap_check "continue: the image restarted once the original ended: the same line, exit 3" sh -c "
 	timeout 120 ckpt restart '$tmp/c' > '$tmp/c.r.out' 2> '$tmp/c.r.err'; rc=\$?
-	cat '$tmp/c.r.out' '$tmp/c.r.err'; test \$rc = 3 && cmp '$tmp/expected' '$tmp/c.r.out'"
+	cat '$tmp/c.r.out' '$tmp/c.r.err'; test \$rc = 3 && cmp '$tmp/expected' '$tmp/c.r.out' ||
+	{ echo 'the TCP sockets now:'; ss -tanei; false; }"
 
 # A connection to a process outside the tree: a server the test runs, a
 # client in a session of its own connected to it.
