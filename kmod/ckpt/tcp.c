@@ -373,6 +373,9 @@ int ckpt_tcp_check_pairs(struct ckpt_cp_group *g)
 			if (t->state != CKPT_TCP_ESTABLISHED)
 				continue;
 			p = find_peer(g, t, scan->tcp_net[k]);
+			/* Its other end on another node: ckptd joins the two. */
+			if (!p && g->flags & CKPT_CHECKPOINT_PEERS_AWAY)
+				continue;
 			format_end(t, false, a, sizeof(a));
 			format_end(t, true, b, sizeof(b));
 			if (!p) {

@@ -457,6 +457,12 @@ long ckpt_ioctl_checkpoint_tree(struct ckpt_checkpoint_tree __user *uarg)
 		ckpt_put_errmsg(a.errmsg, a.errmsg_len, msg);
 		return -EINVAL;
 	}
+	/* Connections half captured are the daemon's to join, no one else's. */
+	if (a.flags & CKPT_CHECKPOINT_PEERS_AWAY && !capable(CAP_NET_ADMIN)) {
+		ckpt_put_errmsg(a.errmsg, a.errmsg_len,
+				"CKPT_CHECKPOINT_PEERS_AWAY needs CAP_NET_ADMIN");
+		return -EPERM;
+	}
 	mem = kvmalloc_array(a.nr_members, sizeof(*mem), GFP_KERNEL);
 	args = kvcalloc(a.nr_members, sizeof(*args), GFP_KERNEL);
 	ret = -ENOMEM;

@@ -15,7 +15,9 @@
  * undo, is refused.
  */
 #define _GNU_SOURCE
+#include <linux/capability.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/msg.h>
@@ -803,6 +805,38 @@ TEST_F(tree, bad_arguments)
 	self->a.members = 8;
 	EXPECT_EQ(-EFAULT, tree_ioctl(self));
 	EXPECT_TRUE(all_progress(self));
+}
+
+/* The calling thread without CAP_NET_ADMIN in its effective set. */
+static int drop_net_admin(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	d[CAP_NET_ADMIN / 32].effective &= ~(1U << (CAP_NET_ADMIN % 32));
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+/*
+ * CKPT_CHECKPOINT_PEERS_AWAY (TCP ends whose other end is on another
+ * node, for ckptd to join) is root's: without CAP_NET_ADMIN, refused
+ * before anything is looked at, and the tree runs on. The single-process
+ * ioctl does not take it.
+ */
+TEST_F(tree, peers_away_needs_cap_net_admin)
+{
+	struct ckpt_checkpoint one = { .flags = CKPT_CHECKPOINT_PEERS_AWAY };
+
+	CKPT_SETUP_SKIPPED();
+	set_members(self, in_order, NR);
+	self->a.flags = CKPT_CHECKPOINT_PEERS_AWAY;
+	ASSERT_EQ(0, drop_net_admin());
+	EXPECT_REFUSED(-EPERM, "CAP_NET_ADMIN");
+	one.pid = self->pid[0];
+	one.fd = self->m[0].fd;
+	EXPECT_EQ(-EINVAL, ioctl(self->dev, CKPT_IOC_CHECKPOINT, &one) ? -errno : 0);
 }
 
 TEST_HARNESS_MAIN

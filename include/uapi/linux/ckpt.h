@@ -291,7 +291,15 @@ struct ckpt_version {
 enum ckpt_checkpoint_flags {
 	CKPT_CHECKPOINT_STOP	= 1 << 0,	/* leave the process stopped */
 	CKPT_CHECKPOINT_KILL	= 1 << 1,	/* kill it once captured */
-	__CKPT_CHECKPOINT_F_ALL	= (1 << 2) - 1,
+	/*
+	 * A tree's only (CKPT_IOC_CHECKPOINT_TREE), and CAP_NET_ADMIN's: a
+	 * TCP connection whose other end is in no member is captured all
+	 * the same, its end alone; the caller (ckptd) finds the other end in
+	 * another node's share of the job and checks the two fit
+	 * (Documentation/ckptd.md, "TCP between nodes").
+	 */
+	CKPT_CHECKPOINT_PEERS_AWAY	= 1 << 2,
+	__CKPT_CHECKPOINT_F_ALL	= (1 << 3) - 1,
 };
 
 struct ckpt_checkpoint {
