@@ -16,6 +16,8 @@
  *   peer.c      the other nodes' ckptd: TLS with the cluster key, requests
  *   key.c       the cluster key and the keys derived from it
  *   file.c      files written whole: temporary name, fsync, rename
+ *   tcpjoin.c   TCP connections to other nodes: a share's ends, for
+ *               lib/ckptd/tcpjoin.c's join
  */
 #ifndef _CKPTD_H
 #define _CKPTD_H
@@ -48,6 +50,8 @@
 #define CKPTD_MAX_NODES		64
 /* How long a peer waits for a step of a coordinated checkpoint. */
 #define CKPTD_PEER_WAIT_S	120
+/* Coordinated captures at most, while TCP bytes move between two (tcpjoin.c). */
+#define CKPTD_JOIN_TRIES	4
 /* How long a restarted share waits for the coordinator's tree to start. */
 #define CKPTD_CONFIRM_WAIT_S	600
 
@@ -165,6 +169,14 @@ void op_cancel(struct conn *c, const json_t *req);
 void snapshot_sweep(struct ckptd *d, const struct job *j);
 /* A peer's share of a coordinated checkpoint, in a peer worker. */
 void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req);
+
+struct ckpt_tree;
+/*
+ * The TCP connections of the tree in @dir (@t, its manifest) whose other
+ * end is in none of its members, as lib/ckptd/tcpjoin.h lists them, or
+ * NULL with @err.
+ */
+json_t *tcp_ends(const char *dir, const struct ckpt_tree *t, struct ckpt_err *err);
 /* @path's SHA-256 in hex and its size: 0 or -errno. */
 int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size);
 

@@ -200,6 +200,44 @@ static void await_confirm(struct started_ctx *s, pid_t init)
 	kill(init, SIGKILL);
 }
 
+/*
+ * Every node's TCP connections are made, in repair mode, before any of
+ * them talks to its peer, which must exist by then (tcpjoin.c). A share
+ * says "made" (its answer to "go") and waits for "talk"; the coordinator,
+ * its own made too, says "talk" to every share and waits until each tree
+ * has started. -errno with @err for a share that failed or did not answer.
+ */
+static int on_tcp_made(void *arg, struct ckpt_err *err)
+{
+	struct started_ctx *s = arg;
+	json_t *msg = NULL;
+	size_t i;
+	int ret = 0;
+
+	if (s->p) {
+		peer_send(s->p, json_pack("{s:b, s:s}", "ok", 1, "made", s->d->node),
+			  NULL);
+		ret = peer_recv(s->p, &msg, CKPTD_PEER_WAIT_S, err);
+		if (!ret && !json_is_true(json_object_get(msg, "talk")))
+			ret = ckpt_err_set(err, EPROTO, "the coordinator %s did not say talk",
+					   s->coordinator);
+		json_decref(msg);
+		/* As await_confirm(): its own share did not get so far. */
+		if (ret)
+			ckptd_log(s->d, 0, "job %s: the restart was not confirmed by %s (%s); this node's share is ended",
+				  s->j->id, s->coordinator, err->msg);
+		return ret;
+	}
+	for (i = 1; i < s->npeers; i++)
+		peer_send(s->peers[i], json_pack("{s:b}", "talk", 1), NULL);
+	for (i = 1; !ret && i < s->npeers; i++) {
+		ret = peer_reply(s->peers[i], &msg, CKPTD_PEER_WAIT_S, err);
+		json_decref(msg);
+		msg = NULL;
+	}
+	return ret;
+}
+
 static void on_started(void *arg, pid_t init, pid_t root)
 {
 	struct started_ctx *s = arg;
@@ -237,9 +275,11 @@ static void close_peers(struct restart *r)
 }
 
 /*
- * The other nodes' shares, in three steps: each checks the snapshot and
- * says it is ready; only when all are does each get "go" and start its
- * share; once this node's runs too, each gets "confirm" (on_started()).
+ * The other nodes' shares, in steps: each checks the snapshot and says it
+ * is ready; only when all are does each get "go" and make its share's
+ * connections ("made"); this node's made too, each gets "talk" and starts
+ * its share ("started", on_tcp_made()); once this node's runs too, each
+ * gets "confirm" (on_started()).
  * A failure before "go" starts none; one after it, or this node's own,
  * closes the connections unconfirmed, and the shares that started end.
  * On success the connections stay open for the confirm.
@@ -293,6 +333,8 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 		.forward_signals = true,
 		.started = on_started,
 		.started_arg = &sc,
+		.tcp_made = on_tcp_made,
+		.tcp_made_arg = &sc,
 	};
 	char image[PATH_MAX];
 	struct ckpt_err err;
@@ -540,7 +582,10 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 	const char *node = ckptd_msg_str(req, "node");
 	const char *coord = ckptd_msg_str(req, "coordinator");
 	struct started_ctx sc = { .d = d, .out = out, .p = p, .coordinator = coord };
-	struct ckpt_restore_opts o = { .started = on_started, .started_arg = &sc };
+	struct ckpt_restore_opts o = {
+		.started = on_started, .started_arg = &sc,
+		.tcp_made = on_tcp_made, .tcp_made_arg = &sc,
+	};
 	char real[PATH_MAX], image[PATH_MAX], errbuf[256];
 	const json_t *tree, *info;
 	struct ckpt_err err;

@@ -31,6 +31,7 @@
 #include "engine.h"
 #include "err.h"
 #include "meta.h"
+#include "tcpjoin.h"
 #include "treedir.h"
 
 /* What a checkpoint worker works with: the pipeline's state, in one place. */
@@ -52,6 +53,7 @@ struct snap {
 	struct peer *peers[CKPTD_MAX_NODES];
 	unsigned int npeers;
 	json_t *remote;		/* the other nodes' entries of the metadata */
+	json_t *tcp;		/* every node's TCP ends to other nodes: tcp_join() */
 	json_t *ended;		/* the nodes whose share has ended */
 	json_int_t nr_all;	/* processes and bytes, every node's */
 	json_int_t bytes_all;
@@ -222,6 +224,16 @@ static void apply_action(const struct job *j, const char *action)
 	job_mark_stopped(j, false);
 }
 
+/* Node @node's TCP ends to other nodes (@ends, taken), for tcp_join(). */
+static int add_tcp_ends(struct snap *s, const char *node, json_t *ends)
+{
+	if (!ends)
+		return -EIO;	/* tcp_ends() said why */
+	json_array_append_new(s->tcp, json_pack("{s:s, s:o}", "node", node,
+						"tcp", ends));
+	return 0;
+}
+
 /*
  * A job over several nodes: every node's share is captured and left
  * stopped (so nothing of the job moves on while others are captured),
@@ -250,10 +262,13 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 			return -EIO;
 		s->npeers = i + 1;
 	}
-	s->a.flags = CKPT_CHECKPOINT_STOP;
+	s->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY;
 	job_mark_stopped(s->j, true);
 	ret = ckpt_tree_checkpoint(dev, &s->a, s->root, s->treedir, &s->t,
 				   &s->res, err);
+	s->tcp = json_array();
+	if (!ret)
+		ret = add_tcp_ends(s, s->d->node, tcp_ends(s->treedir, &s->t, err));
 	/* Every answer is awaited, so that no node is left stopped unasked. */
 	for (i = 0; i < s->npeers; i++) {
 		if (peer_reply(s->peers[i], &reply, CKPTD_PEER_WAIT_S, &perr)) {
@@ -264,6 +279,12 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 		node = json_object_get(reply, "node");
 		if (node)
 			json_array_append(s->remote, node);
+		if (node && !ret && !json_is_array(json_object_get(reply, "tcp")))
+			ret = ckpt_err_set(err, EPROTO, "node %s: no list of its TCP connections",
+					   peer_name(s->peers[i]));
+		else if (node && !ret)
+			ret = add_tcp_ends(s, peer_name(s->peers[i]),
+					   json_incref(json_object_get(reply, "tcp")));
 		/* A share that has ended is no part of the snapshot: it left. */
 		if (json_is_true(json_object_get(reply, "ended"))) {
 			json_array_append(s->ended, json_array_get(s->j->nodes, i));
@@ -272,7 +293,43 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 		}
 		json_decref(reply);
 	}
+	/* Both ends of every connection between nodes, and they fit. */
+	if (!ret)
+		ret = tcp_join(s->tcp, err);
 	return ret;
+}
+
+static void finish(struct snap *s, const char *action);
+static int prepare(struct snap *s, struct ckpt_err *err);
+
+/*
+ * coordinated(), tried again while bytes in flight between two nodes moved
+ * between their captures (-EAGAIN from tcp_join()): the job runs on a
+ * moment in between, everything of the try undone.
+ */
+static int coordinated_tries(struct snap *s, int dev, struct ckpt_err *err)
+{
+	int ret, tries = 0;
+
+	for (;;) {
+		ret = coordinated(s, dev, err);
+		if (ret != -EAGAIN || ++tries == CKPTD_JOIN_TRIES)
+			return ret;
+		ckptd_log(s->d, 1, "job %s: %s (try %d)", s->j->id, err->msg, tries);
+		finish(s, "abort");
+		s->npeers = 0;
+		json_decref(s->remote);
+		json_decref(s->ended);
+		json_decref(s->tcp);
+		s->tcp = NULL;
+		ckpt_tree_free(&s->t);
+		free(s->res);
+		s->res = NULL;
+		usleep(50000 * tries);
+		ret = prepare(s, err);	/* SEQ.tmp anew, the other nodes' shares gone */
+		if (ret)
+			return ret;
+	}
 }
 
 /* Every node (this one too) applies @action and says it has. */
@@ -398,7 +455,7 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 		progress_watch(true);
 	}
 	if (!ret && json_array_size(j->nodes))
-		ret = coordinated(s, dev, &err);
+		ret = coordinated_tries(s, dev, &err);
 	else if (!ret)
 		ret = ckpt_tree_checkpoint(dev, &s->a, s->root, s->treedir,
 					   &s->t, &s->res, &err);
@@ -621,7 +678,7 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 	struct snap s = { .d = d };
 	struct ckpt_err err;
 	json_int_t seq = 0, timeout = 0;
-	json_t *node = NULL, *msg;
+	json_t *node = NULL, *tcp = NULL, *msg;
 	char want[PATH_MAX];
 	pid_t roots[2];
 	int dev = -1, ret = 0;
@@ -658,15 +715,18 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 			ret = ckpt_err_set(&err, -dev, "engine not loaded");
 	}
 	if (!ret) {
-		s.a.flags = CKPT_CHECKPOINT_STOP;
+		s.a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY;
 		s.a.timeout_ms = timeout * 1000;
 		job_mark_stopped(s.j, true);
 		ret = ckpt_tree_checkpoint(dev, &s.a, roots[0], s.treedir, &s.t,
 					   &s.res, &err);
 	}
 	if (!ret)
+		tcp = tcp_ends(s.treedir, &s.t, &err);
+	if (tcp)
 		node = node_entry(&s, &err);
 	if (!node) {
+		json_decref(tcp);
 		ckptd_log(d, 1, "job %.16s: no share of snapshot %lld: %s", id ?: "",
 			  (long long)seq, err.msg);
 		peer_send(p, json_pack("{s:b, s:o}", "ok", 0, "error",
@@ -675,7 +735,8 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 			apply_action(s.j, "abort");
 		return;
 	}
-	peer_send(p, json_pack("{s:b, s:o}", "ok", 1, "node", node), NULL);
+	peer_send(p, json_pack("{s:b, s:o, s:o}", "ok", 1, "node", node, "tcp", tcp),
+		  NULL);
 	if (!peer_recv(p, &msg, CKPTD_PEER_WAIT_S, &err)) {
 		action = ckptd_msg_str(msg, "action") ?: "abort";
 		/* Only the words it knows; anything else continues the share. */

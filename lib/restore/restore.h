@@ -49,6 +49,16 @@ struct ckpt_restore_opts {
 	 */
 	void (*started)(void *arg, pid_t init, pid_t root);
 	void *started_arg;
+	/*
+	 * A tree: called once its TCP connections are made again, still in
+	 * repair mode (they send nothing yet), before they may talk to their
+	 * peers; NULL for none. A job over several nodes waits there until
+	 * every node's connections are made (ckptd: a connection that talked
+	 * to a peer with none would be reset). Non-zero, an -errno with
+	 * @err set, fails the restart.
+	 */
+	int (*tcp_made)(void *arg, struct ckpt_err *err);
+	void *tcp_made_arg;
 };
 
 /*

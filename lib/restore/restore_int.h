@@ -119,10 +119,13 @@ int restore_make_pending(const struct ckpt_image *holder,
 /*
  * The TCP sockets of @imgs[0..@n) (tcp.c), each once, listening or
  * connected again as they were, an entry in @sh for each after its *@nr
- * entries; a connection's peer must be among them. 0 or -errno with @err.
+ * entries; a connection's peer is among them or on another node of the
+ * job. @made (NULL: none) is called with @arg once all are made, before
+ * any leaves repair mode. 0 or -errno with @err.
  */
 int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 		     struct restore_shared *sh, uint32_t *nr,
+		     int (*made)(void *arg, struct ckpt_err *err), void *arg,
 		     struct ckpt_err *err);
 
 /*

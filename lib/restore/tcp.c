@@ -432,6 +432,7 @@ static const struct ckpt_img_tcp *find_tcp(struct ckpt_image *const *imgs,
 
 int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 		     struct restore_shared *sh, uint32_t *nr,
+		     int (*made)(void *arg, struct ckpt_err *err), void *arg,
 		     struct ckpt_err *err)
 {
 	uint32_t i, k, pass, from = *nr;
@@ -457,6 +458,12 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 			ret = pass ? make_connection(&m) : make_plain(&m);
 		}
 	}
+	/*
+	 * Every connection exists, still in repair (it sends nothing): a
+	 * job's other nodes are told, and their connections await (@made).
+	 */
+	if (!ret && made)
+		ret = made(arg, err);
 	/* Every connection exists: each may talk to its peer now. */
 	for (i = from; !ret && i < *nr; i++) {
 		m.t = find_tcp(imgs, n, sh[i].ino);

@@ -612,7 +612,8 @@ static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 				  err);
 	if (!ret)
 		ret = restore_make_tcp(imgs, tr->t.nr, tr->shared,
-				       &tr->nr_shared, err);
+				       &tr->nr_shared, tr->opts->tcp_made,
+				       tr->opts->tcp_made_arg, err);
 	if (!ret)
 		ret = restore_make_ptys(imgs, tr->t.nr, tr->shared,
 					&tr->nr_shared, err);

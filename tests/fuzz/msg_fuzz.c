@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for what ckptd reads from anyone: its socket's frames
- * (lib/ckptd/proto.c) and a snapshot's metadata (lib/ckptd/meta.c). Each
- * input goes through ckptd's code twice: as a byte stream on a socket,
- * cut into frames, each decoded and, as an object, checked as metadata;
- * and whole, as the text of one message or one meta.json.
+ * (lib/ckptd/proto.c), a snapshot's metadata (lib/ckptd/meta.c) and the
+ * TCP ends other nodes send (lib/ckptd/tcpjoin.c). Each input goes through
+ * ckptd's code twice: as a byte stream on a socket, cut into frames, each
+ * decoded and, as an object, checked as metadata and its "shares" joined
+ * as TCP ends; and whole, as the text of one message or one meta.json.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -14,6 +15,7 @@
 
 #include "meta.h"
 #include "proto.h"
+#include "tcpjoin.h"
 
 static void check(const void *buf, size_t len)
 {
@@ -23,6 +25,7 @@ static void check(const void *buf, size_t len)
 		return;
 	ckptd_msg_str(msg, "op");
 	ckpt_meta_check(msg, NULL);
+	tcp_join(json_object_get(msg, "shares"), NULL);
 	json_decref(msg);
 }
 

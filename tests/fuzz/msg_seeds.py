@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # msg_seeds.py DIR: seeds for msg_fuzz (tests/fuzz/run -f msg): one frame
-# of each op of ckptd's protocol, a stream of two, and a snapshot's
-# metadata, bare and framed (Documentation/ckptd.md).
+# of each op of ckptd's protocol, a stream of two, two nodes' TCP ends to
+# join, and a snapshot's metadata, bare and framed (Documentation/ckptd.md).
 import json
 import struct
 import sys
@@ -27,6 +27,10 @@ ops = [{"op": "run", "pid": 12, "cmd": ["sh", "-c", "x"], "cwd": "/", "name": "n
        {"op": "inspect", "dir": "/var/lib/ckpt/0123abcd/1"}]
 for i, o in enumerate(ops):
     open(f"{d}/op{i}", "wb").write(frame(o))
+ends = {"shares": [
+    {"node": "n0", "tcp": [[7, 5, "192.0.2.10:4000", "192.0.2.11:5000", 100, 300, 900]]},
+    {"node": "n1", "tcp": [[8, 6, "192.0.2.11:5000", "192.0.2.10:4000", 880, 880, 200]]}]}
+open(f"{d}/tcp-ends", "wb").write(frame(ends))
 open(f"{d}/two", "wb").write(frame(ops[1]) + frame(ops[2]))
 member = {"pid": 1, "image": "1.img", "bytes": 4096, "sha256": "ab" * 32}
 meta = {"format": "ckpt-snapshot", "version": 1, "job": "0123abcd",

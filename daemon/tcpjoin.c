@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP connections between a job's nodes (Documentation/ckptd.md, "TCP
+ * between nodes"). Each node's share is captured with
+ * CKPT_CHECKPOINT_PEERS_AWAY: a connection whose other end is in no member
+ * there is captured, its end alone. tcp_ends() lists those ends from the
+ * share's images (addresses, sequence numbers, the pid and descriptor to
+ * name); the coordinator joins the lists (lib/ckptd/tcpjoin.c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ckptd.h"
+#include "err.h"
+#include "image.h"
+#include "tcpjoin.h"
+#include "treedir.h"
+
+/* Whether @a and @b are the two ends of one connection. */
+static bool ends_meet(const struct ckpt_img_tcp *a, const struct ckpt_img_tcp *b)
+{
+	return a->family == b->family && a->sport == b->dport &&
+	       a->dport == b->sport && !memcmp(a->src, b->dst, 16) &&
+	       !memcmp(a->dst, b->src, 16);
+}
+
+/* The descriptor of socket @ino in @img, or -1. */
+static int fd_of(const struct ckpt_image *img, uint64_t ino)
+{
+	uint32_t k;
+
+	for (k = 0; k < img->nr_files; k++)
+		if (img->files[k].kind == CKPT_FILE_TCP && img->files[k].ino == ino)
+			return (int)img->files[k].fd;
+	return -1;
+}
+
+/* Member @i's image, read (page data left unchecked): 0 or -errno. */
+static int read_member(const char *dir, const struct ckpt_tree *t, uint32_t i,
+		       struct ckpt_image *img, struct ckpt_err *err)
+{
+	char path[PATH_MAX];
+	int fd, ret;
+
+	ckpt_image_init(img);
+	ret = ckpt_tree_image_path(dir, t, i, path, sizeof(path));
+	if (ret)
+		return ckpt_err_set(err, -ret, "%s: path too long", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ckpt_err_set(err, errno, "%s: %s", path, strerror(errno));
+	ret = ckpt_image_read(img, fd, CKPT_IMAGE_PAGES_TO_ENGINE);
+	close(fd);
+	if (ret)
+		return ckpt_err_set(err, -ret, "%s: %s", path, strerror(-ret));
+	return 0;
+}
+
+/* Whether @t's other end is in one of @imgs, or @t was listed already. */
+static bool inside_or_seen(struct ckpt_image *imgs, uint32_t n, uint32_t i,
+			   uint32_t k)
+{
+	const struct ckpt_img_tcp *t = imgs[i].tcps[k];
+	uint32_t a, b;
+
+	for (a = 0; a < n; a++)
+		for (b = 0; b < imgs[a].nr_tcps; b++) {
+			if (ends_meet(t, imgs[a].tcps[b]))
+				return true;
+			/* The same socket, held by an earlier member. */
+			if (imgs[a].tcps[b]->ino == t->ino && (a < i || (a == i && b < k)))
+				return true;
+		}
+	return false;
+}
+
+/*
+ * [pid, fd, from, to, una, wseq, rnxt]: lib/ckptd/tcpjoin.h. An IPv6
+ * socket's IPv4-mapped addresses (::ffff:a.b.c.d: a dual-stack listener's
+ * connection) are given as the IPv4 addresses its peer has.
+ */
+static json_t *end_json(const struct ckpt_img_tcp *c, pid_t pid, int fd)
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+	struct ckpt_img_tcp t = *c;
+	char from[64], to[64];
+
+	if (t.family == AF_INET6 && !memcmp(t.src, prefix, 12) &&
+	    !memcmp(t.dst, prefix, 12)) {
+		memmove(t.src, t.src + 12, 4);
+		memmove(t.dst, t.dst + 12, 4);
+		t.family = AF_INET;
+	}
+	ckpt_image_tcp_end(from, sizeof(from), &t, false);
+	ckpt_image_tcp_end(to, sizeof(to), &t, true);
+	return json_pack("[i, i, s, s, I, I, I]", (int)pid, fd, from, to,
+			 (json_int_t)t.snd_una, (json_int_t)t.write_seq,
+			 (json_int_t)t.rcv_nxt);
+}
+
+json_t *tcp_ends(const char *dir, const struct ckpt_tree *t, struct ckpt_err *err)
+{
+	struct ckpt_image *imgs = calloc(t->nr ?: 1, sizeof(*imgs));
+	json_t *ends = json_array();
+	uint32_t i, k, n = 0;
+	int ret = 0;
+
+	if (!imgs || !ends)
+		ret = ckpt_err_set(err, ENOMEM, "out of memory");
+	for (; !ret && n < t->nr; n++)
+		ret = read_member(dir, t, n, &imgs[n], err);
+	for (i = 0; !ret && i < n; i++)
+		for (k = 0; !ret && k < imgs[i].nr_tcps; k++) {
+			const struct ckpt_img_tcp *c = imgs[i].tcps[k];
+
+			if (c->state != CKPT_TCP_ESTABLISHED || inside_or_seen(imgs, n, i, k))
+				continue;
+			if (json_array_size(ends) >= TCP_JOIN_ENDS_MAX)
+				ret = ckpt_err_set(err, E2BIG, "more than %d TCP connections to other nodes",
+						   TCP_JOIN_ENDS_MAX);
+			else
+				json_array_append_new(ends, end_json(c, t->m[i].pid,
+								     fd_of(&imgs[i], c->ino)));
+		}
+	for (i = 0; i < n; i++)
+		ckpt_image_free(&imgs[i]);
+	free(imgs);
+	if (ret) {
+		json_decref(ends);
+		return NULL;
+	}
+	return ends;
+}

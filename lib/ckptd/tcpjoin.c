@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The coordinator's join of a job's TCP connections between nodes
+ * (Documentation/ckptd.md, "TCP between nodes"): each node's share lists
+ * the ends of its connections whose other end is in none of its members
+ * (ckptd's tcpjoin.c); every end must meet its other end in another
+ * node's list, and the two must fit as the engine checks the two ends of
+ * a connection inside a tree: what the receiver holds starts no later
+ * than the first byte the sender still holds. The lists come from the
+ * other nodes: everything is bounded and checked before use.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "proto.h"
+#include "tcpjoin.h"
+
+/* One end as the coordinator reads it from a node's list. */
+struct tcp_end {
+	const char *node, *from, *to;
+	int pid, fd;
+	json_int_t una, wseq, rnxt;
+};
+
+static bool seq_ok(json_int_t v)
+{
+	return v >= 0 && v <= UINT32_MAX;
+}
+
+/* Entry @e of node @node's list: 0, or -EPROTO for one of the wrong shape. */
+static int end_read(const json_t *e, const char *node, struct tcp_end *out,
+		    struct ckpt_err *err)
+{
+	out->node = node;
+	if (json_unpack((json_t *)e, "[iissIII!]", &out->pid, &out->fd,
+			&out->from, &out->to, &out->una, &out->wseq, &out->rnxt) ||
+	    strlen(out->from) > TCP_JOIN_ADDR_MAX || strlen(out->to) > TCP_JOIN_ADDR_MAX ||
+	    !seq_ok(out->una) || !seq_ok(out->wseq) || !seq_ok(out->rnxt))
+		return ckpt_err_set(err, EPROTO, "node %.64s: a TCP end of the wrong shape",
+				    node);
+	return 0;
+}
+
+/* By local address, then peer address: the order bsearch() finds a peer in. */
+static int by_ends(const void *a, const void *b)
+{
+	const struct tcp_end *x = a, *y = b;
+	int c = strcmp(x->from, y->from);
+
+	return c ? c : strcmp(x->to, y->to);
+}
+
+/* Every node's list into @all (@n of them): 0 or -errno with @err. */
+static int read_all(const json_t *shares, struct tcp_end *all, size_t n,
+		    struct ckpt_err *err)
+{
+	const json_t *share, *e;
+	size_t i, k, have = 0;
+	int ret = 0;
+
+	json_array_foreach(shares, i, share) {
+		const char *node = ckptd_msg_str(share, "node");
+
+		if (!node)
+			return ckpt_err_set(err, EPROTO, "a node's TCP ends without its name");
+		json_array_foreach(json_object_get(share, "tcp"), k, e)
+			if (!ret && have < n)
+				ret = end_read(e, node, &all[have++], err);
+	}
+	return ret;
+}
+
+int tcp_join(const json_t *shares, struct ckpt_err *err)
+{
+	struct tcp_end *all, key, *p;
+	const json_t *share;
+	size_t i, n = 0;
+	int ret;
+
+	if (!json_is_array(shares) || json_array_size(shares) > TCP_JOIN_NODES_MAX)
+		return ckpt_err_set(err, EPROTO, "not a list of at most %d nodes' TCP ends",
+				    TCP_JOIN_NODES_MAX);
+	json_array_foreach(shares, i, share) {
+		const json_t *ends = json_object_get(share, "tcp");
+		const char *node = ckptd_msg_str(share, "node") ?: "?";
+
+		if (!json_is_array(ends))
+			return ckpt_err_set(err, EPROTO, "node %.64s: no list of TCP ends",
+					    node);
+		if (json_array_size(ends) > TCP_JOIN_ENDS_MAX)
+			return ckpt_err_set(err, E2BIG, "node %.64s: more than %d TCP ends",
+					    node, TCP_JOIN_ENDS_MAX);
+		n += json_array_size(ends);
+	}
+	all = calloc(n ?: 1, sizeof(*all));
+	if (!all)
+		return ckpt_err_set(err, ENOMEM, "out of memory");
+	ret = read_all(shares, all, n, err);
+	if (!ret)
+		qsort(all, n, sizeof(*all), by_ends);
+	for (i = 0; !ret && i < n; i++) {
+		const struct tcp_end *t = &all[i];
+
+		/* One end listed twice: two nodes claim the same addresses. */
+		if (i + 1 < n && !by_ends(t, &all[i + 1])) {
+			ret = ckpt_err_set(err, EPROTO, "nodes %.64s and %.64s both hold a TCP connection from %s to %s",
+					   t->node, all[i + 1].node, t->from, t->to);
+			break;
+		}
+		key.from = t->to;
+		key.to = t->from;
+		p = bsearch(&key, all, n, sizeof(*all), by_ends);
+		if (!p || !strcmp(p->node, t->node))
+			ret = ckpt_err_set(err, EOPNOTSUPP,
+					   "node %.64s: pid %d fd %d is a TCP connection from %s to %s, a process in no share of the job",
+					   t->node, t->pid, t->fd, t->from, t->to);
+		/* What @p holds must start where @t's sent data ends. */
+		else if ((uint32_t)(p->rnxt - t->una) > (uint32_t)(t->wseq - t->una))
+			ret = ckpt_err_set(err, EAGAIN,
+					   "node %.64s: pid %d fd %d: bytes in flight from %s to %s (node %.64s) moved between the two nodes' captures; try again",
+					   t->node, t->pid, t->fd, t->from, t->to, p->node);
+	}
+	free(all);
+	return ret;
+}

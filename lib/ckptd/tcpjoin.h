@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* TCP connections between a job's nodes, joined (tcpjoin.c). */
+#ifndef _CKPTD_TCPJOIN_H
+#define _CKPTD_TCPJOIN_H
+
+#include <jansson.h>
+
+#include "restore.h"
+
+/*
+ * The ends a node's share may list (its answer is one message of at most
+ * CKPTD_MSG_MAX bytes, some 900 ends: the lower bound in practice), the
+ * nodes a join takes, an address's length as text ("[v6]:port").
+ */
+#define TCP_JOIN_ENDS_MAX	4096
+#define TCP_JOIN_NODES_MAX	64
+#define TCP_JOIN_ADDR_MAX	64
+
+/*
+ * @shares, [{node, tcp: [[pid, fd, from, to, una, wseq, rnxt]...]}...]
+ * of every node of a checkpoint: each end joined with its other end in
+ * another node's list, and the two checked. 0; -EOPNOTSUPP for an end
+ * with none, -EAGAIN for bytes acknowledged between the two captures,
+ * -EPROTO or -E2BIG for lists of the wrong shape or size, with @err
+ * (which may be NULL).
+ */
+int tcp_join(const json_t *shares, struct ckpt_err *err);
+
+#endif /* _CKPTD_TCPJOIN_H */

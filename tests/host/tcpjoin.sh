@@ -1,0 +1,9 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ckptd's join of a job's TCP connections between nodes, without VMs: the
+# coordinator's checks of every node's TCP ends (lib/ckptd/tcpjoin.c,
+# tests/host/tcpjoin_unit.c), which the two-node MPI test (mpi_nodes)
+# drives end to end.
+set -eu
+exec "$CKPT_TOP/build/tests/host/tcpjoin_unit"

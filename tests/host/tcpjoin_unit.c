@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The coordinator's join of TCP ends between nodes (lib/ckptd/tcpjoin.c):
+ * two ends that fit, bytes in flight either side of the captures, an end
+ * with no other end, one claimed twice, lists of the wrong shape. TAP on
+ * stdout.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tcpjoin.h"
+
+static int nr, failed;
+
+static void check(int ok, const char *what)
+{
+	printf("%sok %d %s\n", ok ? "" : "not ", ++nr, what);
+	if (!ok)
+		failed++;
+}
+
+/* tcp_join() of @text: its return, the message in @err. */
+static int join(const char *text, struct ckpt_err *err)
+{
+	json_t *shares = json_loads(text, 0, NULL);
+	int ret;
+
+	err->msg[0] = 0;
+	ret = shares ? tcp_join(shares, err) : -999;
+	json_decref(shares);
+	return ret;
+}
+
+/*
+ * A connection from node a (192.0.2.10:4000) to node b (192.0.2.11:5000).
+ * a sent up to 300 and holds from 100 (una) on; b received 200 from a.
+ * b sent up to 880, all acknowledged; a received 880.
+ */
+#define A(una, wseq, rnxt) "{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", " #una ", " #wseq ", " #rnxt "]]}"
+#define B(una, wseq, rnxt) "{\"node\": \"b\", \"tcp\": [[8, 6, \"192.0.2.11:5000\", \"192.0.2.10:4000\", " #una ", " #wseq ", " #rnxt "]]}"
+
+int main(void)
+{
+	struct ckpt_err err;
+
+	printf("TAP version 13\n1..10\n");
+	check(!join("[" A(100, 300, 880) ", " B(880, 880, 200) "]", &err),
+	      "the two ends of a connection fit: joined");
+	check(!join("[" A(100, 300, 880) ", " B(880, 880, 100) "]", &err),
+	      "the receiver holds exactly from the sender's first unacknowledged byte");
+	check(!join("[" A(4294967200, 100, 880) ", " B(880, 880, 50) "]", &err),
+	      "sequence numbers that wrap around");
+	check(join("[" A(100, 300, 880) ", " B(880, 880, 99) "]", &err) == -EAGAIN &&
+	      strstr(err.msg, "from 192.0.2.10:4000 to 192.0.2.11:5000") &&
+	      strstr(err.msg, "try again"),
+	      "a byte acknowledged between the captures, held by neither: -EAGAIN, named");
+	check(join("[" A(100, 300, 880) ", " B(880, 880, 301) "]", &err) == -EAGAIN,
+	      "the receiver past what the sender ever wrote: -EAGAIN");
+	check(join("[" A(100, 300, 880) "]", &err) == -EOPNOTSUPP &&
+	      strstr(err.msg, "node a: pid 7 fd 5 is a TCP connection from 192.0.2.10:4000 to 192.0.2.11:5000, a process in no share of the job"),
+	      "an end with no other end in any node: refused by node, pid and descriptor");
+	check(join("[" A(100, 300, 880) ", " B(880, 880, 200) ", "
+		   "{\"node\": \"c\", \"tcp\": [[9, 4, \"192.0.2.10:4000\", \"192.0.2.11:5000\", 1, 1, 1]]}]",
+		   &err) == -EPROTO && strstr(err.msg, "both hold"),
+	      "one end claimed by two nodes: refused");
+	check(join("[{\"node\": \"a\", \"tcp\": [[7, 5, \"x\", \"y\", -1, 0, 0]]}]", &err) == -EPROTO,
+	      "a sequence number out of range: refused");
+	check(join("[{\"node\": \"a\", \"tcp\": [[7, 5, \"x\", \"y\", 1, 2]]}, 3]", &err) == -EPROTO &&
+	      join("{\"node\": \"a\"}", &err) == -EPROTO &&
+	      join("[{\"tcp\": []}]", &err) == -EPROTO,
+	      "lists of the wrong shape: refused");
+	check(!join("[]", &err) && !join("[{\"node\": \"a\", \"tcp\": []}]", &err),
+	      "no connection between nodes: nothing to join");
+	return failed ? 1 : 0;
+}
