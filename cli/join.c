@@ -6,30 +6,41 @@
  *   ckpt-ssh [SSH OPTIONS] HOST COMMAND...     (ckpt ssh)
  *       what ckpt-run gives Open MPI (plm_rsh_agent) and MPICH's Hydra
  *       (launcher exec) as their ssh: runs ssh HOST ckpt-join --coordinator
- *       THIS-NODE $CKPT_JOBID -- COMMAND...
- *   ckpt-join [--coordinator NODE] JOBID -- COMMAND...   (ckpt join)
- *       asks this node's ckptd to put it into job JOBID (NODE's job, which
- *       NODE's ckptd confirms has the caller's uid), then executes COMMAND
- *       with libckpt preloaded, as ckpt-run does.
+ *       THIS-NODE --link THIS-NODE:PORT $CKPT_JOBID -- COMMAND..., then
+ *       serves COMMAND's standard streams and exit status over the link
+ *       (link.c) once ssh has ended.
+ *   ckpt-join [--coordinator NODE] [--link NODE:PORT] JOBID -- COMMAND...
+ *       (ckpt join) asks this node's ckptd to put it into job JOBID (NODE's
+ *       job, which NODE's ckptd confirms has the caller's uid), then
+ *       executes COMMAND with libckpt preloaded, as ckpt-run does; with
+ *       --link, it reads the link's token from its standard input, connects
+ *       the link and leaves a relay in the job that runs COMMAND over it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
+#include "link.h"
 #include "proto.h"
 
 /* ssh's options that take an argument (ssh(1)). */
 #define SSH_ARG_OPTS	"BbcDEeFIiJLlmOopQRSWw"
 
+static int ssh_linked(char **av, char *where, const char *node);
+static char *quoted(char **words, int nr);
+
 int cmd_ssh(int argc, char **argv)
 {
-	char self[PATH_MAX], node[HOST_NAME_MAX + 1], *slash;
+	char self[PATH_MAX], node[HOST_NAME_MAX + 1], where[HOST_NAME_MAX + 8];
+	char *slash;
 	const char *job = getenv("CKPT_JOBID");
 	char **av;
 	int i, n = 0, host;
@@ -55,7 +66,7 @@ int cmd_ssh(int argc, char **argv)
 	/* The same installation on every node: ckpt-join beside this ckpt. */
 	slash = strrchr(self, '/');
 	strcpy(slash ? slash + 1 : self, "ckpt-join");
-	av = calloc(argc + 8, sizeof(*av));
+	av = calloc(argc + 12, sizeof(*av));
 	if (!av)
 		return 1;
 	av[n++] = "ssh";
@@ -64,23 +75,170 @@ int cmd_ssh(int argc, char **argv)
 	av[n++] = self;
 	av[n++] = "--coordinator";
 	av[n++] = node;
+	av[n++] = "--link";
+	av[n++] = where;
 	av[n++] = (char *)job;
 	av[n++] = "--";
-	for (i = host + 1; i < argc; i++)
-		av[n++] = argv[i];
-	execvp("ssh", av);
-	fprintf(stderr, "%s: cannot run ssh: %s\n", prog, strerror(errno));
-	return 127;
+	/*
+	 * ssh hands its words, joined by spaces, to the remote user's shell,
+	 * whose redirections would then be ckpt-join's: the command goes to
+	 * a shell ckpt-join runs instead, as one quoted word.
+	 */
+	av[n++] = "sh";
+	av[n++] = "-c";
+	av[n++] = quoted(argv + host + 1, argc - host - 1);
+	if (!av[n - 1])
+		return 1;
+	return ssh_linked(av, where, node);
+}
+
+/* @words joined by spaces, in single quotes for a shell; NULL, no memory. */
+static char *quoted(char **words, int nr)
+{
+	size_t len = 3;
+	char *q, *p;
+	int i;
+
+	for (i = 0; i < nr; i++)
+		len += 4 * strlen(words[i]) + 1;
+	q = p = malloc(len);
+	if (!q)
+		return NULL;
+	*p++ = '\'';
+	for (i = 0; i < nr; i++) {
+		const char *c;
+
+		if (i)
+			*p++ = ' ';
+		for (c = words[i]; *c; c++) {
+			if (*c == '\'') {
+				memcpy(p, "'\\''", 4);	/* ' ends, \' is one, ' again */
+				p += 4;
+			} else {
+				*p++ = *c;
+			}
+		}
+	}
+	*p++ = '\'';
+	*p = '\0';
+	return q;
+}
+
+/*
+ * Runs ssh (@av) with the link's token on its standard input, accepts the
+ * link from the remote side, lets ssh end, and serves the link: the
+ * remote command's exit status. ssh's own failure is its status.
+ */
+static int ssh_linked(char **av, char *where, const char *node)
+{
+	char token[LINK_TOKEN_LEN + 2];
+	unsigned int port;
+	int l, link, in[2], st = 0;
+	ssize_t wrote;
+	pid_t ssh;
+
+	l = link_listen(&port);
+	if (l < 0 || link_token(token) || pipe2(in, O_CLOEXEC)) {
+		fprintf(stderr, "%s: cannot make the job's link: %s\n", prog,
+			strerror(errno));
+		return 255;
+	}
+	snprintf(where, HOST_NAME_MAX + 8, "%s:%u", node, port);
+	ssh = fork();
+	if (ssh < 0)
+		return 255;
+	if (!ssh) {
+		dup2(in[0], 0);
+		execvp("ssh", av);
+		fprintf(stderr, "%s: cannot run ssh: %s\n", prog, strerror(errno));
+		_exit(127);
+	}
+	close(in[0]);
+	/* Should ssh have ended already, link_accept() says so. */
+	token[LINK_TOKEN_LEN] = '\n';
+	wrote = write(in[1], token, LINK_TOKEN_LEN + 1);
+	token[LINK_TOKEN_LEN] = '\0';
+	close(in[1]);
+	(void)wrote;
+	link = link_accept(l, token, ssh, &st);
+	close(l);
+	if (link == -ECHILD)
+		return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+	if (link < 0) {
+		fprintf(stderr, "%s: %s did not connect the job's link within %d s\n",
+			prog, av[1], LINK_WAIT_S);
+		kill(ssh, SIGTERM);
+		waitpid(ssh, NULL, 0);
+		return 255;
+	}
+	/* ssh's connection ends in sshd, no process of the job: it goes. */
+	waitpid(ssh, &st, 0);
+	return link_local(link);
+}
+
+/*
+ * ckpt-join --link NODE:PORT: the token from standard input, the link
+ * connected; then a relay, which ssh's session does not wait for, runs
+ * @cmd with its standard streams over the link. Returns only on failure.
+ */
+static int join_linked(const char *where, char **cmd)
+{
+	char token[LINK_TOKEN_LEN + 2] = "", node[HOST_NAME_MAX + 1];
+	const char *colon = strrchr(where, ':');
+	int link, in[2], out[2], err[2], null;
+	pid_t child;
+
+	if (!colon || colon == where || (size_t)(colon - where) > HOST_NAME_MAX) {
+		fprintf(stderr, "%s: --link %s: not NODE:PORT\n", prog, where);
+		return 1;
+	}
+	snprintf(node, sizeof(node), "%.*s", (int)(colon - where), where);
+	if (!fgets(token, sizeof(token), stdin) || strlen(token) != LINK_TOKEN_LEN + 1) {
+		fprintf(stderr, "%s: --link: no token on standard input\n", prog);
+		return 1;
+	}
+	token[LINK_TOKEN_LEN] = '\0';
+	link = link_connect(node, colon + 1, token);
+	if (link < 0) {
+		fprintf(stderr, "%s: cannot connect the job's link to %s: %s\n",
+			prog, where, strerror(errno));
+		return 1;
+	}
+	fflush(NULL);
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+		return 1;
+	/* ssh's session ends with this process: the relay goes on alone. */
+	if (fork())
+		_exit(0);
+	setsid();
+	child = fork();
+	if (!child) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		_exit(run_preloaded(cmd));
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	dup2(null, 0);
+	dup2(null, 1);
+	dup2(null, 2);
+	if (child < 0)
+		kill(getpid(), SIGKILL);
+	_exit(link_remote(link, child, in[1], out[0], err[0]));
 }
 
 int cmd_join(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "coordinator", required_argument, NULL, 'c' },
+		{ "link", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *coord = NULL;
+	const char *coord = NULL, *link = NULL;
 	struct ckpt_err err;
 	json_t *req, *res;
 	char **cmd;
@@ -91,10 +249,14 @@ int cmd_join(int argc, char **argv)
 		case 'c':
 			coord = optarg;
 			break;
+		case 'l':
+			link = optarg;
+			break;
 		case 'h':
-			printf("usage: ckpt-join [--coordinator NODE] JOBID -- COMMAND...\n"
+			printf("usage: ckpt-join [--coordinator NODE] [--link NODE:PORT] JOBID -- COMMAND...\n"
 			       "Puts this process into job JOBID (kept by NODE's ckptd), then runs\n"
-			       "COMMAND with libckpt preloaded. ckpt-ssh runs it on remote nodes.\n");
+			       "COMMAND with libckpt preloaded. ckpt-ssh runs it on remote nodes,\n"
+			       "with --link: COMMAND's standard streams go over the job's link.\n");
 			return 0;
 		default:
 			return 1;
@@ -105,7 +267,7 @@ int cmd_join(int argc, char **argv)
 	if (*cmd && !strcmp(*cmd, "--"))
 		cmd++;
 	if (argc - optind < 2 || !*cmd) {
-		fprintf(stderr, "usage: ckpt-join [--coordinator NODE] JOBID -- COMMAND...\n");
+		fprintf(stderr, "usage: ckpt-join [--coordinator NODE] [--link NODE:PORT] JOBID -- COMMAND...\n");
 		return 1;
 	}
 	req = json_pack("{s:s, s:s}", "op", "join", "job", argv[optind]);
@@ -120,5 +282,5 @@ int cmd_join(int argc, char **argv)
 	}
 	json_decref(res);
 	setenv("CKPT_JOBID", argv[optind], 1);
-	return run_preloaded(cmd);
+	return link ? join_linked(link, cmd) : run_preloaded(cmd);
 }
