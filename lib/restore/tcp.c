@@ -149,6 +149,9 @@ static int late_options(struct tcp_make *m)
 
 	if (t->flags & CKPT_TCP_KEEPALIVE)
 		ret = set_int(m, SOL_SOCKET, SO_KEEPALIVE, "SO_KEEPALIVE", 1);
+	/* Leaving repair mode cleared it. */
+	if (!ret && t->flags & CKPT_TCP_REUSEADDR)
+		ret = set_int(m, SOL_SOCKET, SO_REUSEADDR, "SO_REUSEADDR", 1);
 	if (!ret && t->keepidle)
 		ret = set_int(m, IPPROTO_TCP, TCP_KEEPIDLE, "TCP_KEEPIDLE",
 			      t->keepidle);
@@ -336,9 +339,14 @@ static int make_connection(struct tcp_make *m)
 	int ret, tries = 0;
 	socklen_t len;
 
-	ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR (the restarter needs CAP_NET_ADMIN)", 1);
+	/*
+	 * Before repair mode: SO_REUSEADDR would replace the forced reuse
+	 * repair mode gives its bind (a connection shares its port with its
+	 * listener, made first), and the bind fail: set again at the end.
+	 */
+	ret = early_options(m);
 	if (!ret)
-		ret = early_options(m);
+		ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR (the restarter needs CAP_NET_ADMIN)", 1);
 	if (!ret)
 		ret = set_int(m, IPPROTO_TCP, TCP_REPAIR_QUEUE, "its repair queue",
 			      REPAIR_RECV_QUEUE);
