@@ -172,7 +172,7 @@ static int ssh_linked(char **av, char *where, const char *node)
 		return 255;
 	}
 	/* ssh's connection ends in sshd, no process of the job: it goes. */
-	waitpid(ssh, &st, 0);
+	waitpid(ssh, &st, 0);	/* (ECHILD if link_accept() reaped it) */
 	return link_local(link);
 }
 

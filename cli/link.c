@@ -20,6 +20,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,13 +167,20 @@ int link_accept(int l, const char *token, pid_t ssh, int *ssh_status)
 	struct pollfd pfd = { .fd = l, .events = POLLIN };
 	time_t end = time(NULL) + LINK_WAIT_S;
 	int fd, tries = 0;
+	bool ended = false;
 
 	while (time(NULL) < end && tries < 16) {
-		/* ssh ended first: the remote side failed, and said why. */
-		if (waitpid(ssh, ssh_status, WNOHANG) == ssh)
-			return -ECHILD;
-		if (poll(&pfd, 1, 200) <= 0)
+		/*
+		 * ssh may end as soon as the remote side has connected: a
+		 * connection waiting counts first. ssh ended with none: the
+		 * remote side failed, and said why.
+		 */
+		ended = ended || waitpid(ssh, ssh_status, WNOHANG) == ssh;
+		if (poll(&pfd, 1, ended ? 0 : 200) <= 0) {
+			if (ended)
+				return -ECHILD;
 			continue;
+		}
 		fd = accept4(l, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0)
 			continue;
@@ -235,10 +243,12 @@ int link_local(int link)
 			n = read(0, buf, sizeof(buf));
 			if (n < 0 && (errno == EINTR || errno == EAGAIN))
 				continue;
-			if (n > 0 ? send_frame(link, LINK_STDIN, buf, n) :
-				    send_frame(link, LINK_STDIN_EOF, buf, 0))
-				break;
-			if (n <= 0)
+			/*
+			 * Standard input ends, or the remote side takes no more
+			 * of it (it may have ended, its status on the way).
+			 */
+			if ((n > 0 ? send_frame(link, LINK_STDIN, buf, n) :
+				     send_frame(link, LINK_STDIN_EOF, buf, 0)) || n <= 0)
 				pfd[0].fd = -1;
 		}
 		if (!pfd[1].revents)
@@ -309,7 +319,18 @@ int link_remote(int link, pid_t child, int in, int out, int err)
 	s[1] = st >> 8;
 	s[2] = st >> 16;
 	s[3] = st >> 24;
-	if (pfd[0].fd >= 0)
-		send_frame(link, LINK_EXIT, s, sizeof(s));
+	/*
+	 * The status, then an orderly end: what ckpt-ssh still sends is read
+	 * and dropped (5 s at most), as closing with bytes unread would
+	 * reset the connection and lose the status on its way.
+	 */
+	if (pfd[0].fd >= 0 && !send_frame(link, LINK_EXIT, s, sizeof(s)) &&
+	    !shutdown(link, SHUT_WR)) {
+		struct timeval tv = { 5, 0 };
+
+		setsockopt(link, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		while (read(link, buf, sizeof(buf)) > 0)
+			;
+	}
 	return exit_code(st);
 }

@@ -19,8 +19,9 @@ int link_listen(unsigned int *port);
 
 /*
  * The connection on @l that sends @token first, within LINK_WAIT_S: its
- * fd; -ECHILD once ssh (@ssh) has ended, its wait status in *@ssh_status;
- * -ETIMEDOUT.
+ * fd (ssh, @ssh, may have ended and been reaped meanwhile); -ECHILD once
+ * ssh has ended with no connection waiting, its wait status in
+ * *@ssh_status; -ETIMEDOUT.
  */
 int link_accept(int l, const char *token, pid_t ssh, int *ssh_status);
 
