@@ -44,15 +44,16 @@ enum {
 	LINK_EXIT,		/* its wait status, 4 bytes, little endian */
 };
 
-static int write_all(int fd, const void *buf, size_t len)
+/* All of @len bytes written (@out) or read: 0, or -1 (an end, an error). */
+static int io_all(int fd, void *buf, size_t len, bool out)
 {
-	const char *p = buf;
 	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+	char *p = buf;
 	ssize_t n;
 
 	while (len) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EAGAIN) {
+		n = out ? write(fd, p, len) : read(fd, p, len);
+		if (n < 0 && out && errno == EAGAIN) {
 			poll(&pfd, 1, -1);
 			continue;
 		}
@@ -66,21 +67,14 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+static int write_all(int fd, const void *buf, size_t len)
+{
+	return io_all(fd, (void *)buf, len, true);
+}
+
 static int read_all(int fd, void *buf, size_t len)
 {
-	char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
+	return io_all(fd, buf, len, false);
 }
 
 static int send_frame(int link, int type, const void *buf, uint32_t len)
