@@ -1,0 +1,16 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Debian's MPICH 4.0 over two nodes, 4 ranks over UCX's tcp transport on
+# ckpt0: checkpointed and let go on twice, checkpointed with --kill and
+# restarted on the same nodes (vm-tests/lib/mpinodes.sh says what is
+# checked).
+#
+# Topology: node0 and node1 on the private link ckpt0, each with ckptd,
+# the snapshot root on the results share both mount.
+# nodes: 2
+# kernels: 6.12
+set -eu
+. "$CKPT_TOP/vm-tests/lib/mpinodes.sh"
+mpi_job mpich "mpirun.mpich -hosts node0:2,node1:2 -n 4 -iface ckpt0"
+ktap_finish
