@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,7 @@ static int ssh_linked(char **av, char *where, const char *node)
 		_exit(127);
 	}
 	close(in[0]);
+	signal(SIGPIPE, SIG_IGN);
 	/* Should ssh have ended already, link_accept() says so. */
 	token[LINK_TOKEN_LEN] = '\n';
 	wrote = write(in[1], token, LINK_TOKEN_LEN + 1);
@@ -213,11 +215,14 @@ static int join_linked(const char *where, char **cmd)
 	setsid();
 	child = fork();
 	if (!child) {
+		setpgid(0, 0);	/* hung up as a group, as sshd would */
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		_exit(run_preloaded(cmd));
 	}
+	if (child > 0)
+		setpgid(child, child);	/* whichever of the two runs first */
 	close(in[0]);
 	close(out[1]);
 	close(err[1]);

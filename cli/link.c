@@ -169,7 +169,12 @@ int link_accept(int l, const char *token, pid_t ssh, int *ssh_status)
 		 * connection waiting counts first. ssh ended with none: the
 		 * remote side failed, and said why.
 		 */
-		ended = ended || waitpid(ssh, ssh_status, WNOHANG) == ssh;
+		if (!ended) {
+			pid_t w = waitpid(ssh, ssh_status, WNOHANG);
+
+			/* (ECHILD: SIGCHLD ignored, the child reaped unseen.) */
+			ended = w == ssh || (w < 0 && errno == ECHILD);
+		}
 		if (poll(&pfd, 1, ended ? 0 : 200) <= 0) {
 			if (ended)
 				return -ECHILD;
@@ -216,70 +221,116 @@ static int exit_code(int st)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/*
+ * One way of the link from ckpt-ssh: its standard input as frames, until
+ * it ends (LINK_STDIN_EOF) or the link takes no more. A process of its
+ * own, so that a writer blocked on one way never holds up the other.
+ */
+static pid_t stdin_pump(int link)
+{
+	static char buf[LINK_FRAME_MAX];
+	pid_t pid = fork();
+	ssize_t n;
+
+	if (pid)
+		return pid;
+	for (;;) {
+		n = read(0, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			send_frame(link, LINK_STDIN_EOF, buf, 0);
+			_exit(0);
+		}
+		if (send_frame(link, LINK_STDIN, buf, n))
+			_exit(0);	/* the remote side takes no more */
+	}
+}
+
 int link_local(int link)
 {
 	static char buf[LINK_FRAME_MAX];
-	struct pollfd pfd[2] = {
-		{ .fd = 0, .events = POLLIN }, { .fd = link, .events = POLLIN },
-	};
+	int type, ret = 255;
 	uint32_t len;
-	ssize_t n;
-	int type;
+	pid_t pump;
 
 	signal(SIGPIPE, SIG_IGN);
+	pump = stdin_pump(link);
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
+		type = recv_frame(link, buf, &len);
+		if (type == LINK_EXIT) {
+			ret = exit_code((buf[0] & 0xff) | (buf[1] & 0xff) << 8 |
+					(buf[2] & 0xff) << 16 | (buf[3] & 0xff) << 24);
 			break;
 		}
-		if (pfd[0].revents) {
-			n = read(0, buf, sizeof(buf));
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			/*
-			 * Standard input ends, or the remote side takes no more
-			 * of it (it may have ended, its status on the way).
-			 */
-			if ((n > 0 ? send_frame(link, LINK_STDIN, buf, n) :
-				     send_frame(link, LINK_STDIN_EOF, buf, 0)) || n <= 0)
-				pfd[0].fd = -1;
-		}
-		if (!pfd[1].revents)
-			continue;
-		type = recv_frame(link, buf, &len);
-		if (type == LINK_EXIT)
-			return exit_code((buf[0] & 0xff) | (buf[1] & 0xff) << 8 |
-					 (buf[2] & 0xff) << 16 | (buf[3] & 0xff) << 24);
 		if (type != LINK_STDOUT && type != LINK_STDERR)
 			break;
 		write_all(type == LINK_STDOUT ? 1 : 2, buf, len);
 	}
-	fprintf(stderr, "%s: the link to the remote command ended before it did\n",
-		prog);
-	return 255;
+	if (pump > 0) {
+		kill(pump, SIGKILL);
+		waitpid(pump, NULL, 0);
+	}
+	if (ret == 255)
+		fprintf(stderr, "%s: the link to the remote command ended before it did\n",
+			prog);
+	return ret;
+}
+
+/*
+ * The relay's other way: frames from ckpt-ssh into the command's standard
+ * input (@in), in a process of its own. When the link ends first
+ * (ckpt-ssh is gone), the command's process group is hung up, as sshd
+ * does.
+ */
+static pid_t stdin_feeder(int link, pid_t child, int in)
+{
+	static char buf[LINK_FRAME_MAX];
+	pid_t pid = fork();
+	uint32_t len;
+	int type;
+
+	if (pid)
+		return pid;
+	for (;;) {
+		type = recv_frame(link, buf, &len);
+		if (type == LINK_STDIN && in >= 0) {
+			if (write_all(in, buf, len)) {
+				close(in);	/* the command reads no more */
+				in = -1;
+			}
+		} else if (type == LINK_STDIN_EOF && in >= 0) {
+			close(in);
+			in = -1;
+		} else if (type != LINK_STDIN && type != LINK_STDIN_EOF) {
+			kill(-child, SIGHUP);
+			_exit(0);
+		}
+	}
 }
 
 int link_remote(int link, pid_t child, int in, int out, int err)
 {
 	static char buf[LINK_FRAME_MAX];
-	struct pollfd pfd[3] = {
-		{ .fd = link, .events = POLLIN },
+	struct pollfd pfd[2] = {
 		{ .fd = out, .events = POLLIN }, { .fd = err, .events = POLLIN },
 	};
-	uint32_t len;
+	bool linked = true;
+	pid_t feeder;
 	ssize_t n;
-	int i, type, st;
+	int i, st;
 	uint8_t s[4];
 
 	signal(SIGPIPE, SIG_IGN);
-	while (pfd[0].fd >= 0 && (pfd[1].fd >= 0 || pfd[2].fd >= 0)) {
-		if (poll(pfd, 3, -1) < 0) {
+	feeder = stdin_feeder(link, child, in);
+	close(in);
+	while (pfd[0].fd >= 0 || pfd[1].fd >= 0) {
+		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		for (i = 1; i < 3; i++) {
+		for (i = 0; i < 2; i++) {
 			if (!pfd[i].revents)
 				continue;
 			n = read(pfd[i].fd, buf, sizeof(buf));
@@ -288,27 +339,19 @@ int link_remote(int link, pid_t child, int in, int out, int err)
 			if (n <= 0) {
 				close(pfd[i].fd);
 				pfd[i].fd = -1;
-			} else if (send_frame(link, i == 1 ? LINK_STDOUT : LINK_STDERR,
-					      buf, n)) {
-				pfd[0].fd = -1;
+			} else if (linked && send_frame(link, i ? LINK_STDERR : LINK_STDOUT,
+							buf, n)) {
+				linked = false;	/* ckpt-ssh is gone: hang up */
+				kill(-child, SIGHUP);
 			}
 		}
-		if (pfd[0].fd < 0 || !pfd[0].revents)
-			continue;
-		type = recv_frame(link, buf, &len);
-		if (type == LINK_STDIN && in >= 0)
-			write_all(in, buf, len);
-		else if (type == LINK_STDIN_EOF && in >= 0) {
-			close(in);
-			in = -1;
-		} else if (type != LINK_STDIN) {
-			pfd[0].fd = -1;	/* ckpt-ssh is gone: as sshd, hang up */
-		}
 	}
-	if (pfd[0].fd < 0)
-		kill(child, SIGHUP);
 	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 		;
+	if (feeder > 0) {
+		kill(feeder, SIGKILL);
+		waitpid(feeder, NULL, 0);
+	}
 	s[0] = st;
 	s[1] = st >> 8;
 	s[2] = st >> 16;
@@ -318,7 +361,7 @@ int link_remote(int link, pid_t child, int in, int out, int err)
 	 * and dropped (5 s at most), as closing with bytes unread would
 	 * reset the connection and lose the status on its way.
 	 */
-	if (pfd[0].fd >= 0 && !send_frame(link, LINK_EXIT, s, sizeof(s)) &&
+	if (linked && !send_frame(link, LINK_EXIT, s, sizeof(s)) &&
 	    !shutdown(link, SHUT_WR)) {
 		struct timeval tv = { 5, 0 };
 

@@ -29,16 +29,17 @@ int link_accept(int l, const char *token, pid_t ssh, int *ssh_status);
 int link_connect(const char *node, const char *port, const char *token);
 
 /*
- * ckpt-ssh's side: its standard input to the link, the command's output
- * and error from it, until its exit status comes: that status (255 when
- * the link ends first, said on stderr).
+ * ckpt-ssh's side: its standard input to the link (a process of its own),
+ * the command's output and error from it, until its exit status comes:
+ * that status (255 when the link ends first, said on stderr).
  */
 int link_local(int link);
 
 /*
- * The relay's side, for @child: its standard input (@in) from the link,
- * its output (@out) and error (@err) to it, then its wait status; the
- * child hung up (SIGHUP) if the link ends first. The exit status.
+ * The relay's side, for @child (the leader of its process group): its
+ * standard input (@in) from the link (a process of its own), its output
+ * (@out) and error (@err) to it, then its wait status; the group hung up
+ * (SIGHUP) if the link ends first. The exit status.
  */
 int link_remote(int link, pid_t child, int in, int out, int err);
 

@@ -74,12 +74,38 @@ static int read_all(const json_t *shares, struct tcp_end *all, size_t n,
 	return ret;
 }
 
+/* End @i of @all (@n, sorted): its own checks (@pass 0), or the gap (1). */
+static int check_end(const struct tcp_end *all, size_t n, size_t i, int pass,
+		     struct ckpt_err *err)
+{
+	const struct tcp_end *t = &all[i], *p;
+	struct tcp_end key;
+
+	/* One end listed twice: two nodes claim the same addresses. */
+	if (!pass && i + 1 < n && !by_ends(t, &all[i + 1]))
+		return ckpt_err_set(err, EPROTO, "nodes %.64s and %.64s both hold a TCP connection from %s to %s",
+				    t->node, all[i + 1].node, t->from, t->to);
+	key.from = t->to;
+	key.to = t->from;
+	p = bsearch(&key, all, n, sizeof(*all), by_ends);
+	if (!pass && (!p || !strcmp(p->node, t->node)))
+		return ckpt_err_set(err, EOPNOTSUPP,
+				    "node %.64s: pid %d fd %d is a TCP connection from %s to %s, a process in no share of the job",
+				    t->node, t->pid, t->fd, t->from, t->to);
+	/* What @p holds must start where @t's sent data ends. */
+	if (pass && (uint32_t)(p->rnxt - t->una) > (uint32_t)(t->wseq - t->una))
+		return ckpt_err_set(err, EAGAIN,
+				    "node %.64s: pid %d fd %d: bytes in flight from %s to %s (node %.64s) moved between the two nodes' captures; try again",
+				    t->node, t->pid, t->fd, t->from, t->to, p->node);
+	return 0;
+}
+
 int tcp_join(const json_t *shares, struct ckpt_err *err)
 {
-	struct tcp_end *all, key, *p;
+	struct tcp_end *all;
 	const json_t *share;
 	size_t i, n = 0;
-	int ret;
+	int ret, pass;
 
 	if (!json_is_array(shares) || json_array_size(shares) > TCP_JOIN_NODES_MAX)
 		return ckpt_err_set(err, EPROTO, "not a list of at most %d nodes' TCP ends",
@@ -102,28 +128,13 @@ int tcp_join(const json_t *shares, struct ckpt_err *err)
 	ret = read_all(shares, all, n, err);
 	if (!ret)
 		qsort(all, n, sizeof(*all), by_ends);
-	for (i = 0; !ret && i < n; i++) {
-		const struct tcp_end *t = &all[i];
-
-		/* One end listed twice: two nodes claim the same addresses. */
-		if (i + 1 < n && !by_ends(t, &all[i + 1])) {
-			ret = ckpt_err_set(err, EPROTO, "nodes %.64s and %.64s both hold a TCP connection from %s to %s",
-					   t->node, all[i + 1].node, t->from, t->to);
-			break;
-		}
-		key.from = t->to;
-		key.to = t->from;
-		p = bsearch(&key, all, n, sizeof(*all), by_ends);
-		if (!p || !strcmp(p->node, t->node))
-			ret = ckpt_err_set(err, EOPNOTSUPP,
-					   "node %.64s: pid %d fd %d is a TCP connection from %s to %s, a process in no share of the job",
-					   t->node, t->pid, t->fd, t->from, t->to);
-		/* What @p holds must start where @t's sent data ends. */
-		else if ((uint32_t)(p->rnxt - t->una) > (uint32_t)(t->wseq - t->una))
-			ret = ckpt_err_set(err, EAGAIN,
-					   "node %.64s: pid %d fd %d: bytes in flight from %s to %s (node %.64s) moved between the two nodes' captures; try again",
-					   t->node, t->pid, t->fd, t->from, t->to, p->node);
-	}
+	/*
+	 * Two passes: what no retry mends (an end claimed twice, one with
+	 * no other end) is told before a gap, which a retry may mend.
+	 */
+	for (pass = 0; !ret && pass < 2; pass++)
+		for (i = 0; !ret && i < n; i++)
+			ret = check_end(all, n, i, pass, err);
 	free(all);
 	return ret;
 }

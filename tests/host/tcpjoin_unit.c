@@ -44,7 +44,7 @@ int main(void)
 {
 	struct ckpt_err err;
 
-	printf("TAP version 13\n1..10\n");
+	printf("TAP version 13\n1..11\n");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 200) "]", &err),
 	      "the two ends of a connection fit: joined");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 100) "]", &err),
@@ -70,6 +70,10 @@ int main(void)
 	      join("{\"node\": \"a\"}", &err) == -EPROTO &&
 	      join("[{\"tcp\": []}]", &err) == -EPROTO,
 	      "lists of the wrong shape: refused");
+	check(join("[" A(100, 300, 880) ", " B(880, 880, 99) ", "
+		   "{\"node\": \"c\", \"tcp\": [[9, 4, \"192.0.2.12:1\", \"192.0.2.13:2\", 1, 1, 1]]}]",
+		   &err) == -EOPNOTSUPP && strstr(err.msg, "node c"),
+	      "an end with no other end is told before a gap, which a retry would not mend");
 	check(!join("[]", &err) && !join("[{\"node\": \"a\", \"tcp\": []}]", &err),
 	      "no connection between nodes: nothing to join");
 	return failed ? 1 : 0;
