@@ -217,7 +217,8 @@ static int on_tcp_made(void *arg, struct ckpt_err *err)
 	if (s->p) {
 		peer_send(s->p, json_pack("{s:b, s:s}", "ok", 1, "made", s->d->node),
 			  NULL);
-		ret = peer_recv(s->p, &msg, CKPTD_PEER_WAIT_S, err);
+		/* Every other node reads its images first: the confirm's wait. */
+		ret = peer_recv(s->p, &msg, CKPTD_CONFIRM_WAIT_S, err);
 		if (!ret && !json_is_true(json_object_get(msg, "talk")))
 			ret = ckpt_err_set(err, EPROTO, "the coordinator %s did not say talk",
 					   s->coordinator);
@@ -306,14 +307,16 @@ static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 		if (!ret)
 			json_decref(reply);
 	}
+	/* "go" to all at once: each reads its images while the others do. */
+	for (i = 1; !ret && i < n; i++)
+		ret = peer_send(r->peers[i], json_pack("{s:b}", "go", 1), err);
 	for (i = 1; !ret && i < n; i++) {
-		ret = peer_call(r->peers[i], json_pack("{s:b}", "go", 1), &reply,
-				CKPTD_PEER_WAIT_S, err);
+		ret = peer_reply(r->peers[i], &reply, CKPTD_PEER_WAIT_S, err);
 		if (!ret)
 			json_decref(reply);
 		else
-			ckptd_log(d, 0, "job %s: %zu of the other nodes' shares started, and end unconfirmed; %s",
-				  j->id, i - 1, err->msg);
+			ckptd_log(d, 0, "job %s: the other nodes' shares end unconfirmed; %s",
+				  j->id, err->msg);
 	}
 	if (ret)
 		close_peers(r);

@@ -735,8 +735,17 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 			apply_action(s.j, "abort");
 		return;
 	}
-	peer_send(p, json_pack("{s:b, s:o, s:o}", "ok", 1, "node", node, "tcp", tcp),
-		  NULL);
+	/* An answer too long for one message must not leave the job stopped. */
+	if (peer_send(p, json_pack("{s:b, s:o, s:o}", "ok", 1, "node", node, "tcp", tcp),
+		      &err)) {
+		ckptd_log(d, 0, "job %s: no share of snapshot %lld: %s", s.j->id,
+			  (long long)seq, err.msg);
+		peer_send(p, json_pack("{s:b, s:o}", "ok", 0, "error",
+				       json_sprintf("node %s: its share's description does not fit one message (%s)",
+						    d->node, err.msg)), NULL);
+		apply_action(s.j, "abort");
+		return;
+	}
 	if (!peer_recv(p, &msg, CKPTD_PEER_WAIT_S, &err)) {
 		action = ckptd_msg_str(msg, "action") ?: "abort";
 		/* Only the words it knows; anything else continues the share. */
