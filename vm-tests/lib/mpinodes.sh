@@ -31,10 +31,16 @@ kill_ranks="pkill -KILL -x heat; pkill -KILL -x hydra_pmi_proxy; pkill -KILL -x 
 	pkill -KILL -x mpirun.openmpi; pkill -KILL -x mpirun.mpich; pkill -KILL -x orterun
 	pkill -KILL -x mpiexec.hydra; true"
 
-cleanup() {
+# Leftovers of a run (a reference's, a killed job's) on both nodes.
+cleanup_ranks() {
+	local n
 	for n in node0 node1; do
 		ssh "$n" "$kill_ranks" > /dev/null 2>&1 || true
 	done
+}
+
+cleanup() {
+	cleanup_ranks
 	twonodes_cleanup
 }
 trap cleanup EXIT
@@ -126,12 +132,3 @@ mpi_job() {
 		grep -qxF "$want" "$shared/$impl-restart.out"
 	cleanup_ranks
 }
-
-# Leftovers of a run (a reference's, a killed job's) on both nodes.
-cleanup_ranks() {
-	local n
-	for n in node0 node1; do
-		ssh "$n" "$kill_ranks" > /dev/null 2>&1 || true
-	done
-}
-
