@@ -156,12 +156,18 @@ kmod-debug: debug-kernel
 # ---------------------------------------------------------------- userspace
 
 user: $(O)/bin/ckpt $(O)/bin/ckpt-run $(O)/bin/ckpt-join $(O)/bin/ckpt-ssh $(O)/bin/ckptd $(LIBCKPT) $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS) $(PRELOADS) \
-	$(MPI_PROGS) $(O)/tests/host/libckpt_unit $(O)/tests/host/tcpjoin_unit
+	$(MPI_PROGS) $(O)/tests/host/libckpt_unit $(O)/tests/host/tcpjoin_unit \
+	$(O)/tests/host/addrmap_unit
 
 $(O)/tests/host/libckpt_unit: tests/host/libckpt_unit.c $(O)/lib/libckpt.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -pthread -Ilib/libckpt -o $@ $< $(O)/lib/libckpt.a
+
+$(O)/tests/host/addrmap_unit: tests/host/addrmap_unit.c lib/ckptd/addrmap.c lib/restore/err.c lib/ckptd/addrmap.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) $(PROTO_CFLAGS) -o $@ $(filter %.c,$^) $(JANSSON_LIBS)
 
 $(O)/tests/host/tcpjoin_unit: tests/host/tcpjoin_unit.c lib/ckptd/tcpjoin.c lib/ckptd/proto.c lib/restore/err.c lib/ckptd/tcpjoin.h
 	@mkdir -p $(@D)
@@ -256,7 +262,7 @@ $(FUZZ): $(FUZZ_SRCS) $(wildcard cli/*.h lib/restore/*.h) kmod/ckpt/image_check.
 # The ckptd protocol's and snapshot metadata's fuzzer, the same way.
 MSG_FUZZ := $(O)/fuzz/msg_fuzz
 MSG_FUZZ_SRCS := tests/fuzz/msg_fuzz.c lib/ckptd/proto.c lib/ckptd/meta.c lib/ckptd/tcpjoin.c \
-	lib/restore/err.c
+	lib/ckptd/addrmap.c lib/restore/err.c
 
 $(MSG_FUZZ): $(MSG_FUZZ_SRCS) $(wildcard lib/ckptd/*.h) lib/restore/restore.h
 	@command -v $(FUZZ_CC) > /dev/null || \

@@ -23,6 +23,7 @@
 
 #include <openssl/crypto.h>
 
+#include "addrmap.h"
 #include "ckptd.h"
 #include "err.h"
 #include "meta.h"
@@ -33,7 +34,11 @@ struct restart {
 	const json_t *tree;	/* the tree this node restarts */
 	int fds[3];
 	json_t *targets;	/* per node of the snapshot, where it restarts */
+	json_t *now;		/* per node of the snapshot, its target's addresses */
 	struct peer *peers[CKPTD_MAX_NODES];
+	json_t *map;		/* the address map, as "go" sends it */
+	struct ckpt_addr_map addrmap[CKPT_ADDRMAP_MAX];
+	unsigned int addrmap_len;
 };
 
 /* meta.json under a valid MAC, of the right shape: 0 or -errno with @err. */
@@ -276,11 +281,38 @@ static void close_peers(struct restart *r)
 }
 
 /*
+ * The address map of a restart (Documentation/decisions.md, "TCP on other
+ * nodes"): each share's old node's addresses, from the metadata, to those
+ * of the node it restarts on, its "ready"'s (this node's its own).
+ */
+static int build_map(struct ckptd *d, struct restart *r, struct job *j,
+		     struct ckpt_err *err)
+{
+	const json_t *nodes = json_object_get(r->meta, "nodes"), *n;
+	json_t *old = json_array();
+	size_t i;
+	int ret;
+
+	json_array_foreach(nodes, i, n)
+		json_array_append(old, json_object_get(n, "addrs") ?: json_null());
+	json_array_set_new(r->now, 0, ckpt_addrs_local());
+	ret = ckpt_addrmap_build(old, r->now, &r->map, err);
+	json_decref(old);
+	if (!ret)
+		ret = ckpt_addrmap_read(r->map, r->addrmap, &r->addrmap_len, err);
+	if (!ret && r->addrmap_len)
+		ckptd_log(d, 1, "job %s: %u addresses of its old nodes map to its new nodes'",
+			  j->id, r->addrmap_len);
+	return ret;
+}
+
+/*
  * The other nodes' shares, in steps: each checks the snapshot and says it
- * is ready; only when all are does each get "go" and make its share's
- * connections ("made"); this node's made too, each gets "talk" and starts
- * its share ("started", on_tcp_made()); once this node's runs too, each
- * gets "confirm" (on_started()).
+ * is ready, with its node's addresses; only when all are does each get
+ * "go", with the address map, and make its share's connections ("made");
+ * this node's made too, each gets "talk" and starts its share ("started",
+ * on_tcp_made()); once this node's runs too, each gets "confirm"
+ * (on_started()).
  * A failure before "go" starts none; one after it, or this node's own,
  * closes the connections unconfirmed, and the shares that started end.
  * On success the connections stay open for the confirm.
@@ -304,12 +336,17 @@ static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 					"op", "peer-restart", "job", j->id, "dir", r->dir,
 					"node", json_string_value(json_object_get(json_array_get(nodes, i), "node")),
 					"coordinator", d->node), &reply, CKPTD_PEER_WAIT_S, err);
-		if (!ret)
+		if (!ret) {
+			json_array_set(r->now, i, json_object_get(reply, "addrs") ?: json_null());
 			json_decref(reply);
+		}
 	}
+	if (!ret)
+		ret = build_map(d, r, j, err);
 	/* "go" to all at once: each reads its images while the others do. */
 	for (i = 1; !ret && i < n; i++)
-		ret = peer_send(r->peers[i], json_pack("{s:b}", "go", 1), err);
+		ret = peer_send(r->peers[i], json_pack("{s:b, s:O}", "go", 1,
+						       "addrmap", r->map), err);
 	for (i = 1; !ret && i < n; i++) {
 		ret = peer_reply(r->peers[i], &reply, CKPTD_PEER_WAIT_S, err);
 		if (!ret)
@@ -352,8 +389,12 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 		ret = snapshot_check_images(r->dir, r->meta, &err);
 	for (k = 1; k < json_array_size(r->targets); k++)
 		json_array_append(others, json_array_get(r->targets, k));
+	for (k = 0; k < json_array_size(nodes); k++)
+		json_array_append_new(r->now, json_null());
 	if (!ret && json_array_size(nodes) > 1)
 		ret = start_remote(d, r, j, &err);
+	else if (!ret)
+		ret = build_map(d, r, j, &err);
 	for (i = 0; !ret && i < 3; i++)
 		if (dup2(r->fds[i], i) < 0)
 			ret = ckpt_err_set(&err, errno, "%s", strerror(errno));
@@ -362,6 +403,8 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 		    (int)sizeof(image))
 		ret = ckpt_err_set(&err, ENAMETOOLONG, "%s: path too long", r->dir);
 	o.image = image;
+	o.addrmap = r->addrmap;
+	o.addrmap_len = r->addrmap_len;
 	if (!ret)
 		ret = ckpt_restore(&o, &status, &err);
 	/* Not confirmed (this node's tree did not start): the others end. */
@@ -511,7 +554,7 @@ bad:
 void op_restart(struct conn *c, const json_t *req)
 {
 	struct ckptd *d = conn_daemon(c);
-	struct restart r = { .fds = { -1, -1, -1 } };
+	struct restart r = { .fds = { -1, -1, -1 }, .now = json_array() };
 	const char *dir = ckptd_msg_str(req, "dir");
 	const json_t *nodes;
 	struct worker *w;
@@ -546,6 +589,8 @@ out:
 			close(r.fds[i]);
 	json_decref(r.meta);
 	json_decref(r.targets);
+	json_decref(r.now);
+	json_decref(r.map);
 }
 
 /* signal {sig}: to the job this connection restarted, through its worker. */
@@ -590,6 +635,7 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 		.tcp_made = on_tcp_made, .tcp_made_arg = &sc,
 	};
 	char real[PATH_MAX], image[PATH_MAX], errbuf[256];
+	struct ckpt_addr_map addrmap[CKPT_ADDRMAP_MAX];
 	const json_t *tree, *info;
 	struct ckpt_err err;
 	json_t *meta = NULL, *msg;
@@ -630,14 +676,23 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 		peer_fail(p, "node %s: %s", d->node, err.msg);
 		goto out;
 	}
-	peer_send(p, json_pack("{s:b, s:s}", "ok", 1, "ready", d->node), NULL);
+	peer_send(p, json_pack("{s:b, s:s, s:o}", "ok", 1, "ready", d->node,
+			       "addrs", ckpt_addrs_local()), NULL);
 	if (peer_recv(p, &msg, CKPTD_PEER_WAIT_S, &err) ||
 	    !json_is_true(json_object_get(msg, "go"))) {
 		ckptd_log(d, 1, "job %s: the coordinator did not say go; the share stays down",
 			  id);
+		json_decref(msg);
 		goto out;
 	}
+	ret = ckpt_addrmap_read(json_object_get(msg, "addrmap"), addrmap,
+				&o.addrmap_len, &err);
 	json_decref(msg);
+	if (ret) {
+		peer_fail(p, "node %s: %s", d->node, err.msg);
+		goto out;
+	}
+	o.addrmap = addrmap;
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (i = 0; i < 3; i++)
 		dup2(null, i);

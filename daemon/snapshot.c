@@ -27,6 +27,7 @@
 
 #include <openssl/evp.h>
 
+#include "addrmap.h"
 #include "ckptd.h"
 #include "engine.h"
 #include "err.h"
@@ -167,7 +168,7 @@ static json_t *tree_members(struct snap *s, struct ckpt_err *err)
 	return list;
 }
 
-/* This node's entry of the metadata: its name, kernel and tree. */
+/* This node's entry of the metadata: its name, kernel, addresses and tree. */
 static json_t *node_entry(struct snap *s, struct ckpt_err *err)
 {
 	char id[2 * CKPT_TREE_ID_LEN + 1], dir[HOST_NAME_MAX + 8];
@@ -180,9 +181,9 @@ static json_t *node_entry(struct snap *s, struct ckpt_err *err)
 	uname(&u);
 	ckptd_hex(s->t.id, sizeof(s->t.id), id);
 	snprintf(dir, sizeof(dir), "%s/0", s->d->node);
-	return json_pack("{s:s, s:s, s:[{s:s, s:s, s:o}]}", "node", s->d->node,
-			 "kernel", u.release, "trees", "dir", dir, "id", id,
-			 "members", members);
+	return json_pack("{s:s, s:s, s:o, s:[{s:s, s:s, s:o}]}", "node", s->d->node,
+			 "kernel", u.release, "addrs", ckpt_addrs_local(),
+			 "trees", "dir", dir, "id", id, "members", members);
 }
 
 static int build_meta(struct snap *s, struct ckpt_err *err)

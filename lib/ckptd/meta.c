@@ -10,6 +10,7 @@
 
 #include <linux/ckpt.h>
 
+#include "addrmap.h"
 #include "err.h"
 #include "meta.h"
 
@@ -65,6 +66,11 @@ static int check_nodes(const json_t *nodes, struct ckpt_err *err)
 		    json_array_size(trees) != 1)
 			return ckpt_err_set(err, EINVAL, "node %zu: needs \"node\" (a plain name), \"kernel\" and \"trees\" (one tree)",
 					    i);
+		/* Its addresses, for a restart elsewhere: not in older snapshots. */
+		if (json_object_get(n, "addrs") &&
+		    ckpt_addrs_check(json_object_get(n, "addrs"), NULL))
+			return ckpt_err_set(err, EINVAL, "node %s: \"addrs\" must list at most %d ADDR/PREFIX",
+					    node, CKPT_ADDRS_MAX);
 		json_array_foreach(trees, k, t) {
 			snprintf(where, sizeof(where), "node %s, tree %zu", node, k);
 			if (json_unpack((json_t *)t, "{s:s, s:s, s:o}", "dir", &dir,

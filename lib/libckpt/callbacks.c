@@ -368,8 +368,10 @@ int ckpt_run_round(unsigned int flags, unsigned int timeout_ms, uint64_t id)
 
 	if (res == 0)
 		ckpt_lib.checkpoints++;
-	if (res == 1)
+	if (res == 1) {
+		ckpt_addrmap_sync();
 		ckpt_requests_restarted();
+	}
 out:
 	ckpt_lib.last_result = res;
 	ckpt_cs_release();

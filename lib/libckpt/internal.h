@@ -155,4 +155,10 @@ static inline pid_t ckpt_gettid(void)
 	return syscall(SYS_gettid);
 }
 
+/*
+ * After a restart: the address map of the namespace the process is in
+ * now (addrmap.c), taken on before the next checkpoint.
+ */
+void ckpt_addrmap_sync(void);
+
 #endif /* LIBCKPT_INTERNAL_H */

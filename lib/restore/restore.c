@@ -713,18 +713,28 @@ static int fill_object(struct restore *r, uint32_t obj, int fd,
 	return 0;
 }
 
-/* The FIFO at @o's path, if it is still the one it was. */
+/*
+ * The FIFO at @o's path, if it is still the one it was, or made again by
+ * this restart where it is gone (fifo.c).
+ */
 static int open_fifo(struct restore *r, const struct ckpt_img_fileobj *o,
 		     int flags, struct ckpt_err *err)
 {
 	struct stat st;
-	int fd = open(o->name, flags | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(o->name, flags | O_NONBLOCK | O_CLOEXEC), ret;
 
+	if (fd < 0 && errno == ENOENT) {
+		ret = restore_fifo_make(&r->img, o, err);
+		if (ret)
+			return ret;
+		fd = open(o->name, flags | O_NONBLOCK | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return ckpt_err_set(err, errno, "cannot reopen FIFO %s: %s",
 				    o->name, strerror(errno));
 	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) ||
-	    !same_file(r, &st, o->dev, o->ino)) {
+	    (!same_file(r, &st, o->dev, o->ino) &&
+	     !restore_fifo_made(st.st_dev, st.st_ino))) {
 		close(fd);
 		return ckpt_err_set(err, ESTALE, "%s is not the FIFO it was at the checkpoint",
 				    o->name);
@@ -974,7 +984,7 @@ static void make_own_usocks(struct restore *r, int above)
 	if (!r->shared)
 		child_fail(r, "out of memory");
 	if (restore_make_usocks(&img, 1, r->shared, &r->nr_shared, &err) ||
-	    restore_make_tcp(&img, 1, r->shared, &r->nr_shared, NULL, NULL,
+	    restore_make_tcp(&img, 1, r->shared, &r->nr_shared, NULL,
 			     &err))
 		child_fail(r, "%s", err.msg);
 	for (i = 0; i < img->nr_ulistens; i++) {

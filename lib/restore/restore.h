@@ -21,6 +21,23 @@ struct ckpt_err {
 	char msg[1024];
 };
 
+/*
+ * One entry of a job's address map (Documentation/decisions.md, "TCP on
+ * other nodes"): an address of a node the job ran on, and the address of
+ * the node its share restarts on. @family is AF_INET or AF_INET6; an
+ * AF_INET address is the first 4 bytes.
+ */
+struct ckpt_addr_map {
+	int family;
+	unsigned char from[16], to[16];
+};
+
+/* The entries a map may have: some addresses for each of 64 nodes. */
+#define CKPT_ADDRMAP_MAX	256
+
+/* Where a restarted tree's processes find its map (libckpt reads it). */
+#define CKPT_ADDRMAP_DIR	"/run/ckpt/addrmap"
+
 /* What to restart and how; ckpt restart's options, one for one. */
 struct ckpt_restore_opts {
 	const char *image;		/* its path; "-": standard input */
@@ -59,6 +76,15 @@ struct ckpt_restore_opts {
 	 */
 	int (*tcp_made)(void *arg, struct ckpt_err *err);
 	void *tcp_made_arg;
+	/*
+	 * A tree restarted on other nodes: every TCP socket's addresses go
+	 * through this map (each at most once) before the socket is made,
+	 * and the map is left, as text, in CKPT_ADDRMAP_DIR/INUM (INUM: the
+	 * tree's pid namespace's inode) for the tree's processes while it
+	 * runs. NULL (0 entries): none.
+	 */
+	const struct ckpt_addr_map *addrmap;
+	unsigned int addrmap_len;
 };
 
 /*

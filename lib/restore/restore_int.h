@@ -120,13 +120,31 @@ int restore_make_pending(const struct ckpt_image *holder,
  * The TCP sockets of @imgs[0..@n) (tcp.c), each once, listening or
  * connected again as they were, an entry in @sh for each after its *@nr
  * entries; a connection's peer is among them or on another node of the
- * job. @made (NULL: none) is called with @arg once all are made, before
+ * job. With @o (NULL: a single process's), its addresses go through
+ * @o->addrmap first, and @o->tcp_made is called once all are made, before
  * any leaves repair mode. 0 or -errno with @err.
  */
 int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 		     struct restore_shared *sh, uint32_t *nr,
-		     int (*made)(void *arg, struct ckpt_err *err), void *arg,
-		     struct ckpt_err *err);
+		     const struct ckpt_restore_opts *o, struct ckpt_err *err);
+
+/*
+ * FIFO @o of @img, whose path is gone, made again as the process's user
+ * (fifo.c): 0 or -errno with @err. restore_fifo_made(): whether this
+ * restart made the FIFO of that identity.
+ */
+int restore_fifo_make(const struct ckpt_image *img,
+		      const struct ckpt_img_fileobj *o, struct ckpt_err *err);
+bool restore_fifo_made(dev_t dev, ino_t ino);
+
+/*
+ * The tree's address map where its processes find it (restore.h): in
+ * CKPT_ADDRMAP_DIR, named for the pid namespace of @holder, @path set to
+ * it; with no map, a file of that name left by an earlier tree is
+ * removed. 0 or -errno with @err.
+ */
+int restore_addrmap_publish(const struct ckpt_restore_opts *o, pid_t holder,
+			    char *path, size_t size, struct ckpt_err *err);
 
 /*
  * The pseudo-terminals of @imgs[0..@n) (pty.c), each pair once, as it was

@@ -438,14 +438,52 @@ static const struct ckpt_img_tcp *find_tcp(struct ckpt_image *const *imgs,
 	return NULL;
 }
 
+/* @a, of a socket of @family, through the map: once, if it is in it. */
+static void map_address(const struct ckpt_restore_opts *o, uint32_t family,
+			uint8_t *a)
+{
+	unsigned int i, len = family == AF_INET ? 4 : 16;
+
+	/* An IPv6 socket's IPv4-mapped address is the IPv4 address's. */
+	if (family == AF_INET6 && IN6_IS_ADDR_V4MAPPED((struct in6_addr *)a)) {
+		family = AF_INET;
+		a += 12;
+		len = 4;
+	}
+	for (i = 0; i < o->addrmap_len; i++)
+		if (o->addrmap[i].family == (int)family &&
+		    !memcmp(o->addrmap[i].from, a, len)) {
+			memcpy(a, o->addrmap[i].to, len);
+			return;
+		}
+}
+
+/*
+ * Every TCP section of @imgs (each member's copy) at the addresses of the
+ * nodes the job restarts on (restore.h, addrmap): both ends of a
+ * connection between nodes go through the same map, so they still meet.
+ */
+static void map_addresses(struct ckpt_image *const *imgs, uint32_t n,
+			  const struct ckpt_restore_opts *o)
+{
+	uint32_t i, k;
+
+	for (i = 0; o && o->addrmap_len && i < n; i++)
+		for (k = 0; k < imgs[i]->nr_tcps; k++) {
+			map_address(o, imgs[i]->tcps[k]->family, imgs[i]->tcps[k]->src);
+			map_address(o, imgs[i]->tcps[k]->family, imgs[i]->tcps[k]->dst);
+		}
+}
+
 int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 		     struct restore_shared *sh, uint32_t *nr,
-		     int (*made)(void *arg, struct ckpt_err *err), void *arg,
-		     struct ckpt_err *err)
+		     const struct ckpt_restore_opts *o, struct ckpt_err *err)
 {
 	uint32_t i, k, pass, from = *nr;
 	struct tcp_make m = { .err = err };
 	int ret = 0;
+
+	map_addresses(imgs, n, o);
 
 	/* Listening and plain sockets first: connections share their ports. */
 	for (pass = 0; pass < 2 && !ret; pass++) {
@@ -470,8 +508,8 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 	 * Every connection exists, still in repair (it sends nothing): a
 	 * job's other nodes are told, and their connections await (@made).
 	 */
-	if (!ret && made)
-		ret = made(arg, err);
+	if (!ret && o && o->tcp_made)
+		ret = o->tcp_made(o->tcp_made_arg, err);
 	/* Every connection exists: each may talk to its peer now. */
 	for (i = from; !ret && i < *nr; i++) {
 		m.t = find_tcp(imgs, n, sh[i].ino);

@@ -65,6 +65,7 @@ struct tree_restart {
 	int (*lazy_sv)[2];			/* [nr], --lazy: userfaultfd pairs */
 	pid_t *servers;				/* [nr], --lazy: who fills whom */
 	pid_t holder;				/* in the restarter's namespace */
+	char addrmap[PATH_MAX];			/* its address map's file, or "" */
 };
 
 static volatile sig_atomic_t forward_to;	/* a pid, or 0 */
@@ -612,8 +613,7 @@ static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 				  err);
 	if (!ret)
 		ret = restore_make_tcp(imgs, tr->t.nr, tr->shared,
-				       &tr->nr_shared, tr->opts->tcp_made,
-				       tr->opts->tcp_made_arg, err);
+				       &tr->nr_shared, tr->opts, err);
 	if (!ret)
 		ret = restore_make_ptys(imgs, tr->t.nr, tr->shared,
 					&tr->nr_shared, err);
@@ -915,6 +915,13 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	close(tr->go[0]);
 	close(tr->status[1]);
 	tr->errpipe[1] = tr->ready[1] = tr->go[0] = tr->status[1] = -1;
+	ret = restore_addrmap_publish(tr->opts, tr->holder, tr->addrmap,
+				      sizeof(tr->addrmap), err);
+	if (ret) {
+		kill(tr->holder, SIGKILL);
+		waitpid(tr->holder, NULL, 0);
+		return ret;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += TREE_READY_MS / 1000;
 	ret = wait_members(tr, tr->t.nr, &end, err);
@@ -1037,6 +1044,8 @@ int ckpt_restore_tree(const struct ckpt_restore_opts *opts, int *status,
 	}
 	if (!ret)
 		ret = run_tree(&tr, status, err);
+	if (*tr.addrmap)
+		unlink(tr.addrmap);
 	tree_free(&tr);
 	return ret;
 }

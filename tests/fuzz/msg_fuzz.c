@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for what ckptd reads from anyone: its socket's frames
- * (lib/ckptd/proto.c), a snapshot's metadata (lib/ckptd/meta.c) and the
- * TCP ends other nodes send (lib/ckptd/tcpjoin.c). Each input goes through
+ * (lib/ckptd/proto.c), a snapshot's metadata (lib/ckptd/meta.c), the
+ * TCP ends other nodes send (lib/ckptd/tcpjoin.c) and the address lists
+ * and map of a restart (lib/ckptd/addrmap.c). Each input goes through
  * ckptd's code twice: as a byte stream on a socket, cut into frames, each
- * decoded and, as an object, checked as metadata and its "shares" joined
- * as TCP ends; and whole, as the text of one message or one meta.json.
+ * decoded and, as an object, checked as metadata, its "shares" joined as
+ * TCP ends, its "addrmap" read and a map built from its "old" and "now";
+ * and whole, as the text of one message or one meta.json.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -13,19 +15,26 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "addrmap.h"
 #include "meta.h"
 #include "proto.h"
 #include "tcpjoin.h"
 
 static void check(const void *buf, size_t len)
 {
-	json_t *msg;
+	static struct ckpt_addr_map map[CKPT_ADDRMAP_MAX];
+	json_t *msg, *built = NULL;
+	unsigned int n;
 
 	if (ckptd_msg_decode(buf, len, &msg, NULL))
 		return;
 	ckptd_msg_str(msg, "op");
 	ckpt_meta_check(msg, NULL);
 	tcp_join(json_object_get(msg, "shares"), NULL);
+	ckpt_addrmap_read(json_object_get(msg, "addrmap"), map, &n, NULL);
+	ckpt_addrmap_build(json_object_get(msg, "old"), json_object_get(msg, "now"),
+			   &built, NULL);
+	json_decref(built);
 	json_decref(msg);
 }
 

@@ -3,7 +3,8 @@
 #
 # msg_seeds.py DIR: seeds for msg_fuzz (tests/fuzz/run -f msg): one frame
 # of each op of ckptd's protocol, a stream of two, two nodes' TCP ends to
-# join, and a snapshot's metadata, bare and framed (Documentation/ckptd.md).
+# join, the addresses and map of a restart, and a snapshot's metadata,
+# bare and framed (Documentation/ckptd.md).
 import json
 import struct
 import sys
@@ -31,12 +32,16 @@ ends = {"shares": [
     {"node": "n0", "tcp": [[7, 5, "192.0.2.10:4000", "192.0.2.11:5000", 100, 300, 900]]},
     {"node": "n1", "tcp": [[8, 6, "192.0.2.11:5000", "192.0.2.10:4000", 880, 880, 200]]}]}
 open(f"{d}/tcp-ends", "wb").write(frame(ends))
+a0 = ["192.0.2.10/24", "2001:db8::10/64"]
+a1 = ["192.0.2.11/24", "2001:db8::11/64"]
+open(f"{d}/addrs", "wb").write(frame({"old": [a0, a1], "now": [a1, a0], "addrmap": [
+    ["192.0.2.10", "192.0.2.11"], ["2001:db8::11", "2001:db8::10"]]}))
 open(f"{d}/two", "wb").write(frame(ops[1]) + frame(ops[2]))
 member = {"pid": 1, "image": "1.img", "bytes": 4096, "sha256": "ab" * 32}
 meta = {"format": "ckpt-snapshot", "version": 1, "job": "0123abcd",
         "name": "n", "uid": 1000, "gid": 1000, "seq": 3, "time": 1700000000,
         "cmd": ["a", "b"], "cwd": "/home/u",
-        "nodes": [{"node": "n0", "kernel": "6.1.0", "trees": [
+        "nodes": [{"node": "n0", "kernel": "6.1.0", "addrs": a0, "trees": [
             {"dir": "n0/0", "id": "00112233445566778899aabbccddeeff",
              "members": [member, dict(member, pid=2, image="2.img")]}]}]}
 open(f"{d}/meta.json", "wb").write(json.dumps(meta).encode())

@@ -21,7 +21,7 @@
 
 #define SZ	(2UL << 20)
 
-static char dir_path[64], file_path[96], fifo_path[64];
+static char dir_path[64], file_path[96], fifo_path[96];
 
 static uint64_t fd_hash(int fd, size_t size)
 {
@@ -440,6 +440,47 @@ TEST_F(memfd, a_replaced_fifo_is_refused_at_restart)
 	status = ckpt_run_restart(self->image, NULL, buf, sizeof(buf));
 	EXPECT_EQ(1, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(buf, "is not the FIFO it was")) TH_LOG("%s", buf);
+}
+
+/*
+ * A FIFO whose path is gone at restart (a restart on another node, or
+ * after /tmp was cleaned) is made again where it was, with its mode, its
+ * missing directory 0700, and the bytes it held.
+ */
+TEST_F(memfd, a_gone_fifo_is_made_again)
+{
+	struct target t = {};
+	char buf[256], sub[80];
+	struct stat st;
+
+	CKPT_SETUP_SKIPPED();
+	snprintf(sub, sizeof(sub), "%s/session", dir_path);
+	ASSERT_EQ(0, mkdir(dir_path, 0700));
+	ASSERT_EQ(0, mkdir(sub, 0755));
+	snprintf(fifo_path, sizeof(fifo_path), "%s/fifo", sub);
+	ASSERT_EQ(0, mkfifo(fifo_path, 0600));
+	ASSERT_EQ(0, chmod(fifo_path, 0640));
+	ASSERT_EQ(0, target_start(&t, fifo_target));
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
+					self->msg, sizeof(self->msg), NULL))
+		TH_LOG("%s", self->msg);
+	target_end(&t);
+	ASSERT_EQ(0, unlink(fifo_path));
+	ASSERT_EQ(0, rmdir(sub));
+
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("3:hello fifo again:-1/1 flags 4000/1 4>3:x", buf);
+	ASSERT_EQ(0, stat(fifo_path, &st));
+	EXPECT_TRUE(S_ISFIFO(st.st_mode));
+	EXPECT_EQ(0640U, st.st_mode & 07777);
+	ASSERT_EQ(0, stat(sub, &st));
+	EXPECT_EQ(0700U, st.st_mode & 07777);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+	unlink(fifo_path);
+	rmdir(sub);
 }
 
 TEST_F(memfd, a_fifo_or_memfd_held_by_another_process_is_refused)
