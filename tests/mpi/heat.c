@@ -20,6 +20,13 @@
  *
  * and every rank exits 0. Bad arguments: a message on standard error,
  * exit 2.
+ *
+ * Before the checksum, the first and the last rank (no neighbours with 3
+ * ranks or more) say their rank to each other: their first message, so
+ * that with a checkpoint mid-run two ranks first talk after the restart
+ * (Open MPI's TCP BTL connects then, to the address the other published
+ * at MPI_Init). A rank that hears another rank than the one it asked
+ * says so and aborts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,6 +41,7 @@
 #define GRID		512	/* points per side, edges included */
 #define TAG_UP		1	/* a row sent to the rank above */
 #define TAG_DOWN	2	/* a row sent to the rank below */
+#define TAG_ENDS	3	/* the first and the last rank's first words */
 
 static uint64_t mix64(uint64_t x)
 {
@@ -141,6 +149,17 @@ int main(int argc, char **argv)
 			memcpy(&bits, &cur[i * GRID + j], sizeof(bits));
 			sum += mix64(bits ^ mix64(idx));
 		}
+	if (size > 2 && (rank == 0 || rank == size - 1)) {
+		int peer = rank ? 0 : size - 1, heard = -1;
+
+		MPI_Sendrecv(&rank, 1, MPI_INT, peer, TAG_ENDS, &heard, 1, MPI_INT,
+			     peer, TAG_ENDS, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		if (heard != peer) {
+			fprintf(stderr, "heat: rank %d asked rank %d and heard rank %d\n",
+				rank, peer, heard);
+			MPI_Abort(MPI_COMM_WORLD, 3);
+		}
+	}
 	MPI_Reduce(&sum, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (rank == 0) {
 		printf("heat: %d ranks, %dx%d, %lu iterations, checksum 0x%016llx\n",

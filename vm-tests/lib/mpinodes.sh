@@ -10,7 +10,11 @@
 # link) are captured end by end, one end in each node's share, and joined
 # by the coordinator. Checked: the job checkpointed and let go on twice
 # mid-run ends with the checksum of an uninterrupted run; checkpointed
-# with --kill and restarted on the same nodes, it prints that checksum too.
+# with --kill and restarted on the same nodes, it prints that checksum
+# too, and so it does restarted from that snapshot with the nodes swapped
+# (their addresses mapped: Documentation/decisions.md, "TCP on other
+# nodes"), or that restart is refused by name (Open MPI: the files of its
+# session directory in each node's /tmp do not travel yet).
 #
 # MPICH over UCX's tcp transport as in mpi_node.sh (MPI_Finalize may spin:
 # a run's result is its output line, read within a bound, and the job is
@@ -87,11 +91,29 @@ start_job() {
 	sleep 3
 }
 
-ktap_plan 9
+ktap_plan 10
 ktap_check "node0: engine, key, ckptd" start_node node0
 ktap_check "node1: engine, key, ckptd" start_node node1
 
-# mpi_job IMPL "MPIRUN ARGS": every check above with IMPL's heat.
+# restart_from NAME NODE WHERE [ARGS...]: job $job's latest snapshot
+# restarted by "ckpt restart" on NODE with ARGS, its output in
+# $shared/NAME.out, which must end with the checksum $want.
+restart_from() {
+	local name=$1 node=$2 where=$3
+	shift 3
+	(exec ssh "$node" "cd '$shared' && exec timeout 500 '$bin/ckpt' restart \
+		'$snap/$job/latest' $*" > "$shared/$name.out" 2> "$shared/$name.err") &
+	runner=$!
+	has_line "$shared/$name.out" '^heat: ' 400 "$runner" || cat "$shared/$name.err"
+	end_job "$job" "$runner"
+	ktap_check "${name%%-*}: restarted $where: the uninterrupted run's checksum" \
+		grep -qxF "$want" "$shared/$name.out"
+	cleanup_ranks
+}
+
+# mpi_job IMPL "MPIRUN ARGS" [REFUSAL]: every check above with IMPL's heat;
+# with REFUSAL (an ERE), the restart with the nodes swapped must fail with
+# an error matching it, starting nothing.
 mpi_job() {
 	local impl=$1 heat=$CKPT_TOP/build/tests/mpi/$1/heat want ref
 	run=$2
@@ -123,12 +145,22 @@ mpi_job() {
 	cleanup_ranks
 	ktap_check "$impl: killed before its end: no checksum printed" \
 		sh -c "! grep -q '^heat:' '$shared/$impl-kill.out'"
-	(cd "$shared" && exec timeout 500 ckpt restart "$snap/$job/latest" \
-		> "$shared/$impl-restart.out" 2> "$shared/$impl-restart.err") &
-	runner=$!
-	has_line "$shared/$impl-restart.out" '^heat: ' 400 "$runner" || cat "$shared/$impl-restart.err"
-	end_job "$job" "$runner"
-	ktap_check "$impl: restarted on the same nodes: the uninterrupted run's checksum" \
-		grep -qxF "$want" "$shared/$impl-restart.out"
+	restart_from "$impl-restart" node0 "on the same nodes"
+	# node0's share on node1 and node1's on node0: the root's share is
+	# restarted where it is to run, on node1.
+	if [ -z "${3:-}" ]; then
+		restart_from "$impl-swap" node1 "with the nodes swapped" \
+			--hosts node0=node1,node1=node0
+		return
+	fi
+	ssh node1 "cd '$shared' && exec timeout 300 '$bin/ckpt' restart '$snap/$job/latest' \
+		--hosts node0=node1,node1=node0" > "$shared/$impl-swap.out" 2> "$shared/$impl-swap.err" || true
+	cat "$shared/$impl-swap.err" >&2
+	ktap_check "$impl: restart with the nodes swapped refused, naming the file: $3" \
+		grep -qE "$3" "$shared/$impl-swap.err"
+	# Whole or not at all: nothing of the job runs on either node.
+	ktap_poll 30 sh -c "! ssh node0 'grep -qs . /sys/fs/cgroup/ckpt/$job/cgroup.procs' &&
+		! ssh node1 'grep -qs . /sys/fs/cgroup/ckpt/$job/cgroup.procs'" ||
+		ktap_note "$impl: processes of the refused restart still run"
 	cleanup_ranks
 }

@@ -3,8 +3,8 @@
 #
 # Debian's MPICH 4.0 over two nodes, 4 ranks over UCX's tcp transport on
 # ckpt0: checkpointed and let go on twice, checkpointed with --kill and
-# restarted on the same nodes (vm-tests/lib/mpinodes.sh says what is
-# checked).
+# restarted on the same nodes and with the nodes swapped
+# (vm-tests/lib/mpinodes.sh says what is checked).
 #
 # Topology: node0 and node1 on the private link ckpt0, each with ckptd,
 # the snapshot root on the results share both mount.
