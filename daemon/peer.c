@@ -282,8 +282,15 @@ int peer_reply(struct peer *p, json_t **reply, int secs, struct ckpt_err *err)
 	if (ret)
 		return ret;
 	if (!json_is_true(json_object_get(r, "ok"))) {
-		ckpt_err_set(err, EPERM, "node %s: %s", p->name,
-			     ckptd_msg_str(r, "error") ?: "refused");
+		const char *e = ckptd_msg_str(r, "error") ?: "refused";
+		size_t n = strlen(p->name);
+
+		/* Named once: a node's refusals may name it already. */
+		if (!strncmp(e, "node ", 5) && !strncmp(e + 5, p->name, n) &&
+		    e[5 + n] == ':')
+			ckpt_err_set(err, EPERM, "%s", e);
+		else
+			ckpt_err_set(err, EPERM, "node %s: %s", p->name, e);
 		json_decref(r);
 		return -EPERM;
 	}
