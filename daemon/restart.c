@@ -638,7 +638,7 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 	struct ckpt_addr_map addrmap[CKPT_ADDRMAP_MAX];
 	const json_t *tree, *info;
 	struct ckpt_err err;
-	json_t *meta = NULL, *msg;
+	json_t *meta = NULL, *msg = NULL;
 	int ret, status, i, null;
 
 	if (!id || !dir || !node || !coord || !realpath(dir, real)) {

@@ -133,32 +133,58 @@ int ckpt_addrs_check(const json_t *addrs, struct ckpt_err *err)
 	return 0;
 }
 
-/* Share @i's entries of the map: its old addresses to its new node's. */
-static int build_share(const json_t *old, const json_t *now, json_t *map,
-		       struct ckpt_err *err)
+/*
+ * The new node's address for old address @o: @o itself if the new node
+ * has it, else the first of its family on @o's subnet (an old /32 or
+ * /128 on the new address's subnet). false if none.
+ */
+static bool new_address(const struct addr *o, const json_t *now, struct addr *w)
+{
+	unsigned int full = addr_len(o->family) * 8;
+	bool found = false;
+	struct addr a;
+	json_t *v;
+	size_t k;
+
+	json_array_foreach(now, k, v) {
+		addr_parse(json_string_value(v), true, &a);
+		if (a.family != o->family)
+			continue;
+		if (!memcmp(a.a, o->a, addr_len(o->family))) {
+			*w = a;
+			return true;
+		}
+		if (!found && same_prefix(o->a, a.a, o->prefix < full ? o->prefix : a.prefix)) {
+			*w = a;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/*
+ * Share @node's entries, its old addresses to its new node's, into @all
+ * (unchanged ones too, for the check that no address goes two ways).
+ */
+static int build_share(const json_t *old, const json_t *now, const char *node,
+		       json_t *all, struct ckpt_err *err)
 {
 	char from[INET6_ADDRSTRLEN], to[INET6_ADDRSTRLEN];
 	struct addr o, w;
-	json_t *ov, *wv;
-	size_t i, k;
+	json_t *ov;
+	size_t i;
 
 	json_array_foreach(old, i, ov) {
 		addr_parse(json_string_value(ov), true, &o);
-		json_array_foreach(now, k, wv) {
-			addr_parse(json_string_value(wv), true, &w);
-			if (w.family == o.family && same_prefix(o.a, w.a, o.prefix))
-				break;
-		}
 		/* None on the subnet: a socket there fails, by its address. */
-		if (k == json_array_size(now) ||
-		    !memcmp(o.a, w.a, addr_len(o.family)))
+		if (!new_address(&o, now, &w))
 			continue;
-		if (json_array_size(map) >= CKPT_ADDRMAP_MAX)
+		if (json_array_size(all) >= CKPT_ADDRMAP_MAX)
 			return ckpt_err_set(err, E2BIG, "more than %d addresses to map",
 					    CKPT_ADDRMAP_MAX);
 		inet_ntop(o.family, o.a, from, sizeof(from));
 		inet_ntop(w.family, w.a, to, sizeof(to));
-		json_array_append_new(map, json_pack("[ss]", from, to));
+		json_array_append_new(all, json_pack("[sss]", from, to, node));
 	}
 	return 0;
 }
@@ -166,10 +192,10 @@ static int build_share(const json_t *old, const json_t *now, json_t *map,
 int ckpt_addrmap_build(const json_t *old, const json_t *now, json_t **map,
 		       struct ckpt_err *err)
 {
-	struct ckpt_addr_map check[CKPT_ADDRMAP_MAX];
-	const json_t *o, *w;
-	unsigned int n;
-	size_t i;
+	json_t *all = json_array(), *o, *w, *e, *f;
+	const char *node;
+	char where[64];
+	size_t i, k;
 	int ret = 0;
 
 	*map = json_array();
@@ -180,15 +206,31 @@ int ckpt_addrmap_build(const json_t *old, const json_t *now, json_t **map,
 		w = json_array_get(now, i);
 		if (ret || !o || json_is_null(o) || !w || json_is_null(w))
 			continue;
+		snprintf(where, sizeof(where), "share %zu", i);
 		ret = ckpt_addrs_check(o, err);
 		if (!ret)
 			ret = ckpt_addrs_check(w, err);
 		if (!ret)
-			ret = build_share(o, w, *map, err);
+			ret = build_share(o, w, where, all, err);
 	}
-	/* One address of two old nodes would go two ways. */
-	if (!ret && ckpt_addrmap_read(*map, check, &n, NULL))
-		ret = ckpt_err_set(err, EEXIST, "an address was on two of the job's nodes: it cannot be mapped");
+	/* One address of two old nodes would go two ways, or one way too many. */
+	json_array_foreach(all, i, e) {
+		for (k = 0; !ret && k < i; k++) {
+			f = json_array_get(all, k);
+			if (!strcmp(json_string_value(json_array_get(e, 0)),
+				    json_string_value(json_array_get(f, 0)))) {
+				node = json_string_value(json_array_get(f, 2));
+				ret = ckpt_err_set(err, EEXIST, "address %s was on two of the job's nodes (%s and %s): it cannot be mapped",
+						   json_string_value(json_array_get(e, 0)), node,
+						   json_string_value(json_array_get(e, 2)));
+			}
+		}
+		if (!ret && strcmp(json_string_value(json_array_get(e, 0)),
+				   json_string_value(json_array_get(e, 1))))
+			json_array_append_new(*map, json_pack("[OO]", json_array_get(e, 0),
+							      json_array_get(e, 1)));
+	}
+	json_decref(all);
 	if (ret) {
 		json_decref(*map);
 		*map = NULL;

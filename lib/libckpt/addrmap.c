@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -116,10 +117,9 @@ static void load(unsigned long long ns)
 		e = find(f, old->e[i].family, old->e[i].to, false);
 		add(m, old->e[i].family, old->e[i].from, e ? e->to : old->e[i].to);
 	}
-	/* Addresses first known since the last restart. */
+	/* Addresses first known since the last restart, or learned there. */
 	for (i = 0; i < f->n; i++)
-		if (!find(old, f->e[i].family, f->e[i].from, false) &&
-		    !find(old, f->e[i].family, f->e[i].from, true))
+		if (!find(old, f->e[i].family, f->e[i].from, false))
 			add(m, f->e[i].family, f->e[i].from, f->e[i].to);
 	free(f);
 	/* The old one may be in a reader's hands: it stays. */
@@ -142,23 +142,46 @@ static unsigned long long ns_now(void)
 	return sscanf(buf, "pid:[%llu]", &ino) == 1 ? ino : 0;
 }
 
-/* The map of the namespace the process is in now (NULL: none). */
-static const struct map *map_now(void)
+/*
+ * The map of the namespace the process is in now (NULL: none). A call
+ * that finds another thread loading it (@wait false) goes on with the map
+ * as it is: the callback thread loads it after every restart anyway.
+ * errno is left as it was.
+ */
+static const struct map *map_now(bool wait)
 {
+	int saved = errno;
 	unsigned long long ns = ns_now();
 
-	if (ns && ns != atomic_load(&map_ns)) {
-		pthread_mutex_lock(&load_lock);
+	if (ns && ns != atomic_load(&map_ns) &&
+	    (wait ? !pthread_mutex_lock(&load_lock) : !pthread_mutex_trylock(&load_lock))) {
 		if (ns != atomic_load(&map_ns))
 			load(ns);
 		pthread_mutex_unlock(&load_lock);
 	}
+	errno = saved;
 	return atomic_load(&current);
 }
 
 void ckpt_addrmap_sync(void)
 {
-	map_now();
+	map_now(true);
+}
+
+/* A fork() while a thread loads leaves the child a lock it can take. */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&load_lock);
+}
+
+static void fork_done(void)
+{
+	pthread_mutex_unlock(&load_lock);
+}
+
+__attribute__((constructor)) static void addrmap_init(void)
+{
+	pthread_atfork(fork_prepare, fork_done, fork_done);
 }
 
 /*
@@ -206,7 +229,7 @@ static void map_back(struct sockaddr *sa, socklen_t size, const socklen_t *len)
 	if (!sa || !len)
 		return;
 	n = *len < size ? *len : size;
-	if (map_sockaddr(map_now(), sa, n, true, &ss))
+	if (map_sockaddr(map_now(false), sa, n, true, &ss))
 		memcpy(sa, &ss, n);
 }
 
@@ -219,7 +242,7 @@ static void map_back(struct sockaddr *sa, socklen_t size, const socklen_t *len)
 static const struct sockaddr *mapped(const struct sockaddr *sa, socklen_t len,
 				     struct sockaddr_storage *ss)
 {
-	return map_sockaddr(map_now(), sa, len, false, ss) ?
+	return map_sockaddr(map_now(false), sa, len, false, ss) ?
 		(const struct sockaddr *)ss : sa;
 }
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,6 +48,7 @@ int restore_addrmap_publish(const struct ckpt_restore_opts *o, pid_t holder,
 	char text[CKPT_ADDRMAP_MAX * (2 * INET6_ADDRSTRLEN + 2)];
 	unsigned long long ino;
 	ssize_t n;
+	bool ok;
 	int fd, len;
 
 	*path = '\0';
@@ -76,10 +78,11 @@ int restore_addrmap_publish(const struct ckpt_restore_opts *o, pid_t holder,
 		return ckpt_err_set(err, errno, "%s: %s", tmp, strerror(errno));
 	errno = EIO;
 	n = write(fd, text, len);
-	if (n == len && !fchmod(fd, 0644) && !close(fd) && !rename(tmp, path))
+	ok = n == len && !fchmod(fd, 0644);
+	if (close(fd))
+		ok = false;
+	if (ok && !rename(tmp, path))
 		return 0;
-	if (n != len)
-		close(fd);
 	unlink(tmp);
 	return ckpt_err_set(err, errno, "%s: cannot write the address map: %s",
 			    path, strerror(errno));

@@ -87,6 +87,15 @@ static void coordinator(void)
 	      "an address without its prefix: refused");
 	check(build("[" A0 ", " A0 "]", "[" A1 ", " A1 "]", map, sizeof(map), &err) == -EEXIST,
 	      "one address on two old nodes: refused");
+	check(build("[[\"192.0.2.5/24\"], [\"192.0.2.5/24\"]]", "[[\"192.0.2.11/24\"], [\"192.0.2.5/24\"]]",
+		    map, sizeof(map), &err) == -EEXIST && strstr(err.msg, "192.0.2.5"),
+	      "one address on two old nodes, one of them staying: refused, by address");
+	check(!build("[[\"192.0.2.12/24\"]]", "[[\"192.0.2.11/24\", \"192.0.2.12/24\"]]",
+		     map, sizeof(map), &err) && !strcmp(map, "[]"),
+	      "an address the new node has too stays, not the subnet's first");
+	check(!build("[[\"192.0.2.10/32\"]]", "[[\"192.0.2.11/24\"]]", map, sizeof(map), &err) &&
+	      !strcmp(map, "[[\"192.0.2.10\",\"192.0.2.11\"]]"),
+	      "an old /32 maps to the new address whose subnet holds it");
 	check(!read_map("[[\"192.0.2.10\", \"192.0.2.11\"], [\"2001:db8::1\", \"2001:db8::2\"]]", &n, &err) &&
 	      n == 2, "a map read");
 	check(read_map("[[\"192.0.2.10\", \"2001:db8::2\"]]", &n, &err) == -EINVAL &&
@@ -226,7 +235,7 @@ static void wrappers(const char *dir)
 
 int main(int argc, char **argv)
 {
-	printf("TAP version 13\n1..16\n");
+	printf("TAP version 13\n1..19\n");
 	coordinator();
 	if (argc > 1) {
 		fflush(stdout);
