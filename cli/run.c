@@ -35,8 +35,8 @@
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s run [--name NAME] [--interval T] [--keep K] [--no-job] [--lib PATH]\n"
-		"                [--] PROGRAM [ARGS...]\n"
+		"usage: %s run [--name NAME] [--interval T] [--keep K] [--outside close]\n"
+		"                [--no-job] [--lib PATH] [--] PROGRAM [ARGS...]\n"
 		"       ckpt-run [the same]\n"
 		"Starts PROGRAM as a new job of ckptd's (its id on standard error and\n"
 		"in CKPT_JOBID), with libckpt preloaded into it and the programs it\n"
@@ -47,6 +47,9 @@ static void run_usage(FILE *f)
 		"  --name NAME  a name for the job, shown by ckpt ls and status\n"
 		"  --interval T a checkpoint of the job every T (seconds, or with m or h)\n"
 		"  --keep K     keep the newest K snapshots of the job, remove the others\n"
+		"  --outside close  a TCP connection to a process outside the job does\n"
+		"               not refuse a checkpoint: it comes back closed (default:\n"
+		"               refuse)\n"
 		"  --no-job     preload libckpt only: no job, ckptd not needed\n"
 		"  --lib PATH   the libckpt.so to preload (default: next to this\n"
 		"               program in ../lib, then " CKPT_LIBDIR ")\n",
@@ -111,6 +114,7 @@ struct job_opts {
 	const char *name;
 	long interval;		/* seconds, 0: none */
 	long keep;		/* 0: all */
+	bool outside_close;	/* --outside close */
 };
 
 /* SECONDS, or a number with s, m or h: seconds, or -1. */
@@ -152,6 +156,8 @@ static int start_job(pid_t pid, char **argv, const struct job_opts *jo,
 		json_object_set_new(req, "interval", json_integer(jo->interval));
 	if (req && jo->keep)
 		json_object_set_new(req, "keep", json_integer(jo->keep));
+	if (req && jo->outside_close)
+		json_object_set_new(req, "outside", json_string("close"));
 	ret = req ? ckptd_call(req, &res, &err) : -ENOMEM;
 	json_decref(req);
 	if (ret) {
@@ -223,6 +229,7 @@ int cmd_run(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "keep", required_argument, NULL, 'k' },
+		{ "outside", required_argument, NULL, 'o' },
 		{ "no-job", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
@@ -257,6 +264,14 @@ int cmd_run(int argc, char **argv)
 					prog, optarg);
 				return 1;
 			}
+			break;
+		case 'o':
+			if (strcmp(optarg, "close") && strcmp(optarg, "refuse")) {
+				fprintf(stderr, "%s: bad --outside '%s' (refuse or close)\n",
+					prog, optarg);
+				return 1;
+			}
+			jo.outside_close = !strcmp(optarg, "close");
 			break;
 		case 'J':
 			job = false;

@@ -82,6 +82,7 @@ struct job {
 	struct worker *busy;	/* the checkpoint or restart under way */
 	unsigned int interval;	/* seconds between periodic checkpoints, 0: none */
 	unsigned int keep;	/* snapshots kept, the newest; 0: all */
+	bool outside_close;	/* connections outside the job come back closed */
 	time_t last;		/* the last checkpoint's start */
 	struct job *next;
 };

@@ -156,14 +156,14 @@ int job_save(struct ckptd *d, const struct job *j)
 	json_t *rec;
 	int dfd, ret;
 
-	rec = json_pack("{s:s, s:I, s:I, s:s, s:O, s:s, s:I, s:[I, I], s:s, s:O?, s:I, s:I}",
+	rec = json_pack("{s:s, s:I, s:I, s:s, s:O, s:s, s:I, s:[I, I], s:s, s:O?, s:I, s:I, s:b}",
 			"id", j->id, "uid", (json_int_t)j->uid,
 			"gid", (json_int_t)j->gid, "name", j->name,
 			"cmd", j->cmd, "cwd", j->cwd, "seq", (json_int_t)j->seq,
 			"helpers", (json_int_t)j->helpers[0],
 			(json_int_t)j->helpers[1], "coordinator", j->coordinator,
 			"nodes", j->nodes, "interval", (json_int_t)j->interval,
-			"keep", (json_int_t)j->keep);
+			"keep", (json_int_t)j->keep, "outside_close", j->outside_close);
 	text = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
 	json_decref(rec);
 	if (!text)
@@ -186,6 +186,7 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 {
 	json_int_t uid, gid, seq, h0, h1, interval = 0, keep = 0;
 	const char *id, *jname, *cwd, *coord = "";
+	int outside_close = 0;
 	char path[PATH_MAX], err[256];
 	json_t *rec = NULL, *cmd, *nodes = NULL;
 	struct job *j;
@@ -198,11 +199,12 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 	    json_is_null(json_object_get(rec, "nodes")))
 		json_object_del(rec, "nodes");
 	if (!rec ||
-	    json_unpack(rec, "{s:s, s:I, s:I, s:s, s:o, s:s, s:I, s:[I, I], s?:s, s?:o, s?:I, s?:I}",
+	    json_unpack(rec, "{s:s, s:I, s:I, s:s, s:o, s:s, s:I, s:[I, I], s?:s, s?:o, s?:I, s?:I, s?:b}",
 			"id", &id, "uid", &uid, "gid", &gid, "name", &jname,
 			"cmd", &cmd, "cwd", &cwd, "seq", &seq, "helpers", &h0,
 			&h1, "coordinator", &coord, "nodes", &nodes,
-			"interval", &interval, "keep", &keep) ||
+			"interval", &interval, "keep", &keep,
+			"outside_close", &outside_close) ||
 	    interval < 0 || interval > CKPTD_MAX_INTERVAL || keep < 0 ||
 	    keep > CKPTD_MAX_KEEP ||
 	    !valid_id(id) || !valid_cmd(cmd) || strlen(coord) > HOST_NAME_MAX ||
@@ -227,6 +229,7 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 	j->nodes = json_incref(nodes);
 	j->interval = interval;
 	j->keep = keep;
+	j->outside_close = outside_close;
 	j->last = time(NULL);
 	snapshot_sweep(d, j);
 	ckptd_log(d, 1, "job %s (uid %u) found again", j->id,
@@ -492,22 +495,23 @@ static long proc_status(pid_t pid, const char *key)
 void op_run(struct conn *c, const json_t *req)
 {
 	struct ckptd *d = conn_daemon(c);
-	const char *name = NULL, *cwd;
+	const char *name = NULL, *cwd, *outside = "refuse";
 	char err[512];
 	json_int_t pid, interval = 0, keep = 0;
 	struct job *j;
 	json_t *cmd;
 	int ret;
 
-	if (json_unpack((json_t *)req, "{s:I, s:o, s:s, s?:s, s?:I, s?:I}", "pid", &pid,
+	if (json_unpack((json_t *)req, "{s:I, s:o, s:s, s?:s, s?:I, s?:I, s?:s}", "pid", &pid,
 			"cmd", &cmd, "cwd", &cwd, "name", &name,
-			"interval", &interval, "keep", &keep) ||
+			"interval", &interval, "keep", &keep, "outside", &outside) ||
+	    (strcmp(outside, "refuse") && strcmp(outside, "close")) ||
 	    interval < 0 || interval > CKPTD_MAX_INTERVAL || keep < 0 ||
 	    keep > CKPTD_MAX_KEEP ||
 	    pid <= 0 || pid > INT32_MAX || !valid_cmd(cmd) ||
 	    json_dumpb(cmd, NULL, 0, 0) > CKPTD_MSG_MAX / 2 ||
 	    (name && strlen(name) >= sizeof(j->name))) {
-		conn_fail(c, "run: needs \"pid\" (a process id), \"cmd\" (strings), \"cwd\"; at most a \"name\" of %zu bytes, an \"interval\" of %d s, a \"keep\" of %d",
+		conn_fail(c, "run: needs \"pid\" (a process id), \"cmd\" (strings), \"cwd\"; at most a \"name\" of %zu bytes, an \"interval\" of %d s, a \"keep\" of %d, \"outside\" refuse or close",
 			  sizeof(j->name) - 1, CKPTD_MAX_INTERVAL, CKPTD_MAX_KEEP);
 		return;
 	}
@@ -529,6 +533,7 @@ void op_run(struct conn *c, const json_t *req)
 	}
 	j->interval = interval;
 	j->keep = keep;
+	j->outside_close = !strcmp(outside, "close");
 	j->last = time(NULL);
 	ret = job_add_pid(d, j, pid);
 	if (ret) {
@@ -557,6 +562,8 @@ static json_t *job_describe(const struct ckptd *d, const struct job *j)
 		json_object_set_new(o, "interval", json_integer(j->interval));
 	if (o && j->keep)
 		json_object_set_new(o, "keep", json_integer(j->keep));
+	if (o && j->outside_close)
+		json_object_set_new(o, "outside", json_string("close"));
 	if (o && j->coordinator[0])
 		json_object_set_new(o, "coordinator", json_string(j->coordinator));
 	if (o && j->nodes)

@@ -158,16 +158,47 @@ int snapshot_open(struct conn *c, const char *dir, char abs[PATH_MAX],
 	return 0;
 }
 
-/* The tree of node @node in the metadata, or NULL. */
-static const json_t *tree_of(const json_t *meta, const char *node)
+/* The entry of node @node in the metadata, or NULL. */
+static const json_t *node_of(const json_t *meta, const char *node)
 {
 	const json_t *nodes = json_object_get(meta, "nodes"), *n;
 	size_t i;
 
 	json_array_foreach(nodes, i, n)
 		if (!strcmp(json_string_value(json_object_get(n, "node")), node))
-			return json_array_get(json_object_get(n, "trees"), 0);
+			return n;
 	return NULL;
+}
+
+/* The tree of node @node in the metadata, or NULL. */
+static const json_t *tree_of(const json_t *meta, const char *node)
+{
+	return json_array_get(json_object_get(node_of(meta, node), "trees"), 0);
+}
+
+/*
+ * Node entry @n's connections to outside the job (checked metadata:
+ * [[pid, fd, from, to]...]) into @o, to be made closed; freed by the
+ * caller (o->closed). 0 or -ENOMEM.
+ */
+static int closed_of(const json_t *n, struct ckpt_restore_opts *o)
+{
+	const json_t *list = json_object_get(n, "outside"), *e;
+	struct ckpt_restore_closed *c;
+	size_t i;
+
+	if (!json_array_size(list))
+		return 0;
+	c = calloc(json_array_size(list), sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	json_array_foreach(list, i, e) {
+		c[i].pid = json_integer_value(json_array_get(e, 0));
+		c[i].fd = json_integer_value(json_array_get(e, 1));
+	}
+	o->closed = c;
+	o->nr_closed = i;
+	return 0;
 }
 
 struct started_ctx {
@@ -405,8 +436,11 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	o.image = image;
 	o.addrmap = r->addrmap;
 	o.addrmap_len = r->addrmap_len;
+	if (!ret && closed_of(json_array_get(nodes, 0), &o))
+		ret = ckpt_err_set(&err, ENOMEM, "out of memory");
 	if (!ret)
 		ret = ckpt_restore(&o, &status, &err);
+	free((void *)o.closed);
 	/* Not confirmed (this node's tree did not start): the others end. */
 	close_peers(r);
 	if (ret) {
@@ -490,6 +524,7 @@ static struct job *restart_job(struct conn *c, const json_t *meta)
 		return NULL;
 	}
 	j->seq = json_integer_value(json_object_get(meta, "seq"));
+	j->outside_close = !strcmp(ckptd_msg_str(meta, "outside") ?: "", "close");
 	return j;
 }
 
@@ -693,6 +728,10 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 		goto out;
 	}
 	o.addrmap = addrmap;
+	if (closed_of(node_of(meta, node), &o)) {
+		peer_fail(p, "node %s: out of memory", d->node);
+		goto out;
+	}
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (i = 0; i < 3; i++)
 		dup2(null, i);
@@ -703,5 +742,6 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 	else
 		ckptd_log(d, 1, "job %s: the share's root ended (status %d)", id, status);
 out:
+	free((void *)o.closed);
 	json_decref(meta);
 }

@@ -55,6 +55,7 @@ struct snap {
 	unsigned int npeers;
 	json_t *remote;		/* the other nodes' entries of the metadata */
 	json_t *tcp;		/* every node's TCP ends to other nodes: tcp_join() */
+	json_t *outside;	/* --outside close: {node: its ends to outside the job} */
 	json_t *ended;		/* the nodes whose share has ended */
 	json_int_t nr_all;	/* processes and bytes, every node's */
 	json_int_t bytes_all;
@@ -189,7 +190,8 @@ static json_t *node_entry(struct snap *s, struct ckpt_err *err)
 static int build_meta(struct snap *s, struct ckpt_err *err)
 {
 	uint64_t t0 = ckptd_now_ns();
-	json_t *nodes = json_array(), *local = node_entry(s, err);
+	json_t *nodes = json_array(), *local = node_entry(s, err), *n;
+	size_t i;
 
 	s->verify_ns = ckptd_now_ns() - t0;
 	if (!local) {
@@ -200,12 +202,22 @@ static int build_meta(struct snap *s, struct ckpt_err *err)
 	json_array_append_new(nodes, local);
 	if (s->remote)
 		json_array_extend(nodes, s->remote);
+	/* Connections to outside the job, each node's: closed at restart. */
+	json_array_foreach(nodes, i, n) {
+		const char *name = json_string_value(json_object_get(n, "node"));
+		json_t *ends = s->outside ? json_object_get(s->outside, name) : NULL;
+
+		if (ends)
+			json_object_set(n, "outside", ends);
+	}
 	s->meta = json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:I, s:I, s:O, s:s, s:o}",
 		"format", CKPT_META_FORMAT, "version", CKPT_META_VERSION,
 		"job", s->j->id, "name", s->j->name, "uid", (json_int_t)s->j->uid,
 		"gid", (json_int_t)s->j->gid, "seq", (json_int_t)s->seq,
 		"time", (json_int_t)time(NULL), "cmd", s->j->cmd, "cwd", s->j->cwd,
 		"nodes", nodes);
+	if (s->meta && s->j->outside_close)
+		json_object_set_new(s->meta, "outside", json_string("close"));
 	if (!s->meta)
 		return ckpt_err_set(err, ENOMEM, "out of memory");
 	/* What we write is what a restart will check: the one checker. */
@@ -251,6 +263,8 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 
 	s->remote = json_array();
 	s->ended = json_array();
+	json_decref(s->outside);
+	s->outside = s->j->outside_close ? json_object() : NULL;
 	for (i = 0; i < json_array_size(s->j->nodes); i++) {
 		const char *name = json_string_value(json_array_get(s->j->nodes, i));
 
@@ -296,12 +310,51 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 	}
 	/* Both ends of every connection between nodes, and they fit. */
 	if (!ret)
-		ret = tcp_join(s->tcp, err);
+		ret = tcp_join(s->tcp, s->outside, err);
 	return ret;
 }
 
 static void finish(struct snap *s, const char *action);
 static int prepare(struct snap *s, struct ckpt_err *err);
+
+/* tcp_ends()'s entries as the metadata lists them: [pid, fd, from, to]. */
+static json_t *outside_of(const json_t *ends)
+{
+	json_t *list = json_array(), *e;
+	size_t i;
+
+	json_array_foreach(ends, i, e)
+		json_array_append_new(list, json_pack("[OOOO]", json_array_get(e, 0),
+						      json_array_get(e, 1), json_array_get(e, 2),
+						      json_array_get(e, 3)));
+	return list;
+}
+
+/*
+ * A job on this node only. With --outside close, a connection to a
+ * process outside the job is captured, this end alone, and listed in
+ * s->outside; without, the engine refuses it by name.
+ */
+static int one_node(struct snap *s, int dev, struct ckpt_err *err)
+{
+	json_t *ends;
+	int ret;
+
+	if (s->j->outside_close)
+		s->a.flags |= CKPT_CHECKPOINT_PEERS_AWAY;
+	ret = ckpt_tree_checkpoint(dev, &s->a, s->root, s->treedir, &s->t,
+				   &s->res, err);
+	if (ret || !s->j->outside_close)
+		return ret;
+	ends = tcp_ends(s->treedir, &s->t, err);
+	if (!ends)
+		return -EIO;
+	s->outside = json_object();
+	if (json_array_size(ends))
+		json_object_set_new(s->outside, s->d->node, outside_of(ends));
+	json_decref(ends);
+	return 0;
+}
 
 /*
  * coordinated(), tried again while bytes in flight between two nodes moved
@@ -458,8 +511,7 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	if (!ret && json_array_size(j->nodes))
 		ret = coordinated_tries(s, dev, &err);
 	else if (!ret)
-		ret = ckpt_tree_checkpoint(dev, &s->a, s->root, s->treedir,
-					   &s->t, &s->res, &err);
+		ret = one_node(s, dev, &err);
 	progress_watch(false);
 	if (!ret) {
 		progress_phase("verifying", s->t.nr, 0);

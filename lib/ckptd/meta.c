@@ -13,6 +13,7 @@
 #include "addrmap.h"
 #include "err.h"
 #include "meta.h"
+#include "tcpjoin.h"
 
 /* One path component: not empty, no '/', not starting with a dot. */
 static bool plain_name(const char *s)
@@ -48,6 +49,27 @@ static int check_members(const json_t *members, const char *where,
 	return 0;
 }
 
+/*
+ * A node's connections to processes outside the job (ckpt-run --outside
+ * close): at most TCP_JOIN_ENDS_MAX [pid, fd, from, to].
+ */
+static bool outside_ok(const json_t *list)
+{
+	const char *from, *to;
+	json_int_t pid, fd;
+	json_t *e;
+	size_t i;
+
+	if (!json_is_array(list) || json_array_size(list) > TCP_JOIN_ENDS_MAX)
+		return false;
+	json_array_foreach(list, i, e)
+		if (json_unpack(e, "[IIss!]", &pid, &fd, &from, &to) ||
+		    pid <= 0 || pid > INT32_MAX || fd < 0 || fd > INT32_MAX ||
+		    strlen(from) > TCP_JOIN_ADDR_MAX || strlen(to) > TCP_JOIN_ADDR_MAX)
+			return false;
+	return true;
+}
+
 static int check_nodes(const json_t *nodes, struct ckpt_err *err)
 {
 	const char *node, *kernel, *dir, *id;
@@ -66,6 +88,10 @@ static int check_nodes(const json_t *nodes, struct ckpt_err *err)
 		    json_array_size(trees) != 1)
 			return ckpt_err_set(err, EINVAL, "node %zu: needs \"node\" (a plain name), \"kernel\" and \"trees\" (one tree)",
 					    i);
+		if (json_object_get(n, "outside") &&
+		    !outside_ok(json_object_get(n, "outside")))
+			return ckpt_err_set(err, EINVAL, "node %s: \"outside\" must list at most %d [pid, fd, from, to]",
+					    node, TCP_JOIN_ENDS_MAX);
 		/* Its addresses, for a restart elsewhere: not in older snapshots. */
 		if (json_object_get(n, "addrs") &&
 		    ckpt_addrs_check(json_object_get(n, "addrs"), NULL))
@@ -117,6 +143,10 @@ int ckpt_meta_check(const json_t *meta, struct ckpt_err *err)
 			return ckpt_err_set(err, EINVAL, "\"cmd\" must be a list of strings");
 	(void)name;
 	(void)cwd;
+	v = json_object_get(meta, "outside");
+	if (v && (!json_is_string(v) || (strcmp(json_string_value(v), "close") &&
+					  strcmp(json_string_value(v), "refuse"))))
+		return ckpt_err_set(err, EINVAL, "\"outside\" must be close or refuse");
 	return check_nodes(nodes, err);
 }
 

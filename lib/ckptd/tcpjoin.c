@@ -24,6 +24,7 @@ struct tcp_end {
 	const char *node, *from, *to;
 	int pid, fd;
 	json_int_t una, wseq, rnxt;
+	bool outside;		/* no other end: a process outside the job's */
 };
 
 static bool seq_ok(json_int_t v)
@@ -74,13 +75,19 @@ static int read_all(const json_t *shares, struct tcp_end *all, size_t n,
 	return ret;
 }
 
-/* End @i of @all (@n, sorted): its own checks (@pass 0), or the gap (1). */
-static int check_end(const struct tcp_end *all, size_t n, size_t i, int pass,
-		     struct ckpt_err *err)
+/*
+ * End @i of @all (@n, sorted): its own checks (@pass 0), or the gap (1).
+ * With @outside, an end with no other end is added to it, not refused.
+ */
+static int check_end(struct tcp_end *all, size_t n, size_t i, int pass,
+		     json_t *outside, struct ckpt_err *err)
 {
-	const struct tcp_end *t = &all[i], *p;
+	struct tcp_end *t = &all[i], *p;
 	struct tcp_end key;
+	json_t *list;
 
+	if (t->outside)
+		return 0;
 	/* One end listed twice: two nodes claim the same addresses. */
 	if (!pass && i + 1 < n && !by_ends(t, &all[i + 1]))
 		return ckpt_err_set(err, EPROTO, "nodes %.64s and %.64s both hold a TCP connection from %s to %s",
@@ -88,6 +95,15 @@ static int check_end(const struct tcp_end *all, size_t n, size_t i, int pass,
 	key.from = t->to;
 	key.to = t->from;
 	p = bsearch(&key, all, n, sizeof(*all), by_ends);
+	if (!pass && (!p || !strcmp(p->node, t->node)) && outside) {
+		list = json_object_get(outside, t->node);
+		if (!list)
+			json_object_set_new(outside, t->node, list = json_array());
+		json_array_append_new(list, json_pack("[iiss]", t->pid, t->fd,
+						      t->from, t->to));
+		t->outside = true;
+		return 0;
+	}
 	if (!pass && (!p || !strcmp(p->node, t->node)))
 		return ckpt_err_set(err, EOPNOTSUPP,
 				    "node %.64s: pid %d fd %d is a TCP connection from %s to %s, a process in no share of the job",
@@ -100,7 +116,7 @@ static int check_end(const struct tcp_end *all, size_t n, size_t i, int pass,
 	return 0;
 }
 
-int tcp_join(const json_t *shares, struct ckpt_err *err)
+int tcp_join(const json_t *shares, json_t *outside, struct ckpt_err *err)
 {
 	struct tcp_end *all;
 	const json_t *share;
@@ -134,7 +150,7 @@ int tcp_join(const json_t *shares, struct ckpt_err *err)
 	 */
 	for (pass = 0; !ret && pass < 2; pass++)
 		for (i = 0; !ret && i < n; i++)
-			ret = check_end(all, n, i, pass, err);
+			ret = check_end(all, n, i, pass, outside, err);
 	free(all);
 	return ret;
 }

@@ -20,10 +20,12 @@
  * @shares, [{node, tcp: [[pid, fd, from, to, una, wseq, rnxt]...]}...]
  * of every node of a checkpoint: each end joined with its other end in
  * another node's list, and the two checked. 0; -EOPNOTSUPP for an end
- * with none, -EAGAIN for bytes acknowledged between the two captures,
- * -EPROTO or -E2BIG for lists of the wrong shape or size, with @err
- * (which may be NULL).
+ * with none (with @outside, an object, that end is added to its node's
+ * list there, {NODE: [[pid, fd, from, to]...]}, instead: a connection to
+ * a process outside the job, ckpt-run --outside close), -EAGAIN for bytes
+ * acknowledged between the two captures, -EPROTO or -E2BIG for lists of
+ * the wrong shape or size, with @err (which may be NULL).
  */
-int tcp_join(const json_t *shares, struct ckpt_err *err);
+int tcp_join(const json_t *shares, json_t *outside, struct ckpt_err *err);
 
 #endif /* _CKPTD_TCPJOIN_H */

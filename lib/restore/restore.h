@@ -85,6 +85,16 @@ struct ckpt_restore_opts {
 	 */
 	const struct ckpt_addr_map *addrmap;
 	unsigned int addrmap_len;
+	/*
+	 * A tree: its connections to processes outside the job (ckpt-run
+	 * --outside close), by member pid (in the tree's namespace) and
+	 * descriptor: made again as TCP sockets that are not connected, so
+	 * reads and writes fail and poll() says the peer hung up.
+	 */
+	const struct ckpt_restore_closed {
+		int pid, fd;
+	} *closed;
+	unsigned int nr_closed;
 };
 
 /*

@@ -122,11 +122,14 @@ int restore_make_pending(const struct ckpt_image *holder,
  * entries; a connection's peer is among them or on another node of the
  * job. With @o (NULL: a single process's), its addresses go through
  * @o->addrmap first, and @o->tcp_made is called once all are made, before
- * any leaves repair mode. 0 or -errno with @err.
+ * any leaves repair mode. A connection whose socket inode is one of
+ * @closed (@nr_closed) is made a socket that is not connected. 0 or
+ * -errno with @err.
  */
 int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 		     struct restore_shared *sh, uint32_t *nr,
-		     const struct ckpt_restore_opts *o, struct ckpt_err *err);
+		     const struct ckpt_restore_opts *o, const uint64_t *closed,
+		     uint32_t nr_closed, struct ckpt_err *err);
 
 /*
  * FIFO @o of @img, whose path is gone, made again as the process's user

@@ -475,9 +475,21 @@ static void map_addresses(struct ckpt_image *const *imgs, uint32_t n,
 		}
 }
 
+/* Whether socket @ino is one of @closed. */
+static bool is_closed(uint64_t ino, const uint64_t *closed, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (closed[i] == ino)
+			return true;
+	return false;
+}
+
 int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 		     struct restore_shared *sh, uint32_t *nr,
-		     const struct ckpt_restore_opts *o, struct ckpt_err *err)
+		     const struct ckpt_restore_opts *o, const uint64_t *closed,
+		     uint32_t nr_closed, struct ckpt_err *err)
 {
 	uint32_t i, k, pass, from = *nr;
 	struct tcp_make m = { .err = err };
@@ -501,6 +513,9 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 				.kind = CKPT_FILE_TCP, .ino = m.t->ino,
 				.fd = { m.fd, -1 },
 			};
+			/* To outside the job: closed, with nothing to make. */
+			if (pass && is_closed(m.t->ino, closed, nr_closed))
+				continue;
 			ret = pass ? make_connection(&m) : make_plain(&m);
 		}
 	}
@@ -514,7 +529,8 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 	for (i = from; !ret && i < *nr; i++) {
 		m.t = find_tcp(imgs, n, sh[i].ino);
 		if (sh[i].kind != CKPT_FILE_TCP || !m.t ||
-		    m.t->state != CKPT_TCP_ESTABLISHED)
+		    m.t->state != CKPT_TCP_ESTABLISHED ||
+		    is_closed(m.t->ino, closed, nr_closed))
 			continue;
 		name_it(&m);
 		m.fd = sh[i].fd[0];

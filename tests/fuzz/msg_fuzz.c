@@ -23,14 +23,17 @@
 static void check(const void *buf, size_t len)
 {
 	static struct ckpt_addr_map map[CKPT_ADDRMAP_MAX];
-	json_t *msg, *built = NULL;
+	json_t *msg, *built = NULL, *outside;
 	unsigned int n;
 
 	if (ckptd_msg_decode(buf, len, &msg, NULL))
 		return;
 	ckptd_msg_str(msg, "op");
 	ckpt_meta_check(msg, NULL);
-	tcp_join(json_object_get(msg, "shares"), NULL);
+	tcp_join(json_object_get(msg, "shares"), NULL, NULL);
+	outside = json_object();
+	tcp_join(json_object_get(msg, "shares"), outside, NULL);
+	json_decref(outside);
 	ckpt_addrmap_read(json_object_get(msg, "addrmap"), map, &n, NULL);
 	ckpt_addrmap_build(json_object_get(msg, "old"), json_object_get(msg, "now"),
 			   &built, NULL);

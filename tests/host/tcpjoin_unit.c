@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tcpjoin.h"
@@ -27,9 +28,27 @@ static int join(const char *text, struct ckpt_err *err)
 	int ret;
 
 	err->msg[0] = 0;
-	ret = shares ? tcp_join(shares, err) : -999;
+	ret = shares ? tcp_join(shares, NULL, err) : -999;
 	json_decref(shares);
 	return ret;
+}
+
+/* tcp_join() of @text, keeping ends with no other end: whether @want lists them. */
+static int outside(const char *text, const char *want)
+{
+	json_t *shares = json_loads(text, 0, NULL), *out = json_object();
+	char *got;
+	int ok;
+
+	ok = shares && !tcp_join(shares, out, NULL);
+	got = json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS);
+	ok = ok && got && !strcmp(got, want);
+	if (!ok)
+		printf("# got %s\n", got ? got : "nothing");
+	free(got);
+	json_decref(shares);
+	json_decref(out);
+	return ok;
 }
 
 /*
@@ -44,7 +63,7 @@ int main(void)
 {
 	struct ckpt_err err;
 
-	printf("TAP version 13\n1..11\n");
+	printf("TAP version 13\n1..12\n");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 200) "]", &err),
 	      "the two ends of a connection fit: joined");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 100) "]", &err),
@@ -76,5 +95,9 @@ int main(void)
 	      "an end with no other end is told before a gap, which a retry would not mend");
 	check(!join("[]", &err) && !join("[{\"node\": \"a\", \"tcp\": []}]", &err),
 	      "no connection between nodes: nothing to join");
+	check(outside("[" A(100, 300, 880) ", " B(880, 880, 200) ", "
+		      "{\"node\": \"c\", \"tcp\": [[9, 4, \"192.0.2.12:1\", \"198.51.100.1:2\", 1, 1, 1]]}]",
+		      "{\"c\":[[9,4,\"192.0.2.12:1\",\"198.51.100.1:2\"]]}"),
+	      "--outside close: an end with no other end listed by node, the others joined");
 	return failed ? 1 : 0;
 }
