@@ -83,6 +83,7 @@ struct job {
 	unsigned int interval;	/* seconds between periodic checkpoints, 0: none */
 	unsigned int keep;	/* snapshots kept, the newest; 0: all */
 	bool outside_close;	/* connections outside the job come back closed */
+	json_t *addrmap;	/* its first run's addresses to its nodes' now, or NULL */
 	time_t last;		/* the last checkpoint's start */
 	struct job *next;
 };

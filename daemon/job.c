@@ -147,6 +147,7 @@ void job_drop(struct ckptd *d, struct job *j)
 		rmdir(path);
 	json_decref(j->cmd);
 	json_decref(j->nodes);
+	json_decref(j->addrmap);
 	free(j);
 }
 
@@ -156,14 +157,15 @@ int job_save(struct ckptd *d, const struct job *j)
 	json_t *rec;
 	int dfd, ret;
 
-	rec = json_pack("{s:s, s:I, s:I, s:s, s:O, s:s, s:I, s:[I, I], s:s, s:O?, s:I, s:I, s:b}",
+	rec = json_pack("{s:s, s:I, s:I, s:s, s:O, s:s, s:I, s:[I, I], s:s, s:O?, s:I, s:I, s:b, s:O?}",
 			"id", j->id, "uid", (json_int_t)j->uid,
 			"gid", (json_int_t)j->gid, "name", j->name,
 			"cmd", j->cmd, "cwd", j->cwd, "seq", (json_int_t)j->seq,
 			"helpers", (json_int_t)j->helpers[0],
 			(json_int_t)j->helpers[1], "coordinator", j->coordinator,
 			"nodes", j->nodes, "interval", (json_int_t)j->interval,
-			"keep", (json_int_t)j->keep, "outside_close", j->outside_close);
+			"keep", (json_int_t)j->keep, "outside_close", j->outside_close,
+			"addrmap", j->addrmap);
 	text = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
 	json_decref(rec);
 	if (!text)
@@ -188,7 +190,7 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 	const char *id, *jname, *cwd, *coord = "";
 	int outside_close = 0;
 	char path[PATH_MAX], err[256];
-	json_t *rec = NULL, *cmd, *nodes = NULL;
+	json_t *rec = NULL, *cmd, *nodes = NULL, *addrmap = NULL;
 	struct job *j;
 	size_t len;
 	char *text;
@@ -198,13 +200,16 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 	if (!ckptd_msg_decode(text, len, &rec, NULL) &&
 	    json_is_null(json_object_get(rec, "nodes")))
 		json_object_del(rec, "nodes");
+	if (rec && json_is_null(json_object_get(rec, "addrmap")))
+		json_object_del(rec, "addrmap");
 	if (!rec ||
-	    json_unpack(rec, "{s:s, s:I, s:I, s:s, s:o, s:s, s:I, s:[I, I], s?:s, s?:o, s?:I, s?:I, s?:b}",
+	    json_unpack(rec, "{s:s, s:I, s:I, s:s, s:o, s:s, s:I, s:[I, I], s?:s, s?:o, s?:I, s?:I, s?:b, s?:o}",
 			"id", &id, "uid", &uid, "gid", &gid, "name", &jname,
 			"cmd", &cmd, "cwd", &cwd, "seq", &seq, "helpers", &h0,
 			&h1, "coordinator", &coord, "nodes", &nodes,
 			"interval", &interval, "keep", &keep,
-			"outside_close", &outside_close) ||
+			"outside_close", &outside_close, "addrmap", &addrmap) ||
+	    (addrmap && !json_is_array(addrmap)) ||
 	    interval < 0 || interval > CKPTD_MAX_INTERVAL || keep < 0 ||
 	    keep > CKPTD_MAX_KEEP ||
 	    !valid_id(id) || !valid_cmd(cmd) || strlen(coord) > HOST_NAME_MAX ||
@@ -230,6 +235,7 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 	j->interval = interval;
 	j->keep = keep;
 	j->outside_close = outside_close;
+	j->addrmap = json_incref(addrmap);
 	j->last = time(NULL);
 	snapshot_sweep(d, j);
 	ckptd_log(d, 1, "job %s (uid %u) found again", j->id,

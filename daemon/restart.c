@@ -39,6 +39,9 @@ struct restart {
 	json_t *map;		/* the address map, as "go" sends it */
 	struct ckpt_addr_map addrmap[CKPT_ADDRMAP_MAX];
 	unsigned int addrmap_len;
+	json_t *total;		/* the job's whole map: the first run's addresses on */
+	struct ckpt_addr_map filemap[CKPT_ADDRMAP_MAX];
+	unsigned int filemap_len;
 };
 
 /* meta.json under a valid MAC, of the right shape: 0 or -errno with @err. */
@@ -207,6 +210,7 @@ struct started_ctx {
 	struct job *j;
 	const json_t *nodes;		/* the other nodes it runs on */
 	const char *coordinator;	/* a share's: its coordinator */
+	const json_t *total;		/* the coordinator's: the job's whole map */
 	struct peer *p;			/* a share's: the coordinator's */
 	struct peer **peers;		/* the coordinator's: the shares', from 1 */
 	size_t npeers;
@@ -288,6 +292,8 @@ static void on_started(void *arg, pid_t init, pid_t root)
 		json_object_set(msg, "nodes", (json_t *)s->nodes);
 	if (s->coordinator)
 		json_object_set_new(msg, "coordinator", json_string(s->coordinator));
+	if (s->total)
+		json_object_set(msg, "addrmap", (json_t *)s->total);
 	worker_send(s->out, msg);
 	if (s->p) {
 		peer_send(s->p, json_pack("{s:b, s:s}", "ok", 1, "started", s->j->id),
@@ -331,6 +337,15 @@ static int build_map(struct ckptd *d, struct restart *r, struct job *j,
 	json_decref(old);
 	if (!ret)
 		ret = ckpt_addrmap_read(r->map, r->addrmap, &r->addrmap_len, err);
+	/* Where the addresses its first run knew are now. */
+	if (!ret) {
+		r->total = ckpt_addrmap_compose(json_object_get(r->meta, "addrmap"), r->map);
+		if (!r->total)
+			ret = ckpt_err_set(err, E2BIG, "more than %d addresses to map",
+					   CKPT_ADDRMAP_MAX);
+	}
+	if (!ret)
+		ret = ckpt_addrmap_read(r->total, r->filemap, &r->filemap_len, err);
 	if (!ret && r->addrmap_len)
 		ckptd_log(d, 1, "job %s: %u addresses of its old nodes map to its new nodes'",
 			  j->id, r->addrmap_len);
@@ -376,8 +391,9 @@ static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 		ret = build_map(d, r, j, err);
 	/* "go" to all at once: each reads its images while the others do. */
 	for (i = 1; !ret && i < n; i++)
-		ret = peer_send(r->peers[i], json_pack("{s:b, s:O}", "go", 1,
-						       "addrmap", r->map), err);
+		ret = peer_send(r->peers[i], json_pack("{s:b, s:O, s:O}", "go", 1,
+						       "addrmap", r->map, "addrmap_total", r->total),
+				err);
 	for (i = 1; !ret && i < n; i++) {
 		ret = peer_reply(r->peers[i], &reply, CKPTD_PEER_WAIT_S, err);
 		if (!ret)
@@ -436,6 +452,9 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	o.image = image;
 	o.addrmap = r->addrmap;
 	o.addrmap_len = r->addrmap_len;
+	o.filemap = r->filemap;
+	o.filemap_len = r->filemap_len;
+	sc.total = r->total;
 	if (!ret && closed_of(json_array_get(nodes, 0), &o))
 		ret = ckpt_err_set(&err, ENOMEM, "out of memory");
 	if (!ret)
@@ -483,6 +502,10 @@ void restart_started(struct ckptd *d, struct worker *w, json_t *msg)
 		j->seq = seq;
 	}
 	snprintf(j->coordinator, sizeof(j->coordinator), "%s", coord ?: "");
+	if (json_is_array(json_object_get(msg, "addrmap"))) {
+		json_decref(j->addrmap);
+		j->addrmap = json_incref(json_object_get(msg, "addrmap"));
+	}
 	if (coord || json_array_size(json_object_get(msg, "nodes"))) {
 		json_decref(j->nodes);
 		j->nodes = json_incref(json_object_get(msg, "nodes"));
@@ -626,6 +649,7 @@ out:
 	json_decref(r.targets);
 	json_decref(r.now);
 	json_decref(r.map);
+	json_decref(r.total);
 }
 
 /* signal {sig}: to the job this connection restarted, through its worker. */
@@ -670,7 +694,7 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 		.tcp_made = on_tcp_made, .tcp_made_arg = &sc,
 	};
 	char real[PATH_MAX], image[PATH_MAX], errbuf[256];
-	struct ckpt_addr_map addrmap[CKPT_ADDRMAP_MAX];
+	struct ckpt_addr_map addrmap[CKPT_ADDRMAP_MAX], filemap[CKPT_ADDRMAP_MAX];
 	const json_t *tree, *info;
 	struct ckpt_err err;
 	json_t *meta = NULL, *msg = NULL;
@@ -722,12 +746,16 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 	}
 	ret = ckpt_addrmap_read(json_object_get(msg, "addrmap"), addrmap,
 				&o.addrmap_len, &err);
+	if (!ret)
+		ret = ckpt_addrmap_read(json_object_get(msg, "addrmap_total"),
+					filemap, &o.filemap_len, &err);
 	json_decref(msg);
 	if (ret) {
 		peer_fail(p, "node %s: %s", d->node, err.msg);
 		goto out;
 	}
 	o.addrmap = addrmap;
+	o.filemap = filemap;
 	if (closed_of(node_of(meta, node), &o)) {
 		peer_fail(p, "node %s: out of memory", d->node);
 		goto out;

@@ -218,6 +218,9 @@ static int build_meta(struct snap *s, struct ckpt_err *err)
 		"nodes", nodes);
 	if (s->meta && s->j->outside_close)
 		json_object_set_new(s->meta, "outside", json_string("close"));
+	/* Restarted on other nodes: the addresses its processes know. */
+	if (s->meta && json_array_size(s->j->addrmap))
+		json_object_set(s->meta, "addrmap", s->j->addrmap);
 	if (!s->meta)
 		return ckpt_err_set(err, ENOMEM, "out of memory");
 	/* What we write is what a restart will check: the one checker. */

@@ -271,3 +271,42 @@ int ckpt_addrmap_read(const json_t *map, struct ckpt_addr_map *out,
 	}
 	return 0;
 }
+
+/* The TO of @map's entry from @from (same text as inet_ntop writes), or NULL. */
+static const char *lookup(const json_t *map, const char *from)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(map, i, e)
+		if (!strcmp(json_string_value(json_array_get(e, 0)), from))
+			return json_string_value(json_array_get(e, 1));
+	return NULL;
+}
+
+json_t *ckpt_addrmap_compose(const json_t *total, const json_t *step)
+{
+	json_t *out = json_array(), *e;
+	const char *from, *to, *next;
+	size_t i;
+
+	json_array_foreach(total, i, e) {
+		from = json_string_value(json_array_get(e, 0));
+		to = json_string_value(json_array_get(e, 1));
+		next = lookup(step, to);
+		if (next)
+			to = next;
+		if (strcmp(from, to))
+			json_array_append_new(out, json_pack("[ss]", from, to));
+	}
+	json_array_foreach(step, i, e) {
+		from = json_string_value(json_array_get(e, 0));
+		if (!lookup(total, from))
+			json_array_append(out, e);
+	}
+	if (json_array_size(out) > CKPT_ADDRMAP_MAX) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}

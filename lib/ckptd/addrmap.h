@@ -47,4 +47,15 @@ int ckpt_addrmap_build(const json_t *old, const json_t *now, json_t **map,
 int ckpt_addrmap_read(const json_t *map, struct ckpt_addr_map *out,
 		      unsigned int *n, struct ckpt_err *err);
 
+/*
+ * The job's whole map after a restart: @total (checked, [[FIRST, NOW]...]:
+ * the first run's addresses to those of the last checkpoint, or NULL)
+ * taken on through @step (this restart's): FIRST to where NOW goes, and
+ * @step's own entries for addresses @total does not start from (NOW
+ * itself, which a process may have learned since); entries that map an
+ * address to itself dropped. A new list, or NULL if more than
+ * CKPT_ADDRMAP_MAX entries.
+ */
+json_t *ckpt_addrmap_compose(const json_t *total, const json_t *step);
+
 #endif /* _CKPT_CKPTD_ADDRMAP_H */

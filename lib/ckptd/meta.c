@@ -143,6 +143,13 @@ int ckpt_meta_check(const json_t *meta, struct ckpt_err *err)
 			return ckpt_err_set(err, EINVAL, "\"cmd\" must be a list of strings");
 	(void)name;
 	(void)cwd;
+	if (json_object_get(meta, "addrmap")) {
+		static struct ckpt_addr_map map[CKPT_ADDRMAP_MAX];
+		unsigned int n;
+
+		if (ckpt_addrmap_read(json_object_get(meta, "addrmap"), map, &n, err))
+			return -EINVAL;
+	}
 	v = json_object_get(meta, "outside");
 	if (v && (!json_is_string(v) || (strcmp(json_string_value(v), "close") &&
 					  strcmp(json_string_value(v), "refuse"))))

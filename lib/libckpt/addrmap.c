@@ -8,11 +8,11 @@
  *
  * The map is the restorer's file for the process's pid namespace (a tree
  * restarts in one of its own), read when the process first finds itself
- * in a namespace other than the one of its map: after each restart. It is
- * composed with the map the process had, so after two restarts an address
- * the job knew from its first run still reaches the node it is on now.
- * A map, once made, is never changed or freed: readers take it without a
- * lock.
+ * in a namespace other than the one of its map: after each restart, or
+ * in a program executed since. It is the job's whole map (ckptd keeps it
+ * in the snapshots), so after any number of restarts an address the job
+ * knew from its first run reaches the node it is on now. A map, once
+ * made, is never changed or freed: readers take it without a lock.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -98,33 +98,17 @@ static void read_file(unsigned long long ns, struct map *f)
 	fclose(fp);
 }
 
-/* The map for namespace @ns: @old's addresses taken on through @f's. */
+/* The map of namespace @ns, in place of the one before (never freed). */
 static void load(unsigned long long ns)
 {
-	struct map *old = atomic_load(&current), *f, *m;
-	const struct entry *e;
-	unsigned int i;
+	struct map *m = calloc(1, sizeof(*m));
 
-	f = calloc(1, sizeof(*f));
-	m = calloc(1, sizeof(*m));
-	if (!f || !m) {
-		free(f);
-		free(m);
+	if (!m)
 		return;
-	}
-	read_file(ns, f);
-	for (i = 0; old && i < old->n; i++) {
-		e = find(f, old->e[i].family, old->e[i].to, false);
-		add(m, old->e[i].family, old->e[i].from, e ? e->to : old->e[i].to);
-	}
-	/* Addresses first known since the last restart, or learned there. */
-	for (i = 0; i < f->n; i++)
-		if (!find(old, f->e[i].family, f->e[i].from, false))
-			add(m, f->e[i].family, f->e[i].from, f->e[i].to);
-	free(f);
+	read_file(ns, m);
 	/* The old one may be in a reader's hands: it stays. */
-	atomic_store(&current, m->n || old ? m : NULL);
-	if (!m->n && !old)
+	atomic_store(&current, m->n ? m : NULL);
+	if (!m->n)
 		free(m);
 	atomic_store(&map_ns, ns);
 }

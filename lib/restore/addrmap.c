@@ -20,16 +20,17 @@
 #include "err.h"
 #include "restore_int.h"
 
-/* The map as text into @buf: its length, or -ENOSPC. */
-static int map_text(const struct ckpt_restore_opts *o, char *buf, size_t size)
+/* The map @map (@entries of them) as text into @buf: its length, or -ENOSPC. */
+static int map_text(const struct ckpt_addr_map *map, unsigned int entries,
+		    char *buf, size_t size)
 {
 	char from[INET6_ADDRSTRLEN], to[INET6_ADDRSTRLEN];
 	size_t len = 0;
 	unsigned int i;
 	int n;
 
-	for (i = 0; i < o->addrmap_len; i++) {
-		const struct ckpt_addr_map *e = &o->addrmap[i];
+	for (i = 0; i < entries; i++) {
+		const struct ckpt_addr_map *e = &map[i];
 
 		inet_ntop(e->family, e->from, from, sizeof(from));
 		inet_ntop(e->family, e->to, to, sizeof(to));
@@ -46,6 +47,8 @@ int restore_addrmap_publish(const struct ckpt_restore_opts *o, pid_t holder,
 {
 	char ns[64], link[64], tmp[PATH_MAX + 8];
 	char text[CKPT_ADDRMAP_MAX * (2 * INET6_ADDRSTRLEN + 2)];
+	const struct ckpt_addr_map *map = o->filemap ?: o->addrmap;
+	unsigned int entries = o->filemap ? o->filemap_len : o->addrmap_len;
 	unsigned long long ino;
 	ssize_t n;
 	bool ok;
@@ -60,14 +63,14 @@ int restore_addrmap_publish(const struct ckpt_restore_opts *o, pid_t holder,
 	if (sscanf(ns, "pid:[%llu]", &ino) != 1)
 		return ckpt_err_set(err, EIO, "%s: not a pid namespace: %s", link, ns);
 	snprintf(path, size, "%s/%llu", CKPT_ADDRMAP_DIR, ino);
-	if (!o->addrmap_len) {
+	if (!entries) {
 		/* An earlier tree's, whose namespace had this inode. */
 		if (unlink(path) && errno != ENOENT)
 			return ckpt_err_set(err, errno, "%s: %s", path, strerror(errno));
 		*path = '\0';
 		return 0;
 	}
-	len = map_text(o, text, sizeof(text));
+	len = map_text(map, entries, text, sizeof(text));
 	if (len < 0)
 		return ckpt_err_set(err, ENOSPC, "the address map is too long");
 	mkdir("/run/ckpt", 0755);

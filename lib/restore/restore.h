@@ -78,13 +78,19 @@ struct ckpt_restore_opts {
 	void *tcp_made_arg;
 	/*
 	 * A tree restarted on other nodes: every TCP socket's addresses go
-	 * through this map (each at most once) before the socket is made,
-	 * and the map is left, as text, in CKPT_ADDRMAP_DIR/INUM (INUM: the
-	 * tree's pid namespace's inode) for the tree's processes while it
-	 * runs. NULL (0 entries): none.
+	 * through this map (each at most once) before the socket is made.
+	 * NULL (0 entries): none.
 	 */
 	const struct ckpt_addr_map *addrmap;
 	unsigned int addrmap_len;
+	/*
+	 * The job's whole map, its first run's addresses to this restart's
+	 * (NULL: @addrmap), left as text in CKPT_ADDRMAP_DIR/INUM (INUM: the
+	 * tree's pid namespace's inode) for the tree's processes while it
+	 * runs; none with 0 entries.
+	 */
+	const struct ckpt_addr_map *filemap;
+	unsigned int filemap_len;
 	/*
 	 * A tree: its connections to processes outside the job (ckpt-run
 	 * --outside close), by member pid (in the tree's namespace) and

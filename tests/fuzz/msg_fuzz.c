@@ -34,7 +34,13 @@ static void check(const void *buf, size_t len)
 	outside = json_object();
 	tcp_join(json_object_get(msg, "shares"), outside, NULL);
 	json_decref(outside);
-	ckpt_addrmap_read(json_object_get(msg, "addrmap"), map, &n, NULL);
+	/* The whole map is composed from checked maps only. */
+	if (!ckpt_addrmap_read(json_object_get(msg, "addrmap"), map, &n, NULL)) {
+		built = ckpt_addrmap_compose(json_object_get(msg, "addrmap"),
+					     json_object_get(msg, "addrmap"));
+		json_decref(built);
+		built = NULL;
+	}
 	ckpt_addrmap_build(json_object_get(msg, "old"), json_object_get(msg, "now"),
 			   &built, NULL);
 	json_decref(built);

@@ -5,8 +5,8 @@
  * addresses (lib/ckptd/addrmap.c), a map of the wrong shape refused, and,
  * run with libckpt preloaded (addrmap.sh), libckpt's connect(), bind(),
  * getsockname(), getpeername() and accept() through the map of the
- * process's pid namespace, composed with the next namespace's as after a
- * second restart. TAP on stdout.
+ * process's pid namespace, and the next namespace's after a second
+ * restart; the coordinator's whole map over restarts. TAP on stdout.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -55,6 +55,23 @@ static int build(const char *old, const char *now, char *text, size_t size,
 	return ret;
 }
 
+/* ckpt_addrmap_compose() of @total and @step is @want. */
+static int compose(const char *total, const char *step, const char *want)
+{
+	json_t *t = json_loads(total, JSON_DECODE_ANY, NULL), *s = json_loads(step, 0, NULL);
+	json_t *out = ckpt_addrmap_compose(t, s);
+	char *got = out ? json_dumps(out, JSON_COMPACT) : NULL;
+	int ok = got && !strcmp(got, want);
+
+	if (!ok)
+		printf("# got %s\n", got ? got : "NULL");
+	free(got);
+	json_decref(out);
+	json_decref(t);
+	json_decref(s);
+	return ok;
+}
+
 static int read_map(const char *text, unsigned int *n, struct ckpt_err *err)
 {
 	static struct ckpt_addr_map out[CKPT_ADDRMAP_MAX];
@@ -96,6 +113,13 @@ static void coordinator(void)
 	check(!build("[[\"192.0.2.10/32\"]]", "[[\"192.0.2.11/24\"]]", map, sizeof(map), &err) &&
 	      !strcmp(map, "[[\"192.0.2.10\",\"192.0.2.11\"]]"),
 	      "an old /32 maps to the new address whose subnet holds it");
+	check(compose("[[\"192.0.2.10\", \"192.0.2.11\"], [\"192.0.2.11\", \"192.0.2.10\"]]",
+		      "[[\"192.0.2.11\", \"192.0.2.10\"], [\"192.0.2.10\", \"192.0.2.11\"]]", "[]") &&
+	      compose("[[\"192.0.2.10\", \"192.0.2.11\"]]",
+		      "[[\"192.0.2.11\", \"192.0.2.12\"], [\"198.51.100.1\", \"198.51.100.2\"]]",
+		      "[[\"192.0.2.10\",\"192.0.2.12\"],[\"192.0.2.11\",\"192.0.2.12\"],[\"198.51.100.1\",\"198.51.100.2\"]]") &&
+	      compose("null", "[[\"192.0.2.10\", \"192.0.2.11\"]]", "[[\"192.0.2.10\",\"192.0.2.11\"]]"),
+	      "the whole map: swapped and swapped back is none; a third node; none before");
 	check(!read_map("[[\"192.0.2.10\", \"192.0.2.11\"], [\"2001:db8::1\", \"2001:db8::2\"]]", &n, &err) &&
 	      n == 2, "a map read");
 	check(read_map("[[\"192.0.2.10\", \"2001:db8::2\"]]", &n, &err) == -EINVAL &&
@@ -203,14 +227,17 @@ static void wrappers(const char *dir)
 		      !getsockname(x, (struct sockaddr *)&s, &len) &&
 		      !strcmp(addr_of(&s, a), "127.0.0.9"),
 		      "getpeername() and getsockname(): the old address");
-		/* A second restart, on a third node: 127.0.0.1 is now 127.0.0.2. */
+		/*
+		 * A second restart, on a third node: 127.0.0.1 is now 127.0.0.2,
+		 * and the file has the job's whole map, as ckptd composes it.
+		 */
 		fflush(stdout);
 		if (unshare(CLONE_NEWPID) || (pid = fork()) < 0)
 			exit(2);
 		if (!pid) {
 			close(l);
 			l = listener("127.0.0.2", &port2);
-			write_map(dir, "127.0.0.1 127.0.0.2\n");
+			write_map(dir, "127.0.0.9 127.0.0.2\n127.0.0.1 127.0.0.2\n");
 			c = connect_to("127.0.0.9", port2);
 			check(c >= 0, "restarted twice: the first run's address reaches the third node");
 			s = in4("127.0.0.9", 0);
@@ -235,7 +262,7 @@ static void wrappers(const char *dir)
 
 int main(int argc, char **argv)
 {
-	printf("TAP version 13\n1..19\n");
+	printf("TAP version 13\n1..20\n");
 	coordinator();
 	if (argc > 1) {
 		fflush(stdout);
