@@ -128,7 +128,9 @@ ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$hjob' --json\" | grep -q '
 sleep 3
 "$bin/ckpt" job "$hjob" > /dev/null 2> "$shared/h1.err" &
 hc=$!
-ktap_poll 120 sh -c "ls '$snap/$hjob/'*.tmp/node1/0/*.img" || true
+# As soon as node1's worker has made its share's directory: a wait for
+# its first image let a fast machine finish the share before the kill.
+ktap_poll 120 sh -c "ls -d '$snap/$hjob/'*.tmp/node1" || true
 ssh node1 "pkill -KILL -x ckptd"
 rc=0
 wait_for "$hc" || rc=$?
