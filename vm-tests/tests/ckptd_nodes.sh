@@ -126,12 +126,18 @@ ktap_poll 60 grep -q "^ckpt-run: job " "$shared/h.err" || true
 hjob=$(job_of "$shared/h.err")
 ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$hjob' --json\" | grep -q '\"processes\":1'" || true
 sleep 3
+# On node1 itself, watching before the checkpoint starts: ckptd killed
+# within 0.1 s of its worker making the share's directory. Watched from
+# node0, through a new ssh each time, the share was whole before the kill
+# on a fast machine.
+ssh node1 "for i in \$(seq 1200); do
+	ls -d '$snap/$hjob/'*.tmp/node1 > /dev/null 2>&1 && exec pkill -KILL -x ckptd
+	sleep 0.1; done; exit 1" &
+watcher=$!
+sleep 1
 "$bin/ckpt" job "$hjob" > /dev/null 2> "$shared/h1.err" &
 hc=$!
-# As soon as node1's worker has made its share's directory: a wait for
-# its first image let a fast machine finish the share before the kill.
-ktap_poll 120 sh -c "ls -d '$snap/$hjob/'*.tmp/node1" || true
-ssh node1 "pkill -KILL -x ckptd"
+wait "$watcher" || ktap_note "node1's ckptd was not killed"
 rc=0
 wait_for "$hc" || rc=$?
 ktap_check "ckptd killed on node1 mid-checkpoint: the checkpoint fails, naming node1" sh -c \
