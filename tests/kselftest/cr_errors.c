@@ -163,7 +163,12 @@ FIXTURE_SETUP(errors)
 	snprintf(self->image, sizeof(self->image), "/tmp/cr_errors.%d.img",
 		 getpid());
 	ASSERT_EQ(0, target_start(&self->t, counter_target));
-	ASSERT_EQ(0, target_send(&self->t, "s"));
+	/*
+	 * Counted before any test runs: an image taken with the 's' still
+	 * in the pipe (a busy machine) would restart counting 0.
+	 */
+	ASSERT_EQ(0, target_ask(&self->t, "sp", self->msg, sizeof(self->msg)));
+	ASSERT_STREQ("1", self->msg);
 }
 
 FIXTURE_TEARDOWN(errors)
