@@ -7,6 +7,13 @@
 ktap_n=0
 ktap_failed=0
 ktap_planned=0
+ktap_t=$SECONDS
+
+# Where a test's time goes: each point says how long since the one before.
+ktap_took() {
+	echo "# $((SECONDS - ktap_t)) s since the last point"
+	ktap_t=$SECONDS
+}
 
 ktap_plan() {
 	ktap_planned=$1
@@ -15,11 +22,13 @@ ktap_plan() {
 }
 
 ktap_ok() {
+	ktap_took
 	ktap_n=$((ktap_n + 1))
 	echo "ok $ktap_n $*"
 }
 
 ktap_fail() {
+	ktap_took
 	ktap_n=$((ktap_n + 1))
 	ktap_failed=$((ktap_failed + 1))
 	echo "not ok $ktap_n $*"
