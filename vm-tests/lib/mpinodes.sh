@@ -8,8 +8,8 @@
 # ckptd's on both. Their TCP connections between the nodes (the TCP BTL
 # or UCX's tcp transport between ranks, the runtimes' own links, ckpt-ssh's
 # link) are captured end by end, one end in each node's share, and joined
-# by the coordinator. Checked: the job checkpointed and let go on twice
-# mid-run ends with the checksum of an uninterrupted run; checkpointed
+# by the coordinator. Checked: the job checkpointed and let go on three
+# times mid-run ends with the checksum of an uninterrupted run; checkpointed
 # with --kill and restarted on the same nodes, it prints that checksum
 # too, and so it does restarted from that snapshot with the nodes swapped
 # (their addresses mapped: Documentation/decisions.md, "TCP on other
@@ -91,7 +91,7 @@ start_job() {
 	sleep 3
 }
 
-ktap_plan 10
+ktap_plan 11
 ktap_check "node0: engine, key, ckptd" start_node node0
 ktap_check "node1: engine, key, ckptd" start_node node1
 
@@ -128,14 +128,14 @@ mpi_job() {
 	ktap_check "$impl: an uninterrupted run over both nodes: $want" test -n "$want"
 
 	start_job $impl-cont "$heat" 300 100
-	for n in 1 2; do
+	for n in 1 2 3; do
 		ktap_check "$impl: checkpointed with the ranks' connections between the nodes, let go on: snapshot $n" \
 			sh -c "timeout 300 ckpt job '$job' | tee /dev/stderr | grep -q '^snapshot *$snap/$job/$n\$'"
 		sleep 2
 	done
 	has_line "$shared/$impl-cont.out" '^heat: ' 400 "$runner" || cat "$shared/$impl-cont.err"
 	end_job "$job" "$runner"
-	ktap_check "$impl: after two checkpoints, the uninterrupted run's checksum" \
+	ktap_check "$impl: after three checkpoints, the uninterrupted run's checksum" \
 		grep -qxF "$want" "$shared/$impl-cont.out"
 
 	start_job $impl-kill "$heat" 300 100

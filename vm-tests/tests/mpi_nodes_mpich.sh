@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Debian's MPICH 4.0 over two nodes, 4 ranks over UCX's tcp transport on
-# ckpt0: checkpointed and let go on twice, checkpointed with --kill and
+# ckpt0: checkpointed and let go on three times, checkpointed with --kill and
 # restarted on the same nodes and with the nodes swapped
 # (vm-tests/lib/mpinodes.sh says what is checked).
 #

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Debian's Open MPI 4.1 over two nodes, 4 ranks over its TCP BTL on ckpt0:
-# checkpointed and let go on twice, checkpointed with --kill and restarted
-# on the same nodes; its restart with the nodes swapped refused by name
+# checkpointed and let go on three times, checkpointed with --kill and
+# restarted on the same nodes; its restart with the nodes swapped refused by name
 # (vm-tests/lib/mpinodes.sh says what is checked).
 #
 # Topology: node0 and node1 on the private link ckpt0, each with ckptd,
