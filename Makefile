@@ -102,6 +102,7 @@ PRELOADS := $(patsubst tests/preload/%.c,$(O)/tests/preload/%.so,$(wildcard test
 MPI_IMPLS := openmpi mpich
 MPI_PROGS := $(foreach m,$(MPI_IMPLS),$(patsubst tests/mpi/%.c,$(O)/tests/mpi/$(m)/%,\
 	$(wildcard tests/mpi/*.c)))
+MPI_HOOKS := $(foreach m,$(MPI_IMPLS),$(O)/lib/$(m)/libckpt-mpi.so)
 
 .PHONY: all deps deps-check kmod kmod-all user check check-host check-vm \
 	debug-kernel kmod-debug check-debug \
@@ -156,13 +157,13 @@ kmod-debug: debug-kernel
 # ---------------------------------------------------------------- userspace
 
 user: $(O)/bin/ckpt $(O)/bin/ckpt-run $(O)/bin/ckpt-join $(O)/bin/ckpt-ssh $(O)/bin/ckptd $(LIBCKPT) $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS) $(PRELOADS) \
-	$(MPI_PROGS) $(O)/tests/host/libckpt_unit $(O)/tests/host/tcpjoin_unit \
+	$(MPI_PROGS) $(MPI_HOOKS) $(O)/tests/host/libckpt_unit $(O)/tests/host/tcpjoin_unit \
 	$(O)/tests/host/addrmap_unit
 
 $(O)/tests/host/libckpt_unit: tests/host/libckpt_unit.c $(O)/lib/libckpt.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(USER_CFLAGS) -pthread -Ilib/libckpt -o $@ $< $(O)/lib/libckpt.a
+	$(Q)$(CC) $(USER_CFLAGS) -pthread -rdynamic -Ilib/libckpt -o $@ $< $(O)/lib/libckpt.a -ldl
 
 $(O)/tests/host/addrmap_unit: tests/host/addrmap_unit.c lib/ckptd/addrmap.c lib/restore/err.c lib/ckptd/addrmap.h
 	@mkdir -p $(@D)
@@ -299,13 +300,26 @@ $(O)/tests/preload/%.so: tests/preload/%.c
 	$(Q)$(CC) $(USER_CFLAGS) -fPIC -shared -o $@ $<
 
 # mpicc.openmpi and mpicc.mpich (Debian's names for each library's mpicc).
+# MPIX_Checkpoint's library, libckpt-mpi.so, is built with each too (an
+# MPI handle is a pointer in one, an int in the other); tests/mpi/mpix
+# links it.
 define mpi_rule
 $(O)/tests/mpi/$(1)/%: tests/mpi/%.c
 	@command -v mpicc.$(1) > /dev/null || \
 		{ echo "mpicc.$(1) is not installed (run: make deps)" >&2; exit 1; }
 	@mkdir -p $$(@D)
 	@$$(if $(Q),echo "  MPICC   $$@")
-	$(Q)mpicc.$(1) $$(USER_CFLAGS) -o $$@ $$<
+	$(Q)mpicc.$(1) $$(USER_CFLAGS) -o $$@ $$< $$(MPI_LINK)
+
+$(O)/lib/$(1)/libckpt-mpi.so: mpi-hooks/mpix.c mpi-hooks/mpix_ckpt.h $(O)/lib/libckpt.so
+	@mkdir -p $$(@D)
+	@$$(if $(Q),echo "  MPICC   $$@")
+	$(Q)mpicc.$(1) $$(USER_CFLAGS) -fPIC -shared -Wl,-z,defs -Ilib/libckpt \
+		-Impi-hooks -o $$@ $$< -L$(O)/lib -lckpt -ljansson
+
+$(O)/tests/mpi/$(1)/mpix: $(O)/lib/$(1)/libckpt-mpi.so
+$(O)/tests/mpi/$(1)/mpix: MPI_LINK = -Impi-hooks -L$(O)/lib/$(1) -lckpt-mpi -L$(O)/lib -lckpt \
+	-Wl,-rpath,$(abspath $(O))/lib/$(1):$(abspath $(O))/lib
 endef
 $(foreach m,$(MPI_IMPLS),$(eval $(call mpi_rule,$(m))))
 
@@ -320,7 +334,7 @@ $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 
 -include $(sort $(LIBCKPT_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(RESTORE_OBJS:.o=.d) \
 	$(PROTO_OBJS:.o=.d) $(CKPTD_OBJS:.o=.d)) $(MKIMAGE).d $(KSFT_PROGS:=.d) $(WORKLOADS:=.d) $(PRELOADS:.so=.d) \
-	$(MPI_PROGS:=.d)
+	$(MPI_PROGS:=.d) $(MPI_HOOKS:.so=.d)
 
 # ---------------------------------------------------------------- checks
 
@@ -404,6 +418,11 @@ install: all
 	install -m 0644 $(O)/lib/libckpt.a $(DESTDIR)$(PREFIX)/lib/libckpt.a
 	install -m 0644 $(O)/lib/libckpt.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/libckpt.pc
 	install -m 0644 lib/libckpt/libckpt.h $(DESTDIR)$(PREFIX)/include/libckpt.h
+	install -m 0644 mpi-hooks/mpix_ckpt.h $(DESTDIR)$(PREFIX)/include/mpix_ckpt.h
+	for m in $(MPI_IMPLS); do \
+		install -d $(DESTDIR)$(PREFIX)/lib/ckpt/$$m && \
+		install -m 0755 $(O)/lib/$$m/libckpt-mpi.so $(DESTDIR)$(PREFIX)/lib/ckpt/$$m/ || exit 1; \
+	done
 	install -m 0644 Documentation/man/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 0644 Documentation/man/libckpt.7 $(DESTDIR)$(MANDIR)/man7/
 	install -m 0644 contrib/bash-completion/ckpt \

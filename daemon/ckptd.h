@@ -128,6 +128,8 @@ struct ckptd *conn_daemon(const struct conn *c);
 /* The descriptors the request came with, taken by the caller. */
 int conn_take_fds(struct conn *c, int *fds, int max);
 void conn_set_worker(struct conn *c, struct worker *w);
+void conn_set_detached(struct conn *c, const char *job, const char *mode,
+		       unsigned int timeout_s);
 struct worker *conn_worker(const struct conn *c);
 struct conn *conn_next(const struct conn *c);
 int conn_fd(const struct conn *c);
@@ -165,6 +167,8 @@ void op_join(struct conn *c, const json_t *req);
 
 /* snapshot.c */
 void op_checkpoint(struct conn *c, const json_t *req);
+void checkpoint_detached(struct ckptd *d, const char *id, const char *mode,
+			 unsigned int timeout_s);
 void checkpoint_due(struct ckptd *d);
 void op_cancel(struct conn *c, const json_t *req);
 /* Removes what checkpoints cut short left of @j's snapshots (*.tmp). */

@@ -30,6 +30,11 @@ struct conn {
 	struct ckptd_frame fr;
 	bool busy;		/* a request is being served */
 	struct worker *w;	/* the worker serving it, if any */
+	struct {		/* a detached checkpoint, started at the close */
+		char job[CKPTD_JOB_ID_LEN + 1];	/* "": none */
+		const char *mode;
+		unsigned int timeout_s;
+	} detached;
 	struct conn *next;
 };
 
@@ -99,6 +104,14 @@ int conn_take_fds(struct conn *c, int *fds, int max)
 	return n;
 }
 
+void conn_set_detached(struct conn *c, const char *job, const char *mode,
+		       unsigned int timeout_s)
+{
+	snprintf(c->detached.job, sizeof(c->detached.job), "%s", job);
+	c->detached.mode = mode;
+	c->detached.timeout_s = timeout_s;
+}
+
 void conn_close(struct conn *c)
 {
 	struct conn **p;
@@ -114,6 +127,9 @@ void conn_close(struct conn *c)
 	ckptd_frame_reset(&c->fr);
 	event_free(c->ev);
 	close(c->fd);
+	if (c->detached.job[0])
+		checkpoint_detached(c->d, c->detached.job, c->detached.mode,
+				    c->detached.timeout_s);
 	free(c);
 }
 

@@ -584,22 +584,16 @@ static void checkpoint_report(struct worker *w, json_t *msg)
 	}
 }
 
-/* checkpoint {job, mode: continue|stop|kill, timeout?}. */
 /*
- * Starts a checkpoint of @j in @mode for client @c (NULL: ckptd's own,
- * periodic). NULL, or the refusal in @why.
+ * Why @j cannot be checkpointed from this node now, in @why, or NULL and
+ * its one tree's root in @root.
  */
-static const char *checkpoint_start(struct ckptd *d, struct conn *c,
-				    struct job *j, const char *mode,
-				    unsigned int timeout_s, char *why, size_t len)
+static const char *checkpoint_refusal(struct job *j, pid_t *root, char *why,
+				      size_t len)
 {
-	struct snap s = { .mode = mode };
 	pid_t roots[2];
 	int n;
 
-	s.a.flags = !strcmp(mode, "stop") ? CKPT_CHECKPOINT_STOP :
-		    !strcmp(mode, "kill") ? CKPT_CHECKPOINT_KILL : 0;
-	s.a.timeout_ms = timeout_s * 1000;
 	if (j->coordinator[0])
 		snprintf(why, len, "job %s is coordinated by node %s: checkpoint it there",
 			 j->id, j->coordinator);
@@ -619,7 +613,25 @@ static const char *checkpoint_start(struct ckptd *d, struct conn *c,
 			 j->id, (int)roots[0], (int)roots[1]);
 	if (n != 1)
 		return why;
-	s.root = roots[0];
+	*root = roots[0];
+	return NULL;
+}
+
+/*
+ * Starts a checkpoint of @j in @mode for client @c (NULL: ckptd's own,
+ * periodic or detached). NULL, or the refusal in @why.
+ */
+static const char *checkpoint_start(struct ckptd *d, struct conn *c,
+				    struct job *j, const char *mode,
+				    unsigned int timeout_s, char *why, size_t len)
+{
+	struct snap s = { .mode = mode };
+
+	s.a.flags = !strcmp(mode, "stop") ? CKPT_CHECKPOINT_STOP :
+		    !strcmp(mode, "kill") ? CKPT_CHECKPOINT_KILL : 0;
+	s.a.timeout_ms = timeout_s * 1000;
+	if (checkpoint_refusal(j, &s.root, why, len))
+		return why;
 	j->last = time(NULL);
 	worker_set_checkpoint();
 	if (!worker_start(d, c, j, checkpoint_worker, checkpoint_report, &s)) {
@@ -630,21 +642,29 @@ static const char *checkpoint_start(struct ckptd *d, struct conn *c,
 	return NULL;
 }
 
-/* checkpoint {job, mode: continue|stop|kill, timeout?}. */
+/*
+ * checkpoint {job, mode: continue|stop|kill, timeout?, detach?}. Detached
+ * (MPIX_Checkpoint's: its caller is a process of the job), the request is
+ * checked and answered at once, and the checkpoint starts once the client
+ * has closed the connection, which a checkpoint of the caller could not
+ * hold; its result is the job's, and the log's.
+ */
 void op_checkpoint(struct conn *c, const json_t *req)
 {
 	const char *mode = "continue", *why;
 	json_int_t timeout = 0;
+	int detach = 0;
 	struct job *j;
 	char buf[512];
+	pid_t root;
 
 	j = job_lookup(c, req);
 	if (!j)
 		return;
-	if (json_unpack((json_t *)req, "{s?:s, s?:I}", "mode", &mode,
-			"timeout", &timeout) ||
+	if (json_unpack((json_t *)req, "{s?:s, s?:I, s?:b}", "mode", &mode,
+			"timeout", &timeout, "detach", &detach) ||
 	    timeout < 0 || timeout > CKPT_TIMEOUT_MAX_MS / 1000) {
-		conn_fail(c, "checkpoint: \"mode\" is a string, \"timeout\" 0 to %u seconds",
+		conn_fail(c, "checkpoint: \"mode\" is a string, \"timeout\" 0 to %u seconds, \"detach\" a boolean",
 			  CKPT_TIMEOUT_MAX_MS / 1000);
 		return;
 	}
@@ -655,9 +675,34 @@ void op_checkpoint(struct conn *c, const json_t *req)
 	}
 	/* The mode's own string: the request is gone when the worker runs. */
 	mode = !strcmp(mode, "stop") ? "stop" : !strcmp(mode, "kill") ? "kill" : "continue";
+	if (detach) {
+		why = checkpoint_refusal(j, &root, buf, sizeof(buf));
+		if (why) {
+			conn_fail(c, "%s", why);
+			return;
+		}
+		conn_set_detached(c, j->id, mode, timeout);
+		conn_reply(c, json_pack("{s:s, s:b}", "job", j->id, "detached", 1));
+		return;
+	}
 	why = checkpoint_start(conn_daemon(c), c, j, mode, timeout, buf, sizeof(buf));
 	if (why)
 		conn_fail(c, "%s", why);
+}
+
+/* A detached request's checkpoint, its client gone. */
+void checkpoint_detached(struct ckptd *d, const char *id, const char *mode,
+			 unsigned int timeout_s)
+{
+	struct job *j = job_find(d, id);
+	char why[512];
+
+	if (!j)
+		ckptd_log(d, 0, "job %s: the detached checkpoint: the job has ended", id);
+	else if (checkpoint_start(d, NULL, j, mode, timeout_s, why, sizeof(why)))
+		ckptd_log(d, 0, "job %s: the detached checkpoint: %s", id, why);
+	else
+		ckptd_log(d, 1, "job %s: the detached checkpoint starts", id);
 }
 
 /* The periodic checkpoints of jobs run with --interval, when due. */

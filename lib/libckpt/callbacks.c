@@ -20,6 +20,7 @@
  */
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <linux/ckpt.h>
@@ -331,9 +332,21 @@ ready:
 	return res;
 }
 
+/* How much sooner than the engine the library gives up waiting. */
+static unsigned int early(unsigned int timeout_ms)
+{
+	unsigned int ms = timeout_ms / 5;
+
+	return ms > 2000 ? 2000 : ms;
+}
+
 int ckpt_run_round(unsigned int flags, unsigned int timeout_ms, uint64_t id)
 {
 	struct round *r = &ckpt_lib.round;
+	struct timespec end;
+	char msg[MSG_LEN];
+	unsigned int ms;
+	const char *why;
 	int res;
 
 	/* The round is set up before it is announced (pending). */
@@ -349,9 +362,19 @@ int ckpt_run_round(unsigned int flags, unsigned int timeout_ms, uint64_t id)
 	round_id = id;
 	atomic_fetch_add(&r->gen, 1);
 
-	if (ckpt_cs_drain(timeout_ms)) {
-		set_abort(CKPT_ABORT_TEMP,
-			  "a critical section was held longer than the timeout");
+	/*
+	 * An MPI rank first (pending would hold its MPI_Finalize off). Both
+	 * waits end before the engine's, which began earlier and would
+	 * only say the callbacks took too long.
+	 */
+	ms = timeout_ms ? timeout_ms - early(timeout_ms) : 0;
+	ckpt_deadline(&end, ms);
+	why = ckpt_mpi_wait(&end, ms);
+	if (!why && ckpt_cs_drain(&end, ms))
+		why = ckpt_mpi_held() ?: "a critical section was held";
+	if (why) {
+		snprintf(msg, sizeof(msg), "%s longer than the timeout", why);
+		set_abort(CKPT_ABORT_TEMP, msg);
 		res = engine_ready(r, round_id);
 		goto out;
 	}

@@ -78,18 +78,35 @@ CKPT_EXPORT int ckpt_leave_cs(void)
 }
 
 /*
- * The callback thread: hold new entries off and wait for the last to leave,
- * at most @timeout_ms (0: no limit). Returns -1 on timeout.
+ * One section for the whole process, of no thread's (mpi.c's from
+ * MPI_Finalize on): counted as an entry is, never left.
  */
-int ckpt_cs_drain(unsigned int timeout_ms)
+void ckpt_cs_hold(void)
 {
-	struct timespec end, left;
+	int p;
+
+	for (;;) {
+		atomic_fetch_add(&ckpt_lib.cs_count, 1);
+		if (!atomic_load(&ckpt_lib.pending))
+			return;
+		back_out();
+		while ((p = atomic_load(&ckpt_lib.pending)))
+			futex_wait(&ckpt_lib.pending, p, NULL);
+	}
+}
+
+/*
+ * The callback thread: hold new entries off and wait for the last to leave,
+ * at most until @end (@timeout_ms 0: no limit). Returns -1 on timeout.
+ */
+int ckpt_cs_drain(const struct timespec *end, unsigned int timeout_ms)
+{
+	struct timespec left;
 	int n;
 
-	ckpt_deadline(&end, timeout_ms);
 	atomic_store(&ckpt_lib.pending, 1);
 	while ((n = atomic_load(&ckpt_lib.cs_count))) {
-		if (ckpt_time_left(&end, timeout_ms, &left))
+		if (ckpt_time_left(end, timeout_ms, &left))
 			return -1;
 		futex_wait(&ckpt_lib.cs_count, n, timeout_ms ? &left : NULL);
 	}

@@ -163,6 +163,7 @@ static void atfork_child(void)
 
 	ckpt_callbacks_unlock();
 	pthread_mutex_unlock(&init_lock);
+	ckpt_mpi_after_fork();
 	if (ckpt_lib.devfd < 0)
 		return;
 	close(ckpt_lib.devfd);

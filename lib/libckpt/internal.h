@@ -94,9 +94,15 @@ void ckpt_callbacks_unlock(void);
 void ckpt_callbacks_after_fork(pid_t old_tid, pid_t new_tid);
 
 /* cs.c */
-int ckpt_cs_drain(unsigned int timeout_ms);
+int ckpt_cs_drain(const struct timespec *end, unsigned int timeout_ms);
 void ckpt_cs_release(void);
 void ckpt_cs_after_fork(void);
+void ckpt_cs_hold(void);
+
+/* mpi.c */
+const char *ckpt_mpi_wait(const struct timespec *end, unsigned int ms);
+const char *ckpt_mpi_held(void);
+void ckpt_mpi_after_fork(void);
 
 /* request.c */
 void ckpt_requests_restarted(void);

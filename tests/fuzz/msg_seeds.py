@@ -21,6 +21,7 @@ ops = [{"op": "run", "pid": 12, "cmd": ["sh", "-c", "x"], "cwd": "/", "name": "n
         "interval": 60, "keep": 3},
        {"op": "ls"}, {"op": "status", "job": "0123abcd"},
        {"op": "checkpoint", "job": "0123abcd", "mode": "kill", "timeout": 5},
+       {"op": "checkpoint", "job": "0123abcd", "detach": True},
        {"op": "restart", "dir": "/var/lib/ckpt/0123abcd/1"},
        {"op": "signal", "sig": 2}, {"op": "cancel", "job": "0123abcd"},
        {"op": "join", "job": "0123abcd", "coordinator": "node0"},

@@ -10,9 +10,56 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libckpt.h"
+#include <pthread.h>
+
+#include "internal.h"
 
 static int nr, failed;
+
+/*
+ * A stand-in MPI library's two questions (exported: -rdynamic), which
+ * libckpt asks before a checkpoint (lib/libckpt/mpi.c).
+ */
+static _Atomic int fake_init, fake_final;
+
+int PMPI_Initialized(int *flag);
+int PMPI_Finalized(int *flag);
+
+int PMPI_Initialized(int *flag)
+{
+	*flag = atomic_load(&fake_init);
+	return 0;
+}
+
+int PMPI_Finalized(int *flag)
+{
+	*flag = atomic_load(&fake_final);
+	return 0;
+}
+
+static void *init_later(void *arg)
+{
+	const struct timespec ts = { 0, 100 * 1000000L };
+
+	(void)arg;
+	nanosleep(&ts, NULL);
+	atomic_store(&fake_init, 1);
+	return NULL;
+}
+
+/* ckpt_mpi_wait() with @ms to wait: its answer, and the time it took. */
+static const char *mpi_wait(unsigned int ms, long *took_ms)
+{
+	struct timespec end, a, b;
+	const char *why;
+
+	ckpt_deadline(&end, ms);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	why = ckpt_mpi_wait(&end, ms);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	*took_ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+	return why;
+}
 
 static void check(int ok, const char *what)
 {
@@ -31,9 +78,12 @@ int main(void)
 {
 	struct ckpt_request_args args = { 0 };
 	struct ckpt_status st;
+	const char *why;
+	pthread_t th;
+	long took;
 	int i, ret;
 
-	printf("TAP version 13\n1..16\n");
+	printf("TAP version 13\n1..20\n");
 
 	setenv("CKPT_DEVICE", "/nonexistent/ckpt", 1);
 	setenv("CKPT_SIGNAL", "5", 1);
@@ -87,5 +137,18 @@ int main(void)
 	check(ckpt_request_checkpoint(&args, NULL) == -ENOENT &&
 	      ckpt_poll_checkpoint(NULL, 0) == -EINVAL,
 	      "request without an engine; poll without a request");
+
+	/* The MPI window: a rank is checkpointed only inside it. */
+	why = mpi_wait(200, &took);
+	check(why && strstr(why, "before the end of MPI_Init") && took >= 150,
+	      "MPI: before MPI_Init ends, a checkpoint waits its time, then has the reason");
+	pthread_create(&th, NULL, init_later, NULL);
+	why = mpi_wait(5000, &took);
+	pthread_join(th, NULL);
+	check(!why && took < 4000, "MPI: one that waits goes ahead once MPI_Init has ended");
+	atomic_store(&fake_final, 1);
+	why = mpi_wait(50, &took);
+	check(why && strstr(why, "past MPI_Finalize"), "MPI: past MPI_Finalize, the reason");
+	check(!ckpt_mpi_held(), "MPI: no section held without a call of MPI_Finalize");
 	return failed ? 1 : 0;
 }

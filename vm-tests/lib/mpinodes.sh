@@ -130,7 +130,7 @@ mpi_job() {
 	start_job $impl-cont "$heat" 300 100
 	for n in 1 2 3; do
 		ktap_check "$impl: checkpointed with the ranks' connections between the nodes, let go on: snapshot $n" \
-			sh -c "timeout 300 ckpt job '$job' | tee /dev/stderr | grep -q '^snapshot *$snap/$job/$n\$'"
+			sh -c "timeout 300 ckpt job '$job' --timeout 60 | tee /dev/stderr | grep -q '^snapshot *$snap/$job/$n\$'"
 		sleep 2
 	done
 	has_line "$shared/$impl-cont.out" '^heat: ' 400 "$runner" || cat "$shared/$impl-cont.err"
@@ -140,7 +140,7 @@ mpi_job() {
 
 	start_job $impl-kill "$heat" 300 100
 	ktap_check "$impl: checkpointed with --kill mid-run" sh -c \
-		"timeout 300 ckpt job '$job' --kill | tee /dev/stderr | grep -q '^snapshot *$snap/$job/1\$'"
+		"timeout 300 ckpt job '$job' --kill --timeout 60 | tee /dev/stderr | grep -q '^snapshot *$snap/$job/1\$'"
 	wait "$runner" 2> /dev/null || true
 	cleanup_ranks
 	ktap_check "$impl: killed before its end: no checksum printed" \

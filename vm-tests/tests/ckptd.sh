@@ -91,6 +91,11 @@ inspect_raw() {
 	raw "{\"op\":\"inspect\",\"dir\":\"$1\"}"
 }
 export -f inspect_raw
+# MPIX_Checkpoint's request: job $1, "detach" $2 (JSON).
+detach_raw() {
+	raw "{\"op\":\"checkpoint\",\"job\":\"$1\",\"detach\":$2}"
+}
+export -f detach_raw
 
 # The pipeline: lines, a sleep of GATE seconds, more lines; one digest
 # line at the end. Checkpointed during the sleep, sort holds the first
@@ -127,7 +132,7 @@ kill_cycle() {
 	ktap_check "$2 exits as its killed job: 137" test "$rc" = 137
 }
 
-ktap_plan 41
+ktap_plan 42
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -234,6 +239,9 @@ ktap_check "inspect of a relative path or of no snapshot, by a user: refused" ba
 (cd "$tmp/u" && as_nobody "$bin/ckpt" restart "$snap/$job/4" >> "$tmp/u/out" 2> "$tmp/r2.err") &
 runner=$!
 ktap_poll 60 grep -q "job $job restarted" "$tmp/r2.err" || true
+ktap_check "a detached checkpoint of another user's job, or a detach no boolean: refused" bash -c \
+	"setpriv --reuid 1 --regid 1 --clear-groups bash -c 'detach_raw $job true' | grep -q 'no job $job of yours' &&
+	 detach_raw $job '\"yes\"' | grep -q 'detach.. a boolean'"
 kill "$ckptd"
 wait "$ckptd" 2> /dev/null || true
 start_ckptd

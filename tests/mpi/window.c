@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * window DIR: an MPI job whose ranks stop at each edge of the span in which
+ * ckpt checkpoints them (Documentation/decisions.md, "Checkpoints between
+ * MPI_Init and MPI_Finalize"), each stop until a file of the test's
+ * appears in DIR:
+ *
+ *   before MPI_Init        until DIR/init
+ *   inside                 rank 0 prints "window: inside"; until DIR/finalize
+ *   in MPI_Finalize        rank 0 prints "window: finalizing" first
+ *   past it               rank 0 prints "window: finalized"; until DIR/exit
+ *
+ * Each wait is bounded (300 s, then exit 2). MPI_Finalize itself may not
+ * return under MPICH over UCX (Documentation/testing.md): a test reads
+ * "finalizing", not "finalized".
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *dir;
+
+static void wait_for(const char *name)
+{
+	const struct timespec step = { 0, 100 * 1000000L };
+	char path[4096];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (i = 0; i < 3000; i++) {
+		if (!access(path, F_OK))
+			return;
+		nanosleep(&step, NULL);
+	}
+	fprintf(stderr, "window: no %s in 300 s\n", path);
+	exit(2);
+}
+
+static void say(int rank, const char *what)
+{
+	if (rank)
+		return;
+	printf("window: %s\n", what);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	int rank;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: window DIR\n");
+		return 1;
+	}
+	dir = argv[1];
+	wait_for("init");
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Barrier(MPI_COMM_WORLD);
+	say(rank, "inside");
+	wait_for("finalize");
+	MPI_Barrier(MPI_COMM_WORLD);
+	say(rank, "finalizing");
+	MPI_Finalize();
+	say(rank, "finalized");
+	wait_for("exit");
+	return 0;
+}
