@@ -226,9 +226,14 @@ static int read_socket(struct sock *sk, struct ckpt_img_tcp *t,
 	options(sk, t);
 	switch (sk->sk_state) {
 	case TCP_LISTEN:
+		/*
+		 * Mostly a moment's state (a runtime connecting lazily, its
+		 * peer accepting in its next poll): -EAGAIN, which a tree's
+		 * checkpoint tries again a little later.
+		 */
 		if (inet_csk_reqsk_queue_len(sk) || READ_ONCE(sk->sk_ack_backlog)) {
 			*why = "a listening TCP socket with connections waiting to be accepted: not supported yet";
-			return -EOPNOTSUPP;
+			return -EAGAIN;
 		}
 		t->state = CKPT_TCP_LISTEN;
 		t->backlog = READ_ONCE(sk->sk_max_ack_backlog);

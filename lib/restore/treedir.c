@@ -22,7 +22,7 @@
 #include "image.h"
 #include "treedir.h"
 
-#define TREE_TRIES	3
+#define TREE_TRIES	5
 
 void ckpt_tree_free(struct ckpt_tree *t)
 {
@@ -315,9 +315,12 @@ static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
 			break;
 		free(*res);
 		*res = NULL;
-		/* Bytes moving (TCP, a pty) when it froze: a moment later. */
+		/*
+		 * Bytes moving (TCP, a pty) or a connection not accepted yet
+		 * when it froze: a moment later, longer each time.
+		 */
 		if (ret == -EAGAIN)
-			usleep(50000);
+			usleep(100000 * (try + 1));
 	}
 	return ret;
 }

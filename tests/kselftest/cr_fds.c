@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <netinet/in.h>
 #include <stddef.h>
 
 #include <sys/epoll.h>
@@ -448,6 +449,37 @@ static void shared_pipe_target(void)
 }
 
 /*
+ * A listening TCP socket on 127.0.0.1 with a connection of its own
+ * waiting to be accepted; 'a' accepts it and closes both its ends.
+ */
+static void pending_accept_target(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+	int c = socket(AF_INET, SOCK_STREAM, 0);
+	int s;
+	char ch;
+
+	if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(l, 4) || getsockname(l, (struct sockaddr *)&a, &len) ||
+	    connect(c, (struct sockaddr *)&a, sizeof(a)))
+		_exit(9);
+	while (read(0, &ch, 1) == 1 && ch != 'q') {
+		if (ch == 'a') {
+			s = accept(l, NULL, NULL);
+			if (s < 0)
+				_exit(9);
+			close(s);
+			close(c);
+		}
+		target_say("set");
+	}
+	_exit(0);
+}
+
+/*
  * fd 3: a one-shot timerfd that already fired (one unread expiration);
  * fd 4: a non-blocking monotonic timerfd, 4 s left, 500 ms interval.
  */
@@ -772,6 +804,31 @@ TEST_F(fds, a_unix_socket_connected_to_another_process_is_refused)
 	CKPT_SETUP_SKIPPED();
 	refused(_metadata, self, shared_usock_target,
 		"is connected to, or open in, another process");
+}
+
+/*
+ * A connection waiting to be accepted is mostly a moment's state: refused
+ * with EAGAIN (a tree's checkpoint tries again), named; once accepted,
+ * the listening socket alone is checkpointed.
+ */
+TEST_F(fds, a_connection_waiting_to_be_accepted_is_refused_for_now)
+{
+	struct target t = {};
+	char buf[16];
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, pending_accept_target));
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	EXPECT_EQ(-EAGAIN, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+					      sizeof(self->msg), NULL));
+	EXPECT_NE(NULL, strstr(self->msg, "listening TCP socket with connections waiting to be accepted"))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "a", buf, sizeof(buf)));
+	EXPECT_STREQ("set", buf);
+	EXPECT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	target_end(&t);
 }
 
 TEST_F(fds, a_pipe_shared_with_another_process_is_refused)
