@@ -126,15 +126,20 @@ deps-check:
 # tree stays clean. The mirror keeps the tree's shape (kmod/ckpt two levels
 # below a root holding include/ and VERSION), which Kbuild relies on.
 
+# KMOD_DIR: where the mirrors go (make style's builds use their own, since
+# make check's VMs load build/<kver>'s module meanwhile). Not O=, which the
+# kernel's make would take for its own.
+KMOD_DIR ?= $(O)
+
 define kmod_build
 	$(Q)test -e /lib/modules/$(1)/build/Makefile -o -n "$(2)" || \
 		{ echo "no kbuild tree for kernel '$(1)' (run: make deps)" >&2; exit 1; }
-	$(Q)mkdir -p $(O)/$(1)/kmod/ckpt
-	$(Q)ln -sfn $(CURDIR)/include $(O)/$(1)/include
-	$(Q)ln -sf $(CURDIR)/VERSION $(O)/$(1)/VERSION
-	$(Q)find $(O)/$(1)/kmod/ckpt -maxdepth 1 -type l ! -exec test -e {} \; -delete
-	$(Q)ln -sf $(CURDIR)/kmod/ckpt/*.[ch] $(CURDIR)/kmod/ckpt/Kbuild $(O)/$(1)/kmod/ckpt/
-	$(Q)$(MAKE) -C $(or $(2),/lib/modules/$(1)/build) M=$(CURDIR)/$(O)/$(1)/kmod/ckpt \
+	$(Q)mkdir -p $(KMOD_DIR)/$(1)/kmod/ckpt
+	$(Q)ln -sfn $(CURDIR)/include $(KMOD_DIR)/$(1)/include
+	$(Q)ln -sf $(CURDIR)/VERSION $(KMOD_DIR)/$(1)/VERSION
+	$(Q)find $(KMOD_DIR)/$(1)/kmod/ckpt -maxdepth 1 -type l ! -exec test -e {} \; -delete
+	$(Q)ln -sf $(CURDIR)/kmod/ckpt/*.[ch] $(CURDIR)/kmod/ckpt/Kbuild $(KMOD_DIR)/$(1)/kmod/ckpt/
+	$(Q)$(MAKE) -C $(or $(2),/lib/modules/$(1)/build) M=$(CURDIR)/$(KMOD_DIR)/$(1)/kmod/ckpt \
 		W=1 KCFLAGS=-Werror $(if $(filter 1,$(V)),V=1) modules
 endef
 
