@@ -251,6 +251,19 @@ static int read_socket(struct sock *sk, struct ckpt_img_tcp *t,
 		return 0;
 	case TCP_ESTABLISHED:
 		break;
+	case TCP_SYN_SENT:
+	case TCP_SYN_RECV:
+	case TCP_FIN_WAIT1:
+	case TCP_FIN_WAIT2:
+	case TCP_CLOSING:
+	case TCP_CLOSE_WAIT:
+	case TCP_LAST_ACK:
+		/*
+		 * Mostly a moment's state too (a connect under way, a peer's
+		 * close the process has not read yet): -EAGAIN.
+		 */
+		*why = state_refused(sk);
+		return -EAGAIN;
 	default:
 		*why = state_refused(sk);
 		return -EOPNOTSUPP;

@@ -450,7 +450,8 @@ static void shared_pipe_target(void)
 
 /*
  * A listening TCP socket on 127.0.0.1 with a connection of its own
- * waiting to be accepted; 'a' accepts it and closes both its ends.
+ * waiting to be accepted. 'a' accepts it and shuts its client end down
+ * for writing (both ends half-closed); 'c' closes both.
  */
 static void pending_accept_target(void)
 {
@@ -459,7 +460,7 @@ static void pending_accept_target(void)
 	socklen_t len = sizeof(a);
 	int l = socket(AF_INET, SOCK_STREAM, 0);
 	int c = socket(AF_INET, SOCK_STREAM, 0);
-	int s;
+	int s = -1;
 	char ch;
 
 	if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) ||
@@ -467,10 +468,10 @@ static void pending_accept_target(void)
 	    connect(c, (struct sockaddr *)&a, sizeof(a)))
 		_exit(9);
 	while (read(0, &ch, 1) == 1 && ch != 'q') {
-		if (ch == 'a') {
-			s = accept(l, NULL, NULL);
-			if (s < 0)
-				_exit(9);
+		if (ch == 'a' && ((s = accept(l, NULL, NULL)) < 0 ||
+				  shutdown(c, SHUT_WR)))
+			_exit(9);
+		if (ch == 'c') {
 			close(s);
 			close(c);
 		}
@@ -807,11 +808,11 @@ TEST_F(fds, a_unix_socket_connected_to_another_process_is_refused)
 }
 
 /*
- * A connection waiting to be accepted is mostly a moment's state: refused
- * with EAGAIN (a tree's checkpoint tries again), named; once accepted,
- * the listening socket alone is checkpointed.
+ * A connection waiting to be accepted and a half-closed one are mostly a
+ * moment's state: refused with EAGAIN (a tree's checkpoint tries again),
+ * named; once both are gone, the listening socket alone is checkpointed.
  */
-TEST_F(fds, a_connection_waiting_to_be_accepted_is_refused_for_now)
+TEST_F(fds, a_connection_waiting_to_be_accepted_or_half_closed_is_refused_for_now)
 {
 	struct target t = {};
 	char buf[16];
@@ -824,6 +825,12 @@ TEST_F(fds, a_connection_waiting_to_be_accepted_is_refused_for_now)
 	EXPECT_NE(NULL, strstr(self->msg, "listening TCP socket with connections waiting to be accepted"))
 		TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_ask(&t, "a", buf, sizeof(buf)));
+	EXPECT_STREQ("set", buf);
+	EXPECT_EQ(-EAGAIN, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+					      sizeof(self->msg), NULL));
+	EXPECT_NE(NULL, strstr(self->msg, "a half-closed TCP connection"))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "c", buf, sizeof(buf)));
 	EXPECT_STREQ("set", buf);
 	EXPECT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
 					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);

@@ -6,7 +6,8 @@
  * appears in DIR:
  *
  *   before MPI_Init        until DIR/init
- *   inside                 rank 0 prints "window: inside"; until DIR/finalize
+ *   inside                 rank 0 prints "window: inside"; until DIR/finalize,
+ *                          probing for messages meanwhile
  *   in MPI_Finalize        rank 0 prints "window: finalizing" first
  *   past it               rank 0 prints "window: finalized"; until DIR/exit
  *
@@ -23,16 +24,24 @@
 
 static const char *dir;
 
-static void wait_for(const char *name)
+/*
+ * Until DIR/@name exists; inside the window, the library's progress runs
+ * meanwhile (MPI_Iprobe), as in a rank that computes and talks, so that a
+ * connection its peer closed is closed here too.
+ */
+static void wait_for(const char *name, int progress)
 {
-	const struct timespec step = { 0, 100 * 1000000L };
+	const struct timespec step = { 0, 10 * 1000000L };
 	char path[4096];
-	int i;
+	MPI_Status st;
+	int i, flag;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	for (i = 0; i < 3000; i++) {
+	for (i = 0; i < 30000; i++) {
 		if (!access(path, F_OK))
 			return;
+		if (progress)
+			MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
 		nanosleep(&step, NULL);
 	}
 	fprintf(stderr, "window: no %s in 300 s\n", path);
@@ -56,16 +65,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	dir = argv[1];
-	wait_for("init");
+	wait_for("init", 0);
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Barrier(MPI_COMM_WORLD);
 	say(rank, "inside");
-	wait_for("finalize");
+	wait_for("finalize", 1);
 	MPI_Barrier(MPI_COMM_WORLD);
 	say(rank, "finalizing");
 	MPI_Finalize();
 	say(rank, "finalized");
-	wait_for("exit");
+	wait_for("exit", 0);
 	return 0;
 }
