@@ -74,6 +74,20 @@ start_job() {
 	sleep 2
 }
 
+# plain_run NAME PATTERN PROGRAM [ARGS...]: "$run PROGRAM ARGS" without
+# ckpt, output in $tmp/NAME.out, until a line of it matches PATTERN (300 s
+# at most); then nothing of it is left.
+plain_run() {
+	local name=$1 pat=$2 pid
+	shift 2
+	(cd "$tmp" && exec timeout 300 $run "$@" > "$tmp/$name.out" 2>&1) &
+	pid=$!
+	has_line "$tmp/$name.out" "$pat" 300 || true
+	kill -KILL $pid 2> /dev/null || true
+	pkill -KILL -x "$(basename "$1")" 2> /dev/null || true
+	wait $pid 2> /dev/null || true
+}
+
 # restart_job NAME SNAPSHOT: "ckpt restart SNAPSHOT", output in
 # $tmp/NAME.out; sets runner.
 restart_job() {

@@ -71,12 +71,7 @@ mpix_job() {
 	ktap_check "$impl: restarted from it: MPIX_Checkpoint returns restart, the uninterrupted sum" sh -c \
 		"cat '$tmp/$impl-mpix-restart.out'; grep -qx 'mpix: step 20: restart' '$tmp/$impl-mpix-restart.out' &&
 		 grep -q '$sum' '$tmp/$impl-mpix-restart.out'"
-	(cd "$tmp" && exec timeout 300 $run "$mpix" 40 > "$tmp/$impl-mpix-plain.out" 2>&1) &
-	runner=$!
-	has_line "$tmp/$impl-mpix-plain.out" '^mpix: 4 ranks' 120 || true
-	kill -KILL $runner 2> /dev/null || true
-	pkill -KILL -x mpix 2> /dev/null || true
-	wait $runner 2> /dev/null || true
+	plain_run $impl-mpix-plain '^mpix: 4 ranks' "$mpix" 40
 	ktap_check "$impl: without ckpt-run: MPIX_Checkpoint returns ignore, the same sum" sh -c \
 		"cat '$tmp/$impl-mpix-plain.out'; grep -qx 'mpix: step 20: ignore' '$tmp/$impl-mpix-plain.out' &&
 		 grep -q '$sum' '$tmp/$impl-mpix-plain.out'"

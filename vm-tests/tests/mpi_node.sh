@@ -31,15 +31,10 @@ mpinode_start
 # mpi_job IMPL "MPIRUN ARGS": every check above with IMPL's programs
 # (build/tests/mpi/IMPL) run by "MPIRUN ARGS PROGRAM ...".
 mpi_job() {
-	local impl=$1 mpi=$CKPT_TOP/build/tests/mpi/$1 want ref
+	local impl=$1 mpi=$CKPT_TOP/build/tests/mpi/$1 want
 	run=$2
 	# The reference: 200 steps, uninterrupted, without ckpt.
-	(cd "$tmp" && exec timeout 300 $run "$mpi/heat" 200 > "$tmp/$impl-ref.out" 2>&1) &
-	ref=$!
-	has_line "$tmp/$impl-ref.out" '^heat: 4 ranks, .* checksum 0x' 300 || true
-	kill -KILL $ref 2> /dev/null || true
-	pkill -KILL -x heat 2> /dev/null || true
-	wait $ref 2> /dev/null || true
+	plain_run $impl-ref '^heat: 4 ranks, .* checksum 0x' "$mpi/heat" 200
 	want=$(grep '^heat: ' "$tmp/$impl-ref.out" || true)
 	ktap_check "$impl: an uninterrupted run: $want" test -n "$want"
 
