@@ -119,7 +119,7 @@ ktap_check "node1's share printed the uninterrupted run's digest" \
 # checkpoint holds both.
 memhog=$CKPT_TOP/build/tests/workloads/memhog
 (cd /tmp && "$bin/ckpt-run" --name hogs sh -c \
-	"'$bin/ckpt-ssh' node1 \"nohup '$memhog' 1 96 96 > /dev/null 2>&1 < /dev/null &\"; exec '$memhog' 1 8 8 > /dev/null" \
+	"'$bin/ckpt-ssh' node1 \"nohup '$memhog' 1 192 192 > /dev/null 2>&1 < /dev/null &\"; exec '$memhog' 1 8 8 > /dev/null" \
 	2> "$shared/h.err") &
 hrunner=$!
 ktap_poll 60 grep -q "^ckpt-run: job " "$shared/h.err" || true
