@@ -171,20 +171,29 @@ static const char *connection_refused(const struct sock *sk)
 	return NULL;
 }
 
-static const char *state_refused(const struct sock *sk)
+/*
+ * A connection in a state the engine does not capture: the reason in @why,
+ * and -EAGAIN for the handshake and the half-closed states, which mostly
+ * last a moment (a connect under way, a peer's close the process has not
+ * read yet) and which a tree's checkpoint tries again.
+ */
+static int state_refused(const struct sock *sk, const char **why)
 {
 	switch (sk->sk_state) {
 	case TCP_SYN_SENT:
 	case TCP_SYN_RECV:
-		return "a TCP connection still in its handshake: not supported yet";
+		*why = "a TCP connection still in its handshake: not supported yet";
+		return -EAGAIN;
 	case TCP_FIN_WAIT1:
 	case TCP_FIN_WAIT2:
 	case TCP_CLOSING:
 	case TCP_CLOSE_WAIT:
 	case TCP_LAST_ACK:
-		return "a half-closed TCP connection (shut down, or closed by its peer): not supported yet";
+		*why = "a half-closed TCP connection (shut down, or closed by its peer): not supported yet";
+		return -EAGAIN;
 	}
-	return "a TCP socket in a state this engine does not know";
+	*why = "a TCP socket in a state this engine does not know";
+	return -EOPNOTSUPP;
 }
 
 /* The sequence numbers, windows and negotiated options of a connection. */
@@ -251,22 +260,8 @@ static int read_socket(struct sock *sk, struct ckpt_img_tcp *t,
 		return 0;
 	case TCP_ESTABLISHED:
 		break;
-	case TCP_SYN_SENT:
-	case TCP_SYN_RECV:
-	case TCP_FIN_WAIT1:
-	case TCP_FIN_WAIT2:
-	case TCP_CLOSING:
-	case TCP_CLOSE_WAIT:
-	case TCP_LAST_ACK:
-		/*
-		 * Mostly a moment's state too (a connect under way, a peer's
-		 * close the process has not read yet): -EAGAIN.
-		 */
-		*why = state_refused(sk);
-		return -EAGAIN;
 	default:
-		*why = state_refused(sk);
-		return -EOPNOTSUPP;
+		return state_refused(sk, why);
 	}
 	*why = connection_refused(sk);
 	if (*why)
