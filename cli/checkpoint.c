@@ -53,12 +53,14 @@ static void checkpoint_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s checkpoint PID [-o IMAGE] [--stop|--kill] [--timeout SECONDS] [--json]\n"
-		"       %s checkpoint --tree PID [-o DIR] [--stop|--kill] [--timeout SECONDS] [--json]\n"
+		"       %s checkpoint --tree PID [-o DIR] [--stop|--kill] [--tmpfs] [--timeout SECONDS] [--json]\n"
 		"Captures process PID (all its threads) into IMAGE (default ckpt-PID.img;\n"
 		"'-' writes to standard output). The process continues, unless --stop\n"
 		"leaves it stopped (SIGSTOP) or --kill ends it once captured.\n"
 		"With --tree, PID and all its descendants, frozen together, into the new\n"
-		"directory DIR (default ckpt-tree-PID): one image per process and a manifest.\n",
+		"directory DIR (default ckpt-tree-PID): one image per process and a manifest;\n"
+		"with --tmpfs, the content of the tmpfs files they map shared or hold open\n"
+		"for reading too, made again at restart where they are gone.\n",
 		prog, prog);
 }
 
@@ -73,6 +75,7 @@ static int checkpoint_parse(int argc, char **argv, struct ckpt_checkpoint *a,
 		{ "timeout", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "tree", no_argument, NULL, 'T' },
+		{ "tmpfs", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -107,6 +110,9 @@ static int checkpoint_parse(int argc, char **argv, struct ckpt_checkpoint *a,
 		case 'T':
 			*tree = true;
 			break;
+		case 'L':
+			a->flags |= CKPT_CHECKPOINT_LOCAL_FILES;
+			break;
 		case 'h':
 			checkpoint_usage(stdout);
 			return 0;
@@ -129,6 +135,10 @@ static int checkpoint_parse(int argc, char **argv, struct ckpt_checkpoint *a,
 	if ((a->flags & CKPT_CHECKPOINT_STOP) && (a->flags & CKPT_CHECKPOINT_KILL)) {
 		fprintf(stderr, "%s checkpoint: --stop and --kill exclude each other\n",
 			prog);
+		return 1;
+	}
+	if ((a->flags & CKPT_CHECKPOINT_LOCAL_FILES) && !*tree) {
+		fprintf(stderr, "%s checkpoint: --tmpfs goes with --tree\n", prog);
 		return 1;
 	}
 	a->pid = pid;

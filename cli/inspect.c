@@ -23,7 +23,8 @@ static const char *const vma_flag_names[] = {
 static const char *fileobj_kind(__u32 kind)
 {
 	return kind == CKPT_FILE_FIFO ? "fifo" : kind == CKPT_FILE_MEMFD ?
-	       "memfd" : kind == CKPT_FILE_SHMEM ? "shmem" : "deleted";
+	       "memfd" : kind == CKPT_FILE_SHMEM ? "shmem" :
+	       kind == CKPT_FILE_LOCAL ? "tmpfs" : "deleted";
 }
 
 /*

@@ -280,7 +280,8 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 			return -EIO;
 		s->npeers = i + 1;
 	}
-	s->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY;
+	s->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY |
+		     CKPT_CHECKPOINT_LOCAL_FILES;
 	job_mark_stopped(s->j, true);
 	ret = ckpt_tree_checkpoint(dev, &s->a, s->root, s->treedir, &s->t,
 				   &s->res, err);
@@ -627,8 +628,10 @@ static const char *checkpoint_start(struct ckptd *d, struct conn *c,
 {
 	struct snap s = { .mode = mode };
 
-	s.a.flags = !strcmp(mode, "stop") ? CKPT_CHECKPOINT_STOP :
-		    !strcmp(mode, "kill") ? CKPT_CHECKPOINT_KILL : 0;
+	/* A job's tmpfs files travel with it (engine.md, "Files"). */
+	s.a.flags = CKPT_CHECKPOINT_LOCAL_FILES |
+		    (!strcmp(mode, "stop") ? CKPT_CHECKPOINT_STOP :
+		     !strcmp(mode, "kill") ? CKPT_CHECKPOINT_KILL : 0);
 	s.a.timeout_ms = timeout_s * 1000;
 	if (checkpoint_refusal(j, &s.root, why, len))
 		return why;
@@ -816,7 +819,8 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 			ret = ckpt_err_set(&err, -dev, "engine not loaded");
 	}
 	if (!ret) {
-		s.a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY;
+		s.a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY |
+			    CKPT_CHECKPOINT_LOCAL_FILES;
 		s.a.timeout_ms = timeout * 1000;
 		job_mark_stopped(s.j, true);
 		ret = ckpt_tree_checkpoint(dev, &s.a, roots[0], s.treedir, &s.t,

@@ -920,7 +920,8 @@ long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg)
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
 	if (a.flags & ~__CKPT_CHECKPOINT_F_ALL ||
-	    a.flags & CKPT_CHECKPOINT_PEERS_AWAY ||	/* a tree's only */
+	    a.flags & (CKPT_CHECKPOINT_PEERS_AWAY |	/* a tree's only */
+		       CKPT_CHECKPOINT_LOCAL_FILES) ||
 	    (a.flags & CKPT_CHECKPOINT_STOP && a.flags & CKPT_CHECKPOINT_KILL)) {
 		ckpt_put_errmsg(a.errmsg, a.errmsg_len, "unknown or conflicting flags");
 		return -EINVAL;

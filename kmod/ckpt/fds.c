@@ -543,11 +543,16 @@ static int read_state(struct ckpt_fds *scan, u32 i)
 	default:
 		ret = vfs_getattr(&file->f_path, &st, STATX_INO,
 				  AT_STATX_SYNC_AS_STAT);
-		if (!ret) {
-			f->dev = new_encode_dev(st.dev);
-			f->ino = st.ino;
-		}
-		return ret;
+		if (ret)
+			return ret;
+		f->dev = new_encode_dev(st.dev);
+		f->ino = st.ino;
+		/* Still by path; its content too where the node may lose it. */
+		if (scan->objs.local && f->kind == CKPT_FILE_REGULAR &&
+		    file->f_mode & FMODE_READ && ckpt_fileobj_local(file, f->path))
+			ret = ckpt_fileobj_add(&scan->objs, file, CKPT_FILE_LOCAL,
+					       f->path, f->fd);
+		return min(ret, 0);
 	}
 }
 
@@ -567,7 +572,7 @@ static int file_state(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 			  f->fd, f->path,
 			  ret != -E2BIG ? "" : f->kind == CKPT_FILE_EPOLL ?
 			  ": too many epoll items" :
-			  ": too many FIFOs, memfds and deleted files");
+			  ": too many FIFOs, memfds, deleted and tmpfs files");
 	return ret;
 }
 
@@ -655,6 +660,7 @@ int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
 	if (ret)
 		return ret;
 	scan->objs.tree = scan->in_tree;
+	scan->objs.local = scan->local_files;
 	scan->objs.ipc = scan->ipc;
 	scan->registered = ckpt_cb_file(reg);
 	task_lock(task);

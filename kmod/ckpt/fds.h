@@ -65,6 +65,7 @@ struct ckpt_fds {
 	 * descriptors 0-2 recorded too.
 	 */
 	bool in_tree, all_fds;
+	bool local_files;		/* CKPT_CHECKPOINT_LOCAL_FILES */
 	const struct file *root_stdio[3];
 	const struct ckpt_ipc *ipc;	/* a tree's: ckpt_ipc_capture() */
 };

@@ -2,12 +2,17 @@
 /*
  * Files the image carries by content: FIFOs (reopened by path at restart,
  * their buffered bytes written back), memfds and regular files unlinked
- * while open (made anew at restart). One FILEOBJ entry per inode, however
+ * while open (made anew at restart) and, for a job's tree
+ * (CKPT_CHECKPOINT_LOCAL_FILES), regular files on a node's own memory file
+ * system that it maps shared or holds readable (used at their path at
+ * restart, made again where the path is gone). One FILEOBJ entry per inode, however
  * many descriptors and mappings name it, so that a memfd mapped MAP_SHARED
  * and open at a descriptor is one file again after the restart.
  *
  * Such a file is restored as a private copy, so no other process may hold
- * it: every open file of it must be referenced only by this process's
+ * it (but a tmpfs file: it has a name, which others may open, so its
+ * content is a copy taken while the members are frozen, as a job's files
+ * are by the tree's own): every open file of it must be referenced only by this process's
  * descriptors and mappings (file_count()), a memfd's or deleted file's
  * dentry only by those files (d_count()), and a FIFO's ends only by them
  * (its reader and writer counts). Otherwise the checkpoint is refused,
@@ -115,6 +120,19 @@ int ckpt_fileobj_kind(struct file *file, const char *p)
 	return CKPT_FILE_DELETED;
 }
 
+bool ckpt_fileobj_local(struct file *file, const char *p)
+{
+	struct inode *inode = file_inode(file);
+	size_t len = strlen(p);
+
+	return *p == '/' && S_ISREG(inode->i_mode) &&
+	       !(file->f_path.mnt->mnt_flags & MNT_INTERNAL) &&
+	       inode->i_sb->s_magic == TMPFS_MAGIC &&
+	       file->f_op == inode->i_fop &&
+	       !(len > 10 && !strcmp(p + len - 10, " (deleted)")) &&
+	       i_size_read(inode) <= CKPT_IMG_MAX_FILESIZE;
+}
+
 static struct fileobj_use *use_of(struct ckpt_fileobjs *o, struct file *file,
 				  u32 obj)
 {
@@ -188,8 +206,10 @@ int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,
 	/* A tree's members share it by its file (ckpt_fileobjs_tree()). */
 	if (o->tree && shmem_anon(file, path))
 		kind = CKPT_FILE_SHMEM;
+	if (o->local && (fl & VM_MAYSHARE) && ckpt_fileobj_local(file, path))
+		kind = CKPT_FILE_LOCAL;
 	if (kind != CKPT_FILE_MEMFD && kind != CKPT_FILE_DELETED &&
-	    kind != CKPT_FILE_SHMEM) {
+	    kind != CKPT_FILE_SHMEM && kind != CKPT_FILE_LOCAL) {
 		ckpt_whyf(why,
 			  "mapping %lx-%lx of %s cannot be restored yet",
 			  vma->vm_start, vma->vm_end, path);
@@ -207,7 +227,7 @@ int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,
 	if (idx < 0) {
 		ckpt_whyf(why, "mapping %lx-%lx of %s: %s",
 			  vma->vm_start, vma->vm_end, path,
-			  idx == -E2BIG ? "too many memfds, deleted files and FIFOs" :
+			  idx == -E2BIG ? "too many memfds, deleted, tmpfs files and FIFOs" :
 			  "path too long");
 		return idx;
 	}
@@ -276,6 +296,7 @@ static const char *const kind_names[__CKPT_FILE_KIND_MAX] = {
 	[CKPT_FILE_FIFO] = "FIFO", [CKPT_FILE_MEMFD] = "memfd",
 	[CKPT_FILE_DELETED] = "deleted file",
 	[CKPT_FILE_SHMEM] = "shared anonymous memory",
+	[CKPT_FILE_LOCAL] = "tmpfs file",
 };
 
 /* Names use @u (its descriptor, or that it is a mapping) in @why. */
@@ -369,8 +390,12 @@ static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 		readable |= !!(u->file->f_mode & FMODE_READ);
 		n++;
 	}
-	/* A tree's members count together: ckpt_fileobjs_tree(). */
-	if (!o->tree && !IS_ERR_OR_NULL(dentry) && d_count(dentry) != n)
+	/*
+	 * A tree's members count together: ckpt_fileobjs_tree(). A tmpfs
+	 * file has a name: anyone may hold it.
+	 */
+	if (!o->tree && img->kind != CKPT_FILE_LOCAL &&
+	    !IS_ERR_OR_NULL(dentry) && d_count(dentry) != n)
 		return shared(o, first, pid, why);
 	/* A mapping is always readable: @first is a descriptor here. */
 	if (!readable) {
@@ -424,7 +449,8 @@ int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, struct ckpt_why *w
 	for (i = 0; i < o->nr_uses && !o->tree; i++) {
 		const struct fileobj_use *u = &o->uses[i];
 
-		if (file_count(u->file) !=
+		if (o->img[u->obj].kind != CKPT_FILE_LOCAL &&
+		    file_count(u->file) !=
 		    u->known + 1 + (o->file[u->obj] == u->file))
 			return shared(o, u, pid, why);
 	}

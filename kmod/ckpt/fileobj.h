@@ -43,6 +43,12 @@ struct ckpt_fileobjs {
 	 * decided for the whole tree (tree_files.c), not here.
 	 */
 	bool tree;
+	/*
+	 * CKPT_CHECKPOINT_LOCAL_FILES: a tmpfs file the member maps shared or
+	 * holds open for reading is an object too (CKPT_FILE_LOCAL), which
+	 * other processes may hold: its content is a copy, taken frozen.
+	 */
+	bool local;
 	/* A tree's System V IPC (ipc.h): its segments' mappings name them. */
 	const struct ckpt_ipc *ipc;
 };
@@ -73,6 +79,13 @@ void ckpt_fileobjs_free(struct ckpt_fileobjs *o);
 int ckpt_fileobj_kind(struct file *file, const char *path);
 
 /*
+ * Whether @file (whose d_path() is @path) is a regular file on a node's own
+ * memory file system (a tmpfs mount, not a memfd, not deleted, not System
+ * V memory) small enough for an image: a CKPT_FILE_LOCAL object.
+ */
+bool ckpt_fileobj_local(struct file *file, const char *path);
+
+/*
  * The index of @file's object, added if new. @fd is the descriptor @file is
  * at, or -1 for a mapping. -E2BIG past the limits.
  */
@@ -80,7 +93,8 @@ int ckpt_fileobj_add(struct ckpt_fileobjs *o, struct file *file, int kind,
 		     const char *path, int fd);
 
 /*
- * Describes a mapping of a memfd or deleted file (@path its d_path()) in
+ * Describes a mapping of a memfd, a deleted file or (@o->local, shared) a
+ * tmpfs file (@path its d_path()) in
  * @v, or fails naming why it cannot be restored.
  */
 int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,

@@ -634,7 +634,7 @@ static int check_files(struct ckpt_img_state *st,
 		prev = f->fd;
 		if (f->open_flags & ~known || (f->open_flags & 3) == 3 ||
 		    f->flags & ~__CKPT_FILE_ALL || f->kind >= __CKPT_FILE_KIND_MAX ||
-		    f->kind == CKPT_FILE_SHMEM)
+		    f->kind == CKPT_FILE_SHMEM || f->kind == CKPT_FILE_LOCAL)
 			return FAIL(st, EINVAL, "unknown file flags or kind");
 		if (f->flags & CKPT_FILE_TREE_SHARED &&
 		    (!st->has_tree || (f->kind != CKPT_FILE_REGULAR &&
@@ -734,12 +734,14 @@ static int check_fileobjs(struct ckpt_img_state *st,
 
 	for (i = 0; i < n; i++, o++) {
 		if ((o->kind < CKPT_FILE_FIFO || o->kind > CKPT_FILE_DELETED) &&
-		    o->kind != CKPT_FILE_SHMEM)
+		    o->kind != CKPT_FILE_SHMEM && o->kind != CKPT_FILE_LOCAL)
 			return FAIL(st, EINVAL, "unknown file object kind, mode or seals");
 		if (o->mode & ~07777U || o->seals & ~CKPT_IMG_SEALS_ALL)
 			return FAIL(st, EINVAL, "unknown file object kind, mode or seals");
 		if (o->kind == CKPT_FILE_SHMEM && !st->has_tree)
 			return FAIL(st, EBADMSG, "shared anonymous memory object outside a tree's member");
+		if (o->kind == CKPT_FILE_LOCAL && !st->has_tree)
+			return FAIL(st, EBADMSG, "tmpfs file object outside a tree's member");
 		if (!str_ok(o->name, sizeof(o->name)) ||
 		    (o->kind != CKPT_FILE_MEMFD && o->name[0] != '/') ||
 		    (o->kind == CKPT_FILE_MEMFD &&

@@ -151,6 +151,11 @@ static int describe_vma(struct vm_area_struct *vma, struct mm_struct *mm,
 			/* A memfd or deleted file: the image carries it. */
 			return ckpt_fileobj_vma(objs, vma, p, v, why);
 		}
+		if (objs->local && (fl & VM_MAYSHARE) &&
+		    ckpt_fileobj_local(file, p)) {
+			/* A job's tmpfs file: the image carries it too. */
+			return ckpt_fileobj_vma(objs, vma, p, v, why);
+		}
 		if (len >= sizeof(v->path)) {
 			ckpt_whyf(why,
 				  "mapping %lx-%lx: file path longer than %zu bytes",

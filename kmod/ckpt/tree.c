@@ -233,6 +233,7 @@ static int check_member(struct ckpt_cp_group *g, unsigned int i,
 	/* Its descriptors: stdio and pipes are the tree's (tree_files.c). */
 	ctx->scan.in_tree = true;
 	ctx->scan.all_fds = i != 0;
+	ctx->scan.local_files = g->flags & CKPT_CHECKPOINT_LOCAL_FILES;
 	memcpy(ctx->scan.root_stdio, root_stdio, sizeof(ctx->scan.root_stdio));
 	return 0;
 }

@@ -14,7 +14,7 @@
  * MAP_SHARED anonymous memory) are counted across the tree once every
  * member is captured: every reference to each of their open files must be
  * a member's descriptor or mapping, and the object's dentry referenced by
- * those files only. Each member's image then names the object (the same
+ * those files only (not a tmpfs file's, which has a name). Each member's image then names the object (the same
  * identity in every image) and the first member that holds it, in tree
  * order, stores its content; the restart makes it once for all, so that
  * memory shared by fork is shared again. A FIFO's ends are counted across
@@ -225,6 +225,7 @@ static const char *const obj_kinds[__CKPT_FILE_KIND_MAX] = {
 	[CKPT_FILE_FIFO] = "FIFO", [CKPT_FILE_MEMFD] = "memfd",
 	[CKPT_FILE_DELETED] = "deleted file",
 	[CKPT_FILE_SHMEM] = "shared anonymous memory",
+	[CKPT_FILE_LOCAL] = "tmpfs file",
 };
 
 /* Fails naming @u's member and how it holds the object, held outside. */
@@ -341,7 +342,9 @@ static int check_object(struct ckpt_cp_group *g, struct tf_use *u, u32 n,
 				  ctx->a->pid, u[0].fd, img->name, img->stored);
 			return -EACCES;
 		}
-	} else if (comparable &&
+	} else if (g->m[owner].scan.objs.img[u[first].obj].kind !=
+		   CKPT_FILE_LOCAL &&	/* named: anyone may hold it */
+		   comparable &&
 		   d_count(u[0].file->f_path.dentry) != files + readers) {
 		return obj_refused(g, &u[0]);
 	}

@@ -86,6 +86,14 @@ static bool same_file(const struct restore *r, const struct stat *st,
 	return st->st_ino == ino && (!r->same_boot || st->st_dev == dev);
 }
 
+/* The file it was, or one this restart made where its path was gone. */
+static bool same_or_made(const struct restore *r, const struct stat *st,
+			 __u64 dev, __u64 ino)
+{
+	return same_file(r, st, dev, ino) ||
+	       restore_file_made(st->st_dev, st->st_ino);
+}
+
 /* In the child: report why the restart failed, then leave. */
 static void __attribute__((noreturn, format(printf, 2, 3)))
 child_fail(const struct restore *r, const char *fmt, ...)
@@ -715,7 +723,7 @@ static int fill_object(struct restore *r, uint32_t obj, int fd,
 
 /*
  * The FIFO at @o's path, if it is still the one it was, or made again by
- * this restart where it is gone (fifo.c).
+ * this restart where it is gone (localfile.c).
  */
 static int open_fifo(struct restore *r, const struct ckpt_img_fileobj *o,
 		     int flags, struct ckpt_err *err)
@@ -733,10 +741,31 @@ static int open_fifo(struct restore *r, const struct ckpt_img_fileobj *o,
 		return ckpt_err_set(err, errno, "cannot reopen FIFO %s: %s",
 				    o->name, strerror(errno));
 	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) ||
-	    (!same_file(r, &st, o->dev, o->ino) &&
-	     !restore_fifo_made(st.st_dev, st.st_ino))) {
+	    !same_or_made(r, &st, o->dev, o->ino)) {
 		close(fd);
 		return ckpt_err_set(err, ESTALE, "%s is not the FIFO it was at the checkpoint",
+				    o->name);
+	}
+	return fd;
+}
+
+/*
+ * A job's tmpfs file: the file at its path if it is the one it was (or one
+ * this restart made), else made again where the path is gone (localfile.c).
+ */
+static int open_local(struct restore *r, const struct ckpt_img_fileobj *o,
+		      struct ckpt_err *err)
+{
+	struct stat st;
+	bool made;
+	int fd = restore_local_open(&r->img, o, &made, err);
+
+	if (fd < 0 || made)
+		return fd;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    !same_or_made(r, &st, o->dev, o->ino)) {
+		close(fd);
+		return ckpt_err_set(err, ESTALE, "%s is not the file it was at the checkpoint (a tmpfs file: it is made again only where its path is gone)",
 				    o->name);
 	}
 	return fd;
@@ -782,6 +811,17 @@ int restore_make_object(struct restore *r, uint32_t obj, struct ckpt_err *err)
 			close(fd);
 			return ret;
 		}
+	} else if (o->kind == CKPT_FILE_LOCAL) {
+		fd = open_local(r, o, err);
+		if (fd < 0 || !restore_file_made_fd(fd))
+			return fd;	/* the file it was: as it is now */
+		if (ftruncate(fd, o->size)) {
+			ret = ckpt_err_set(err, errno, "cannot size %s to %llu bytes: %s",
+					   o->name, (unsigned long long)o->size,
+					   strerror(errno));
+			close(fd);
+			return ret;
+		}
 	} else {
 		fd = new_object(o, err);
 		if (fd >= 0 && ftruncate(fd, o->size)) {
@@ -805,6 +845,9 @@ int restore_make_object(struct restore *r, uint32_t obj, struct ckpt_err *err)
 int restore_finish_object(const struct ckpt_img_fileobj *o, int fd,
 			  struct ckpt_err *err)
 {
+	/* A tmpfs file that was there stays as it is. */
+	if (o->kind == CKPT_FILE_LOCAL && !restore_file_made_fd(fd))
+		return 0;
 	if (fchmod(fd, o->mode))
 		return ckpt_err_set(err, errno, "cannot restore the mode of %s: %s",
 				    o->name, strerror(errno));
@@ -1132,7 +1175,7 @@ static int open_path(struct restore *r, const struct ckpt_img_file *f,
 					   f->path, f->fd);
 			goto fail;
 		}
-	} else if (fstat(fd, &st) || !same_file(r, &st, f->dev, f->ino)) {
+	} else if (fstat(fd, &st) || !same_or_made(r, &st, f->dev, f->ino)) {
 		ret = ckpt_err_set(err, ESTALE, "%s (fd %u) is not the file it was at the checkpoint",
 				   f->path, f->fd);
 		goto fail;

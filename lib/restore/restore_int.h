@@ -133,12 +133,24 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 
 /*
  * FIFO @o of @img, whose path is gone, made again as the process's user
- * (fifo.c): 0 or -errno with @err. restore_fifo_made(): whether this
- * restart made the FIFO of that identity.
+ * (localfile.c): 0 or -errno with @err. restore_file_made(): whether this
+ * restart made the FIFO or tmpfs file of that identity.
  */
 int restore_fifo_make(const struct ckpt_image *img,
 		      const struct ckpt_img_fileobj *o, struct ckpt_err *err);
-bool restore_fifo_made(dev_t dev, ino_t ino);
+bool restore_file_made(dev_t dev, ino_t ino);
+bool restore_file_made_fd(int fd);
+
+/*
+ * Tmpfs file @o of @img (CKPT_FILE_LOCAL) as the process's user: the file
+ * at its path, read-write if the user may (the caller checks it is the
+ * file it was), or, where the path is gone, made again, empty and
+ * read-write (*@made), for the caller to fill. Its descriptor, or -errno
+ * with @err.
+ */
+int restore_local_open(const struct ckpt_image *img,
+		       const struct ckpt_img_fileobj *o, bool *made,
+		       struct ckpt_err *err);
 
 /*
  * The tree's address map where its processes find it (restore.h): in

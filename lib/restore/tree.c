@@ -756,7 +756,7 @@ static int finish_objects(struct tree_restart *tr, struct ckpt_err *err)
 		const struct restore_shared *sh = &tr->shared[i];
 
 		if (sh->kind != CKPT_FILE_MEMFD && sh->kind != CKPT_FILE_DELETED &&
-		    sh->kind != CKPT_FILE_SHMEM)
+		    sh->kind != CKPT_FILE_SHMEM && sh->kind != CKPT_FILE_LOCAL)
 			continue;
 		for (j = 0, o = NULL; !o && j < tr->t.nr; j++)
 			for (k = 0; !o && k < tr->r[j].img.nr_fileobjs; k++)

@@ -195,7 +195,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((103 + nsect))
+ktap_plan $((105 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -666,6 +666,17 @@ ktap_check "PTY: an unknown flag, a reserved field set, an entry naming no end" 
 	refuse "$tmp/pty-flags" "pseudo-terminal out of bounds $(yat 5)" &&
 	refuse "$tmp/pty-reserved" "pseudo-terminal out of bounds $(yat 5)" &&
 	refuse "$tmp/pty-end" "pseudo-terminal entry without its end, or outside a tree $(yat 4)"
+# A tree root's tmpfs file (mkimage -L): section 2 TREE, 4 FILEOBJ, 5 FILES
+# (struct ckpt_img_file: kind 12); -l: the same without TREE (3 FILEOBJ).
+"$mkimage" -L -P > "$tmp/local.img"
+"$mkimage" -l -P > "$tmp/local-alone.img"
+ktap_check "a tmpfs file carried by content: shown, valid" sh -c "
+	'$ckpt' inspect '$tmp/local.img' > '$tmp/ltext' && cat '$tmp/ltext' &&
+	grep -qx '  0 tmpfs size 12288 stored 8192 mode 0640 /tmp/job/seg' '$tmp/ltext'"
+damage_of "$tmp/local.img" local-fd set 5 12 I 18
+ktap_check "a tmpfs file outside a tree, a descriptor of that kind: refused" \
+	refuse "$tmp/local-alone.img" "tmpfs file object outside a tree's member $(at_of "$tmp/local-alone.img" 3)" &&
+	refuse "$tmp/local-fd" "unknown file flags or kind $(at_of "$tmp/local.img" 5)"
 # A tree root's System V objects and zombie children (mkimage -I): section
 # 2 TREE, 4 SYSVSHM, 5 SYSVDATA, 6 SYSVSHM (removed), 7 SYSVSEM, 8 SYSVMSG,
 # 9 and 10 ZOMBIE, 12 VMAS (the segment's mapping is entry 3).

@@ -148,7 +148,7 @@ static struct ckpt_img_vdso *vdso_section(size_t *len)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O | -U | -C | -Y] [-V] [-F] [-T] [-I] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O | -U | -C | -Y | -L | -l] [-V] [-F] [-T] [-I] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n"
 		   "       mkimage -R IMAGE    (edits IMAGE to claim root, see below)\n"
 		   "       mkimage -S IMAGE    (takes IMAGE's MAC out, see below)\n");
@@ -399,6 +399,32 @@ static void file_objects(void)
 }
 
 /*
+ * -L: the root of a tree (TREE, as -I) holding a tmpfs file taken with
+ * CKPT_CHECKPOINT_LOCAL_FILES: FILEOBJ (0: tmpfs /tmp/job/seg, 12288
+ * bytes, mode 0640, 8192 stored in two FILEDATA runs, the middle page a
+ * hole), FILES (fd 3 that file by path, read-write). -l: the same without
+ * TREE, which the validator refuses.
+ */
+static void local_file(void)
+{
+	static const struct ckpt_img_fileobj obj = {
+		.kind = CKPT_FILE_LOCAL, .mode = 0640, .dev = 0x2a, .ino = 99,
+		.size = 12288, .stored = 8192, .name = "/tmp/job/seg",
+	};
+	static const struct ckpt_img_file file = {
+		.fd = 3, .open_flags = 2, .kind = CKPT_FILE_REGULAR, .pos = 4,
+		.dev = 0x2a, .ino = 99, .path = "/tmp/job/seg",
+	};
+	static unsigned char page[4096];
+
+	memcpy(page, "seg!", 4);
+	section(CKPT_SECT_FILEOBJ, &obj, sizeof(obj));
+	section(CKPT_SECT_FILES, &file, sizeof(file));
+	filedata(0, 0, page, 4096);
+	filedata(0, 8192, page, 4096);
+}
+
+/*
  * -U: a UNIX stream socket pair at fds 3 and 4 ("ping" queued for 3, 4
  * shut for writing), fd 5 a dup of 3, fd 6 a seqpacket end whose peer is
  * closed, messages "a" and "bcd" queued for it; fd 7 a stream socket
@@ -641,13 +667,13 @@ int main(int argc, char **argv)
 	};
 	bool no_pages = false, objects = false, dirs = false;
 	bool with_timers = false, sockets = false, sysv = false, tcp = false;
-	bool pty = false;
+	bool pty = false, local = false, local_alone = false;
 	unsigned int nr_vmas = 6;
 	struct ckpt_img_vdso *vdso = NULL;
 	size_t vdso_len = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POVFTUCYIcR:S:h")) != -1) {
+	while ((c = getopt(argc, argv, "t:POVFTUCYILlcR:S:h")) != -1) {
 		switch (c) {
 		case 'c':
 			return csum_stdin();
@@ -684,6 +710,12 @@ int main(int argc, char **argv)
 			break;
 		case 'I':
 			sysv = true;
+			break;
+		case 'L':
+			local = true;
+			break;
+		case 'l':
+			local = local_alone = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -749,7 +781,7 @@ int main(int argc, char **argv)
 	proc.exe_dev = 0x801;
 	proc.exe_ino = 1234;
 	section(CKPT_SECT_PROCESS, &proc, sizeof(proc));
-	if (sysv || pty)
+	if (sysv || pty || (local && !local_alone))
 		tree_root();
 
 	thread = calloc(1, sizeof(struct ckpt_img_thread) + XSTATE_SIZE);
@@ -803,6 +835,8 @@ int main(int argc, char **argv)
 		tcp_sockets();
 	else if (pty)
 		pty_pair();
+	else if (local)
+		local_file();
 	if (sysv)
 		sysv_objects();
 	if (dirs)

@@ -7,7 +7,8 @@
 # all, to set the key, to restart an edited image through root, to
 # checkpoint a process tree of root's or one with a member of root's
 # (CKPT_IOC_CHECKPOINT_TREE, through a small python3 caller: the CLI has
-# no tree command yet), and races a target's death against its checkpoints. Every attempt is refused with
+# no tree command yet), to carry a root-only tmpfs file in a --tmpfs tree
+# checkpoint, and races a target's death against its checkpoints. Every attempt is refused with
 # a clear message and the targets run on; the kernel logs nothing (the
 # harness scans the log).
 #
@@ -91,7 +92,7 @@ runs() {
 	kill -0 "$1" 2> /dev/null && ! grep -q ckpt "/proc/$1/wchan" 2> /dev/null
 }
 
-ktap_plan 14
+ktap_plan 15
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 # Processes that sleep until killed: root's and nobody's.
 sleep 1000 > /dev/null 2>&1 &
@@ -141,6 +142,25 @@ if [ -n "$old_scope" ]; then
 		refused 'Operation not permitted' \
 			as_nobody $dir/tree_ckpt $dir $user_sleeper $root_sleeper &&
 		runs $user_sleeper && runs $root_sleeper && [ ! -s $dir/tree.0.img ]"
+	# A root-only tmpfs file handed to nobody's process write-only: a
+	# --tmpfs checkpoint stores only what the process may read.
+	printf TOPSECRET > /dev/shm/hostile-secret
+	chmod 0600 /dev/shm/hostile-secret
+	python3 -c 'import os, sys
+fd = os.open("/dev/shm/hostile-secret", os.O_WRONLY); os.set_inheritable(fd, True)
+os.setgroups([]); os.setresgid(65534, 65534, 65534)
+os.setresuid(65534, 65534, 65534); os.execvp("sleep", ["sleep", "1000"])' > /dev/null 2>&1 &
+	secret_holder=$!
+	pids+=("$secret_holder")
+	ktap_check "nobody's --tmpfs tree checkpoint leaves out a root-only file it holds write-only" bash -c "
+		$(declare -f as_nobody); dir=$dir
+		sleep 1
+		as_nobody ckpt checkpoint --tree $secret_holder --tmpfs -o $dir/secret-tree &&
+		ckpt inspect -v $dir/secret-tree/$secret_holder.img > $dir/secret.txt &&
+		grep -q /dev/shm/hostile-secret $dir/secret.txt &&
+		! grep -E '^  [0-9]+ tmpfs ' $dir/secret.txt && ! grep -rq TOPSECRET $dir/secret-tree &&
+		kill -0 $secret_holder"
+	rm -f /dev/shm/hostile-secret
 	echo 1 > /proc/sys/kernel/yama/ptrace_scope
 	ktap_check "Yama scope 1: not a process that is not its descendant" bash -c "
 		$(declare -f refused as_nobody); dir=$dir
@@ -151,6 +171,7 @@ if [ -n "$old_scope" ]; then
 else
 	ktap_skip "nobody checkpoints its own process (no Yama in this kernel)"
 	ktap_skip "a tree with a member of root's (no Yama in this kernel)"
+	ktap_skip "a --tmpfs tree checkpoint of a root-only file (no Yama in this kernel)"
 	ktap_skip "Yama scope 1 (no Yama in this kernel)"
 	as_nobody ckpt checkpoint "$user_sleeper" -o "$dir/own.img" || true
 fi

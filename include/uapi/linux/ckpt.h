@@ -299,7 +299,15 @@ enum ckpt_checkpoint_flags {
 	 * (Documentation/ckptd.md, "TCP between nodes").
 	 */
 	CKPT_CHECKPOINT_PEERS_AWAY	= 1 << 2,
-	__CKPT_CHECKPOINT_F_ALL	= (1 << 3) - 1,
+	/*
+	 * A tree's only: a regular file on a node's own memory file system
+	 * (tmpfs: /tmp, /dev/shm) that a member maps shared or holds open
+	 * for reading is carried by content too (CKPT_FILE_LOCAL), so the
+	 * restart can make it again where its path is gone: on another node,
+	 * or once the files were cleaned (ckptd sets it for a job's share).
+	 */
+	CKPT_CHECKPOINT_LOCAL_FILES	= 1 << 3,
+	__CKPT_CHECKPOINT_F_ALL	= (1 << 4) - 1,
 };
 
 struct ckpt_checkpoint {

@@ -366,6 +366,16 @@ enum ckpt_img_file_kind {
 	 * (CKPT_PTY_MASTER, CKPT_PTY_SLAVE); pos 0.
 	 */
 	CKPT_FILE_PTY,
+	/*
+	 * A FILEOBJ entry only (never a descriptor's kind): a regular file
+	 * on a node's own memory file system (tmpfs) that the process maps
+	 * shared or holds open for reading, taken with
+	 * CKPT_CHECKPOINT_LOCAL_FILES. Its mappings name the entry; its
+	 * descriptors stay CKPT_FILE_REGULAR entries, by path. At restart the
+	 * file at its path is used if it is the file it was, or it is made
+	 * again with the stored content where the path is gone.
+	 */
+	CKPT_FILE_LOCAL,
 	__CKPT_FILE_KIND_MAX,
 };
 
@@ -659,7 +669,9 @@ struct ckpt_img_timerfd {
 /*
  * A file whose content the image carries: a FIFO (reopened by path, its
  * buffered bytes written back), a memfd or a regular file unlinked while
- * open (both made anew at restart: memfd_create(), O_TMPFILE). FILES entries
+ * open (both made anew at restart: memfd_create(), O_TMPFILE), and a tree
+ * member's file on a node's own memory file system (CKPT_FILE_LOCAL: used
+ * at its path if still there, else made again). FILES entries
  * of kinds CKPT_FILE_FIFO, _MEMFD and _DELETED, and mappings with
  * CKPT_VMA_FILEOBJ, name an entry by its index in @ino; several may name the
  * same one, which stays one file. The content is in FILEDATA sections.
@@ -671,20 +683,20 @@ struct ckpt_img_timerfd {
  * memory is an object of kind CKPT_FILE_SHMEM, named "/dev/zero".
  */
 #define CKPT_IMG_MAX_FILEOBJS	1024
-#define CKPT_IMG_MAX_FILESIZE	(1ULL << 30)	/* memfd, deleted file */
+#define CKPT_IMG_MAX_FILESIZE	(1ULL << 30)	/* memfd, deleted, local file */
 #define CKPT_IMG_MAX_FILECHUNK	(1U << 20)	/* bytes in one FILEDATA */
 #define CKPT_IMG_MEMFD_NAME_MAX	249		/* MFD_NAME_MAX_LEN */
 #define CKPT_IMG_SEALS_ALL	0x3f		/* F_SEAL_SEAL ... F_SEAL_EXEC */
 
 struct ckpt_img_fileobj {
-	__u32 kind;		/* CKPT_FILE_FIFO, _MEMFD, _DELETED or _SHMEM */
+	__u32 kind;		/* CKPT_FILE_FIFO, _MEMFD, _DELETED, _SHMEM, _LOCAL */
 	__u32 mode;		/* permission bits (07777) */
 	__u32 seals;		/* memfd: F_GET_SEALS; else 0 */
 	__u32 capacity;		/* FIFO: F_GETPIPE_SZ; else 0 */
 	__u64 dev, ino;		/* identity at capture (stat's st_dev, st_ino) */
 	__u64 size;		/* file size; FIFO: bytes buffered */
 	__u64 stored;		/* bytes in its FILEDATA sections (holes left out) */
-	char name[CKPT_IMG_PATH_MAX];	/* FIFO, deleted file: path; memfd: name */
+	char name[CKPT_IMG_PATH_MAX];	/* memfd: its name; else its path */
 };
 
 /* A run of a FILEOBJ entry's bytes: section length - 16 of them. */

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A tree's files on a node's own file system (tmpfs), carried by content
+# with "ckpt checkpoint --tree --tmpfs" (what ckptd does for every job):
+# tests/workloads/tmpfstree, a root and its child taking turns through a
+# tmpfs file both map MAP_SHARED and logging each turn to a tmpfs file both
+# hold open, is checkpointed with --kill mid-run. Its directory removed (as
+# on another node, or after a clean-up), the restart makes both files again
+# with their content (the hole kept, missing directories 0700, the files
+# their modes) and the tree ends as an uninterrupted run does. Checked too:
+# the same restart with the files still there uses them; a file that is
+# another at the path is refused by name, starting nothing; without --tmpfs
+# a removed file is refused by name, as before.
+#
+# Topology: one node, no network.
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+. "$CKPT_TOP/vm-tests/lib/tree.sh"
+
+prog=$CKPT_TOP/build/tests/workloads/tmpfstree
+turns=3000
+tmp=$(mktemp -d)
+dir=$tmp/job
+
+cleanup() {
+	pkill -KILL -x tmpfstree 2> /dev/null || true
+	wait 2> /dev/null || true
+	rmmod ckpt 2> /dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# run NAME [FLAGS]: the tree in $dir, checkpointed with --kill and FLAGS
+# into $tmp/NAME once it has had 20 turns.
+run() {
+	rm -rf "$dir" "$tmp/ready"
+	setsid "$prog" "$dir" "$turns" "$tmp/ready" > /dev/null 2>&1 &
+	root=$!
+	ktap_poll 60 test -e "$tmp/ready"
+	ckpt checkpoint --tree "$root" --kill ${2:-} -o "$tmp/$1" > /dev/null
+	reap "$root" 30 || true
+}
+
+# restart NAME: restarts $tmp/NAME, its output in $tmp/NAME.out, its
+# status in $rc.
+restart() {
+	rc=0
+	timeout 120 ckpt restart "$tmp/$1" > "$tmp/$1.out" 2> "$tmp/$1.err" || rc=$?
+	cat "$tmp/$1.err" >&2
+}
+
+ktap_plan 9
+ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
+
+rc=0
+"$prog" "$tmp/ref" "$turns" "$tmp/ref.ready" > "$tmp/expected" || rc=$?
+sed 's/^/# uninterrupted: /' "$tmp/expected"
+ktap_check "an uninterrupted run ends with 3 and a complete log" \
+	sh -c "test $rc = 3 && grep -q ', log complete\$' '$tmp/expected'"
+
+run carried --tmpfs
+ktap_check "the images carry both tmpfs files, the hole left out" sh -c "
+	ckpt inspect -v '$tmp/carried/$root.img' > '$tmp/inspect.txt' &&
+	grep -E '^  [0-9]+ tmpfs size 12288 stored 8192 mode 0640 .*$dir/sub/seg' '$tmp/inspect.txt' &&
+	grep -E '^  [0-9]+ tmpfs size [1-9][0-9]* stored [1-9][0-9]* mode 0600 .*$dir/log' '$tmp/inspect.txt'"
+
+rm -rf "$dir"
+restart carried
+ktap_check "their directory removed, the restart makes them again and ends as an uninterrupted run" \
+	sh -c "test $rc = 3 && cmp '$tmp/expected' '$tmp/carried.out'"
+ktap_check "made as they were: the directories 0700, the files their modes" sh -c "
+	test \"\$(stat -c %a '$dir' '$dir/sub' '$dir/sub/seg' '$dir/log' | tr '\n' ' ')\" = '700 700 640 600 '"
+
+# The files the restart made are not the checkpoint's: refused, by name.
+restart carried
+ktap_check "another file at the path is refused by name, starting nothing" sh -c "
+	test $rc != 0 && test $rc != 3 &&
+	grep -qE '$dir/(sub/seg|log) is not the file it was at the checkpoint' '$tmp/carried.err' &&
+	! pgrep -x tmpfstree"
+
+# The files still there (the same node, not cleaned): used as they are.
+run kept --tmpfs
+restart kept
+ktap_check "the files still there are used: the restart ends as an uninterrupted run" \
+	sh -c "test $rc = 3 && cmp '$tmp/expected' '$tmp/kept.out'"
+
+# Without --tmpfs, a removed file is refused as before.
+run plain
+ktap_check "without --tmpfs the images carry no tmpfs file" sh -c "
+	ckpt inspect -v '$tmp/plain/$root.img' > '$tmp/plain.txt' &&
+	grep -q '$dir/sub/seg' '$tmp/plain.txt' && ! grep -E '^  [0-9]+ tmpfs ' '$tmp/plain.txt'"
+rm -rf "$dir"
+restart plain
+ktap_check "without --tmpfs a removed file is refused by name" sh -c "
+	test $rc != 0 && test $rc != 3 && grep -q '$dir/' '$tmp/plain.err' && ! pgrep -x tmpfstree"
+ktap_finish
