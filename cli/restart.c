@@ -252,8 +252,14 @@ int cmd_restart(int argc, char **argv)
 		json_decref(hosts);
 		return status;
 	}
+	if (hosts && access(o.image, F_OK)) {
+		fprintf(stderr, "%s restart: %s: %s\n", prog, o.image, strerror(errno));
+		json_decref(hosts);
+		return 1;
+	}
 	if (hosts) {
-		fprintf(stderr, "%s restart: --hosts is for a job's snapshot\n", prog);
+		fprintf(stderr, "%s restart: --hosts is for a job's snapshot, and %s is none\n",
+			prog, o.image);
 		json_decref(hosts);
 		return 1;
 	}

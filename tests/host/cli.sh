@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The ckpt CLI's front door: help, version, unknown commands and options,
-# and clear errors when the engine cannot be reached (CKPT_DEVICE points it
+# restart's --hosts given what is no snapshot, and clear errors when the engine cannot be reached (CKPT_DEVICE points it
 # at a missing node, or at one that is not the engine).
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
@@ -19,7 +19,7 @@ status() {
 	[ "$rc" = "$want" ] || { echo "exit $rc, wanted $want"; cat "$tmp/err"; return 1; }
 }
 
-ktap_plan 9
+ktap_plan 11
 ktap_check "--version" sh -c "'$ckpt' --version | grep -qx 'ckpt $version'"
 ktap_check "--help lists the commands, exit 0" sh -c "'$ckpt' --help | grep -q '^  version '"
 ktap_check "no command: usage on stderr, exit 1" sh -c \
@@ -29,6 +29,12 @@ ktap_check "unknown command: named, usage, exit 1" sh -c \
 ktap_check "unknown option of a command: usage, exit 1" sh -c \
 	"! '$ckpt' version --bogus 2> '$tmp/e' && grep -q 'usage: ckpt version' '$tmp/e'"
 ktap_check "version --help, exit 0" sh -c "'$ckpt' version --help | grep -q 'usage: ckpt version'"
+ktap_check "restart --hosts of a path that does not exist: named, exit 1" sh -c \
+	"! '$ckpt' restart '$tmp/snap/latest' --hosts a=b 2> '$tmp/e' &&
+	grep -qx 'ckpt restart: $tmp/snap/latest: No such file or directory' '$tmp/e'"
+ktap_check "restart --hosts of what is no snapshot: named, exit 1" sh -c \
+	"! '$ckpt' restart /etc/hostname --hosts a=b 2> '$tmp/e' &&
+	grep -qx \"ckpt restart: --hosts is for a job's snapshot, and /etc/hostname is none\" '$tmp/e'"
 
 export CKPT_DEVICE=$tmp/no-such-device
 ktap_check "engine missing: clear message, exit 1" sh -c \
