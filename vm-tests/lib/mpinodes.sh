@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Unmodified MPI jobs over two nodes (Documentation/ckptd.md, "TCP between
-# nodes"), for mpi_nodes_openmpi.sh and mpi_nodes_mpich.sh (one library
-# each, to stay within a test's 10 minutes): 4 ranks of tests/mpi/heat,
-# two on each node, started with the library's mpirun under ckpt-run on
-# node0, which starts node1's part through ckpt-ssh, so the job is
-# ckptd's on both. Their TCP connections between the nodes (the TCP BTL
+# nodes"), for mpi_nodes_openmpi.sh and mpi_nodes_mpich.sh (heat) and
+# mpi_nodes_a2a_openmpi.sh and mpi_nodes_a2a_mpich.sh (alltoall), one
+# library each, to stay within a test's 10 minutes: 4 ranks of
+# tests/mpi/heat or tests/mpi/alltoall, two on each node, started with
+# the library's mpirun under ckpt-run on node0, which starts node1's part
+# through ckpt-ssh, so the job is ckptd's on both. Their TCP connections between the nodes (the TCP BTL
 # or UCX's tcp transport between ranks, the runtimes' own links, ckpt-ssh's
 # link) are captured end by end, one end in each node's share, and joined
 # by the coordinator. Checked: the job checkpointed and let go on three
@@ -15,13 +16,16 @@
 # (their addresses mapped: Documentation/decisions.md, "TCP on other
 # nodes"; Open MPI's session directory in each node's /tmp made again on
 # the other from the snapshot: "A job's files on a node's own file
-# systems").
+# systems"). The all-to-all stress program, checkpointed and let go on,
+# then with --kill, and restarted with the nodes swapped, verifies every
+# byte of every message between every pair of ranks.
 #
 # MPICH over UCX's tcp transport as in mpi_node.sh (MPI_Finalize may spin:
 # a run's result is its output line, read within a bound, and the job is
 # ended after it).
 #
-# Source it, then: mpi_job IMPL "MPIRUN ARGS" and ktap_finish.
+# Source it, then: ktap_plan, mpinodes_start, mpi_job or a2a_job IMPL
+# "MPIRUN ARGS", ktap_finish.
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 
@@ -30,9 +34,13 @@ shared=${ckptvm_out:?}/mpi-nodes
 export PATH=$bin:$PATH
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export UCX_TLS=tcp,self UCX_TCP_PUT_ENABLE=n MPIR_CVAR_NOLOCAL=1
+# Each library's mpirun over both nodes, two ranks on each, on ckpt0.
+NODES_MPICH="mpirun.mpich -hosts node0:2,node1:2 -n 4 -iface ckpt0"
+NODES_OPENMPI="mpirun.openmpi --host node0:2,node1:2 -np 4 --mca btl tcp,self
+	--mca btl_tcp_if_include ckpt0 --mca oob_tcp_if_include ckpt0"
 
 # By name, never by command line (which would match the ssh that says it).
-kill_ranks="pkill -KILL -x heat; pkill -KILL -x hydra_pmi_proxy; pkill -KILL -x orted
+kill_ranks="pkill -KILL -x heat; pkill -KILL -x alltoall; pkill -KILL -x hydra_pmi_proxy; pkill -KILL -x orted
 	pkill -KILL -x mpirun.openmpi; pkill -KILL -x mpirun.mpich; pkill -KILL -x orterun
 	pkill -KILL -x mpiexec.hydra; true"
 
@@ -85,34 +93,35 @@ start_job() {
 	ktap_poll 60 grep -q '^ckpt-run: job ' "$shared/$name.err"
 	job=$(job_of "$shared/$name.err")
 	for n in node0 node1; do
-		ktap_poll 90 ssh "$n" "test \$(grep -lx heat \$(sed 's|.*|/proc/&/comm|' \
+		ktap_poll 90 ssh "$n" "test \$(grep -lx ${1##*/} \$(sed 's|.*|/proc/&/comm|' \
 			/sys/fs/cgroup/ckpt/$job/cgroup.procs) /dev/null 2> /dev/null | wc -l) = 2" ||
 			ktap_note "$name: two ranks on $n did not show"
 	done
 	sleep 3
 }
 
-ktap_plan 11
-ktap_check "node0: engine, key, ckptd" start_node node0
-ktap_check "node1: engine, key, ckptd" start_node node1
+# mpinodes_start: both nodes ready (2 points).
+mpinodes_start() {
+	ktap_check "node0: engine, key, ckptd" start_node node0
+	ktap_check "node1: engine, key, ckptd" start_node node1
+}
 
-# restart_from NAME NODE WHERE [ARGS...]: job $job's latest snapshot
-# restarted by "ckpt restart" on NODE with ARGS, its output in
-# $shared/NAME.out, which must end with the checksum $want.
+# restart_from NAME NODE WHERE WHAT LINE [ARGS...]: job $job's latest
+# snapshot restarted by "ckpt restart" on NODE with ARGS, its output in
+# $shared/NAME.out, which must have a line matching the ERE LINE (WHAT).
 restart_from() {
-	local name=$1 node=$2 where=$3
-	shift 3
+	local name=$1 node=$2 where=$3 what=$4 line=$5
+	shift 5
 	(exec ssh "$node" "cd '$shared' && exec timeout 500 '$bin/ckpt' restart \
 		'$snap/$job/latest' $*" > "$shared/$name.out" 2> "$shared/$name.err") &
 	runner=$!
-	has_line "$shared/$name.out" '^heat: ' 400 "$runner" || cat "$shared/$name.err"
+	has_line "$shared/$name.out" '^(heat|alltoall): ' 400 "$runner" || cat "$shared/$name.err"
 	end_job "$job" "$runner"
-	ktap_check "${name%%-*}: restarted $where: the uninterrupted run's checksum" \
-		grep -qxF "$want" "$shared/$name.out"
+	ktap_check "${name%%-*}: restarted $where: $what" grep -qxE "$line" "$shared/$name.out"
 	cleanup_ranks
 }
 
-# mpi_job IMPL "MPIRUN ARGS": every check above with IMPL's heat.
+# mpi_job IMPL "MPIRUN ARGS": every check above with IMPL's heat. 9 points.
 mpi_job() {
 	local impl=$1 heat=$CKPT_TOP/build/tests/mpi/$1/heat want ref
 	run=$2
@@ -144,9 +153,33 @@ mpi_job() {
 	cleanup_ranks
 	ktap_check "$impl: killed before its end: no checksum printed" \
 		sh -c "! grep -q '^heat:' '$shared/$impl-kill.out'"
-	restart_from "$impl-restart" node0 "on the same nodes"
+	want=$(printf '%s' "$want" | sed 's/[][\\.^$*+?(){}|]/\\&/g')
+	restart_from "$impl-restart" node0 "on the same nodes" \
+		"the uninterrupted run's checksum" "$want"
 	# node0's share on node1 and node1's on node0: the root's share is
 	# restarted where it is to run, on node1.
 	restart_from "$impl-swap" node1 "with the nodes swapped" \
+		"the uninterrupted run's checksum" "$want" \
+		--hosts node0=node1,node1=node0
+}
+
+# a2a_job IMPL "MPIRUN ARGS": the stress program, IMPL's alltoall: every
+# pair of ranks, within and across the nodes, talking in every round; let
+# go on once, then killed and restarted with the nodes swapped. A byte
+# lost, doubled or wrong ends it without its line. 3 points.
+a2a_job() {
+	local impl=$1 a2a=$CKPT_TOP/build/tests/mpi/$1/alltoall
+	run=$2
+	start_job $impl-a2a "$a2a" 200 300
+	ktap_check "$impl: alltoall over both nodes, checkpointed and let go on" sh -c \
+		"timeout 300 ckpt job '$job' --timeout 60 | tee /dev/stderr | grep -q '^snapshot *$snap/$job/1\$'"
+	sleep 2
+	ktap_check "$impl: alltoall, checkpointed with --kill" sh -c \
+		"timeout 300 ckpt job '$job' --kill --timeout 60 | tee /dev/stderr | grep -q '^snapshot *$snap/$job/2\$'"
+	wait "$runner" 2> /dev/null || true
+	cleanup_ranks
+	restart_from "$impl-a2a-swap" node1 "with the nodes swapped" \
+		"every byte of 200 rounds verified" \
+		'alltoall: 4 ranks, 200 rounds, [0-9]+ bytes verified' \
 		--hosts node0=node1,node1=node0
 }

@@ -12,5 +12,7 @@
 # kernels: 6.12
 set -eu
 . "$CKPT_TOP/vm-tests/lib/mpinodes.sh"
-mpi_job mpich "mpirun.mpich -hosts node0:2,node1:2 -n 4 -iface ckpt0"
+ktap_plan 11
+mpinodes_start
+mpi_job mpich "$NODES_MPICH"
 ktap_finish

@@ -6,7 +6,8 @@
 # restarted on the same nodes, then with the nodes swapped
 # (vm-tests/lib/mpinodes.sh says what is checked). Swapped, each node's
 # runtime finds the files of its session directory in the other node's
-# /tmp: ckptd's checkpoints carry a job's tmpfs files (engine.md, "Files").
+# /tmp: ckptd's checkpoints carry a job's tmpfs files (engine.md, "Tmpfs
+# files").
 #
 # Topology: node0 and node1 on the private link ckpt0, each with ckptd,
 # the snapshot root on the results share both mount.
@@ -14,6 +15,7 @@
 # kernels: 6.12
 set -eu
 . "$CKPT_TOP/vm-tests/lib/mpinodes.sh"
-mpi_job openmpi "mpirun.openmpi --host node0:2,node1:2 -np 4 --mca btl tcp,self
-	--mca btl_tcp_if_include ckpt0 --mca oob_tcp_if_include ckpt0"
+ktap_plan 11
+mpinodes_start
+mpi_job openmpi "$NODES_OPENMPI"
 ktap_finish

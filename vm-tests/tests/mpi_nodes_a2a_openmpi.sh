@@ -1,0 +1,20 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The all-to-all stress program (tests/mpi/alltoall: random-size messages
+# between every pair of ranks, every byte verified) over two nodes, 4 ranks,
+# two on each, with Open MPI 4.1 (its TCP BTL): checkpointed and let go on, then checkpointed
+# with --kill and restarted with the nodes swapped; it must end verifying
+# every byte of its 200 rounds (vm-tests/lib/mpinodes.sh). One library a
+# file: both in one boot took 488 s alone, near a test's 10 minutes.
+#
+# Topology: node0 and node1 on the private link ckpt0, each with ckptd,
+# the snapshot root on the results share both mount.
+# nodes: 2
+# kernels: 6.12
+set -eu
+. "$CKPT_TOP/vm-tests/lib/mpinodes.sh"
+ktap_plan 5
+mpinodes_start
+a2a_job openmpi "$NODES_OPENMPI"
+ktap_finish
