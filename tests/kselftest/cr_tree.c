@@ -839,4 +839,25 @@ TEST_F(tree, peers_away_needs_cap_net_admin)
 	EXPECT_EQ(-EINVAL, ioctl(self->dev, CKPT_IOC_CHECKPOINT, &one) ? -errno : 0);
 }
 
+/*
+ * CKPT_CHECKPOINT_LOCAL_FILES (tmpfs files by content, ckptd's for a job):
+ * a tree's, taken by any user; the single-process ioctl does not take it.
+ * What it carries: vm-tests/tests/tree_tmpfs.sh.
+ */
+TEST_F(tree, local_files_is_a_trees)
+{
+	struct ckpt_checkpoint one = { .flags = CKPT_CHECKPOINT_LOCAL_FILES };
+	int i;
+
+	CKPT_SETUP_SKIPPED();
+	self->a.flags = CKPT_CHECKPOINT_LOCAL_FILES;
+	ASSERT_EQ(0, tree_ioctl(self)) TH_LOG("%s", self->msg);
+	for (i = 0; i < NR; i++)
+		EXPECT_TRUE(inspect_ok(self->image[i])) TH_LOG("image %d", i);
+	EXPECT_TRUE(all_progress(self));
+	one.pid = self->pid[0];
+	one.fd = self->m[0].fd;
+	EXPECT_EQ(-EINVAL, ioctl(self->dev, CKPT_IOC_CHECKPOINT, &one) ? -errno : 0);
+}
+
 TEST_HARNESS_MAIN
