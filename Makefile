@@ -347,14 +347,16 @@ $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 # the summary counts both.
 # The debug kernel runs a named subset (DEBUG_TESTS): the whole suite a
 # third time would not fit CI's hour. Documentation/testing.md says why these.
-# Two lanes run side by side: the distro kernels' suites, and the host
-# tests, then the 6.12 line's one-node MPI tests (LANE_TESTS, taken out of
-# the first lane to even the two), then the debug kernel's suite. Their VMs
-# leave much of the two host CPUs idle (most tests are one thread in a
-# two-vCPU guest). The distro suites print as they go; the second lane's
-# output follows when all is done.
+# Two lanes run side by side, about even (Documentation/testing.md): the
+# 6.1 line's suite, then the 6.12 line's two-node tests (NODES_TESTS) and
+# one-node MPI tests (MPI_TESTS); and the host tests, then the rest of the
+# 6.12 line's suite, then the debug kernel's suite. Their VMs leave much of
+# the two host CPUs idle (most tests are one thread in a two-vCPU guest).
+# The first lane prints as it goes; the second lane's output follows when
+# all is done.
 DEBUG_TESTS ?= $(shell sed 's/\#.*//' vm-tests/debug-tests)
-LANE_TESTS := mpi_api mpi_node
+MPI_TESTS := mpi_api mpi_node
+NODES_TESTS = $(shell vm-tests/suite -l | awk '$$2 == "nodes=2" { print $$1 }')
 # The engine fuzzer's time per case on the distro kernels; the debug
 # kernel, whose checkers see what a bad input does, keeps its 20 s.
 CHECK_FUZZ_SECONDS ?= 8
@@ -363,14 +365,15 @@ check: deps-check kmod-all kmod-debug user
 	$(Q)rm -rf $(O)/check
 	$(Q)mkdir -p $(O)/check
 	-$(Q){ tests/host/run $(O)/check/host > $(O)/check/host.log 2>&1; \
-		vm-tests/suite -k $$(mk/kver 6.12) -o $(O)/check/lane $(LANE_TESTS) \
+		CKPT_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) vm-tests/suite -k $$(mk/kver 6.12) \
+			-o $(O)/check/lane $(addprefix -x ,$(NODES_TESTS) $(MPI_TESTS)) \
 			> $(O)/check/lane.log 2>&1; \
 		vm-tests/suite -k debug -o $(O)/check/vm $(DEBUG_TESTS) > $(O)/check/debug.log 2>&1; } & \
-		CKPT_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) vm-tests/suite -o $(O)/check/vm \
-			$(addprefix -x ,$(LANE_TESTS)); \
+		CKPT_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) vm-tests/suite -k $$(mk/kver 6.1) -o $(O)/check/vm; \
+		vm-tests/suite -k $$(mk/kver 6.12) -o $(O)/check/vm $(NODES_TESTS) $(MPI_TESTS); \
 		wait; echo "# beside them: the host tests,"; \
 		cat $(O)/check/host.log; \
-		echo "# then $(LANE_TESTS) on the 6.12 line,"; \
+		echo "# then the rest of the 6.12 line's suite,"; \
 		cat $(O)/check/lane.log; \
 		echo "# then the debug kernel's suite:"; \
 		cat $(O)/check/debug.log
