@@ -591,6 +591,11 @@ static int write_frozen(struct ckpt_cp_ctx *ctx)
 			  ctx->a->pid);
 		return -ESRCH;
 	}
+	/* Only a tmpfs file, which others may hold, can change meanwhile. */
+	if (ret == -EAGAIN && !ctx->why.msg)
+		ckpt_whyf(&ctx->why,
+			  "pid %u: a tmpfs file it holds changed during the checkpoint (a process outside writes it)",
+			  ctx->a->pid);
 	if (!ctx->why.msg)
 		ctx->why.msg = "writing the image failed";
 	return ret;
