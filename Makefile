@@ -356,7 +356,7 @@ $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 # all is done.
 DEBUG_TESTS ?= $(shell sed 's/\#.*//' vm-tests/debug-tests)
 MPI_TESTS := mpi_api mpi_node
-NODES_TESTS = $(shell vm-tests/suite -l | awk '$$2 == "nodes=2" { print $$1 }')
+NODES_TESTS = $(shell vm-tests/suite -l | awk '$$2 ~ /^nodes=2(-|$$)/ { print $$1 }')
 # The engine fuzzer's time per case on the distro kernels; the debug
 # kernel, whose checkers see what a bad input does, keeps its 20 s.
 CHECK_FUZZ_SECONDS ?= 8
