@@ -277,7 +277,8 @@ static int write_threads(struct ckpt_cp_ctx *ctx)
 }
 
 /* What the descriptor scan found (fds.c). */
-static int write_files(struct ckpt_writer *w, struct ckpt_fds *scan)
+static int write_files(struct ckpt_writer *w, struct ckpt_fds *scan,
+		       struct ckpt_why *why)
 {
 	unsigned int i;
 	int ret = 0;
@@ -291,7 +292,7 @@ static int write_files(struct ckpt_writer *w, struct ckpt_fds *scan)
 		ret = ckpt_write_sect(w, CKPT_SECT_FILES, scan->files,
 				      scan->nr * sizeof(*scan->files), NULL, 0);
 	if (!ret)
-		ret = ckpt_fileobjs_write(&scan->objs, w);
+		ret = ckpt_fileobjs_write(&scan->objs, w, why);
 	for (i = 0; !ret && i < scan->nr_pipes; i++)
 		ret = ckpt_write_sect(w, CKPT_SECT_PIPE, scan->pipes[i],
 				      scan->pipe_len[i], NULL, 0);
@@ -335,7 +336,7 @@ static int write_image(struct ckpt_cp_ctx *ctx)
 		ret = ckpt_write_sect(w, CKPT_SECT_CREDS, ctx->creds,
 				      ctx->creds_len, NULL, 0);
 	if (!ret)
-		ret = write_files(w, &ctx->scan);
+		ret = write_files(w, &ctx->scan, &ctx->why);
 	if (!ret && ctx->ipc)
 		ret = ckpt_ipc_write(ctx->ipc, w);
 	for (i = 0; !ret && i < ctx->nr_zombies; i++)
@@ -591,11 +592,6 @@ static int write_frozen(struct ckpt_cp_ctx *ctx)
 			  ctx->a->pid);
 		return -ESRCH;
 	}
-	/* Only a tmpfs file, which others may hold, can change meanwhile. */
-	if (ret == -EAGAIN && !ctx->why.msg)
-		ckpt_whyf(&ctx->why,
-			  "pid %u: a tmpfs file it holds changed during the checkpoint (a process outside writes it)",
-			  ctx->a->pid);
 	if (!ctx->why.msg)
 		ctx->why.msg = "writing the image failed";
 	return ret;

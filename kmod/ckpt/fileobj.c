@@ -5,18 +5,19 @@
  * while open (made anew at restart) and, for a job's tree
  * (CKPT_CHECKPOINT_LOCAL_FILES), regular files on a node's own memory file
  * system that it maps shared or holds readable (used at their path at
- * restart, made again where the path is gone). One FILEOBJ entry per inode, however
- * many descriptors and mappings name it, so that a memfd mapped MAP_SHARED
- * and open at a descriptor is one file again after the restart.
+ * restart, made again where the path is gone). One FILEOBJ entry per
+ * inode, however many descriptors and mappings name it, so that a memfd
+ * mapped MAP_SHARED and open at a descriptor is one file again after the
+ * restart.
  *
  * Such a file is restored as a private copy, so no other process may hold
  * it (but a tmpfs file: it has a name, which others may open, so its
- * content is a copy taken while the members are frozen, as a job's files
- * are by the tree's own): every open file of it must be referenced only by this process's
- * descriptors and mappings (file_count()), a memfd's or deleted file's
- * dentry only by those files (d_count()), and a FIFO's ends only by them
- * (its reader and writer counts). Otherwise the checkpoint is refused,
- * naming the descriptor.
+ * content is a copy taken while the members are frozen, and one changed
+ * meanwhile fails the checkpoint for now): every open file of it must be
+ * referenced only by this process's descriptors and mappings
+ * (file_count()), a memfd's or deleted file's dentry only by those files
+ * (d_count()), and a FIFO's ends only by them (its reader and writer
+ * counts). Otherwise the checkpoint is refused, naming the descriptor.
  *
  * Content is read through a file of our own (dentry_open(), read-only),
  * data extents only (SEEK_DATA/SEEK_HOLE): holes stay holes. It goes into
@@ -524,7 +525,8 @@ int ckpt_write_runs(struct ckpt_writer *w, u32 type, u32 obj,
 	return ret;
 }
 
-int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w)
+int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w,
+			struct ckpt_why *why)
 {
 	int ret = 0;
 	u32 i;
@@ -543,6 +545,14 @@ int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w)
 		}
 		ret = ckpt_write_runs(w, CKPT_SECT_FILEDATA, i, o->rfile[i],
 				      img->size, img->stored);
+		/* Others may write or truncate a tmpfs file: try again later. */
+		if ((ret == -EAGAIN || ret == -EIO) &&
+		    img->kind == CKPT_FILE_LOCAL) {
+			ckpt_whyf(why,
+				  "tmpfs file %s changed during the checkpoint (a process outside writes it)",
+				  img->name);
+			ret = -EAGAIN;
+		}
 	}
 	return ret;
 }

@@ -110,8 +110,12 @@ int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,
  */
 int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, struct ckpt_why *why);
 
-/* The FILEDATA sections, object by object. */
-int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w);
+/*
+ * The FILEDATA sections, object by object; -EAGAIN naming it in @why for a
+ * tmpfs file that changed since its capture.
+ */
+int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w,
+			struct ckpt_why *why);
 
 /* Restart: the files the restarter made for the image's FILEOBJ entries. */
 struct ckpt_objfiles {

@@ -751,16 +751,16 @@ static int open_fifo(struct restore *r, const struct ckpt_img_fileobj *o,
 
 /*
  * A job's tmpfs file: the file at its path if it is the one it was (or one
- * this restart made), else made again where the path is gone (localfile.c).
+ * this restart made), else made again, empty, where the path is gone
+ * (localfile.c; *@made).
  */
 static int open_local(struct restore *r, const struct ckpt_img_fileobj *o,
-		      struct ckpt_err *err)
+		      bool *made, struct ckpt_err *err)
 {
 	struct stat st;
-	bool made;
-	int fd = restore_local_open(&r->img, o, &made, err);
+	int fd = restore_local_open(&r->img, o, made, err);
 
-	if (fd < 0 || made)
+	if (fd < 0 || *made)
 		return fd;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    !same_or_made(r, &st, o->dev, o->ino)) {
@@ -811,19 +811,13 @@ int restore_make_object(struct restore *r, uint32_t obj, struct ckpt_err *err)
 			close(fd);
 			return ret;
 		}
-	} else if (o->kind == CKPT_FILE_LOCAL) {
-		fd = open_local(r, o, err);
-		if (fd < 0 || !restore_file_made_fd(fd))
-			return fd;	/* the file it was: as it is now */
-		if (ftruncate(fd, o->size)) {
-			ret = ckpt_err_set(err, errno, "cannot size %s to %llu bytes: %s",
-					   o->name, (unsigned long long)o->size,
-					   strerror(errno));
-			close(fd);
-			return ret;
-		}
 	} else {
-		fd = new_object(o, err);
+		bool made = true;
+
+		fd = o->kind == CKPT_FILE_LOCAL ? open_local(r, o, &made, err) :
+						  new_object(o, err);
+		if (!made)
+			return fd;	/* a tmpfs file that was there: as it is */
 		if (fd >= 0 && ftruncate(fd, o->size)) {
 			ret = ckpt_err_set(err, errno, "cannot size %s to %llu bytes: %s",
 					   o->name, (unsigned long long)o->size,
