@@ -176,6 +176,15 @@ void snapshot_sweep(struct ckptd *d, const struct job *j);
 /* A peer's share of a coordinated checkpoint, in a peer worker. */
 void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req);
 
+/*
+ * ask.c: a detached checkpoint request on a node that does not coordinate
+ * the job, passed to the node that does (peer-ask).
+ */
+void ask_coordinator(struct ckptd *d, const struct job *j, const char *mode,
+		     unsigned int timeout_s);
+void peer_ask(struct ckptd *d, struct peer *p, const json_t *req, int out);
+void ask_report(struct ckptd *d, const json_t *msg);
+
 struct ckpt_tree;
 /*
  * The TCP connections of the tree in @dir (@t, its manifest) whose other
@@ -261,6 +270,8 @@ void peer_fail(struct peer *p, const char *fmt, ...)
 int peer_call(struct peer *p, json_t *req, json_t **reply, int secs,
 	      struct ckpt_err *err);
 const char *peer_name(const struct peer *p);
+/* Whether the JSON array of strings @list holds @s. */
+bool peer_list_has(const json_t *list, const char *s);
 void peer_close(struct peer *p);
 
 /* key.c */

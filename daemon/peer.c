@@ -374,19 +374,21 @@ static void peer_serve(struct ckptd *d, struct job *unused, int out, void *arg)
 		peer_checkpoint(d, p, req);
 	else if (op && !strcmp(op, "peer-restart"))
 		peer_restart(d, p, req, out);
+	else if (op && !strcmp(op, "peer-ask"))
+		peer_ask(d, p, req, out);
 	else
 		peer_fail(p, "unknown op '%.64s'", op ?: "");
 	json_decref(req);
 	peer_close(p);
 }
 
-static bool has_str(const json_t *list, const char *s)
+bool peer_list_has(const json_t *list, const char *s)
 {
 	const json_t *v;
 	size_t i;
 
 	json_array_foreach(list, i, v)
-		if (!strcmp(json_string_value(v), s))
+		if (json_is_string(v) && !strcmp(json_string_value(v), s))
 			return true;
 	return false;
 }
@@ -407,7 +409,7 @@ static void peer_report(struct worker *w, json_t *msg)
 		if (!j->nodes)
 			j->nodes = json_array();
 		if (json_array_size(j->nodes) < CKPTD_MAX_NODES &&
-		    !has_str(j->nodes, ckptd_msg_str(msg, "node")))
+		    !peer_list_has(j->nodes, ckptd_msg_str(msg, "node")))
 			json_array_append_new(j->nodes,
 					      json_string(ckptd_msg_str(msg, "node")));
 		job_save(d, j);
@@ -415,6 +417,8 @@ static void peer_report(struct worker *w, json_t *msg)
 			  ckptd_msg_str(msg, "node"));
 	} else if (!strcmp(ev, "started")) {
 		restart_started(d, w, msg);
+	} else if (!strcmp(ev, "ask")) {
+		ask_report(d, msg);
 	}
 }
 

@@ -671,15 +671,16 @@ void op_checkpoint(struct conn *c, const json_t *req)
 			  CKPT_TIMEOUT_MAX_MS / 1000);
 		return;
 	}
-	if (strcmp(mode, "stop") && strcmp(mode, "kill") && strcmp(mode, "continue")) {
+	/* The mode's own string: the request is gone when the worker runs. */
+	if (!ckptd_mode(mode)) {
 		conn_fail(c, "checkpoint: mode '%.16s' is none of continue, stop, kill",
 			  mode);
 		return;
 	}
-	/* The mode's own string: the request is gone when the worker runs. */
-	mode = !strcmp(mode, "stop") ? "stop" : !strcmp(mode, "kill") ? "kill" : "continue";
+	mode = ckptd_mode(mode);
 	if (detach) {
-		why = checkpoint_refusal(j, &root, buf, sizeof(buf));
+		/* Another node coordinates it: that node is asked (ask.c). */
+		why = j->coordinator[0] ? NULL : checkpoint_refusal(j, &root, buf, sizeof(buf));
 		if (why) {
 			conn_fail(c, "%s", why);
 			return;
@@ -702,6 +703,8 @@ void checkpoint_detached(struct ckptd *d, const char *id, const char *mode,
 
 	if (!j)
 		ckptd_log(d, 0, "job %s: the detached checkpoint: the job has ended", id);
+	else if (j->coordinator[0])
+		ask_coordinator(d, j, mode, timeout_s);
 	else if (checkpoint_start(d, NULL, j, mode, timeout_s, why, sizeof(why)))
 		ckptd_log(d, 0, "job %s: the detached checkpoint: %s", id, why);
 	else

@@ -14,6 +14,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <linux/ckpt.h>
+
 #include "err.h"
 #include "proto.h"
 
@@ -149,6 +151,33 @@ json_t *ckptd_msg_error(const char *fmt, va_list ap)
 const char *ckptd_msg_str(const json_t *msg, const char *key)
 {
 	return json_string_value(json_object_get(msg, key));
+}
+
+const char *ckptd_mode(const char *mode)
+{
+	static const char *const modes[] = { "continue", "stop", "kill" };
+	size_t i;
+
+	for (i = 0; mode && i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(mode, modes[i]))
+			return modes[i];
+	return NULL;
+}
+
+int ckptd_ask_check(const json_t *req, const char **mode, json_int_t *uid,
+		    json_int_t *timeout, struct ckpt_err *err)
+{
+	const char *job = ckptd_msg_str(req, "job");
+	const char *node = ckptd_msg_str(req, "node");
+
+	*mode = ckptd_mode(ckptd_msg_str(req, "mode"));
+	if (!job || !node || !*mode ||
+	    json_unpack((json_t *)req, "{s:I, s:I}", "uid", uid, "timeout", timeout) ||
+	    *uid < 0 || *timeout < 0 || *timeout > CKPT_TIMEOUT_MAX_MS / 1000)
+		return ckpt_err_set(err, EINVAL,
+				    "peer-ask: needs \"job\", \"uid\", \"node\", \"mode\" (continue, stop or kill) and \"timeout\" (0 to %u seconds)",
+				    CKPT_TIMEOUT_MAX_MS / 1000);
+	return 0;
 }
 
 int ckptd_msg_send(int fd, const json_t *msg, const int *fds, int nfds,

@@ -66,6 +66,17 @@ json_t *ckptd_msg_error(const char *fmt, va_list ap);
 /* The string member @key of @msg, or NULL (absent or not a string). */
 const char *ckptd_msg_str(const json_t *msg, const char *key);
 
+/* A checkpoint's mode, "continue", "stop" or "kill": its literal, or NULL. */
+const char *ckptd_mode(const char *mode);
+
+/*
+ * A peer-ask's {job, uid, node, mode, timeout} (daemon/ask.c: a detached
+ * checkpoint request passed to the job's coordinator), checked: 0 with
+ * the mode's literal in *@mode, or -EINVAL with @err naming what is wrong.
+ */
+int ckptd_ask_check(const json_t *req, const char **mode, json_int_t *uid,
+		    json_int_t *timeout, struct ckpt_err *err);
+
 /*
  * Sends @msg, with @nfds descriptors, as one frame, whole: on a
  * non-blocking socket it waits up to CKPTD_SEND_WAIT_MS for room.

@@ -26,6 +26,8 @@ ops = [{"op": "run", "pid": 12, "cmd": ["sh", "-c", "x"], "cwd": "/", "name": "n
        {"op": "signal", "sig": 2}, {"op": "cancel", "job": "0123abcd"},
        {"op": "join", "job": "0123abcd", "coordinator": "node0"},
        {"op": "peer-checkpoint", "job": "0123abcd", "seq": 2, "dir": "/x", "timeout": 0},
+       {"op": "peer-ask", "job": "0123abcd", "uid": 1000, "node": "node1", "mode": "continue",
+        "timeout": 60},
        {"op": "inspect", "dir": "/var/lib/ckpt/0123abcd/1"}]
 for i, o in enumerate(ops):
     open(f"{d}/op{i}", "wb").write(frame(o))

@@ -28,7 +28,8 @@
 # ended after it).
 #
 # Source it, then: ktap_plan, mpinodes_start, mpi_job IMPL "MPIRUN ARGS"
-# "NODE0 MPIRUN ARGS" or a2a_job IMPL "MPIRUN ARGS", ktap_finish.
+# "NODE0 MPIRUN ARGS", a2a_job IMPL "MPIRUN ARGS" or mpix_job IMPL
+# "MPIRUN ARGS", ktap_finish.
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 
@@ -47,7 +48,8 @@ NODE0_OPENMPI="mpirun.openmpi -np 4 --oversubscribe --mca btl tcp,self
 	--mca btl_tcp_if_include ckpt0 --mca oob_tcp_if_include ckpt0"
 
 # By name, never by command line (which would match the ssh that says it).
-kill_ranks="pkill -KILL -x heat; pkill -KILL -x alltoall; pkill -KILL -x hydra_pmi_proxy; pkill -KILL -x orted
+kill_ranks="pkill -KILL -x heat; pkill -KILL -x alltoall; pkill -KILL -x mpix
+	pkill -KILL -x hydra_pmi_proxy; pkill -KILL -x orted
 	pkill -KILL -x mpirun.openmpi; pkill -KILL -x mpirun.mpich; pkill -KILL -x orterun
 	pkill -KILL -x mpiexec.hydra; true"
 
@@ -227,4 +229,34 @@ a2a_job() {
 		"every byte of 200 rounds verified" \
 		'alltoall: 4 ranks, 200 rounds, [0-9]+ bytes verified' \
 		--hosts node0=node1,node1=node0
+}
+
+# mpix_job IMPL "MPIRUN ARGS": IMPL's mpix (tests/mpi/mpix: 40 steps 500
+# ms apart, MPIX_Checkpoint after 20), whose MPIRUN ARGS put rank 0 on
+# node1: its ckptd, which does not coordinate the job, passes the request
+# to node0's (daemon/ask.c). Killed once that snapshot is in, restarted
+# from it. 2 points.
+mpix_job() {
+	local impl=$1 mpix=$CKPT_TOP/build/tests/mpi/$1/mpix out err
+	local sum='^mpix: 4 ranks, 40 steps, sum 3280$'
+	run=$2
+	start_job $impl-mpix "$mpix" 40 500
+	out=$shared/$impl-mpix.out
+	has_line "$out" '^mpix: step 20: ' 180 "$runner" || cat "$shared/$impl-mpix.err"
+	ktap_poll 60 test -f "$snap/$job/1/meta.json" || true
+	end_job "$job" "$runner"
+	cleanup_ranks
+	ktap_check "$impl: MPIX_Checkpoint, rank 0 on node1, node0 coordinating: checkpoint, snapshot 1 made" \
+		sh -c "cat '$out'; grep -qx 'mpix: step 20: checkpoint' '$out' &&
+			test -f '$snap/$job/1/meta.json' && ! grep -q '^mpix: 4 ranks' '$out' &&
+			grep -q 'job $job: the detached checkpoint passed to its coordinator, node node0' \
+				'$shared/ckptd-node1.log'"
+	restart_bg $impl-mpix-restart node0 "$snap/$job/1"
+	out=$shared/$impl-mpix-restart.out
+	err=$shared/$impl-mpix-restart.err
+	has_line "$out" '^mpix: 4 ranks' 300 "$runner" || cat "$err"
+	end_job "$job" "$runner"
+	cleanup_ranks
+	ktap_check "$impl: restarted from it: MPIX_Checkpoint returns restart, the uninterrupted sum" \
+		sh -c "cat '$out'; grep -qx 'mpix: step 20: restart' '$out' && grep -q '$sum' '$out'"
 }
