@@ -10,6 +10,9 @@
 # checkpointed and restarted again.
 #
 # Topology: one node, no network.
+# User space: on one kernel line (the engine paths it drives run on both
+# in the kselftest programs).
+# kernels: 6.1
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 

@@ -8,6 +8,9 @@
 #
 # Topology: one node; a dummy interface ckptd0 with 192.0.2.1/24 for MPI's
 # TCP transport (MPI refuses loopback-only hosts).
+# User space: on one kernel line (the engine paths it drives run on both
+# in the kselftest programs).
+# kernels: 6.1
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -6,6 +6,9 @@
 # not loaded, exiting 1, when it is not.
 #
 # Topology: one node, no network.
+# User space: on one kernel line (the engine paths it drives run on both
+# in the kselftest programs).
+# kernels: 6.1
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 
