@@ -353,18 +353,19 @@ $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 # So every one-node test runs once on each line.
 # Two lanes run side by side, about even (Documentation/testing.md): the
 # 6.1 line's suite, then the 6.12 line's two-node tests (NODES_TESTS) and
-# one-node MPI tests (MPI_TESTS); and the host tests, then the rest of the
-# 6.12 line's suite, then the debug kernel's suite. Their VMs leave much of
+# mpi_node (MPI_TESTS); and the host tests, then the rest of the 6.12
+# line's suite, then the debug kernel's suite. Their VMs leave much of
 # the two host CPUs idle (most tests are one thread in a two-vCPU guest).
 # The first lane prints as it goes; the second lane's output follows when
 # all is done.
 DEBUG_TESTS ?= $(shell sed 's/\#.*//' vm-tests/debug-tests)
 DISTRO61_SKIP = $(filter-out module,$(DEBUG_TESTS))
-MPI_TESTS := mpi_api mpi_node
+MPI_TESTS := mpi_node
 NODES_TESTS = $(shell vm-tests/suite -l | awk '$$2 ~ /^nodes=2(-|$$)/ { print $$1 }')
-# The engine fuzzer's time per case on the distro kernels; the debug
-# kernel, whose checkers see what a bad input does, keeps its 20 s.
+# The engine fuzzer's time per case on the distro kernels, and on the
+# debug kernel, whose checkers see what a bad input does (20 s by default).
 CHECK_FUZZ_SECONDS ?= 8
+DEBUG_FUZZ_SECONDS ?= 12
 
 check: deps-check kmod-all kmod-debug user
 	$(Q)rm -rf $(O)/check
@@ -373,7 +374,8 @@ check: deps-check kmod-all kmod-debug user
 		CKPT_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) mk/lap "the rest of the 6.12 suite" \
 			vm-tests/suite -k $$(mk/kver 6.12) -o $(O)/check/lane \
 			$(addprefix -x ,$(NODES_TESTS) $(MPI_TESTS)) > $(O)/check/lane.log 2>&1; \
-		mk/lap "the debug kernel's suite" vm-tests/suite -k debug -o $(O)/check/vm \
+		CKPT_FUZZ_SECONDS=$(DEBUG_FUZZ_SECONDS) mk/lap "the debug kernel's suite" \
+			vm-tests/suite -k debug -o $(O)/check/vm \
 			$(DEBUG_TESTS) > $(O)/check/debug.log 2>&1; } & \
 		CKPT_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) mk/lap "the 6.1 suite" \
 			vm-tests/suite -k $$(mk/kver 6.1) -o $(O)/check/vm $(addprefix -x ,$(DISTRO61_SKIP)); \
