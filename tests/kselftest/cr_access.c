@@ -6,9 +6,10 @@
  * process as if nothing had happened: not even woken (its context-switch
  * counts do not move), and it answers at once.
  *
- * boot: own
+ * boot: last
  * (ptrace_scope 3 cannot be set back: the last test sets it, and the suite
- * runs this program on a boot of its own, which CKPT_BOOT_OWN says.)
+ * runs this program after every other test of its boot, which
+ * CKPT_BOOT_OWN says.)
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -415,7 +416,7 @@ TEST_F(access, yama_scope_3_refuses_root_too)
 		SKIP(return, "Yama is not in this kernel (no %s)", SCOPE_PATH);
 	if (self->old_scope != 3 &&
 	    strcmp(getenv("CKPT_BOOT_OWN") ?: "", "1"))
-		SKIP(return, "ptrace_scope 3 cannot be undone: only on a boot of this test's own (CKPT_BOOT_OWN=1)");
+		SKIP(return, "ptrace_scope 3 cannot be undone: only as its boot's last test (CKPT_BOOT_OWN=1)");
 
 	ASSERT_EQ(0, write_scope(3));
 	self->old_scope = 3;	/* for good */
