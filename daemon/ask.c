@@ -61,16 +61,17 @@ static void ask_done(struct worker *w, json_t *msg)
 	worker_set_arg(w, NULL);
 }
 
+/* @mode is ckptd_mode()'s literal, which the worker keeps. */
 void ask_coordinator(struct ckptd *d, const struct job *j, const char *mode,
 		     unsigned int timeout_s)
 {
 	struct ask *a = calloc(1, sizeof(*a));
 
-	if (!a || !(a->mode = ckptd_mode(mode))) {
-		free(a);
+	if (!a) {
 		ckptd_log(d, 0, "job %s: the detached checkpoint: out of memory", j->id);
 		return;
 	}
+	a->mode = mode;
 	snprintf(a->job, sizeof(a->job), "%s", j->id);
 	snprintf(a->coordinator, sizeof(a->coordinator), "%s", j->coordinator);
 	a->uid = j->uid;
@@ -106,14 +107,15 @@ void peer_ask(struct ckptd *d, struct peer *p, const json_t *req, int out)
 	peer_send(p, json_pack("{s:b, s:s}", "ok", 1, "job", j->id), NULL);
 }
 
-/* In the coordinator's ckptd: a peer's ask, checked in peer_ask(). */
+/*
+ * In the coordinator's ckptd: a peer's ask, from its own peer worker, which
+ * checked it in peer_ask(); the mode made a literal again.
+ */
 void ask_report(struct ckptd *d, const json_t *msg)
 {
 	const char *mode = ckptd_mode(ckptd_msg_str(msg, "mode"));
-	json_int_t timeout = 0;
 
-	if (!mode || json_unpack((json_t *)msg, "{s:I}", "timeout", &timeout) ||
-	    timeout < 0 || timeout > CKPT_TIMEOUT_MAX_MS / 1000)
-		return;
-	checkpoint_detached(d, ckptd_msg_str(msg, "job"), mode, (unsigned int)timeout);
+	if (mode)
+		checkpoint_detached(d, ckptd_msg_str(msg, "job"), mode,
+				    json_integer_value(json_object_get(msg, "timeout")));
 }

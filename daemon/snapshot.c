@@ -654,7 +654,7 @@ static const char *checkpoint_start(struct ckptd *d, struct conn *c,
  */
 void op_checkpoint(struct conn *c, const json_t *req)
 {
-	const char *mode = "continue", *why;
+	const char *mode = "continue", *literal, *why;
 	json_int_t timeout = 0;
 	int detach = 0;
 	struct job *j;
@@ -671,13 +671,14 @@ void op_checkpoint(struct conn *c, const json_t *req)
 			  CKPT_TIMEOUT_MAX_MS / 1000);
 		return;
 	}
-	/* The mode's own string: the request is gone when the worker runs. */
-	if (!ckptd_mode(mode)) {
+	/* The mode's own literal: the request is gone when the worker runs. */
+	literal = ckptd_mode(mode);
+	if (!literal) {
 		conn_fail(c, "checkpoint: mode '%.16s' is none of continue, stop, kill",
 			  mode);
 		return;
 	}
-	mode = ckptd_mode(mode);
+	mode = literal;
 	if (detach) {
 		/* Another node coordinates it: that node is asked (ask.c). */
 		why = j->coordinator[0] ? NULL : checkpoint_refusal(j, &root, buf, sizeof(buf));

@@ -16,8 +16,9 @@
  * a member's descriptor or mapping, and the object's dentry referenced by
  * those files only (not a tmpfs file's, which has a name). Each member's
  * image then names the object (the same identity in every image) and the
- * first member that holds it, in tree order, stores its content; the restart makes it once for all, so that
- * memory shared by fork is shared again. A FIFO's ends are counted across
+ * first member that holds it, in tree order, stores its content; the
+ * restart makes it once for all, so that memory shared by fork is shared
+ * again. A FIFO's ends are counted across
  * the tree instead; its bytes too are stored once.
  * Last, an open regular file or directory several members hold (fork
  * shares its position) is marked in each of their FILES entries, and the
