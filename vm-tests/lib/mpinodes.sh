@@ -112,8 +112,7 @@ start_job() {
 
 # mpinodes_start: both nodes ready (2 points).
 mpinodes_start() {
-	ktap_check "node0: engine, key, ckptd" start_node node0
-	ktap_check "node1: engine, key, ckptd" start_node node1
+	start_nodes
 }
 
 # restart_bg NAME NODE SNAPSHOT [ARGS...]: "ckpt restart SNAPSHOT ARGS" on

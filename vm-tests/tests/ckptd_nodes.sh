@@ -30,8 +30,7 @@ shared=${ckptvm_out:?}/ckptd-nodes
 trap twonodes_cleanup EXIT
 
 ktap_plan 23
-ktap_check "node0: engine, key, ckptd" start_node node0
-ktap_check "node1: engine, key, ckptd" start_node node1
+start_nodes
 
 timeout 120 sh "$shared/share.sh" a 0
 ktap_note "reference: $(cat "$shared/out-a")"
