@@ -538,6 +538,8 @@ static void emit_tcp(FILE *f, const struct ckpt_image *img, bool json)
 			emit_u64(&e, "sendq", t->write_seq - t->snd_una);
 			emit_u64(&e, "unsent", t->write_seq - t->snd_nxt);
 			emit_u64(&e, "recvq", t->rcv_nxt - t->copied_seq);
+			emit_flag(&e, "shut-wr", t->flags & CKPT_TCP_FIN_OUT);
+			emit_flag(&e, "peer-shut-wr", t->flags & CKPT_TCP_FIN_IN);
 		}
 		if (t->state == CKPT_TCP_LISTEN)
 			emit_u64(&e, "backlog", t->backlog);

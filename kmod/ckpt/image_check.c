@@ -783,7 +783,8 @@ static int check_ptys(struct ckpt_img_state *st, const struct ckpt_img_pty *p,
 /*
  * A TCP socket: its queues fill its data exactly, as its sequence numbers
  * say (a connection's: the send queue's unsent part within it); a socket
- * not connected has none, nor sequence numbers or negotiated options.
+ * not connected has none, nor sequence numbers, negotiated options or a
+ * FIN sent or received.
  */
 static int check_tcp(struct ckpt_img_state *st, const struct ckpt_img_tcp *t,
 		     __u64 len)
@@ -791,7 +792,8 @@ static int check_tcp(struct ckpt_img_state *st, const struct ckpt_img_tcp *t,
 	__u32 sendq = t->write_seq - t->snd_una;
 	__u32 recvq = t->rcv_nxt - t->copied_seq;
 	const __u32 opts = CKPT_TCP_OPT_SACK | CKPT_TCP_OPT_TSTAMP |
-			   CKPT_TCP_OPT_WSCALE;
+			   CKPT_TCP_OPT_WSCALE | CKPT_TCP_FIN_OUT |
+			   CKPT_TCP_FIN_IN;
 
 	if (t->len != len - sizeof(*t) || t->len > CKPT_IMG_MAX_TCPQ ||
 	    !t->ino || t->ino & CKPT_UPEND_ID || !TCP_FAMILY_OK(t->family) ||

@@ -166,16 +166,18 @@ static const char *connection_refused(const struct sock *sk)
 		return "a TCP Fast Open connection still in its handshake: not supported yet";
 	if (sk->sk_bound_dev_if)
 		return "a TCP socket bound to a device: not supported yet";
-	if (sk->sk_err || sock_flag(sk, SOCK_DONE))
+	/* A FIN received (CLOSE_WAIT) is done reading too: that is captured. */
+	if (sk->sk_err ||
+	    (sock_flag(sk, SOCK_DONE) && sk->sk_state != TCP_CLOSE_WAIT))
 		return "a TCP connection that was reset or closed: not supported yet";
 	return NULL;
 }
 
 /*
  * A connection in a state the engine does not capture: the reason in @why,
- * and -EAGAIN for the handshake and the half-closed states, which mostly
- * last a moment (a connect under way, a peer's close the process has not
- * read yet) and which a tree's checkpoint tries again.
+ * and -EAGAIN for the handshake and for both ends' FINs under way, which
+ * last a round trip (a connect under way; a close answered by a close,
+ * its last ACK not in yet) and which a checkpoint tries again.
  */
 static int state_refused(const struct sock *sk, const char **why)
 {
@@ -184,12 +186,9 @@ static int state_refused(const struct sock *sk, const char **why)
 	case TCP_SYN_RECV:
 		*why = "a TCP connection still in its handshake: not supported yet";
 		return -EAGAIN;
-	case TCP_FIN_WAIT1:
-	case TCP_FIN_WAIT2:
 	case TCP_CLOSING:
-	case TCP_CLOSE_WAIT:
 	case TCP_LAST_ACK:
-		*why = "a half-closed TCP connection (shut down, or closed by its peer): not supported yet";
+		*why = "a TCP connection closing both ways (its last ACK not in yet): not supported yet";
 		return -EAGAIN;
 	}
 	*why = "a TCP socket in a state this engine does not know";
@@ -223,6 +222,48 @@ static void connection(const struct sock *sk, struct ckpt_img_tcp *t)
 		t->rcv_wscale = tp->rx_opt.rcv_wscale;
 	}
 	t->timestamp = ckpt_tcp_timestamp(tp);
+}
+
+/* Whether @skb, the last of a send queue, carries the connection's FIN. */
+static bool has_fin(const struct sk_buff *skb)
+{
+	return skb && TCP_SKB_CB(skb)->tcp_flags & TCPHDR_FIN;
+}
+
+/*
+ * A half-closed connection as an established one (ckpt_image.h): the FIN
+ * it sent, or the one it received, taken out of its sequence numbers.
+ * -EAGAIN if it shut down writing but its FIN is not queued (the kernel
+ * could not allocate one: it goes out later, if ever).
+ */
+static int half_closed(struct sock *sk, struct ckpt_img_tcp *t)
+{
+	u32 end;
+
+	if (sk->sk_state == TCP_FIN_WAIT1 &&
+	    !has_fin(tcp_write_queue_tail(sk)) &&
+	    !has_fin(skb_rb_last(&sk->tcp_rtx_queue)))
+		return -EAGAIN;
+	if (sk->sk_state == TCP_FIN_WAIT1 || sk->sk_state == TCP_FIN_WAIT2) {
+		end = t->write_seq - 1;	/* the FIN's sequence number */
+		t->flags |= CKPT_TCP_FIN_OUT;
+		t->write_seq = end;
+		if (after(t->snd_nxt, end))
+			t->snd_nxt = end;
+		if (after(t->snd_una, end))
+			t->snd_una = end;
+	}
+	if (sk->sk_state == TCP_CLOSE_WAIT) {
+		end = t->rcv_nxt - 1;	/* the peer's FIN's */
+		/* Its FIN shut reading, not the process: it comes again. */
+		t->flags = (t->flags | CKPT_TCP_FIN_IN) & ~CKPT_TCP_SHUT_RD;
+		t->rcv_nxt = end;
+		if (after(t->copied_seq, end))
+			t->copied_seq = end;	/* the end of the stream read */
+		if (after(t->rcv_wup, end))
+			t->rcv_wup = end;
+	}
+	return 0;
 }
 
 /* Under the socket's lock: what @t's fixed part says, or a refusal. */
@@ -259,6 +300,9 @@ static int read_socket(struct sock *sk, struct ckpt_img_tcp *t,
 			t->flags |= CKPT_TCP_BOUND;
 		return 0;
 	case TCP_ESTABLISHED:
+	case TCP_FIN_WAIT1:
+	case TCP_FIN_WAIT2:
+	case TCP_CLOSE_WAIT:
 		break;
 	default:
 		return state_refused(sk, why);
@@ -267,6 +311,10 @@ static int read_socket(struct sock *sk, struct ckpt_img_tcp *t,
 	if (*why)
 		return -EOPNOTSUPP;
 	connection(sk, t);
+	if (half_closed(sk, t)) {
+		*why = "a TCP connection shut down for writing whose FIN is not queued yet";
+		return -EAGAIN;
+	}
 	sendq = t->write_seq - t->snd_una;
 	recvq = t->rcv_nxt - t->copied_seq;
 	if (after(t->snd_nxt, t->write_seq) || before(t->snd_nxt, t->snd_una) ||

@@ -390,7 +390,10 @@ static int make_connection(struct tcp_make *m)
 
 /*
  * Repair ends (a window probe asks the peer where it stands); the bytes
- * not sent yet are sent now, as the application had written them.
+ * not sent yet are sent now, as the application had written them, and a
+ * connection it had shut down for writing sends its FIN after them again
+ * (ckpt_image.h): its peer, made as if it had not received it, receives
+ * it now.
  */
 static int end_repair(struct tcp_make *m)
 {
@@ -412,6 +415,9 @@ static int end_repair(struct tcp_make *m)
 		off += n;
 		left -= n;
 	}
+	if (!ret && t->flags & CKPT_TCP_FIN_OUT && shutdown(m->fd, SHUT_WR))
+		ret = ckpt_err_set(m->err, errno, "%s: cannot shut it down for writing again: %s",
+				   m->name, strerror(errno));
 	return ret ?: late_options(m);
 }
 

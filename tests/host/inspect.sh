@@ -226,7 +226,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((105 + nsect))
+ktap_plan $((106 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -658,8 +658,20 @@ import json, sys
 t = json.load(sys.stdin)[\"tcp\"]
 assert [s[\"state\"] for s in t] == [\"listening\", \"established\", \"established\", \"closed\"], t
 assert t[1][\"recvq\"] == 6 and t[1][\"sendq\"] == 5 and t[1][\"nodelay\"], t'"
-# struct ckpt_img_tcp: family 8, state 12, src 24, dst 40, snd_una 96,
-# write_seq 104, rcv_nxt 112, len 136.
+# struct ckpt_img_tcp: family 8, state 12, flags 16, src 24, dst 40,
+# snd_una 96, write_seq 104, rcv_nxt 112, len 136.
+# Half-closed: the connection marked shut down for writing (_FIN_OUT) and
+# its peer's FIN in (_FIN_IN), its NODELAY kept: valid, shown.
+tdamage tcp-half set 5 16 I 0x6001
+ktap_check "TCP: a half-closed connection is valid, both of its FINs shown" sh -c "
+	'$ckpt' inspect '$tmp/tcp-half' > '$tmp/thtext' && cat '$tmp/thtext' &&
+	grep -qx ' socket 602 state established local 127.0.0.1:5000 peer 127.0.0.1:40000 sendq 5 unsent 3 recvq 6 shut-wr peer-shut-wr nodelay' '$tmp/thtext' &&
+	'$ckpt' inspect --json '$tmp/tcp-half' | python3 -c '
+import json, sys
+t = json.load(sys.stdin)[\"tcp\"]
+assert t[1][\"shut-wr\"] and t[1][\"peer-shut-wr\"] and not t[2][\"shut-wr\"], t'"
+tdamage tcp-flags set 5 16 I 0x8000
+tdamage tcp-lfin set 4 16 I 0x2000
 tdamage tcp-state set 5 12 I 3
 tdamage tcp-family set 5 8 I 1
 tdamage tcp-v4 set 5 28 I 1
@@ -667,8 +679,10 @@ tdamage tcp-seq set 5 104 I 1006
 tdamage tcp-len set 5 136 I 12
 tdamage tcp-listen set 4 96 I 5
 tdamage tcp-noino set 3 32 Q 0
-ktap_check "TCP: an unknown state or family, IPv4 with bytes past its address, queues their sequence numbers do not match, a listening socket with a connection's state, an entry naming no socket" \
+ktap_check "TCP: an unknown state, flag or family, a listening socket shut down for writing, IPv4 with bytes past its address, queues their sequence numbers do not match, a listening socket with a connection's state, an entry naming no socket" \
 	refuse "$tmp/tcp-state" "TCP socket out of bounds $(tat 5)" &&
+	refuse "$tmp/tcp-flags" "TCP socket out of bounds $(tat 5)" &&
+	refuse "$tmp/tcp-lfin" "TCP socket that is not connected has a connection's state $(tat 4)" &&
 	refuse "$tmp/tcp-family" "TCP socket out of bounds $(tat 5)" &&
 	refuse "$tmp/tcp-v4" "TCP socket out of bounds $(tat 5)" &&
 	refuse "$tmp/tcp-seq" "TCP connection queues do not match its sequence numbers $(tat 5)" &&

@@ -18,8 +18,14 @@
 # (--kill) and restarted again; in continue mode (the original runs on to
 # its end, then the image restarts while the original's connections are
 # in TIME_WAIT): each run prints the line of an uninterrupted run, exit 3.
-# A connection to a process outside the tree is refused by name, and the
-# tree runs on.
+# Half-closed connections (tests/workloads/tcphalf: an end that shut down
+# writing with bytes and its FIN unsent, FIN_WAIT1; two whose FIN was
+# acknowledged, FIN_WAIT2, one with bytes unread; their peers in
+# CLOSE_WAIT, one with bytes and the FIN unread, one that read its end):
+# checkpointed with --kill and restarted, and in continue mode, the
+# original then the image run to their ends: every byte and every end of
+# stream where it was. A connection to a process outside the tree is
+# refused by name, and the tree runs on.
 #
 # Topology: one node, no network.
 set -eu
@@ -27,6 +33,8 @@ set -eu
 . "$CKPT_TOP/vm-tests/lib/tree.sh"
 
 tcptree=$CKPT_TOP/build/tests/workloads/tcptree
+tcphalf=$CKPT_TOP/build/tests/workloads/tcphalf
+half_line='tcphalf: 3 half-closed connections, 5 streams and their ends verified'
 line='tcptree: 2 connections, 4 streams of 3145728 bytes verified, late connection ok'
 tmp=$(mktemp -d)
 outside=
@@ -44,13 +52,14 @@ trap cleanup EXIT
 # Loopback only: 127.0.0.1 and ::1.
 ip link set lo up
 
-# start NAME: the tree in a session of its own, in the background, held
-# before its second phase until NAME.go exists, output to NAME.out and
-# NAME.err; waits until its four directions are full (NAME.ready, 60 s at
-# most: a check that follows fails without it), sets $root.
+# start NAME [PROGRAM]: the tree (tcptree, or PROGRAM) in a session of
+# its own, in the background, held before its second phase until NAME.go
+# exists, output to NAME.out and NAME.err; waits until its four
+# directions are full (NAME.ready, 60 s at most: a check that follows
+# fails without it), sets $root.
 start() {
 	rm -f "$tmp/$1.ready" "$tmp/$1.go"
-	setsid "$tcptree" "$tmp/$1.ready" "$tmp/$1.go" > "$tmp/$1.out" 2> "$tmp/$1.err" &
+	setsid "${2:-$tcptree}" "$tmp/$1.ready" "$tmp/$1.go" > "$tmp/$1.out" 2> "$tmp/$1.err" &
 	root=$!
 	ktap_poll 60 test -e "$tmp/$1.ready" || true
 }
@@ -139,7 +148,33 @@ cycles() {
 	killed "$1" "$2" && sleep 0.5 && twice "$2" "$3" "$tmp/$1.go"
 }
 
-ktap_plan 10
+# half NAME DIR [--kill]: tcphalf's tree NAME is ready, its ends
+# half-closed as it says (ss: a FIN-WAIT-1 end with bytes unsent, two
+# FIN-WAIT-2, two CLOSE-WAIT, one with bytes and the FIN unread);
+# checkpointed into DIR, the images marking ends that shut down writing
+# and ends whose peer did.
+half() {
+	test -e "$tmp/$1.ready" || { echo "$1: not ready after 60 s"; cat "$tmp/$1.err"; return 1; }
+	pids=$(members "$root")
+	test "$(echo $pids | wc -w)" = 3 || { echo "$1: members $pids"; return 1; }
+	ss -tanpH | grep '"tcphalf"' > "$2.ss"
+	cat "$2.ss"
+	awk '$1 == "FIN-WAIT-1" && $3 > 0 { w1++ } $1 == "FIN-WAIT-2" { w2++ }
+		$1 == "CLOSE-WAIT" { cw++; if ($2 > 1) cwq++ }
+		END { exit !(w1 == 1 && w2 == 2 && cw == 2 && cwq == 1) }' "$2.ss" ||
+		{ echo "$1: not the half-closed ends tcphalf makes"; return 1; }
+	ckpt checkpoint --tree "$root" ${3:-} -o "$2" > /dev/null || return 1
+	ckpt inspect -v "$2" > /dev/null || return 1
+	# Each socket once (members that share one have it in each image).
+	for p in $pids; do ckpt inspect "$2/$p.img" || return 1; done |
+		grep '^ socket .* state established' | sort -u > "$2.txt"
+	cat "$2.txt"
+	test "$(grep -cw peer-shut-wr "$2.txt")" = 2 &&
+	test "$(grep -w shut-wr "$2.txt" | grep -cvw peer-shut-wr)" = 3 ||
+		{ echo "$1: the images do not mark 3 ends shut down and 2 whose peer did"; return 1; }
+}
+
+ktap_plan 15
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 # An uninterrupted run, let go as soon as it is ready.
@@ -183,6 +218,29 @@ ktap_check "continue: the image restarted once the original ended: the same line
 	cat '$tmp/c.r.out' '$tmp/c.r.err'; test \$rc = 3 && cmp '$tmp/expected' '$tmp/c.r.out' ||
 	{ echo 'the TCP sockets now:'; ss -tanei; false; }"
 
+# Half-closed connections (tcphalf): --kill and restarted; continue, the
+# original ending, then the image restarted next to its TIME_WAITs.
+start hkill "$tcphalf"
+ktap_check "half-closed ends (FIN-WAIT-1 with bytes unsent, FIN-WAIT-2, CLOSE-WAIT with bytes and the FIN unread), --kill: the images mark them" \
+	half hkill "$tmp/h" --kill
+reap "$root" > /dev/null 2>&1 || true
+sleep 0.5
+echo "$half_line" > "$tmp/half.expected"
+ktap_check "half-closed, restarted: every byte once and in order, each end of stream where it was: tcphalf's line, exit 3" \
+	sh -c "timeout 120 ckpt restart '$tmp/h' > '$tmp/h.r.out' 2> '$tmp/h.r.err' &
+	r=\$!; sleep 1; touch '$tmp/hkill.go'; wait \$r; rc=\$?
+	cat '$tmp/h.r.out' '$tmp/h.r.err'; test \$rc = 3 && cmp '$tmp/half.expected' '$tmp/h.r.out'"
+start hcont "$tcphalf"
+ktap_check "half-closed, continue: checkpointed, the images mark its ends, the tree runs on" \
+	half hcont "$tmp/hc"
+touch "$tmp/hcont.go"
+reap "$root" && rc=0 || rc=$?
+ktap_check "half-closed, continue: the original ends with tcphalf's line, exit 3" sh -c "
+	cat '$tmp/hcont.out' '$tmp/hcont.err'; test $rc = 3 && cmp '$tmp/half.expected' '$tmp/hcont.out'"
+ktap_check "half-closed, continue: the image restarted once the original ended: the same line, exit 3" sh -c "
+	timeout 120 ckpt restart '$tmp/hc' > '$tmp/hc.r.out' 2> '$tmp/hc.r.err'; rc=\$?
+	cat '$tmp/hc.r.out' '$tmp/hc.r.err'; test \$rc = 3 && cmp '$tmp/half.expected' '$tmp/hc.r.out'"
+
 # A connection to a process outside the tree: a server the test runs, a
 # client in a session of its own connected to it.
 cat > "$tmp/server.py" <<'EOF'
@@ -218,5 +276,5 @@ kill -KILL $outside 2> /dev/null || true
 wait $outside 2> /dev/null || true
 outside=
 
-ktap_check "no process of the tests is left" sh -c "! pgrep -x tcptree && ! pgrep -x ckpt"
+ktap_check "no process of the tests is left" sh -c "! pgrep -x tcptree && ! pgrep -x tcphalf && ! pgrep -x ckpt"
 ktap_finish

@@ -575,6 +575,13 @@ struct ckpt_img_upend {
  * windows and options as they were, and the stack sends again whatever
  * its peer had not acknowledged. Addresses are in network order (IPv4:
  * the first 4 bytes), ports in host order.
+ *
+ * A half-closed connection is an established one with CKPT_TCP_FIN_OUT
+ * (it shut down writing: FIN_WAIT1, FIN_WAIT2) or CKPT_TCP_FIN_IN (its
+ * peer did: CLOSE_WAIT). Its sequence numbers leave the FIN out, which
+ * takes one: the restart makes the connection established, sends what
+ * it had not sent, then shuts it down for writing again, and that FIN
+ * brings the peer's end back to where it was.
  */
 #define CKPT_IMG_MAX_TCPQ	(16U << 20)	/* bytes in one socket's queues */
 
@@ -599,7 +606,9 @@ enum {
 	CKPT_TCP_OPT_TSTAMP	= 1 << 10,	/* timestamps */
 	CKPT_TCP_OPT_WSCALE	= 1 << 11,	/* window scaling */
 	CKPT_TCP_SHUT_RD	= 1 << 12,	/* shutdown(SHUT_RD) */
-	__CKPT_TCP_ALL		= (1 << 13) - 1,
+	CKPT_TCP_FIN_OUT	= 1 << 13,	/* it shut down writing: its FIN follows write_seq */
+	CKPT_TCP_FIN_IN		= 1 << 14,	/* its peer's FIN came after rcv_nxt */
+	__CKPT_TCP_ALL		= (1 << 15) - 1,
 };
 
 struct ckpt_img_tcp {
