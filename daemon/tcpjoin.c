@@ -81,7 +81,7 @@ static bool inside_or_seen(struct ckpt_image *imgs, uint32_t n, uint32_t i,
 }
 
 /*
- * [pid, fd, from, to, una, wseq, rnxt]: lib/ckptd/tcpjoin.h. An IPv6
+ * [pid, fd, from, to, una, wseq, rnxt, peer_shut]: lib/ckptd/tcpjoin.h. An IPv6
  * socket's IPv4-mapped addresses (::ffff:a.b.c.d: a dual-stack listener's
  * connection) are given as the IPv4 addresses its peer has.
  */
@@ -99,9 +99,9 @@ static json_t *end_json(const struct ckpt_img_tcp *c, pid_t pid, int fd)
 	}
 	ckpt_image_tcp_end(from, sizeof(from), &t, false);
 	ckpt_image_tcp_end(to, sizeof(to), &t, true);
-	return json_pack("[i, i, s, s, I, I, I]", (int)pid, fd, from, to,
+	return json_pack("[i, i, s, s, I, I, I, b]", (int)pid, fd, from, to,
 			 (json_int_t)t.snd_una, (json_int_t)t.write_seq,
-			 (json_int_t)t.rcv_nxt);
+			 (json_int_t)t.rcv_nxt, !!(t.flags & CKPT_TCP_FIN_IN));
 }
 
 json_t *tcp_ends(const char *dir, const struct ckpt_tree *t, struct ckpt_err *err)

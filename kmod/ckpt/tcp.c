@@ -439,6 +439,18 @@ int ckpt_tcp_check_pairs(struct ckpt_cp_group *g)
 				continue;
 			format_end(t, false, a, sizeof(a));
 			format_end(t, true, b, sizeof(b));
+			/*
+			 * Its peer's FIN in, and no member holds the peer: most
+			 * often a socket a member closed, whose holder closes
+			 * its own end in moments. Tried again.
+			 */
+			if (!p && t->flags & CKPT_TCP_FIN_IN) {
+				g->failed = i;
+				ckpt_whyf(&ctx->why,
+					  "pid %u fd %u (socket:[%llu]) is a TCP connection from %s to %s closed by its other end, which no member holds; try again",
+					  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b);
+				return -EAGAIN;
+			}
 			if (!p) {
 				g->failed = i;
 				ckpt_whyf(&ctx->why,

@@ -24,6 +24,7 @@ struct tcp_end {
 	const char *node, *from, *to;
 	int pid, fd;
 	json_int_t una, wseq, rnxt;
+	int peer_shut;		/* its other end shut down writing */
 	bool outside;		/* no other end: a process outside the job's */
 };
 
@@ -37,8 +38,9 @@ static int end_read(const json_t *e, const char *node, struct tcp_end *out,
 		    struct ckpt_err *err)
 {
 	out->node = node;
-	if (json_unpack((json_t *)e, "[iissIII!]", &out->pid, &out->fd,
-			&out->from, &out->to, &out->una, &out->wseq, &out->rnxt) ||
+	if (json_unpack((json_t *)e, "[iissIIIb!]", &out->pid, &out->fd,
+			&out->from, &out->to, &out->una, &out->wseq, &out->rnxt,
+			&out->peer_shut) ||
 	    strlen(out->from) > TCP_JOIN_ADDR_MAX || strlen(out->to) > TCP_JOIN_ADDR_MAX ||
 	    !seq_ok(out->una) || !seq_ok(out->wseq) || !seq_ok(out->rnxt))
 		return ckpt_err_set(err, EPROTO, "node %.64s: a TCP end of the wrong shape",
@@ -84,6 +86,7 @@ static int check_end(struct tcp_end *all, size_t n, size_t i, int pass,
 {
 	struct tcp_end *t = &all[i], *p;
 	struct tcp_end key;
+	bool unpaired;
 	json_t *list;
 
 	if (t->outside)
@@ -95,7 +98,16 @@ static int check_end(struct tcp_end *all, size_t n, size_t i, int pass,
 	key.from = t->to;
 	key.to = t->from;
 	p = bsearch(&key, all, n, sizeof(*all), by_ends);
-	if (!pass && (!p || !strcmp(p->node, t->node)) && outside) {
+	unpaired = !p || !strcmp(p->node, t->node);
+	/*
+	 * Closed by a socket no share holds, whose holder closes its own in
+	 * moments: told with the gaps, after any refusal, as a retry mends it.
+	 */
+	if (unpaired && t->peer_shut)
+		return !pass ? 0 : ckpt_err_set(err, EAGAIN,
+				    "node %.64s: pid %d fd %d is a TCP connection from %s to %s closed by its other end, which no share of the job holds; try again",
+				    t->node, t->pid, t->fd, t->from, t->to);
+	if (!pass && unpaired && outside) {
 		list = json_object_get(outside, t->node);
 		if (!list)
 			json_object_set_new(outside, t->node, list = json_array());
@@ -104,7 +116,7 @@ static int check_end(struct tcp_end *all, size_t n, size_t i, int pass,
 		t->outside = true;
 		return 0;
 	}
-	if (!pass && (!p || !strcmp(p->node, t->node)))
+	if (!pass && unpaired)
 		return ckpt_err_set(err, EOPNOTSUPP,
 				    "node %.64s: pid %d fd %d is a TCP connection from %s to %s, a process in no share of the job",
 				    t->node, t->pid, t->fd, t->from, t->to);

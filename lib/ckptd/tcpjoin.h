@@ -17,9 +17,12 @@
 #define TCP_JOIN_ADDR_MAX	64
 
 /*
- * @shares, [{node, tcp: [[pid, fd, from, to, una, wseq, rnxt]...]}...]
- * of every node of a checkpoint: each end joined with its other end in
- * another node's list, and the two checked. 0; -EOPNOTSUPP for an end
+ * @shares, [{node, tcp: [[pid, fd, from, to, una, wseq, rnxt,
+ * peer_shut]...]}...] of every node of a checkpoint (peer_shut: a
+ * boolean, its other end's FIN received): each end joined with its other
+ * end in another node's list, and the two checked. 0; -EAGAIN for an
+ * end with none whose other end shut down writing (a socket closed: its
+ * holder closes its own in moments); -EOPNOTSUPP for another end
  * with none (with @outside, an object, that end is added to its node's
  * list there, {NODE: [[pid, fd, from, to]...]}, instead: a connection to
  * a process outside the job, ckpt-run --outside close), -EAGAIN for bytes

@@ -56,14 +56,14 @@ static int outside(const char *text, const char *want)
  * a sent up to 300 and holds from 100 (una) on; b received 200 from a.
  * b sent up to 880, all acknowledged; a received 880.
  */
-#define A(una, wseq, rnxt) "{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", " #una ", " #wseq ", " #rnxt "]]}"
-#define B(una, wseq, rnxt) "{\"node\": \"b\", \"tcp\": [[8, 6, \"192.0.2.11:5000\", \"192.0.2.10:4000\", " #una ", " #wseq ", " #rnxt "]]}"
+#define A(una, wseq, rnxt) "{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", " #una ", " #wseq ", " #rnxt ", false]]}"
+#define B(una, wseq, rnxt) "{\"node\": \"b\", \"tcp\": [[8, 6, \"192.0.2.11:5000\", \"192.0.2.10:4000\", " #una ", " #wseq ", " #rnxt ", false]]}"
 
 int main(void)
 {
 	struct ckpt_err err;
 
-	printf("TAP version 13\n1..12\n");
+	printf("TAP version 13\n1..14\n");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 200) "]", &err),
 	      "the two ends of a connection fit: joined");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 100) "]", &err),
@@ -80,23 +80,32 @@ int main(void)
 	      strstr(err.msg, "node a: pid 7 fd 5 is a TCP connection from 192.0.2.10:4000 to 192.0.2.11:5000, a process in no share of the job"),
 	      "an end with no other end in any node: refused by node, pid and descriptor");
 	check(join("[" A(100, 300, 880) ", " B(880, 880, 200) ", "
-		   "{\"node\": \"c\", \"tcp\": [[9, 4, \"192.0.2.10:4000\", \"192.0.2.11:5000\", 1, 1, 1]]}]",
+		   "{\"node\": \"c\", \"tcp\": [[9, 4, \"192.0.2.10:4000\", \"192.0.2.11:5000\", 1, 1, 1, false]]}]",
 		   &err) == -EPROTO && strstr(err.msg, "both hold"),
 	      "one end claimed by two nodes: refused");
-	check(join("[{\"node\": \"a\", \"tcp\": [[7, 5, \"x\", \"y\", -1, 0, 0]]}]", &err) == -EPROTO,
+	check(join("[{\"node\": \"a\", \"tcp\": [[7, 5, \"x\", \"y\", -1, 0, 0, false]]}]", &err) == -EPROTO,
 	      "a sequence number out of range: refused");
 	check(join("[{\"node\": \"a\", \"tcp\": [[7, 5, \"x\", \"y\", 1, 2]]}, 3]", &err) == -EPROTO &&
 	      join("{\"node\": \"a\"}", &err) == -EPROTO &&
 	      join("[{\"tcp\": []}]", &err) == -EPROTO,
 	      "lists of the wrong shape: refused");
 	check(join("[" A(100, 300, 880) ", " B(880, 880, 99) ", "
-		   "{\"node\": \"c\", \"tcp\": [[9, 4, \"192.0.2.12:1\", \"192.0.2.13:2\", 1, 1, 1]]}]",
+		   "{\"node\": \"c\", \"tcp\": [[9, 4, \"192.0.2.12:1\", \"192.0.2.13:2\", 1, 1, 1, false]]}]",
 		   &err) == -EOPNOTSUPP && strstr(err.msg, "node c"),
 	      "an end with no other end is told before a gap, which a retry would not mend");
+	check(join("[{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", 1, 1, 1, true]]}]",
+		   &err) == -EAGAIN && strstr(err.msg, "node a: pid 7 fd 5") &&
+	      strstr(err.msg, "closed by its other end") && strstr(err.msg, "try again"),
+	      "an end with no other end whose other end shut down writing: -EAGAIN, named");
+	check(join("[{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", 1, 1, 1, true]]}, "
+		   "{\"node\": \"c\", \"tcp\": [[9, 4, \"192.0.2.12:1\", \"192.0.2.13:2\", 1, 1, 1, false]]}]",
+		   &err) == -EOPNOTSUPP && strstr(err.msg, "node c") &&
+	      join("[{\"node\": \"a\", \"tcp\": [[7, 5, \"x\", \"y\", 1, 2, 3, 1]]}]", &err) == -EPROTO,
+	      "... told after a refusal, which a retry would not mend; peer_shut a boolean");
 	check(!join("[]", &err) && !join("[{\"node\": \"a\", \"tcp\": []}]", &err),
 	      "no connection between nodes: nothing to join");
 	check(outside("[" A(100, 300, 880) ", " B(880, 880, 200) ", "
-		      "{\"node\": \"c\", \"tcp\": [[9, 4, \"192.0.2.12:1\", \"198.51.100.1:2\", 1, 1, 1]]}]",
+		      "{\"node\": \"c\", \"tcp\": [[9, 4, \"192.0.2.12:1\", \"198.51.100.1:2\", 1, 1, 1, false]]}]",
 		      "{\"c\":[[9,4,\"192.0.2.12:1\",\"198.51.100.1:2\"]]}"),
 	      "--outside close: an end with no other end listed by node, the others joined");
 	return failed ? 1 : 0;

@@ -451,7 +451,8 @@ static void shared_pipe_target(void)
 /*
  * A listening TCP socket on 127.0.0.1 with a connection of its own
  * waiting to be accepted. 'a' accepts it and shuts its client end down
- * for writing (both ends half-closed); 'c' closes both.
+ * for writing (both ends half-closed); 'h' closes the client end; 'c'
+ * closes both.
  */
 static void pending_accept_target(void)
 {
@@ -471,9 +472,14 @@ static void pending_accept_target(void)
 		if (ch == 'a' && ((s = accept(l, NULL, NULL)) < 0 ||
 				  shutdown(c, SHUT_WR)))
 			_exit(9);
+		if (ch == 'h' && c >= 0) {
+			close(c);
+			c = -1;
+		}
 		if (ch == 'c') {
 			close(s);
-			close(c);
+			if (c >= 0)
+				close(c);
 		}
 		target_say("set");
 	}
@@ -836,7 +842,9 @@ static int tcp_ends(const char *image, __u32 fin)
  * A connection waiting to be accepted is mostly a moment's state: refused
  * with EAGAIN (a tree's checkpoint tries again), named. Once accepted and
  * half-closed (FIN_WAIT2 and CLOSE_WAIT), it is captured, its two ends
- * marked so; once closed, the listening socket alone is checkpointed.
+ * marked so. Its client end closed, the server's end has no other end in
+ * the process: EAGAIN, named (its holder closes it in moments, mostly).
+ * Once both are closed, the listening socket alone is checkpointed.
  */
 TEST_F(fds, a_connection_waiting_to_be_accepted_is_refused_for_now_a_half_closed_one_captured)
 {
@@ -859,6 +867,12 @@ TEST_F(fds, a_connection_waiting_to_be_accepted_is_refused_for_now_a_half_closed
 	EXPECT_EQ(1, tcp_ends(self->image, CKPT_TCP_FIN_OUT));
 	EXPECT_EQ(1, tcp_ends(self->image, CKPT_TCP_FIN_IN));
 	EXPECT_EQ(0, tcp_ends(self->image, 0));
+	ASSERT_EQ(0, target_ask(&t, "h", buf, sizeof(buf)));
+	EXPECT_STREQ("set", buf);
+	EXPECT_EQ(-EAGAIN, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+					      sizeof(self->msg), NULL));
+	EXPECT_NE(NULL, strstr(self->msg, "closed by its other end, which no member holds; try again"))
+		TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_ask(&t, "c", buf, sizeof(buf)));
 	EXPECT_STREQ("set", buf);
 	EXPECT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
