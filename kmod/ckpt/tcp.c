@@ -232,9 +232,12 @@ static bool has_fin(const struct sk_buff *skb)
 
 /*
  * A half-closed connection as an established one (ckpt_image.h): the FIN
- * it sent, or the one it received, taken out of its sequence numbers.
- * -EAGAIN if it shut down writing but its FIN is not queued (the kernel
- * could not allocate one: it goes out later, if ever).
+ * it sent, or the one it received, taken out of its sequence numbers; the
+ * windows' right edges stay where they were (a window moved back by the
+ * FIN's one would hold the FIN sent again at a closed window, and
+ * TCP_REPAIR_WINDOW refuses an update from past the receive window).
+ * -EOPNOTSUPP if it shut down writing but its FIN is not queued: the
+ * kernel could not allocate one, and does not try again.
  */
 static int half_closed(struct sock *sk, struct ckpt_img_tcp *t)
 {
@@ -243,15 +246,18 @@ static int half_closed(struct sock *sk, struct ckpt_img_tcp *t)
 	if (sk->sk_state == TCP_FIN_WAIT1 &&
 	    !has_fin(tcp_write_queue_tail(sk)) &&
 	    !has_fin(skb_rb_last(&sk->tcp_rtx_queue)))
-		return -EAGAIN;
+		return -EOPNOTSUPP;
 	if (sk->sk_state == TCP_FIN_WAIT1 || sk->sk_state == TCP_FIN_WAIT2) {
 		end = t->write_seq - 1;	/* the FIN's sequence number */
 		t->flags |= CKPT_TCP_FIN_OUT;
 		t->write_seq = end;
 		if (after(t->snd_nxt, end))
 			t->snd_nxt = end;
-		if (after(t->snd_una, end))
+		if (after(t->snd_una, end)) {
+			t->snd_wnd += t->snd_una - end;
+			t->max_window = max(t->max_window, t->snd_wnd);
 			t->snd_una = end;
+		}
 	}
 	if (sk->sk_state == TCP_CLOSE_WAIT) {
 		end = t->rcv_nxt - 1;	/* the peer's FIN's */
@@ -260,8 +266,12 @@ static int half_closed(struct sock *sk, struct ckpt_img_tcp *t)
 		t->rcv_nxt = end;
 		if (after(t->copied_seq, end))
 			t->copied_seq = end;	/* the end of the stream read */
-		if (after(t->rcv_wup, end))
+		if (after(t->rcv_wup, end)) {
+			t->rcv_wnd += t->rcv_wup - end;
 			t->rcv_wup = end;
+		}
+		if (after(t->snd_wl1, end))
+			t->snd_wl1 = end;
 	}
 	return 0;
 }
@@ -312,8 +322,8 @@ static int read_socket(struct sock *sk, struct ckpt_img_tcp *t,
 		return -EOPNOTSUPP;
 	connection(sk, t);
 	if (half_closed(sk, t)) {
-		*why = "a TCP connection shut down for writing whose FIN is not queued yet";
-		return -EAGAIN;
+		*why = "a TCP connection shut down for writing whose FIN the kernel did not queue (out of memory then): not supported";
+		return -EOPNOTSUPP;
 	}
 	sendq = t->write_seq - t->snd_una;
 	recvq = t->rcv_nxt - t->copied_seq;
@@ -419,56 +429,66 @@ static u32 fd_of(const struct ckpt_fds *scan, u64 ino)
 	return 0;
 }
 
+/*
+ * Connection @k of member @i: its refusal (@pass 0), or what a retry may
+ * mend (@pass 1: its peer's FIN in and no member holds the peer, mostly
+ * a socket a member closed whose holder closes its own end in moments;
+ * bytes moved between the captures of its two ends).
+ */
+static int check_pair(struct ckpt_cp_group *g, u32 i, u32 k, int pass)
+{
+	struct ckpt_cp_ctx *ctx = &g->m[i];
+	const struct ckpt_fds *scan = &ctx->scan;
+	const struct ckpt_img_tcp *t = scan->tcps[k], *p;
+	bool closed_by_peer = t->flags & CKPT_TCP_FIN_IN;
+	char a[64], b[64];
+
+	if (t->state != CKPT_TCP_ESTABLISHED)
+		return 0;
+	p = find_peer(g, t, scan->tcp_net[k]);
+	/* Its other end on another node: ckptd joins the two. */
+	if (!p && g->flags & CKPT_CHECKPOINT_PEERS_AWAY)
+		return 0;
+	format_end(t, false, a, sizeof(a));
+	format_end(t, true, b, sizeof(b));
+	if (!p && pass == closed_by_peer) {
+		g->failed = i;
+		if (closed_by_peer) {
+			ckpt_whyf(&ctx->why,
+				  "pid %u fd %u (socket:[%llu]) is a TCP connection from %s to %s closed by its other end, which no member holds; try again",
+				  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b);
+			return -EAGAIN;
+		}
+		ckpt_whyf(&ctx->why,
+			  "pid %u fd %u (socket:[%llu]) is a TCP connection from %s to %s, %s",
+			  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b,
+			  g->tree ? "a process outside the tree" :
+				    "another process: not supported yet");
+		return -EOPNOTSUPP;
+	}
+	/* What @p holds must start where @t's sent data ends. */
+	if (p && pass && p->rcv_nxt - t->snd_una > t->write_seq - t->snd_una) {
+		g->failed = i;
+		ckpt_whyf(&ctx->why,
+			  "pid %u fd %u (socket:[%llu]): bytes in flight from %s to %s moved while it was captured; try again",
+			  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
 int ckpt_tcp_check_pairs(struct ckpt_cp_group *g)
 {
-	const struct ckpt_img_tcp *t, *p;
-	char a[64], b[64];
+	int pass, ret;
 	u32 i, k;
 
-	for (i = 0; i < g->nr; i++) {
-		struct ckpt_cp_ctx *ctx = &g->m[i];
-		const struct ckpt_fds *scan = &ctx->scan;
-
-		for (k = 0; k < scan->nr_tcps; k++) {
-			t = scan->tcps[k];
-			if (t->state != CKPT_TCP_ESTABLISHED)
-				continue;
-			p = find_peer(g, t, scan->tcp_net[k]);
-			/* Its other end on another node: ckptd joins the two. */
-			if (!p && g->flags & CKPT_CHECKPOINT_PEERS_AWAY)
-				continue;
-			format_end(t, false, a, sizeof(a));
-			format_end(t, true, b, sizeof(b));
-			/*
-			 * Its peer's FIN in, and no member holds the peer: most
-			 * often a socket a member closed, whose holder closes
-			 * its own end in moments. Tried again.
-			 */
-			if (!p && t->flags & CKPT_TCP_FIN_IN) {
-				g->failed = i;
-				ckpt_whyf(&ctx->why,
-					  "pid %u fd %u (socket:[%llu]) is a TCP connection from %s to %s closed by its other end, which no member holds; try again",
-					  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b);
-				return -EAGAIN;
+	/* Refusals first: a retry would not mend them. */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < g->nr; i++)
+			for (k = 0; k < g->m[i].scan.nr_tcps; k++) {
+				ret = check_pair(g, i, k, pass);
+				if (ret)
+					return ret;
 			}
-			if (!p) {
-				g->failed = i;
-				ckpt_whyf(&ctx->why,
-					  "pid %u fd %u (socket:[%llu]) is a TCP connection from %s to %s, %s",
-					  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b,
-					  g->tree ? "a process outside the tree" :
-						    "another process: not supported yet");
-				return -EOPNOTSUPP;
-			}
-			/* What @p holds must start where @t's sent data ends. */
-			if (p->rcv_nxt - t->snd_una > t->write_seq - t->snd_una) {
-				g->failed = i;
-				ckpt_whyf(&ctx->why,
-					  "pid %u fd %u (socket:[%llu]): bytes in flight from %s to %s moved while it was captured; try again",
-					  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b);
-				return -EAGAIN;
-			}
-		}
-	}
 	return 0;
 }

@@ -101,9 +101,10 @@ static int check_end(struct tcp_end *all, size_t n, size_t i, int pass,
 	unpaired = !p || !strcmp(p->node, t->node);
 	/*
 	 * Closed by a socket no share holds, whose holder closes its own in
-	 * moments: told with the gaps, after any refusal, as a retry mends it.
+	 * moments: told with the gaps, after any refusal, as a retry mends it
+	 * (with --outside close, outside as any other, as on one node).
 	 */
-	if (unpaired && t->peer_shut)
+	if (unpaired && t->peer_shut && !outside)
 		return !pass ? 0 : ckpt_err_set(err, EAGAIN,
 				    "node %.64s: pid %d fd %d is a TCP connection from %s to %s closed by its other end, which no share of the job holds; try again",
 				    t->node, t->pid, t->fd, t->from, t->to);

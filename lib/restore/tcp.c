@@ -12,7 +12,9 @@
  * sends again what the peer had not acknowledged.
  */
 
+#define _GNU_SOURCE		/* POLLRDHUP */
 #include <errno.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdbool.h>
@@ -421,6 +423,32 @@ static int end_repair(struct tcp_make *m)
 	return ret ?: late_options(m);
 }
 
+/*
+ * The FINs sent again (end_repair()) reach the ends that had them, @fds[@n]
+ * (taken), before any process runs: one that had read the end of its
+ * stream reads it again at once, as it would have. A FIN from another
+ * node may take longer than the bound (2 s): it comes when it comes.
+ */
+static void await_fins(struct pollfd *fds, unsigned int n)
+{
+	unsigned int i, left = n;
+	int waited = 0;
+
+	for (i = 0; i < n; i++)
+		fds[i].events = POLLRDHUP;
+	while (left && waited < 2000) {
+		if (poll(fds, n, 50) < 0 && errno != EINTR)
+			break;
+		for (i = 0; i < n; i++)
+			if (fds[i].fd >= 0 && fds[i].revents) {
+				fds[i].fd = -1;	/* poll() skips it from now on */
+				left--;
+			}
+		waited += 50;
+	}
+	free(fds);
+}
+
 /* The next TCP section of @imgs[0..@n) from *@img's *@k-th on, or NULL. */
 static const struct ckpt_img_tcp *next_tcp(struct ckpt_image *const *imgs,
 					   uint32_t n, uint32_t *img, uint32_t *k)
@@ -499,6 +527,8 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 {
 	uint32_t i, k, pass, from = *nr;
 	struct tcp_make m = { .err = err };
+	unsigned int nr_fins = 0;
+	struct pollfd *fins;
 	int ret = 0;
 
 	map_addresses(imgs, n, o);
@@ -532,6 +562,9 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 	if (!ret && o && o->tcp_made)
 		ret = o->tcp_made(o->tcp_made_arg, err);
 	/* Every connection exists: each may talk to its peer now. */
+	fins = calloc(*nr - from + 1, sizeof(*fins));
+	if (!fins)
+		return ckpt_err_set(err, ENOMEM, "out of memory");
 	for (i = from; !ret && i < *nr; i++) {
 		m.t = find_tcp(imgs, n, sh[i].ino);
 		if (sh[i].kind != CKPT_FILE_TCP || !m.t ||
@@ -541,6 +574,13 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 		name_it(&m);
 		m.fd = sh[i].fd[0];
 		ret = end_repair(&m);
+		if (m.t->flags & CKPT_TCP_FIN_IN)
+			fins[nr_fins++].fd = m.fd;
 	}
-	return ret;
+	if (ret) {
+		free(fins);
+		return ret;
+	}
+	await_fins(fins, nr_fins);
+	return 0;
 }

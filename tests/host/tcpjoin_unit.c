@@ -63,7 +63,7 @@ int main(void)
 {
 	struct ckpt_err err;
 
-	printf("TAP version 13\n1..14\n");
+	printf("TAP version 13\n1..15\n");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 200) "]", &err),
 	      "the two ends of a connection fit: joined");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 100) "]", &err),
@@ -108,5 +108,8 @@ int main(void)
 		      "{\"node\": \"c\", \"tcp\": [[9, 4, \"192.0.2.12:1\", \"198.51.100.1:2\", 1, 1, 1, false]]}]",
 		      "{\"c\":[[9,4,\"192.0.2.12:1\",\"198.51.100.1:2\"]]}"),
 	      "--outside close: an end with no other end listed by node, the others joined");
+	check(outside("[{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"198.51.100.1:2\", 1, 1, 1, true]]}]",
+		      "{\"a\":[[7,5,\"192.0.2.10:4000\",\"198.51.100.1:2\"]]}"),
+	      "--outside close: one whose other end shut down writing too, as on one node");
 	return failed ? 1 : 0;
 }

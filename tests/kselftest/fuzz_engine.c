@@ -2,7 +2,8 @@
 /*
  * The image fuzzer, against the engine itself (security.md): valid images
  * of three kinds of process (a plain one, a multithreaded one, one with
- * open files, a pipe and a POSIX timer) are mutated a few bytes at a time,
+ * open files, a pipe, a POSIX timer and a half-closed TCP connection on
+ * the loopback, both ends its own) are mutated a few bytes at a time,
  * their checksums made right again so that the engine's own checks meet
  * the damage, their MAC taken out, and restarted through `ckpt restart
  * --unauthenticated --no-verify` (the engine validates everything itself)
@@ -22,8 +23,11 @@
 
 #include <linux/ckpt_image.h>
 
+#include <arpa/inet.h>
 #include <grp.h>
+#include <netinet/in.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/timerfd.h>
 
@@ -57,8 +61,11 @@ static void files_target(void)
 {
 	struct itimerspec its = { { 1, 0 }, { 1, 0 } };
 	struct sigevent ev = { .sigev_notify = SIGEV_NONE };
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
 	timer_t t;
-	int p[2], fd;
+	int p[2], fd, l, c;
 
 	fd = open("/etc/hostname", O_RDONLY);
 	if (fd < 0 || pipe(p) || write(p[1], "fuzz", 4) != 4 ||
@@ -67,6 +74,16 @@ static void files_target(void)
 	fd = timerfd_create(CLOCK_MONOTONIC, 0);
 	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL))
 		_exit(5);
+	/* A connection to itself, one end shut down for writing, bytes unread. */
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(l, 1) || getsockname(l, (struct sockaddr *)&a, &len) ||
+	    connect(c, (struct sockaddr *)&a, sizeof(a)) ||
+	    accept(l, NULL, NULL) < 0 || write(c, "fuzz", 4) != 4 ||
+	    shutdown(c, SHUT_WR))
+		_exit(5);
+	usleep(100000);		/* its FIN in */
 	counter_target();
 }
 
@@ -334,7 +351,7 @@ TEST_F_TIMEOUT(fuzz, a_multithreaded_process, 300)
 	run(_metadata, self, threads_target);
 }
 
-TEST_F_TIMEOUT(fuzz, a_process_with_files_a_pipe_and_timers, 300)
+TEST_F_TIMEOUT(fuzz, a_process_with_files_a_pipe_timers_and_tcp, 300)
 {
 	CKPT_SETUP_SKIPPED();
 	run(_metadata, self, files_target);
