@@ -198,10 +198,18 @@ ktap_check "--kill, restarted: every byte once and in order, options kept, the l
 	restart_go "$tmp/k" "$tmp/kill.go"
 
 # Two cycles: the restarted tree, still held, checkpointed (--kill) again.
-start kill2
-ktap_check "--kill, restarted, checkpointed again (--kill) mid-run and restarted again: the same line, exit 3" \
-	cycles kill2 "$tmp/k2a" "$tmp/k2b"
-reap "$root" > /dev/null 2>&1 || true
+# On the debug kernel (make check's 6.1 run of this test), these repeats
+# of paths it already took are left out for CI's hour: skips.
+debug=
+case $(uname -r) in *ckptdebug) debug="the debug kernel: the same engine paths as the --kill points" ;; esac
+if [ -z "$debug" ]; then
+	start kill2
+	ktap_check "--kill, restarted, checkpointed again (--kill) mid-run and restarted again: the same line, exit 3" \
+		cycles kill2 "$tmp/k2a" "$tmp/k2b"
+	reap "$root" > /dev/null 2>&1 || true
+else
+	ktap_skip "--kill, restarted, checkpointed again (--kill) mid-run and restarted again" "$debug"
+fi
 
 # Continue: the original runs on to its end, then the image restarts next
 # to its connections' TIME_WAIT sockets (the go file is there already).
@@ -230,16 +238,22 @@ ktap_check "half-closed, restarted: every byte once and in order, each end of st
 	sh -c "timeout 120 ckpt restart '$tmp/h' > '$tmp/h.r.out' 2> '$tmp/h.r.err' &
 	r=\$!; sleep 1; touch '$tmp/hkill.go'; wait \$r; rc=\$?
 	cat '$tmp/h.r.out' '$tmp/h.r.err'; test \$rc = 3 && cmp '$tmp/half.expected' '$tmp/h.r.out'"
-start hcont "$tcphalf"
-ktap_check "half-closed, continue: checkpointed, the images mark its ends, the tree runs on" \
-	half hcont "$tmp/hc"
-touch "$tmp/hcont.go"
-reap "$root" && rc=0 || rc=$?
-ktap_check "half-closed, continue: the original ends with tcphalf's line, exit 3" sh -c "
-	cat '$tmp/hcont.out' '$tmp/hcont.err'; test $rc = 3 && cmp '$tmp/half.expected' '$tmp/hcont.out'"
-ktap_check "half-closed, continue: the image restarted once the original ended: the same line, exit 3" sh -c "
-	timeout 120 ckpt restart '$tmp/hc' > '$tmp/hc.r.out' 2> '$tmp/hc.r.err'; rc=\$?
-	cat '$tmp/hc.r.out' '$tmp/hc.r.err'; test \$rc = 3 && cmp '$tmp/half.expected' '$tmp/hc.r.out'"
+if [ -z "$debug" ]; then
+	start hcont "$tcphalf"
+	ktap_check "half-closed, continue: checkpointed, the images mark its ends, the tree runs on" \
+		half hcont "$tmp/hc"
+	touch "$tmp/hcont.go"
+	reap "$root" && rc=0 || rc=$?
+	ktap_check "half-closed, continue: the original ends with tcphalf's line, exit 3" sh -c "
+		cat '$tmp/hcont.out' '$tmp/hcont.err'; test $rc = 3 && cmp '$tmp/half.expected' '$tmp/hcont.out'"
+	ktap_check "half-closed, continue: the image restarted once the original ended: the same line, exit 3" sh -c "
+		timeout 120 ckpt restart '$tmp/hc' > '$tmp/hc.r.out' 2> '$tmp/hc.r.err'; rc=\$?
+		cat '$tmp/hc.r.out' '$tmp/hc.r.err'; test \$rc = 3 && cmp '$tmp/half.expected' '$tmp/hc.r.out'"
+else
+	ktap_skip "half-closed, continue: checkpointed, the images mark its ends, the tree runs on" "$debug"
+	ktap_skip "half-closed, continue: the original ends with tcphalf's line" "$debug"
+	ktap_skip "half-closed, continue: the image restarted once the original ended" "$debug"
+fi
 
 # A connection to a process outside the tree: a server the test runs, a
 # client in a session of its own connected to it.
