@@ -175,7 +175,8 @@ $(O)/tests/host/addrmap_unit: tests/host/addrmap_unit.c lib/ckptd/addrmap.c lib/
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) $(PROTO_CFLAGS) -o $@ $(filter %.c,$^) $(JANSSON_LIBS)
 
-$(O)/tests/host/tcpjoin_unit: tests/host/tcpjoin_unit.c lib/ckptd/tcpjoin.c lib/ckptd/proto.c lib/restore/err.c lib/ckptd/tcpjoin.h
+$(O)/tests/host/tcpjoin_unit: tests/host/tcpjoin_unit.c lib/ckptd/tcpjoin.c lib/ckptd/proto.c lib/restore/err.c lib/ckptd/tcpjoin.h \
+		lib/ckptd/proto.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) $(PROTO_CFLAGS) -o $@ $(filter %.c,$^) $(JANSSON_LIBS)

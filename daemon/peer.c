@@ -15,6 +15,8 @@
  *   peer-join {job, uid, node}           node joins the job (coordinator)
  *   peer-checkpoint {job, seq, dir, ...} its share, then {action} (snapshot.c)
  *   peer-restart {job, dir, node}        its share of a snapshot (restart.c)
+ *   peer-ask {job, uid, node, mode, ...} a detached checkpoint (ask.c)
+ * Each request also carries "proto" (proto.h), checked first.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -225,10 +227,20 @@ static int tls_io(struct peer *p, void *buf, size_t len, bool out)
 
 int peer_send(struct peer *p, json_t *msg, struct ckpt_err *err)
 {
-	char *text = json_dumps(msg, JSON_COMPACT);
-	size_t len = text ? strlen(text) : 0;
-	uint8_t hdr[4] = { len, len >> 8, len >> 16, len >> 24 };
+	uint8_t hdr[4];
+	char *text;
+	size_t len;
 	int ret;
+
+	/* A request says which protocol it speaks (proto.h). */
+	if (json_object_get(msg, "op"))
+		json_object_set_new(msg, "proto", json_integer(CKPTD_PEER_PROTO));
+	text = json_dumps(msg, JSON_COMPACT);
+	len = text ? strlen(text) : 0;
+	hdr[0] = len;
+	hdr[1] = len >> 8;
+	hdr[2] = len >> 16;
+	hdr[3] = len >> 24;
 
 	json_decref(msg);
 	if (!text || len > CKPTD_MSG_MAX) {
@@ -368,7 +380,10 @@ static void peer_serve(struct ckptd *d, struct job *unused, int out, void *arg)
 		_exit(1);
 	}
 	op = ckptd_msg_str(req, "op");
-	if (op && !strcmp(op, "peer-join"))
+	if (ckptd_peer_proto_check(req, &err)) {
+		ckptd_log(d, 1, "a peer's %.64s: %s", op ?: "request", err.msg);
+		peer_fail(p, "%s", err.msg);
+	} else if (op && !strcmp(op, "peer-join"))
 		peer_join(d, p, req, out);
 	else if (op && !strcmp(op, "peer-checkpoint"))
 		peer_checkpoint(d, p, req);

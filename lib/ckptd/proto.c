@@ -164,6 +164,21 @@ const char *ckptd_mode(const char *mode)
 	return NULL;
 }
 
+int ckptd_peer_proto_check(const json_t *req, struct ckpt_err *err)
+{
+	const json_t *v = json_object_get(req, "proto");
+
+	if (json_is_integer(v) && json_integer_value(v) == CKPTD_PEER_PROTO)
+		return 0;
+	if (!json_is_integer(v))
+		return ckpt_err_set(err, EPROTO,
+				    "it speaks an older ckptd peer protocol (no version), this node %d: every node must run the same ckpt version",
+				    CKPTD_PEER_PROTO);
+	return ckpt_err_set(err, EPROTO,
+			    "it speaks ckptd peer protocol %lld, this node %d: every node must run the same ckpt version",
+			    (long long)json_integer_value(v), CKPTD_PEER_PROTO);
+}
+
 int ckptd_ask_check(const json_t *req, const char **mode, json_int_t *uid,
 		    json_int_t *timeout, struct ckpt_err *err)
 {

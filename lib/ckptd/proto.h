@@ -70,6 +70,17 @@ const char *ckptd_msg_str(const json_t *msg, const char *key);
 const char *ckptd_mode(const char *mode);
 
 /*
+ * The daemons' protocol between nodes, which every peer request carries as
+ * "proto" (daemon/peer.c, peer_send()). 2: a node's TCP ends carry
+ * peer_shut. The nodes of a cluster run one ckpt version: a request of
+ * another protocol is refused, naming both, before its shape is read.
+ */
+#define CKPTD_PEER_PROTO	2
+
+/* A peer request's "proto": 0, or -EPROTO with @err naming both. */
+int ckptd_peer_proto_check(const json_t *req, struct ckpt_err *err);
+
+/*
  * A peer-ask's {job, uid, node, mode, timeout} (daemon/ask.c: a detached
  * checkpoint request passed to the job's coordinator), checked: 0 with
  * the mode's literal in *@mode, or -EINVAL with @err naming what is wrong.

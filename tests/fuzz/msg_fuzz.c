@@ -33,6 +33,7 @@ static void check(const void *buf, size_t len)
 		return;
 	ckptd_msg_str(msg, "op");
 	ckptd_ask_check(msg, &mode, &uid, &timeout, NULL);
+	ckptd_peer_proto_check(msg, NULL);
 	ckpt_meta_check(msg, NULL);
 	tcp_join(json_object_get(msg, "shares"), NULL, NULL);
 	outside = json_object();

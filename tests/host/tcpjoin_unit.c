@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proto.h"
 #include "tcpjoin.h"
 
 static int nr, failed;
@@ -30,6 +31,18 @@ static int join(const char *text, struct ckpt_err *err)
 	err->msg[0] = 0;
 	ret = shares ? tcp_join(shares, NULL, err) : -999;
 	json_decref(shares);
+	return ret;
+}
+
+/* ckptd_peer_proto_check() of the request @text. */
+static int proto(const char *text, struct ckpt_err *err)
+{
+	json_t *req = json_loads(text, 0, NULL);
+	int ret;
+
+	err->msg[0] = 0;
+	ret = req ? ckptd_peer_proto_check(req, err) : -999;
+	json_decref(req);
 	return ret;
 }
 
@@ -63,7 +76,7 @@ int main(void)
 {
 	struct ckpt_err err;
 
-	printf("TAP version 13\n1..15\n");
+	printf("TAP version 13\n1..17\n");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 200) "]", &err),
 	      "the two ends of a connection fit: joined");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 100) "]", &err),
@@ -111,5 +124,14 @@ int main(void)
 	check(outside("[{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"198.51.100.1:2\", 1, 1, 1, true]]}]",
 		      "{\"a\":[[7,5,\"192.0.2.10:4000\",\"198.51.100.1:2\"]]}"),
 	      "--outside close: one whose other end shut down writing too, as on one node");
+	/* Every peer request's protocol version, checked before its shape. */
+	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 2}", &err) == 0,
+	      "a peer request of this protocol (2): taken");
+	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 1}", &err) == -EPROTO &&
+	      strstr(err.msg, "protocol 1, this node 2: every node must run the same ckpt version") &&
+	      proto("{\"op\": \"peer-join\"}", &err) == -EPROTO &&
+	      strstr(err.msg, "older ckptd peer protocol (no version)") &&
+	      proto("{\"op\": \"peer-join\", \"proto\": \"2\"}", &err) == -EPROTO,
+	      "another protocol, none, or not a number: refused, naming both");
 	return failed ? 1 : 0;
 }
