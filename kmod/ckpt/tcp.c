@@ -442,6 +442,7 @@ static int check_pair(struct ckpt_cp_group *g, u32 i, u32 k, int pass)
 	const struct ckpt_img_tcp *t = scan->tcps[k], *p;
 	bool closed_by_peer = t->flags & CKPT_TCP_FIN_IN;
 	char a[64], b[64];
+	int ret;
 
 	if (t->state != CKPT_TCP_ESTABLISHED)
 		return 0;
@@ -449,32 +450,28 @@ static int check_pair(struct ckpt_cp_group *g, u32 i, u32 k, int pass)
 	/* Its other end on another node: ckptd joins the two. */
 	if (!p && g->flags & CKPT_CHECKPOINT_PEERS_AWAY)
 		return 0;
+	if (!p && pass == closed_by_peer)
+		ret = closed_by_peer ? -EAGAIN : -EOPNOTSUPP;
+	/* What @p holds must start where @t's sent data ends. */
+	else if (p && pass && p->rcv_nxt - t->snd_una > t->write_seq - t->snd_una)
+		ret = -EAGAIN;
+	else
+		return 0;
+	g->failed = i;
 	format_end(t, false, a, sizeof(a));
 	format_end(t, true, b, sizeof(b));
-	if (!p && pass == closed_by_peer) {
-		g->failed = i;
-		if (closed_by_peer) {
-			ckpt_whyf(&ctx->why,
-				  "pid %u fd %u (socket:[%llu]) is a TCP connection from %s to %s closed by its other end, which no member holds; try again",
-				  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b);
-			return -EAGAIN;
-		}
-		ckpt_whyf(&ctx->why,
-			  "pid %u fd %u (socket:[%llu]) is a TCP connection from %s to %s, %s",
-			  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b,
-			  g->tree ? "a process outside the tree" :
-				    "another process: not supported yet");
-		return -EOPNOTSUPP;
-	}
-	/* What @p holds must start where @t's sent data ends. */
-	if (p && pass && p->rcv_nxt - t->snd_una > t->write_seq - t->snd_una) {
-		g->failed = i;
+	if (p)
 		ckpt_whyf(&ctx->why,
 			  "pid %u fd %u (socket:[%llu]): bytes in flight from %s to %s moved while it was captured; try again",
 			  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b);
-		return -EAGAIN;
-	}
-	return 0;
+	else
+		ckpt_whyf(&ctx->why,
+			  "pid %u fd %u (socket:[%llu]) is a TCP connection from %s to %s%s",
+			  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b,
+			  closed_by_peer ? " closed by its other end, which no member holds; try again" :
+			  g->tree ? ", a process outside the tree" :
+				    ", another process: not supported yet");
+	return ret;
 }
 
 int ckpt_tcp_check_pairs(struct ckpt_cp_group *g)

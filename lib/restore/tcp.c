@@ -424,19 +424,18 @@ static int end_repair(struct tcp_make *m)
 }
 
 /*
- * The FINs sent again (end_repair()) reach the ends that had them, @fds[@n]
- * (taken), before any process runs: one that had read the end of its
- * stream reads it again at once, as it would have. A FIN from another
- * node may take longer than the bound (2 s): it comes when it comes.
+ * The FINs sent again (end_repair()) reach the ends that had them, @fds[@n],
+ * before any process runs: one that had read the end of its stream reads
+ * it again at once, as it would have. A FIN from another node may take
+ * longer than the bound (40 polls of at most 50 ms): it comes when it comes.
  */
 static void await_fins(struct pollfd *fds, unsigned int n)
 {
-	unsigned int i, left = n;
-	int waited = 0;
+	unsigned int i, left = n, rounds;
 
 	for (i = 0; i < n; i++)
 		fds[i].events = POLLRDHUP;
-	while (left && waited < 2000) {
+	for (rounds = 0; left && rounds < 40; rounds++) {
 		if (poll(fds, n, 50) < 0 && errno != EINTR)
 			break;
 		for (i = 0; i < n; i++)
@@ -444,9 +443,7 @@ static void await_fins(struct pollfd *fds, unsigned int n)
 				fds[i].fd = -1;	/* poll() skips it from now on */
 				left--;
 			}
-		waited += 50;
 	}
-	free(fds);
 }
 
 /* The next TCP section of @imgs[0..@n) from *@img's *@k-th on, or NULL. */
@@ -577,10 +574,8 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 		if (m.t->flags & CKPT_TCP_FIN_IN)
 			fins[nr_fins++].fd = m.fd;
 	}
-	if (ret) {
-		free(fins);
-		return ret;
-	}
-	await_fins(fins, nr_fins);
-	return 0;
+	if (!ret)
+		await_fins(fins, nr_fins);
+	free(fins);
+	return ret;
 }

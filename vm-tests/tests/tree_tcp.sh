@@ -148,6 +148,23 @@ cycles() {
 	killed "$1" "$2" && sleep 0.5 && twice "$2" "$3" "$tmp/$1.go"
 }
 
+# continued NAME DIR EXPECTED WHAT LINE: NAME's tree, checkpointed into
+# DIR while it ran on, let go: the original ends with EXPECTED's line
+# (LINE), exit 3; then DIR restarted once it ended, next to its
+# connections' TIME_WAITs: the same line, exit 3. Two points, named
+# "WHAT: ...".
+continued() {
+	local rc
+	touch "$tmp/$1.go"
+	reap "$root" && rc=0 || rc=$?
+	ktap_check "$4: the original ends with $5, exit 3" sh -c "
+		cat '$tmp/$1.out' '$tmp/$1.err'; test $rc = 3 && cmp '$3' '$tmp/$1.out'"
+	ktap_check "$4: the image restarted once the original ended: the same line, exit 3" sh -c "
+		timeout 120 ckpt restart '$2' > '$2.r.out' 2> '$2.r.err'; rc=\$?
+		cat '$2.r.out' '$2.r.err'; test \$rc = 3 && cmp '$3' '$2.r.out' ||
+		{ echo 'the TCP sockets now:'; ss -tanei; false; }"
+}
+
 # half NAME DIR [--kill]: tcphalf's tree NAME is ready, its ends
 # half-closed as it says (ss: a FIN-WAIT-1 end with bytes unsent, two
 # FIN-WAIT-2, two CLOSE-WAIT, one with bytes and the FIN unread);
@@ -217,14 +234,7 @@ start cont
 ktap_check "continue: checkpointed with bytes in every queue, the tree runs on" sh -c "
 	test -e '$tmp/cont.ready' && ckpt checkpoint --tree $root -o '$tmp/c' > /dev/null &&
 	ckpt inspect '$tmp/c' > /dev/null && kill -0 $root"
-touch "$tmp/cont.go"
-reap "$root" && rc=0 || rc=$?
-ktap_check "continue: the original ends with the uninterrupted run's line, exit 3" sh -c "
-	cat '$tmp/cont.out' '$tmp/cont.err'; test $rc = 3 && cmp '$tmp/expected' '$tmp/cont.out'"
-ktap_check "continue: the image restarted once the original ended: the same line, exit 3" sh -c "
-	timeout 120 ckpt restart '$tmp/c' > '$tmp/c.r.out' 2> '$tmp/c.r.err'; rc=\$?
-	cat '$tmp/c.r.out' '$tmp/c.r.err'; test \$rc = 3 && cmp '$tmp/expected' '$tmp/c.r.out' ||
-	{ echo 'the TCP sockets now:'; ss -tanei; false; }"
+continued cont "$tmp/c" "$tmp/expected" continue "the uninterrupted run's line"
 
 # Half-closed connections (tcphalf): --kill and restarted; continue, the
 # original ending, then the image restarted next to its TIME_WAITs.
@@ -242,13 +252,7 @@ if [ -z "$debug" ]; then
 	start hcont "$tcphalf"
 	ktap_check "half-closed, continue: checkpointed, the images mark its ends, the tree runs on" \
 		half hcont "$tmp/hc"
-	touch "$tmp/hcont.go"
-	reap "$root" && rc=0 || rc=$?
-	ktap_check "half-closed, continue: the original ends with tcphalf's line, exit 3" sh -c "
-		cat '$tmp/hcont.out' '$tmp/hcont.err'; test $rc = 3 && cmp '$tmp/half.expected' '$tmp/hcont.out'"
-	ktap_check "half-closed, continue: the image restarted once the original ended: the same line, exit 3" sh -c "
-		timeout 120 ckpt restart '$tmp/hc' > '$tmp/hc.r.out' 2> '$tmp/hc.r.err'; rc=\$?
-		cat '$tmp/hc.r.out' '$tmp/hc.r.err'; test \$rc = 3 && cmp '$tmp/half.expected' '$tmp/hc.r.out'"
+	continued hcont "$tmp/hc" "$tmp/half.expected" "half-closed, continue" "tcphalf's line"
 else
 	ktap_skip "half-closed, continue: checkpointed, the images mark its ends, the tree runs on" "$debug"
 	ktap_skip "half-closed, continue: the original ends with tcphalf's line" "$debug"
