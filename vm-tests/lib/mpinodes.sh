@@ -212,13 +212,15 @@ a2a_job() {
 # mpix_job IMPL "MPIRUN ARGS": IMPL's mpix (tests/mpi/mpix: 40 steps 500
 # ms apart, MPIX_Checkpoint after 20), whose MPIRUN ARGS put rank 0 on
 # node1: its ckptd, which does not coordinate the job, passes the request
-# to node0's (daemon/ask.c). Killed once that snapshot is in, restarted
-# from it. 2 points.
+# to node0's (daemon/ask.c). Held after the checkpoint (mpix's HOLD, a
+# file never made: the snapshot is committed after the ranks go on, and
+# may take longer than the last 20 steps), killed once that snapshot is
+# in, restarted from it. 2 points.
 mpix_job() {
 	local impl=$1 mpix=$CKPT_TOP/build/tests/mpi/$1/mpix out err
 	local sum='^mpix: 4 ranks, 40 steps, sum 3280$'
 	run=$2
-	start_job $impl-mpix "$mpix" 40 500
+	start_job $impl-mpix "$mpix" 40 500 "$shared/$impl-mpix.hold"
 	out=$shared/$impl-mpix.out
 	has_line "$out" '^mpix: step 20: ' 180 "$runner" || cat "$shared/$impl-mpix.err"
 	ktap_poll 60 test -f "$snap/$job/1/meta.json" || true

@@ -54,11 +54,14 @@ window_job() {
 # MPIX_Checkpoint: IMPL's mpix, 40 steps; the sum is 4 * 40 * 41 / 2.
 # Killed once its snapshot is in, before its end: a job that dies leaves
 # Open MPI's session directory in /tmp, which its restart needs (one that
-# ends cleans it away; Documentation/status.md).
+# ends cleans it away; Documentation/status.md). Rank 0 holds after the
+# checkpoint until a file that is never made exists (mpix's HOLD): the
+# snapshot is committed after the ranks go on, and under load that may
+# take longer than the last 20 steps.
 mpix_job() {
 	local impl=$1 mpix=$CKPT_TOP/build/tests/mpi/$1/mpix
 	local sum='^mpix: 4 ranks, 40 steps, sum 3280$'
-	start_job $impl-mpix "$mpix" 40 500
+	start_job $impl-mpix "$mpix" 40 500 "$tmp/$impl-mpix.hold"
 	has_line "$tmp/$impl-mpix.out" '^mpix: step 20: ' 120 || cat "$tmp/$impl-mpix.err"
 	ktap_poll 60 test -f "$snap/$job/1/meta.json" || true
 	end_job "$job" "$runner"
