@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "engine.h"
 #include "json.h"
+#include "print.h"
 #include "treedir.h"
 
 /* The message of a failed checkpoint, as each step has its own. */
@@ -145,14 +146,26 @@ static int checkpoint_parse(int argc, char **argv, struct ckpt_checkpoint *a,
 	return -1;
 }
 
-/* One figure of the tree's report, as text or as a JSON member. */
-static void print_num(FILE *f, bool json, const char *key, const char *text,
-		      unsigned long long v)
+/* One process's image (@out NULL: written to stdout). */
+static void image_report(FILE *f, bool json, long pid, const char *out,
+			 const struct ckpt_checkpoint *a)
 {
+	struct printer pr, *p = &pr;
+
+	print_init(p, f, json);
+	print_open_object(p, NULL);
+	print_int(p, PRINT_ANY, "pid", "pid %lld", pid);
+	print_string(p, PRINT_JSON, "image", "", out ?: "-");
+	print_uint(p, PRINT_ANY, "threads", ": %llu thread(s)", a->nr_threads);
+	print_uint(p, PRINT_ANY, "pages", ", %llu pages", a->nr_pages);
+	print_uint(p, PRINT_ANY, "bytes", ", %llu bytes", a->image_bytes);
+	print_uint(p, PRINT_JSON, "frozen_ns", "", a->frozen_ns);
+	print_uint(p, PRINT_JSON, "total_ns", "", a->total_ns);
+	print_text(p, ", frozen %.3f ms -> %s\n", a->frozen_ns / 1e6,
+		   out ?: "stdout");
+	print_close_object(p);
 	if (json)
-		fprintf(f, "\"%s\":%llu,", key, v);
-	else
-		fprintf(f, text, v);
+		fputc('\n', f);
 }
 
 static void tree_report(FILE *f, bool json, const char *dir,
@@ -161,6 +174,7 @@ static void tree_report(FILE *f, bool json, const char *dir,
 			const struct ckpt_checkpoint_tree *a)
 {
 	unsigned long long thr = 0, pages = 0, bytes = 0;
+	struct printer pr, *p = &pr;
 	uint32_t i;
 
 	for (i = 0; i < t->nr; i++) {
@@ -168,40 +182,34 @@ static void tree_report(FILE *f, bool json, const char *dir,
 		pages += m[i].nr_pages;
 		bytes += m[i].image_bytes;
 	}
-	if (json) {
-		fprintf(f, "{\"root\":%d,\"dir\":", (int)m[0].pid);
-		json_print_str(f, dir);
-		fputc(',', f);
-	} else {
-		fprintf(f, "tree of pid %d: ", (int)m[0].pid);
-	}
-	print_num(f, json, "processes", "%llu processes, ", t->nr);
-	print_num(f, json, "threads", "%llu threads, ", thr);
-	print_num(f, json, "pages", "%llu pages, ", pages);
-	print_num(f, json, "bytes", "%llu bytes, ", bytes);
-	print_num(f, json, "frozen_ns", "frozen %llu ns", a->frozen_ns);
-	print_num(f, json, "total_ns", ", %llu ns in all", a->total_ns);
-	fprintf(f, json ? "\"members\":[" : " -> %s\n", dir);
+	print_init(p, f, json);
+	print_open_object(p, NULL);
+	print_int(p, PRINT_ANY, "root", "tree of pid %lld: ", m[0].pid);
+	print_string(p, PRINT_JSON, "dir", "", dir);
+	print_uint(p, PRINT_ANY, "processes", "%llu processes, ", t->nr);
+	print_uint(p, PRINT_ANY, "threads", "%llu threads, ", thr);
+	print_uint(p, PRINT_ANY, "pages", "%llu pages, ", pages);
+	print_uint(p, PRINT_ANY, "bytes", "%llu bytes, ", bytes);
+	print_uint(p, PRINT_ANY, "frozen_ns", "frozen %llu ns", a->frozen_ns);
+	print_uint(p, PRINT_ANY, "total_ns", ", %llu ns in all", a->total_ns);
+	print_string(p, PRINT_TEXT, NULL, " -> %s\n", dir);
+	print_open_array(p, "members");
 	for (i = 0; i < t->nr; i++) {
-		int parent = i ? (int)m[t->m[i].parent].pid : 0;
-
-		if (json)
-			fprintf(f, "%s{\"pid\":%d,\"parent\":%d,\"ns_pid\":%d,",
-				i ? "," : "", (int)m[i].pid, parent,
-				(int)m[i].ns_pid);
-		else if (i)
-			fprintf(f, "  pid %d (child of %d): ", (int)m[i].pid, parent);
-		else
-			fprintf(f, "  pid %d (root): ", (int)m[i].pid);
-		print_num(f, json, "threads", "%llu thread(s), ", m[i].nr_threads);
-		print_num(f, json, "pages", "%llu pages, ", m[i].nr_pages);
-		if (json)
-			fprintf(f, "\"bytes\":%llu}", (unsigned long long)m[i].image_bytes);
-		else
-			fprintf(f, "%llu bytes\n", (unsigned long long)m[i].image_bytes);
+		print_open_object(p, NULL);
+		print_int(p, PRINT_ANY, "pid", "  pid %lld", m[i].pid);
+		print_int(p, i ? PRINT_ANY : PRINT_JSON, "parent", " (child of %lld)",
+			  i ? m[t->m[i].parent].pid : 0);
+		print_text(p, "%s: ", i ? "" : " (root)");
+		print_int(p, PRINT_JSON, "ns_pid", "", m[i].ns_pid);
+		print_uint(p, PRINT_ANY, "threads", "%llu thread(s), ", m[i].nr_threads);
+		print_uint(p, PRINT_ANY, "pages", "%llu pages, ", m[i].nr_pages);
+		print_uint(p, PRINT_ANY, "bytes", "%llu bytes\n", m[i].image_bytes);
+		print_close_object(p);
 	}
+	print_close_array(p);
+	print_close_object(p);
 	if (json)
-		fputs("]}\n", f);
+		fputc('\n', f);
 }
 
 /* ckpt checkpoint --tree: the tree of @a->pid into the directory @out. */
@@ -292,20 +300,7 @@ int cmd_checkpoint(int argc, char **argv)
 		return 1;
 	}
 
-	if (json)
-		fprintf(to_stdout ? stderr : stdout,
-			"{\"pid\":%ld,\"image\":\"%s\",\"threads\":%u,\"pages\":%llu,"
-			"\"bytes\":%llu,\"frozen_ns\":%llu,\"total_ns\":%llu}\n",
-			pid, to_stdout ? "-" : out, a.nr_threads,
-			(unsigned long long)a.nr_pages,
-			(unsigned long long)a.image_bytes,
-			(unsigned long long)a.frozen_ns,
-			(unsigned long long)a.total_ns);
-	else
-		fprintf(to_stdout ? stderr : stdout,
-			"pid %ld: %u thread(s), %llu pages, %llu bytes, frozen %.3f ms -> %s\n",
-			pid, a.nr_threads, (unsigned long long)a.nr_pages,
-			(unsigned long long)a.image_bytes, a.frozen_ns / 1e6,
-			to_stdout ? "stdout" : out);
+	image_report(to_stdout ? stderr : stdout, json, pid,
+		     to_stdout ? NULL : out, &a);
 	return 0;
 }

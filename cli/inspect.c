@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "inspect.h"
 #include "json.h"
+#include "print.h"
 
 static const char *const vma_flag_names[] = {
 	"shared", "file", "growsdown", "heap", "stack", "vdso", "vvar",
@@ -126,11 +127,9 @@ void inspect_free(struct inspect *in)
 	in->sects_size = 0;
 }
 
-/*
- * Strings from the image, escaped so that one line stays one line and
- * nothing reaches the terminal but text: UTF-8 is kept, other bytes are
- * written \xHH.
- */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define ULL(x) ((unsigned long long)(x))
+
 static void prot_string(char buf[5], const struct ckpt_img_vma *v)
 {
 	buf[0] = v->prot & 1 ? 'r' : '-';
@@ -140,37 +139,42 @@ static void prot_string(char buf[5], const struct ckpt_img_vma *v)
 	buf[4] = '\0';
 }
 
-/* The names of the bits set in flags, comma-separated; "-" for none. */
-static void flags_text(FILE *f, __u32 flags, const char *const *names,
-		       size_t nr, __u32 skip)
+/*
+ * The names of the bits set in @flags: a JSON array of them all, or in
+ * text those not in @skip, comma-separated ("-" for none).
+ */
+static void print_flags(struct printer *p, enum print_which w, const char *key,
+			__u32 flags, const char *const *names, size_t nr,
+			__u32 skip)
 {
 	const char *sep = "";
 	size_t i;
 
+	if (w & PRINT_JSON)
+		print_open_array(p, key);
 	for (i = 0; i < nr; i++) {
-		if ((flags & ~skip) & (1U << i)) {
-			fprintf(f, "%s%s", sep, names[i]);
+		if (flags & (1U << i))
+			print_string(p, w & PRINT_JSON, NULL, "", names[i]);
+		if ((w & PRINT_TEXT) && (flags & ~skip) & (1U << i)) {
+			print_text(p, "%s%s", sep, names[i]);
 			sep = ",";
 		}
 	}
-	if (!*sep)
-		fputc('-', f);
+	if ((w & PRINT_TEXT) && !*sep)
+		print_text(p, "-");
+	if (w & PRINT_JSON)
+		print_close_array(p);
 }
 
-static void flags_json(FILE *f, __u32 flags, const char *const *names,
-		       size_t nr)
+/* Bytes as lowercase hex digits, into @buf of 2 * @len + 1. */
+static char *hex_string(char *buf, const __u8 *bytes, size_t len)
 {
-	const char *sep = "";
 	size_t i;
 
-	fputc('[', f);
-	for (i = 0; i < nr; i++) {
-		if (flags & (1U << i)) {
-			fprintf(f, "%s\"%s\"", sep, names[i]);
-			sep = ",";
-		}
-	}
-	fputc(']', f);
+	for (i = 0; i < len; i++)
+		sprintf(buf + 2 * i, "%02x", bytes[i]);
+	buf[2 * len] = '\0';
+	return buf;
 }
 
 static void created_string(char *buf, size_t size, __u64 ns)
@@ -183,324 +187,402 @@ static void created_string(char *buf, size_t size, __u64 ns)
 		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
 }
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define ULL(x) ((unsigned long long)(x))
-
-static void rlimit_text(FILE *f, __u64 v)
+/* A resource limit: unlimited (null in JSON) or its value. */
+static void print_rlimit(struct printer *p, bool verbose, __u64 v)
 {
-	if (v == ~0ULL)
-		fprintf(f, "unlimited");
-	else
-		fprintf(f, "%llu", ULL(v));
+	if (v == ~0ULL) {
+		print_null(p, NULL);
+		if (verbose)
+			print_text(p, "unlimited");
+	} else {
+		print_uint(p, verbose ? PRINT_ANY : PRINT_JSON, NULL, "%llu", v);
+	}
 }
 
-static void text_process(FILE *f, const struct ckpt_image *img, bool verbose)
+/* The process: two lines of text, the rest with -v; all in JSON. */
+static void print_process(struct printer *p, const struct ckpt_image *img,
+			  bool verbose)
 {
-	const struct ckpt_img_process *p = &img->proc;
+	enum print_which more = verbose ? PRINT_ANY : PRINT_JSON;
+	const struct ckpt_img_process *pr = &img->proc;
 	unsigned int i;
 
-	fprintf(f, "process: pid %u, ppid %u, comm \"", p->pid, p->ppid);
-	text_string(f, p->comm);
-	fprintf(f, "\"\nexe: ");
-	text_string(f, p->exe);
-	fputc('\n', f);
-	if (!verbose)
-		return;
-	fprintf(f, "  exe dev 0x%llx ino %llu\n", ULL(p->exe_dev),
-		ULL(p->exe_ino));
-	fprintf(f, "  uid %u euid %u gid %u egid %u umask %03o personality 0x%x exit_signal %u\n",
-		p->uid, p->euid, p->gid, p->egid, p->umask, p->personality,
-		p->exit_signal);
-	fprintf(f, "  code %llx-%llx data %llx-%llx brk %llx-%llx stack %llx\n",
-		ULL(p->start_code), ULL(p->end_code), ULL(p->start_data),
-		ULL(p->end_data), ULL(p->start_brk), ULL(p->brk),
-		ULL(p->start_stack));
-	fprintf(f, "  args %llx-%llx env %llx-%llx\n", ULL(p->arg_start),
-		ULL(p->arg_end), ULL(p->env_start), ULL(p->env_end));
-	fprintf(f, "  vvar %llx +%llu, vdso %llx +%llu, vdso checksum %08x\n",
-		ULL(p->vvar), ULL(p->vvar_size), ULL(p->vdso),
-		ULL(p->vdso_size), p->vdso_csum);
+	print_open_object(p, "process");
+	print_uint(p, PRINT_ANY, "pid", "process: pid %llu", pr->pid);
+	print_uint(p, PRINT_ANY, "ppid", ", ppid %llu", pr->ppid);
+	print_string(p, PRINT_ANY, "comm", ", comm \"%s\"\n", pr->comm);
+	print_string(p, PRINT_ANY, "exe", "exe: %s\n", pr->exe);
+	print_uint(p, more, "exe_dev", "  exe dev 0x%llx", pr->exe_dev);
+	print_uint(p, more, "exe_ino", " ino %llu\n", pr->exe_ino);
+	print_uint(p, more, "uid", "  uid %llu", pr->uid);
+	print_uint(p, more, "euid", " euid %llu", pr->euid);
+	print_uint(p, more, "gid", " gid %llu", pr->gid);
+	print_uint(p, more, "egid", " egid %llu", pr->egid);
+	print_uint(p, more, "umask", " umask %03llo", pr->umask);
+	print_uint(p, more, "personality", " personality 0x%llx", pr->personality);
+	print_uint(p, more, "exit_signal", " exit_signal %llu\n", pr->exit_signal);
+	print_xuint(p, more, "start_code", "0x%llx", "  code %llx", pr->start_code);
+	print_xuint(p, more, "end_code", "0x%llx", "-%llx", pr->end_code);
+	print_xuint(p, more, "start_data", "0x%llx", " data %llx", pr->start_data);
+	print_xuint(p, more, "end_data", "0x%llx", "-%llx", pr->end_data);
+	print_xuint(p, more, "start_brk", "0x%llx", " brk %llx", pr->start_brk);
+	print_xuint(p, more, "brk", "0x%llx", "-%llx", pr->brk);
+	print_xuint(p, more, "start_stack", "0x%llx", " stack %llx\n", pr->start_stack);
+	print_xuint(p, more, "arg_start", "0x%llx", "  args %llx", pr->arg_start);
+	print_xuint(p, more, "arg_end", "0x%llx", "-%llx", pr->arg_end);
+	print_xuint(p, more, "env_start", "0x%llx", " env %llx", pr->env_start);
+	print_xuint(p, more, "env_end", "0x%llx", "-%llx\n", pr->env_end);
+	print_xuint(p, more, "vvar", "0x%llx", "  vvar %llx", pr->vvar);
+	print_uint(p, more, "vvar_size", " +%llu", pr->vvar_size);
+	print_xuint(p, more, "vdso", "0x%llx", ", vdso %llx", pr->vdso);
+	print_uint(p, more, "vdso_size", " +%llu", pr->vdso_size);
+	print_uint(p, more, "vdso_csum", ", vdso checksum %08llx\n", pr->vdso_csum);
 	if (img->has_vdso) {
-		fprintf(f, "  vdso entry points:");
-		for (i = 0; i < img->vdso.nr_syms; i++)
-			fprintf(f, " %s+0x%llx", img->vdso.syms[i].name,
-				ULL(img->vdso.syms[i].offset));
-		fputc('\n', f);
+		print_open_object(p, "vdso_entries");
+		if (verbose)
+			print_text(p, "  vdso entry points:");
+		for (i = 0; i < img->vdso.nr_syms; i++) {
+			print_string(p, more & PRINT_TEXT, NULL, " %s",
+				     img->vdso.syms[i].name);
+			print_uint(p, more, img->vdso.syms[i].name, "+0x%llx",
+				   img->vdso.syms[i].offset);
+		}
+		if (verbose)
+			print_text(p, "\n");
+		print_close_object(p);
 	}
-	fprintf(f, "  auxv");
-	for (i = 0; i + 1 < CKPT_IMG_AUXV_WORDS && p->auxv[i]; i += 2)
-		fprintf(f, " %llu=0x%llx", ULL(p->auxv[i]),
-			ULL(p->auxv[i + 1]));
-	fputc('\n', f);
-	for (i = 0; i < CKPT_IMG_NSIG; i++) {
-		const struct ckpt_img_sigaction *sa = &p->sigaction[i];
+	if (verbose) {
+		print_text(p, "  auxv");
+		for (i = 0; i + 1 < CKPT_IMG_AUXV_WORDS && pr->auxv[i]; i += 2)
+			print_text(p, " %llu=0x%llx", ULL(pr->auxv[i]),
+				   ULL(pr->auxv[i + 1]));
+		print_text(p, "\n");
+		for (i = 0; i < CKPT_IMG_NSIG; i++) {
+			const struct ckpt_img_sigaction *sa = &pr->sigaction[i];
 
-		if (!sa->handler && !sa->flags && !sa->mask)
-			continue;
-		fprintf(f, "  signal %u: handler 0x%llx flags 0x%llx restorer 0x%llx mask 0x%llx\n",
-			i + 1, ULL(sa->handler), ULL(sa->flags),
-			ULL(sa->restorer), ULL(sa->mask));
+			if (!sa->handler && !sa->flags && !sa->mask)
+				continue;
+			print_text(p, "  signal %u: handler 0x%llx flags 0x%llx restorer 0x%llx mask 0x%llx\n",
+				   i + 1, ULL(sa->handler), ULL(sa->flags),
+				   ULL(sa->restorer), ULL(sa->mask));
+		}
 	}
+	print_open_object(p, "rlimits");
 	for (i = 0; i < CKPT_IMG_NRLIMITS; i++) {
-		fprintf(f, "%s%s ", i % 4 ? " " : i ? "\n  rlimits " :
-			"  rlimits ", rlimit_names[i]);
-		rlimit_text(f, p->rlimit[i].cur);
-		fputc('/', f);
-		rlimit_text(f, p->rlimit[i].max);
+		if (verbose)
+			print_text(p, "%s%s ", i % 4 ? " " : i ? "\n  rlimits " :
+				   "  rlimits ", rlimit_names[i]);
+		print_open_array(p, rlimit_names[i]);
+		print_rlimit(p, verbose, pr->rlimit[i].cur);
+		if (verbose)
+			print_text(p, "/");
+		print_rlimit(p, verbose, pr->rlimit[i].max);
+		print_close_array(p);
 	}
-	fputc('\n', f);
+	if (verbose)
+		print_text(p, "\n");
+	print_close_object(p);
+	print_close_object(p);
 }
 
-static void text_creds(FILE *f, const struct ckpt_image *img)
+static void print_creds(struct printer *p, const struct ckpt_image *img)
 {
 	const struct ckpt_img_creds *c = &img->creds;
 	__u32 i;
 
 	if (!img->has_creds)
 		return;
-	fprintf(f, "credentials: uid %u euid %u suid %u fsuid %u, gid %u egid %u sgid %u fsgid %u\n",
-		c->uid, c->euid, c->suid, c->fsuid, c->gid, c->egid, c->sgid,
-		c->fsgid);
-	fprintf(f, "groups:%s", c->nr_groups ? "" : " none");
+	print_open_object(p, "creds");
+	print_uint(p, PRINT_ANY, "uid", "credentials: uid %llu", c->uid);
+	print_uint(p, PRINT_ANY, "euid", " euid %llu", c->euid);
+	print_uint(p, PRINT_ANY, "suid", " suid %llu", c->suid);
+	print_uint(p, PRINT_ANY, "fsuid", " fsuid %llu", c->fsuid);
+	print_uint(p, PRINT_ANY, "gid", ", gid %llu", c->gid);
+	print_uint(p, PRINT_ANY, "egid", " egid %llu", c->egid);
+	print_uint(p, PRINT_ANY, "sgid", " sgid %llu", c->sgid);
+	print_uint(p, PRINT_ANY, "fsgid", " fsgid %llu\n", c->fsgid);
+	print_text(p, "groups:%s", c->nr_groups ? "" : " none");
+	print_open_array(p, "groups");
 	for (i = 0; i < c->nr_groups; i++)
-		fprintf(f, " %u", img->groups[i]);
-	fprintf(f, "\ncapabilities: effective 0x%llx permitted 0x%llx inheritable 0x%llx bounding 0x%llx ambient 0x%llx, dumpable %u%s\n",
-		ULL(c->cap_effective), ULL(c->cap_permitted),
-		ULL(c->cap_inheritable), ULL(c->cap_bset),
-		ULL(c->cap_ambient), c->dumpable,
-		c->flags & CKPT_CREDS_NO_NEW_PRIVS ? ", no_new_privs" : "");
+		print_uint(p, PRINT_ANY, NULL, " %llu", img->groups[i]);
+	print_close_array(p);
+	print_xuint(p, PRINT_ANY, "cap_effective", "0x%llx",
+		    "\ncapabilities: effective 0x%llx", c->cap_effective);
+	print_xuint(p, PRINT_ANY, "cap_permitted", "0x%llx", " permitted 0x%llx",
+		    c->cap_permitted);
+	print_xuint(p, PRINT_ANY, "cap_inheritable", "0x%llx",
+		    " inheritable 0x%llx", c->cap_inheritable);
+	print_xuint(p, PRINT_ANY, "cap_bset", "0x%llx", " bounding 0x%llx",
+		    c->cap_bset);
+	print_xuint(p, PRINT_ANY, "cap_ambient", "0x%llx", " ambient 0x%llx",
+		    c->cap_ambient);
+	print_uint(p, PRINT_ANY, "dumpable", ", dumpable %llu", c->dumpable);
+	print_bool(p, PRINT_ANY, "no_new_privs", ", no_new_privs",
+		   c->flags & CKPT_CREDS_NO_NEW_PRIVS);
+	print_text(p, "\n");
+	print_close_object(p);
 }
 
 /* A tree member's place (CKPT_IOC_CHECKPOINT_TREE); nothing for others. */
-static void text_tree(FILE *f, const struct ckpt_image *img)
+static void print_tree(struct printer *p, const struct ckpt_image *img)
 {
 	const struct ckpt_img_tree *t = &img->tree;
-	unsigned int i;
+	char id[2 * sizeof(t->id) + 1];
 
 	if (!img->has_tree)
 		return;
-	fprintf(f, "tree: member %u of %u, ", t->index, t->nr_members);
-	if (t->parent == CKPT_TREE_NO_PARENT)
-		fprintf(f, "the root");
-	else
-		fprintf(f, "parent member %u", t->parent);
-	fprintf(f, ", pgid %u sid %u, id ", t->pgid, t->sid);
-	for (i = 0; i < sizeof(t->id); i++)
-		fprintf(f, "%02x", t->id[i]);
-	if (t->flags & CKPT_TREE_SUBREAPER)
-		fprintf(f, ", child subreaper");
-	if (t->flags & CKPT_TREE_FOREGROUND)
-		fprintf(f, ", terminal foreground");
-	fputc('\n', f);
+	print_open_object(p, "tree");
+	print_uint(p, PRINT_ANY, "index", "tree: member %llu", t->index);
+	print_uint(p, PRINT_ANY, "nr_members", " of %llu, ", t->nr_members);
+	if (t->parent == CKPT_TREE_NO_PARENT) {
+		print_null(p, "parent");
+		print_text(p, "the root");
+	} else {
+		print_uint(p, PRINT_ANY, "parent", "parent member %llu", t->parent);
+	}
+	print_uint(p, PRINT_ANY, "pgid", ", pgid %llu", t->pgid);
+	print_uint(p, PRINT_ANY, "sid", " sid %llu", t->sid);
+	print_bool(p, PRINT_JSON, "subreaper", "", t->flags & CKPT_TREE_SUBREAPER);
+	print_bool(p, PRINT_JSON, "foreground", "", t->flags & CKPT_TREE_FOREGROUND);
+	print_string(p, PRINT_ANY, "id", ", id %s", hex_string(id, t->id, sizeof(t->id)));
+	print_bool(p, PRINT_TEXT, NULL, ", child subreaper",
+		   t->flags & CKPT_TREE_SUBREAPER);
+	print_bool(p, PRINT_TEXT, NULL, ", terminal foreground",
+		   t->flags & CKPT_TREE_FOREGROUND);
+	print_text(p, "\n");
+	print_close_object(p);
 }
 
 /* Only the engine holding the key can check the MAC: shown, not checked. */
-static void text_mac(FILE *f, const struct ckpt_image *img)
+static void print_mac(struct printer *p, const struct ckpt_image *img)
 {
-	unsigned int i;
+	char id[2 * CKPT_MAC_KEY_ID_LEN + 1];
 
 	if (!img->has_mac) {
-		fprintf(f, "authentication: none (restarts only with --unauthenticated, as the restarter)\n");
+		print_null(p, "mac");
+		print_text(p, "authentication: none (restarts only with --unauthenticated, as the restarter)\n");
 		return;
 	}
-	fprintf(f, "authentication: HMAC-SHA256, key id ");
-	for (i = 0; i < CKPT_MAC_KEY_ID_LEN; i++)
-		fprintf(f, "%02x", img->mac.key_id[i]);
-	fputc('\n', f);
+	print_open_object(p, "mac");
+	print_string(p, PRINT_JSON, "alg", "", "hmac-sha256");
+	print_string(p, PRINT_ANY, "key_id", "authentication: HMAC-SHA256, key id %s\n",
+		     hex_string(id, img->mac.key_id, CKPT_MAC_KEY_ID_LEN));
+	print_close_object(p);
 }
 
-static void text_thread(FILE *f, const struct ckpt_img_thread *t,
-			bool verbose)
+static void print_thread(struct printer *p, const struct ckpt_img_thread *t,
+			 bool verbose)
 {
+	enum print_which more = verbose ? PRINT_ANY : PRINT_JSON;
 	unsigned int i;
 
-	fprintf(f, "  tid %u \"", t->tid);
-	text_string(f, t->comm);
-	fprintf(f, "\" ip 0x%llx sp 0x%llx", ULL(t->gregs[CKPT_GREG_RIP]),
-		ULL(t->gregs[CKPT_GREG_RSP]));
-	if (t->flags & CKPT_THREAD_IN_SYSCALL)
-		fprintf(f, " in syscall");
-	fputc('\n', f);
-	if (!verbose)
-		return;
-	for (i = 0; i < CKPT_GREG_NR; i++)
-		fprintf(f, "%s%s 0x%llx", i % 6 ? " " : i ? "\n    " : "    ",
-			ckpt_greg_names[i], ULL(t->gregs[i]));
-	fputc('\n', f);
-	fprintf(f, "    blocked 0x%llx clear_child_tid 0x%llx robust_list 0x%llx+%llu\n",
-		ULL(t->blocked), ULL(t->clear_child_tid), ULL(t->robust_list),
-		ULL(t->robust_list_len));
-	fprintf(f, "    rseq 0x%llx+%llu sig 0x%x sigaltstack 0x%llx+%llu flags 0x%x\n",
-		ULL(t->rseq), ULL(t->rseq_len), t->rseq_sig,
-		ULL(t->sas_ss_sp), ULL(t->sas_ss_size), t->sas_ss_flags);
+	print_open_object(p, NULL);
+	print_uint(p, PRINT_ANY, "tid", "  tid %llu", t->tid);
+	print_string(p, PRINT_ANY, "comm", " \"%s\"", t->comm);
+	print_flags(p, PRINT_JSON, "flags", t->flags, thread_flag_names,
+		    ARRAY_SIZE(thread_flag_names), 0);
+	print_xuint(p, PRINT_ANY, "ip", "0x%llx", " ip 0x%llx",
+		    t->gregs[CKPT_GREG_RIP]);
+	print_xuint(p, PRINT_ANY, "sp", "0x%llx", " sp 0x%llx",
+		    t->gregs[CKPT_GREG_RSP]);
+	print_bool(p, PRINT_TEXT, NULL, " in syscall",
+		   t->flags & CKPT_THREAD_IN_SYSCALL);
+	print_text(p, "\n");
+	print_open_object(p, "regs");
+	for (i = 0; i < CKPT_GREG_NR; i++) {
+		if (verbose)
+			print_text(p, "%s%s", i % 6 ? " " : i ? "\n    " : "    ",
+				   ckpt_greg_names[i]);
+		print_xuint(p, more, ckpt_greg_names[i], "0x%llx", " 0x%llx",
+			    t->gregs[i]);
+	}
+	print_close_object(p);
+	if (verbose)
+		print_text(p, "\n");
+	print_xuint(p, more, "blocked", "0x%llx", "    blocked 0x%llx",
+		    t->blocked);
+	if (verbose) {
+		print_text(p, " clear_child_tid 0x%llx robust_list 0x%llx+%llu\n",
+			   ULL(t->clear_child_tid), ULL(t->robust_list),
+			   ULL(t->robust_list_len));
+		print_text(p, "    rseq 0x%llx+%llu sig 0x%x sigaltstack 0x%llx+%llu flags 0x%x\n",
+			   ULL(t->rseq), ULL(t->rseq_len), t->rseq_sig,
+			   ULL(t->sas_ss_sp), ULL(t->sas_ss_size), t->sas_ss_flags);
+	}
+	print_close_object(p);
 }
 
-static void text_vma(FILE *f, const struct ckpt_img_vma *v, __u64 pages,
-		     bool verbose)
+static void print_vma(struct printer *p, const struct ckpt_img_vma *v,
+		      __u64 pages, bool verbose)
 {
+	enum print_which file = verbose && (v->flags & CKPT_VMA_FILE) ?
+				PRINT_ANY : PRINT_JSON;
 	char prot[5];
 
 	prot_string(prot, v);
-	fprintf(f, "  %012llx-%012llx %s %6llu %s ", ULL(v->start), ULL(v->end),
-		prot, ULL(pages), pages == 1 ? "page " : "pages");
-	flags_text(f, v->flags, vma_flag_names, ARRAY_SIZE(vma_flag_names),
-		   CKPT_VMA_SHARED);
-	if (v->path[0]) {
-		fputc(' ', f);
-		text_string(f, v->path);
-	}
-	fputc('\n', f);
-	if (verbose && (v->flags & CKPT_VMA_FILE))
-		fprintf(f, "    pgoff 0x%llx dev 0x%llx ino %llu size %llu\n",
-			ULL(v->pgoff), ULL(v->dev), ULL(v->ino), ULL(v->size));
+	print_open_object(p, NULL);
+	print_xuint(p, PRINT_ANY, "start", "0x%llx", "  %012llx", v->start);
+	print_xuint(p, PRINT_ANY, "end", "0x%llx", "-%012llx", v->end);
+	print_string(p, PRINT_TEXT, NULL, " %s", prot);
+	print_uint(p, PRINT_TEXT, NULL, " %6llu", pages);
+	print_text(p, " %s ", pages == 1 ? "page " : "pages");
+	prot[3] = '\0';
+	print_string(p, PRINT_JSON, "prot", "", prot);
+	print_flags(p, PRINT_TEXT, NULL, v->flags, vma_flag_names,
+		    ARRAY_SIZE(vma_flag_names), CKPT_VMA_SHARED);
+	print_flags(p, PRINT_JSON, "flags", v->flags, vma_flag_names,
+		    ARRAY_SIZE(vma_flag_names), 0);
+	print_string(p, v->path[0] ? PRINT_ANY : PRINT_JSON, "path", " %s", v->path);
+	print_text(p, "\n");
+	print_uint(p, file, "pgoff", "    pgoff 0x%llx", v->pgoff);
+	print_uint(p, file, "dev", " dev 0x%llx", v->dev);
+	print_uint(p, file, "ino", " ino %llu", v->ino);
+	print_uint(p, file, "size", " size %llu\n", v->size);
+	print_uint(p, PRINT_JSON, "pages", "", pages);
+	print_close_object(p);
 }
 
-static void text_sections(FILE *f, const struct inspect *in)
+/* The descriptors: a line each in text, "files":[...] in JSON. */
+static void print_files(struct printer *p, const struct ckpt_image *img)
 {
-	size_t i;
-
-	fprintf(f, "sections:%s\n", in->sects_lost ? " (out of memory)" : "");
-	for (i = 0; i < in->nr_sects; i++)
-		fprintf(f, "  %zu %-7s at %llu, %llu bytes\n", i,
-			ckpt_img_sect_name(in->sects[i].type),
-			ULL(in->sects[i].offset), ULL(in->sects[i].len));
-}
-
-/*
- * One emitter for both outputs, in iproute2's print_* style: each call
- * prints one key and its value, as " key value" or as a JSON member.
- */
-struct emit {
-	FILE *f;
-	bool json, first;
-};
-
-static void emit_key(struct emit *e, const char *key)
-{
-	if (e->json)
-		fprintf(e->f, "%s\"%s\":", e->first ? "" : ",", key);
-	else
-		fprintf(e->f, " %s ", key);
-	e->first = false;
-}
-
-static void emit_u64(struct emit *e, const char *key, unsigned long long v)
-{
-	emit_key(e, key);
-	fprintf(e->f, "%llu", v);
-}
-
-/* Shown as hex (octal for a mode): a string in JSON. */
-static void emit_fmt(struct emit *e, const char *key, const char *fmt,
-		     unsigned int v)
-{
-	emit_key(e, key);
-	if (e->json)
-		fputc('"', e->f);
-	fprintf(e->f, fmt, v);
-	if (e->json)
-		fputc('"', e->f);
-}
-
-static void emit_flag(struct emit *e, const char *key, bool on)
-{
-	if (e->json) {
-		emit_key(e, key);
-		fprintf(e->f, on ? "true" : "false");
-	} else if (on) {
-		fprintf(e->f, " %s", key);
-	}
-}
-
-static void emit_sysv_one(struct emit *e, const char *kind,
-			  const struct ckpt_img_ipcperm *p)
-{
-	e->first = true;
-	if (e->json) {
-		fputc('{', e->f);
-		emit_key(e, "kind");
-		fprintf(e->f, "\"%s\"", kind);
-	} else {
-		fprintf(e->f, "  %s", kind);
-	}
-	emit_u64(e, "id", p->id);
-	emit_fmt(e, "key", "0x%08x", p->key);
-	emit_u64(e, "uid", p->uid);
-	emit_u64(e, "gid", p->gid);
-	emit_u64(e, "cuid", p->cuid);
-	emit_u64(e, "cgid", p->cgid);
-	emit_fmt(e, "mode", "%04o", p->mode);
-}
-
-/* A tree root's System V objects: ",\"sysv\":[...]", or a list of lines. */
-static void emit_sysv(FILE *f, const struct ckpt_image *img, bool json)
-{
-	struct emit e = { .f = f, .json = json };
-	const char *sep = "";
 	__u32 i;
 
-	if (json)
-		fprintf(f, ",\"sysv\":[");
-	else if (img->nr_shms + img->nr_sems + img->nr_msgs)
-		fprintf(f, "System V objects: %u\n",
-			img->nr_shms + img->nr_sems + img->nr_msgs);
-	for (i = 0; i < img->nr_shms; i++, sep = ",") {
+	if (img->nr_files)
+		print_text(p, "files: %u\n", img->nr_files);
+	print_open_array(p, "files");
+	for (i = 0; i < img->nr_files; i++) {
+		const struct ckpt_img_file *fl = &img->files[i];
+		bool shared = fl->kind == CKPT_FILE_SHARED;
+
+		print_open_object(p, NULL);
+		print_uint(p, PRINT_ANY, "fd", "  fd %llu", fl->fd);
+		if (shared)
+			print_uint(p, PRINT_ANY, "shares", " shares fd %llu", fl->ino);
+		else
+			print_uint(p, PRINT_ANY, "pos", " at %llu", fl->pos);
+		print_xuint(p, PRINT_ANY, "flags", "0%llo", " flags 0%llo",
+			    fl->open_flags);
+		print_bool(p, PRINT_ANY, "cloexec", " cloexec",
+			   fl->flags & CKPT_FILE_CLOEXEC);
+		if (!shared) {
+			print_bool(p, PRINT_ANY, "registered", " registered",
+				   fl->flags & CKPT_FILE_REGISTERED);
+			print_bool(p, PRINT_ANY, "tree_shared", " tree-shared",
+				   fl->flags & CKPT_FILE_TREE_SHARED);
+		}
+		print_string(p, PRINT_ANY, "path", " %s\n", fl->path);
+		print_close_object(p);
+	}
+	print_close_array(p);
+}
+
+static void print_fileobjs(struct printer *p, const struct ckpt_image *img)
+{
+	__u32 i;
+
+	if (img->nr_fileobjs)
+		print_text(p, "file objects: %u\n", img->nr_fileobjs);
+	print_open_array(p, "fileobjs");
+	for (i = 0; i < img->nr_fileobjs; i++) {
+		const struct ckpt_img_fileobj *o = &img->fileobjs[i];
+
+		print_open_object(p, NULL);
+		print_text(p, "  %u", i);
+		print_string(p, PRINT_ANY, "kind", " %s", fileobj_kind(o->kind));
+		print_uint(p, PRINT_ANY, "size", " size %llu", o->size);
+		print_uint(p, PRINT_ANY, "stored", " stored %llu", o->stored);
+		print_uint(p, PRINT_ANY, "mode", " mode %04llo", o->mode);
+		print_uint(p, o->kind == CKPT_FILE_MEMFD ? PRINT_ANY : PRINT_JSON,
+			   "seals", " seals 0x%llx", o->seals);
+		print_uint(p, o->kind == CKPT_FILE_FIFO ? PRINT_ANY : PRINT_JSON,
+			   "capacity", " capacity %llu", o->capacity);
+		print_uint(p, PRINT_JSON, "dev", "", o->dev);
+		print_uint(p, PRINT_JSON, "ino", "", o->ino);
+		print_string(p, PRINT_ANY, "name", " %s\n", o->name);
+		print_close_object(p);
+	}
+	print_close_array(p);
+}
+
+static void print_sysv_one(struct printer *p, const char *kind,
+			   const struct ckpt_img_ipcperm *pm)
+{
+	print_open_object(p, NULL);
+	print_string(p, PRINT_ANY, "kind", "  %s", kind);
+	print_uint(p, PRINT_ANY, "id", " id %llu", pm->id);
+	print_xuint(p, PRINT_ANY, "key", "0x%08llx", " key 0x%08llx", pm->key);
+	print_uint(p, PRINT_ANY, "uid", " uid %llu", pm->uid);
+	print_uint(p, PRINT_ANY, "gid", " gid %llu", pm->gid);
+	print_uint(p, PRINT_ANY, "cuid", " cuid %llu", pm->cuid);
+	print_uint(p, PRINT_ANY, "cgid", " cgid %llu", pm->cgid);
+	print_xuint(p, PRINT_ANY, "mode", "%04llo", " mode %04llo", pm->mode);
+}
+
+/* A tree root's System V objects. */
+static void print_sysv(struct printer *p, const struct ckpt_image *img)
+{
+	__u32 i;
+
+	if (img->nr_shms + img->nr_sems + img->nr_msgs)
+		print_text(p, "System V objects: %u\n",
+			   img->nr_shms + img->nr_sems + img->nr_msgs);
+	print_open_array(p, "sysv");
+	for (i = 0; i < img->nr_shms; i++) {
 		const struct ckpt_img_sysvshm *m = img->shms[i];
 
-		fprintf(f, "%s", json ? sep : "");
-		emit_sysv_one(&e, "shm", &m->perm);
-		emit_u64(&e, "size", m->size);
-		emit_u64(&e, "stored", m->stored);
-		emit_flag(&e, "removed", m->perm.flags & CKPT_IPC_DEST);
-		emit_flag(&e, "locked", m->perm.flags & CKPT_IPC_LOCKED);
-		fprintf(f, json ? "}" : "\n");
+		print_sysv_one(p, "shm", &m->perm);
+		print_uint(p, PRINT_ANY, "size", " size %llu", m->size);
+		print_uint(p, PRINT_ANY, "stored", " stored %llu", m->stored);
+		print_bool(p, PRINT_ANY, "removed", " removed",
+			   m->perm.flags & CKPT_IPC_DEST);
+		print_bool(p, PRINT_ANY, "locked", " locked",
+			   m->perm.flags & CKPT_IPC_LOCKED);
+		print_text(p, "\n");
+		print_close_object(p);
 	}
-	for (i = 0; i < img->nr_sems; i++, sep = ",") {
-		fprintf(f, "%s", json ? sep : "");
-		emit_sysv_one(&e, "sem", &img->sems[i]->perm);
-		emit_u64(&e, "nsems", img->sems[i]->nsems);
-		fprintf(f, json ? "}" : "\n");
+	for (i = 0; i < img->nr_sems; i++) {
+		print_sysv_one(p, "sem", &img->sems[i]->perm);
+		print_uint(p, PRINT_ANY, "nsems", " nsems %llu", img->sems[i]->nsems);
+		print_text(p, "\n");
+		print_close_object(p);
 	}
-	for (i = 0; i < img->nr_msgs; i++, sep = ",") {
-		fprintf(f, "%s", json ? sep : "");
-		emit_sysv_one(&e, "msg", &img->msgs[i]->perm);
-		emit_u64(&e, "qbytes", img->msgs[i]->qbytes);
-		emit_u64(&e, "messages", img->msgs[i]->nr);
-		fprintf(f, json ? "}" : "\n");
+	for (i = 0; i < img->nr_msgs; i++) {
+		print_sysv_one(p, "msg", &img->msgs[i]->perm);
+		print_uint(p, PRINT_ANY, "qbytes", " qbytes %llu", img->msgs[i]->qbytes);
+		print_uint(p, PRINT_ANY, "messages", " messages %llu", img->msgs[i]->nr);
+		print_text(p, "\n");
+		print_close_object(p);
 	}
-	if (json)
-		fprintf(f, "]");
+	print_close_array(p);
 }
 
-/* A tree member's zombie children: ",\"zombies\":[...]", or lines. */
-static void emit_zombies(FILE *f, const struct ckpt_image *img, bool json)
+/* A tree member's zombie children. */
+static void print_zombies(struct printer *p, const struct ckpt_image *img)
 {
-	struct emit e = { .f = f, .json = json };
 	__u32 i;
 
-	if (json)
-		fprintf(f, ",\"zombies\":[");
-	else if (img->nr_zombies)
-		fprintf(f, "zombie children: %u\n", img->nr_zombies);
+	if (img->nr_zombies)
+		print_text(p, "zombie children: %u\n", img->nr_zombies);
+	print_open_array(p, "zombies");
 	for (i = 0; i < img->nr_zombies; i++) {
 		const struct ckpt_img_zombie *z = &img->zombies[i];
 		__u32 sig = z->status & 0x7f;
 
-		e.first = true;
-		fprintf(f, json ? "%s{" : "%s ", json && i ? "," : "");
-		emit_u64(&e, "pid", z->pid);
+		print_open_object(p, NULL);
+		print_uint(p, PRINT_ANY, "pid", "  pid %llu", z->pid);
 		if (sig)
-			emit_u64(&e, "signal", sig);
+			print_uint(p, PRINT_ANY, "signal", " signal %llu", sig);
 		else
-			emit_u64(&e, "exit", (z->status >> 8) & 0xff);
-		emit_flag(&e, "core", z->status & 0x80);
-		emit_u64(&e, "exit_signal", z->exit_signal);
-		emit_u64(&e, "pgid", z->pgid);
-		emit_u64(&e, "sid", z->sid);
-		fprintf(f, json ? "}" : "\n");
+			print_uint(p, PRINT_ANY, "exit", " exit %llu",
+				   (z->status >> 8) & 0xff);
+		print_bool(p, PRINT_ANY, "core", " core", z->status & 0x80);
+		print_uint(p, PRINT_ANY, "exit_signal", " exit_signal %llu",
+			   z->exit_signal);
+		print_uint(p, PRINT_ANY, "pgid", " pgid %llu", z->pgid);
+		print_uint(p, PRINT_ANY, "sid", " sid %llu\n", z->sid);
+		print_close_object(p);
 	}
-	if (json)
-		fprintf(f, "]");
+	print_close_array(p);
 }
 
 static const char *const tcp_states[__CKPT_TCP_STATE_MAX] = {
@@ -508,470 +590,272 @@ static const char *const tcp_states[__CKPT_TCP_STATE_MAX] = {
 	[CKPT_TCP_LISTEN] = "listening",
 };
 
-/* The TCP sockets: ",\"tcp\":[...]", or a TCP line each. */
-static void emit_tcp(FILE *f, const struct ckpt_image *img, bool json)
+/* The TCP sockets. */
+static void print_tcp(struct printer *p, const struct ckpt_image *img)
 {
-	struct emit e = { .f = f, .json = json };
 	char buf[80];
 	__u32 i;
 
-	if (json)
-		fprintf(f, ",\"tcp\":[");
-	else if (img->nr_tcps)
-		fprintf(f, "TCP sockets: %u\n", img->nr_tcps);
+	if (img->nr_tcps)
+		print_text(p, "TCP sockets: %u\n", img->nr_tcps);
+	print_open_array(p, "tcp");
 	for (i = 0; i < img->nr_tcps; i++) {
 		const struct ckpt_img_tcp *t = img->tcps[i];
 		bool conn = t->state == CKPT_TCP_ESTABLISHED;
 
-		e.first = true;
-		fprintf(f, json ? "%s{" : "%s", json && i ? "," : "");
-		emit_u64(&e, "socket", t->ino);
-		emit_key(&e, "state");
-		fprintf(f, json ? "\"%s\"" : "%s", tcp_states[t->state]);
+		print_open_object(p, NULL);
+		print_uint(p, PRINT_ANY, "socket", " socket %llu", t->ino);
+		print_string(p, PRINT_ANY, "state", " state %s", tcp_states[t->state]);
 		ckpt_image_tcp_end(buf, sizeof(buf), t, false);
-		emit_key(&e, "local");
-		fprintf(f, json ? "\"%s\"" : "%s", buf);
+		print_string(p, PRINT_ANY, "local", " local %s", buf);
 		if (conn) {
 			ckpt_image_tcp_end(buf, sizeof(buf), t, true);
-			emit_key(&e, "peer");
-			fprintf(f, json ? "\"%s\"" : "%s", buf);
-			emit_u64(&e, "sendq", t->write_seq - t->snd_una);
-			emit_u64(&e, "unsent", t->write_seq - t->snd_nxt);
-			emit_u64(&e, "recvq", t->rcv_nxt - t->copied_seq);
-			emit_flag(&e, "shut-wr", t->flags & CKPT_TCP_FIN_OUT);
-			emit_flag(&e, "peer-shut-wr", t->flags & CKPT_TCP_FIN_IN);
+			print_string(p, PRINT_ANY, "peer", " peer %s", buf);
+			print_uint(p, PRINT_ANY, "sendq", " sendq %llu",
+				   t->write_seq - t->snd_una);
+			print_uint(p, PRINT_ANY, "unsent", " unsent %llu",
+				   t->write_seq - t->snd_nxt);
+			print_uint(p, PRINT_ANY, "recvq", " recvq %llu",
+				   t->rcv_nxt - t->copied_seq);
+			print_bool(p, PRINT_ANY, "shut-wr", " shut-wr",
+				   t->flags & CKPT_TCP_FIN_OUT);
+			print_bool(p, PRINT_ANY, "peer-shut-wr", " peer-shut-wr",
+				   t->flags & CKPT_TCP_FIN_IN);
 		}
 		if (t->state == CKPT_TCP_LISTEN)
-			emit_u64(&e, "backlog", t->backlog);
-		emit_flag(&e, "nodelay", t->flags & CKPT_TCP_NODELAY);
-		emit_flag(&e, "keepalive", t->flags & CKPT_TCP_KEEPALIVE);
-		emit_flag(&e, "v6only", t->flags & CKPT_TCP_V6ONLY);
-		fprintf(f, json ? "}" : "\n");
+			print_uint(p, PRINT_ANY, "backlog", " backlog %llu", t->backlog);
+		print_bool(p, PRINT_ANY, "nodelay", " nodelay", t->flags & CKPT_TCP_NODELAY);
+		print_bool(p, PRINT_ANY, "keepalive", " keepalive",
+			   t->flags & CKPT_TCP_KEEPALIVE);
+		print_bool(p, PRINT_ANY, "v6only", " v6only", t->flags & CKPT_TCP_V6ONLY);
+		print_text(p, "\n");
+		print_close_object(p);
 	}
-	if (json)
-		fprintf(f, "]");
+	print_close_array(p);
 }
 
-/* The pseudo-terminals: ",\"ptys\":[...]", or a line each. */
-static void emit_ptys(FILE *f, const struct ckpt_image *img, bool json)
+/* The pseudo-terminals. */
+static void print_ptys(struct printer *p, const struct ckpt_image *img)
 {
-	struct emit e = { .f = f, .json = json };
 	__u32 i;
 
-	if (json)
-		fprintf(f, ",\"ptys\":[");
-	else if (img->nr_ptys)
-		fprintf(f, "pseudo-terminals: %u\n", img->nr_ptys);
+	if (img->nr_ptys)
+		print_text(p, "pseudo-terminals: %u\n", img->nr_ptys);
+	print_open_array(p, "ptys");
 	for (i = 0; i < img->nr_ptys; i++) {
-		const struct ckpt_img_pty *p = &img->ptys[i];
+		const struct ckpt_img_pty *t = &img->ptys[i];
 
-		e.first = true;
-		fprintf(f, json ? "%s{" : "%s ", json && i ? "," : "");
-		emit_u64(&e, "pts", p->index);
-		emit_u64(&e, "rows", p->rows);
-		emit_u64(&e, "cols", p->cols);
-		emit_flag(&e, "canonical", p->lflag & 0000002);	/* ICANON */
-		emit_flag(&e, "echo", p->lflag & 0000010);	/* ECHO */
-		emit_flag(&e, "packet", p->flags & CKPT_PTY_PACKET);
-		emit_flag(&e, "locked", p->flags & CKPT_PTY_LOCKED);
-		fprintf(f, json ? "}" : "\n");
+		print_open_object(p, NULL);
+		print_uint(p, PRINT_ANY, "pts", "  pts %llu", t->index);
+		print_uint(p, PRINT_ANY, "rows", " rows %llu", t->rows);
+		print_uint(p, PRINT_ANY, "cols", " cols %llu", t->cols);
+		print_bool(p, PRINT_ANY, "canonical", " canonical",
+			   t->lflag & 0000002);	/* ICANON */
+		print_bool(p, PRINT_ANY, "echo", " echo", t->lflag & 0000010); /* ECHO */
+		print_bool(p, PRINT_ANY, "packet", " packet", t->flags & CKPT_PTY_PACKET);
+		print_bool(p, PRINT_ANY, "locked", " locked", t->flags & CKPT_PTY_LOCKED);
+		print_text(p, "\n");
+		print_close_object(p);
 	}
-	if (json)
-		fprintf(f, "]");
+	print_close_array(p);
 }
 
-static void text_report(FILE *f, const char *name,
-			const struct ckpt_image *img, const struct inspect *in)
+/* Pending signals (listed with -v) and the interval timers. */
+static void print_signals(struct printer *p, const struct ckpt_image *img,
+			  bool verbose)
 {
-	bool verbose = in->opts & INSPECT_VERBOSE;
-	const struct ckpt_img_header *h = &img->hdr;
-	__u64 page_bytes = img->nr_pages * CKPT_IMG_PAGE_SIZE;
-	char created[64];
+	const struct ckpt_img_signals *s = &img->signals;
 	__u32 i;
 
-	fprintf(f, "image: ");
-	text_string(f, name);
-	fprintf(f, "\nformat: version %u, x86_64, %u-byte pages\nkernel: ",
-		h->version, h->page_size);
-	text_string(f, h->kernel);
-	if (verbose) {
-		fprintf(f, " (boot ");
-		text_string(f, h->boot_id[0] ? h->boot_id : "unknown");
-		fputc(')', f);
-	}
-	created_string(created, sizeof(created), h->created_ns);
-	fprintf(f, "\ncreated: %s\n", created);
-	text_process(f, img, verbose);
-	text_tree(f, img);
-	text_creds(f, img);
-	text_mac(f, img);
-	fprintf(f, "xstate: %u bytes per thread, xfeatures 0x%llx\n",
-		h->xstate_size, ULL(h->xfeatures));
-	fprintf(f, "threads: %u\n", img->nr_threads);
-	for (i = 0; i < img->nr_threads; i++)
-		text_thread(f, &img->threads[i], verbose);
-	if (img->nr_files) {
-		fprintf(f, "files: %u\n", img->nr_files);
-		for (i = 0; i < img->nr_files; i++) {
-			const struct ckpt_img_file *fl = &img->files[i];
-
-			if (fl->kind == CKPT_FILE_SHARED)
-				fprintf(f, "  fd %u shares fd %llu flags 0%o%s ",
-					fl->fd, ULL(fl->ino), fl->open_flags,
-					fl->flags & CKPT_FILE_CLOEXEC ? " cloexec" : "");
-			else
-				fprintf(f, "  fd %u at %llu flags 0%o%s%s%s ",
-					fl->fd, ULL(fl->pos), fl->open_flags,
-					fl->flags & CKPT_FILE_CLOEXEC ? " cloexec" : "",
-					fl->flags & CKPT_FILE_REGISTERED ?
-					" registered" : "",
-					fl->flags & CKPT_FILE_TREE_SHARED ?
-					" tree-shared" : "");
-			text_string(f, fl->path);
-			fputc('\n', f);
-		}
-	}
-	if (img->nr_fileobjs) {
-		fprintf(f, "file objects: %u\n", img->nr_fileobjs);
-		for (i = 0; i < img->nr_fileobjs; i++) {
-			const struct ckpt_img_fileobj *o = &img->fileobjs[i];
-
-			fprintf(f, "  %u %s size %llu stored %llu mode %04o", i,
-				fileobj_kind(o->kind), ULL(o->size), ULL(o->stored),
-				o->mode);
-			if (o->kind == CKPT_FILE_MEMFD)
-				fprintf(f, " seals 0x%x", o->seals);
-			if (o->kind == CKPT_FILE_FIFO)
-				fprintf(f, " capacity %u", o->capacity);
-			fputc(' ', f);
-			text_string(f, o->name);
-			fputc('\n', f);
-		}
-	}
-	emit_sysv(f, img, false);
-	emit_zombies(f, img, false);
-	emit_tcp(f, img, false);
-	emit_ptys(f, img, false);
-	fprintf(f, "pending signals: %u\n", img->signals.nr);
-	for (i = 0; verbose && i < img->signals.nr; i++) {
+	print_open_object(p, "signals");
+	print_uint(p, PRINT_ANY, "pending", "pending signals: %llu\n", s->nr);
+	for (i = 0; verbose && i < s->nr; i++) {
 		const struct ckpt_img_siginfo *q = &img->sigqueue[i];
 		int32_t code, pid;
 
 		memcpy(&code, q->info + 8, sizeof(code));
 		memcpy(&pid, q->info + 16, sizeof(pid));
-		fprintf(f, "  signal %u for %s %u, code %d, sender %d\n",
-			q->signo, q->tid ? "thread" : "process", q->tid, code, pid);
+		print_text(p, "  signal %u for %s %u, code %d, sender %d\n",
+			   q->signo, q->tid ? "thread" : "process", q->tid, code, pid);
 	}
-	fprintf(f, "itimers: real %llu ns/%llu ns, virtual %llu ns/%llu ns, prof %llu ns/%llu ns\n",
-		ULL(img->signals.real_value_ns),
-		ULL(img->signals.real_interval_ns),
-		ULL(img->signals.virt_value_ns),
-		ULL(img->signals.virt_interval_ns),
-		ULL(img->signals.prof_value_ns),
-		ULL(img->signals.prof_interval_ns));
-	if (img->timers.nr || img->timers.next_id)
-		fprintf(f, "POSIX timers: %u, next id %u\n", img->timers.nr,
-			img->timers.next_id);
-	for (i = 0; i < img->timers.nr; i++) {
-		const struct ckpt_img_timer *t = &img->timer_list[i];
-		__u32 owner;
-		const char *clock = timer_clock(t->clockid, &owner);
-
-		fprintf(f, "  timer %u: %s", t->id, clock);
-		if (owner)
-			fprintf(f, " of %u", owner);
-		if (t->notify == 1)
-			fprintf(f, ", no signal");
-		else
-			fprintf(f, ", signal %d", t->signo);
-		if (t->notify == 2)
-			fprintf(f, " (SIGEV_THREAD)");
-		if (t->notify == 4)
-			fprintf(f, " to thread %u", t->tid);
-		fprintf(f, ", value 0x%llx, %s %llu ns, interval %llu ns, overrun %u, last %u%s\n",
-			ULL(t->sival),
-			t->flags & CKPT_TIMER_ABSTIME ? "deadline" : "left",
-			ULL(t->value_ns), ULL(t->interval_ns), t->overrun,
-			t->overrun_last,
-			t->flags & CKPT_TIMER_PENDING ? ", signal pending" : "");
-	}
-	if (img->has_fs) {
-		fprintf(f, "cwd: ");
-		text_string(f, img->fs.cwd);
-		fputc('\n', f);
-		if (verbose)
-			fprintf(f, "  dev 0x%llx ino %llu\n",
-				ULL(img->fs.cwd_dev), ULL(img->fs.cwd_ino));
-		fprintf(f, "root: ");
-		text_string(f, img->fs.root);
-		fputc('\n', f);
-		if (verbose)
-			fprintf(f, "  dev 0x%llx ino %llu\n",
-				ULL(img->fs.root_dev), ULL(img->fs.root_ino));
-	}
-	fprintf(f, "mappings: %u\n", img->nr_vmas);
-	for (i = 0; i < img->nr_vmas; i++)
-		text_vma(f, &img->vmas[i], img->vma_pages[i], verbose);
-	fprintf(f, "pages: %llu in %llu PAGES sections, %llu bytes\n",
-		ULL(img->nr_pages), ULL(img->nr_pages_sects), ULL(page_bytes));
-	fprintf(f, "size: %llu bytes in %llu sections, %llu of them page data\n",
-		ULL(img->size), ULL(img->nr_sections), ULL(page_bytes));
-	if (verbose) {
-		fprintf(f, "  by section type:");
-		for (i = CKPT_SECT_HEADER; i <= CKPT_SECT_MAX; i++)
-			fprintf(f, " %s %llu", ckpt_img_sect_name(i),
-				ULL(img->type_bytes[i]));
-		fputc('\n', f);
-		text_sections(f, in);
-	}
-	fprintf(f, "checksums: ok\nvalid\n");
+	print_uint(p, PRINT_ANY, "itimer_real_ns", "itimers: real %llu ns",
+		   s->real_value_ns);
+	print_uint(p, PRINT_ANY, "itimer_real_interval_ns", "/%llu ns",
+		   s->real_interval_ns);
+	print_uint(p, PRINT_ANY, "itimer_virtual_ns", ", virtual %llu ns",
+		   s->virt_value_ns);
+	print_uint(p, PRINT_ANY, "itimer_virtual_interval_ns", "/%llu ns",
+		   s->virt_interval_ns);
+	print_uint(p, PRINT_ANY, "itimer_prof_ns", ", prof %llu ns",
+		   s->prof_value_ns);
+	print_uint(p, PRINT_ANY, "itimer_prof_interval_ns", "/%llu ns\n",
+		   s->prof_interval_ns);
+	print_close_object(p);
 }
 
-/* null for RLIM_INFINITY */
-static void rlimit_json(FILE *f, __u64 v)
+/* The POSIX timers. */
+static void print_timers(struct printer *p, const struct ckpt_image *img)
 {
-	if (v == ~0ULL)
-		fprintf(f, "null");
-	else
-		fprintf(f, "%llu", ULL(v));
-}
-
-static void json_process(FILE *f, const struct ckpt_image *img)
-{
-	const struct ckpt_img_process *p = &img->proc;
-	unsigned int i;
-
-	fprintf(f, "\"process\":{\"pid\":%u,\"ppid\":%u,\"comm\":",
-		p->pid, p->ppid);
-	json_print_str(f, p->comm);
-	fprintf(f, ",\"exe\":");
-	json_print_str(f, p->exe);
-	fprintf(f, ",\"exe_dev\":%llu,\"exe_ino\":%llu", ULL(p->exe_dev),
-		ULL(p->exe_ino));
-	fprintf(f, ",\"uid\":%u,\"euid\":%u,\"gid\":%u,\"egid\":%u,\"umask\":%u,\"personality\":%u,\"exit_signal\":%u",
-		p->uid, p->euid, p->gid, p->egid, p->umask, p->personality,
-		p->exit_signal);
-	fprintf(f, ",\"start_code\":\"0x%llx\",\"end_code\":\"0x%llx\",\"start_data\":\"0x%llx\",\"end_data\":\"0x%llx\"",
-		ULL(p->start_code), ULL(p->end_code), ULL(p->start_data),
-		ULL(p->end_data));
-	fprintf(f, ",\"start_brk\":\"0x%llx\",\"brk\":\"0x%llx\",\"start_stack\":\"0x%llx\"",
-		ULL(p->start_brk), ULL(p->brk), ULL(p->start_stack));
-	fprintf(f, ",\"arg_start\":\"0x%llx\",\"arg_end\":\"0x%llx\",\"env_start\":\"0x%llx\",\"env_end\":\"0x%llx\"",
-		ULL(p->arg_start), ULL(p->arg_end), ULL(p->env_start),
-		ULL(p->env_end));
-	fprintf(f, ",\"vdso\":\"0x%llx\",\"vdso_size\":%llu,\"vvar\":\"0x%llx\",\"vvar_size\":%llu,\"vdso_csum\":%u",
-		ULL(p->vdso), ULL(p->vdso_size), ULL(p->vvar),
-		ULL(p->vvar_size), p->vdso_csum);
-	if (img->has_vdso) {
-		fprintf(f, ",\"vdso_entries\":{");
-		for (i = 0; i < img->vdso.nr_syms; i++) {
-			fprintf(f, "%s", i ? "," : "");
-			json_print_str(f, img->vdso.syms[i].name);
-			fprintf(f, ":%llu", ULL(img->vdso.syms[i].offset));
-		}
-		fputc('}', f);
-	}
-	fprintf(f, ",\"rlimits\":{");
-	for (i = 0; i < CKPT_IMG_NRLIMITS; i++) {
-		fprintf(f, "%s\"%s\":[", i ? "," : "", rlimit_names[i]);
-		rlimit_json(f, p->rlimit[i].cur);
-		fputc(',', f);
-		rlimit_json(f, p->rlimit[i].max);
-		fputc(']', f);
-	}
-	fprintf(f, "}}");
-}
-
-static void json_creds(FILE *f, const struct ckpt_image *img)
-{
-	const struct ckpt_img_creds *c = &img->creds;
 	__u32 i;
 
-	if (!img->has_creds)
-		return;
-	fprintf(f, ",\"creds\":{\"uid\":%u,\"euid\":%u,\"suid\":%u,\"fsuid\":%u,\"gid\":%u,\"egid\":%u,\"sgid\":%u,\"fsgid\":%u,\"groups\":[",
-		c->uid, c->euid, c->suid, c->fsuid, c->gid, c->egid, c->sgid,
-		c->fsgid);
-	for (i = 0; i < c->nr_groups; i++)
-		fprintf(f, "%s%u", i ? "," : "", img->groups[i]);
-	fprintf(f, "],\"cap_effective\":\"0x%llx\",\"cap_permitted\":\"0x%llx\",\"cap_inheritable\":\"0x%llx\",\"cap_bset\":\"0x%llx\",\"cap_ambient\":\"0x%llx\",\"dumpable\":%u,\"no_new_privs\":%s}",
-		ULL(c->cap_effective), ULL(c->cap_permitted),
-		ULL(c->cap_inheritable), ULL(c->cap_bset),
-		ULL(c->cap_ambient), c->dumpable,
-		c->flags & CKPT_CREDS_NO_NEW_PRIVS ? "true" : "false");
-}
-
-static void json_tree(FILE *f, const struct ckpt_image *img)
-{
-	const struct ckpt_img_tree *t = &img->tree;
-	unsigned int i;
-
-	if (!img->has_tree)
-		return;
-	fprintf(f, ",\"tree\":{\"index\":%u,\"nr_members\":%u,\"parent\":", t->index,
-		t->nr_members);
-	if (t->parent == CKPT_TREE_NO_PARENT)
-		fprintf(f, "null");
-	else
-		fprintf(f, "%u", t->parent);
-	fprintf(f, ",\"pgid\":%u,\"sid\":%u,\"subreaper\":%s,\"foreground\":%s,\"id\":\"",
-		t->pgid, t->sid, t->flags & CKPT_TREE_SUBREAPER ? "true" : "false",
-		t->flags & CKPT_TREE_FOREGROUND ? "true" : "false");
-	for (i = 0; i < sizeof(t->id); i++)
-		fprintf(f, "%02x", t->id[i]);
-	fprintf(f, "\"}");
-}
-
-static void json_mac(FILE *f, const struct ckpt_image *img)
-{
-	unsigned int i;
-
-	if (!img->has_mac) {
-		fprintf(f, ",\"mac\":null");
-		return;
-	}
-	fprintf(f, ",\"mac\":{\"alg\":\"hmac-sha256\",\"key_id\":\"");
-	for (i = 0; i < CKPT_MAC_KEY_ID_LEN; i++)
-		fprintf(f, "%02x", img->mac.key_id[i]);
-	fprintf(f, "\"}");
-}
-
-static void json_thread(FILE *f, const struct ckpt_img_thread *t)
-{
-	unsigned int i;
-
-	fprintf(f, "{\"tid\":%u,\"comm\":", t->tid);
-	json_print_str(f, t->comm);
-	fprintf(f, ",\"flags\":");
-	flags_json(f, t->flags, thread_flag_names,
-		   ARRAY_SIZE(thread_flag_names));
-	fprintf(f, ",\"ip\":\"0x%llx\",\"sp\":\"0x%llx\",\"regs\":{",
-		ULL(t->gregs[CKPT_GREG_RIP]), ULL(t->gregs[CKPT_GREG_RSP]));
-	for (i = 0; i < CKPT_GREG_NR; i++)
-		fprintf(f, "%s\"%s\":\"0x%llx\"", i ? "," : "",
-			ckpt_greg_names[i], ULL(t->gregs[i]));
-	fprintf(f, "},\"blocked\":\"0x%llx\"}", ULL(t->blocked));
-}
-
-static void json_vma(FILE *f, const struct ckpt_img_vma *v, __u64 pages)
-{
-	char prot[5];
-
-	prot_string(prot, v);
-	prot[3] = '\0';
-	fprintf(f, "{\"start\":\"0x%llx\",\"end\":\"0x%llx\",\"prot\":\"%s\",\"flags\":",
-		ULL(v->start), ULL(v->end), prot);
-	flags_json(f, v->flags, vma_flag_names, ARRAY_SIZE(vma_flag_names));
-	fprintf(f, ",\"path\":");
-	json_print_str(f, v->path);
-	fprintf(f, ",\"pgoff\":%llu,\"dev\":%llu,\"ino\":%llu,\"size\":%llu,\"pages\":%llu}",
-		ULL(v->pgoff), ULL(v->dev), ULL(v->ino), ULL(v->size),
-		ULL(pages));
-}
-
-static void json_report(FILE *f, const char *name,
-			const struct ckpt_image *img, const struct inspect *in)
-{
-	const struct ckpt_img_header *h = &img->hdr;
-	char created[64];
-	size_t i;
-
-	fprintf(f, "{\"image\":");
-	json_print_str(f, name);
-	fprintf(f, ",\"valid\":true,\"version\":%u,\"arch\":\"x86_64\",\"page_size\":%u,\"kernel\":",
-		h->version, h->page_size);
-	json_print_str(f, h->kernel);
-	fprintf(f, ",\"boot_id\":");
-	json_print_str(f, h->boot_id);
-	created_string(created, sizeof(created), h->created_ns);
-	fprintf(f, ",\"created\":\"%s\",\"created_ns\":%llu,\"xstate_size\":%u,\"xfeatures\":\"0x%llx\",",
-		created, ULL(h->created_ns), h->xstate_size,
-		ULL(h->xfeatures));
-	json_process(f, img);
-	json_tree(f, img);
-	json_creds(f, img);
-	json_mac(f, img);
-	if (img->has_fs) {
-		fprintf(f, ",\"cwd\":");
-		json_print_str(f, img->fs.cwd);
-		fprintf(f, ",\"cwd_dev\":%llu,\"cwd_ino\":%llu,\"root\":",
-			ULL(img->fs.cwd_dev), ULL(img->fs.cwd_ino));
-		json_print_str(f, img->fs.root);
-		fprintf(f, ",\"root_dev\":%llu,\"root_ino\":%llu",
-			ULL(img->fs.root_dev), ULL(img->fs.root_ino));
-	}
-	fprintf(f, ",\"fileobjs\":[");
-	for (i = 0; i < img->nr_fileobjs; i++) {
-		const struct ckpt_img_fileobj *o = &img->fileobjs[i];
-
-		fprintf(f, "%s{\"kind\":\"%s\",\"name\":", i ? "," : "",
-			fileobj_kind(o->kind));
-		json_print_str(f, o->name);
-		fprintf(f, ",\"size\":%llu,\"stored\":%llu,\"mode\":%u,\"seals\":%u,\"capacity\":%u,\"dev\":%llu,\"ino\":%llu}",
-			ULL(o->size), ULL(o->stored), o->mode, o->seals,
-			o->capacity, ULL(o->dev), ULL(o->ino));
-	}
-	fprintf(f, "]");
-	emit_sysv(f, img, true);
-	emit_zombies(f, img, true);
-	emit_tcp(f, img, true);
-	emit_ptys(f, img, true);
-	fprintf(f, ",\"signals\":{\"pending\":%u,\"itimer_real_ns\":%llu,\"itimer_real_interval_ns\":%llu",
-		img->signals.nr, ULL(img->signals.real_value_ns),
-		ULL(img->signals.real_interval_ns));
-	fprintf(f, ",\"itimer_virtual_ns\":%llu,\"itimer_virtual_interval_ns\":%llu,\"itimer_prof_ns\":%llu,\"itimer_prof_interval_ns\":%llu}",
-		ULL(img->signals.virt_value_ns),
-		ULL(img->signals.virt_interval_ns),
-		ULL(img->signals.prof_value_ns),
-		ULL(img->signals.prof_interval_ns));
-	fprintf(f, ",\"timers\":{\"next_id\":%u,\"list\":[", img->timers.next_id);
+	print_open_object(p, "timers");
+	if (img->timers.nr || img->timers.next_id)
+		print_text(p, "POSIX timers: %u, next id %u\n", img->timers.nr,
+			   img->timers.next_id);
+	print_uint(p, PRINT_JSON, "next_id", "", img->timers.next_id);
+	print_open_array(p, "list");
 	for (i = 0; i < img->timers.nr; i++) {
 		const struct ckpt_img_timer *t = &img->timer_list[i];
 		__u32 owner;
 		const char *clock = timer_clock(t->clockid, &owner);
 
-		fprintf(f, "%s{\"id\":%u,\"clockid\":%d,\"clock\":\"%s\",\"owner\":%u,\"notify\":\"%s\",\"tid\":%u,\"signo\":%d,\"sival\":\"0x%llx\"",
-			i ? "," : "", t->id, t->clockid, clock, owner,
-			timer_notify(t->notify), t->tid, t->signo, ULL(t->sival));
-		fprintf(f, ",\"value_ns\":%llu,\"interval_ns\":%llu,\"absolute\":%s,\"pending\":%s,\"overrun\":%u,\"overrun_last\":%u}",
-			ULL(t->value_ns), ULL(t->interval_ns),
-			t->flags & CKPT_TIMER_ABSTIME ? "true" : "false",
-			t->flags & CKPT_TIMER_PENDING ? "true" : "false",
-			t->overrun, t->overrun_last);
+		print_open_object(p, NULL);
+		print_uint(p, PRINT_ANY, "id", "  timer %llu", t->id);
+		print_int(p, PRINT_JSON, "clockid", "", t->clockid);
+		print_string(p, PRINT_ANY, "clock", ": %s", clock);
+		print_uint(p, owner ? PRINT_ANY : PRINT_JSON, "owner", " of %llu", owner);
+		print_string(p, PRINT_JSON, "notify", "", timer_notify(t->notify));
+		print_uint(p, PRINT_JSON, "tid", "", t->tid);
+		print_int(p, t->notify == 1 ? PRINT_JSON : PRINT_ANY, "signo",
+			  ", signal %lld", t->signo);
+		if (t->notify == 1)
+			print_text(p, ", no signal");
+		if (t->notify == 2)
+			print_text(p, " (SIGEV_THREAD)");
+		if (t->notify == 4)
+			print_text(p, " to thread %u", t->tid);
+		print_xuint(p, PRINT_ANY, "sival", "0x%llx", ", value 0x%llx", t->sival);
+		print_text(p, ", %s", t->flags & CKPT_TIMER_ABSTIME ? "deadline" : "left");
+		print_uint(p, PRINT_ANY, "value_ns", " %llu ns", t->value_ns);
+		print_uint(p, PRINT_ANY, "interval_ns", ", interval %llu ns",
+			   t->interval_ns);
+		print_bool(p, PRINT_JSON, "absolute", "", t->flags & CKPT_TIMER_ABSTIME);
+		print_uint(p, PRINT_ANY, "overrun", ", overrun %llu", t->overrun);
+		print_uint(p, PRINT_ANY, "overrun_last", ", last %llu", t->overrun_last);
+		print_bool(p, PRINT_ANY, "pending", ", signal pending",
+			   t->flags & CKPT_TIMER_PENDING);
+		print_text(p, "\n");
+		print_close_object(p);
 	}
-	fprintf(f, "]}");
-	fprintf(f, ",\"threads\":[");
-	for (i = 0; i < img->nr_threads; i++) {
-		if (i)
-			fputc(',', f);
-		json_thread(f, &img->threads[i]);
+	print_close_array(p);
+	print_close_object(p);
+}
+
+/* The working and root directories, with -v their device and inode. */
+static void print_fs(struct printer *p, const struct ckpt_image *img,
+		     bool verbose)
+{
+	enum print_which more = verbose ? PRINT_ANY : PRINT_JSON;
+
+	if (!img->has_fs)
+		return;
+	print_string(p, PRINT_ANY, "cwd", "cwd: %s\n", img->fs.cwd);
+	print_uint(p, more, "cwd_dev", "  dev 0x%llx", img->fs.cwd_dev);
+	print_uint(p, more, "cwd_ino", " ino %llu\n", img->fs.cwd_ino);
+	print_string(p, PRINT_ANY, "root", "root: %s\n", img->fs.root);
+	print_uint(p, more, "root_dev", "  dev 0x%llx", img->fs.root_dev);
+	print_uint(p, more, "root_ino", " ino %llu\n", img->fs.root_ino);
+}
+
+/* Sizes, and with -v the bytes by section type and every section. */
+static void print_sizes(struct printer *p, const struct ckpt_image *img,
+			const struct inspect *in, bool verbose)
+{
+	__u64 page_bytes = img->nr_pages * CKPT_IMG_PAGE_SIZE;
+	size_t i;
+
+	print_open_object(p, "pages");
+	print_uint(p, PRINT_ANY, "pages", "pages: %llu", img->nr_pages);
+	print_uint(p, PRINT_ANY, "sections", " in %llu PAGES sections",
+		   img->nr_pages_sects);
+	print_uint(p, PRINT_ANY, "bytes", ", %llu bytes\n", page_bytes);
+	print_close_object(p);
+	print_uint(p, PRINT_ANY, "size", "size: %llu bytes", img->size);
+	print_uint(p, PRINT_ANY, "nr_sections", " in %llu sections", img->nr_sections);
+	print_text(p, ", %llu of them page data\n", ULL(page_bytes));
+	if (verbose)
+		print_text(p, "  by section type:");
+	print_open_object(p, "size_by_type");
+	for (i = CKPT_SECT_HEADER; i <= CKPT_SECT_MAX; i++) {
+		if (verbose)
+			print_text(p, " %s", ckpt_img_sect_name(i));
+		print_uint(p, verbose ? PRINT_ANY : PRINT_JSON,
+			   ckpt_img_sect_name(i), " %llu", img->type_bytes[i]);
 	}
-	fprintf(f, "],\"vmas\":[");
-	for (i = 0; i < img->nr_vmas; i++) {
-		if (i)
-			fputc(',', f);
-		json_vma(f, &img->vmas[i], img->vma_pages[i]);
+	print_close_object(p);
+	if (!verbose)
+		return;
+	print_text(p, "\nsections:%s\n", in->sects_lost ? " (out of memory)" : "");
+	print_open_array(p, "sections");
+	for (i = 0; i < in->nr_sects; i++) {
+		print_open_object(p, NULL);
+		print_text(p, "  %zu", i);
+		print_string(p, PRINT_JSON, "type", "", ckpt_img_sect_name(in->sects[i].type));
+		print_text(p, " %-7s", ckpt_img_sect_name(in->sects[i].type));
+		print_uint(p, PRINT_ANY, "offset", " at %llu", in->sects[i].offset);
+		print_uint(p, PRINT_ANY, "len", ", %llu bytes\n", in->sects[i].len);
+		print_close_object(p);
 	}
-	fprintf(f, "],\"pages\":{\"sections\":%llu,\"pages\":%llu,\"bytes\":%llu}",
-		ULL(img->nr_pages_sects), ULL(img->nr_pages),
-		ULL(img->nr_pages * CKPT_IMG_PAGE_SIZE));
-	fprintf(f, ",\"size\":%llu,\"size_by_type\":{", ULL(img->size));
-	for (i = CKPT_SECT_HEADER; i <= CKPT_SECT_MAX; i++)
-		fprintf(f, "%s\"%s\":%llu", i > CKPT_SECT_HEADER ? "," : "",
-			ckpt_img_sect_name(i), ULL(img->type_bytes[i]));
-	fprintf(f, "},\"nr_sections\":%llu,\"checksums\":\"ok\"",
-		ULL(img->nr_sections));
-	if (in->opts & INSPECT_VERBOSE) {
-		fprintf(f, ",\"sections\":[");
-		for (i = 0; i < in->nr_sects; i++)
-			fprintf(f, "%s{\"type\":\"%s\",\"offset\":%llu,\"len\":%llu}",
-				i ? "," : "",
-				ckpt_img_sect_name(in->sects[i].type),
-				ULL(in->sects[i].offset),
-				ULL(in->sects[i].len));
-		fprintf(f, "]");
-	}
-	fprintf(f, "}\n");
+	print_close_array(p);
+}
+
+/* The whole description, as text or as one JSON object. */
+static void report(FILE *f, const char *name, const struct ckpt_image *img,
+		   const struct inspect *in)
+{
+	bool verbose = in->opts & INSPECT_VERBOSE;
+	const struct ckpt_img_header *h = &img->hdr;
+	struct printer pr, *p = &pr;
+	char created[64];
+	__u32 i;
+
+	print_init(p, f, in->opts & INSPECT_JSON);
+	print_open_object(p, NULL);
+	print_string(p, PRINT_ANY, "image", "image: %s\n", name);
+	print_bool(p, PRINT_JSON, "valid", "", true);
+	print_uint(p, PRINT_ANY, "version", "format: version %llu", h->version);
+	print_string(p, PRINT_ANY, "arch", ", %s", "x86_64");
+	print_uint(p, PRINT_ANY, "page_size", ", %llu-byte pages\n", h->page_size);
+	print_string(p, PRINT_ANY, "kernel", "kernel: %s", h->kernel);
+	print_string(p, PRINT_JSON, "boot_id", "", h->boot_id);
+	if (verbose)
+		print_string(p, PRINT_TEXT, NULL, " (boot %s)",
+			     h->boot_id[0] ? h->boot_id : "unknown");
+	created_string(created, sizeof(created), h->created_ns);
+	print_string(p, PRINT_ANY, "created", "\ncreated: %s\n", created);
+	print_uint(p, PRINT_JSON, "created_ns", "", h->created_ns);
+	print_process(p, img, verbose);
+	print_tree(p, img);
+	print_creds(p, img);
+	print_mac(p, img);
+	print_uint(p, PRINT_ANY, "xstate_size", "xstate: %llu bytes per thread",
+		   h->xstate_size);
+	print_xuint(p, PRINT_ANY, "xfeatures", "0x%llx", ", xfeatures 0x%llx\n",
+		    h->xfeatures);
+	print_text(p, "threads: %u\n", img->nr_threads);
+	print_open_array(p, "threads");
+	for (i = 0; i < img->nr_threads; i++)
+		print_thread(p, &img->threads[i], verbose);
+	print_close_array(p);
+	print_files(p, img);
+	print_fileobjs(p, img);
+	print_sysv(p, img);
+	print_zombies(p, img);
+	print_tcp(p, img);
+	print_ptys(p, img);
+	print_signals(p, img, verbose);
+	print_timers(p, img);
+	print_fs(p, img, verbose);
+	print_text(p, "mappings: %u\n", img->nr_vmas);
+	print_open_array(p, "vmas");
+	for (i = 0; i < img->nr_vmas; i++)
+		print_vma(p, &img->vmas[i], img->vma_pages[i], verbose);
+	print_close_array(p);
+	print_sizes(p, img, in, verbose);
+	print_string(p, PRINT_ANY, "checksums", "checksums: %s\nvalid\n", "ok");
+	print_close_object(p);
+	if (p->json)
+		fputc('\n', f);
 }
 
 static void report_error(FILE *out, FILE *err, const char *name,
@@ -1011,9 +895,6 @@ int inspect_report(FILE *out, FILE *err, const char *name,
 		report_error(out, err, name, img, in);
 		return 1;
 	}
-	if (in->opts & INSPECT_JSON)
-		json_report(out, name, img, in);
-	else
-		text_report(out, name, img, in);
+	report(out, name, img, in);
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include "err.h"
 #include "inspect.h"
 #include "json.h"
+#include "print.h"
 #include "treedir.h"
 
 bool inspect_is_tree(const char *path)
@@ -76,34 +77,27 @@ static int read_member(const char *dir, const struct ckpt_tree *t, uint32_t i,
 	return ret;
 }
 
-static void print_member(bool json, const struct ckpt_tree *t, uint32_t i,
-			 const struct member_sum *s)
+static void print_member(struct printer *p, const struct ckpt_tree *t,
+			 uint32_t i, const struct member_sum *s)
 {
-	int parent = i ? (int)t->m[t->m[i].parent].pid : 0;
-
-	if (json) {
-		fprintf(stdout, "%s{\"pid\":%d,\"parent\":%d,\"comm\":", i ? "," : "",
-			(int)t->m[i].pid, parent);
-		json_print_str(stdout, s->comm);
-	} else {
-		printf("  pid %d", (int)t->m[i].pid);
-		if (i)
-			printf(" (child of %d)", parent);
-		else
-			printf(" (root)");
-		printf(": ");
-		text_string(stdout, s->comm);
-	}
-	printf(json ? ",\"threads\":%u,\"pages\":%llu,\"bytes\":%llu}" :
-		      ", %u thread(s), %llu pages, %llu bytes\n",
-	       s->threads, (unsigned long long)s->pages,
-	       (unsigned long long)s->bytes);
+	print_open_object(p, NULL);
+	print_int(p, PRINT_ANY, "pid", "  pid %lld", t->m[i].pid);
+	print_int(p, i ? PRINT_ANY : PRINT_JSON, "parent", " (child of %lld)",
+		  i ? t->m[t->m[i].parent].pid : 0);
+	print_text(p, "%s", i ? "" : " (root)");
+	print_string(p, PRINT_ANY, "comm", ": %s", s->comm);
+	print_uint(p, PRINT_ANY, "threads", ", %llu thread(s)", s->threads);
+	print_uint(p, PRINT_ANY, "pages", ", %llu pages", s->pages);
+	print_uint(p, PRINT_ANY, "bytes", ", %llu bytes\n", s->bytes);
+	print_close_object(p);
 }
 
 int inspect_tree(const char *dir, unsigned int opts)
 {
 	bool json = opts & INSPECT_JSON;
+	char id[2 * CKPT_TREE_ID_LEN + 1] = "";
 	struct member_sum *sums = NULL;
+	struct printer pr, *p = &pr;
 	struct ckpt_err err;
 	struct ckpt_tree t;
 	uint32_t i;
@@ -117,33 +111,30 @@ int inspect_tree(const char *dir, unsigned int opts)
 	}
 	for (i = 0; !ret && i < t.nr; i++)
 		ret = read_member(dir, &t, i, &sums[i], opts, &err);
-	if (ret) {
+	if (ret)
 		fprintf(stderr, "%s inspect: %s\n", prog, err.msg);
-		if (json) {
-			printf("{\"tree\":");
-			json_print_str(stdout, dir);
-			printf(",\"valid\":false,\"error\":");
-			json_print_str(stdout, err.msg);
-			printf("}\n");
-		}
+	if (ret && !json)
+		goto out;
+	print_init(p, stdout, json);
+	print_open_object(p, NULL);
+	print_string(p, PRINT_ANY, "tree", "tree %s", dir);
+	print_bool(p, PRINT_JSON, "valid", "", !ret);
+	if (ret) {
+		print_string(p, PRINT_JSON, "error", "", err.msg);
 	} else {
-		if (json) {
-			printf("{\"tree\":");
-			json_print_str(stdout, dir);
-			printf(",\"valid\":true,\"processes\":%u,\"id\":\"", t.nr);
-		} else {
-			printf("tree ");
-			text_string(stdout, dir);
-			printf(": %u processes, id ", t.nr);
-		}
+		print_uint(p, PRINT_ANY, "processes", ": %llu processes", t.nr);
 		for (i = 0; i < CKPT_TREE_ID_LEN; i++)
-			printf("%02x", t.id[i]);
-		printf(json ? "\",\"members\":[" : "\n");
+			sprintf(id + 2 * i, "%02x", t.id[i]);
+		print_string(p, PRINT_ANY, "id", ", id %s\n", id);
+		print_open_array(p, "members");
 		for (i = 0; i < t.nr; i++)
-			print_member(json, &t, i, &sums[i]);
-		if (json)
-			printf("]}\n");
+			print_member(p, &t, i, &sums[i]);
+		print_close_array(p);
 	}
+	print_close_object(p);
+	if (json)
+		putchar('\n');
+out:
 	free(sums);
 	ckpt_tree_free(&t);
 	return ret ? 1 : 0;
