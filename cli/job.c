@@ -50,6 +50,7 @@ static const struct field status_fields[] = {
 	{ "cmd", "command" },
 	{ "cwd", "directory" },
 	{ "seq", "snapshots" },
+	{ "dir", "snapshots in" },
 	{ "latest", "latest" },
 	{}
 };
@@ -129,15 +130,20 @@ static void emit(const json_t *res, const struct field *f, bool json)
 	}
 }
 
-/* Options common to the three: --json, --help, and the ones of @extra. */
+/*
+ * Options common to the commands: --json, --help, and those whose
+ * destination is not NULL (--stop, --kill, --timeout, --dir: made
+ * absolute, PATH_MAX bytes).
+ */
 static int parse(int argc, char **argv, const char *usage, bool *json,
-		 const char **mode, long *timeout, int nargs)
+		 const char **mode, long *timeout, char *dir, int nargs)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "stop", no_argument, NULL, 's' },
 		{ "kill", no_argument, NULL, 'k' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -162,6 +168,15 @@ static int parse(int argc, char **argv, const char *usage, bool *json,
 			if (*end || !*optarg || *timeout < 0) {
 				fprintf(stderr, "%s %s: bad --timeout '%s'\n",
 					prog, argv[0], optarg);
+				return 1;
+			}
+			break;
+		case 'd':
+			if (!dir)
+				goto bad;
+			if (!realpath(optarg, dir)) {
+				fprintf(stderr, "%s %s: --dir %s: %s\n", prog, argv[0],
+					optarg, strerror(errno));
 				return 1;
 			}
 			break;
@@ -244,25 +259,28 @@ static int call_emit(const char *cmd, json_t *req, const struct field *f,
 int cmd_job(int argc, char **argv)
 {
 	const char *usage =
-		"usage: ckpt job JOBID [--stop|--kill] [--timeout SECONDS] [--json]\n"
+		"usage: ckpt job JOBID [--stop|--kill] [--timeout SECONDS] [--dir DIR] [--json]\n"
 		"Checkpoints every process of job JOBID into a new snapshot (ckptd\n"
-		"writes it under its snapshot root and prints where). The job\n"
+		"writes it under its snapshot root, or the job's ckpt-run --dir, or\n"
+		"DIR/JOBID with --dir, a directory of yours, and prints where). The job\n"
 		"continues, unless --stop leaves it stopped or --kill ends it.\n"
 		"On a terminal, one line on stderr shows its progress: the phase, the\n"
 		"images written, their size and rate.\n"
 		"The exit status is 0 once the snapshot is whole, 1 if none was made.\n";
 	const char *mode = "continue";
+	char dir[PATH_MAX] = "";
 	long timeout = 0;
 	bool json = false;
 	int ret;
 
-	ret = parse(argc, argv, usage, &json, &mode, &timeout, 1);
+	ret = parse(argc, argv, usage, &json, &mode, &timeout, dir, 1);
 	if (ret >= 0)
 		return ret;
 	/* Progress on a terminal; never in --json's output. */
-	return call_emit("job", json_pack("{s:s, s:s, s:s, s:I}", "op", "checkpoint",
+	return call_emit("job", json_pack("{s:s, s:s, s:s, s:I, s:s*}", "op", "checkpoint",
 					  "job", argv[optind], "mode", mode,
-					  "timeout", (json_int_t)timeout),
+					  "timeout", (json_int_t)timeout,
+					  "dir", *dir ? dir : NULL),
 			 checkpoint_fields, json,
 			 !json && isatty(STDERR_FILENO) ? show_progress : NULL);
 }
@@ -277,7 +295,7 @@ int cmd_ls(int argc, char **argv)
 	size_t i;
 	int ret;
 
-	ret = parse(argc, argv, usage, &json, NULL, NULL, 0);
+	ret = parse(argc, argv, usage, &json, NULL, NULL, NULL, 0);
 	if (ret >= 0)
 		return ret;
 	if (call("ls", json_pack("{s:s}", "op", "ls"), &res))
@@ -310,7 +328,7 @@ static int job_command(int argc, char **argv, const char *op,
 	bool json = false;
 	int ret;
 
-	ret = parse(argc, argv, usage, &json, NULL, NULL, 1);
+	ret = parse(argc, argv, usage, &json, NULL, NULL, NULL, 1);
 	if (ret >= 0)
 		return ret;
 	return call_emit(op, json_pack("{s:s, s:s}", "op", op, "job", argv[optind]),

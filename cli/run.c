@@ -35,8 +35,8 @@
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s run [--name NAME] [--interval T] [--keep K] [--outside close]\n"
-		"                [--no-job] [--lib PATH] [--] PROGRAM [ARGS...]\n"
+		"usage: %s run [--name NAME] [--dir DIR] [--interval T] [--keep K]\n"
+		"                [--outside close] [--no-job] [--lib PATH] [--] PROGRAM [ARGS...]\n"
 		"       ckpt-run [the same]\n"
 		"Starts PROGRAM as a new job of ckptd's (its id on standard error and\n"
 		"in CKPT_JOBID), with libckpt preloaded into it and the programs it\n"
@@ -45,6 +45,8 @@ static void run_usage(FILE *f)
 		"in the foreground: signals go on to PROGRAM, whose exit status is\n"
 		"this command's.\n"
 		"  --name NAME  a name for the job, shown by ckpt ls and status\n"
+		"  --dir DIR    the job's snapshots in DIR/JOBID (a directory of yours)\n"
+		"               instead of under ckptd's snapshot root\n"
 		"  --interval T a checkpoint of the job every T (seconds, or with m or h)\n"
 		"  --keep K     keep the newest K snapshots of the job, remove the others\n"
 		"  --outside close  a TCP connection to a process outside the job does\n"
@@ -109,9 +111,10 @@ static void forward_signals(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
-/* What ckpt-run asks of the job: --name, --interval, --keep. */
+/* What ckpt-run asks of the job: --name, --dir, --interval, --keep. */
 struct job_opts {
 	const char *name;
+	char dir[PATH_MAX];	/* absolute, or "" */
 	long interval;		/* seconds, 0: none */
 	long keep;		/* 0: all */
 	bool outside_close;	/* --outside close */
@@ -152,6 +155,8 @@ static int start_job(pid_t pid, char **argv, const struct job_opts *jo,
 			"cmd", cmd, "cwd", cwd);
 	if (req && jo->name)
 		json_object_set_new(req, "name", json_string(jo->name));
+	if (req && jo->dir[0])
+		json_object_set_new(req, "dir", json_string(jo->dir));
 	if (req && jo->interval)
 		json_object_set_new(req, "interval", json_integer(jo->interval));
 	if (req && jo->keep)
@@ -227,6 +232,7 @@ int cmd_run(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "lib", required_argument, NULL, 'l' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "dir", required_argument, NULL, 'd' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "keep", required_argument, NULL, 'k' },
 		{ "outside", required_argument, NULL, 'o' },
@@ -248,6 +254,14 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'n':
 			jo.name = optarg;
+			break;
+		case 'd':
+			/* ckptd takes it whole: absolute, no link at its end. */
+			if (!realpath(optarg, jo.dir)) {
+				fprintf(stderr, "%s: --dir %s: %s\n", prog, optarg,
+					strerror(errno));
+				return 1;
+			}
 			break;
 		case 'i':
 			jo.interval = parse_interval(optarg);

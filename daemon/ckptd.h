@@ -33,6 +33,7 @@
 
 #include <linux/ckpt.h>
 
+#include "meta.h"
 #include "proto.h"
 #include "restore.h"
 
@@ -68,6 +69,8 @@ struct ckptd_config {
 	unsigned int port;		/* port: theirs, cluster-wide */
 };
 
+#define CKPTD_DIR_MAX	CKPT_META_DIR_MAX	/* a --dir: room for JOB/SEQ.tmp/NODE/0/PID.img */
+
 struct job {
 	char id[CKPTD_JOB_ID_LEN + 1];
 	uid_t uid;
@@ -83,6 +86,8 @@ struct job {
 	unsigned int interval;	/* seconds between periodic checkpoints, 0: none */
 	unsigned int keep;	/* snapshots kept, the newest; 0: all */
 	bool outside_close;	/* connections outside the job come back closed */
+	char dir[CKPTD_DIR_MAX];	/* ckpt-run --dir (snapdir.c), or "" */
+	char latest[PATH_MAX];	/* the newest snapshot's path, or "" */
 	json_t *addrmap;	/* its first run's addresses to its nodes' now, or NULL */
 	time_t last;		/* the last checkpoint's start */
 	struct job *next;
@@ -281,6 +286,28 @@ void key_mac(const struct ckptd *d, const void *buf, size_t len,
 	     char hex[2 * CKPTD_MAC_LEN + 1]);
 /* @len bytes of @b as 2 * @len lower-case hex digits and a NUL, in @out. */
 void ckptd_hex(const uint8_t *b, size_t len, char *out);
+
+/* snapdir.c: ROOT/JOB, a job's snapshots' directory, and how it is reached. */
+struct snapdir {
+	int fd;			/* ROOT/JOB, open, or -1 */
+	char path[32];		/* /proc/self/fd/FD: what ckptd works through */
+	char shown[PATH_MAX];	/* ROOT/JOB: what it says */
+};
+/*
+ * A --dir of @uid's (root's jobs: any directory), open: its descriptor, or
+ * -errno and the refusal in @err.
+ */
+int snapdir_root_open(const char *dir, uid_t uid, struct ckpt_err *err);
+/*
+ * Job @id's directory under @dir (NULL or "": ckptd's snapshot root), made
+ * if @create, open in @sd; 0, or -errno and the reason in @err. Under a
+ * --dir it must be ckptd's own (root's, 0700), whatever the user did.
+ */
+int snapdir_open(struct snapdir *sd, const struct ckptd *d, const char *dir,
+		 const char *id, uid_t uid, bool create, struct ckpt_err *err);
+void snapdir_close(struct snapdir *sd);
+/* @err's mentions of sd->path, as sd->shown: what the user knows. */
+void snapdir_shown(const struct snapdir *sd, struct ckpt_err *err);
 
 /* file.c */
 int file_write_atomic(int dirfd, const char *name, const void *buf,

@@ -157,7 +157,7 @@ int job_save(struct ckptd *d, const struct job *j)
 	json_t *rec;
 	int dfd, ret;
 
-	rec = json_pack("{s:s, s:I, s:I, s:s, s:O, s:s, s:I, s:[I, I], s:s, s:O?, s:I, s:I, s:b, s:O?}",
+	rec = json_pack("{s:s, s:I, s:I, s:s, s:O, s:s, s:I, s:[I, I], s:s, s:O?, s:I, s:I, s:b, s:O?, s:s, s:s}",
 			"id", j->id, "uid", (json_int_t)j->uid,
 			"gid", (json_int_t)j->gid, "name", j->name,
 			"cmd", j->cmd, "cwd", j->cwd, "seq", (json_int_t)j->seq,
@@ -165,7 +165,7 @@ int job_save(struct ckptd *d, const struct job *j)
 			(json_int_t)j->helpers[1], "coordinator", j->coordinator,
 			"nodes", j->nodes, "interval", (json_int_t)j->interval,
 			"keep", (json_int_t)j->keep, "outside_close", j->outside_close,
-			"addrmap", j->addrmap);
+			"addrmap", j->addrmap, "dir", j->dir, "latest", j->latest);
 	text = rec ? json_dumps(rec, JSON_COMPACT) : NULL;
 	json_decref(rec);
 	if (!text)
@@ -187,7 +187,7 @@ int job_save(struct ckptd *d, const struct job *j)
 static void job_load(struct ckptd *d, int dfd, const char *name)
 {
 	json_int_t uid, gid, seq, h0, h1, interval = 0, keep = 0;
-	const char *id, *jname, *cwd, *coord = "";
+	const char *id, *jname, *cwd, *coord = "", *dir = "", *latest = "";
 	int outside_close = 0;
 	char path[PATH_MAX], err[256];
 	json_t *rec = NULL, *cmd, *nodes = NULL, *addrmap = NULL;
@@ -203,12 +203,14 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 	if (rec && json_is_null(json_object_get(rec, "addrmap")))
 		json_object_del(rec, "addrmap");
 	if (!rec ||
-	    json_unpack(rec, "{s:s, s:I, s:I, s:s, s:o, s:s, s:I, s:[I, I], s?:s, s?:o, s?:I, s?:I, s?:b, s?:o}",
+	    json_unpack(rec, "{s:s, s:I, s:I, s:s, s:o, s:s, s:I, s:[I, I], s?:s, s?:o, s?:I, s?:I, s?:b, s?:o, s?:s, s?:s}",
 			"id", &id, "uid", &uid, "gid", &gid, "name", &jname,
 			"cmd", &cmd, "cwd", &cwd, "seq", &seq, "helpers", &h0,
 			&h1, "coordinator", &coord, "nodes", &nodes,
 			"interval", &interval, "keep", &keep,
-			"outside_close", &outside_close, "addrmap", &addrmap) ||
+			"outside_close", &outside_close, "addrmap", &addrmap,
+			"dir", &dir, "latest", &latest) ||
+	    strlen(dir) >= CKPTD_DIR_MAX || strlen(latest) >= PATH_MAX ||
 	    (addrmap && !json_is_array(addrmap)) ||
 	    interval < 0 || interval > CKPTD_MAX_INTERVAL || keep < 0 ||
 	    keep > CKPTD_MAX_KEEP ||
@@ -236,6 +238,8 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 	j->keep = keep;
 	j->outside_close = outside_close;
 	j->addrmap = json_incref(addrmap);
+	snprintf(j->dir, sizeof(j->dir), "%s", dir);
+	snprintf(j->latest, sizeof(j->latest), "%s", latest);
 	j->last = time(NULL);
 	snapshot_sweep(d, j);
 	ckptd_log(d, 1, "job %s (uid %u) found again", j->id,
@@ -495,22 +499,26 @@ static long proc_status(pid_t pid, const char *key)
 }
 
 /*
- * run {pid, cmd, cwd, name?}: a new job of the caller's, whose first
- * process is @pid, the caller's own child (ckpt-run's, waiting to exec).
+ * run {pid, cmd, cwd, name?, interval?, keep?, outside?, dir?}: a new job
+ * of the caller's, whose first process is @pid, the caller's own child
+ * (ckpt-run's, waiting to exec); DIR, a directory of the caller's, holds
+ * its snapshots (snapdir.c).
  */
 void op_run(struct conn *c, const json_t *req)
 {
 	struct ckptd *d = conn_daemon(c);
-	const char *name = NULL, *cwd, *outside = "refuse";
+	const char *name = NULL, *cwd, *outside = "refuse", *dir = NULL;
+	struct ckpt_err derr;
 	char err[512];
 	json_int_t pid, interval = 0, keep = 0;
 	struct job *j;
 	json_t *cmd;
 	int ret;
 
-	if (json_unpack((json_t *)req, "{s:I, s:o, s:s, s?:s, s?:I, s?:I, s?:s}", "pid", &pid,
+	if (json_unpack((json_t *)req, "{s:I, s:o, s:s, s?:s, s?:I, s?:I, s?:s, s?:s}", "pid", &pid,
 			"cmd", &cmd, "cwd", &cwd, "name", &name,
-			"interval", &interval, "keep", &keep, "outside", &outside) ||
+			"interval", &interval, "keep", &keep, "outside", &outside,
+			"dir", &dir) ||
 	    (strcmp(outside, "refuse") && strcmp(outside, "close")) ||
 	    interval < 0 || interval > CKPTD_MAX_INTERVAL || keep < 0 ||
 	    keep > CKPTD_MAX_KEEP ||
@@ -521,6 +529,13 @@ void op_run(struct conn *c, const json_t *req)
 			  sizeof(j->name) - 1, CKPTD_MAX_INTERVAL, CKPTD_MAX_KEEP);
 		return;
 	}
+	ret = dir ? snapdir_root_open(dir, conn_uid(c), &derr) : 0;
+	if (ret < 0) {
+		conn_fail(c, "run: %s", derr.msg);
+		return;
+	}
+	if (dir)
+		close(ret);
 	if (proc_status(pid, "PPid:") != conn_pid(c) ||
 	    proc_status(pid, "Uid:") != (long)conn_uid(c)) {
 		conn_fail(c, "run: process %d is not a child of yours", (int)pid);
@@ -540,6 +555,7 @@ void op_run(struct conn *c, const json_t *req)
 	j->interval = interval;
 	j->keep = keep;
 	j->outside_close = !strcmp(outside, "close");
+	snprintf(j->dir, sizeof(j->dir), "%s", dir ?: "");
 	j->last = time(NULL);
 	ret = job_add_pid(d, j, pid);
 	if (ret) {
@@ -574,7 +590,11 @@ static json_t *job_describe(const struct ckptd *d, const struct job *j)
 		json_object_set_new(o, "coordinator", json_string(j->coordinator));
 	if (o && j->nodes)
 		json_object_set(o, "nodes", j->nodes);
-	if (o && j->seq)
+	if (o && j->dir[0])
+		json_object_set_new(o, "dir", json_string(j->dir));
+	if (o && j->latest[0])
+		json_object_set_new(o, "latest", json_string(j->latest));
+	else if (o && j->seq)
 		json_object_set_new(o, "latest",
 				    json_sprintf("%s/%s/%u", d->cfg.snapshot_root,
 						 j->id, j->seq));

@@ -548,6 +548,8 @@ static struct job *restart_job(struct conn *c, const json_t *meta)
 	}
 	j->seq = json_integer_value(json_object_get(meta, "seq"));
 	j->outside_close = !strcmp(ckptd_msg_str(meta, "outside") ?: "", "close");
+	/* Its --dir, still checked as the user's at each checkpoint. */
+	snprintf(j->dir, sizeof(j->dir), "%s", ckptd_msg_str(meta, "dir") ?: "");
 	return j;
 }
 

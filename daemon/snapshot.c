@@ -3,10 +3,13 @@
  * A node's checkpoint of a job, into a snapshot directory
  * (Documentation/ckptd.md, "Snapshots"):
  *
- *   SNAPSHOT_ROOT/JOB/SEQ.tmp/NODE/0/   the tree's images and manifest
- *   SNAPSHOT_ROOT/JOB/SEQ.tmp/meta.json, meta.mac
+ *   ROOT/JOB/SEQ.tmp/NODE/0/   the tree's images and manifest
+ *   ROOT/JOB/SEQ.tmp/meta.json, meta.mac
  *
  * renamed to SEQ once whole and synced, and JOB/latest pointed at it.
+ * ROOT is ckptd's snapshot root or the job's --dir; ROOT/JOB is reached
+ * through its descriptor (snapdir.c), s->jobdir and the paths under it
+ * name it so, and what the user is told names it as they know it.
  * Until the rename nothing of the snapshot exists; a failure removes the
  * .tmp directory and leaves earlier snapshots as they were.
  */
@@ -42,6 +45,9 @@ struct snap {
 	pid_t root;
 	struct ckpt_checkpoint_tree a;
 	unsigned int seq;
+	char dir[CKPTD_DIR_MAX];	/* a --dir, or "": ckptd's snapshot root */
+	struct snapdir sd;
+	char shown[PATH_MAX];		/* ROOT/JOB/SEQ, as the user knows it */
 	char jobdir[PATH_MAX];
 	char tmp[PATH_MAX];
 	char treedir[PATH_MAX];
@@ -78,38 +84,49 @@ static void remove_tree(const char *path)
 	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* The directory of @j's snapshots, open, or NULL. */
-static DIR *job_snapshots(const struct ckptd *d, const struct job *j)
+/* The directory of @j's snapshots, open in @sd and listed, or NULL. */
+static DIR *job_snapshots(const struct ckptd *d, const struct job *j,
+			  struct snapdir *sd)
 {
-	char path[PATH_MAX];
+	struct ckpt_err err;
+	DIR *dir;
+	int fd;
 
-	if (snprintf(path, sizeof(path), "%s/%s", d->cfg.snapshot_root, j->id) >=
-	    (int)sizeof(path))
+	if (snapdir_open(sd, d, j->dir, j->id, j->uid, false, &err))
 		return NULL;
-	return opendir(path);
+	fd = dup(sd->fd);
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		snapdir_close(sd);
+	}
+	return dir;
 }
 
 void snapshot_sweep(struct ckptd *d, const struct job *j)
 {
+	struct snapdir sd;
 	char path[PATH_MAX];
 	struct dirent *e;
 	size_t n;
 	DIR *dir;
 
-	dir = job_snapshots(d, j);
+	dir = job_snapshots(d, j, &sd);
 	if (!dir)
 		return;
 	while ((e = readdir(dir))) {
 		n = strlen(e->d_name);
 		if (n < 5 || strcmp(e->d_name + n - 4, ".tmp") ||
-		    snprintf(path, sizeof(path), "%s/%s/%s", d->cfg.snapshot_root,
-			     j->id, e->d_name) >= (int)sizeof(path))
+		    snprintf(path, sizeof(path), "%s/%s", sd.path, e->d_name) >=
+		    (int)sizeof(path))
 			continue;
 		remove_tree(path);
 		ckptd_log(d, 1, "job %s: %s, left by a checkpoint cut short, removed",
 			  j->id, e->d_name);
 	}
 	closedir(dir);
+	snapdir_close(&sd);
 }
 
 int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size)
@@ -218,6 +235,9 @@ static int build_meta(struct snap *s, struct ckpt_err *err)
 		"nodes", nodes);
 	if (s->meta && s->j->outside_close)
 		json_object_set_new(s->meta, "outside", json_string("close"));
+	/* The job's --dir, which its restarts keep. */
+	if (s->meta && s->j->dir[0])
+		json_object_set_new(s->meta, "dir", json_string(s->j->dir));
 	/* Restarted on other nodes: the addresses its processes know. */
 	if (s->meta && json_array_size(s->j->addrmap))
 		json_object_set(s->meta, "addrmap", s->j->addrmap);
@@ -273,10 +293,11 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 
 		s->peers[i] = peer_connect(s->d, name, err);
 		if (!s->peers[i] ||
-		    peer_send(s->peers[i], json_pack("{s:s, s:s, s:I, s:s, s:I}",
+		    peer_send(s->peers[i], json_pack("{s:s, s:s, s:I, s:s+, s:I, s:s*}",
 				"op", "peer-checkpoint", "job", s->j->id,
-				"seq", (json_int_t)s->seq, "dir", s->tmp,
-				"timeout", (json_int_t)s->a.timeout_ms / 1000), err))
+				"seq", (json_int_t)s->seq, "dir", s->shown, ".tmp",
+				"timeout", (json_int_t)s->a.timeout_ms / 1000,
+				"root", *s->dir ? s->dir : NULL), err))
 			return -EIO;
 		s->npeers = i + 1;
 	}
@@ -466,13 +487,15 @@ static int commit(struct snap *s, struct ckpt_err *err)
 static int prepare(struct snap *s, struct ckpt_err *err)
 {
 	struct stat st;
+	int ret;
 
-	if (snprintf(s->jobdir, sizeof(s->jobdir), "%s/%s", s->d->cfg.snapshot_root,
-		     s->j->id) >= (int)sizeof(s->jobdir))
-		return ckpt_err_set(err, ENAMETOOLONG, "snapshot root too long");
-	if (mkdir(s->jobdir, 0700) && errno != EEXIST)
-		return ckpt_err_set(err, errno, "cannot create %s: %s", s->jobdir,
-				    strerror(errno));
+	if (s->sd.fd < 0) {
+		ret = snapdir_open(&s->sd, s->d, s->dir, s->j->id, s->j->uid,
+				   true, err);
+		if (ret)
+			return ret;
+	}
+	snprintf(s->jobdir, sizeof(s->jobdir), "%s", s->sd.path);
 	/* Numbers already taken (by a copy restarted as another job) are skipped. */
 	for (s->seq = s->j->seq + 1;; s->seq++) {
 		if (snprintf(s->final, sizeof(s->final), "%s/%u", s->jobdir,
@@ -482,6 +505,9 @@ static int prepare(struct snap *s, struct ckpt_err *err)
 			break;
 	}
 	snprintf(s->tmp, sizeof(s->tmp), "%.*s.tmp", PATH_MAX - 8, s->final);
+	if (snprintf(s->shown, sizeof(s->shown), "%s/%u", s->sd.shown, s->seq) >=
+	    (int)sizeof(s->shown) - 8)
+		return ckpt_err_set(err, ENAMETOOLONG, "%s: too long", s->sd.shown);
 	/* One left by a ckptd that died mid-checkpoint is nobody's. */
 	remove_tree(s->tmp);
 	if (snprintf(s->treedir, sizeof(s->treedir), "%s/%s", s->tmp,
@@ -530,13 +556,15 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	if (json_array_size(j->nodes))
 		finish(s, ret ? "abort" : s->mode);
 	if (ret) {
-		remove_tree(s->tmp);
+		if (*s->tmp)
+			remove_tree(s->tmp);
+		snapdir_shown(&s->sd, &err);
 		worker_send(out, json_pack("{s:b, s:o}", "ok", 0, "error",
 					   json_sprintf("job %s: %s", j->id, err.msg)));
 		return;
 	}
 	worker_send(out, json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:O*}",
-		"ok", 1, "job", j->id, "snapshot", s->final,
+		"ok", 1, "job", j->id, "snapshot", s->shown,
 		"seq", (json_int_t)s->seq, "processes", s->nr_all,
 		"bytes", s->bytes_all,
 		"frozen_us", (json_int_t)(s->a.frozen_ns / 1000),
@@ -567,11 +595,13 @@ static void retain(struct ckptd *d, const struct job *j);
 static void checkpoint_report(struct worker *w, json_t *msg)
 {
 	struct job *j = worker_job(w);
+	const char *shown;
 	json_int_t seq;
 
 	if (msg && json_is_true(json_object_get(msg, "ok")) &&
-	    !json_unpack(msg, "{s:I}", "seq", &seq)) {
+	    !json_unpack(msg, "{s:I, s:s}", "seq", &seq, "snapshot", &shown)) {
 		j->seq = seq;
+		snprintf(j->latest, sizeof(j->latest), "%s", shown);
 		drop_ended(worker_daemon(w), j, json_object_get(msg, "ended"));
 		job_save(worker_daemon(w), j);
 		ckptd_log(worker_daemon(w), 1, "job %s: snapshot %u taken",
@@ -620,13 +650,15 @@ static const char *checkpoint_refusal(struct job *j, pid_t *root, char *why,
 
 /*
  * Starts a checkpoint of @j in @mode for client @c (NULL: ckptd's own,
- * periodic or detached). NULL, or the refusal in @why.
+ * periodic or detached), into @dir (NULL: the job's). NULL, or the
+ * refusal in @why.
  */
 static const char *checkpoint_start(struct ckptd *d, struct conn *c,
 				    struct job *j, const char *mode,
-				    unsigned int timeout_s, char *why, size_t len)
+				    unsigned int timeout_s, const char *dir,
+				    char *why, size_t len)
 {
-	struct snap s = { .mode = mode };
+	struct snap s = { .mode = mode, .sd.fd = -1 };
 
 	/* A job's tmpfs files travel with it (engine.md, "Files"). */
 	s.a.flags = CKPT_CHECKPOINT_LOCAL_FILES |
@@ -635,6 +667,7 @@ static const char *checkpoint_start(struct ckptd *d, struct conn *c,
 	s.a.timeout_ms = timeout_s * 1000;
 	if (checkpoint_refusal(j, &s.root, why, len))
 		return why;
+	snprintf(s.dir, sizeof(s.dir), "%s", dir ?: j->dir);
 	j->last = time(NULL);
 	worker_set_checkpoint();
 	if (!worker_start(d, c, j, checkpoint_worker, checkpoint_report, &s)) {
@@ -646,7 +679,8 @@ static const char *checkpoint_start(struct ckptd *d, struct conn *c,
 }
 
 /*
- * checkpoint {job, mode: continue|stop|kill, timeout?, detach?}. Detached
+ * checkpoint {job, mode: continue|stop|kill, timeout?, detach?, dir?}, DIR
+ * a directory of the caller's for this snapshot (snapdir.c). Detached
  * (MPIX_Checkpoint's: its caller is a process of the job), the request is
  * checked and answered at once, and the checkpoint starts once the client
  * has closed the connection, which a checkpoint of the caller could not
@@ -654,9 +688,10 @@ static const char *checkpoint_start(struct ckptd *d, struct conn *c,
  */
 void op_checkpoint(struct conn *c, const json_t *req)
 {
-	const char *mode = "continue", *literal, *why;
+	const char *mode = "continue", *literal, *why, *dir = NULL;
 	json_int_t timeout = 0;
-	int detach = 0;
+	struct ckpt_err err;
+	int detach = 0, fd;
 	struct job *j;
 	char buf[512];
 	pid_t root;
@@ -664,12 +699,20 @@ void op_checkpoint(struct conn *c, const json_t *req)
 	j = job_lookup(c, req);
 	if (!j)
 		return;
-	if (json_unpack((json_t *)req, "{s?:s, s?:I, s?:b}", "mode", &mode,
-			"timeout", &timeout, "detach", &detach) ||
-	    timeout < 0 || timeout > CKPT_TIMEOUT_MAX_MS / 1000) {
-		conn_fail(c, "checkpoint: \"mode\" is a string, \"timeout\" 0 to %u seconds, \"detach\" a boolean",
+	if (json_unpack((json_t *)req, "{s?:s, s?:I, s?:b, s?:s}", "mode", &mode,
+			"timeout", &timeout, "detach", &detach, "dir", &dir) ||
+	    timeout < 0 || timeout > CKPT_TIMEOUT_MAX_MS / 1000 || (dir && detach)) {
+		conn_fail(c, "checkpoint: \"mode\" is a string, \"timeout\" 0 to %u seconds, \"detach\" a boolean, \"dir\" a string (not detached)",
 			  CKPT_TIMEOUT_MAX_MS / 1000);
 		return;
+	}
+	if (dir) {
+		fd = snapdir_root_open(dir, conn_uid(c), &err);
+		if (fd < 0) {
+			conn_fail(c, "job %s: %s", j->id, err.msg);
+			return;
+		}
+		close(fd);
 	}
 	/* The mode's own literal: the request is gone when the worker runs. */
 	literal = ckptd_mode(mode);
@@ -690,7 +733,8 @@ void op_checkpoint(struct conn *c, const json_t *req)
 		conn_reply(c, json_pack("{s:s, s:b}", "job", j->id, "detached", 1));
 		return;
 	}
-	why = checkpoint_start(conn_daemon(c), c, j, mode, timeout, buf, sizeof(buf));
+	why = checkpoint_start(conn_daemon(c), c, j, mode, timeout, dir, buf,
+			       sizeof(buf));
 	if (why)
 		conn_fail(c, "%s", why);
 }
@@ -706,7 +750,7 @@ void checkpoint_detached(struct ckptd *d, const char *id, const char *mode,
 		ckptd_log(d, 0, "job %s: the detached checkpoint: the job has ended", id);
 	else if (j->coordinator[0])
 		ask_coordinator(d, j, mode, timeout_s);
-	else if (checkpoint_start(d, NULL, j, mode, timeout_s, why, sizeof(why)))
+	else if (checkpoint_start(d, NULL, j, mode, timeout_s, NULL, why, sizeof(why)))
 		ckptd_log(d, 0, "job %s: the detached checkpoint: %s", id, why);
 	else
 		ckptd_log(d, 1, "job %s: the detached checkpoint starts", id);
@@ -723,7 +767,7 @@ void checkpoint_due(struct ckptd *d)
 		if (!j->interval || j->busy || j->coordinator[0] ||
 		    now - j->last < (time_t)j->interval || !job_running(j))
 			continue;
-		if (checkpoint_start(d, NULL, j, "continue", 0, why, sizeof(why)))
+		if (checkpoint_start(d, NULL, j, "continue", 0, NULL, why, sizeof(why)))
 			ckptd_log(d, 0, "job %s: the periodic checkpoint: %s", j->id, why);
 	}
 }
@@ -734,12 +778,13 @@ static void retain(struct ckptd *d, const struct job *j)
 	char path[PATH_MAX];
 	struct dirent *e;
 	unsigned int *seqs = NULL, n = 0, i, k, tmp;
+	struct snapdir sd;
 	char *end;
 	DIR *dir;
 
 	if (!j->keep)
 		return;
-	dir = job_snapshots(d, j);
+	dir = job_snapshots(d, j, &sd);
 	if (!dir)
 		return;
 	while ((e = readdir(dir))) {
@@ -763,14 +808,15 @@ static void retain(struct ckptd *d, const struct job *j)
 				seqs[k] = tmp;
 			}
 	for (i = j->keep; i < n; i++) {
-		if (snprintf(path, sizeof(path), "%s/%s/%u", d->cfg.snapshot_root,
-			     j->id, seqs[i]) >= (int)sizeof(path))
+		if (snprintf(path, sizeof(path), "%s/%u", sd.path, seqs[i]) >=
+		    (int)sizeof(path))
 			continue;
 		remove_tree(path);
 		ckptd_log(d, 1, "job %s: snapshot %u removed (--keep %u)", j->id,
 			  seqs[i], j->keep);
 	}
 	free(seqs);
+	snapdir_close(&sd);
 }
 
 /*
@@ -783,7 +829,8 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 {
 	const char *id = ckptd_msg_str(req, "job");
 	const char *dir = ckptd_msg_str(req, "dir"), *action = "abort";
-	struct snap s = { .d = d };
+	const char *root = ckptd_msg_str(req, "root");
+	struct snap s = { .d = d, .sd.fd = -1 };
 	struct ckpt_err err;
 	json_int_t seq = 0, timeout = 0;
 	json_t *node = NULL, *tcp = NULL, *msg;
@@ -803,16 +850,24 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 		peer_send(p, json_pack("{s:b, s:b}", "ok", 1, "ended", 1), NULL);
 		return;
 	}
-	/* The one place it may write: its own share of that snapshot. */
-	if (!ret && (snprintf(want, sizeof(want), "%s/%s/%u.tmp", d->cfg.snapshot_root,
-			      s.j->id, (unsigned int)seq) >= (int)sizeof(want) ||
+	/*
+	 * The one place it may write: its own share of that snapshot, under
+	 * the snapshot root or the job's --dir (a directory of the job's
+	 * user), reached through ROOT/JOB as ckptd made it (snapdir.c).
+	 */
+	if (!ret && (snprintf(want, sizeof(want), "%s/%s/%u.tmp",
+			      root ?: d->cfg.snapshot_root, s.j->id,
+			      (unsigned int)seq) >= (int)sizeof(want) ||
 		     strcmp(want, dir)))
 		ret = ckpt_err_set(&err, EINVAL, "%s is not %s: the job's nodes must share the snapshot root %s",
-				   dir, want, d->cfg.snapshot_root);
+				   dir, want, root ?: d->cfg.snapshot_root);
 	if (!ret && job_roots(s.j, roots, 2) != 1)
 		ret = ckpt_err_set(&err, EBUSY, "job %s is not one process tree here",
 				   s.j->id);
-	if (!ret && (snprintf(s.treedir, sizeof(s.treedir), "%s/%s", dir, d->node) >=
+	if (!ret)
+		ret = snapdir_open(&s.sd, d, root, s.j->id, s.j->uid, false, &err);
+	if (!ret && (snprintf(s.treedir, sizeof(s.treedir), "%s/%u.tmp/%s",
+			      s.sd.path, (unsigned int)seq, d->node) >=
 		     (int)sizeof(s.treedir) - 2 || mkdir(s.treedir, 0700)))
 		ret = ckpt_err_set(&err, errno ?: ENAMETOOLONG, "cannot create %s: %s",
 				   s.treedir, strerror(errno));
@@ -834,6 +889,8 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 		tcp = tcp_ends(s.treedir, &s.t, &err);
 	if (tcp)
 		node = node_entry(&s, &err);
+	snapdir_shown(&s.sd, &err);
+	snapdir_close(&s.sd);
 	if (!node) {
 		json_decref(tcp);
 		ckptd_log(d, 1, "job %.16s: no share of snapshot %lld: %s", id ?: "",

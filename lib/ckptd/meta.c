@@ -150,6 +150,11 @@ int ckpt_meta_check(const json_t *meta, struct ckpt_err *err)
 		if (ckpt_addrmap_read(json_object_get(meta, "addrmap"), map, &n, err))
 			return -EINVAL;
 	}
+	v = json_object_get(meta, "dir");
+	if (v && (!json_is_string(v) || json_string_value(v)[0] != '/' ||
+		  json_string_length(v) >= CKPT_META_DIR_MAX))
+		return ckpt_err_set(err, EINVAL, "\"dir\" must be an absolute path of at most %d bytes",
+				    CKPT_META_DIR_MAX - 1);
 	v = json_object_get(meta, "outside");
 	if (v && (!json_is_string(v) || (strcmp(json_string_value(v), "close") &&
 					  strcmp(json_string_value(v), "refuse"))))

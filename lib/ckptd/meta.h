@@ -8,6 +8,8 @@
 #ifndef _CKPT_CKPTD_META_H
 #define _CKPT_CKPTD_META_H
 
+#include <limits.h>
+
 #include <jansson.h>
 
 #include "restore.h"
@@ -17,6 +19,7 @@
 #define CKPT_META_FORMAT	"ckpt-snapshot"
 #define CKPT_META_VERSION	1
 #define CKPT_META_MAX		(1024 * 1024)
+#define CKPT_META_DIR_MAX	(PATH_MAX - 128)	/* "dir": a job's --dir */
 
 /*
  * @meta has every member a snapshot needs, each of its type and in bounds,

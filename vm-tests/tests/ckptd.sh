@@ -25,7 +25,12 @@
 # the reason, leaves nothing, and the job runs on. A checkpoint cancelled,
 # one whose ckptd is killed with its worker, one whose job loses a process
 # midway: each leaves no half-made snapshot, the job runs on, and the next
-# checkpoint works. On a terminal ckpt job shows its progress.
+# checkpoint works. On a terminal ckpt job shows its progress. A user's
+# job run with --dir keeps its snapshots in that directory of theirs
+# (retention too, and after a restart), ckpt job --dir puts one elsewhere;
+# a directory not theirs, a relative one, and DIR/JOBID swapped by the user
+# for a link or a directory of their own are refused by name, nothing
+# written through them.
 #
 # Topology: one node, no network.
 # kernels: 6.1
@@ -96,6 +101,11 @@ detach_raw() {
 	raw "{\"op\":\"checkpoint\",\"job\":\"$1\",\"detach\":$2}"
 }
 export -f detach_raw
+# A checkpoint of job $1 into "dir" $2 (JSON).
+dir_raw() {
+	raw "{\"op\":\"checkpoint\",\"job\":\"$1\",\"dir\":$2}"
+}
+export -f dir_raw
 
 # The pipeline: lines, a sleep of GATE seconds, more lines; one digest
 # line at the end. Checkpointed during the sleep, sort holds the first
@@ -132,7 +142,7 @@ kill_cycle() {
 	ktap_check "$2 exits as its killed job: 137" test "$rc" = 137
 }
 
-ktap_plan 42
+ktap_plan 48
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -281,6 +291,55 @@ umount "$snap/$fjob"
 ktap_check "room again: the next checkpoint is snapshot 1" sh -c \
 	"'$bin/ckpt' job '$fjob' | grep -q '^snapshot *$snap/$fjob/1\$'"
 kill "$frunner" 2> /dev/null || true
+
+# --dir (snapdir.c): a directory of the user's holds the job's snapshots,
+# in DIR/JOBID, which ckptd makes its own (root's, 0700). Not the user's
+# directory, or DIR/JOBID moved aside for a link or a directory of the
+# user's: refused by name, nothing written through them.
+mkdir "$tmp/d" "$tmp/d/mine" "$tmp/d/other" "$tmp/victim"
+chown 65534:65534 "$tmp/d/mine" "$tmp/d/other"
+chmod 700 "$tmp/victim"
+(cd "$tmp/u" && exec bash -c "as_nobody '$bin/ckpt-run' --dir '$tmp/d/mine' --keep 2 sleep 120" 2> "$tmp/d.err") &
+drunner=$!
+ktap_poll 30 grep -q "job " "$tmp/d.err" || true
+djob=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$tmp/d.err")
+ddir=$tmp/d/mine/$djob
+ktap_check "--dir: the job's snapshot in DIR/JOBID, ckptd's own; none under the snapshot root" bash -c \
+	"as_nobody '$bin/ckpt' job '$djob' | grep -q '^snapshot *$ddir/1\$' &&
+	 test -f '$ddir/1/meta.json' && test \"\$(stat -c %u:%a '$ddir')\" = 0:700 &&
+	 grep -q '\"dir\": \"$tmp/d/mine\"' '$ddir/1/meta.json' &&
+	 as_nobody '$bin/ckpt' status '$djob' | grep -q '^snapshots in *$tmp/d/mine\$' &&
+	 ! ls -d '$snap/$djob' 2> /dev/null"
+ktap_check "--keep 2 there: the newest two stay, latest the newest" bash -c \
+	"as_nobody '$bin/ckpt' job '$djob' > /dev/null && as_nobody '$bin/ckpt' job '$djob' > /dev/null &&
+	 test \"\$(ls '$ddir' | grep -c '^[0-9]*\$')\" = 2 && test \"\$(readlink '$ddir/latest')\" = 3"
+ktap_check "ckpt job --dir: one snapshot in another directory of the user's" bash -c \
+	"as_nobody '$bin/ckpt' job '$djob' --dir '$tmp/d/other' | grep -q '^snapshot *$tmp/d/other/$djob/4\$' &&
+	 test -f '$tmp/d/other/$djob/4/meta.json' &&
+	 as_nobody '$bin/ckpt' status '$djob' | grep -q '^latest *$tmp/d/other/$djob/4\$'"
+ktap_check "a directory not the user's, a relative one, no string: refused, named; nothing made" bash -c \
+	"! as_nobody '$bin/ckpt' job '$djob' --dir /etc 2> '$tmp/e' &&
+	 grep -q -- '--dir /etc is not a directory of yours' '$tmp/e' && test ! -e '/etc/$djob' &&
+	 ! (cd '$tmp/u' && as_nobody '$bin/ckpt-run' --dir '$tmp/victim' true) 2> '$tmp/e' &&
+	 grep -q -- '--dir $tmp/victim is not a directory of yours' '$tmp/e' &&
+	 test -z \"\$(ls -A '$tmp/victim')\" &&
+	 as_nobody bash -c \"dir_raw $djob '\\\"rel\\\"'\" | grep -q 'must be an absolute path' &&
+	 as_nobody bash -c \"dir_raw $djob 5\" | grep -q 'a string (not detached)'"
+ktap_check "DIR/JOBID swapped for a link by the user: refused, nothing written through it" bash -c \
+	"as_nobody mv '$ddir' '$tmp/d/mine/moved' && as_nobody ln -s '$tmp/victim' '$ddir' &&
+	 ! as_nobody '$bin/ckpt' job '$djob' 2> '$tmp/e' && grep -q '$ddir' '$tmp/e' &&
+	 test -z \"\$(ls -A '$tmp/victim')\" && as_nobody rm '$ddir' &&
+	 as_nobody mkdir '$ddir' && ! as_nobody '$bin/ckpt' job '$djob' 2> '$tmp/e' &&
+	 grep -q \"$ddir is not ckptd's\" '$tmp/e' && test -z \"\$(ls -A '$ddir')\" &&
+	 as_nobody rmdir '$ddir' && as_nobody mv '$tmp/d/mine/moved' '$ddir' &&
+	 as_nobody '$bin/ckpt' job '$djob' --kill | grep -q '^snapshot *$ddir/5\$'"
+wait "$drunner" 2> /dev/null || true
+(cd "$tmp/u" && exec bash -c "as_nobody '$bin/ckpt' restart '$ddir/latest'" > /dev/null 2> "$tmp/dr.err") &
+drunner=$!
+ktap_poll 60 sh -c "'$bin/ckpt' status '$djob' 2> /dev/null | grep -q running" || cat "$tmp/dr.err"
+ktap_check "restarted, the job keeps its --dir: its next snapshot is there" bash -c \
+	"as_nobody '$bin/ckpt' job '$djob' --kill | grep -q '^snapshot *$ddir/6\$'"
+wait "$drunner" 2> /dev/null || true
 
 # Faults in the middle of a checkpoint of a bigger job (two memhogs):
 # cancelled, ckptd killed with its worker, a process of the job killed.

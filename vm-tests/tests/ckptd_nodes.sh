@@ -115,7 +115,7 @@ ktap_check "node1's share printed the uninterrupted run's digest" \
 # a bigger job (a memhog each side): the checkpoint fails, naming node1;
 # nothing of it stays and node0's share runs on; node1's ckptd, started
 # again, finds its share (stopped when it died) and lets it run; the next
-# checkpoint holds both.
+# checkpoint, into a --dir, holds both.
 memhog=$CKPT_TOP/build/tests/workloads/memhog
 (cd /tmp && "$bin/ckpt-run" --name hogs sh -c \
 	"'$bin/ckpt-ssh' node1 \"nohup '$memhog' 1 192 192 > /dev/null 2>&1 < /dev/null &\"; exec '$memhog' 1 8 8 > /dev/null" \
@@ -151,10 +151,14 @@ node1_back() {
 }
 ktap_check "nothing of it stays; node0's share runs on" hogs_untouched
 ktap_check "node1's ckptd started again: its share runs on, not stopped" node1_back
-ktap_check "the next checkpoint holds both nodes' shares: snapshot 1" sh -c \
-	"script -qec \"'$bin/ckpt' job '$hjob' --kill\" /dev/null > '$shared/h2.out' &&
-	 grep -aq 'snapshot *$snap/$hjob/1' '$shared/h2.out' &&
-	 grep -q '\"node\": \"node1\"' '$snap/$hjob/1/meta.json'"
+# Into another directory both nodes see (--dir): each writes its share
+# there, through the directory the coordinator made (snapdir.c).
+mkdir -p "$shared/elsewhere"
+ktap_check "the next checkpoint, into a --dir, holds both nodes' shares: snapshot 1 there" sh -c \
+	"script -qec \"'$bin/ckpt' job '$hjob' --kill --dir '$shared/elsewhere'\" /dev/null > '$shared/h2.out' &&
+	 grep -aq 'snapshot *$shared/elsewhere/$hjob/1' '$shared/h2.out' &&
+	 grep -q '\"node\": \"node1\"' '$shared/elsewhere/$hjob/1/meta.json' &&
+	 test -f '$shared/elsewhere/$hjob/1/node1/0/manifest' && ! ls -d '$snap/$hjob/'[0-9]* 2> /dev/null"
 ktap_check "on a terminal it showed the images written so far, their size and rate" \
 	grep -aq 'job: writing  *[0-9]* processes, [0-9.]* MB, [0-9.]* MB/s' "$shared/h2.out"
 wait_for "$hrunner" || true

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where a job's snapshots go (Documentation/ckptd.md, "Snapshot
+ * directories"): ROOT/JOB, ROOT being ckptd's snapshot root or a
+ * directory the job's user named with --dir.
+ *
+ * A --dir is the user's: they may rename what is in it at any moment, ROOT/JOB
+ * too, and put a symbolic link to /etc in its place. So ckptd never
+ * walks that path again once ROOT/JOB is open: it checks that what it
+ * opened is its own (root's, mode 0700, made by ckptd), and works through
+ * /proc/self/fd/N, which names that directory whatever is done to the
+ * names around it. What is inside is root's alone.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ckptd.h"
+#include "err.h"
+
+int snapdir_root_open(const char *dir, uid_t uid, struct ckpt_err *err)
+{
+	struct stat st;
+	int fd;
+
+	if (!dir || *dir != '/' || strlen(dir) >= CKPTD_DIR_MAX)
+		return ckpt_err_set(err, EINVAL, "--dir must be an absolute path of at most %d bytes",
+				    CKPTD_DIR_MAX - 1);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return ckpt_err_set(err, errno, "--dir %s: %s", dir, strerror(errno));
+	if (fstat(fd, &st) ||
+	    (uid && (st.st_uid != uid || !(st.st_mode & S_IWUSR)))) {
+		close(fd);
+		return ckpt_err_set(err, EPERM, "--dir %s is not a directory of yours (its owner is uid %u)",
+				    dir, (unsigned int)st.st_uid);
+	}
+	return fd;
+}
+
+int snapdir_open(struct snapdir *sd, const struct ckptd *d, const char *dir,
+		 const char *id, uid_t uid, bool create, struct ckpt_err *err)
+{
+	bool user = dir && *dir;
+	const char *root = user ? dir : d->cfg.snapshot_root;
+	struct stat st;
+	int rfd, ret = 0;
+
+	sd->fd = -1;
+	if (snprintf(sd->shown, sizeof(sd->shown), "%s/%s", root, id) >=
+	    (int)sizeof(sd->shown))
+		return ckpt_err_set(err, ENAMETOOLONG, "%s: too long", root);
+	rfd = user ? snapdir_root_open(dir, uid, err) :
+		     open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return user ? rfd : ckpt_err_set(err, errno, "%s: %s", root,
+						 strerror(errno));
+	if (create && mkdirat(rfd, id, 0700) && errno != EEXIST)
+		ret = ckpt_err_set(err, errno, "cannot create %s: %s", sd->shown,
+				   strerror(errno));
+	if (!ret) {
+		sd->fd = openat(rfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sd->fd < 0)
+			ret = ckpt_err_set(err, errno, "%s: %s", sd->shown,
+					   strerror(errno));
+	}
+	close(rfd);
+	if (!ret && user && (fstat(sd->fd, &st) || st.st_uid || (st.st_mode & 077)))
+		ret = ckpt_err_set(err, EPERM, "%s is not ckptd's (owner uid %u, mode %04o): nothing is written there",
+				   sd->shown, (unsigned int)st.st_uid,
+				   (unsigned int)(st.st_mode & 07777));
+	if (ret) {
+		snapdir_close(sd);
+		return ret;
+	}
+	snprintf(sd->path, sizeof(sd->path), "/proc/self/fd/%d", sd->fd);
+	return 0;
+}
+
+void snapdir_close(struct snapdir *sd)
+{
+	if (sd->fd >= 0)
+		close(sd->fd);
+	sd->fd = -1;
+}
+
+void snapdir_shown(const struct snapdir *sd, struct ckpt_err *err)
+{
+	size_t plen = strlen(sd->path), slen = strlen(sd->shown), n = 0;
+	const char *from = err->msg, *at;
+	char out[sizeof(err->msg)];
+
+	if (sd->fd < 0)
+		return;
+	while ((at = strstr(from, sd->path)) &&
+	       n + (at - from) + slen < sizeof(out)) {
+		memcpy(out + n, from, at - from);
+		n += at - from;
+		memcpy(out + n, sd->shown, slen);
+		n += slen;
+		from = at + plen;
+	}
+	snprintf(out + n, sizeof(out) - n, "%s", from);
+	memcpy(err->msg, out, sizeof(out));
+}
