@@ -186,6 +186,17 @@ refuse() {
 		{ echo "wanted: ckpt inspect: $1: $2"; return 1; }
 }
 
+# refuse_all IMAGE MESSAGE [IMAGE MESSAGE]...: refuse for every pair, each
+# one run and told; the check fails if one of them does.
+refuse_all() {
+	local rc=0
+	while [ $# -ge 2 ]; do
+		refuse "$1" "$2" || rc=1
+		shift 2
+	done
+	return $rc
+}
+
 # at N: " (section N TYPE at offset O)"
 at() { echo "(section $1 $(type "$1") at offset $(off "$1"))"; }
 
@@ -430,9 +441,9 @@ ktap_check "CREDS: dumpable 3" \
 	refuse "$tmp/cr-dump" "dumpable out of bounds $(at 3)"
 damage cr-flags set 3 80 I 3
 damage cr-pad set 3 84 I 1
-ktap_check "CREDS: an unknown flag, a reserved field set" \
-	refuse "$tmp/cr-flags" "unknown credential flags $(at 3)" &&
-	refuse "$tmp/cr-pad" "unknown credential flags $(at 3)"
+ktap_check "CREDS: an unknown flag, a reserved field set" refuse_all \
+	"$tmp/cr-flags" "unknown credential flags $(at 3)" \
+	"$tmp/cr-pad" "unknown credential flags $(at 3)"
 damage cr-none drop 3
 ktap_check "no CREDS section: refused at VMAS" \
 	refuse "$tmp/cr-none" "no CREDS section before VMAS (section 3 VMAS at offset $(off 3))"
@@ -466,11 +477,11 @@ odamage share-other set 4 1136 Q 4
 odamage share-self set 4 1136 Q 6
 odamage share-none set 4 1136 Q 5
 odamage share-flags set 4 1108 I 0
-ktap_check "a shared descriptor naming one with other flags, itself, none" \
-	refuse "$tmp/share-other" "shared descriptor names no open file before it $(oat 4)" &&
-	refuse "$tmp/share-self" "shared descriptor names no open file before it $(oat 4)" &&
-	refuse "$tmp/share-none" "shared descriptor names no open file before it $(oat 4)" &&
-	refuse "$tmp/share-flags" "shared descriptor names no open file before it $(oat 4)"
+ktap_check "a shared descriptor naming one with other flags, itself, none" refuse_all \
+	"$tmp/share-other" "shared descriptor names no open file before it $(oat 4)" \
+	"$tmp/share-self" "shared descriptor names no open file before it $(oat 4)" \
+	"$tmp/share-none" "shared descriptor names no open file before it $(oat 4)" \
+	"$tmp/share-flags" "shared descriptor names no open file before it $(oat 4)"
 # Entries 0 and 1 made /dev/ckpt descriptors, both with the registration.
 odamage reg1 set 4 12 I 1
 damage_of "$tmp/reg1" reg2 set 4 8 I 2
@@ -489,9 +500,9 @@ odamage data-out set 6 8 Q 9950
 ktap_check "FILEDATA past its file's size" \
 	refuse "$tmp/data-out" "FILEDATA outside its file or out of order $(oat 6)"
 odamage data-order set 6 8 Q 100
-ktap_check "FILEDATA overlapping the run before" \
-	refuse "$tmp/data-out" "FILEDATA outside its file or out of order $(oat 6)" &&
-	refuse "$tmp/data-order" "FILEDATA outside its file or out of order $(oat 6)"
+ktap_check "FILEDATA overlapping the run before" refuse_all \
+	"$tmp/data-out" "FILEDATA outside its file or out of order $(oat 6)" \
+	"$tmp/data-order" "FILEDATA outside its file or out of order $(oat 6)"
 odamage data-less set 3 40 Q 4200
 ktap_check "FILEOBJ claiming more than FILEDATA holds" \
 	refuse "$tmp/data-less" "FILEDATA does not hold what FILEOBJ says it stores $(oat 7)"
@@ -600,9 +611,9 @@ assert d[\"root\"] == \"/srv/job\" and d[\"root_dev\"] == 0x801 and d[\"root_ino
 assert d[\"process\"][\"exe_dev\"] == 0x801 and d[\"process\"][\"exe_ino\"] == 1234, d'"
 fdamage fs-rel bytes 3 4144 78
 fdamage fs-unterminated bytes 3 4144 "$(printf '61%.0s' $(seq 4096))"
-ktap_check "a root directory not absolute, or not terminated" \
-	refuse "$tmp/fs-rel" "root directory not absolute or not terminated $(fat 3)" &&
-	refuse "$tmp/fs-unterminated" "root directory not absolute or not terminated $(fat 3)"
+ktap_check "a root directory not absolute, or not terminated" refuse_all \
+	"$tmp/fs-rel" "root directory not absolute or not terminated $(fat 3)" \
+	"$tmp/fs-unterminated" "root directory not absolute or not terminated $(fat 3)"
 fdamage fs-reserved set 3 32 Q 1
 ktap_check "a reserved FS field set" \
 	refuse "$tmp/fs-reserved" "reserved FS field set $(fat 3)"
@@ -619,29 +630,29 @@ udamage usock-self set 4 8 Q 501
 udamage usock-long set 4 28 I 5
 udamage usock-noino set 3 32 Q 0
 udamage usock-msg set 6 32 I 13
-ktap_check "a socket its own peer, a queue longer than its section, messages overrunning it, an entry naming no socket" \
-	refuse "$tmp/usock-self" "UNIX socket out of bounds $(uat 4)" &&
-	refuse "$tmp/usock-long" "UNIX socket out of bounds $(uat 4)" &&
-	refuse "$tmp/usock-msg" "UNIX socket messages do not fill its data $(uat 6)" &&
-	refuse "$tmp/usock-noino" "UNIX socket entry without its socket $(uat 3)"
+ktap_check "a socket its own peer, a queue longer than its section, messages overrunning it, an entry naming no socket" refuse_all \
+	"$tmp/usock-self" "UNIX socket out of bounds $(uat 4)" \
+	"$tmp/usock-long" "UNIX socket out of bounds $(uat 4)" \
+	"$tmp/usock-msg" "UNIX socket messages do not fill its data $(uat 6)" \
+	"$tmp/usock-noino" "UNIX socket entry without its socket $(uat 3)"
 udamage ulisten-rel set 7 32 B 0x74
 udamage ulisten-after set 7 60 B 0x41
 udamage ulisten-abs-owner set 7 32 B 0
 udamage ulisten-type set 7 8 I 2
-ktap_check "a listening socket: a relative path, bytes after its name, an abstract name with an owner, a datagram type" \
-	refuse "$tmp/ulisten-rel" "a listening UNIX socket's path is not an absolute, NUL-terminated path $(uat 7)" &&
-	refuse "$tmp/ulisten-after" "bytes after a listening UNIX socket's name $(uat 7)" &&
-	refuse "$tmp/ulisten-abs-owner" "an abstract UNIX socket name with an owner $(uat 7)" &&
-	refuse "$tmp/ulisten-type" "listening UNIX socket out of bounds $(uat 7)"
+ktap_check "a listening socket: a relative path, bytes after its name, an abstract name with an owner, a datagram type" refuse_all \
+	"$tmp/ulisten-rel" "a listening UNIX socket's path is not an absolute, NUL-terminated path $(uat 7)" \
+	"$tmp/ulisten-after" "bytes after a listening UNIX socket's name $(uat 7)" \
+	"$tmp/ulisten-abs-owner" "an abstract UNIX socket name with an owner $(uat 7)" \
+	"$tmp/ulisten-type" "listening UNIX socket out of bounds $(uat 7)"
 udamage upend-id set 9 8 Q 7
 udamage upend-client set 9 16 Q 0x8000000000000001
 udamage upend-len set 9 28 I 3
 udamage usock-upend set 8 0 Q 0x8000000000000005
-ktap_check "a waiting connection: an id an inode could have, a client that is one, its bytes overrunning it; a socket named like one" \
-	refuse "$tmp/upend-id" "waiting UNIX connection out of bounds $(uat 9)" &&
-	refuse "$tmp/upend-client" "waiting UNIX connection out of bounds $(uat 9)" &&
-	refuse "$tmp/upend-len" "waiting UNIX connection out of bounds $(uat 9)" &&
-	refuse "$tmp/usock-upend" "UNIX socket out of bounds $(uat 8)"
+ktap_check "a waiting connection: an id an inode could have, a client that is one, its bytes overrunning it; a socket named like one" refuse_all \
+	"$tmp/upend-id" "waiting UNIX connection out of bounds $(uat 9)" \
+	"$tmp/upend-client" "waiting UNIX connection out of bounds $(uat 9)" \
+	"$tmp/upend-len" "waiting UNIX connection out of bounds $(uat 9)" \
+	"$tmp/usock-upend" "UNIX socket out of bounds $(uat 8)"
 # TCP sockets (mkimage -C): section 3 FILES, 4 TCP listening, 5 TCP a
 # connection with bytes both ways, 6 TCP over IPv6, 7 TCP closed.
 "$mkimage" -C -P > "$tmp/tcp.img"
@@ -679,16 +690,16 @@ tdamage tcp-seq set 5 104 I 1006
 tdamage tcp-len set 5 136 I 12
 tdamage tcp-listen set 4 96 I 5
 tdamage tcp-noino set 3 32 Q 0
-ktap_check "TCP: an unknown state, flag or family, a listening socket shut down for writing, IPv4 with bytes past its address, queues their sequence numbers do not match, a listening socket with a connection's state, an entry naming no socket" \
-	refuse "$tmp/tcp-state" "TCP socket out of bounds $(tat 5)" &&
-	refuse "$tmp/tcp-flags" "TCP socket out of bounds $(tat 5)" &&
-	refuse "$tmp/tcp-lfin" "TCP socket that is not connected has a connection's state $(tat 4)" &&
-	refuse "$tmp/tcp-family" "TCP socket out of bounds $(tat 5)" &&
-	refuse "$tmp/tcp-v4" "TCP socket out of bounds $(tat 5)" &&
-	refuse "$tmp/tcp-seq" "TCP connection queues do not match its sequence numbers $(tat 5)" &&
-	refuse "$tmp/tcp-len" "TCP socket out of bounds $(tat 5)" &&
-	refuse "$tmp/tcp-listen" "TCP socket that is not connected has a connection's state $(tat 4)" &&
-	refuse "$tmp/tcp-noino" "TCP socket entry without its socket $(tat 3)"
+ktap_check "TCP: an unknown state, flag or family, a listening socket shut down for writing, IPv4 with bytes past its address, queues their sequence numbers do not match, a listening socket with a connection's state, an entry naming no socket" refuse_all \
+	"$tmp/tcp-state" "TCP socket out of bounds $(tat 5)" \
+	"$tmp/tcp-flags" "TCP socket out of bounds $(tat 5)" \
+	"$tmp/tcp-lfin" "TCP socket that is not connected has a connection's state $(tat 4)" \
+	"$tmp/tcp-family" "TCP socket out of bounds $(tat 5)" \
+	"$tmp/tcp-v4" "TCP socket out of bounds $(tat 5)" \
+	"$tmp/tcp-seq" "TCP connection queues do not match its sequence numbers $(tat 5)" \
+	"$tmp/tcp-len" "TCP socket out of bounds $(tat 5)" \
+	"$tmp/tcp-listen" "TCP socket that is not connected has a connection's state $(tat 4)" \
+	"$tmp/tcp-noino" "TCP socket entry without its socket $(tat 3)"
 # A pseudo-terminal (mkimage -Y): section 2 TREE, 4 FILES (master, slave),
 # 5 PTY. struct ckpt_img_file: dev 24; struct ckpt_img_pty: flags 4,
 # reserved 60.
@@ -707,10 +718,10 @@ assert d[\"ptys\"] == [{\"pts\": 7, \"rows\": 24, \"cols\": 80, \"canonical\": T
 ydamage pty-flags set 5 4 I 8
 ydamage pty-reserved set 5 60 I 1
 ydamage pty-end set 4 24 Q 3
-ktap_check "PTY: an unknown flag, a reserved field set, an entry naming no end" \
-	refuse "$tmp/pty-flags" "pseudo-terminal out of bounds $(yat 5)" &&
-	refuse "$tmp/pty-reserved" "pseudo-terminal out of bounds $(yat 5)" &&
-	refuse "$tmp/pty-end" "pseudo-terminal entry without its end, or outside a tree $(yat 4)"
+ktap_check "PTY: an unknown flag, a reserved field set, an entry naming no end" refuse_all \
+	"$tmp/pty-flags" "pseudo-terminal out of bounds $(yat 5)" \
+	"$tmp/pty-reserved" "pseudo-terminal out of bounds $(yat 5)" \
+	"$tmp/pty-end" "pseudo-terminal entry without its end, or outside a tree $(yat 4)"
 # A tree root's tmpfs file (mkimage -L): section 2 TREE, 4 FILEOBJ, 5 FILES
 # (struct ckpt_img_file: kind 12); -l: the same without TREE (3 FILEOBJ).
 "$mkimage" -L -P > "$tmp/local.img"
@@ -719,9 +730,9 @@ ktap_check "a tmpfs file carried by content: shown, valid" sh -c "
 	'$ckpt' inspect '$tmp/local.img' > '$tmp/ltext' && cat '$tmp/ltext' &&
 	grep -qx '  0 tmpfs size 12288 stored 8192 mode 0640 /tmp/job/seg' '$tmp/ltext'"
 damage_of "$tmp/local.img" local-fd set 5 12 I 18
-ktap_check "a tmpfs file outside a tree, a descriptor of that kind: refused" \
-	refuse "$tmp/local-alone.img" "tmpfs file object outside a tree's member $(at_of "$tmp/local-alone.img" 3)" &&
-	refuse "$tmp/local-fd" "unknown file flags or kind $(at_of "$tmp/local.img" 5)"
+ktap_check "a tmpfs file outside a tree, a descriptor of that kind: refused" refuse_all \
+	"$tmp/local-alone.img" "tmpfs file object outside a tree's member $(at_of "$tmp/local-alone.img" 3)" \
+	"$tmp/local-fd" "unknown file flags or kind $(at_of "$tmp/local.img" 5)"
 # A tree root's System V objects and zombie children (mkimage -I): section
 # 2 TREE, 4 SYSVSHM, 5 SYSVDATA, 6 SYSVSHM (removed), 7 SYSVSEM, 8 SYSVMSG,
 # 9 and 10 ZOMBIE, 12 VMAS (the segment's mapping is entry 3).
@@ -751,36 +762,36 @@ sdamage shm-more set 4 40 Q 8192
 sdamage data-id set 5 0 I 4
 sdamage data-off set 5 8 Q 8192
 sdamage shm-order set 6 0 I 2
-ktap_check "a segment: a mode bit, more stored than its size, its bytes more or fewer than it says, bytes of another or beyond it, ids not ascending" \
-	refuse "$tmp/shm-mode" "System V object's id, mode or flags out of bounds $(sat 4)" &&
-	refuse "$tmp/shm-stored" "System V segment size out of bounds $(sat 4)" &&
-	refuse "$tmp/shm-less" "SYSVDATA holds more than SYSVSHM says it stores $(sat 5)" &&
-	refuse "$tmp/shm-more" "SYSVDATA does not hold what SYSVSHM says it stores $(sat 6)" &&
-	refuse "$tmp/data-id" "SYSVDATA outside its segment or out of order $(sat 5)" &&
-	refuse "$tmp/data-off" "SYSVDATA outside its segment or out of order $(sat 5)" &&
-	refuse "$tmp/shm-order" "System V objects too many, or their ids not ascending $(sat 6)"
+ktap_check "a segment: a mode bit, more stored than its size, its bytes more or fewer than it says, bytes of another or beyond it, ids not ascending" refuse_all \
+	"$tmp/shm-mode" "System V object's id, mode or flags out of bounds $(sat 4)" \
+	"$tmp/shm-stored" "System V segment size out of bounds $(sat 4)" \
+	"$tmp/shm-less" "SYSVDATA holds more than SYSVSHM says it stores $(sat 5)" \
+	"$tmp/shm-more" "SYSVDATA does not hold what SYSVSHM says it stores $(sat 6)" \
+	"$tmp/data-id" "SYSVDATA outside its segment or out of order $(sat 5)" \
+	"$tmp/data-off" "SYSVDATA outside its segment or out of order $(sat 5)" \
+	"$tmp/shm-order" "System V objects too many, or their ids not ascending $(sat 6)"
 sdamage sem-val set 7 44 I 32768
 sdamage sem-nsems set 7 32 I 3
 sdamage msg-type set 8 48 q 0
 sdamage msg-nr set 8 40 I 1
 sdamage vma-sysv set 12 1756 I 0x1200
-ktap_check "a semaphore above SEMVMX or more than its set holds, a message of type 0, fewer messages than bytes, a segment mapped private" \
-	refuse "$tmp/sem-val" "System V semaphore value above SEMVMX $(sat 7)" &&
-	refuse "$tmp/sem-nsems" "System V semaphore set out of bounds $(sat 7)" &&
-	refuse "$tmp/msg-type" "System V message type or length out of bounds $(sat 8)" &&
-	refuse "$tmp/msg-nr" "System V message queue's messages do not fill it $(sat 8)" &&
-	refuse "$tmp/vma-sysv" "System V segment mapping out of bounds $(sat 12)"
+ktap_check "a semaphore above SEMVMX or more than its set holds, a message of type 0, fewer messages than bytes, a segment mapped private" refuse_all \
+	"$tmp/sem-val" "System V semaphore value above SEMVMX $(sat 7)" \
+	"$tmp/sem-nsems" "System V semaphore set out of bounds $(sat 7)" \
+	"$tmp/msg-type" "System V message type or length out of bounds $(sat 8)" \
+	"$tmp/msg-nr" "System V message queue's messages do not fill it $(sat 8)" \
+	"$tmp/vma-sysv" "System V segment mapping out of bounds $(sat 12)"
 sdamage tree-flag set 2 36 I 4
 sdamage zombie-stopped set 9 4 I 0x137f
 sdamage zombie-nopid set 9 0 I 0
 sdamage zombie-self set 10 0 I 4242
 sdamage zombie-sig set 10 8 I 65
-ktap_check "a zombie: a stopped status, no pid, the process itself, an exit signal past 64; an unknown TREE flag" \
-	refuse "$tmp/tree-flag" "reserved TREE field set $(sat 2)" &&
-	refuse "$tmp/zombie-stopped" "zombie's status is no exit status $(sat 9)" &&
-	refuse "$tmp/zombie-nopid" "zombie's pid, group, session or exit signal out of bounds $(sat 9)" &&
-	refuse "$tmp/zombie-self" "a process its own zombie child $(sat 10)" &&
-	refuse "$tmp/zombie-sig" "zombie's pid, group, session or exit signal out of bounds $(sat 10)"
+ktap_check "a zombie: a stopped status, no pid, the process itself, an exit signal past 64; an unknown TREE flag" refuse_all \
+	"$tmp/tree-flag" "reserved TREE field set $(sat 2)" \
+	"$tmp/zombie-stopped" "zombie's status is no exit status $(sat 9)" \
+	"$tmp/zombie-nopid" "zombie's pid, group, session or exit signal out of bounds $(sat 9)" \
+	"$tmp/zombie-self" "a process its own zombie child $(sat 10)" \
+	"$tmp/zombie-sig" "zombie's pid, group, session or exit signal out of bounds $(sat 10)"
 damage exe-rel bytes 1 2992 78
 ktap_check "an executable path that is not absolute" \
 	refuse "$tmp/exe-rel" "executable path not absolute $(at 1)"
