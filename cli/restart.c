@@ -185,7 +185,9 @@ static void again(int argc, char **argv)
 	free(args);
 }
 
-int cmd_restart(int argc, char **argv)
+/* Options into @o and @hosts: -1 to go on, else the exit status. */
+static int restart_parse(int argc, char **argv, struct ckpt_restore_opts *o,
+			 json_t **hosts)
 {
 	static const struct option opts[] = {
 		{ "timeout", required_argument, NULL, 't' },
@@ -197,19 +199,13 @@ int cmd_restart(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct ckpt_restore_opts o = {
-		.note = restart_note,
-		.forward_signals = true,
-	};
-	struct ckpt_err err;
-	json_t *hosts = NULL;
-	int c, ret, status;
 	char *end;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			o.timeout_ms = strtoul(optarg, &end, 10) * 1000;
+			o->timeout_ms = strtoul(optarg, &end, 10) * 1000;
 			if (*end || !*optarg) {
 				fprintf(stderr, "%s restart: bad --timeout '%s'\n",
 					prog, optarg);
@@ -217,21 +213,21 @@ int cmd_restart(int argc, char **argv)
 			}
 			break;
 		case 'n':
-			o.no_verify = true;
+			o->no_verify = true;
 			break;
 		case 'l':
-			o.lazy = true;
+			o->lazy = true;
 			break;
 		case 'v':
-			o.verbose = true;
+			o->verbose = true;
 			break;
 		case 'u':
-			o.unauthenticated = true;
+			o->unauthenticated = true;
 			break;
 		case 'H':
-			json_decref(hosts);
-			hosts = parse_hosts(optarg);
-			if (!hosts)
+			json_decref(*hosts);
+			*hosts = parse_hosts(optarg);
+			if (!*hosts)
 				return 1;
 			break;
 		case 'h':
@@ -245,6 +241,24 @@ int cmd_restart(int argc, char **argv)
 	if (optind != argc - 1) {
 		restart_usage(stderr);
 		return 1;
+	}
+	return -1;
+}
+
+int cmd_restart(int argc, char **argv)
+{
+	struct ckpt_restore_opts o = {
+		.note = restart_note,
+		.forward_signals = true,
+	};
+	struct ckpt_err err;
+	json_t *hosts = NULL;
+	int ret, status;
+
+	ret = restart_parse(argc, argv, &o, &hosts);
+	if (ret >= 0) {
+		json_decref(hosts);
+		return ret;
 	}
 	o.image = argv[optind];
 	if (snapshot_dir(o.image)) {

@@ -679,6 +679,74 @@ void op_signal(struct conn *c, const json_t *req)
 }
 
 /*
+ * A peer-restart's share, checked here too (MAC, images) and made job
+ * @id of this worker's (ckptd's own record comes later), this worker in
+ * it: the share's tree directory in @image, the metadata in *@meta.
+ */
+static int share_prepare(struct ckptd *d, const char *id, const char *real,
+			 const char *node, struct started_ctx *sc,
+			 char image[PATH_MAX], json_t **meta, struct ckpt_err *err)
+{
+	const json_t *tree;
+	char errbuf[256];
+	int ret;
+
+	ret = read_meta(d, real, meta, err);
+	tree = ret ? NULL : tree_of(*meta, node);
+	if (!ret && !tree)
+		ret = ckpt_err_set(err, ENOENT, "%s has no share of node %s", real, node);
+	if (!ret && job_find(d, id) && job_running(job_find(d, id)))
+		ret = ckpt_err_set(err, EBUSY, "job %s runs here already", id);
+	if (!ret)
+		ret = check_images(real, tree, err);
+	if (!ret && snprintf(image, PATH_MAX, "%s/%s", real,
+			     json_string_value(json_object_get(tree, "dir"))) >= PATH_MAX)
+		ret = ckpt_err_set(err, ENAMETOOLONG, "path too long");
+	if (ret)
+		return ret;
+	sc->j = job_new(d, id, json_integer_value(json_object_get(*meta, "uid")),
+			json_integer_value(json_object_get(*meta, "gid")),
+			ckptd_msg_str(*meta, "name"), json_object_get(*meta, "cmd"),
+			ckptd_msg_str(*meta, "cwd"), errbuf, sizeof(errbuf));
+	if (!sc->j)
+		return ckpt_err_set(err, EIO, "%s", errbuf);
+	sc->j->seq = json_integer_value(json_object_get(*meta, "seq"));
+	ret = job_add_pid(d, sc->j, getpid());
+	return ret ? ckpt_err_set(err, -ret, "cannot join job %s: %s", id,
+				  strerror(-ret)) : 0;
+}
+
+/*
+ * The coordinator's "go", with the address maps (into @addrmap and
+ * @filemap, their lengths in @o): 0, -ECANCELED when it did not come, or
+ * -errno and the reason in @err.
+ */
+static int share_go(struct ckptd *d, struct peer *p, const char *id,
+		    struct ckpt_restore_opts *o, struct ckpt_addr_map *addrmap,
+		    struct ckpt_addr_map *filemap, struct ckpt_err *err)
+{
+	json_t *msg = NULL;
+	int ret;
+
+	if (peer_recv(p, &msg, CKPTD_PEER_WAIT_S, err) ||
+	    !json_is_true(json_object_get(msg, "go"))) {
+		ckptd_log(d, 1, "job %s: the coordinator did not say go; the share stays down",
+			  id);
+		json_decref(msg);
+		return -ECANCELED;
+	}
+	ret = ckpt_addrmap_read(json_object_get(msg, "addrmap"), addrmap,
+				&o->addrmap_len, err);
+	if (!ret)
+		ret = ckpt_addrmap_read(json_object_get(msg, "addrmap_total"),
+					filemap, &o->filemap_len, err);
+	json_decref(msg);
+	o->addrmap = addrmap;
+	o->filemap = filemap;
+	return ret;
+}
+
+/*
  * peer-restart {job, dir, node, coordinator}: this node's share of a
  * snapshot on the shared root, as job @job of node @coordinator. Checked
  * here too (MAC, images), then "ready"; started on "go", with its standard
@@ -695,11 +763,10 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 		.started = on_started, .started_arg = &sc,
 		.tcp_made = on_tcp_made, .tcp_made_arg = &sc,
 	};
-	char real[PATH_MAX], image[PATH_MAX], errbuf[256];
 	struct ckpt_addr_map addrmap[CKPT_ADDRMAP_MAX], filemap[CKPT_ADDRMAP_MAX];
-	const json_t *tree, *info;
+	char real[PATH_MAX], image[PATH_MAX];
 	struct ckpt_err err;
-	json_t *meta = NULL, *msg = NULL;
+	json_t *meta = NULL;
 	int ret, status, i, null;
 
 	if (!id || !dir || !node || !coord || !realpath(dir, real)) {
@@ -707,59 +774,20 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 			  d->node);
 		return;
 	}
-	ret = read_meta(d, real, &meta, &err);
-	tree = ret ? NULL : tree_of(meta, node);
-	if (!ret && !tree)
-		ret = ckpt_err_set(&err, ENOENT, "%s has no share of node %s", real, node);
-	if (!ret && job_find(d, id) && job_running(job_find(d, id)))
-		ret = ckpt_err_set(&err, EBUSY, "job %s runs here already", id);
-	if (!ret)
-		ret = check_images(real, tree, &err);
-	if (!ret && snprintf(image, sizeof(image), "%s/%s", real,
-			     json_string_value(json_object_get(tree, "dir"))) >=
-		    (int)sizeof(image))
-		ret = ckpt_err_set(&err, ENAMETOOLONG, "path too long");
-	if (!ret) {
-		/* This worker's copy of the job list only: ckptd's comes later. */
-		info = meta;
-		sc.j = job_new(d, id, json_integer_value(json_object_get(info, "uid")),
-			       json_integer_value(json_object_get(info, "gid")),
-			       ckptd_msg_str(info, "name"), json_object_get(info, "cmd"),
-			       ckptd_msg_str(info, "cwd"), errbuf, sizeof(errbuf));
-		if (!sc.j)
-			ret = ckpt_err_set(&err, EIO, "%s", errbuf);
-		else
-			sc.j->seq = json_integer_value(json_object_get(meta, "seq"));
-	}
-	if (!ret)
-		ret = job_add_pid(d, sc.j, getpid());
+	ret = share_prepare(d, id, real, node, &sc, image, &meta, &err);
 	if (ret) {
 		peer_fail(p, "node %s: %s", d->node, err.msg);
 		goto out;
 	}
 	peer_send(p, json_pack("{s:b, s:s, s:o}", "ok", 1, "ready", d->node,
 			       "addrs", ckpt_addrs_local()), NULL);
-	if (peer_recv(p, &msg, CKPTD_PEER_WAIT_S, &err) ||
-	    !json_is_true(json_object_get(msg, "go"))) {
-		ckptd_log(d, 1, "job %s: the coordinator did not say go; the share stays down",
-			  id);
-		json_decref(msg);
+	ret = share_go(d, p, id, &o, addrmap, filemap, &err);
+	if (ret == -ECANCELED)
 		goto out;
-	}
-	ret = ckpt_addrmap_read(json_object_get(msg, "addrmap"), addrmap,
-				&o.addrmap_len, &err);
-	if (!ret)
-		ret = ckpt_addrmap_read(json_object_get(msg, "addrmap_total"),
-					filemap, &o.filemap_len, &err);
-	json_decref(msg);
+	if (!ret && closed_of(node_of(meta, node), &o))
+		ret = ckpt_err_set(&err, ENOMEM, "out of memory");
 	if (ret) {
 		peer_fail(p, "node %s: %s", d->node, err.msg);
-		goto out;
-	}
-	o.addrmap = addrmap;
-	o.filemap = filemap;
-	if (closed_of(node_of(meta, node), &o)) {
-		peer_fail(p, "node %s: out of memory", d->node);
 		goto out;
 	}
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);

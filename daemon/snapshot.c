@@ -819,118 +819,153 @@ static void retain(struct ckptd *d, const struct job *j)
 	snapdir_close(&sd);
 }
 
-/*
- * peer-checkpoint {job, seq, dir, timeout}: this node's share of a
- * coordinated checkpoint into DIR/NODE/0 (DIR, the coordinator's SEQ.tmp,
- * is on the snapshot root the job's nodes share), left stopped; then the
- * coordinator's {action}, or, if none comes in time, the share continues.
- */
-void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
-{
-	const char *id = ckptd_msg_str(req, "job");
-	const char *dir = ckptd_msg_str(req, "dir"), *action = "abort";
-	const char *root = ckptd_msg_str(req, "root");
-	struct snap s = { .d = d, .sd.fd = -1 };
-	struct ckpt_err err;
-	json_int_t seq = 0, timeout = 0;
-	json_t *node = NULL, *tcp = NULL, *msg;
-	char want[PATH_MAX];
+/* A peer-checkpoint: the request, and this node's share of the snapshot. */
+struct share {
+	struct snap s;
+	const char *id;		/* the job's */
+	const char *dir;	/* the coordinator's ROOT/JOB/SEQ.tmp */
+	const char *root;	/* the job's --dir, or NULL */
+	json_int_t seq;
+	json_int_t timeout;	/* seconds */
 	pid_t roots[2];
-	int dev = -1, ret = 0;
+};
 
-	s.j = job_find(d, id);
-	if (json_unpack((json_t *)req, "{s:I, s?:I}", "seq", &seq, "timeout", &timeout) ||
-	    !id || !dir || seq <= 0 || seq > UINT32_MAX || timeout < 0 ||
-	    timeout > CKPT_TIMEOUT_MAX_MS / 1000)
-		ret = ckpt_err_set(&err, EINVAL, "a bad request");
-	/* Its processes all gone (its record too, maybe): the share ended. */
-	if (!ret && (!s.j || !job_roots(s.j, roots, 2))) {
-		ckptd_log(d, 1, "job %.16s: its share here has ended; no part of snapshot %lld",
-			  id, (long long)seq);
-		peer_send(p, json_pack("{s:b, s:b}", "ok", 1, "ended", 1), NULL);
-		return;
-	}
+/*
+ * This node's share, taken into DIR/NODE/0 and left stopped: its entry of
+ * the metadata in @node and its TCP ends in @tcp (the caller's to free),
+ * or -errno and the reason in @err.
+ */
+static int share_take(struct ckptd *d, struct share *sh, json_t **node,
+		      json_t **tcp, struct ckpt_err *err)
+{
+	struct snap *s = &sh->s;
+	char want[PATH_MAX];
+	int dev, ret;
+
 	/*
 	 * The one place it may write: its own share of that snapshot, under
 	 * the snapshot root or the job's --dir (a directory of the job's
 	 * user), reached through ROOT/JOB as ckptd made it (snapdir.c).
 	 */
-	if (!ret && (snprintf(want, sizeof(want), "%s/%s/%u.tmp",
-			      root ?: d->cfg.snapshot_root, s.j->id,
-			      (unsigned int)seq) >= (int)sizeof(want) ||
-		     strcmp(want, dir)))
-		ret = ckpt_err_set(&err, EINVAL, "%s is not %s: the job's nodes must share the snapshot root %s",
-				   dir, want, root ?: d->cfg.snapshot_root);
-	if (!ret && job_roots(s.j, roots, 2) != 1)
-		ret = ckpt_err_set(&err, EBUSY, "job %s is not one process tree here",
-				   s.j->id);
-	if (!ret)
-		ret = snapdir_open(&s.sd, d, root, s.j->id, s.j->uid, false, &err);
-	if (!ret && (snprintf(s.treedir, sizeof(s.treedir), "%s/%u.tmp/%s",
-			      s.sd.path, (unsigned int)seq, d->node) >=
-		     (int)sizeof(s.treedir) - 2 || mkdir(s.treedir, 0700)))
-		ret = ckpt_err_set(&err, errno ?: ENAMETOOLONG, "cannot create %s: %s",
-				   s.treedir, strerror(errno));
-	if (!ret) {
-		strcat(s.treedir, "/0");
-		dev = ckpt_dev_open(O_RDWR);
-		if (dev < 0)
-			ret = ckpt_err_set(&err, -dev, "engine not loaded");
+	if (snprintf(want, sizeof(want), "%s/%s/%u.tmp", sh->root ?: d->cfg.snapshot_root,
+		     s->j->id, (unsigned int)sh->seq) >= (int)sizeof(want) ||
+	    strcmp(want, sh->dir))
+		return ckpt_err_set(err, EINVAL, "%s is not %s: the job's nodes must share the snapshot root %s",
+				    sh->dir, want, sh->root ?: d->cfg.snapshot_root);
+	if (job_roots(s->j, sh->roots, 2) != 1)
+		return ckpt_err_set(err, EBUSY, "job %s is not one process tree here",
+				    s->j->id);
+	ret = snapdir_open(&s->sd, d, sh->root, s->j->id, s->j->uid, false, err);
+	if (ret)
+		return ret;
+	if (snprintf(s->treedir, sizeof(s->treedir), "%s/%u.tmp/%s", s->sd.path,
+		     (unsigned int)sh->seq, d->node) >= (int)sizeof(s->treedir) - 2 ||
+	    mkdir(s->treedir, 0700))
+		return ckpt_err_set(err, errno ?: ENAMETOOLONG, "cannot create %s: %s",
+				    s->treedir, strerror(errno));
+	strcat(s->treedir, "/0");
+	dev = ckpt_dev_open(O_RDWR);
+	if (dev < 0)
+		return ckpt_err_set(err, -dev, "engine not loaded");
+	s->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY |
+		     CKPT_CHECKPOINT_LOCAL_FILES;
+	s->a.timeout_ms = sh->timeout * 1000;
+	job_mark_stopped(s->j, true);
+	ret = ckpt_tree_checkpoint(dev, &s->a, sh->roots[0], s->treedir, &s->t,
+				   &s->res, err);
+	close(dev);
+	if (ret)
+		return ret;
+	*tcp = tcp_ends(s->treedir, &s->t, err);
+	if (*tcp)
+		*node = node_entry(s, err);
+	return *node ? 0 : -EIO;
+}
+
+/*
+ * The coordinator's word on job @j's share, applied: continue, stop, kill,
+ * or abort (anything else, or no word in time: the share continues).
+ */
+static const char *share_await(struct ckptd *d, struct peer *p,
+			       const struct job *j)
+{
+	const char *action, *word;
+	struct ckpt_err err;
+	json_t *msg;
+
+	if (peer_recv(p, &msg, CKPTD_PEER_WAIT_S, &err)) {
+		ckptd_log(d, 0, "job %s: the coordinator's word did not come (%s); the job continues",
+			  j->id, err.msg);
+		apply_action(j, "abort");
+		return "abort";
 	}
-	if (!ret) {
-		s.a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY |
-			    CKPT_CHECKPOINT_LOCAL_FILES;
-		s.a.timeout_ms = timeout * 1000;
-		job_mark_stopped(s.j, true);
-		ret = ckpt_tree_checkpoint(dev, &s.a, roots[0], s.treedir, &s.t,
-					   &s.res, &err);
+	word = ckptd_msg_str(msg, "action") ?: "";
+	/* Only the words it knows, as its own literals. */
+	action = !strcmp(word, "kill") ? "kill" : !strcmp(word, "stop") ? "stop" :
+		 !strcmp(word, "continue") ? "continue" : "abort";
+	apply_action(j, action);
+	peer_send(p, json_pack("{s:b}", "ok", 1), NULL);
+	json_decref(msg);
+	return action;
+}
+
+/*
+ * peer-checkpoint {job, seq, dir, timeout, root?}: this node's share of a
+ * coordinated checkpoint into DIR/NODE/0 (DIR, the coordinator's SEQ.tmp,
+ * under the snapshot root the job's nodes share, or the job's --dir ROOT),
+ * left stopped; then the coordinator's {action}, or, if none comes in
+ * time, the share continues.
+ */
+void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
+{
+	struct share sh = { .s = { .d = d, .sd.fd = -1 } };
+	json_t *node = NULL, *tcp = NULL;
+	struct ckpt_err err;
+	int ret = 0;
+
+	sh.id = ckptd_msg_str(req, "job");
+	sh.dir = ckptd_msg_str(req, "dir");
+	sh.root = ckptd_msg_str(req, "root");
+	sh.s.j = job_find(d, sh.id);
+	if (json_unpack((json_t *)req, "{s:I, s?:I}", "seq", &sh.seq,
+			"timeout", &sh.timeout) ||
+	    !sh.id || !sh.dir || sh.seq <= 0 || sh.seq > UINT32_MAX ||
+	    sh.timeout < 0 || sh.timeout > CKPT_TIMEOUT_MAX_MS / 1000)
+		ret = ckpt_err_set(&err, EINVAL, "a bad request");
+	/* Its processes all gone (its record too, maybe): the share ended. */
+	if (!ret && (!sh.s.j || !job_roots(sh.s.j, sh.roots, 2))) {
+		ckptd_log(d, 1, "job %.16s: its share here has ended; no part of snapshot %lld",
+			  sh.id, (long long)sh.seq);
+		peer_send(p, json_pack("{s:b, s:b}", "ok", 1, "ended", 1), NULL);
+		return;
 	}
 	if (!ret)
-		tcp = tcp_ends(s.treedir, &s.t, &err);
-	if (tcp)
-		node = node_entry(&s, &err);
-	snapdir_shown(&s.sd, &err);
-	snapdir_close(&s.sd);
-	if (!node) {
+		ret = share_take(d, &sh, &node, &tcp, &err);
+	snapdir_shown(&sh.s.sd, &err);
+	snapdir_close(&sh.s.sd);
+	if (ret) {
 		json_decref(tcp);
-		ckptd_log(d, 1, "job %.16s: no share of snapshot %lld: %s", id ?: "",
-			  (long long)seq, err.msg);
+		ckptd_log(d, 1, "job %.16s: no share of snapshot %lld: %s", sh.id ?: "",
+			  (long long)sh.seq, err.msg);
 		peer_send(p, json_pack("{s:b, s:o}", "ok", 0, "error",
 				       json_sprintf("node %s: %s", d->node, err.msg)), NULL);
-		if (s.j)
-			apply_action(s.j, "abort");
+		if (sh.s.j)
+			apply_action(sh.s.j, "abort");
 		return;
 	}
 	/* An answer too long for one message must not leave the job stopped. */
 	if (peer_send(p, json_pack("{s:b, s:o, s:o}", "ok", 1, "node", node, "tcp", tcp),
 		      &err)) {
-		ckptd_log(d, 0, "job %s: no share of snapshot %lld: %s", s.j->id,
-			  (long long)seq, err.msg);
+		ckptd_log(d, 0, "job %s: no share of snapshot %lld: %s", sh.s.j->id,
+			  (long long)sh.seq, err.msg);
 		peer_send(p, json_pack("{s:b, s:o}", "ok", 0, "error",
 				       json_sprintf("node %s: its share's description does not fit one message (%s)",
 						    d->node, err.msg)), NULL);
-		apply_action(s.j, "abort");
+		apply_action(sh.s.j, "abort");
 		return;
 	}
-	if (!peer_recv(p, &msg, CKPTD_PEER_WAIT_S, &err)) {
-		action = ckptd_msg_str(msg, "action") ?: "abort";
-		/* Only the words it knows; anything else continues the share. */
-		if (strcmp(action, "kill") && strcmp(action, "stop") &&
-		    strcmp(action, "continue"))
-			action = "abort";
-		else
-			action = !strcmp(action, "kill") ? "kill" :
-				 !strcmp(action, "stop") ? "stop" : "continue";
-		apply_action(s.j, action);
-		peer_send(p, json_pack("{s:b}", "ok", 1), NULL);
-		json_decref(msg);
-	} else {
-		ckptd_log(d, 0, "job %s: the coordinator's word did not come (%s); the job continues",
-			  s.j->id, err.msg);
-		apply_action(s.j, "abort");
-	}
-	ckptd_log(d, 1, "job %s: share of snapshot %u, %s", s.j->id,
-		  (unsigned int)seq, action);
+	ckptd_log(d, 1, "job %s: share of snapshot %u, %s", sh.s.j->id,
+		  (unsigned int)sh.seq, share_await(d, p, sh.s.j));
 }
 
 /* cancel {job}: the checkpoint under way ends, as if it had failed. */
