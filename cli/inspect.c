@@ -587,7 +587,7 @@ static void print_zombies(struct printer *p, const struct ckpt_image *img)
 
 static const char *const tcp_states[__CKPT_TCP_STATE_MAX] = {
 	[CKPT_TCP_CLOSED] = "closed", [CKPT_TCP_ESTABLISHED] = "established",
-	[CKPT_TCP_LISTEN] = "listening",
+	[CKPT_TCP_LISTEN] = "listening", [CKPT_TCP_CONNECTING] = "connecting",
 };
 
 /* The TCP sockets. */
@@ -608,9 +608,10 @@ static void print_tcp(struct printer *p, const struct ckpt_image *img)
 		print_string(p, PRINT_ANY, "state", " state %s", tcp_states[t->state]);
 		ckpt_image_tcp_end(buf, sizeof(buf), t, false);
 		print_string(p, PRINT_ANY, "local", " local %s", buf);
+		ckpt_image_tcp_end(buf, sizeof(buf), t, true);
+		print_string(p, conn || t->state == CKPT_TCP_CONNECTING ? PRINT_ANY : 0,
+			     "peer", " peer %s", buf);
 		if (conn) {
-			ckpt_image_tcp_end(buf, sizeof(buf), t, true);
-			print_string(p, PRINT_ANY, "peer", " peer %s", buf);
 			print_uint(p, PRINT_ANY, "sendq", " sendq %llu",
 				   t->write_seq - t->snd_una);
 			print_uint(p, PRINT_ANY, "unsent", " unsent %llu",

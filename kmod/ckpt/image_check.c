@@ -784,7 +784,7 @@ static int check_ptys(struct ckpt_img_state *st, const struct ckpt_img_pty *p,
  * A TCP socket: its queues fill its data exactly, as its sequence numbers
  * say (a connection's: the send queue's unsent part within it); a socket
  * not connected has none, nor sequence numbers, negotiated options or a
- * FIN sent or received.
+ * FIN sent or received, nor a peer but one it is connecting to.
  */
 static int check_tcp(struct ckpt_img_state *st, const struct ckpt_img_tcp *t,
 		     __u64 len)
@@ -814,7 +814,11 @@ static int check_tcp(struct ckpt_img_state *st, const struct ckpt_img_tcp *t,
 			return FAIL(st, EBADMSG, "TCP connection queues do not match its sequence numbers");
 		return 0;
 	}
-	if (t->len || t->dport || t->flags & opts || t->snd_una || t->snd_nxt ||
+	/* A connect under way: its two ends' addresses, nothing else. */
+	if (t->state == CKPT_TCP_CONNECTING && (!t->sport || !t->dport))
+		return FAIL(st, EBADMSG, "TCP socket that is connecting has no ends");
+	if (t->len || (t->dport && t->state != CKPT_TCP_CONNECTING) ||
+	    t->flags & opts || t->snd_una || t->snd_nxt ||
 	    t->write_seq || t->copied_seq || t->rcv_nxt || t->snd_wl1 ||
 	    t->snd_wnd || t->max_window || t->rcv_wnd || t->rcv_wup ||
 	    t->mss || t->snd_wscale || t->rcv_wscale || t->timestamp ||

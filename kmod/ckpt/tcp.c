@@ -3,10 +3,11 @@
  * TCP sockets (Documentation/engine.md, "TCP"), IPv4 and IPv6: a
  * connection both of whose ends are the process's (a tree's: members'), a
  * listening socket with no connection waiting, a socket neither connected
- * nor listening. A connection's image holds what the TCP_REPAIR interface
- * would read: its addresses, sequence numbers, windows, negotiated
- * options and both queues, the send queue from the first byte its peer
- * has not acknowledged. The restarter makes it again with TCP_REPAIR, and
+ * nor listening, one whose connect() is under way (made again). A
+ * connection's image holds what the TCP_REPAIR interface would read: its
+ * addresses, sequence numbers, windows, negotiated options and both
+ * queues, the send queue from the first byte its peer has not
+ * acknowledged. The restarter makes it again with TCP_REPAIR, and
  * the stack sends again whatever the peer had not acknowledged: a byte its
  * peer's receive queue already holds is dropped there as a duplicate, so
  * none is lost and none delivered twice.
@@ -175,14 +176,13 @@ static const char *connection_refused(const struct sock *sk)
 
 /*
  * A connection in a state the engine does not capture: the reason in @why,
- * and -EAGAIN for the handshake and for both ends' FINs under way, which
- * last a round trip (a connect under way; a close answered by a close,
- * its last ACK not in yet) and which a checkpoint tries again.
+ * and -EAGAIN for the rest of the handshake and for both ends' FINs under
+ * way, which last a round trip (a Fast Open child; a close answered by a
+ * close, its last ACK not in yet) and which a checkpoint tries again.
  */
 static int state_refused(const struct sock *sk, const char **why)
 {
 	switch (sk->sk_state) {
-	case TCP_SYN_SENT:
 	case TCP_SYN_RECV:
 		*why = "a TCP connection still in its handshake: not supported yet";
 		return -EAGAIN;
@@ -308,6 +308,19 @@ static int read_socket(struct sock *sk, struct ckpt_img_tcp *t,
 		t->dport = 0;
 		if (t->sport)
 			t->flags |= CKPT_TCP_BOUND;
+		return 0;
+	case TCP_SYN_SENT:
+		/*
+		 * A connect() with no answer yet, which may wait a long time
+		 * (a host that is down): made again at restart, so nothing of
+		 * it is kept but its ends. Data sent with its SYN (Fast
+		 * Open) would be lost: refused.
+		 */
+		if (tcp_sk(sk)->fastopen_req || tcp_sk(sk)->syn_data) {
+			*why = "a TCP connect under way with data in its SYN (Fast Open): not supported";
+			return -EOPNOTSUPP;
+		}
+		t->state = CKPT_TCP_CONNECTING;
 		return 0;
 	case TCP_ESTABLISHED:
 	case TCP_FIN_WAIT1:

@@ -14,6 +14,7 @@
 
 #define _GNU_SOURCE		/* POLLRDHUP */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -76,7 +77,8 @@ static void name_it(struct tcp_make *m)
 	char a[64], b[64];
 
 	ckpt_image_tcp_end(a, sizeof(a), m->t, false);
-	if (m->t->state != CKPT_TCP_ESTABLISHED) {
+	if (m->t->state != CKPT_TCP_ESTABLISHED &&
+	    m->t->state != CKPT_TCP_CONNECTING) {
 		snprintf(m->name, sizeof(m->name), "socket:[%llu] (%s)",
 			 (unsigned long long)m->t->ino, a);
 		return;
@@ -267,6 +269,45 @@ static int make_plain(struct tcp_make *m)
 	if (!ret && bound && !(t->flags & CKPT_TCP_REUSEADDR))
 		ret = set_int(m, SOL_SOCKET, SO_REUSEADDR, "SO_REUSEADDR", 0);
 	return ret ?: late_options(m);
+}
+
+/*
+ * A socket whose connect() was under way, bound to its address and port
+ * again (in repair mode, which forces the port's reuse, as a connection's
+ * bind); connect_again() sends its SYN once every socket exists.
+ */
+static int make_connecting(struct tcp_make *m)
+{
+	int ret;
+
+	ret = early_options(m);
+	if (!ret)
+		ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR", 1);
+	if (!ret)
+		ret = bind_again(m);
+	if (!ret)
+		ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR off", 0);
+	return ret ?: late_options(m);
+}
+
+/*
+ * Its connect() again, not waiting: to the same address and port (through
+ * the job's address map), as the process had asked. One that fails at
+ * once (no route to the address any more) leaves the socket unconnected,
+ * as the process would have found it, and is told, not fatal.
+ */
+static void connect_again(struct tcp_make *m, const struct ckpt_restore_opts *o)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sockaddr_of(m->t, true, &ss);
+	int fl = fcntl(m->fd, F_GETFL);
+
+	/* Its own flags come back when it is placed at its descriptor. */
+	if (fl >= 0)
+		fcntl(m->fd, F_SETFL, fl | O_NONBLOCK);
+	if (connect(m->fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
+		ckpt_notef(o, "%s: its connect again failed: %s", m->name,
+			   strerror(errno));
 }
 
 /* @len bytes of @data into the repair queue @queue. */
@@ -549,7 +590,9 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 			/* To outside the job: closed, with nothing to make. */
 			if (pass && is_closed(m.t->ino, closed, nr_closed))
 				continue;
-			ret = pass ? make_connection(&m) : make_plain(&m);
+			ret = pass ? make_connection(&m) :
+			      m.t->state == CKPT_TCP_CONNECTING ? make_connecting(&m) :
+			      make_plain(&m);
 		}
 	}
 	/*
@@ -565,11 +608,15 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 	for (i = from; !ret && i < *nr; i++) {
 		m.t = find_tcp(imgs, n, sh[i].ino);
 		if (sh[i].kind != CKPT_FILE_TCP || !m.t ||
-		    m.t->state != CKPT_TCP_ESTABLISHED ||
 		    is_closed(m.t->ino, closed, nr_closed))
 			continue;
 		name_it(&m);
 		m.fd = sh[i].fd[0];
+		/* Every listening socket of the job exists, on every node. */
+		if (m.t->state == CKPT_TCP_CONNECTING)
+			connect_again(&m, o);
+		if (m.t->state != CKPT_TCP_ESTABLISHED)
+			continue;
 		ret = end_repair(&m);
 		if (m.t->flags & CKPT_TCP_FIN_IN)
 			fins[nr_fins++].fd = m.fd;

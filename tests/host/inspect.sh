@@ -237,7 +237,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((106 + nsect))
+ktap_plan $((108 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -681,9 +681,27 @@ ktap_check "TCP: a half-closed connection is valid, both of its FINs shown" sh -
 import json, sys
 t = json.load(sys.stdin)[\"tcp\"]
 assert t[1][\"shut-wr\"] and t[1][\"peer-shut-wr\"] and not t[2][\"shut-wr\"], t'"
+# A connect under way: the closed socket made connecting, from
+# 127.0.0.1:40002 to 127.0.0.1:5002 (sport 56, dport 58): valid, shown
+# with its peer; without its ports, or with sequence numbers, refused.
+tdamage tcp-c1 set 7 12 I 3
+damage_of "$tmp/tcp-c1" tcp-c2 set 7 24 I 0x0100007f
+damage_of "$tmp/tcp-c2" tcp-c3 set 7 40 I 0x0100007f
+damage_of "$tmp/tcp-c3" tcp-connecting set 7 56 I $(((5002 << 16) | 40002))
+damage_of "$tmp/tcp-connecting" tcp-conn-seq set 7 96 I 5
+ktap_check "TCP: a connect under way is valid, shown with its peer" sh -c "
+	'$ckpt' inspect '$tmp/tcp-connecting' > '$tmp/tctext' && cat '$tmp/tctext' &&
+	grep -qx ' socket 604 state connecting local 127.0.0.1:40002 peer 127.0.0.1:5002' '$tmp/tctext' &&
+	'$ckpt' inspect --json '$tmp/tcp-connecting' | python3 -c '
+import json, sys
+t = json.load(sys.stdin)[\"tcp\"][3]
+assert t[\"state\"] == \"connecting\" and t[\"peer\"] == \"127.0.0.1:5002\" and \"sendq\" not in t, t'"
+ktap_check "TCP: a connect under way without its ports, or with sequence numbers, is refused" refuse_all \
+	"$tmp/tcp-c3" "TCP socket that is connecting has no ends $(tat 7)" \
+	"$tmp/tcp-conn-seq" "TCP socket that is not connected has a connection's state $(tat 7)"
 tdamage tcp-flags set 5 16 I 0x8000
 tdamage tcp-lfin set 4 16 I 0x2000
-tdamage tcp-state set 5 12 I 3
+tdamage tcp-state set 5 12 I 4
 tdamage tcp-family set 5 8 I 1
 tdamage tcp-v4 set 5 28 I 1
 tdamage tcp-seq set 5 104 I 1006

@@ -25,7 +25,9 @@
 # checkpointed with --kill and restarted, and in continue mode, the
 # original then the image run to their ends: every byte and every end of
 # stream where it was. A connection to a process outside the tree is
-# refused by name, and the tree runs on.
+# refused by name, and the tree runs on. A connect under way (SYN-SENT,
+# its listener's queue full), --kill and restarted, connects again and
+# gets through once the listener takes it.
 #
 # Topology: one node, no network.
 set -eu
@@ -191,7 +193,7 @@ half() {
 		{ echo "$1: the images do not mark 3 ends shut down and 2 whose peer did"; return 1; }
 }
 
-ktap_plan 15
+ktap_plan 17
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 # An uninterrupted run, let go as soon as it is ready.
@@ -290,6 +292,80 @@ ktap_check "a TCP connection to a process outside the tree is refused by name, n
 	test -e '$tmp/client.ready' &&
 	! ckpt checkpoint --tree $client -o '$tmp/out' 2> '$tmp/out.err'; cat '$tmp/out.err';
 	grep -q 'outside the tree' '$tmp/out.err' && test ! -e '$tmp/out' && kill -0 $client"
+kill -KILL $outside 2> /dev/null || true
+wait $outside 2> /dev/null || true
+outside=
+
+# A connect under way: a listener outside the tree whose queue is full
+# (backlog 0, one connection of its own waiting) drops the SYNs of a
+# client's non-blocking connect, which stays SYN-SENT. Checkpointed with
+# --kill and restarted, the client connects again; once the listener,
+# told to, takes its first connection, the client's gets in, and its
+# bytes arrive.
+cat > "$tmp/full.py" <<'EOF'
+import os, socket, sys, time
+l = socket.socket()
+l.bind(("127.0.0.1", 0))
+l.listen(0)
+filler = socket.create_connection(l.getsockname())
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(l.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.1)
+l.accept()
+a, _ = l.accept()
+data = b""
+while True:
+    b = a.recv(4096)
+    if not b:
+        break
+    data += b
+open(sys.argv[3] + ".tmp", "wb").write(data)
+os.rename(sys.argv[3] + ".tmp", sys.argv[3])
+EOF
+cat > "$tmp/connecting.py" <<'EOF'
+import select, socket, sys
+c = socket.socket()
+c.setblocking(False)
+try:
+    c.connect(("127.0.0.1", int(open(sys.argv[1]).read())))
+except BlockingIOError:
+    pass
+open(sys.argv[2], "w").close()
+select.select([], [c], [], 300)
+err = c.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+if err:
+    print("connect failed:", err)
+    sys.exit(1)
+c.setblocking(True)
+c.sendall(b"a connect made again")
+c.close()
+print("connected")
+EOF
+rm -f "$tmp/fport" "$tmp/full.go"
+python3 "$tmp/full.py" "$tmp/fport" "$tmp/full.go" "$tmp/full.got" < /dev/null > /dev/null 2>&1 &
+outside=$!
+ktap_poll 30 test -e "$tmp/fport" || true
+setsid python3 "$tmp/connecting.py" "$tmp/fport" "$tmp/conn.ready" < /dev/null > /dev/null 2>&1 &
+conn=$!
+ktap_poll 30 test -e "$tmp/conn.ready" || true
+ktap_check "a connect under way (SYN-SENT, its listener's queue full), --kill: its image has it connecting" sh -c "
+	ss -tnpH state syn-sent | grep -q 'pid=$conn,' &&
+	ckpt checkpoint --tree $conn --kill -o '$tmp/cn' > /dev/null &&
+	ckpt inspect '$tmp/cn/$conn.img' | grep -q ' state connecting local 127.0.0.1:[0-9]* peer 127.0.0.1:$(cat "$tmp/fport" 2> /dev/null)'"
+reap "$conn" > /dev/null 2>&1 || true
+timeout 120 ckpt restart "$tmp/cn" > "$tmp/cn.out" 2> "$tmp/cn.err" &
+r=$!
+ktap_poll 30 sh -c "ss -tnpH state syn-sent | grep -q python3" || true
+ss -tnpH state syn-sent | sed 's/^/# /'
+touch "$tmp/full.go"
+rc=0
+wait $r || rc=$?
+ktap_poll 10 test -e "$tmp/full.got" || true
+ktap_check "restarted, it connects again; let in, its bytes arrive: exit 0" sh -c "
+	cat '$tmp/cn.out' '$tmp/cn.err'; test $rc = 0 && grep -qx connected '$tmp/cn.out' &&
+	test \"\$(cat '$tmp/full.got')\" = 'a connect made again'"
 kill -KILL $outside 2> /dev/null || true
 wait $outside 2> /dev/null || true
 outside=

@@ -576,6 +576,11 @@ struct ckpt_img_upend {
  * its peer had not acknowledged. Addresses are in network order (IPv4:
  * the first 4 bytes), ports in host order.
  *
+ * A socket whose connect() is under way (SYN_SENT: no answer yet) has its
+ * addresses and options, no sequence numbers and no data: the restart
+ * binds it to its address and port and connects it again, to the same
+ * address (through a job's address map), as the process had asked.
+ *
  * A half-closed connection is an established one with CKPT_TCP_FIN_OUT
  * (it shut down writing: FIN_WAIT1, FIN_WAIT2) or CKPT_TCP_FIN_IN (its
  * peer did: CLOSE_WAIT). Its sequence numbers leave the FIN out, which
@@ -589,6 +594,7 @@ enum {
 	CKPT_TCP_CLOSED = 0,	/* neither connected nor listening */
 	CKPT_TCP_ESTABLISHED,
 	CKPT_TCP_LISTEN,
+	CKPT_TCP_CONNECTING,	/* a connect() under way (SYN_SENT): made again */
 	__CKPT_TCP_STATE_MAX,
 };
 
