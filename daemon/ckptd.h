@@ -298,6 +298,8 @@ struct snapdir {
  * -errno and the refusal in @err.
  */
 int snapdir_root_open(const char *dir, uid_t uid, struct ckpt_err *err);
+/* The same, at a request: 0 if @dir may be a --dir of @uid's. */
+int snapdir_root_check(const char *dir, uid_t uid, struct ckpt_err *err);
 /*
  * Job @id's directory under @dir (NULL or "": ckptd's snapshot root), made
  * if @create, open in @sd; 0, or -errno and the reason in @err. Under a

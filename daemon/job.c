@@ -529,13 +529,10 @@ void op_run(struct conn *c, const json_t *req)
 			  sizeof(j->name) - 1, CKPTD_MAX_INTERVAL, CKPTD_MAX_KEEP);
 		return;
 	}
-	ret = dir ? snapdir_root_open(dir, conn_uid(c), &derr) : 0;
-	if (ret < 0) {
+	if (dir && snapdir_root_check(dir, conn_uid(c), &derr)) {
 		conn_fail(c, "run: %s", derr.msg);
 		return;
 	}
-	if (dir)
-		close(ret);
 	if (proc_status(pid, "PPid:") != conn_pid(c) ||
 	    proc_status(pid, "Uid:") != (long)conn_uid(c)) {
 		conn_fail(c, "run: process %d is not a child of yours", (int)pid);

@@ -33,13 +33,26 @@ int snapdir_root_open(const char *dir, uid_t uid, struct ckpt_err *err)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return ckpt_err_set(err, errno, "--dir %s: %s", dir, strerror(errno));
-	if (fstat(fd, &st) ||
-	    (uid && (st.st_uid != uid || !(st.st_mode & S_IWUSR)))) {
+	if (fstat(fd, &st)) {
+		close(fd);
+		return ckpt_err_set(err, errno, "--dir %s: %s", dir, strerror(errno));
+	}
+	if (uid && (st.st_uid != uid || !(st.st_mode & S_IWUSR))) {
 		close(fd);
 		return ckpt_err_set(err, EPERM, "--dir %s is not a directory of yours (its owner is uid %u)",
 				    dir, (unsigned int)st.st_uid);
 	}
 	return fd;
+}
+
+int snapdir_root_check(const char *dir, uid_t uid, struct ckpt_err *err)
+{
+	int fd = snapdir_root_open(dir, uid, err);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }
 
 int snapdir_open(struct snapdir *sd, const struct ckptd *d, const char *dir,

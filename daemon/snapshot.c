@@ -691,7 +691,7 @@ void op_checkpoint(struct conn *c, const json_t *req)
 	const char *mode = "continue", *literal, *why, *dir = NULL;
 	json_int_t timeout = 0;
 	struct ckpt_err err;
-	int detach = 0, fd;
+	int detach = 0;
 	struct job *j;
 	char buf[512];
 	pid_t root;
@@ -706,13 +706,9 @@ void op_checkpoint(struct conn *c, const json_t *req)
 			  CKPT_TIMEOUT_MAX_MS / 1000);
 		return;
 	}
-	if (dir) {
-		fd = snapdir_root_open(dir, conn_uid(c), &err);
-		if (fd < 0) {
-			conn_fail(c, "job %s: %s", j->id, err.msg);
-			return;
-		}
-		close(fd);
+	if (dir && snapdir_root_check(dir, conn_uid(c), &err)) {
+		conn_fail(c, "job %s: %s", j->id, err.msg);
+		return;
 	}
 	/* The mode's own literal: the request is gone when the worker runs. */
 	literal = ckptd_mode(mode);
