@@ -4,6 +4,21 @@
 # one ktap_ok/ktap_fail/ktap_skip/ktap_check per test point, and end with
 # ktap_finish, which exits 1 if any point failed.
 
+# A test under set -e that ends early says where: the harness counts the
+# points it never ran as failed, and CI's log has only the TAP. Functions
+# inherit the trap (-E); command substitutions run without -e, so a
+# failure inside one says nothing.
+ktap_err() {
+	local i where=""
+	case $- in *e*) ;; *) return 0 ;; esac
+	for ((i = 1; i < ${#FUNCNAME[@]}; i++)); do
+		where="$where ${FUNCNAME[i]}@${BASH_SOURCE[i]##*/}:${BASH_LINENO[i - 1]}"
+	done
+	echo "# '$2' ended with $1 in$where, and the test with it"
+}
+set -E
+trap 'ktap_err $? "$BASH_COMMAND"' ERR
+
 ktap_n=0
 ktap_failed=0
 ktap_planned=0
