@@ -176,7 +176,10 @@ cycle_found() {
 	cycle_root=$(cat /proc/$init/task/*/children 2> /dev/null | tr -d ' ')
 	[ -n "$cycle_root" ] && all_tree $(members "$cycle_root")
 }
-if ! ktap_poll 150 cycle_found; then
+t0=$SECONDS
+if ktap_poll 150 cycle_found; then
+	ktap_note "the restart's four run again after $((SECONDS - t0)) s"
+else
 	ktap_note "the restart's four never ran: init '$init', root '$cycle_root'"
 	sed 's/^/# restarter: /' "$tmp/cycle.err"
 	ps -eo pid,ppid,stat,comm | sed 's/^/# /'
