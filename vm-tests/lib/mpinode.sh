@@ -15,6 +15,7 @@
 # arguments.
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
+. "$CKPT_TOP/vm-tests/lib/heatref.sh"
 
 bin=$CKPT_TOP/build/bin
 tmp=$(mktemp -d)

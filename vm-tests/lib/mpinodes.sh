@@ -11,9 +11,9 @@
 # link) are captured end by end, one end in each node's share, and joined
 # by the coordinator. Checked: the heat job checkpointed and let go on
 # three times mid-run ends with the checksum of an uninterrupted run of the
-# same 4 ranks (run on node0 alone: heat's result does not depend on
-# where its ranks run), and so does its last snapshot, once it has ended,
-# restarted with the nodes swapped (their addresses mapped:
+# same 4 ranks (run natively on the build host, make heat-refs: heat's
+# result does not depend on where its ranks run), and so does its last
+# snapshot, once it has ended, restarted with the nodes swapped (their addresses mapped:
 # Documentation/decisions.md, "TCP on other nodes"; Open MPI's session
 # directory in each node's /tmp made again on the other from the
 # snapshot: "A job's files on a node's own file systems"); heat's first
@@ -28,11 +28,12 @@
 # a run's result is its output line, read within a bound, and the job is
 # ended after it).
 #
-# Source it, then: ktap_plan, mpinodes_start, mpi_job IMPL "MPIRUN ARGS"
-# "NODE0 MPIRUN ARGS", a2a_job IMPL "MPIRUN ARGS" or mpix_job IMPL
+# Source it, then: ktap_plan, mpinodes_start, mpi_job IMPL "MPIRUN ARGS",
+# a2a_job IMPL "MPIRUN ARGS" or mpix_job IMPL
 # "MPIRUN ARGS", ktap_finish.
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
+. "$CKPT_TOP/vm-tests/lib/heatref.sh"
 
 shared=${ckptvm_out:?}/mpi-nodes
 . "$CKPT_TOP/vm-tests/lib/twonodes.sh"
@@ -43,10 +44,6 @@ export UCX_TLS=tcp,self UCX_TCP_PUT_ENABLE=n MPIR_CVAR_NOLOCAL=1
 NODES_MPICH="mpirun.mpich -hosts node0:2,node1:2 -n 4 -iface ckpt0"
 NODES_OPENMPI="mpirun.openmpi --host node0:2,node1:2 -np 4 --mca btl tcp,self
 	--mca btl_tcp_if_include ckpt0 --mca oob_tcp_if_include ckpt0"
-# The same 4 ranks on node0 alone, for the reference runs.
-NODE0_MPICH="mpirun.mpich -n 4 -iface ckpt0"
-NODE0_OPENMPI="mpirun.openmpi -np 4 --oversubscribe --mca btl tcp,self
-	--mca btl_tcp_if_include ckpt0 --mca oob_tcp_if_include ckpt0"
 
 # By name, never by command line (which would match the ssh that says it).
 kill_ranks="pkill -KILL -x heat; pkill -KILL -x alltoall; pkill -KILL -x mpix
@@ -54,7 +51,7 @@ kill_ranks="pkill -KILL -x heat; pkill -KILL -x alltoall; pkill -KILL -x mpix
 	pkill -KILL -x mpirun.openmpi; pkill -KILL -x mpirun.mpich; pkill -KILL -x orterun
 	pkill -KILL -x mpiexec.hydra; true"
 
-# Leftovers of a run (a reference's, a killed job's) on both nodes.
+# Leftovers of a run (a killed job's) on both nodes.
 cleanup_ranks() {
 	local n
 	for n in node0 node1; do
@@ -138,23 +135,15 @@ restart_from() {
 	cleanup_ranks
 }
 
-# mpi_job IMPL "MPIRUN ARGS" "MPIRUN ARGS ON NODE0": every check above
+# mpi_job IMPL "MPIRUN ARGS": every check above
 # with IMPL's heat. 6 points.
 mpi_job() {
-	local impl=$1 heat=$CKPT_TOP/build/tests/mpi/$1/heat want ref
+	local impl=$1 heat=$CKPT_TOP/build/tests/mpi/$1/heat want
 	run=$2
-	# The reference: the same 4 ranks uninterrupted, without ckpt, on node0
-	# alone (heat's grid and checksum do not depend on where its ranks
-	# run; over both nodes, beside the other lane, this run alone took
-	# two minutes).
-	(cd "$shared" && exec timeout 300 $3 "$heat" 300 > "$shared/$impl-ref.out" 2>&1) &
-	ref=$!
-	has_line "$shared/$impl-ref.out" '^heat: 4 ranks, .* checksum 0x' 300 $ref || true
-	kill -KILL $ref 2> /dev/null || true
-	cleanup_ranks
-	wait $ref 2> /dev/null || true
-	want=$(grep '^heat: ' "$shared/$impl-ref.out" || true)
-	ktap_check "$impl: an uninterrupted run of its 4 ranks on node0: $want" test -n "$want"
+	# The reference: the same 4 ranks uninterrupted, without ckpt (heat's
+	# grid and checksum do not depend on where its ranks run).
+	want=$(heat_ref "$impl" 300)
+	ktap_check "$impl: an uninterrupted run of its 4 ranks: $want" test -n "$want"
 
 	# 200 ms a step: at 100, a busy machine's third checkpoint came as
 	# Open MPI's mpirun was removing its session directory at the job's

@@ -9,8 +9,7 @@
 # passes the request to node0's (daemon/ask.c): it returns checkpoint and
 # snapshot 1 is made; the job killed, restarted from it, returns restart
 # and ends with the uninterrupted sum (vm-tests/lib/mpinodes.sh says what
-# is checked). MPIX's way through ckptd is the same for both libraries:
-# Open MPI's runs on one node in mpi_api.
+# is checked). mpi_nodes_openmpi.sh does the same with Open MPI.
 #
 # Topology: node0 and node1 on the private link ckpt0, each with ckptd,
 # the snapshot root on the results share both mount. Some 7 minutes
@@ -22,6 +21,6 @@ set -eu
 . "$CKPT_TOP/vm-tests/lib/mpinodes.sh"
 ktap_plan 10
 mpinodes_start
-mpi_job mpich "$NODES_MPICH" "$NODE0_MPICH"
+mpi_job mpich "$NODES_MPICH"
 mpix_job mpich "mpirun.mpich -hosts node1:2,node0:2 -n 4 -iface ckpt0"
 ktap_finish
