@@ -66,12 +66,14 @@ start_job() {
 	(cd "$tmp" && exec timeout 400 ckpt-run --name "$name" $run "$@" \
 		> "$tmp/$name.out" 2> "$tmp/$name.err") &
 	runner=$!
-	ktap_poll 60 grep -q '^ckpt-run: job ' "$tmp/$name.err"
+	ktap_poll 120 grep -q '^ckpt-run: job ' "$tmp/$name.err" ||
+		ktap_note "$name: no job after 120 s"
 	job=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$tmp/$name.err")
 	# Four ranks in the job's cgroup, past MPI_Init (a second of work).
-	ktap_poll 60 sh -c "test \$(grep -lx '$(basename "$1")' \
+	ktap_poll 120 sh -c "test \$(grep -lx '$(basename "$1")' \
 		\$(sed 's|.*|/proc/&/comm|' /sys/fs/cgroup/ckpt/$job/cgroup.procs) \
-		/dev/null 2> /dev/null | wc -l) = 4"
+		/dev/null 2> /dev/null | wc -l) = 4" ||
+		ktap_note "$name: four ranks did not show in 120 s"
 	sleep 2
 }
 
@@ -113,5 +115,5 @@ log_level = 2
 EOC
 	ckptd --foreground --config /etc/ckpt/mpi-node-test.conf >> "$tmp/ckptd.log" 2>&1 &
 	ckptd=$!
-	ktap_poll 20 test -S "$CKPTD_SOCKET"
+	ktap_poll 60 test -S "$CKPTD_SOCKET" || ktap_note "ckptd: no socket after 60 s"
 }

@@ -97,7 +97,8 @@ start_job() {
 	(cd "$shared" && exec timeout 500 ckpt-run --name "$name" $run "$@" \
 		> "$shared/$name.out" 2> "$shared/$name.err") &
 	runner=$!
-	ktap_poll 60 grep -q '^ckpt-run: job ' "$shared/$name.err"
+	ktap_poll 120 grep -q '^ckpt-run: job ' "$shared/$name.err" ||
+		ktap_note "$name: no job after 120 s"
 	job=$(job_of "$shared/$name.err")
 	for n in node0 node1; do
 		ktap_poll 90 ssh "$n" "test \$(grep -lx ${1##*/} \$(sed 's|.*|/proc/&/comm|' \

@@ -44,7 +44,7 @@ ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 "$hog" 2 4 8 > "$tmp/hog.out" &
 hogpid=$!
 pids+=("$hogpid")
-"$waitfor" "$tmp/hog.out" ready 0 60
+"$waitfor" "$tmp/hog.out" ready 0 60 || ktap_note "the hog is not ready after 60 s"
 
 ktap_check "checkpoint and continue: a 0600 image, a report with the frozen time, the process beats on" sh -c "
 	ckpt checkpoint $hogpid -o '$tmp/a.img' > '$tmp/report' && cat '$tmp/report' &&
@@ -83,7 +83,7 @@ ktap_check "wrong arguments are refused by name, nothing is touched" sh -c "
 	test ! -e '$tmp/x.img' && kill -0 $hogpid"
 
 # --stop: captured, then left stopped until SIGCONT.
-beats_after "$tmp/hog.out"
+beats_after "$tmp/hog.out" || ktap_note "the hog does not beat"
 ktap_check "--stop leaves the process stopped; SIGCONT resumes it" sh -c "
 	ckpt checkpoint $hogpid -o '$tmp/s.img' --stop &&
 	test \$(awk '/^State:/ { print \$2 }' /proc/$hogpid/status) = T &&

@@ -206,8 +206,8 @@ reap "$restarter" 60 || true
 # Held at its end (bad.go never exists): the count of its processes
 # below must not change because it finished meanwhile.
 start bad 20 "" "$tmp/bad.go"
-ckpt checkpoint --tree "$root" -o "$tmp/bad1" > /dev/null
-ckpt checkpoint --tree "$root" -o "$tmp/bad2" > /dev/null
+ckpt checkpoint --tree "$root" --timeout 60 -o "$tmp/bad1" > /dev/null || ktap_note "bad1: the checkpoint failed"
+ckpt checkpoint --tree "$root" --timeout 60 -o "$tmp/bad2" > /dev/null || ktap_note "bad2: the checkpoint failed"
 last=$(tail -1 "$tmp/bad1/manifest" | cut -d' ' -f2)
 cp -a "$tmp/bad1" "$tmp/damaged"
 printf 'XXXX' | dd of="$tmp/damaged/$last.img" bs=1 seek=300 conv=notrunc 2> /dev/null

@@ -53,7 +53,7 @@ start() {
 	SHMTREE_SYSV=1 setsid unshare --ipc "$shmtree" "$steps" "$tmp/$1.ready" 20 ${2:-} \
 		> "$tmp/$1.out" 2> "$tmp/$1.err" &
 	root=$!
-	ktap_poll 60 test -e "$tmp/$1.ready"
+	ktap_poll 120 test -e "$tmp/$1.ready" || ktap_note "$1: not ready after 120 s"
 }
 
 # restart_then DIR GOFILE CMD: a command that restarts DIR in the
@@ -216,7 +216,7 @@ ktap_check "a connection waiting on a member's listening socket, checkpointed (-
 rm -f "$tmp/svh.ready"
 SHMTREE_SYSV=1 setsid "$shmtree" "$steps" "$tmp/svh.ready" 20 > /dev/null 2>&1 &
 root=$!
-ktap_poll 60 test -e "$tmp/svh.ready"
+ktap_poll 120 test -e "$tmp/svh.ready" || ktap_note "svh: not ready after 120 s"
 ktap_check "System V: a tree mapping a segment of the initial IPC namespace is refused by name; it runs on" sh -c "
 	! ckpt checkpoint --tree $root -o '$tmp/svh' 2> '$tmp/svh.err'; cat '$tmp/svh.err';
 	grep -q 'System V shared memory segment [0-9]* of the initial IPC namespace' '$tmp/svh.err' &&
@@ -228,7 +228,7 @@ ipcrm --all 2> /dev/null || true
 rm -f "$tmp/svo.ready"
 SHMTREE_SYSV=1 setsid unshare --ipc --fork "$shmtree" "$steps" "$tmp/svo.ready" 20 > /dev/null 2>&1 &
 launcher=$!
-ktap_poll 60 test -e "$tmp/svo.ready"
+ktap_poll 120 test -e "$tmp/svo.ready" || ktap_note "svo: not ready after 120 s"
 ktap_check "System V: an IPC namespace a process outside the tree shares is refused by name, naming it; the tree runs on" sh -c "
 	top=\$(cat /proc/$launcher/task/*/children | tr -d ' ') &&
 	! ckpt checkpoint --tree \$top -o '$tmp/svo' 2> '$tmp/svo.err'; cat '$tmp/svo.err';
@@ -237,3 +237,4 @@ ktap_check "System V: an IPC namespace a process outside the tree shares is refu
 pkill -KILL -x shmtree 2> /dev/null || true
 
 ktap_check "no process of the tests is left" sh -c "! pgrep -x shmtree && ! pgrep -x ckpt"
+ktap_finish

@@ -37,8 +37,9 @@ run() {
 	rm -rf "$dir" "$tmp/ready"
 	setsid "$prog" "$dir" "$turns" "$tmp/ready" > /dev/null 2>&1 &
 	root=$!
-	ktap_poll 60 test -e "$tmp/ready"
-	ckpt checkpoint --tree "$root" --kill ${2:-} -o "$tmp/$1" > /dev/null
+	ktap_poll 120 test -e "$tmp/ready" || ktap_note "$1: not ready after 120 s"
+	ckpt checkpoint --tree "$root" --kill --timeout 60 ${2:-} -o "$tmp/$1" > /dev/null ||
+		ktap_note "$1: the checkpoint failed"
 	reap "$root" 30 || true
 }
 

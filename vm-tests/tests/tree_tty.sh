@@ -165,7 +165,7 @@ ktap_check "restarted in another terminal's foreground: Ctrl-C reaches the tree,
 python3 "$tmp/term.py" job "$tmp/ready2" shell > /dev/null 2>&1 &
 holder=$!
 job=$(job_root "$tmp/ready2")
-child=$(pgrep -P "$job")
+child=$(pgrep -P "$job" || true)
 ktap_check "a shell's job in the foreground, the shell in the background: --kill, the job's image says so, the shell's does not" sh -c "
 	ckpt checkpoint --tree $job --kill -o '$tmp/s' > '$tmp/s.txt' && cat '$tmp/s.txt' &&
 	ckpt inspect '$tmp/s/$child.img' | grep '^tree: ' | grep -q ', terminal foreground' &&
