@@ -199,28 +199,34 @@ a2a_job() {
 	fi
 }
 
-# mpix_job IMPL "MPIRUN ARGS": IMPL's mpix (tests/mpi/mpix: 40 steps 500
-# ms apart, MPIX_Checkpoint after 20), whose MPIRUN ARGS put rank 0 on
-# node1: its ckptd, which does not coordinate the job, passes the request
-# to node0's (daemon/ask.c). Held after the checkpoint (mpix's HOLD, a
-# file never made: the snapshot is committed after the ranks go on, and
-# may take longer than the last 20 steps), killed once that snapshot is
-# in, restarted from it. 2 points.
+# mpix_job IMPL "MPIRUN ARGS" NODE: IMPL's mpix (tests/mpi/mpix: 40 steps
+# 500 ms apart, MPIX_Checkpoint after 20), whose MPIRUN ARGS put rank 0,
+# which asks ckptd, on NODE. On node0 its ckptd coordinates the job; on
+# node1 its ckptd passes the request to node0's (daemon/ask.c). Held
+# after the checkpoint (mpix's HOLD, a file never made: the snapshot is
+# committed after the ranks go on, and may take longer than the last 20
+# steps), killed once that snapshot is in, restarted from it. 2 points.
 mpix_job() {
-	local impl=$1 mpix=$CKPT_TOP/build/tests/mpi/$1/mpix out err
+	local impl=$1 mpix=$CKPT_TOP/build/tests/mpi/$1/mpix out err how said
 	local sum='^mpix: 4 ranks, 40 steps, sum 3280$'
 	run=$2
 	start_job $impl-mpix "$mpix" 40 500 "$shared/$impl-mpix.hold"
+	if [ "$3" = node1 ]; then
+		how="rank 0 on node1, node0 coordinating"
+		said="job $job: the detached checkpoint passed to its coordinator, node node0"
+	else
+		how="rank 0 on node0, which coordinates"
+		said="job $job: the detached checkpoint starts"
+	fi
 	out=$shared/$impl-mpix.out
 	has_line "$out" '^mpix: step 20: ' 180 "$runner" || cat "$shared/$impl-mpix.err"
 	ktap_poll 60 test -f "$snap/$job/1/meta.json" || true
 	end_job "$job" "$runner"
 	cleanup_ranks
-	ktap_check "$impl: MPIX_Checkpoint, rank 0 on node1, node0 coordinating: checkpoint, snapshot 1 made" \
+	ktap_check "$impl: MPIX_Checkpoint, $how: checkpoint, snapshot 1 made" \
 		sh -c "cat '$out'; grep -qx 'mpix: step 20: checkpoint' '$out' &&
 			test -f '$snap/$job/1/meta.json' && ! grep -q '^mpix: 4 ranks' '$out' &&
-			grep -q 'job $job: the detached checkpoint passed to its coordinator, node node0' \
-				'$shared/ckptd-node1.log'"
+			grep -q \"$said\" '$shared/ckptd-$3.log'"
 	restart_bg $impl-mpix-restart node0 "$snap/$job/1"
 	out=$shared/$impl-mpix-restart.out
 	err=$shared/$impl-mpix-restart.err

@@ -9,7 +9,7 @@
 # passes the request to node0's (daemon/ask.c): it returns checkpoint and
 # snapshot 1 is made; the job killed, restarted from it, returns restart
 # and ends with the uninterrupted sum (vm-tests/lib/mpinodes.sh says what
-# is checked). mpi_nodes_openmpi.sh does the same with Open MPI.
+# is checked). mpi_nodes_openmpi.sh has Open MPI's rank 0 ask on node0.
 #
 # Topology: node0 and node1 on the private link ckpt0, each with ckptd,
 # the snapshot root on the results share both mount. Some 7 minutes
@@ -22,5 +22,5 @@ set -eu
 ktap_plan 10
 mpinodes_start
 mpi_job mpich "$NODES_MPICH"
-mpix_job mpich "mpirun.mpich -hosts node1:2,node0:2 -n 4 -iface ckpt0"
+mpix_job mpich "mpirun.mpich -hosts node1:2,node0:2 -n 4 -iface ckpt0" node1
 ktap_finish
