@@ -378,9 +378,11 @@ NODES_TESTS = $(shell vm-tests/suite -l | awk '$$2 ~ /^nodes=2(-|$$)/ { print $$
 CHECK_FUZZ_SECONDS ?= 8
 DEBUG_FUZZ_SECONDS ?= 12
 
-check: deps-check kmod-all kmod-debug user heat-refs
+check: deps-check kmod-all kmod-debug user
 	$(Q)rm -rf $(O)/check
 	$(Q)mkdir -p $(O)/check
+	@# A reference that cannot be made fails the heat tests, not the run.
+	-$(Q)$(MAKE) --no-print-directory heat-refs
 	-$(Q){ mk/lap "the host tests" tests/host/run $(O)/check/host > $(O)/check/host.log 2>&1; \
 		CKPT_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) mk/lap "the rest of the 6.12 suite" \
 			vm-tests/suite -k $$(mk/kver 6.12) -o $(O)/check/lane \
