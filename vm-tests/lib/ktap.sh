@@ -6,10 +6,13 @@
 
 # A test under set -e that ends early says where: the harness counts the
 # points it never ran as failed, and CI's log has only the TAP. Functions
-# inherit the trap (-E); command substitutions run without -e, so a
-# failure inside one says nothing.
+# inherit the trap (-E). Only the test's own shell speaks: a subshell's
+# failure (a background job, a command substitution) is its parent's to
+# judge, and its output may be a file the test compares (ckptd.sh's job
+# output, where a function's python3 exits as its killed job).
 ktap_err() {
 	local i where=""
+	[ "$BASHPID" = "$$" ] || return 0
 	case $- in *e*) ;; *) return 0 ;; esac
 	for ((i = 1; i < ${#FUNCNAME[@]}; i++)); do
 		where="$where ${FUNCNAME[i]}@${BASH_SOURCE[i]##*/}:${BASH_LINENO[i - 1]}"
