@@ -362,13 +362,13 @@ $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 # 6.1 line there, its checkers on, and not again on the distro's 6.1 build
 # (DISTRO61_SKIP; `module`, the engine loaded and unloaded, runs on both).
 # So every one-node test runs once on each line.
-# Two lanes run side by side, about even (Documentation/testing.md): the
-# 6.1 line's suite, then the 6.12 line's two-node tests (NODES_TESTS) and
-# mpi_node (MPI_TESTS); and the host tests, then the rest of the 6.12
-# line's suite, then the debug kernel's suite. Their VMs leave much of
-# the two host CPUs idle (most tests are one thread in a two-vCPU guest).
-# The first lane prints as it goes; the second lane's output follows when
-# all is done.
+# Two lanes run side by side, about even (mk/check-lanes,
+# Documentation/testing.md): the 6.1 line's suite, then the 6.12 line's
+# two-node tests (NODES_TESTS) and mpi_node (MPI_TESTS); and the host
+# tests, then the rest of the 6.12 line's suite, then the debug kernel's
+# suite. Their VMs leave part of the two host CPUs idle (most tests are
+# one thread in a two-vCPU guest): the debug kernel builds there, at idle
+# priority, from the start of the second lane.
 DEBUG_TESTS ?= $(shell sed 's/\#.*//' vm-tests/debug-tests)
 DISTRO61_SKIP = $(filter-out module,$(DEBUG_TESTS))
 MPI_TESTS := mpi_node
@@ -378,28 +378,15 @@ NODES_TESTS = $(shell vm-tests/suite -l | awk '$$2 ~ /^nodes=2(-|$$)/ { print $$
 CHECK_FUZZ_SECONDS ?= 8
 DEBUG_FUZZ_SECONDS ?= 12
 
-check: deps-check kmod-all kmod-debug user
+check: deps-check kmod-all user
 	$(Q)rm -rf $(O)/check
 	$(Q)mkdir -p $(O)/check
 	@# A reference that cannot be made fails the heat tests, not the run.
 	-$(Q)$(MAKE) --no-print-directory heat-refs
-	-$(Q){ mk/lap "the host tests" tests/host/run $(O)/check/host > $(O)/check/host.log 2>&1; \
-		CKPT_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) mk/lap "the rest of the 6.12 suite" \
-			vm-tests/suite -k $$(mk/kver 6.12) -o $(O)/check/lane \
-			$(addprefix -x ,$(NODES_TESTS) $(MPI_TESTS)) > $(O)/check/lane.log 2>&1; \
-		CKPT_FUZZ_SECONDS=$(DEBUG_FUZZ_SECONDS) mk/lap "the debug kernel's suite" \
-			vm-tests/suite -k debug -o $(O)/check/vm \
-			$(DEBUG_TESTS) > $(O)/check/debug.log 2>&1; } & \
-		CKPT_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) mk/lap "the 6.1 suite" \
-			vm-tests/suite -k $$(mk/kver 6.1) -o $(O)/check/vm $(addprefix -x ,$(DISTRO61_SKIP)); \
-		mk/lap "the 6.12 two-node and MPI tests" \
-			vm-tests/suite -k $$(mk/kver 6.12) -o $(O)/check/vm $(NODES_TESTS) $(MPI_TESTS); \
-		wait; echo "# beside them: the host tests,"; \
-		cat $(O)/check/host.log; \
-		echo "# then the rest of the 6.12 line's suite,"; \
-		cat $(O)/check/lane.log; \
-		echo "# then the debug kernel's suite:"; \
-		cat $(O)/check/debug.log
+	-$(Q)NODES_TESTS="$(NODES_TESTS)" MPI_TESTS="$(MPI_TESTS)" \
+		DEBUG_TESTS="$(DEBUG_TESTS)" DISTRO61_SKIP="$(DISTRO61_SKIP)" \
+		CHECK_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) \
+		DEBUG_FUZZ_SECONDS=$(DEBUG_FUZZ_SECONDS) mk/check-lanes $(O)/check
 	$(Q)mk/summarize $(O)/check
 
 check-host: user
