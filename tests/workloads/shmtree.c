@@ -163,19 +163,49 @@ static void hold(void)
 		sleep_ms(20);
 }
 
+/*
+ * A wait that gave up: which files this process maps the shared regions
+ * from, as /proc/self/maps says (the same in all four, if still shared).
+ */
+static void show_regions(unsigned int role)
+{
+	unsigned long lo, hi, mine[] = {
+		(unsigned long)anon, (unsigned long)mfd, (unsigned long)posix,
+	};
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned int i;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		for (i = 0; i < 3; i++)
+			if (mine[i] >= lo && mine[i] < hi)
+				fprintf(stderr, "shmtree: role %u maps %s", role, line);
+	}
+	if (f)
+		fclose(f);
+}
+
 /* Role @role's part: its turns, then its value. */
 static uint64_t work(unsigned int role)
 {
 	uint64_t x = 0x243f6a8885a308d3ULL * (role + 1);
-	unsigned long s;
-	time_t since;
+	unsigned long s, waited;
 
 	for (s = 0; s < steps; s++) {
-		since = time(NULL);
-		while (__atomic_load_n(&anon->turn, __ATOMIC_ACQUIRE) != s * NR + role) {
-			if (time(NULL) - since > 60) {
+		/*
+		 * Bounded by the naps taken, not by the clock: a wait that
+		 * a checkpoint cut and a restart resumed minutes later has
+		 * not waited those minutes.
+		 */
+		for (waited = 0;
+		     __atomic_load_n(&anon->turn, __ATOMIC_ACQUIRE) != s * NR + role;
+		     waited++) {
+			if (waited > 60 * 1000) {
 				fprintf(stderr, "shmtree: role %u waits for step %lu's turn (at %llu) for 60 s: is the memory still shared?\n",
 					role, s, (unsigned long long)anon->turn);
+				show_regions(role);
 				exit(99);
 			}
 			sleep_ms(1);
