@@ -362,13 +362,12 @@ $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 # 6.1 line there, its checkers on, and not again on the distro's 6.1 build
 # (DISTRO61_SKIP; `module`, the engine loaded and unloaded, runs on both).
 # So every one-node test runs once on each line.
-# Two lanes run side by side, about even (mk/check-lanes,
+# After the debug kernel's build (or the wait for the one .ci/run
+# started), two lanes run side by side, about even (mk/check-lanes,
 # Documentation/testing.md): the 6.1 line's suite, then the 6.12 line's
 # two-node tests (NODES_TESTS) and mpi_node (MPI_TESTS); and the host
 # tests, then the rest of the 6.12 line's suite, then the debug kernel's
-# suite. Their VMs leave part of the two host CPUs idle (most tests are
-# one thread in a two-vCPU guest): the debug kernel builds there, at idle
-# priority, from the start of the second lane.
+# suite.
 DEBUG_TESTS ?= $(shell sed 's/\#.*//' vm-tests/debug-tests)
 DISTRO61_SKIP = $(filter-out module,$(DEBUG_TESTS))
 MPI_TESTS := mpi_node
