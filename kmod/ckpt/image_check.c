@@ -639,8 +639,17 @@ static int check_files(struct ckpt_img_state *st,
 		if (f->flags & CKPT_FILE_TREE_SHARED &&
 		    (!st->has_tree || (f->kind != CKPT_FILE_REGULAR &&
 				       f->kind != CKPT_FILE_DIR &&
-				       f->kind != CKPT_FILE_EVENTFD)))
-			return FAIL(st, EINVAL, "only a tree's regular files, directories and eventfds are shared between processes");
+				       f->kind != CKPT_FILE_EVENTFD &&
+				       f->kind != CKPT_FILE_SIGNALFD &&
+				       f->kind != CKPT_FILE_TIMERFD &&
+				       f->kind != CKPT_FILE_EPOLL)))
+			return FAIL(st, EINVAL, "only a tree's regular files, directories, eventfds, signalfds, timerfds and epolls are shared between processes");
+		/* Their numbers in a tree, when shared; else 0. */
+		if ((f->kind == CKPT_FILE_SIGNALFD &&
+		     f->ino && !(f->flags & CKPT_FILE_TREE_SHARED)) ||
+		    ((f->kind == CKPT_FILE_TIMERFD || f->kind == CKPT_FILE_EPOLL) &&
+		     (f->ino || (f->dev && !(f->flags & CKPT_FILE_TREE_SHARED)))))
+			return FAIL(st, EBADMSG, "signalfd, timerfd or epoll entry with a number outside a tree's shared file");
 		if (f->flags & CKPT_FILE_REGISTERED &&
 		    (f->kind != CKPT_FILE_CKPT_DEV || registered++))
 			return FAIL(st, EINVAL, "only one /dev/ckpt carries a registration");

@@ -406,10 +406,10 @@ static int share_kind(u32 kind)
 	case CKPT_FILE_DIR:
 		return SHARE_OPEN;	/* named by dev and ino */
 	case CKPT_FILE_EVENTFD:
-		return SHARE_MAKE;	/* named by a number of the tree's */
 	case CKPT_FILE_SIGNALFD:
-	case CKPT_FILE_EPOLL:
 	case CKPT_FILE_TIMERFD:
+	case CKPT_FILE_EPOLL:
+		return SHARE_MAKE;	/* named by a number of the tree's */
 	case CKPT_FILE_MEMFD:
 	case CKPT_FILE_DELETED:
 		return SHARE_REFUSE;
@@ -420,14 +420,28 @@ static int share_kind(u32 kind)
 
 /*
  * Open files several members hold (inherited by fork: one position, one
- * set of status flags): every descriptor of a regular file, a directory
- * or an eventfd gets CKPT_FILE_TREE_SHARED, so that the restart opens or
- * makes it once for all; an eventfd's entries get a number of the tree's
- * in @dev to name it. Two such open files of one file are refused (the
- * images name a shared open file by its file's identity), as is one of a
- * kind the restart cannot share (an epoll, a timerfd, a signalfd, a
- * memfd's or deleted file's descriptor).
+ * set of status flags): every descriptor of a regular file, a directory,
+ * an eventfd, a signalfd, a timerfd or an epoll gets
+ * CKPT_FILE_TREE_SHARED, so that the restart opens or makes it once for
+ * all; the entries of one that is made get a number of the tree's to name
+ * it (make_id()). Two such open files of one file are refused (the images
+ * name a shared open file by its file's identity), as is one of a kind the
+ * restart cannot share (a memfd's or deleted file's descriptor). Every
+ * member holding an epoll lists its items, each checked to watch that
+ * member's descriptor (fds.c); the restart adds them once.
  */
+/*
+ * The number that names a made open file across the tree's images: in
+ * @dev, but for a signalfd, whose @dev is its mask, in @ino.
+ */
+static void make_id(struct ckpt_img_file *f, u32 id)
+{
+	if (f->kind == CKPT_FILE_SIGNALFD)
+		f->ino = id;
+	else
+		f->dev = id;
+}
+
 static int refuse_shared(struct ckpt_cp_group *g, const struct tf_desc *a,
 			 const struct tf_desc *b)
 {
@@ -484,7 +498,7 @@ static int mark_shared_files(struct ckpt_cp_group *g)
 
 			f->flags |= CKPT_FILE_TREE_SHARED;
 			if (share_kind(f->kind) == SHARE_MAKE)
-				f->dev = id;
+				make_id(f, id);
 			else
 				shared[nr_shared++] = d[k];
 		}

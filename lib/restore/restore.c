@@ -520,37 +520,81 @@ static void restore_ckpt_dev(struct restore *r, const struct ckpt_img_file *f)
 #define TFD_IOC_SET_TICKS	_IOW('T', 0, __u64)
 #endif
 
-/* A timerfd, re-armed relative to now with the time it had left. */
-static int restore_timerfd(struct restore *r,
-			   const struct ckpt_img_file *f, int nonblock)
+/*
+ * A timerfd of @img, re-armed relative to now with the time it had left,
+ * its unread expirations put back.
+ */
+int restore_make_timerfd(const struct ckpt_image *img,
+			 const struct ckpt_img_file *f, struct ckpt_err *err)
 {
-	const struct ckpt_image *img = &r->img;
 	const struct ckpt_img_timerfd *t = NULL;
 	struct itimerspec its = {};
 	uint32_t i;
-	int fd;
+	int fd, ret;
 
 	for (i = 0; i < img->nr_timerfds; i++)
 		if (img->timerfds[i].fd == f->fd)
 			t = &img->timerfds[i];
 	if (!t)
-		child_fail(r, "timerfd %u has no TIMERFD entry", f->fd);
-	fd = timerfd_create(t->clockid, TFD_CLOEXEC | (nonblock ? TFD_NONBLOCK : 0));
+		return ckpt_err_set(err, EBADMSG, "timerfd %u has no TIMERFD entry", f->fd);
+	fd = timerfd_create(t->clockid, TFD_CLOEXEC |
+			    (f->open_flags & O_NONBLOCK ? TFD_NONBLOCK : 0));
 	if (fd < 0)
-		return fd;
+		return ckpt_err_set(err, errno, "cannot re-create timerfd %u: %s",
+				    f->fd, strerror(errno));
 	its.it_value.tv_sec = t->value_ns / 1000000000ULL;
 	its.it_value.tv_nsec = t->value_ns % 1000000000ULL;
 	its.it_interval.tv_sec = t->interval_ns / 1000000000ULL;
 	its.it_interval.tv_nsec = t->interval_ns % 1000000000ULL;
-	if (timerfd_settime(fd, 0, &its, NULL))
-		child_fail(r, "cannot arm timerfd %u: %s", f->fd, strerror(errno));
-	if (t->ticks && ioctl(fd, TFD_IOC_SET_TICKS, &t->ticks))
-		child_fail(r, "cannot restore the %llu unread expirations of timerfd %u: %s",
-			   (unsigned long long)t->ticks, f->fd, strerror(errno));
+	if (timerfd_settime(fd, 0, &its, NULL)) {
+		ret = ckpt_err_set(err, errno, "cannot arm timerfd %u: %s",
+				   f->fd, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	if (t->ticks && ioctl(fd, TFD_IOC_SET_TICKS, &t->ticks)) {
+		ret = ckpt_err_set(err, errno, "cannot restore the %llu unread expirations of timerfd %u: %s",
+				   (unsigned long long)t->ticks, f->fd, strerror(errno));
+		close(fd);
+		return ret;
+	}
 	return fd;
 }
 
-/* eventfd (count and mode), signalfd (mask), epoll (items come later), timerfd. */
+/* A signalfd of the image's mask (@f->dev: bit N - 1 for signal N). */
+int restore_make_signalfd(const struct ckpt_img_file *f, struct ckpt_err *err)
+{
+	sigset_t mask;
+	int fd, sig;
+
+	sigemptyset(&mask);
+	for (sig = 1; sig <= 64; sig++)
+		if (f->dev & (1ULL << (sig - 1)))
+			sigaddset(&mask, sig);
+	fd = signalfd(-1, &mask, SFD_CLOEXEC |
+		      (f->open_flags & O_NONBLOCK ? SFD_NONBLOCK : 0));
+	if (fd < 0)
+		return ckpt_err_set(err, errno, "cannot re-create signalfd %u: %s",
+				    f->fd, strerror(errno));
+	return fd;
+}
+
+int restore_make_epoll(const struct ckpt_img_file *f, struct ckpt_err *err)
+{
+	int fd = epoll_create1(EPOLL_CLOEXEC);
+
+	if (fd >= 0 && f->open_flags & O_NONBLOCK &&
+	    fcntl(fd, F_SETFL, O_NONBLOCK)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		return ckpt_err_set(err, errno, "cannot re-create %s (fd %u): %s",
+				    f->path, f->fd, strerror(errno));
+	return fd;
+}
+
+/* An eventfd: its count and mode. */
 int restore_make_eventfd(const struct ckpt_img_file *f, struct ckpt_err *err)
 {
 	uint64_t count = f->pos;
@@ -573,37 +617,25 @@ int restore_make_eventfd(const struct ckpt_img_file *f, struct ckpt_err *err)
 static void restore_anon(struct restore *r,
 			 const struct ckpt_img_file *f)
 {
-	int nonblock = f->open_flags & O_NONBLOCK;
-	sigset_t mask;
-	int fd = -1, sig;
-
 	struct ckpt_err err;
+	int fd;
 
 	switch (f->kind) {
 	case CKPT_FILE_EVENTFD:
 		fd = restore_make_eventfd(f, &err);
-		if (fd < 0)
-			child_fail(r, "%s", err.msg);
 		break;
 	case CKPT_FILE_SIGNALFD:
-		sigemptyset(&mask);
-		for (sig = 1; sig <= 64; sig++)
-			if (f->dev & (1ULL << (sig - 1)))
-				sigaddset(&mask, sig);
-		fd = signalfd(-1, &mask, SFD_CLOEXEC | (nonblock ? SFD_NONBLOCK : 0));
-		break;
-	case CKPT_FILE_EPOLL:
-		fd = epoll_create1(EPOLL_CLOEXEC);
-		if (fd >= 0 && nonblock && fcntl(fd, F_SETFL, O_NONBLOCK))
-			fd = -1;
+		fd = restore_make_signalfd(f, &err);
 		break;
 	case CKPT_FILE_TIMERFD:
-		fd = restore_timerfd(r, f, nonblock);
+		fd = restore_make_timerfd(&r->img, f, &err);
+		break;
+	default:	/* CKPT_FILE_EPOLL: its items come later */
+		fd = restore_make_epoll(f, &err);
 		break;
 	}
 	if (fd < 0)
-		child_fail(r, "cannot re-create %s (fd %u): %s", f->path, f->fd,
-			   strerror(errno));
+		child_fail(r, "%s", err.msg);
 	place_fd(r, fd, f);
 }
 
@@ -1132,6 +1164,29 @@ static void finish_objects(struct restore *r)
 	}
 }
 
+/*
+ * Whether this process adds the items of its epoll @epfd: its own, or a
+ * tree's shared one whose image made it (every holder's image lists the
+ * same items; the one that made it adds them once).
+ */
+static bool epoll_holder(const struct restore *r, __u32 epfd)
+{
+	const struct ckpt_image *img = &r->img;
+	const struct restore_shared *sh;
+	uint32_t i;
+
+	for (i = 0; i < img->nr_files; i++) {
+		const struct ckpt_img_file *f = &img->files[i];
+
+		if (f->fd != epfd || !(f->flags & CKPT_FILE_TREE_SHARED))
+			continue;
+		sh = restore_find_shared(r->shared, r->nr_shared, f->kind,
+					 f->dev, f->ino);
+		return sh && sh->holder == img->tree.index;
+	}
+	return true;
+}
+
 /* Once every descriptor is back: the epoll interest lists. */
 static void restore_epoll(struct restore *r)
 {
@@ -1142,6 +1197,8 @@ static void restore_epoll(struct restore *r)
 		const struct ckpt_img_epitem *e = &img->epitems[i];
 		struct epoll_event ev = { .events = e->events, .data.u64 = e->data };
 
+		if (!epoll_holder(r, e->epfd))
+			continue;
 		if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->tfd, &ev))
 			child_fail(r, "cannot watch fd %u with epoll fd %u again: %s",
 				   e->tfd, e->epfd, strerror(errno));
@@ -2046,8 +2103,9 @@ static void restore_all_files(struct restore *r, int *uffd)
 		make_objects(r, 3);
 	}
 	finish_objects(r);
-	close_shared(r);
+	/* While the tree's table says which member adds a shared epoll's items. */
 	restore_epoll(r);
+	close_shared(r);
 }
 
 /* The hand-over: the engine makes this process the image's, or says why not. */

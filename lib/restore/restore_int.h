@@ -28,6 +28,7 @@ struct restore_shared {
 	__u64 dev, ino;
 	int fd[2];		/* a pipe's read and write ends, a pty's master
 				 * and slave; else fd[0], -1 */
+	__u32 holder;		/* the member whose image made it (tree.c) */
 };
 
 /* @kind's @dev:@ino in @sh[0..@nr), or NULL. */
@@ -186,8 +187,16 @@ int restore_end_time_wait(const struct ckpt_img_tcp *t, bool bind);
 int restore_open_shared(struct restore *r, const struct ckpt_img_file *f,
 			struct ckpt_err *err);
 
-/* The eventfd @f, with its count and flags: its descriptor or -errno. */
+/*
+ * The eventfd @f with its count and flags, the signalfd with its mask, the
+ * timerfd of @img armed as it was, an epoll without its items (the holder
+ * adds them, restore_epoll()): its descriptor or -errno with @err.
+ */
 int restore_make_eventfd(const struct ckpt_img_file *f, struct ckpt_err *err);
+int restore_make_signalfd(const struct ckpt_img_file *f, struct ckpt_err *err);
+int restore_make_timerfd(const struct ckpt_image *img,
+			 const struct ckpt_img_file *f, struct ckpt_err *err);
+int restore_make_epoll(const struct ckpt_img_file *f, struct ckpt_err *err);
 
 /* Once every descriptor of it is open: @o's mode and seals on @fd. */
 int restore_finish_object(const struct ckpt_img_fileobj *o, int fd,

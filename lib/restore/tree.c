@@ -523,12 +523,16 @@ static bool held_after(const struct tree_restart *tr, uint32_t i,
 	return false;
 }
 
-/* Records @fd as the tree's one open file of the object (@kind, @dev, @ino). */
-static void add_shared(struct tree_restart *tr, uint32_t kind, uint64_t dev,
-		       uint64_t ino, int fd)
+/*
+ * Records @fd as the tree's one open file of the object (@kind, @dev,
+ * @ino), made from member @holder's image.
+ */
+static void add_shared(struct tree_restart *tr, uint32_t holder,
+		       uint32_t kind, uint64_t dev, uint64_t ino, int fd)
 {
 	tr->shared[tr->nr_shared++] = (struct restore_shared){
 		.kind = kind, .dev = dev, .ino = ino, .fd = { fd, -1 },
+		.holder = holder,
 	};
 }
 
@@ -557,7 +561,7 @@ static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
 					 err);
 			if (fd < 0)
 				return fd;
-			add_shared(tr, o->kind, o->dev, o->ino, fd);
+			add_shared(tr, i, o->kind, o->dev, o->ino, fd);
 		}
 	}
 	return 0;
@@ -566,7 +570,8 @@ static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
 /*
  * The open files several members hold (CKPT_FILE_TREE_SHARED), opened
  * once from the first holder's image, as its user opens them, or made
- * (an eventfd).
+ * (an eventfd, a signalfd, a timerfd, an epoll, whose items that holder
+ * adds).
  */
 static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 {
@@ -584,12 +589,18 @@ static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 				continue;
 			if (f->kind == CKPT_FILE_EVENTFD)
 				fd = restore_make_eventfd(f, err);
+			else if (f->kind == CKPT_FILE_SIGNALFD)
+				fd = restore_make_signalfd(f, err);
+			else if (f->kind == CKPT_FILE_TIMERFD)
+				fd = restore_make_timerfd(img, f, err);
+			else if (f->kind == CKPT_FILE_EPOLL)
+				fd = restore_make_epoll(f, err);
 			else
 				fd = restore_open_shared(&tr->r[i], f, err);
 			fd = above_stdio(fd, err);
 			if (fd < 0)
 				return fd;
-			add_shared(tr, f->kind, f->dev, f->ino, fd);
+			add_shared(tr, i, f->kind, f->dev, f->ino, fd);
 		}
 	}
 	return 0;
@@ -668,7 +679,7 @@ static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 				ret = fd;
 				break;
 			}
-			add_shared(tr, CKPT_FILE_UNIX, 0, img->ulistens[k].ino, fd);
+			add_shared(tr, i, CKPT_FILE_UNIX, 0, img->ulistens[k].ino, fd);
 			ret = restore_make_pending(img, &img->ulistens[k], imgs,
 						   tr->t.nr, tr->shared,
 						   &tr->nr_shared, err);

@@ -237,7 +237,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((108 + nsect))
+ktap_plan $((110 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -733,6 +733,21 @@ ktap_check "a pseudo-terminal: shown, valid, in text and JSON" sh -c "
 import json, sys
 d = json.load(sys.stdin)
 assert d[\"ptys\"] == [{\"pts\": 7, \"rows\": 24, \"cols\": 80, \"canonical\": True, \"echo\": False, \"packet\": True, \"locked\": False}], d[\"ptys\"]'"
+# FILES entry 2 (552 bytes each) is the tree's shared signalfd 1.
+ydamage sfd-alone set 4 1112 I 0
+ydamage tfd-ino set 4 1116 I 8
+ydamage ep-ino set 4 1116 I 6
+damage_of "$tmp/ep-ino" ep-shared set 4 1136 Q 0
+odamage sfd-notree set 4 8 I 4
+damage_of "$tmp/sfd-notree" sfd-notree2 set 4 12 I 5
+ktap_check "a tree's shared signalfd: shown, valid; as an epoll, its number in dev, valid" sh -c "
+	'$ckpt' inspect '$tmp/pty.img' | grep -qxF '  fd 5 at 0 flags 02 tree-shared anon_inode:[signalfd]' &&
+	'$ckpt' inspect '$tmp/ep-shared' > /dev/null"
+ktap_check "refused: a signalfd's number without its sharing, a timerfd's or an epoll's in ino, one shared outside a tree" refuse_all \
+	"$tmp/sfd-alone" "signalfd, timerfd or epoll entry with a number outside a tree's shared file $(yat 4)" \
+	"$tmp/tfd-ino" "signalfd, timerfd or epoll entry with a number outside a tree's shared file $(yat 4)" \
+	"$tmp/ep-ino" "signalfd, timerfd or epoll entry with a number outside a tree's shared file $(yat 4)" \
+	"$tmp/sfd-notree2" "only a tree's regular files, directories, eventfds, signalfds, timerfds and epolls are shared between processes $(oat 4)"
 ydamage pty-flags set 5 4 I 8
 ydamage pty-reserved set 5 60 I 1
 ydamage pty-end set 4 24 Q 3

@@ -546,15 +546,19 @@ static void tcp_sockets(void)
 /*
  * -Y: the root of a tree (TREE, as -I) holding a pseudo-terminal's master
  * at fd 3 and its slave at fd 4 (O_NONBLOCK): pts 7, 24 rows of 80
- * columns, canonical with ECHO off, in packet mode.
+ * columns, canonical with ECHO off, in packet mode; and at fd 5 a signalfd
+ * of SIGUSR1 other members hold too, the tree's shared signalfd 1.
  */
 static void pty_pair(void)
 {
-	static const struct ckpt_img_file files[2] = {
+	static const struct ckpt_img_file files[3] = {
 		{ .fd = 3, .open_flags = 2, .kind = CKPT_FILE_PTY, .ino = 7,
 		  .dev = CKPT_PTY_MASTER, .path = "/dev/ptmx" },
 		{ .fd = 4, .open_flags = 2 | 04000, .kind = CKPT_FILE_PTY,
 		  .ino = 7, .dev = CKPT_PTY_SLAVE, .path = "/dev/pts/7" },
+		{ .fd = 5, .open_flags = 2, .flags = CKPT_FILE_TREE_SHARED,
+		  .kind = CKPT_FILE_SIGNALFD, .dev = 1 << 9, .ino = 1,
+		  .path = "anon_inode:[signalfd]" },
 	};
 	static const struct ckpt_img_pty pty = {
 		.index = 7, .flags = CKPT_PTY_PACKET,

@@ -13,6 +13,14 @@
  * the FIFO READYFILE.fifo, open read-write in all four, which the root
  * drains at its turn (bytes restored twice, or lost, change what it reads),
  * and adds to an eventfd all four share, which the root reads at its turn;
+ * each reads the time left on a timerfd all four share, as the one before
+ * armed it (in thousands of seconds: far off, it never fires), and arms it
+ * from its own value, and reads the O_NONBLOCK flag of a signalfd all four
+ * share, as the one before set it, and sets it from its own value, and
+ * asks an epoll all four share whether the eventfd is readable, which it
+ * says once each time one of them re-arms it (EPOLLONESHOT) with a value
+ * of its own (a timerfd, signalfd or epoll made anew for each after a
+ * restart would answer with what that process did itself);
  * B also sends its value to the root through a UNIX stream connection it
  * made to a socket the root listens on (READYFILE.sock, open in all four),
  * which the root reads two turns late (so bytes are always queued); half
@@ -40,11 +48,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
@@ -69,7 +81,7 @@ static unsigned long steps, pace_ms = 20;
 static const char *gofile, *readyfile;
 static struct turns *anon;
 static uint64_t *mfd, *posix;
-static int logfd, fifofd, evfd, sock[2], lsock;
+static int logfd, fifofd, evfd, tfd, sfd, ep, sock[2], lsock;
 /* SHMTREE_SYSV: the removed segment, the keyed one (A and G), ids. */
 static uint64_t *sysv, *keyed;
 static int semid = -1, msqid = -1;
@@ -164,6 +176,40 @@ static void hold(void)
 }
 
 /*
+ * The shared timerfd, signalfd and epoll at a turn: what the ones before
+ * left, mixed into @x; then this turn's, from it. The timer is armed to k
+ * thousand seconds and a half, and read back as k: a restart keeps its
+ * time left, and a turn takes far less than 500 s. The eventfd is
+ * readable at every turn but the first (each turn adds to it), so the
+ * epoll reports it, with the value it was armed with, exactly when it was
+ * re-armed since it last did.
+ */
+static uint64_t shared_fds_turn(uint64_t x)
+{
+	struct epoll_event ev = {};
+	struct itimerspec its = {};
+	int fl, n;
+
+	if (timerfd_gettime(tfd, &its) || (fl = fcntl(sfd, F_GETFL)) < 0 ||
+	    (n = epoll_wait(ep, &ev, 1, 0)) < 0)
+		exit(108);
+	x = mix(x, (uint64_t)its.it_value.tv_sec / 1000);
+	x = mix(x, !!(fl & O_NONBLOCK));
+	x = mix(x, n ? ev.data.u64 : 0);
+	its.it_value.tv_sec = (x % 97 + 1) * 1000 + 500;
+	if (timerfd_settime(tfd, 0, &its, NULL) ||
+	    fcntl(sfd, F_SETFL, x & 2 ? fl | O_NONBLOCK : fl & ~O_NONBLOCK))
+		exit(108);
+	if (x % 3 == 0) {
+		ev.events = EPOLLIN | EPOLLONESHOT;
+		ev.data.u64 = x | 1;
+		if (epoll_ctl(ep, EPOLL_CTL_MOD, evfd, &ev))
+			exit(108);
+	}
+	return x;
+}
+
+/*
  * A wait that gave up: which files this process maps the shared regions
  * from, as /proc/self/maps says (the same in all four, if still shared).
  */
@@ -221,6 +267,7 @@ static uint64_t work(unsigned int role)
 		posix[role] = x ^ 2;
 		if (sysv)
 			x = sysv_turn(role, s, x);
+		x = shared_fds_turn(x);
 		if (write(logfd, &x, sizeof(x)) != sizeof(x))
 			exit(102);
 		if (!role) {
@@ -286,6 +333,7 @@ int main(int argc, char **argv)
 	char name[64];
 	int sta, stb, st, fd;
 	uint64_t w, log = 0;
+	sigset_t mask;
 	off_t off;
 
 	if (argc < 3) {
@@ -347,6 +395,17 @@ int main(int argc, char **argv)
 	evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (evfd < 0) {
 		perror("eventfd");
+		return 100;
+	}
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGUSR2);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (tfd < 0 || sfd < 0 || ep < 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, evfd, &(struct epoll_event){
+			.events = EPOLLIN | EPOLLONESHOT, .data.u64 = 1 })) {
+		perror("timerfd, signalfd or epoll");
 		return 100;
 	}
 	snprintf(name, sizeof(name), "%.50s.fifo", readyfile);

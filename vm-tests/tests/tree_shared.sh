@@ -7,6 +7,9 @@
 # object, all mapped before the forks, and writes its values to a log
 # through one open file all four share (one position), and to a FIFO
 # all four hold, which the root drains, and to an eventfd all four share;
+# each reads and re-arms a timerfd all four share, reads and sets the
+# O_NONBLOCK flag of a signalfd all four share and polls, and now and
+# then re-arms, a one-shot epoll all four share;
 # one child sends to the root through a connection it made to a socket the
 # root listens on (open in all four), always ahead, and half way through the
 # grandchild connects to that listening socket anew (after the restart: it
@@ -116,6 +119,9 @@ ktap_check "--tree, continue: the shared regions, the FIFO and the System V obje
 		test \$(grep -cE '^  [0-9]+ (shmem|memfd|deleted) size 65536 stored 0 ' '$tmp/m.txt') = 3 &&
 		grep -q ' tree-shared .*/cont.ready.log' '$tmp/m.txt' &&
 		grep -q ' tree-shared anon_inode:\[eventfd\]' '$tmp/m.txt' &&
+		grep -q ' tree-shared anon_inode:\[timerfd\]' '$tmp/m.txt' &&
+		grep -q ' tree-shared anon_inode:\[signalfd\]' '$tmp/m.txt' &&
+		grep -q ' tree-shared anon_inode:\[eventpoll\]' '$tmp/m.txt' &&
 		! grep -q ' SYSVSHM at ' '$tmp/m.txt' &&
 		grep -qE '^  [0-9]+ fifo size [0-9]+ stored 0 .*/cont.ready.fifo' '$tmp/m.txt' || exit 1
 	done"

@@ -315,10 +315,13 @@ enum ckpt_img_file_flags {
 	CKPT_FILE_CLOEXEC	= 1 << 0,
 	CKPT_FILE_REGISTERED	= 1 << 1,
 	/*
-	 * A tree's member, a regular file, directory or eventfd: its open
-	 * file is one other members hold too (shared by fork), named across
-	 * the tree's images by @dev and @ino (an eventfd: by @dev, a number
-	 * of the tree's); the restart makes it once for all of them.
+	 * A tree's member, a regular file, directory, eventfd, signalfd,
+	 * timerfd or epoll: its open file is one other members hold too
+	 * (shared by fork), named across the tree's images by @dev and @ino
+	 * (an eventfd, timerfd or epoll: by @dev, a number of the tree's; a
+	 * signalfd: by @ino, one of the tree's, with its mask in @dev); the
+	 * restart makes it once for all of them (an epoll's items from the
+	 * image of the member that comes first in the tree).
 	 */
 	CKPT_FILE_TREE_SHARED	= 1 << 2,
 	__CKPT_FILE_ALL		= (1 << 3) - 1,
@@ -330,10 +333,10 @@ enum ckpt_img_file_kind {
 	CKPT_FILE_DIR,		/* a directory: like a regular file */
 	CKPT_FILE_CHR,		/* /dev/null, zero, full, random, urandom: dev is st_rdev, ino 0 */
 	CKPT_FILE_EVENTFD,	/* pos: the count; ino: CKPT_EVENTFD_SEMAPHORE */
-	CKPT_FILE_SIGNALFD,	/* dev: the signal mask (bit n-1 for signal n) */
+	CKPT_FILE_SIGNALFD,	/* dev: the signal mask (bit n-1 for signal n); ino: 0 */
 	CKPT_FILE_EPOLL,	/* its interest list is in the EPOLL section */
 	CKPT_FILE_PIPE,		/* ino: the pipe (its PIPE section); open_flags: the end */
-	CKPT_FILE_TIMERFD,	/* its timer is in the TIMERFD section */
+	CKPT_FILE_TIMERFD,	/* its timer is in the TIMERFD section; dev, ino: 0 */
 	CKPT_FILE_FIFO,		/* a named pipe; ino: its FILEOBJ entry */
 	CKPT_FILE_MEMFD,	/* ino: its FILEOBJ entry (content, seals, name) */
 	CKPT_FILE_DELETED,	/* a regular file unlinked while open; ino: FILEOBJ */
