@@ -110,8 +110,13 @@ int ckpt_fileobj_kind(struct file *file, const char *p)
 
 	if (*p != '/')
 		return -1;
+	/*
+	 * A FIFO unlinked while open is made anew, unlinked, at restart: its
+	 * name says so. A live one whose name ends as if it were is refused.
+	 */
 	if (S_ISFIFO(inode->i_mode))
-		return deleted || internal ? -1 : CKPT_FILE_FIFO;
+		return internal || deleted != d_unlinked(file->f_path.dentry) ?
+		       -1 : CKPT_FILE_FIFO;
 	/* SysV shm and the like have files of their own over shmem inodes. */
 	if (!S_ISREG(inode->i_mode) || !deleted || file->f_op != inode->i_fop)
 		return -1;

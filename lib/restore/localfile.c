@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
@@ -178,6 +179,46 @@ static int as_user(const struct ckpt_image *img, const struct ckpt_img_fileobj *
 		return ckpt_err_set(err, -ret, "cannot open %s %s as uid %u: %s",
 				    what, o->name, (unsigned int)uid, strerror(-ret));
 	return 0;
+}
+
+bool restore_fifo_deleted(const struct ckpt_img_fileobj *o)
+{
+	size_t len = strnlen(o->name, sizeof(o->name));
+
+	return o->kind == CKPT_FILE_FIFO && len > 10 &&
+	       !memcmp(o->name + len - 10, " (deleted)", 10);
+}
+
+/*
+ * In a directory of its own, root's alone for the moment the name exists:
+ * no other process can open it by that name before it is gone.
+ */
+int restore_fifo_unlinked(const struct ckpt_image *img,
+			  const struct ckpt_img_fileobj *o, struct ckpt_err *err)
+{
+	uid_t uid = img->has_creds ? img->creds.fsuid : img->proc.uid;
+	gid_t gid = img->has_creds ? img->creds.fsgid : img->proc.gid;
+	char dir[] = "/tmp/ckpt-fifo.XXXXXX", path[sizeof(dir) + 8];
+	int fd, ret;
+
+	if (!mkdtemp(dir))
+		return ckpt_err_set(err, errno, "cannot make a directory for unlinked FIFO %s: %s",
+				    o->name, strerror(errno));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	fd = mkfifo(path, 0600) ? -1 :
+	     open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	ret = fd < 0 ? -errno : 0;
+	unlink(path);
+	rmdir(dir);
+	if (!ret && (fchown(fd, uid, gid) || fchmod(fd, o->mode & 07777)))
+		ret = -errno;
+	if (ret) {
+		if (fd >= 0)
+			close(fd);
+		return ckpt_err_set(err, -ret, "cannot make unlinked FIFO %s again (uid %u): %s",
+				    o->name, (unsigned int)uid, strerror(-ret));
+	}
+	return fd;
 }
 
 int restore_fifo_make(const struct ckpt_image *img,

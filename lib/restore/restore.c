@@ -755,13 +755,19 @@ static int fill_object(struct restore *r, uint32_t obj, int fd,
 
 /*
  * The FIFO at @o's path, if it is still the one it was, or made again by
- * this restart where it is gone (localfile.c).
+ * this restart where it is gone (localfile.c); one unlinked while open,
+ * made anew unlinked (read-write only: its other descriptors are opened
+ * through this one, restore_fileobj()).
  */
 static int open_fifo(struct restore *r, const struct ckpt_img_fileobj *o,
 		     int flags, struct ckpt_err *err)
 {
 	struct stat st;
-	int fd = open(o->name, flags | O_NONBLOCK | O_CLOEXEC), ret;
+	int fd, ret;
+
+	if (restore_fifo_deleted(o))
+		return restore_fifo_unlinked(&r->img, o, err);
+	fd = open(o->name, flags | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0 && errno == ENOENT) {
 		ret = restore_fifo_make(&r->img, o, err);
@@ -1072,11 +1078,14 @@ static void make_own_usocks(struct restore *r, int above)
 		r->shared[i].fd[0] = move_fd(r, r->shared[i].fd[0], above);
 }
 
-/* The tree's copy of object @o, if the restarter made it for all. */
+/*
+ * The tree's copy of object @o, if the restarter made it for all (a FIFO
+ * each member opens by its path, but one unlinked).
+ */
 static const struct restore_shared *shared_object(const struct restore *r,
 						  const struct ckpt_img_fileobj *o)
 {
-	if (o->kind == CKPT_FILE_FIFO)
+	if (o->kind == CKPT_FILE_FIFO && !restore_fifo_deleted(o))
 		return NULL;
 	return restore_find_shared(r->shared, r->nr_shared, o->kind, o->dev,
 				   o->ino);
@@ -1117,7 +1126,17 @@ static void restore_fileobj(struct restore *r,
 	if (o->kind == CKPT_FILE_FIFO) {
 		struct ckpt_err err;
 
-		fd = open_fifo(r, o, f->open_flags & O_ACCMODE, &err);
+		if (restore_fifo_deleted(o)) {
+			snprintf(path, sizeof(path), "/proc/self/fd/%d",
+				 r->obj_fds[f->ino]);
+			fd = open(path, (f->open_flags & O_ACCMODE) |
+				  O_NONBLOCK | O_CLOEXEC);
+			if (fd < 0)
+				child_fail(r, "cannot reopen unlinked FIFO %s (fd %u): %s",
+					   o->name, f->fd, strerror(errno));
+		} else {
+			fd = open_fifo(r, o, f->open_flags & O_ACCMODE, &err);
+		}
 		if (fd < 0)
 			child_fail(r, "%s", err.msg);
 		fl = fcntl(fd, F_GETFL);
@@ -2543,8 +2562,8 @@ static int check_fifos(struct restore *r, struct ckpt_err *err)
 	for (i = 0; i < img->nr_fileobjs; i++) {
 		const struct ckpt_img_fileobj *o = &img->fileobjs[i];
 
-		if (o->kind != CKPT_FILE_FIFO)
-			continue;
+		if (o->kind != CKPT_FILE_FIFO || restore_fifo_deleted(o))
+			continue;	/* one unlinked is made anew */
 		fd = open_fifo(r, o, O_RDWR, err);
 		if (fd < 0)
 			return fd;

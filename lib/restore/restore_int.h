@@ -143,6 +143,17 @@ bool restore_file_made(dev_t dev, ino_t ino);
 bool restore_file_made_fd(int fd);
 
 /*
+ * Whether FIFO @o was unlinked while open (its name ends in " (deleted)",
+ * as the kernel writes it). restore_fifo_unlinked(): such a FIFO made
+ * anew, unlinked at once, owned by @img's process's user with @o's mode:
+ * its read-write descriptor (close-on-exec, non-blocking) or -errno with
+ * @err. The process's other descriptors of it are opened through this one.
+ */
+bool restore_fifo_deleted(const struct ckpt_img_fileobj *o);
+int restore_fifo_unlinked(const struct ckpt_image *img,
+			  const struct ckpt_img_fileobj *o, struct ckpt_err *err);
+
+/*
  * Tmpfs file @o of @img (CKPT_FILE_LOCAL) as the process's user: the file
  * at its path, read-write if the user may (the caller checks it is the
  * file it was), or, where the path is gone, made again, empty and

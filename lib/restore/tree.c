@@ -538,7 +538,7 @@ static void add_shared(struct tree_restart *tr, uint32_t holder,
 
 /*
  * The file objects several members hold (memfds, deleted files, shared
- * anonymous memory), made once from the image of the first that holds
+ * anonymous memory, FIFOs unlinked while open), made once from the image of the first that holds
  * them, which alone stores their content: the members map and open this
  * one file, as they did the one they shared.
  */
@@ -553,7 +553,8 @@ static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
 		for (k = 0; k < img->nr_fileobjs; k++) {
 			const struct ckpt_img_fileobj *o = &img->fileobjs[k];
 
-			if (o->kind == CKPT_FILE_FIFO ||
+			if ((o->kind == CKPT_FILE_FIFO &&
+			     !restore_fifo_deleted(o)) ||
 			    is_shared(tr, o->kind, o->dev, o->ino) ||
 			    !held_after(tr, i, o))
 				continue;

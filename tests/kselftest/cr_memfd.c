@@ -5,7 +5,7 @@
  * mapped shared and private, one that is only mapped, a sealed one; a
  * regular file unlinked while open and mapped (content, mode, flags,
  * position, still unlinked); a FIFO (reopened by path, its bytes, each
- * end's flags). After the restart a write through a shared mapping shows
+ * end's flags), and one unlinked while open (made anew, unlinked). After the restart a write through a shared mapping shows
  * through the descriptor and the other way round. A FIFO or memfd held by
  * another process too is refused, named; a deleted file whose directory is
  * gone cannot be restarted, named. Damaged page data in an image with a
@@ -481,6 +481,48 @@ TEST_F(memfd, a_gone_fifo_is_made_again)
 	EXPECT_EQ(0, target_end(&t));
 	unlink(fifo_path);
 	rmdir(sub);
+}
+
+/*
+ * A FIFO unlinked while open (a runtime's session directory removed): made
+ * anew at restart, unlinked, one FIFO for both descriptors, its bytes and
+ * mode back, nothing left at any path.
+ */
+TEST_F(memfd, an_unlinked_fifo_comes_back_unlinked)
+{
+	struct target t = {};
+	char buf[256], link[64], to[256];
+	struct stat st3, st4;
+	ssize_t n;
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, mkfifo(fifo_path, 0600));
+	ASSERT_EQ(0, chmod(fifo_path, 0640));
+	ASSERT_EQ(0, target_start(&t, fifo_target));
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	ASSERT_EQ(0, unlink(fifo_path));
+	/* Restarted with its pid; t.pid is then the restarter's. */
+	pid = t.pid;
+	ASSERT_EQ(0, target_cycle(&t, t.pid, self->image, self->msg,
+				  sizeof(self->msg))) TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("3:hello fifo again:-1/1 flags 4000/1 4>3:x", buf);
+	snprintf(link, sizeof(link), "/proc/%d/fd/3", pid);
+	n = readlink(link, to, sizeof(to) - 1);
+	ASSERT_LT(0, n);
+	to[n] = '\0';
+	EXPECT_NE(NULL, strstr(to, " (deleted)")) TH_LOG("fd 3 is %s", to);
+	ASSERT_EQ(0, stat(link, &st3));
+	snprintf(link, sizeof(link), "/proc/%d/fd/4", pid);
+	ASSERT_EQ(0, stat(link, &st4));
+	EXPECT_TRUE(S_ISFIFO(st3.st_mode));
+	EXPECT_EQ(0640U, st3.st_mode & 07777);
+	EXPECT_EQ(0U, st3.st_nlink);
+	EXPECT_EQ(st3.st_ino, st4.st_ino);
+	EXPECT_NE(0, access(fifo_path, F_OK));
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
 }
 
 TEST_F(memfd, a_fifo_or_memfd_held_by_another_process_is_refused)

@@ -10,8 +10,8 @@
  * and writes its own there, and appends it to READYFILE.log through one
  * open file all four share (no O_APPEND: their writes go one after the
  * other only while they share its position). Each also writes its value to
- * the FIFO READYFILE.fifo, open read-write in all four, which the root
- * drains at its turn (bytes restored twice, or lost, change what it reads),
+ * the FIFO READYFILE.fifo, open read-write in all four (with SHMTREE_UNLINK
+ * set, unlinked before the forks), which the root drains at its turn (bytes restored twice, or lost, change what it reads),
  * and adds to an eventfd all four share, which the root reads at its turn;
  * each reads the time left on a timerfd all four share, as the one before
  * armed it (in thousands of seconds: far off, it never fires), and arms it
@@ -412,6 +412,11 @@ int main(int argc, char **argv)
 	unlink(name);
 	if (mkfifo(name, 0600) ||
 	    (fifofd = open(name, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		perror(name);
+		return 100;
+	}
+	/* SHMTREE_UNLINK: a FIFO all four hold, its name gone. */
+	if (getenv("SHMTREE_UNLINK") && unlink(name)) {
 		perror(name);
 		return 100;
 	}

@@ -23,8 +23,9 @@
 # checkpointed mid-run with continue (the original runs on to its end),
 # with --stop (a restart while the stopped original holds the FIFO's bytes
 # is refused by name; once it is killed, the restart goes through) and
-# with --kill (restarted in a new IPC namespace with the same ids, then
-# checkpointed and restarted again), each restart prints the line of an
+# with --kill (its FIFO unlinked while all four hold it; restarted in a
+# new IPC namespace with the same ids, then checkpointed and restarted
+# again), each restart prints the line of an
 # uninterrupted run, which depends on both wait statuses the root reaps.
 # A memfd that a process outside the tree holds too is refused by name,
 # and the tree runs on; so are System V segments of a namespace the tree
@@ -152,8 +153,10 @@ ktap_check "--stop, the original killed: restarted, the same line; the restarted
 
 # --kill, then a second cycle of the restarted tree, which must have come
 # back in a new IPC namespace with the same ids, the machine's unchanged.
-start kill "$tmp/kill.go"
-ktap_check "--kill, restarted in a new IPC namespace with the same ids, checkpointed again (--kill) and restarted: the same line" sh -c "
+# Its FIFO is unlinked (as mpirun's is when it removes its session
+# directory): made anew, unlinked, once for all four.
+SHMTREE_UNLINK=1 start kill "$tmp/kill.go"
+ktap_check "--kill, its FIFO unlinked, restarted in a new IPC namespace with the same ids, checkpointed again (--kill) and restarted: the same line" sh -c "
 	ipcs > '$tmp/ipcs.txt'; nsenter -t $root -i ipcs | tee '$tmp/ids.txt' &&
 	ckpt checkpoint --tree $root --kill -o '$tmp/kill' > /dev/null && sleep 0.5 &&
 	$(restart_then "$tmp/kill" "$tmp/kill.go" "
@@ -161,6 +164,8 @@ ktap_check "--kill, restarted in a new IPC namespace with the same ids, checkpoi
 		grep -E '^0x' '$tmp/ids.txt' | awk '{ print \$1, \$2 }' > '$tmp/a' &&
 		grep -E '^0x' '$tmp/ids2.txt' | awk '{ print \$1, \$2 }' > '$tmp/b' && cmp '$tmp/a' '$tmp/b' &&
 		ipcs | cmp - '$tmp/ipcs.txt' &&
+		ls -l /proc/\$top/fd | grep '/tmp/ckpt-fifo\..*/fifo (deleted)' &&
+		! ls -d /tmp/ckpt-fifo.* 2> /dev/null &&
 		ckpt checkpoint --tree \$top --kill -o '$tmp/kill2'") &&
 	timeout 120 ckpt restart '$tmp/kill2' > '$tmp/kill2.r.out'; echo \$? > '$tmp/kill2.r.rc'
 	$(same "$tmp/kill2")"
