@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Files the image carries by content: FIFOs (reopened by path at restart,
- * their buffered bytes written back), memfds and regular files unlinked
- * while open (made anew at restart) and, for a job's tree
- * (CKPT_CHECKPOINT_LOCAL_FILES), regular files on a node's own memory file
- * system that it maps shared or holds readable (used at their path at
- * restart, made again where the path is gone). One FILEOBJ entry per
- * inode, however many descriptors and mappings name it, so that a memfd
- * mapped MAP_SHARED and open at a descriptor is one file again after the
- * restart.
+ * or made anew if unlinked while open, their buffered bytes written back),
+ * memfds and regular files unlinked while open (made anew at restart) and,
+ * for a job's tree (CKPT_CHECKPOINT_LOCAL_FILES), regular files on a
+ * node's own memory file system that it maps shared or holds readable
+ * (used at their path at restart, made again where the path is gone).
+ * One FILEOBJ entry per inode, however many descriptors and mappings name
+ * it, so that a memfd mapped MAP_SHARED and open at a descriptor is one
+ * file again after the restart.
  *
  * Such a file is restored as a private copy, so no other process may hold
  * it (but a tmpfs file: it has a name, which others may open, so its
@@ -112,11 +112,13 @@ int ckpt_fileobj_kind(struct file *file, const char *p)
 		return -1;
 	/*
 	 * A FIFO unlinked while open is made anew, unlinked, at restart: its
-	 * name says so. A live one whose name ends as if it were is refused.
+	 * name says so. A live one whose name ends as if it were is refused,
+	 * as is one unlinked here but linked elsewhere (which others may
+	 * still open: a FIFO made anew would not be theirs).
 	 */
 	if (S_ISFIFO(inode->i_mode))
-		return internal || deleted != d_unlinked(file->f_path.dentry) ?
-		       -1 : CKPT_FILE_FIFO;
+		return internal || deleted != d_unlinked(file->f_path.dentry) ||
+		       (deleted && inode->i_nlink) ? -1 : CKPT_FILE_FIFO;
 	/* SysV shm and the like have files of their own over shmem inodes. */
 	if (!S_ISREG(inode->i_mode) || !deleted || file->f_op != inode->i_fop)
 		return -1;

@@ -190,8 +190,9 @@ bool restore_fifo_deleted(const struct ckpt_img_fileobj *o)
 }
 
 /*
- * In a directory of its own, root's alone for the moment the name exists:
- * no other process can open it by that name before it is gone.
+ * In a directory of its own (0700, the restarter's: root's, or the
+ * image's user's where a member makes it for itself) for the moment the
+ * name exists: no other user can open it by that name before it is gone.
  */
 int restore_fifo_unlinked(const struct ckpt_image *img,
 			  const struct ckpt_img_fileobj *o, struct ckpt_err *err)
@@ -210,7 +211,8 @@ int restore_fifo_unlinked(const struct ckpt_image *img,
 	ret = fd < 0 ? -errno : 0;
 	unlink(path);
 	rmdir(dir);
-	if (!ret && (fchown(fd, uid, gid) || fchmod(fd, o->mode & 07777)))
+	/* Its own mode once its descriptors are open (restore_finish_object()). */
+	if (!ret && (fchown(fd, uid, gid) || fchmod(fd, 0600)))
 		ret = -errno;
 	if (ret) {
 		if (fd >= 0)

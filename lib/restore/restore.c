@@ -630,9 +630,11 @@ static void restore_anon(struct restore *r,
 	case CKPT_FILE_TIMERFD:
 		fd = restore_make_timerfd(&r->img, f, &err);
 		break;
-	default:	/* CKPT_FILE_EPOLL: its items come later */
+	case CKPT_FILE_EPOLL:	/* its items come later */
 		fd = restore_make_epoll(f, &err);
 		break;
+	default:
+		child_fail(r, "fd %u: kind %u is no anonymous file", f->fd, f->kind);
 	}
 	if (fd < 0)
 		child_fail(r, "%s", err.msg);
@@ -1159,8 +1161,9 @@ static void restore_fileobj(struct restore *r,
 
 /*
  * Once every descriptor is open: modes and seals (which could forbid the
- * opens above), and the FIFOs' own descriptors go. The engine maps memfds
- * and unlinked files through r->obj_fds and closes them.
+ * opens above; of FIFOs, one made anew), and the FIFOs' own descriptors
+ * go. The engine maps memfds and unlinked files through r->obj_fds and
+ * closes them.
  */
 static void finish_objects(struct restore *r)
 {
@@ -1171,42 +1174,52 @@ static void finish_objects(struct restore *r)
 	for (i = 0; i < img->nr_fileobjs; i++) {
 		const struct ckpt_img_fileobj *o = &img->fileobjs[i];
 
+		/* A shared one's the restarter finishes (tree.c). */
+		if ((o->kind != CKPT_FILE_FIFO || restore_fifo_deleted(o)) &&
+		    !shared_object(r, o) &&
+		    restore_finish_object(o, r->obj_fds[i], &err))
+			child_fail(r, "%s", err.msg);
 		if (o->kind == CKPT_FILE_FIFO) {
 			close(r->obj_fds[i]);
 			r->obj_fds[i] = -1;
-			continue;
 		}
-		/* A shared one's the restarter finishes (tree.c). */
-		if (!shared_object(r, o) &&
-		    restore_finish_object(o, r->obj_fds[i], &err))
-			child_fail(r, "%s", err.msg);
 	}
+}
+
+/* @img's entry of descriptor @fd, or NULL. */
+static const struct ckpt_img_file *file_at(const struct ckpt_image *img,
+					   __u32 fd)
+{
+	uint32_t i;
+
+	for (i = 0; i < img->nr_files; i++)
+		if (img->files[i].fd == fd)
+			return &img->files[i];
+	return NULL;
 }
 
 /*
- * Whether this process adds the items of its epoll @epfd: its own, or a
+ * Whether this process adds the items of its epoll @ep: its own, or a
  * tree's shared one whose image made it (every holder's image lists the
  * same items; the one that made it adds them once).
  */
-static bool epoll_holder(const struct restore *r, __u32 epfd)
+static bool epoll_holder(const struct restore *r, const struct ckpt_img_file *ep)
 {
-	const struct ckpt_image *img = &r->img;
 	const struct restore_shared *sh;
-	uint32_t i;
 
-	for (i = 0; i < img->nr_files; i++) {
-		const struct ckpt_img_file *f = &img->files[i];
-
-		if (f->fd != epfd || !(f->flags & CKPT_FILE_TREE_SHARED))
-			continue;
-		sh = restore_find_shared(r->shared, r->nr_shared, f->kind,
-					 f->dev, f->ino);
-		return sh && sh->holder == img->tree.index;
-	}
-	return true;
+	if (!(ep->flags & CKPT_FILE_TREE_SHARED))
+		return true;
+	sh = restore_find_shared(r->shared, r->nr_shared, ep->kind, ep->dev,
+				 ep->ino);
+	return sh && sh->holder == r->img.tree.index;
 }
 
-/* Once every descriptor is back: the epoll interest lists. */
+/*
+ * Once every descriptor is back: the epoll interest lists. An item must
+ * be on an epoll of the image and watch one of its descriptors (or 0-2,
+ * the restarter's, closed in a member that had none): the tree's table is
+ * still open here, and an edited image must not watch its descriptors.
+ */
 static void restore_epoll(struct restore *r)
 {
 	const struct ckpt_image *img = &r->img;
@@ -1214,9 +1227,16 @@ static void restore_epoll(struct restore *r)
 
 	for (i = 0; i < img->nr_epitems; i++) {
 		const struct ckpt_img_epitem *e = &img->epitems[i];
+		const struct ckpt_img_file *ep = file_at(img, e->epfd);
 		struct epoll_event ev = { .events = e->events, .data.u64 = e->data };
 
-		if (!epoll_holder(r, e->epfd))
+		if (!ep || ep->kind != CKPT_FILE_EPOLL)
+			child_fail(r, "an epoll item names fd %u, which is no epoll of the image",
+				   e->epfd);
+		if (e->tfd > 2 && !file_at(img, e->tfd))
+			child_fail(r, "epoll fd %u watches fd %u, which the image does not have",
+				   e->epfd, e->tfd);
+		if (!epoll_holder(r, ep))
 			continue;
 		if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->tfd, &ev))
 			child_fail(r, "cannot watch fd %u with epoll fd %u again: %s",
@@ -1530,15 +1550,25 @@ static void place_shared(struct restore *r, const struct ckpt_img_file *f)
 }
 
 /*
- * A tree's member: the shared descriptors it placed are copies, and a
- * standard descriptor the image does not have was closed (the root keeps
- * the restarter's, as a single process does).
+ * A tree's member: a standard descriptor the image does not have was
+ * closed (the root keeps the restarter's, as a single process does).
  */
-static void close_shared(struct restore *r)
+static void close_stdio(struct restore *r)
 {
 	const struct ckpt_image *img = &r->img;
-	uint32_t i;
 	int fd;
+
+	if (!img->has_tree || !img->tree.index)
+		return;
+	for (fd = 0; fd <= 2; fd++)
+		if (!file_at(img, fd))
+			close(fd);
+}
+
+/* The shared descriptors it placed are copies. */
+static void close_shared(struct restore *r)
+{
+	uint32_t i;
 
 	for (i = 0; i < r->nr_shared; i++) {
 		close(r->shared[i].fd[0]);
@@ -1546,15 +1576,6 @@ static void close_shared(struct restore *r)
 			close(r->shared[i].fd[1]);
 	}
 	r->nr_shared = 0;
-	if (!img->has_tree || !img->tree.index)
-		return;
-	for (fd = 0; fd <= 2; fd++) {
-		for (i = 0; i < img->nr_files; i++)
-			if (img->files[i].fd == (__u32)fd)
-				break;
-		if (i == img->nr_files)
-			close(fd);
-	}
 }
 
 static void restore_files(struct restore *r)
@@ -2122,6 +2143,7 @@ static void restore_all_files(struct restore *r, int *uffd)
 		make_objects(r, 3);
 	}
 	finish_objects(r);
+	close_stdio(r);
 	/* While the tree's table says which member adds a shared epoll's items. */
 	restore_epoll(r);
 	close_shared(r);

@@ -145,9 +145,10 @@ bool restore_file_made_fd(int fd);
 /*
  * Whether FIFO @o was unlinked while open (its name ends in " (deleted)",
  * as the kernel writes it). restore_fifo_unlinked(): such a FIFO made
- * anew, unlinked at once, owned by @img's process's user with @o's mode:
- * its read-write descriptor (close-on-exec, non-blocking) or -errno with
- * @err. The process's other descriptors of it are opened through this one.
+ * anew, unlinked at once, owned by @img's process's user, mode 0600 until
+ * restore_finish_object() gives it @o's: its read-write descriptor
+ * (close-on-exec, non-blocking) or -errno with @err. The process's other
+ * descriptors of it are opened through this one.
  */
 bool restore_fifo_deleted(const struct ckpt_img_fileobj *o);
 int restore_fifo_unlinked(const struct ckpt_image *img,

@@ -767,8 +767,10 @@ static int finish_objects(struct tree_restart *tr, struct ckpt_err *err)
 	for (i = 0; i < tr->nr_shared; i++) {
 		const struct restore_shared *sh = &tr->shared[i];
 
+		/* Of FIFOs, only those made anew (unlinked) are the tree's. */
 		if (sh->kind != CKPT_FILE_MEMFD && sh->kind != CKPT_FILE_DELETED &&
-		    sh->kind != CKPT_FILE_SHMEM && sh->kind != CKPT_FILE_LOCAL)
+		    sh->kind != CKPT_FILE_SHMEM && sh->kind != CKPT_FILE_LOCAL &&
+		    sh->kind != CKPT_FILE_FIFO)
 			continue;
 		for (j = 0, o = NULL; !o && j < tr->t.nr; j++)
 			for (k = 0; !o && k < tr->r[j].img.nr_fileobjs; k++)

@@ -738,15 +738,17 @@ ydamage sfd-alone set 4 1112 I 0
 ydamage tfd-ino set 4 1116 I 8
 ydamage ep-ino set 4 1116 I 6
 damage_of "$tmp/ep-ino" ep-shared set 4 1136 Q 0
+damage_of "$tmp/ep-shared" ep-alone set 4 1112 I 0
 odamage sfd-notree set 4 8 I 4
 damage_of "$tmp/sfd-notree" sfd-notree2 set 4 12 I 5
 ktap_check "a tree's shared signalfd: shown, valid; as an epoll, its number in dev, valid" sh -c "
 	'$ckpt' inspect '$tmp/pty.img' | grep -qxF '  fd 5 at 0 flags 02 tree-shared anon_inode:[signalfd]' &&
 	'$ckpt' inspect '$tmp/ep-shared' > /dev/null"
-ktap_check "refused: a signalfd's number without its sharing, a timerfd's or an epoll's in ino, one shared outside a tree" refuse_all \
+ktap_check "refused: a signalfd's or epoll's number without its sharing, a timerfd's or an epoll's in ino, one shared outside a tree" refuse_all \
 	"$tmp/sfd-alone" "signalfd, timerfd or epoll entry with a number outside a tree's shared file $(yat 4)" \
 	"$tmp/tfd-ino" "signalfd, timerfd or epoll entry with a number outside a tree's shared file $(yat 4)" \
 	"$tmp/ep-ino" "signalfd, timerfd or epoll entry with a number outside a tree's shared file $(yat 4)" \
+	"$tmp/ep-alone" "signalfd, timerfd or epoll entry with a number outside a tree's shared file $(yat 4)" \
 	"$tmp/sfd-notree2" "only a tree's regular files, directories, eventfds, signalfds, timerfds and epolls are shared between processes $(oat 4)"
 ydamage pty-flags set 5 4 I 8
 ydamage pty-reserved set 5 60 I 1

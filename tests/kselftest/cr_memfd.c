@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 
+#include <grp.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
@@ -230,6 +231,16 @@ static void fifo_target(void)
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " 4>3:%c", buf[0]);
 		target_say("%s", line);
 	}
+}
+
+/* fifo_target as user nobody, dumpable. */
+static void nobody_fifo_target(void)
+{
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534) ||
+	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		_exit(9);
+	fifo_target();
 }
 
 /* fd 3: a FIFO (or with @memfd a memfd) a forked child holds too. */
@@ -484,6 +495,33 @@ TEST_F(memfd, a_gone_fifo_is_made_again)
 }
 
 /*
+ * @fn started on the FIFO, which then gets @mode and is unlinked, is
+ * checkpointed (--kill) and restarted, and reads its bytes back: its pid
+ * (restarted with it; t->pid is then the restarter's), or -1 (@msg says
+ * why, if the cycle failed).
+ */
+static pid_t unlinked_fifo_cycle(struct target *t, void (*fn)(void),
+				 mode_t mode, const char *image, char *msg,
+				 size_t len)
+{
+	char buf[256];
+	pid_t pid;
+
+	if (target_start(t, fn) || target_ask(t, "s", buf, sizeof(buf)) ||
+	    chmod(fifo_path, mode) || unlink(fifo_path))
+		return -1;
+	pid = t->pid;
+	if (target_cycle(t, pid, image, msg, len) ||
+	    target_ask(t, "p", buf, sizeof(buf)))
+		return -1;
+	if (strcmp(buf, "3:hello fifo again:-1/1 flags 4000/1 4>3:x")) {
+		snprintf(msg, len, "read back: %.200s", buf);
+		return -1;
+	}
+	return pid;
+}
+
+/*
  * A FIFO unlinked while open (a runtime's session directory removed): made
  * anew at restart, unlinked, one FIFO for both descriptors, its bytes and
  * mode back, nothing left at any path.
@@ -491,23 +529,16 @@ TEST_F(memfd, a_gone_fifo_is_made_again)
 TEST_F(memfd, an_unlinked_fifo_comes_back_unlinked)
 {
 	struct target t = {};
-	char buf[256], link[64], to[256];
+	char link[64], to[256];
 	struct stat st3, st4;
 	ssize_t n;
 	pid_t pid;
 
 	CKPT_SETUP_SKIPPED();
 	ASSERT_EQ(0, mkfifo(fifo_path, 0600));
-	ASSERT_EQ(0, chmod(fifo_path, 0640));
-	ASSERT_EQ(0, target_start(&t, fifo_target));
-	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
-	ASSERT_EQ(0, unlink(fifo_path));
-	/* Restarted with its pid; t.pid is then the restarter's. */
-	pid = t.pid;
-	ASSERT_EQ(0, target_cycle(&t, t.pid, self->image, self->msg,
-				  sizeof(self->msg))) TH_LOG("%s", self->msg);
-	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
-	EXPECT_STREQ("3:hello fifo again:-1/1 flags 4000/1 4>3:x", buf);
+	pid = unlinked_fifo_cycle(&t, fifo_target, 0640, self->image, self->msg,
+				  sizeof(self->msg));
+	ASSERT_LT(0, pid) TH_LOG("%s", self->msg);
 	snprintf(link, sizeof(link), "/proc/%d/fd/3", pid);
 	n = readlink(link, to, sizeof(to) - 1);
 	ASSERT_LT(0, n);
@@ -521,6 +552,33 @@ TEST_F(memfd, an_unlinked_fifo_comes_back_unlinked)
 	EXPECT_EQ(0U, st3.st_nlink);
 	EXPECT_EQ(st3.st_ino, st4.st_ino);
 	EXPECT_NE(0, access(fifo_path, F_OK));
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+}
+
+/*
+ * An ordinary user's unlinked FIFO whose mode (0200) would not let its
+ * user open its read end: the restart opens its descriptors as that user
+ * first, and gives it its mode after.
+ */
+TEST_F(memfd, an_unlinked_fifo_gets_its_mode_after_its_descriptors)
+{
+	struct target t = {};
+	char link[64];
+	struct stat st;
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, mkfifo(fifo_path, 0600));
+	ASSERT_EQ(0, chown(fifo_path, 65534, 65534));
+	pid = unlinked_fifo_cycle(&t, nobody_fifo_target, 0200, self->image,
+				  self->msg, sizeof(self->msg));
+	ASSERT_LT(0, pid) TH_LOG("%s", self->msg);
+	snprintf(link, sizeof(link), "/proc/%d/fd/3", pid);
+	ASSERT_EQ(0, stat(link, &st));
+	EXPECT_EQ(0200U, st.st_mode & 07777);
+	EXPECT_EQ(65534U, st.st_uid);
+	EXPECT_EQ(0U, st.st_nlink);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));
 }

@@ -19,8 +19,10 @@
  * share, as the one before set it, and sets it from its own value, and
  * asks an epoll all four share whether the eventfd is readable, which it
  * says once each time one of them re-arms it (EPOLLONESHOT) with a value
- * of its own (a timerfd, signalfd or epoll made anew for each after a
- * restart would answer with what that process did itself);
+ * of its own, and A and G ask an edge-triggered epoll that A made (and
+ * dup()ed) before it forked G (a timerfd, signalfd or epoll made anew for
+ * each after a restart would answer with what that process did itself;
+ * one whose items nobody added again, never);
  * B also sends its value to the root through a UNIX stream connection it
  * made to a socket the root listens on (READYFILE.sock, open in all four),
  * which the root reads two turns late (so bytes are always queued); half
@@ -82,6 +84,8 @@ static const char *gofile, *readyfile;
 static struct turns *anon;
 static uint64_t *mfd, *posix;
 static int logfd, fifofd, evfd, tfd, sfd, ep, sock[2], lsock;
+/* A's and G's: an epoll A made (and dup()ed) before it forked G. */
+static int ep2 = -1;
 /* SHMTREE_SYSV: the removed segment, the keyed one (A and G), ids. */
 static uint64_t *sysv, *keyed;
 static int semid = -1, msqid = -1;
@@ -196,6 +200,13 @@ static uint64_t shared_fds_turn(uint64_t x)
 	x = mix(x, (uint64_t)its.it_value.tv_sec / 1000);
 	x = mix(x, !!(fl & O_NONBLOCK));
 	x = mix(x, n ? ev.data.u64 : 0);
+	if (ep2 >= 0) {
+		/* Edge-triggered: the eventfd was written since A or G last saw it. */
+		n = epoll_wait(ep2, &ev, 1, 0);
+		if (n < 0)
+			exit(108);
+		x = mix(x, n ? ev.data.u64 : 0);
+	}
 	its.it_value.tv_sec = (x % 97 + 1) * 1000 + 500;
 	if (timerfd_settime(tfd, 0, &its, NULL) ||
 	    fcntl(sfd, F_SETFL, x & 2 ? fl | O_NONBLOCK : fl & ~O_NONBLOCK))
@@ -426,6 +437,11 @@ int main(int argc, char **argv)
 		return 100;
 	if (!a) {
 		close(fd);
+		ep2 = epoll_create1(EPOLL_CLOEXEC);
+		if (ep2 < 0 || dup(ep2) < 0 ||
+		    epoll_ctl(ep2, EPOLL_CTL_ADD, evfd, &(struct epoll_event){
+				.events = EPOLLIN | EPOLLET, .data.u64 = 7 }))
+			_exit(100);
 		g = fork();
 		if (g < 0)
 			_exit(100);

@@ -333,10 +333,10 @@ enum ckpt_img_file_kind {
 	CKPT_FILE_DIR,		/* a directory: like a regular file */
 	CKPT_FILE_CHR,		/* /dev/null, zero, full, random, urandom: dev is st_rdev, ino 0 */
 	CKPT_FILE_EVENTFD,	/* pos: the count; ino: CKPT_EVENTFD_SEMAPHORE */
-	CKPT_FILE_SIGNALFD,	/* dev: the signal mask (bit n-1 for signal n); ino: 0 */
-	CKPT_FILE_EPOLL,	/* its interest list is in the EPOLL section */
+	CKPT_FILE_SIGNALFD,	/* dev: the signal mask (bit n-1 for signal n); ino: 0 but tree-shared */
+	CKPT_FILE_EPOLL,	/* its interest list is in the EPOLL section; dev, ino: 0 but tree-shared */
 	CKPT_FILE_PIPE,		/* ino: the pipe (its PIPE section); open_flags: the end */
-	CKPT_FILE_TIMERFD,	/* its timer is in the TIMERFD section; dev, ino: 0 */
+	CKPT_FILE_TIMERFD,	/* its timer is in the TIMERFD section; dev, ino: 0 but tree-shared */
 	CKPT_FILE_FIFO,		/* a named pipe; ino: its FILEOBJ entry */
 	CKPT_FILE_MEMFD,	/* ino: its FILEOBJ entry (content, seals, name) */
 	CKPT_FILE_DELETED,	/* a regular file unlinked while open; ino: FILEOBJ */
