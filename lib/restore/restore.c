@@ -1125,20 +1125,10 @@ static void restore_fileobj(struct restore *r,
 	char path[64];
 	int fd, fl;
 
-	if (o->kind == CKPT_FILE_FIFO) {
+	if (o->kind == CKPT_FILE_FIFO && !restore_fifo_deleted(o)) {
 		struct ckpt_err err;
 
-		if (restore_fifo_deleted(o)) {
-			snprintf(path, sizeof(path), "/proc/self/fd/%d",
-				 r->obj_fds[f->ino]);
-			fd = open(path, (f->open_flags & O_ACCMODE) |
-				  O_NONBLOCK | O_CLOEXEC);
-			if (fd < 0)
-				child_fail(r, "cannot reopen unlinked FIFO %s (fd %u): %s",
-					   o->name, f->fd, strerror(errno));
-		} else {
-			fd = open_fifo(r, o, f->open_flags & O_ACCMODE, &err);
-		}
+		fd = open_fifo(r, o, f->open_flags & O_ACCMODE, &err);
 		if (fd < 0)
 			child_fail(r, "%s", err.msg);
 		fl = fcntl(fd, F_GETFL);
@@ -1146,13 +1136,17 @@ static void restore_fileobj(struct restore *r,
 				    (f->open_flags & O_NONBLOCK)))
 			child_fail(r, "fd %u: %s", f->fd, strerror(errno));
 	} else {
-		/* A new open file of the same inode, with this one's flags. */
+		/*
+		 * A new open file of the same inode, with this one's flags
+		 * (an unlinked FIFO's too: its read-write descriptor there is
+		 * both a reader and a writer, so no open of it waits).
+		 */
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", r->obj_fds[f->ino]);
 		fd = open(path, f->open_flags | O_CLOEXEC);
 		if (fd < 0)
 			child_fail(r, "cannot reopen %s (fd %u): %s", f->path, f->fd,
 				   strerror(errno));
-		if (lseek(fd, f->pos, SEEK_SET) < 0)
+		if (o->kind != CKPT_FILE_FIFO && lseek(fd, f->pos, SEEK_SET) < 0)
 			child_fail(r, "cannot seek %s (fd %u) to %llu: %s", f->path,
 				   f->fd, (unsigned long long)f->pos, strerror(errno));
 	}

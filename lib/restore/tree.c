@@ -538,9 +538,9 @@ static void add_shared(struct tree_restart *tr, uint32_t holder,
 
 /*
  * The file objects several members hold (memfds, deleted files, shared
- * anonymous memory, FIFOs unlinked while open), made once from the image of the first that holds
- * them, which alone stores their content: the members map and open this
- * one file, as they did the one they shared.
+ * anonymous memory, FIFOs unlinked while open), made once from the image
+ * of the first that holds them, which alone stores their content: the
+ * members map and open this one file, as they did the one they shared.
  */
 static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
 {
