@@ -67,10 +67,18 @@ int cmd_ssh(int argc, char **argv)
 	/* The same installation on every node: ckpt-join beside this ckpt. */
 	slash = strrchr(self, '/');
 	strcpy(slash ? slash + 1 : self, "ckpt-join");
-	av = calloc(argc + 12, sizeof(*av));
+	av = calloc(argc + 14, sizeof(*av));
 	if (!av)
 		return 1;
 	av[n++] = "ssh";
+	/*
+	 * A connection an ssh config shares (ControlMaster auto) may be used,
+	 * but never made here: its master would stay in the job, holding a
+	 * connection to a node's sshd, which no checkpoint could take. Before
+	 * the caller's options, since ssh keeps an option's first value.
+	 */
+	av[n++] = "-o";
+	av[n++] = "ControlMaster=no";
 	for (i = 1; i <= host; i++)
 		av[n++] = argv[i];
 	av[n++] = self;

@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export CKPT_JOBID=0123abcd PATH=$tmp:$PATH
 
-# ssh [-x] HOST ...ckpt-join --coordinator N --link N:PORT JOB -- sh -c CMD:
+# ssh -o ControlMaster=no [-x] HOST ...ckpt-join --coordinator N --link N:PORT JOB -- sh -c CMD:
 # $FAKE says what the remote side does.
 cat > "$tmp/ssh" <<'PY'
 #!/usr/bin/env python3
@@ -21,6 +21,7 @@ a = sys.argv
 node, port = a[a.index("--link") + 1].rsplit(":", 1)
 cmd = a[a.index("--") + 1:]
 open(os.environ["LOG"], "w").write(repr(cmd))
+open(os.environ["LOG"] + ".opts", "w").write(repr(a[1:4]))
 def frame(t, b):
     return struct.pack("<B3xI", t, len(b)) + b
 mode = os.environ["FAKE"]
@@ -51,7 +52,7 @@ PY
 chmod +x "$tmp/ssh"
 ckpt=$CKPT_TOP/build/bin/ckpt-ssh
 
-ktap_plan 5
+ktap_plan 6
 rc=0
 LOG=$tmp/log FAKE=ok timeout 60 "$ckpt" -x node9 "echo 'it''s'" '>' /dev/null \
 	> "$tmp/out" 2> "$tmp/err" < /dev/null || rc=$?
@@ -59,6 +60,11 @@ ktap_check "the remote command's output, error and exit status come over the lin
 	"cat '$tmp/out' '$tmp/err'; test $rc = 3 && grep -qx 'out line' '$tmp/out' && grep -qx 'err line' '$tmp/err'"
 ktap_check "a connection with another token is closed unanswered" \
 	grep -qx "b''" "$tmp/log.stranger"
+# A connection shared by the caller's ssh config may be used, never made
+# (its master would stay in the job): ckpt-ssh's option first, as ssh
+# keeps an option's first value, then the caller's.
+ktap_check "ssh gets ControlMaster=no before the caller's options" sh -c \
+	"cat '$tmp/log.opts'; grep -qxF \"['-o', 'ControlMaster=no', '-x']\" '$tmp/log.opts'"
 # ssh hands its words to a shell: sh -c and the command, one quoted word.
 cat > "$tmp/check.py" <<'PY'
 import sys
