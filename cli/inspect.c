@@ -504,6 +504,29 @@ static void print_fileobjs(struct printer *p, const struct ckpt_image *img)
 	print_close_array(p);
 }
 
+/* The epolls' interest lists: what each epoll descriptor watches. */
+static void print_epitems(struct printer *p, const struct ckpt_image *img)
+{
+	__u32 i;
+
+	if (img->nr_epitems)
+		print_text(p, "epoll items: %u\n", img->nr_epitems);
+	print_open_array(p, "epoll_items");
+	for (i = 0; i < img->nr_epitems; i++) {
+		const struct ckpt_img_epitem *e = &img->epitems[i];
+
+		print_open_object(p, NULL);
+		print_uint(p, PRINT_ANY, "epfd", "  epoll fd %llu", e->epfd);
+		print_uint(p, PRINT_ANY, "fd", " watches fd %llu", e->tfd);
+		print_xuint(p, PRINT_ANY, "events", "0x%llx", " events 0x%llx",
+			    e->events);
+		print_xuint(p, PRINT_ANY, "data", "0x%llx", " data 0x%llx\n",
+			    e->data);
+		print_close_object(p);
+	}
+	print_close_array(p);
+}
+
 static void print_sysv_one(struct printer *p, const char *kind,
 			   const struct ckpt_img_ipcperm *pm)
 {
@@ -840,6 +863,7 @@ static void report(FILE *f, const char *name, const struct ckpt_image *img,
 	print_close_array(p);
 	print_files(p, img);
 	print_fileobjs(p, img);
+	print_epitems(p, img);
 	print_sysv(p, img);
 	print_zombies(p, img);
 	print_tcp(p, img);

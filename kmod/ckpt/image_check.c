@@ -195,7 +195,9 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			break;
 		if (s->type == CKPT_SECT_SIGNALS && !st->signals_seen)
 			break;
-		if (s->type == CKPT_SECT_EPOLL && !st->epoll_seen)
+		/* EPOLL's items name FILES entries: FILES first. */
+		if (s->type == CKPT_SECT_EPOLL && !st->epoll_seen &&
+		    st->files_seen)
 			break;
 		if (s->type == CKPT_SECT_PIPE && st->nr_pipes < CKPT_IMG_MAX_FILES)
 			break;
@@ -689,6 +691,29 @@ static int check_files(struct ckpt_img_state *st,
 	return 0;
 }
 
+/*
+ * An epoll's items: each on an epoll of the process's FILES, watching one
+ * of its descriptors, or 0-2 (a tree member's restarter's, when the
+ * member had none of its own).
+ */
+static int check_epoll(struct ckpt_img_state *st,
+		       const struct ckpt_img_epitem *e, __u64 n)
+{
+	const struct ckpt_img_file *ep;
+	__u64 i;
+
+	for (i = 0; i < n; i++, e++) {
+		if (e->epfd >= (1U << 20) || e->tfd >= (1U << 20) || e->pad)
+			return FAIL(st, EBADMSG, "epoll item out of bounds");
+		ep = file_at(st->files, st->nr_files, e->epfd);
+		if (!ep || ep->kind != CKPT_FILE_EPOLL)
+			return FAIL(st, EBADMSG, "epoll item on a descriptor that is no epoll of the image");
+		if (e->tfd > 2 && !file_at(st->files, st->nr_files, e->tfd))
+			return FAIL(st, EBADMSG, "epoll item watching a descriptor the image does not have");
+	}
+	return 0;
+}
+
 static int check_vmas(struct ckpt_img_state *st,
 		      const struct ckpt_img_vma *v, __u32 n)
 {
@@ -1174,7 +1199,9 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = filedata_upto(st, st->nr_fileobjs);
 		if (!ret)
 			ret = check_vmas(st, payload, st->hdr.nr_vmas);
-		st->fileobjs = NULL;	/* not needed (nor kept) any longer */
+		/* Not needed (nor kept) any longer. */
+		st->fileobjs = NULL;
+		st->files = NULL;
 		if (!ret) {
 			/* The caller keeps this payload alive until END. */
 			st->vmas = payload;
@@ -1187,8 +1214,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		break;
 	case CKPT_SECT_FILES:
 		ret = check_files(st, payload, s->len / sizeof(struct ckpt_img_file));
-		if (!ret)
+		if (!ret) {
 			st->files_seen = 1;
+			st->files = payload;
+			st->nr_files = s->len / sizeof(struct ckpt_img_file);
+		}
 		break;
 	case CKPT_SECT_FILEOBJ:
 		ret = check_fileobjs(st, payload,
@@ -1269,16 +1299,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 	case CKPT_SECT_SYSVMSG:
 		ret = check_sysvmsg(st, payload, s->len);
 		break;
-	case CKPT_SECT_EPOLL: {
-		const struct ckpt_img_epitem *e = payload;
-		__u64 i;
-
-		for (i = 0; i < s->len / sizeof(*e); i++, e++)
-			if (e->epfd >= (1U << 20) || e->tfd >= (1U << 20) || e->pad)
-				return FAIL(st, EBADMSG, "epoll item out of bounds");
-		st->epoll_seen = 1;
+	case CKPT_SECT_EPOLL:
+		ret = check_epoll(st, payload, s->len / sizeof(struct ckpt_img_epitem));
+		if (!ret)
+			st->epoll_seen = 1;
 		break;
-	}
 	case CKPT_SECT_SIGNALS:
 		ret = check_signals(st, payload, s->len);
 		if (!ret)

@@ -74,6 +74,12 @@ struct ckpt_img_state {
 	__u32 has_tree;		/* TREE accepted: tree is valid */
 	struct ckpt_img_tree tree;	/* a tree member's place */
 	__u32 uid, euid, gid, egid;	/* from PROCESS, for CREDS */
+	/*
+	 * The FILES payload, for EPOLL's items to name its descriptors: the
+	 * caller keeps it alive until VMAS.
+	 */
+	const struct ckpt_img_file *files;
+	__u32 nr_files;		/* its entries */
 	/* The FILEOBJ payload: the caller keeps it alive until VMAS. */
 	const struct ckpt_img_fileobj *fileobjs;
 	__u32 nr_fileobjs;	/* FILEOBJ accepted with this many entries */

@@ -353,7 +353,7 @@ static int read_front(struct ckpt_restart_req *q)
 	struct ckpt_reader *r = &q->r;
 	struct image_threads *it = &q->it;
 	struct ckpt_sect s;
-	void *p, *objs = NULL;
+	void *p, *objs = NULL, *files = NULL;
 	int ret;
 
 	ret = ckpt_read_sect(r, &s, &p);
@@ -394,9 +394,14 @@ static int read_front(struct ckpt_restart_req *q)
 	 * the engine's to check and install.
 	 */
 	while (!ret && s.type != CKPT_SECT_VMAS) {
-		/* The checker reads FILEOBJ's table until VMAS is accepted. */
+		/*
+		 * The checker reads FILEOBJ's table and FILES (for EPOLL)
+		 * until VMAS is accepted.
+		 */
 		if (s.type == CKPT_SECT_FILEOBJ)
 			objs = p;
+		else if (s.type == CKPT_SECT_FILES)
+			files = p;
 		else if (s.type == CKPT_SECT_VDSO)
 			q->vdso = p;
 		else if (s.type == CKPT_SECT_TIMERS)
@@ -408,6 +413,7 @@ static int read_front(struct ckpt_restart_req *q)
 		ret = ckpt_read_sect(r, &s, &p);
 	}
 	kvfree(objs);
+	kvfree(files);
 	if (ret)
 		goto bad;
 	q->vmas = p;

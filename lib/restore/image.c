@@ -331,6 +331,8 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 		if (!img->files)
 			return fail(img, -ENOMEM, "out of memory");
 		memcpy(img->files, payload, s->len);
+		/* The checker reads it for EPOLL: point it at the copy. */
+		img->st.files = img->files;
 		break;
 	case CKPT_SECT_SIGNALS:
 		img->sigqueue = split(payload, s->len, &img->signals,

@@ -1209,10 +1209,11 @@ static bool epoll_holder(const struct restore *r, const struct ckpt_img_file *ep
 }
 
 /*
- * Once every descriptor is back: the epoll interest lists. An item must
- * be on an epoll of the image and watch one of its descriptors (or 0-2,
- * the restarter's, closed in a member that had none): the tree's table is
- * still open here, and an edited image must not watch its descriptors.
+ * Once every descriptor is back: the epoll interest lists. The validator
+ * (image_check.c) has seen each item on an epoll of the image, watching
+ * one of its descriptors (or 0-2, the restarter's, closed in a member
+ * that had none): the tree's table is still open here, and an edited
+ * image must not watch its descriptors.
  */
 static void restore_epoll(struct restore *r)
 {
@@ -1224,12 +1225,6 @@ static void restore_epoll(struct restore *r)
 		const struct ckpt_img_file *ep = file_at(img, e->epfd);
 		struct epoll_event ev = { .events = e->events, .data.u64 = e->data };
 
-		if (!ep || ep->kind != CKPT_FILE_EPOLL)
-			child_fail(r, "an epoll item names fd %u, which is no epoll of the image",
-				   e->epfd);
-		if (e->tfd > 2 && !file_at(img, e->tfd))
-			child_fail(r, "epoll fd %u watches fd %u, which the image does not have",
-				   e->epfd, e->tfd);
 		if (!epoll_holder(r, ep))
 			continue;
 		if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->tfd, &ev))

@@ -19,8 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/img.py" <<'EOF'
 import struct, sys
 names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
-         7: "FILES", 8: "FS", 9: "SIGNALS", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
-         16: "TIMERS", 17: "CREDS", 19: "TREE", 20: "USOCK", 21: "ULISTEN", 22: "UPEND",
+         7: "FILES", 8: "FS", 9: "SIGNALS", 10: "EPOLL", 11: "PIPE", 12: "TIMERFD", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
+         16: "TIMERS", 17: "CREDS", 18: "MAC", 19: "TREE", 20: "USOCK", 21: "ULISTEN", 22: "UPEND",
          23: "SYSVSHM", 24: "SYSVDATA", 25: "SYSVSEM", 26: "SYSVMSG", 27: "ZOMBIE", 28: "TCP", 29: "PTY"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
@@ -237,7 +237,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((110 + nsect))
+ktap_plan $((112 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -750,6 +750,27 @@ ktap_check "refused: a signalfd's or epoll's number without its sharing, a timer
 	"$tmp/ep-ino" "signalfd, timerfd or epoll entry with a number outside a tree's shared file $(yat 4)" \
 	"$tmp/ep-alone" "signalfd, timerfd or epoll entry with a number outside a tree's shared file $(yat 4)" \
 	"$tmp/sfd-notree2" "only a tree's regular files, directories, eventfds, signalfds, timerfds and epolls are shared between processes $(oat 4)"
+# Section 6 EPOLL (struct ckpt_img_epitem, 24 bytes: epfd 0, tfd 4): fd 6,
+# an epoll, watches fd 4 and fd 1.
+ydamage ep-on-sfd set 6 0 I 5
+ydamage ep-on-none set 6 24 I 9
+ydamage ep-watch-none set 6 4 I 7
+ydamage ep-watch-master set 6 4 I 3
+ydamage ep-watch-0 set 6 28 I 0
+ktap_check "an epoll's items: shown, in text and JSON; one watching another of its descriptors or 0-2, valid" sh -c "
+	grep -qx 'epoll items: 2' '$tmp/ytext' &&
+	grep -qx '  epoll fd 6 watches fd 4 events 0x1 data 0x1234' '$tmp/ytext' &&
+	grep -qx '  epoll fd 6 watches fd 1 events 0x4 data 0x0' '$tmp/ytext' &&
+	'$ckpt' inspect --json '$tmp/pty.img' | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"epoll_items\"][0] == {\"epfd\": 6, \"fd\": 4, \"events\": \"0x1\", \"data\": \"0x1234\"}, d[\"epoll_items\"]' &&
+	'$ckpt' inspect '$tmp/ep-watch-master' > /dev/null &&
+	'$ckpt' inspect '$tmp/ep-watch-0' > /dev/null"
+ktap_check "refused: an epoll item on a descriptor that is no epoll or none, or watching one the image does not have" refuse_all \
+	"$tmp/ep-on-sfd" "epoll item on a descriptor that is no epoll of the image $(yat 6)" \
+	"$tmp/ep-on-none" "epoll item on a descriptor that is no epoll of the image $(yat 6)" \
+	"$tmp/ep-watch-none" "epoll item watching a descriptor the image does not have $(yat 6)"
 ydamage pty-flags set 5 4 I 8
 ydamage pty-reserved set 5 60 I 1
 ydamage pty-end set 4 24 Q 3

@@ -546,12 +546,14 @@ static void tcp_sockets(void)
 /*
  * -Y: the root of a tree (TREE, as -I) holding a pseudo-terminal's master
  * at fd 3 and its slave at fd 4 (O_NONBLOCK): pts 7, 24 rows of 80
- * columns, canonical with ECHO off, in packet mode; and at fd 5 a signalfd
- * of SIGUSR1 other members hold too, the tree's shared signalfd 1.
+ * columns, canonical with ECHO off, in packet mode; at fd 5 a signalfd
+ * of SIGUSR1 other members hold too, the tree's shared signalfd 1; and at
+ * fd 6 an epoll of its own watching the slave (EPOLLIN, data 0x1234) and
+ * fd 1 (EPOLLOUT, the restarter's descriptor: the image has none).
  */
 static void pty_pair(void)
 {
-	static const struct ckpt_img_file files[3] = {
+	static const struct ckpt_img_file files[4] = {
 		{ .fd = 3, .open_flags = 2, .kind = CKPT_FILE_PTY, .ino = 7,
 		  .dev = CKPT_PTY_MASTER, .path = "/dev/ptmx" },
 		{ .fd = 4, .open_flags = 2 | 04000, .kind = CKPT_FILE_PTY,
@@ -559,6 +561,12 @@ static void pty_pair(void)
 		{ .fd = 5, .open_flags = 2, .flags = CKPT_FILE_TREE_SHARED,
 		  .kind = CKPT_FILE_SIGNALFD, .dev = 1 << 9, .ino = 1,
 		  .path = "anon_inode:[signalfd]" },
+		{ .fd = 6, .open_flags = 2, .kind = CKPT_FILE_EPOLL,
+		  .path = "anon_inode:[eventpoll]" },
+	};
+	static const struct ckpt_img_epitem items[2] = {
+		{ .epfd = 6, .tfd = 4, .events = 1, .data = 0x1234 },
+		{ .epfd = 6, .tfd = 1, .events = 4 },
 	};
 	static const struct ckpt_img_pty pty = {
 		.index = 7, .flags = CKPT_PTY_PACKET,
@@ -570,6 +578,7 @@ static void pty_pair(void)
 
 	section(CKPT_SECT_FILES, files, sizeof(files));
 	section(CKPT_SECT_PTY, &pty, sizeof(pty));
+	section(CKPT_SECT_EPOLL, items, sizeof(items));
 }
 
 /*

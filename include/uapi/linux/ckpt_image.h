@@ -725,7 +725,10 @@ struct ckpt_img_filedata {
 	__u8 data[];
 };
 
-/* One watched descriptor of an epoll instance, as epoll_ctl() adds it. */
+/*
+ * One watched descriptor of an epoll instance, as epoll_ctl() adds it; the
+ * EPOLL section follows FILES, whose entries its items name.
+ */
 #define CKPT_IMG_MAX_EPITEMS	16384
 
 struct ckpt_img_epitem {
