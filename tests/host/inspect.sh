@@ -757,6 +757,7 @@ ydamage ep-on-none set 6 24 I 9
 ydamage ep-watch-none set 6 4 I 7
 ydamage ep-watch-master set 6 4 I 3
 ydamage ep-watch-0 set 6 28 I 0
+ydamage ep-nofiles drop 4
 ktap_check "an epoll's items: shown, in text and JSON; one watching another of its descriptors or 0-2, valid" sh -c "
 	grep -qx 'epoll items: 2' '$tmp/ytext' &&
 	grep -qx '  epoll fd 6 watches fd 4 events 0x1 data 0x1234' '$tmp/ytext' &&
@@ -767,7 +768,8 @@ d = json.load(sys.stdin)
 assert d[\"epoll_items\"][0] == {\"epfd\": 6, \"fd\": 4, \"events\": \"0x1\", \"data\": \"0x1234\"}, d[\"epoll_items\"]' &&
 	'$ckpt' inspect '$tmp/ep-watch-master' > /dev/null &&
 	'$ckpt' inspect '$tmp/ep-watch-0' > /dev/null"
-ktap_check "refused: an epoll item on a descriptor that is no epoll or none, or watching one the image does not have" refuse_all \
+ktap_check "refused: an epoll item on a descriptor that is no epoll or none, or watching one the image does not have; EPOLL without FILES before it" refuse_all \
+	"$tmp/ep-nofiles" "sections out of order $(at_of "$tmp/ep-nofiles" 5)" \
 	"$tmp/ep-on-sfd" "epoll item on a descriptor that is no epoll of the image $(yat 6)" \
 	"$tmp/ep-on-none" "epoll item on a descriptor that is no epoll of the image $(yat 6)" \
 	"$tmp/ep-watch-none" "epoll item watching a descriptor the image does not have $(yat 6)"
