@@ -13,8 +13,11 @@
 # fails to start after node1's started ends node1's too, named. A share
 # that ended leaves the job at its next checkpoint, which says so. ckptd
 # killed on node1 while it writes its share fails that checkpoint, named,
-# and leaves nothing; started again, it lets its share run on. A TLS client without the
-# cluster key gets nothing from ckptd's port.
+# and leaves nothing; started again, it lets its share run on. Under
+# ckpt-run --outside close, connections to a server outside the job (from
+# node0 over ckpt0 and from node1 over 127.0.0.1) are listed in their own
+# node's entry and come back closed. A TLS client without the cluster key
+# gets nothing from ckptd's port.
 #
 # Topology: node0 and node1 on the private link, each with ckptd, the
 # snapshot root on the results share both mount.
@@ -29,7 +32,7 @@ shared=${ckptvm_out:?}/ckptd-nodes
 . "$CKPT_TOP/vm-tests/lib/twonodes.sh"
 trap twonodes_cleanup EXIT
 
-ktap_plan 23
+ktap_plan 26
 start_nodes
 
 timeout 120 sh "$shared/share.sh" a 0 || ktap_note "the reference run failed"
@@ -162,6 +165,89 @@ ktap_check "the next checkpoint, into a --dir, holds both nodes' shares: snapsho
 ktap_check "on a terminal it showed the images written so far, their size and rate" \
 	grep -aq 'job: writing  *[0-9]* processes, [0-9.]* MB, [0-9.]* MB/s' "$shared/h2.out"
 wait_for "$hrunner" || true
+
+# Connections to a process outside the job, over two nodes (ckpt-run
+# --outside close): a server on node1, in no job, drains what it gets and
+# never closes, not even an end its client closed (so a client's write
+# fails after the restart because its connection came back closed, not
+# because the server's end is gone); the job's client on node0 connects to it over ckpt0 (the
+# coordinator finds no other end in any share), its client on node1 over
+# 127.0.0.1 (the engine captures this end alone). Each writes every 0.2 s
+# and says "closed" and ends, 0, when a write fails. Checkpointed with
+# --kill, the snapshot lists each connection in its own node's entry;
+# restarted, both clients find theirs closed and end, and the job ends 0
+# once both have (node0's share waits for node1's word).
+# oclient.py HOST PORT OUT [WAIT]: the client; it opens OUT for each word
+# (no descriptor of it to restore: node1's share's root gets /dev/null as
+# its standard files at a restart). With WAIT (node0's), once closed it
+# waits up to 60 s for that file to say "closed" too, and ends 0 only then.
+cat > "$shared/oclient.py" <<'CLIENT'
+import socket, sys, time
+def say(word):
+    with open(sys.argv[3], "a") as f:
+        f.write(word + "\n")
+c = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+say("connected")
+while True:
+    time.sleep(0.2)
+    try:
+        c.sendall(b"x")
+    except OSError:
+        break
+say("closed")
+for i in range(300 if len(sys.argv) > 4 else 0):
+    if "closed\n" in open(sys.argv[4]).read():
+        break
+    time.sleep(0.2)
+else:
+    sys.exit(len(sys.argv) > 4)
+CLIENT
+ssh node1 "setsid python3 -c 'import socket, threading
+s = socket.socket(); s.bind((\"0.0.0.0\", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+def drain(c):
+    while c.recv(4096): pass
+keep = []
+while True:
+    c, _ = s.accept(); keep.append(c)
+    threading.Thread(target=drain, args=(c,), daemon=True).start()' \
+	> '$shared/oport' 2>&1 < /dev/null &"
+ktap_poll 60 test -s "$shared/oport" || true
+oport=$(cat "$shared/oport")
+(cd /tmp && "$bin/ckpt-run" --name outside --outside close sh -c \
+	"'$bin/ckpt-ssh' node1 \"nohup python3 '$shared/oclient.py' 127.0.0.1 $oport '$shared/oc-b.out' > /dev/null 2>&1 < /dev/null &\";
+	 exec python3 '$shared/oclient.py' 192.0.2.11 $oport '$shared/oc-a.out' '$shared/oc-b.out'" \
+	2> "$shared/o.err") &
+orunner=$!
+ktap_poll 90 sh -c "grep -q connected '$shared/oc-a.out' && grep -q connected '$shared/oc-b.out'" || true
+ojob=$(job_of "$shared/o.err")
+ktap_poll 60 sh -c "ssh node1 \"'$bin/ckpt' status '$ojob' --json\" | grep -q '\"processes\":1'" || true
+ktap_check "--outside close over two nodes: checkpointed with --kill" sh -c \
+	"! grep -q closed '$shared/oc-a.out' && ! grep -q closed '$shared/oc-b.out' &&
+	 '$bin/ckpt' job '$ojob' --kill | grep -q '^snapshot *$snap/$ojob/1\$'"
+wait_for "$orunner" || true
+outside_listed() {
+	python3 - "$snap/$ojob/1/meta.json" "$oport" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+port = sys.argv[2]
+out = {n["node"]: json.dumps(n.get("outside", [])) for n in m["nodes"]}
+print(m.get("outside"), out)
+assert m.get("outside") == "close"
+assert "192.0.2.11:" + port in out["node0"], out
+assert "127.0.0.1:" + port in out["node1"], out
+assert "127.0.0.1:" + port not in out["node0"], out
+PY
+}
+ktap_check "the snapshot lists each connection to outside the job in its node's entry" outside_listed
+rc=0
+(cd /tmp && exec timeout 200 "$bin/ckpt" restart "$snap/$ojob/latest" > "$shared/or.out" 2>&1) &
+orunner=$!
+wait_for "$orunner" || rc=$?
+ktap_check "restarted: both clients find their connection closed and end; the job ends, 0" sh -c \
+	"cat '$shared/or.out' '$shared/oc-a.out' '$shared/oc-b.out'; test $rc = 0 &&
+	 grep -qx closed '$shared/oc-a.out' && grep -qx closed '$shared/oc-b.out'"
+ssh node1 "pkill -KILL -f '[g]etsockname'" 2> /dev/null || true
 
 ktap_check "a TLS client without the cluster key: refused" sh -c \
 	"! echo '{}' | timeout 20 openssl s_client -connect node1:7201 -tls1_3 -quiet \
