@@ -177,46 +177,13 @@ wait_for "$hrunner" || true
 # --kill, the snapshot lists each connection in its own node's entry;
 # restarted, both clients find theirs closed and end, and the job ends 0
 # once both have (node0's share waits for node1's word).
-# oclient.py HOST PORT OUT [WAIT]: the client; it opens OUT for each word
-# (no descriptor of it to restore: node1's share's root gets /dev/null as
-# its standard files at a restart). With WAIT (node0's), once closed it
-# waits up to 60 s for that file to say "closed" too, and ends 0 only then.
-cat > "$shared/oclient.py" <<'CLIENT'
-import socket, sys, time
-def say(word):
-    with open(sys.argv[3], "a") as f:
-        f.write(word + "\n")
-c = socket.create_connection((sys.argv[1], int(sys.argv[2])))
-say("connected")
-while True:
-    time.sleep(0.2)
-    try:
-        c.sendall(b"x")
-    except OSError:
-        break
-say("closed")
-for i in range(300 if len(sys.argv) > 4 else 0):
-    if "closed\n" in open(sys.argv[4]).read():
-        break
-    time.sleep(0.2)
-else:
-    sys.exit(len(sys.argv) > 4)
-CLIENT
-ssh node1 "setsid python3 -c 'import socket, threading
-s = socket.socket(); s.bind((\"0.0.0.0\", 0)); s.listen(8)
-print(s.getsockname()[1], flush=True)
-def drain(c):
-    while c.recv(4096): pass
-keep = []
-while True:
-    c, _ = s.accept(); keep.append(c)
-    threading.Thread(target=drain, args=(c,), daemon=True).start()' \
-	> '$shared/oport' 2>&1 < /dev/null &"
+outside=$CKPT_TOP/vm-tests/lib/outside.py
+ssh node1 "setsid python3 '$outside' server 0.0.0.0 > '$shared/oport' 2>&1 < /dev/null &"
 ktap_poll 60 test -s "$shared/oport" || true
 oport=$(cat "$shared/oport")
 (cd /tmp && "$bin/ckpt-run" --name outside --outside close sh -c \
-	"'$bin/ckpt-ssh' node1 \"nohup python3 '$shared/oclient.py' 127.0.0.1 $oport '$shared/oc-b.out' > /dev/null 2>&1 < /dev/null &\";
-	 exec python3 '$shared/oclient.py' 192.0.2.11 $oport '$shared/oc-a.out' '$shared/oc-b.out'" \
+	"'$bin/ckpt-ssh' node1 \"nohup python3 '$outside' client 127.0.0.1 $oport '$shared/oc-b.out' > /dev/null 2>&1 < /dev/null &\";
+	 exec python3 '$outside' client 192.0.2.11 $oport '$shared/oc-a.out' '$shared/oc-b.out'" \
 	2> "$shared/o.err") &
 orunner=$!
 ktap_poll 90 sh -c "grep -q connected '$shared/oc-a.out' && grep -q connected '$shared/oc-b.out'" || true
@@ -247,7 +214,7 @@ wait_for "$orunner" || rc=$?
 ktap_check "restarted: both clients find their connection closed and end; the job ends, 0" sh -c \
 	"cat '$shared/or.out' '$shared/oc-a.out' '$shared/oc-b.out'; test $rc = 0 &&
 	 grep -qx closed '$shared/oc-a.out' && grep -qx closed '$shared/oc-b.out'"
-ssh node1 "pkill -KILL -f '[g]etsockname'" 2> /dev/null || true
+ssh node1 "pkill -KILL -f '[o]utside.py server'" 2> /dev/null || true
 
 ktap_check "a TLS client without the cluster key: refused" sh -c \
 	"! echo '{}' | timeout 20 openssl s_client -connect node1:7201 -tls1_3 -quiet \

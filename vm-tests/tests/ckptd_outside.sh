@@ -28,7 +28,7 @@ export CKPTD_SOCKET=$tmp/ckptd.sock
 cleanup() {
 	[ -n "${ckptd:-}" ] && kill "$ckptd" 2> /dev/null
 	[ -n "${server:-}" ] && kill "$server" 2> /dev/null
-	pkill -KILL -f 'client.py' 2> /dev/null || true
+	pkill -KILL -f 'outside.py client' 2> /dev/null || true
 	wait 2> /dev/null || true
 	rmmod ckpt 2> /dev/null || true
 	rm -rf "$tmp" /etc/ckpt/ckptd-outside.conf
@@ -45,27 +45,14 @@ NOBODY
 chmod 755 "$tmp/as_nobody"
 as_nobody=$tmp/as_nobody
 
-# The client: one process (no child comes and goes while it is captured).
-cat > "$tmp/u/client.py" <<'CLIENT'
-import socket, sys, time
-c = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-print("connected", flush=True)
-while True:
-    time.sleep(0.2)
-    try:
-        c.sendall(b"x")
-    except OSError as e:
-        print("closed", flush=True)
-        print(e, file=sys.stderr)
-        sys.exit(0)
-CLIENT
+outside=$CKPT_TOP/vm-tests/lib/outside.py
 
 # start_job NAME [OPTIONS]: the client under ckpt-run as nobody; sets job, runner.
 start_job() {
 	local name=$1
 	shift
 	(cd "$tmp/u" && exec timeout 300 "$as_nobody" "$bin/ckpt-run" --name "$name" "$@" \
-		python3 client.py "$port" \
+		python3 "$outside" client 127.0.0.1 "$port" \
 		> "$tmp/$name.out" 2> "$tmp/$name.err") &
 	runner=$!
 	ktap_poll 60 grep -q connected "$tmp/$name.out" || true
@@ -89,14 +76,7 @@ ckptd=$!
 ktap_check "ckptd starts and answers" ktap_poll 30 "$bin/ckpt" ls
 
 # The server, outside every job: accepts and reads, never closes.
-python3 -c 'import socket, sys, threading
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
-print(s.getsockname()[1], flush=True)
-def drain(c):
-    while c.recv(4096): pass
-while True:
-    c, _ = s.accept(); threading.Thread(target=drain, args=(c,), daemon=True).start()' \
-	> "$tmp/port" &
+python3 "$outside" server 127.0.0.1 > "$tmp/port" &
 server=$!
 ktap_poll 30 test -s "$tmp/port" || true
 port=$(cat "$tmp/port")
