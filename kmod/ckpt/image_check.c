@@ -601,8 +601,8 @@ static int check_timers(struct ckpt_img_state *st,
 }
 
 /* The entry of descriptor @fd among the first @n of @files (ascending). */
-static const struct ckpt_img_file *file_at(const struct ckpt_img_file *files,
-					   __u64 n, __u64 fd)
+const struct ckpt_img_file *ckpt_img_file_at(const struct ckpt_img_file *files,
+					     __u64 n, __u64 fd)
 {
 	__u64 lo = 0, hi = n, mid;
 
@@ -672,7 +672,7 @@ static int check_files(struct ckpt_img_state *st,
 		    (f->ino & ~(__u64)CKPT_EVENTFD_SEMAPHORE || f->pos == ~0ULL))
 			return FAIL(st, EBADMSG, "eventfd state out of bounds");
 		if (f->kind == CKPT_FILE_SHARED) {
-			lower = file_at(files, i, f->ino);
+			lower = ckpt_img_file_at(files, i, f->ino);
 			if (!lower || lower->kind == CKPT_FILE_SHARED ||
 			    lower->kind == CKPT_FILE_PIPE ||
 			    lower->open_flags != f->open_flags || f->pos || f->dev)
@@ -705,10 +705,10 @@ static int check_epoll(struct ckpt_img_state *st,
 	for (i = 0; i < n; i++, e++) {
 		if (e->epfd >= (1U << 20) || e->tfd >= (1U << 20) || e->pad)
 			return FAIL(st, EBADMSG, "epoll item out of bounds");
-		ep = file_at(st->files, st->nr_files, e->epfd);
+		ep = ckpt_img_file_at(st->files, st->nr_files, e->epfd);
 		if (!ep || ep->kind != CKPT_FILE_EPOLL)
 			return FAIL(st, EBADMSG, "epoll item on a descriptor that is no epoll of the image");
-		if (e->tfd > 2 && !file_at(st->files, st->nr_files, e->tfd))
+		if (e->tfd > 2 && !ckpt_img_file_at(st->files, st->nr_files, e->tfd))
 			return FAIL(st, EBADMSG, "epoll item watching a descriptor the image does not have");
 	}
 	return 0;

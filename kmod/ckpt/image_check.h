@@ -132,6 +132,13 @@ static inline int ckpt_img_vma_lazy(const struct ckpt_img_vma *v)
 			     CKPT_VMA_VVAR)) && (v->prot & 2 /* PROT_WRITE */);
 }
 
+/*
+ * FILES entry of descriptor @fd among @n accepted ones (ascending by
+ * descriptor), or NULL.
+ */
+const struct ckpt_img_file *ckpt_img_file_at(const struct ckpt_img_file *files,
+					     __u64 n, __u64 fd);
+
 /* Fills in a section header for a payload (for writers). */
 void ckpt_img_sect(struct ckpt_sect *s, __u32 type, const void *payload,
 		   __u64 len);

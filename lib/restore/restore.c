@@ -1184,12 +1184,7 @@ static void finish_objects(struct restore *r)
 static const struct ckpt_img_file *file_at(const struct ckpt_image *img,
 					   __u32 fd)
 {
-	uint32_t i;
-
-	for (i = 0; i < img->nr_files; i++)
-		if (img->files[i].fd == fd)
-			return &img->files[i];
-	return NULL;
+	return ckpt_img_file_at(img->files, img->nr_files, fd);
 }
 
 /*
