@@ -349,6 +349,11 @@ static void print_tree(struct printer *p, const struct ckpt_image *img)
 		   t->flags & CKPT_TREE_SUBREAPER);
 	print_bool(p, PRINT_TEXT, NULL, ", terminal foreground",
 		   t->flags & CKPT_TREE_FOREGROUND);
+	if (t->flags & CKPT_TREE_CTTY)
+		print_uint(p, PRINT_ANY, "ctty",
+			   ", controlling terminal: pts %llu", t->ctty);
+	else
+		print_null(p, "ctty");
 	print_text(p, "\n");
 	print_close_object(p);
 }

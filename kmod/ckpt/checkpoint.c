@@ -781,6 +781,8 @@ static int run_group(struct ckpt_cp_group *g)
 	if (!ret)
 		ret = ckpt_pty_check_pairs(g);
 	if (!ret && g->tree)
+		ckpt_pty_mark_ctty(g);
+	if (!ret && g->tree)
 		ret = ckpt_tree_check_shared(g);
 	if (!ret)
 		ret = each_member_parallel(g, write_frozen);

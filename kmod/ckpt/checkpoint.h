@@ -32,6 +32,7 @@ struct ckpt_cp_ctx {
 	struct pid_namespace *ns;	/* the image's pids are numbered in */
 	struct ckpt_img_tree tree;	/* in_tree: the TREE section */
 	u32 ns_pid;			/* in_tree: its pid in @ns */
+	const void *ctty;		/* in_tree: its terminal's pty master, compared only */
 	struct task_struct *task;	/* referenced */
 	struct mm_struct *mm;		/* referenced: the program checked */
 	struct file *pagemap;		/* referenced, from the rights check */

@@ -464,8 +464,10 @@ static int check_creds(struct ckpt_img_state *st,
  */
 static int check_tree(struct ckpt_img_state *st, const struct ckpt_img_tree *t)
 {
-	if (t->flags & ~__CKPT_TREE_F_ALL || t->reserved2[0] || t->reserved2[1])
+	if (t->flags & ~__CKPT_TREE_F_ALL || t->reserved1 || t->reserved2)
 		return FAIL(st, EINVAL, "reserved TREE field set");
+	if (t->ctty >= (1U << 20) || (t->ctty && !(t->flags & CKPT_TREE_CTTY)))
+		return FAIL(st, EBADMSG, "TREE: a controlling terminal's number out of bounds or without its flag");
 	if (!t->nr_members || t->nr_members > CKPT_IMG_MAX_TREE ||
 	    t->index >= t->nr_members)
 		return FAIL(st, EBADMSG, "TREE index or member count out of bounds");

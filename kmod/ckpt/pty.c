@@ -192,3 +192,58 @@ int ckpt_pty_check_pairs(struct ckpt_cp_group *g)
 	}
 	return 0;
 }
+
+/* The number of the pty with @master that a member holds, or -1. */
+static int number_of(const struct ckpt_cp_group *g, const void *master)
+{
+	u32 i, k;
+
+	for (i = 0; i < g->nr; i++) {
+		const struct ckpt_fds *scan = &g->m[i].scan;
+
+		for (k = 0; k < scan->nr_ptys; k++)
+			if (scan->pty_master[k] == master)
+				return scan->ptys[k].index;
+	}
+	return -1;
+}
+
+/* The member of @g leading the session @sid (a pid in the tree's namespace). */
+static const struct ckpt_cp_ctx *session_leader(const struct ckpt_cp_group *g,
+						u32 sid)
+{
+	u32 i;
+
+	for (i = 0; sid && i < g->nr; i++)
+		if (g->m[i].ns_pid == sid)
+			return &g->m[i];
+	return NULL;
+}
+
+void ckpt_pty_mark_ctty(struct ckpt_cp_group *g)
+{
+	const struct ckpt_cp_ctx *lead;
+	u32 i;
+	int n;
+
+	for (i = 0; i < g->nr; i++) {
+		struct ckpt_cp_ctx *ctx = &g->m[i];
+
+		n = ctx->ctty ? number_of(g, ctx->ctty) : -1;
+		if (n < 0)
+			continue;
+		ctx->tree.flags |= CKPT_TREE_CTTY;
+		ctx->tree.ctty = n;
+	}
+	/* A leader keeps its mark; the others, with their leader's. */
+	for (i = 0; i < g->nr; i++) {
+		struct ckpt_cp_ctx *ctx = &g->m[i];
+
+		lead = session_leader(g, ctx->tree.sid);
+		if (lead && lead->tree.flags & CKPT_TREE_CTTY &&
+		    lead->ctty == ctx->ctty)
+			continue;
+		ctx->tree.flags &= ~CKPT_TREE_CTTY;
+		ctx->tree.ctty = 0;
+	}
+}

@@ -26,4 +26,13 @@ int ckpt_pty_capture(struct ckpt_fds *scan, u32 i, struct ckpt_why *why);
  */
 int ckpt_pty_check_pairs(struct ckpt_cp_group *g);
 
+/*
+ * Once the pairs are checked: each member of tree @g whose controlling
+ * terminal is the slave of a pty the members hold, in a session a member
+ * leads with the same terminal, has its TREE section say which
+ * (CKPT_TREE_CTTY). Any other terminal is left out (engine.md, "The
+ * terminal").
+ */
+void ckpt_pty_mark_ctty(struct ckpt_cp_group *g);
+
 #endif /* _CKPT_PTY_H */

@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/tty.h>
+#include <linux/tty_driver.h>
 #include <linux/uaccess.h>
 
 #include "checkpoint.h"
@@ -164,8 +165,13 @@ static void get_stdio(struct task_struct *task, struct file *f[3])
 	task_unlock(task);
 }
 
-/* Whether @t's process group is its controlling terminal's foreground. */
-static bool foreground(struct task_struct *t)
+/*
+ * @t's controlling terminal: whether its process group is that
+ * terminal's foreground (CKPT_TREE_FOREGROUND), and the master of the
+ * pseudo-terminal whose slave it is, or NULL: compared with the members'
+ * ptys (ckpt_pty_check_ctty()), never dereferenced.
+ */
+static bool read_ctty(struct task_struct *t, const void **master)
 {
 	struct sighand_struct *sighand;
 	struct tty_struct *tty = NULL;
@@ -173,6 +179,7 @@ static bool foreground(struct task_struct *t)
 	struct pid *fg;
 	bool ret;
 
+	*master = NULL;
 	sighand = ckpt_lock_sighand(t, &flags);
 	if (sighand) {
 		tty = tty_kref_get(t->signal->tty);
@@ -180,6 +187,9 @@ static bool foreground(struct task_struct *t)
 	}
 	if (!tty)
 		return false;
+	if (tty->driver->type == TTY_DRIVER_TYPE_PTY &&
+	    tty->driver->subtype == PTY_TYPE_SLAVE)
+		*master = tty->link;
 	fg = tty_get_pgrp(tty);
 	rcu_read_lock();
 	ret = fg && fg == task_pgrp(t);
@@ -228,7 +238,7 @@ static int check_member(struct ckpt_cp_group *g, unsigned int i,
 	ctx->tree.sid = task_session_nr_ns(t, g->ns);
 	if (t->signal->is_child_subreaper)
 		ctx->tree.flags |= CKPT_TREE_SUBREAPER;
-	if (foreground(t))
+	if (read_ctty(t, &ctx->ctty))
 		ctx->tree.flags |= CKPT_TREE_FOREGROUND;
 	/* Its descriptors: stdio and pipes are the tree's (tree_files.c). */
 	ctx->scan.in_tree = true;

@@ -29,11 +29,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,6 +156,44 @@ static void join_groups(struct tree_restart *tr, uint32_t i)
 				  pid, tree->pgid, strerror(errno));
 }
 
+/*
+ * Member @i's controlling terminal, where it was one of the tree's ptys
+ * (CKPT_TREE_CTTY, checked by check_cttys()): its session's leader takes
+ * the new pair's slave, which the children it makes next inherit, and a
+ * member of the terminal's foreground group gives that group the
+ * foreground again, as a job-control shell would (deaf to SIGTTOU
+ * meanwhile: it may be in the background until then).
+ */
+static void take_ctty(struct tree_restart *tr, uint32_t i)
+{
+	const struct ckpt_img_tree *t = &tr->r[i].img.tree;
+	const struct restore_shared *s;
+	pid_t pid = tr->t.m[i].pid;
+	sigset_t ttou, old;
+	int ret;
+
+	if (!(t->flags & CKPT_TREE_CTTY))
+		return;
+	s = restore_find_shared(tr->shared, tr->nr_shared, CKPT_FILE_PTY, 0,
+				t->ctty);
+	if (!s)
+		tree_fail(tr, "pid %d: its controlling terminal /dev/pts/%u was not made again",
+			  pid, t->ctty);
+	if (t->sid == (uint32_t)pid && ioctl(s->fd[1], TIOCSCTTY, 0))
+		tree_fail(tr, "pid %d: cannot take the new /dev/pts/%u as its controlling terminal again: %s",
+			  pid, t->ctty, strerror(errno));
+	if (!(t->flags & CKPT_TREE_FOREGROUND) || getpgrp() != (pid_t)t->pgid)
+		return;
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	ret = tcsetpgrp(s->fd[1], getpgrp());
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		tree_fail(tr, "pid %d: cannot give its process group the foreground of /dev/pts/%u again: %s",
+			  pid, t->ctty, strerror(errno));
+}
+
 static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i);
 static void close_shared(struct tree_restart *tr);
 
@@ -254,6 +294,7 @@ static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i
 
 	forward_signals(0, false);
 	join_groups(tr, i);
+	take_ctty(tr, i);
 	/* Its IPC namespace, the tree's alone: its objects, before any child. */
 	if (!i && restore_has_sysv(&r->img)) {
 		struct ckpt_err err = {};
@@ -438,6 +479,44 @@ static void __attribute__((noreturn)) holder(struct tree_restart *tr)
 	}
 }
 
+/* Whether a member's image has the pty numbered @index. */
+static bool has_pty(const struct tree_restart *tr, uint32_t index)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < tr->t.nr; i++)
+		for (k = 0; k < tr->r[i].img.nr_ptys; k++)
+			if (tr->r[i].img.ptys[k].index == index)
+				return true;
+	return false;
+}
+
+/*
+ * The members' controlling terminals (CKPT_TREE_CTTY): each a pty of the
+ * tree's, and its session leader's, a member marked with the same.
+ */
+static int check_cttys(const struct tree_restart *tr, struct ckpt_err *err)
+{
+	const struct ckpt_img_tree *t, *lt;
+	uint32_t i, l;
+
+	for (i = 0; i < tr->t.nr; i++) {
+		t = &tr->r[i].img.tree;
+		if (!(t->flags & CKPT_TREE_CTTY))
+			continue;
+		if (!has_pty(tr, t->ctty))
+			return ckpt_err_set(err, EBADMSG, "%s: pid %d: its controlling terminal /dev/pts/%u is no pseudo-terminal of the tree's images",
+					    tr->paths[i], tr->t.m[i].pid, t->ctty);
+		for (l = 0; l < tr->t.nr && tr->t.m[l].pid != (pid_t)t->sid; l++)
+			;
+		lt = l < tr->t.nr ? &tr->r[l].img.tree : NULL;
+		if (!lt || !(lt->flags & CKPT_TREE_CTTY) || lt->ctty != t->ctty)
+			return ckpt_err_set(err, EBADMSG, "%s: pid %d: its controlling terminal /dev/pts/%u is not that of its session's leader, pid %u",
+					    tr->paths[i], tr->t.m[i].pid, t->ctty, t->sid);
+	}
+	return 0;
+}
+
 /* Every member's image read, verified and checked; /dev/ckpt open for each. */
 static int prepare(struct tree_restart *tr, struct ckpt_err *err)
 {
@@ -481,7 +560,7 @@ static int prepare(struct tree_restart *tr, struct ckpt_err *err)
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return check_cttys(tr, err);
 }
 
 /* Whether the tree's table has @kind's @dev:@ino already. */
@@ -855,7 +934,8 @@ static int wait_members(struct tree_restart *tr, uint32_t want,
 
 /*
  * The member whose process group is to get the terminal: one that led a
- * group that was its terminal's foreground, the root first. Its pid in
+ * group that was its terminal's foreground, the root first (a terminal
+ * of the tree's own is the tree's: take_ctty()). Its pid in
  * the tree's namespace, or 0. Read before the images are let go.
  */
 static pid_t foreground_leader(const struct tree_restart *tr)
@@ -865,7 +945,8 @@ static pid_t foreground_leader(const struct tree_restart *tr)
 
 	for (i = 0; i < tr->t.nr; i++) {
 		t = &tr->r[i].img.tree;
-		if ((t->flags & CKPT_TREE_FOREGROUND) &&
+		if ((t->flags & (CKPT_TREE_FOREGROUND | CKPT_TREE_CTTY)) ==
+		    CKPT_TREE_FOREGROUND &&
 		    t->pgid == (uint32_t)tr->t.m[i].pid)
 			return tr->t.m[i].pid;
 	}

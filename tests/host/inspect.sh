@@ -237,7 +237,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((112 + nsect))
+ktap_plan $((113 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -839,17 +839,30 @@ ktap_check "a semaphore above SEMVMX or more than its set holds, a message of ty
 	"$tmp/msg-type" "System V message type or length out of bounds $(sat 8)" \
 	"$tmp/msg-nr" "System V message queue's messages do not fill it $(sat 8)" \
 	"$tmp/vma-sysv" "System V segment mapping out of bounds $(sat 12)"
-sdamage tree-flag set 2 36 I 4
+sdamage tree-flag set 2 36 I 8
+sdamage tree-res set 2 44 I 1
+sdamage tree-ctty set 2 40 I 3
+sdamage tree-cttyflag set 2 36 I 5
+damage_of "$tmp/tree-cttyflag" tree-cttybig set 2 40 I 0x100000
+damage_of "$tmp/tree-cttyflag" tree-cttyok set 2 40 I 7
 sdamage zombie-stopped set 9 4 I 0x137f
 sdamage zombie-nopid set 9 0 I 0
 sdamage zombie-self set 10 0 I 4242
 sdamage zombie-sig set 10 8 I 65
-ktap_check "a zombie: a stopped status, no pid, the process itself, an exit signal past 64; an unknown TREE flag" refuse_all \
+ktap_check "a zombie: a stopped status, no pid, the process itself, an exit signal past 64; an unknown TREE flag or field, a terminal's number without its flag or past devpts' last" refuse_all \
 	"$tmp/tree-flag" "reserved TREE field set $(sat 2)" \
+	"$tmp/tree-res" "reserved TREE field set $(sat 2)" \
+	"$tmp/tree-ctty" "TREE: a controlling terminal's number out of bounds or without its flag $(sat 2)" \
+	"$tmp/tree-cttybig" "TREE: a controlling terminal's number out of bounds or without its flag $(sat 2)" \
 	"$tmp/zombie-stopped" "zombie's status is no exit status $(sat 9)" \
 	"$tmp/zombie-nopid" "zombie's pid, group, session or exit signal out of bounds $(sat 9)" \
 	"$tmp/zombie-self" "a process its own zombie child $(sat 10)" \
 	"$tmp/zombie-sig" "zombie's pid, group, session or exit signal out of bounds $(sat 10)"
+ktap_check "a member's controlling terminal: shown in text and JSON; none: null" sh -c "
+	'$ckpt' inspect '$tmp/tree-cttyok' | grep '^tree: ' | tee /dev/stderr |
+		grep -q ', child subreaper, controlling terminal: pts 7$' &&
+	'$ckpt' inspect --json '$tmp/tree-cttyok' | grep -q '\"ctty\":7[,}]' &&
+	'$ckpt' inspect --json '$tmp/sysv.img' | grep -q '\"ctty\":null[,}]'"
 damage exe-rel bytes 1 2992 78
 ktap_check "an executable path that is not absolute" \
 	refuse "$tmp/exe-rel" "executable path not absolute $(at 1)"

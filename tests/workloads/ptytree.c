@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ptytree LINES NAP_MS: a process tree whose child writes its output
- * through a pseudo-terminal, as Open MPI's mpirun has its ranks do, for
- * the tree tests. The root opens a pair (posix_openpt), sets its window
- * to 33 rows and 77 columns and forks a child, which starts a session of
- * its own, opens the slave as its standard output and again at fd 3, turns ONLCR and ECHO
- * off on it and prints "line I" for I in 0..LINES-1, one every NAP_MS
- * milliseconds; then it checks that its terminal still has ONLCR and ECHO
- * off and the window of 33x77, and exits 0 (1 if not). The root reads the
- * master, counts the lines and sums them (each line's I), until the end
- * of the child's output (EIO once the slave is closed), and with the
- * child's exit status prints one line on standard output,
+ * ptytree LINES NAP_MS: a process tree whose output goes through a
+ * pseudo-terminal, as Open MPI's mpirun has its ranks do, and which a
+ * session has as its controlling terminal, as `script` or sshd give a
+ * shell one, for the tree tests. The root opens a pair (posix_openpt),
+ * sets its window to 33 rows and 77 columns and forks a child, which
+ * starts a session of its own, takes the slave as its controlling
+ * terminal (TIOCSCTTY), opens it as its standard output and again at fd
+ * 3, turns ONLCR and ECHO off on it and forks the printer: a grandchild
+ * that makes a process group of its own the terminal's foreground (as a
+ * job-control shell runs a job) and prints "line I" for I in 0..LINES-1,
+ * one every NAP_MS milliseconds; then it checks that its terminal still
+ * has ONLCR and ECHO off, the window of 33x77 and its group as the
+ * foreground, and exits 0 (1 if not). The child reaps it, checks that
+ * the slave is still its controlling terminal, in its session, and exits
+ * with the printer's status (1 if not). The root reads the master,
+ * counts the lines and sums them (each line's I), until the end of the
+ * output (EIO once the slave is closed), and with the child's exit
+ * status prints one line on standard output,
  *
  *   ptytree: LINES lines, sum S, child 0
  *
@@ -21,6 +28,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,27 +46,20 @@ static void nap(long ms)
 		;
 }
 
-static void __attribute__((noreturn)) child(int master, const char *slave,
-					    long lines, long ms)
+/* The grandchild: the terminal's foreground, the lines, the checks. */
+static void __attribute__((noreturn)) printer(long lines, long ms)
 {
 	struct termios t;
 	struct winsize ws;
-	int fd;
+	sigset_t ttou;
 	long i;
 
-	close(master);
-	setsid();
-	fd = open(slave, O_RDWR | O_NOCTTY);
-	if (fd < 0 || dup2(fd, 1) != 1 || tcgetattr(1, &t))
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, NULL);
+	if (setpgid(0, 0) || tcsetpgrp(1, getpgrp()))
 		_exit(2);
-	close(fd);
-	/* A second open file of it, at fd 3, not a standard descriptor. */
-	if (open(slave, O_RDWR | O_NOCTTY) != 3)
-		_exit(2);
-	t.c_oflag &= ~ONLCR;
-	t.c_lflag &= ~ECHO;
-	if (tcsetattr(1, TCSANOW, &t))
-		_exit(2);
+	sigprocmask(SIG_UNBLOCK, &ttou, NULL);
 	for (i = 0; i < lines; i++) {
 		printf("line %ld\n", i);
 		fflush(stdout);
@@ -70,7 +71,47 @@ static void __attribute__((noreturn)) child(int master, const char *slave,
 		fprintf(stderr, "ptytree: the terminal's settings changed\n");
 		_exit(1);
 	}
+	if (tcgetpgrp(1) != getpgrp()) {
+		fprintf(stderr, "ptytree: the printer's group is not the terminal's foreground: %m\n");
+		_exit(1);
+	}
 	_exit(0);
+}
+
+static void __attribute__((noreturn)) child(int master, const char *slave,
+					    long lines, long ms)
+{
+	struct termios t;
+	int fd, status;
+	pid_t pid;
+
+	close(master);
+	setsid();
+	fd = open(slave, O_RDWR | O_NOCTTY);
+	if (fd < 0 || ioctl(fd, TIOCSCTTY, 0) || dup2(fd, 1) != 1 ||
+	    tcgetattr(1, &t))
+		_exit(2);
+	close(fd);
+	/* A second open file of it, at fd 3, not a standard descriptor. */
+	if (open(slave, O_RDWR | O_NOCTTY) != 3)
+		_exit(2);
+	t.c_oflag &= ~ONLCR;
+	t.c_lflag &= ~ECHO;
+	if (tcsetattr(1, TCSANOW, &t))
+		_exit(2);
+	pid = fork();
+	if (pid < 0)
+		_exit(2);
+	if (!pid)
+		printer(lines, ms);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		_exit(2);
+	fd = open("/dev/tty", O_RDWR | O_NOCTTY);
+	if (fd < 0 || tcgetsid(1) != getsid(0)) {
+		fprintf(stderr, "ptytree: the pseudo-terminal is no longer the session's controlling terminal: %m\n");
+		_exit(1);
+	}
+	_exit(WEXITSTATUS(status));
 }
 
 int main(int argc, char **argv)

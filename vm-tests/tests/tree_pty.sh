@@ -2,17 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A pseudo-terminal between the members of a process tree, as Open MPI's
-# mpirun has one with each rank: tests/workloads/ptytree (a root holding
-# the master, a child in a session of its own writing "line I" to the
-# slave, which it holds open twice, ONLCR and ECHO off on it, a window
-# of 33x77; the root counts the
-# lines and prints one line at the end, exit 3). Checkpointed mid-run with
-# --kill and restarted, and checkpointed while it runs on (the original
-# then ends, and the image restarts): each run prints the line of an
-# uninterrupted run (no line lost, none twice), and the child finds its
-# terminal's settings as it left them. The images show the pty. A tree
-# holding a slave whose master is outside it is refused by name, and
-# runs on.
+# mpirun has one with each rank, and a session's controlling terminal, as
+# `script` or sshd give a shell one: tests/workloads/ptytree (a root
+# holding the master; a child leading a session of its own whose
+# controlling terminal is the slave, which it holds open twice, ONLCR and
+# ECHO off on it, a window of 33x77; a grandchild in a group of its own,
+# the terminal's foreground, writing "line I" to the slave; the root
+# counts the lines and prints one line at the end, exit 3). Checkpointed
+# mid-run with --kill and restarted, and checkpointed while it runs on
+# (the original then ends, and the image restarts): each run prints the
+# line of an uninterrupted run (no line lost, none twice), and the child
+# and grandchild find their terminal as they left it: its settings, the
+# child's session's controlling terminal, the grandchild's group its
+# foreground. The images show the pty and who has it as a controlling
+# terminal. A tree holding a slave whose master is outside it is refused
+# by name, and runs on.
 #
 # Topology: one node, no network.
 #
@@ -36,19 +40,20 @@ trap cleanup EXIT
 
 # start NAME [LINES]: the tree in a session of its own, in the background,
 # LINES ($lines) lines 50 ms apart, output to NAME.out and NAME.err; sets
-# $root once its child runs and a few lines went through, and $pids.
+# $root once its child and grandchild run and a few lines went through,
+# and $pids.
 start() {
 	setsid "$ptytree" "${2:-$lines}" 50 > "$tmp/$1.out" 2> "$tmp/$1.err" &
 	root=$!
 	for _ in $(seq 300); do
-		[ "$(members "$root" | wc -w)" = 2 ] && break
+		[ "$(members "$root" | wc -w)" = 3 ] && break
 		sleep 0.1
 	done
 	sleep 1
 	pids=$(members "$root")
 }
 
-ktap_plan 9
+ktap_plan 10
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 # 240 lines, 12 s a run: on the debug kernel the tree took longer than
@@ -64,6 +69,15 @@ ktap_check "--kill mid-run: an image each, both with the pty" sh -c "
 	ckpt checkpoint --tree $root --kill -o '$tmp/k' > /dev/null &&
 	for p in $pids; do ckpt inspect '$tmp/k/'\$p.img | grep -A1 '^pseudo-terminals: 1' | grep -q 'pts .*rows 33 cols 77' || exit 1; done"
 reap "$root" 60 > /dev/null 2>&1 || true
+# tree: lines of the root, the child (the session's leader) and the printer.
+ktap_check "the images say whose controlling terminal the pty is, and whose group its foreground" sh -c "
+	set -- $pids
+	for p; do ckpt inspect '$tmp/k/'\$p.img | grep '^tree: '; done > '$tmp/k.tree'; cat '$tmp/k.tree'
+	sed -n 1p '$tmp/k.tree' | grep -v -q 'controlling terminal' &&
+	sed -n 2p '$tmp/k.tree' | grep -v 'terminal foreground' | grep -q ', controlling terminal: pts [0-9]*$' &&
+	sed -n 3p '$tmp/k.tree' | grep -q ', terminal foreground, controlling terminal: pts [0-9]*$' &&
+	ckpt inspect --json '$tmp/k/'\$2.img | grep -q '\"ctty\":[0-9]' &&
+	ckpt inspect --json '$tmp/k/'\$1.img | grep -q '\"ctty\":null'"
 ktap_check "the image's JSON names the pty's settings" sh -c "
 	ckpt inspect --json '$tmp/k/$(echo $pids | cut -d' ' -f2).img' | grep -q '\"ptys\":\[{\"pts\":[0-9]*,\"rows\":33,\"cols\":77,\"canonical\":true,\"echo\":false'"
 ktap_check "--kill, restarted: every line once, the terminal as it was: the same line, exit 3" sh -c "

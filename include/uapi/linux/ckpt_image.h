@@ -141,13 +141,20 @@ struct ckpt_img_header {
  * CKPT_TREE_FOREGROUND: its process group was the foreground group of its
  * controlling terminal; a restart in a terminal's foreground hands that
  * terminal to it.
+ * CKPT_TREE_CTTY: its controlling terminal was the slave of the tree's
+ * pseudo-terminal numbered @ctty (a PTY section's @index), and its
+ * session's leader is a member with the same; the leader takes the new
+ * pair's slave as its controlling terminal again, and a member marked
+ * CKPT_TREE_FOREGROUND gives it its process group as the foreground.
+ * @ctty is 0 without it.
  */
 #define CKPT_TREE_NO_PARENT	0xffffffffU
 
 enum ckpt_img_tree_flags {
 	CKPT_TREE_SUBREAPER	= 1 << 0,
 	CKPT_TREE_FOREGROUND	= 1 << 1,
-	__CKPT_TREE_F_ALL	= (1 << 2) - 1,
+	CKPT_TREE_CTTY		= 1 << 2,
+	__CKPT_TREE_F_ALL	= (1 << 3) - 1,
 };
 
 struct ckpt_img_tree {
@@ -158,7 +165,9 @@ struct ckpt_img_tree {
 	__u32 pgid;
 	__u32 sid;
 	__u32 flags;		/* CKPT_TREE_* */
-	__u64 reserved2[2];	/* 0 */
+	__u32 ctty;		/* CKPT_TREE_CTTY: its terminal's pty number */
+	__u32 reserved1;	/* 0 */
+	__u64 reserved2;	/* 0 */
 };
 
 /* signal disposition, as rt_sigaction() takes it */
