@@ -82,7 +82,7 @@ MKIMAGE_OBJS := $(IMAGE_OBJS)
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ := $(O)/fuzz/image_fuzz
-FUZZ_SRCS := tests/fuzz/image_fuzz.c lib/restore/image.c lib/restore/tcp_end.c cli/inspect.c cli/inspect_tree.c cli/json.c cli/print.c \
+FUZZ_SRCS := tests/fuzz/image_fuzz.c lib/restore/image.c lib/restore/names.c cli/inspect.c cli/inspect_tree.c cli/json.c cli/print.c \
 	lib/restore/treedir.c lib/restore/err.c lib/engine/engine.c \
 	kmod/ckpt/csum.c kmod/ckpt/image_check.c
 FUZZ_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -g -O1 \

@@ -663,6 +663,42 @@ static void print_tcp(struct printer *p, const struct ckpt_image *img)
 	print_close_array(p);
 }
 
+/* UNIX sockets with names, or connected to nothing. */
+static void print_unames(struct printer *p, const struct ckpt_image *img)
+{
+	static const char *const types[] = { [1] = "stream", [2] = "dgram",
+					     [5] = "seqpacket" };
+	char name[2 * CKPT_USOCK_ADDR_MAX];
+	__u32 i;
+
+	if (img->nr_unames)
+		print_text(p, "UNIX sockets by name: %u\n", img->nr_unames);
+	print_open_array(p, "unix_names");
+	for (i = 0; i < img->nr_unames; i++) {
+		const struct ckpt_img_uname *u = img->unames[i];
+
+		print_open_object(p, NULL);
+		print_uint(p, PRINT_ANY, "ino", "  socket:[%llu]", u->ino);
+		print_string(p, PRINT_ANY, "type", " %s", types[u->type]);
+		ckpt_image_uaddr(name, sizeof(name), &u->name);
+		if (u->name.len)
+			print_string(p, PRINT_ANY, "name", " name %s", name);
+		else
+			print_null(p, "name");
+		if (u->name.len && u->name.addr[0])
+			print_xuint(p, PRINT_ANY, "mode", "%04llo", " mode %04llo",
+				    u->name.mode);
+		ckpt_image_uaddr(name, sizeof(name), &u->peer);
+		if (u->peer.len)
+			print_string(p, PRINT_ANY, "peer", " connected to %s", name);
+		else
+			print_null(p, "peer");
+		print_uint(p, PRINT_ANY, "bytes", " queued %llu bytes\n", u->len);
+		print_close_object(p);
+	}
+	print_close_array(p);
+}
+
 /* The pseudo-terminals. */
 static void print_ptys(struct printer *p, const struct ckpt_image *img)
 {
@@ -873,6 +909,7 @@ static void report(FILE *f, const char *name, const struct ckpt_image *img,
 	print_zombies(p, img);
 	print_tcp(p, img);
 	print_ptys(p, img);
+	print_unames(p, img);
 	print_signals(p, img, verbose);
 	print_timers(p, img);
 	print_fs(p, img, verbose);

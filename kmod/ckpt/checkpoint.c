@@ -302,6 +302,9 @@ static int write_files(struct ckpt_writer *w, struct ckpt_fds *scan,
 	for (i = 0; !ret && i < scan->nr_ulistens; i++)
 		ret = ckpt_write_sect(w, CKPT_SECT_ULISTEN, &scan->ulistens[i],
 				      sizeof(scan->ulistens[i]), NULL, 0);
+	for (i = 0; !ret && i < scan->nr_unames; i++)
+		ret = ckpt_write_sect(w, CKPT_SECT_UNAME, scan->unames[i],
+				      scan->uname_len[i], NULL, 0);
 	for (i = 0; !ret && i < scan->nr_upends; i++)
 		ret = ckpt_write_sect(w, CKPT_SECT_UPEND, scan->upends[i],
 				      scan->upend_len[i], NULL, 0);

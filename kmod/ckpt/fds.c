@@ -407,6 +407,36 @@ static int capture_listener(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 }
 
 /*
+ * A UNIX socket with names, or connected to nothing, at its first entry
+ * @i: its UNAME section.
+ */
+static int capture_named(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
+{
+	struct ckpt_img_file *f = &scan->files[i];
+	const char *msg = NULL;
+	int ret;
+
+	if (!scan->unames) {
+		scan->unames = kvcalloc(CKPT_IMG_MAX_FILES,
+					sizeof(*scan->unames), GFP_KERNEL);
+		scan->uname_len = kvcalloc(CKPT_IMG_MAX_FILES,
+					   sizeof(*scan->uname_len), GFP_KERNEL);
+		if (!scan->unames || !scan->uname_len)
+			return -ENOMEM;
+	}
+	ret = ckpt_usock_capture_named(scan->refs[i],
+				       &scan->unames[scan->nr_unames],
+				       &scan->uname_len[scan->nr_unames], &msg);
+	if (ret) {
+		ckpt_whyf(why, "fd %u (%s): %s", f->fd, f->path,
+			  msg ?: "cannot read its queue");
+		return ret;
+	}
+	scan->nr_unames++;
+	return 0;
+}
+
+/*
  * An end of a UNIX socket pair, at its first entry @i (a dup()ed
  * descriptor is a SHARED entry): its peer must be this process's too, or
  * closed (a tree's were counted across its members, tree_files.c).
@@ -420,7 +450,7 @@ static int capture_usock(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 	int ret;
 
 	ret = ckpt_usock_record(file, &ino, &peer_ino, &peer, &msg);
-	if (ret) {
+	if (ret < 0) {
 		ckpt_whyf(why, "fd %u (%s) is %s", f->fd, f->path,
 			  msg ?: "a socket this engine cannot restore");
 		return ret;
@@ -436,6 +466,8 @@ static int capture_usock(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 			  f->fd, f->path);
 		return -EOPNOTSUPP;
 	}
+	if (ret == CKPT_USOCK_NAMED)
+		return capture_named(scan, i, why);
 	if (ckpt_usock_listening(file))
 		return capture_listener(scan, i, why);
 	ret = ckpt_usock_capture(file, peer_ino, &scan->usocks[scan->nr_usocks],
@@ -714,6 +746,10 @@ void ckpt_fds_free(struct ckpt_fds *scan)
 		kvfree(scan->upends[i]);
 	kvfree(scan->upends);
 	kvfree(scan->upend_len);
+	for (i = 0; scan->unames && i < scan->nr_unames; i++)
+		kvfree(scan->unames[i]);
+	kvfree(scan->unames);
+	kvfree(scan->uname_len);
 	for (i = 0; scan->tcps && i < scan->nr_tcps; i++)
 		kvfree(scan->tcps[i]);
 	kvfree(scan->tcps);

@@ -44,6 +44,9 @@ struct ckpt_fds {
 	struct ckpt_img_upend **upends;	/* CKPT_IMG_MAX_FILES, at the first */
 	size_t *upend_len;
 	u32 nr_upends;
+	struct ckpt_img_uname **unames;	/* CKPT_IMG_MAX_FILES, at the first */
+	size_t *uname_len;
+	u32 nr_unames;
 	struct ckpt_img_tcp **tcps;	/* CKPT_IMG_MAX_FILES: TCP sections */
 	size_t *tcp_len;
 	const void **tcp_net;		/* per section: its network namespace */

@@ -35,6 +35,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_PIPE]	= "PIPE",
 	[CKPT_SECT_USOCK]	= "USOCK",
 	[CKPT_SECT_ULISTEN]	= "ULISTEN",
+	[CKPT_SECT_UNAME]	= "UNAME",
 	[CKPT_SECT_UPEND]	= "UPEND",
 	[CKPT_SECT_TIMERFD]	= "TIMERFD",
 	[CKPT_SECT_FILEOBJ]	= "FILEOBJ",
@@ -127,6 +128,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return sizeof(struct ckpt_img_ulisten);
 	case CKPT_SECT_UPEND:
 		return sizeof(struct ckpt_img_upend) + CKPT_IMG_MAX_USOCK;
+	case CKPT_SECT_UNAME:
+		return sizeof(struct ckpt_img_uname) + CKPT_IMG_MAX_USOCK;
 	case CKPT_SECT_TIMERFD:
 		return (__u64)CKPT_IMG_MAX_FILES * sizeof(struct ckpt_img_timerfd);
 	case CKPT_SECT_FILEOBJ:
@@ -210,6 +213,9 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			break;
 		if (s->type == CKPT_SECT_UPEND &&
 		    st->nr_upends < CKPT_IMG_MAX_FILES)
+			break;
+		if (s->type == CKPT_SECT_UNAME &&
+		    st->nr_unames < CKPT_IMG_MAX_FILES)
 			break;
 		if (s->type == CKPT_SECT_TIMERFD && !st->timerfd_seen)
 			break;
@@ -301,6 +307,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		return FAIL(st, EBADMSG, "TCP section too short");
 	if (s->type == CKPT_SECT_UPEND && s->len < sizeof(struct ckpt_img_upend))
 		return FAIL(st, EBADMSG, "UPEND section too short");
+	if (s->type == CKPT_SECT_UNAME && s->len < sizeof(struct ckpt_img_uname))
+		return FAIL(st, EBADMSG, "UNAME section too short");
 	if (s->type == CKPT_SECT_EPOLL &&
 	    (!s->len || s->len % sizeof(struct ckpt_img_epitem)))
 		return FAIL(st, EBADMSG, "EPOLL length is not a whole number of items");
@@ -322,6 +330,7 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
 	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_PIPE &&
 	    s->type != CKPT_SECT_USOCK && s->type != CKPT_SECT_UPEND &&
+	    s->type != CKPT_SECT_UNAME &&
 	    s->type != CKPT_SECT_TCP && s->type != CKPT_SECT_PTY &&
 	    s->type != CKPT_SECT_TIMERFD && s->type != CKPT_SECT_FILEOBJ &&
 	    s->type != CKPT_SECT_FILEDATA && s->type != CKPT_SECT_TIMERS &&
@@ -917,28 +926,65 @@ static int check_upend(struct ckpt_img_state *st,
 }
 
 /*
- * A listening socket: its name a NUL-terminated absolute path filling
- * addr_len exactly, or an abstract one (no owner); nothing after it.
+ * A UNIX socket's name: a NUL-terminated absolute path filling @len
+ * exactly, or an abstract one (no owner); nothing after it. Empty (all
+ * zero) only where @may_be_empty; only an @owned path has an owner. NULL,
+ * or what is wrong.
  */
+static const char *uaddr_bad(const struct ckpt_img_uaddr *a,
+			     int may_be_empty, int owned)
+{
+	__u32 i, n = a->len;
+	int path = n && a->addr[0];
+
+	if (n > CKPT_USOCK_ADDR_MAX || a->mode & ~07777U ||
+	    (n < 2 && !(may_be_empty && !n)))
+		return "a UNIX socket's name out of bounds";
+	for (i = n; i < CKPT_USOCK_ADDR_MAX; i++)
+		if (a->addr[i])
+			return "bytes after a UNIX socket's name";
+	if (path && (a->addr[0] != '/' || a->addr[n - 1] ||
+		     strnlen((const char *)a->addr, n) != n - 1))
+		return "a UNIX socket's path is not an absolute, NUL-terminated path";
+	if ((!path || !owned) && (a->mode || a->uid || a->gid))
+		return "an owner for a UNIX socket name that has none";
+	return NULL;
+}
+
+/* A listening socket: a type that listens, a name, a bounded backlog. */
 static int check_ulisten(struct ckpt_img_state *st,
 			 const struct ckpt_img_ulisten *l)
 {
-	__u32 i, n = l->addr_len;
-	int path = n && l->addr[0];
+	const char *bad = uaddr_bad(&l->name, 0, 1);
 
 	if (!l->ino || (l->type != 1 && l->type != 5) ||
-	    l->backlog > (1U << 20) || l->mode & ~07777U || l->pad ||
-	    n < 2 || n > CKPT_USOCK_ADDR_MAX)
+	    l->backlog > (1U << 20) || l->pad)
 		return FAIL(st, EBADMSG, "listening UNIX socket out of bounds");
-	for (i = n; i < CKPT_USOCK_ADDR_MAX; i++)
-		if (l->addr[i])
-			return FAIL(st, EBADMSG, "bytes after a listening UNIX socket's name");
-	if (path && (l->addr[0] != '/' || l->addr[n - 1] ||
-		     strnlen((const char *)l->addr, n) != n - 1))
-		return FAIL(st, EBADMSG, "a listening UNIX socket's path is not an absolute, NUL-terminated path");
-	if (!path && (l->mode || l->uid || l->gid))
-		return FAIL(st, EBADMSG, "an abstract UNIX socket name with an owner");
-	return 0;
+	return bad ? FAIL(st, EBADMSG, bad) : 0;
+}
+
+/*
+ * A socket with names, or connected to nothing: its names (a peer's only
+ * a datagram socket's, without owner), messages only with a name of its
+ * own, filling its data exactly.
+ */
+static int check_uname(struct ckpt_img_state *st,
+		       const struct ckpt_img_uname *u, __u64 len)
+{
+	const char *bad;
+
+	if (u->len != len - sizeof(*u) || u->len > CKPT_IMG_MAX_USOCK ||
+	    !u->ino || u->ino & CKPT_UPEND_ID || !USOCK_TYPE_OK(u->type) ||
+	    u->shutdown & ~__CKPT_USOCK_SHUT_ALL || u->sndbuf > (1U << 30))
+		return FAIL(st, EBADMSG, "UNIX socket out of bounds");
+	bad = uaddr_bad(&u->name, 1, 1) ?: uaddr_bad(&u->peer, 1, 0);
+	if (bad)
+		return FAIL(st, EBADMSG, bad);
+	if ((u->peer.len || u->len) && u->type != 2)
+		return FAIL(st, EBADMSG, "a UNIX socket connected by name, or with messages queued, that is no datagram socket");
+	if (u->len && !u->name.len)
+		return FAIL(st, EBADMSG, "messages queued on a UNIX socket with no name");
+	return u->type == 1 ? 0 : check_messages(st, u->data, u->len);
 }
 
 /*
@@ -1283,6 +1329,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = check_upend(st, payload, s->len);
 		if (!ret)
 			st->nr_upends++;
+		break;
+	case CKPT_SECT_UNAME:
+		ret = check_uname(st, payload, s->len);
+		if (!ret)
+			st->nr_unames++;
 		break;
 	case CKPT_SECT_ZOMBIE:
 		ret = check_zombie(st, payload);

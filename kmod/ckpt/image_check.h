@@ -62,6 +62,7 @@ struct ckpt_img_state {
 	__u32 nr_usocks;	/* USOCK sections accepted */
 	__u32 nr_ulistens;	/* ULISTEN sections accepted */
 	__u32 nr_upends;	/* UPEND sections accepted */
+	__u32 nr_unames;	/* UNAME sections accepted */
 	__u32 nr_tcps;		/* TCP sections accepted */
 	__u32 pty_seen;		/* PTY accepted */
 	__u32 timerfd_seen;	/* TIMERFD accepted */

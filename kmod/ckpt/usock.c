@@ -12,9 +12,12 @@
  * by its name (ULISTEN section), each connection waiting on it with what
  * its client sent (UPEND), and the restart binds and listens again and
  * connects each client anew.
+ * A datagram socket with a name or connected to one, and a socket of any
+ * type connected to nothing, is recorded by its name and its peer's (UNAME
+ * section): the restart binds and connects it again by those names.
  * Anything else about a socket is refused by the caller, naming the
- * descriptor: a datagram socket with a name, an unconnected socket,
- * another family, a descriptor in flight (SCM_RIGHTS), out-of-band data.
+ * descriptor: another family, a descriptor in flight (SCM_RIGHTS),
+ * out-of-band data.
  *
  * The queue is read while the process (and the peer's holder) is frozen,
  * under the queue's lock: a stream skb holds skb->len bytes of which
@@ -78,6 +81,7 @@ int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
 		      struct file **peer_file, const char **why)
 {
 	struct sock *sk = unix_sock_of(file), *peer;
+	bool named;
 	int ret = 0;
 
 	*peer_file = NULL;
@@ -92,15 +96,21 @@ int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
 	}
 	unix_state_lock(sk);
 	peer = unix_sk(sk)->peer;
+	/* A datagram pair has no names, each end the other's peer. */
+	if (sk->sk_type == SOCK_DGRAM)
+		named = !peer || unix_sk(sk)->addr ||
+			READ_ONCE(unix_sk(peer)->addr) ||
+			READ_ONCE(unix_sk(peer)->peer) != sk;
+	else
+		named = !peer && sk->sk_state == TCP_CLOSE;
 	if (sk->sk_state == TCP_LISTEN) {
 		/* Read by ckpt_usock_listener(): no peer. */
+	} else if (named) {
+		/* Read by ckpt_usock_capture_named(): no pair. */
+		ret = CKPT_USOCK_NAMED;
 	} else if (!peer || (sk->sk_type != SOCK_DGRAM &&
 			     sk->sk_state != TCP_ESTABLISHED)) {
-		*why = "an unconnected UNIX socket: not supported yet";
-		ret = -EOPNOTSUPP;
-	} else if (sk->sk_type == SOCK_DGRAM &&
-		   (unix_sk(sk)->addr || unix_sk(peer)->addr)) {
-		*why = "a UNIX datagram socket bound or connected to a name: not supported yet";
+		*why = "a UNIX socket in a state this engine does not restore";
 		ret = -EOPNOTSUPP;
 	} else {
 		/*
@@ -234,9 +244,12 @@ int ckpt_usock_capture(struct file *file, u64 peer_ino,
 	return 0;
 }
 
-/* A path's name in @l: absolute, still linked, fitting sun_path. */
-static int listener_path(const struct path *path, struct ckpt_img_ulisten *l,
-			 const char **why)
+/*
+ * A path's name in @a: absolute, still linked, fitting sun_path; whether
+ * a @listener's says a refusal.
+ */
+static int path_name(const struct path *path, struct ckpt_img_uaddr *a,
+		     bool listener, const char **why)
 {
 	struct inode *inode = d_inode(path->dentry);
 	char *buf, *p;
@@ -244,7 +257,9 @@ static int listener_path(const struct path *path, struct ckpt_img_ulisten *l,
 	int ret = 0;
 
 	if (d_unlinked(path->dentry)) {
-		*why = "a listening UNIX socket whose name was removed: not supported";
+		*why = listener ?
+		       "a listening UNIX socket whose name was removed: not supported" :
+		       "a UNIX socket whose name, or whose peer's, was removed: not supported";
 		return -EOPNOTSUPP;
 	}
 	buf = kmalloc(PATH_MAX, GFP_KERNEL);
@@ -253,20 +268,67 @@ static int listener_path(const struct path *path, struct ckpt_img_ulisten *l,
 	p = d_path(path, buf, PATH_MAX);
 	n = IS_ERR(p) ? 0 : strlen(p) + 1;
 	if (IS_ERR(p) || *p != '/') {
-		*why = "a listening UNIX socket whose path lies outside the checkpointer's root";
+		*why = listener ?
+		       "a listening UNIX socket whose path lies outside the checkpointer's root" :
+		       "a UNIX socket whose path, or whose peer's, lies outside the checkpointer's root";
 		ret = -EOPNOTSUPP;
 	} else if (n > CKPT_USOCK_ADDR_MAX) {
-		*why = "a listening UNIX socket whose absolute path is longer than a socket name holds (108 bytes)";
+		*why = listener ?
+		       "a listening UNIX socket whose absolute path is longer than a socket name holds (108 bytes)" :
+		       "a UNIX socket whose absolute path, or whose peer's, is longer than a socket name holds (108 bytes)";
 		ret = -ENAMETOOLONG;
 	} else {
-		memset(l->addr, 0, sizeof(l->addr));
-		memcpy(l->addr, p, n);
-		l->addr_len = n;
-		l->mode = inode->i_mode & 07777;
-		l->uid = from_kuid_munged(current_user_ns(), inode->i_uid);
-		l->gid = from_kgid_munged(current_user_ns(), inode->i_gid);
+		memset(a->addr, 0, sizeof(a->addr));
+		memcpy(a->addr, p, n);
+		a->len = n;
+		a->mode = inode->i_mode & 07777;
+		a->uid = from_kuid_munged(current_user_ns(), inode->i_uid);
+		a->gid = from_kgid_munged(current_user_ns(), inode->i_gid);
 	}
 	kfree(buf);
+	return ret;
+}
+
+/*
+ * @sk's name in @a (zeroed: none), a path's made absolute; whether a
+ * @listener's says a refusal.
+ */
+static int read_name(struct sock *sk, struct ckpt_img_uaddr *a,
+		     bool listener, const char **why)
+{
+	struct unix_address *addr;
+	struct path path = {};
+	int len = 0, ret = 0;
+
+	memset(a, 0, sizeof(*a));
+	unix_state_lock(sk);
+	addr = unix_sk(sk)->addr;
+	if (addr) {
+		len = addr->len - (int)offsetof(struct sockaddr_un, sun_path);
+		if (len > 0 && len <= CKPT_USOCK_ADDR_MAX)
+			memcpy(a->addr, addr->name->sun_path, len);
+	}
+	if (unix_sk(sk)->path.dentry) {
+		path = unix_sk(sk)->path;
+		path_get(&path);
+	}
+	unix_state_unlock(sk);
+
+	if (path.dentry) {
+		ret = path_name(&path, a, listener, why);
+		path_put(&path);
+	} else if (addr && len >= 2 && len <= CKPT_USOCK_ADDR_MAX &&
+		   a->addr[0] == '/' && !a->addr[len - 1]) {
+		/* A closed socket's path (a peer gone), as it was bound. */
+		a->len = len;
+	} else if (addr && (len < 2 || len > CKPT_USOCK_ADDR_MAX || a->addr[0])) {
+		*why = listener ?
+		       "a listening UNIX socket with a name this engine cannot record" :
+		       "a UNIX socket with a name, or a peer's, this engine cannot record";
+		ret = -EOPNOTSUPP;
+	} else if (addr) {
+		a->len = len;
+	}
 	return ret;
 }
 
@@ -274,37 +336,63 @@ int ckpt_usock_listener(struct file *file, struct ckpt_img_ulisten *l,
 			const char **why)
 {
 	struct sock *sk = unix_sock_of(file);
-	struct unix_address *addr;
-	struct path path = {};
-	int len = 0, ret = 0;
+	int ret;
 
 	BUILD_BUG_ON(sizeof(*l) != 144);
 	memset(l, 0, sizeof(*l));
-	unix_state_lock(sk);
-	addr = unix_sk(sk)->addr;
-	if (addr) {
-		len = addr->len - (int)offsetof(struct sockaddr_un, sun_path);
-		if (len > 0 && len <= CKPT_USOCK_ADDR_MAX)
-			memcpy(l->addr, addr->name->sun_path, len);
-	}
-	if (unix_sk(sk)->path.dentry) {
-		path = unix_sk(sk)->path;
-		path_get(&path);
-	}
-	l->backlog = READ_ONCE(sk->sk_max_ack_backlog);
-	unix_state_unlock(sk);
-
 	l->ino = file_inode(file)->i_ino;
 	l->type = sk->sk_type;
-	l->addr_len = len;
-	if (path.dentry) {
-		ret = listener_path(&path, l, why);
-	} else if (len < 2 || len > CKPT_USOCK_ADDR_MAX || l->addr[0]) {
+	l->backlog = READ_ONCE(sk->sk_max_ack_backlog);
+	ret = read_name(sk, &l->name, true, why);
+	if (!ret && !l->name.len) {
 		*why = "a listening UNIX socket with a name this engine cannot record";
 		ret = -EOPNOTSUPP;
 	}
-	if (path.dentry)
-		path_put(&path);
+	return ret;
+}
+
+int ckpt_usock_capture_named(struct file *file, struct ckpt_img_uname **out,
+			     size_t *out_len, const char **why)
+{
+	struct sock *sk = unix_sock_of(file), *peer;
+	struct ckpt_img_uname *u;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(*u) != 272);
+	ret = read_queue(sk, sizeof(*u), (void **)out, out_len, why);
+	if (ret)
+		return ret;
+	u = *out;
+	u->ino = file_inode(file)->i_ino;
+	u->type = sk->sk_type;
+	u->shutdown = (sk->sk_shutdown & RCV_SHUTDOWN ? CKPT_USOCK_SHUT_RD : 0) |
+		      (sk->sk_shutdown & SEND_SHUTDOWN ? CKPT_USOCK_SHUT_WR : 0);
+	u->sndbuf = READ_ONCE(sk->sk_sndbuf);
+	u->len = *out_len - sizeof(*u);
+	ret = read_name(sk, &u->name, false, why);
+	if (!ret && u->len && !u->name.len) {
+		*why = "messages are queued on a UNIX socket with no name: not supported";
+		ret = -EOPNOTSUPP;
+	}
+	unix_state_lock(sk);
+	peer = unix_sk(sk)->peer;
+	if (peer)
+		sock_hold(peer);
+	unix_state_unlock(sk);
+	if (!ret && peer) {
+		ret = read_name(peer, &u->peer, false, why);
+		u->peer.mode = u->peer.uid = u->peer.gid = 0;
+		if (!ret && !u->peer.len) {
+			*why = "a UNIX datagram socket connected to a socket with no name that is not its pair: not supported";
+			ret = -EOPNOTSUPP;
+		}
+	}
+	if (peer)
+		sock_put(peer);
+	if (ret) {
+		kvfree(*out);
+		*out = NULL;
+	}
 	return ret;
 }
 

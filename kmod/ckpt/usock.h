@@ -16,10 +16,14 @@ bool ckpt_usock_listening(struct file *file);
 
 /*
  * @file's socket's inode number and its peer's (0, *@peer_file NULL: the
- * peer is closed, or @file is listening): -EOPNOTSUPP or -EBUSY with @why
- * for a socket that is neither an end of a connected pair (a datagram
- * pair: unnamed) nor listening. *@peer_file is compared only.
+ * peer is closed, or @file is listening): 0 for an end of a connected
+ * pair (a datagram pair: unnamed) or a listening socket,
+ * CKPT_USOCK_NAMED for a socket ckpt_usock_capture_named() records (no
+ * peer given), -EOPNOTSUPP with @why for another. *@peer_file is compared
+ * only.
  */
+#define CKPT_USOCK_NAMED	1
+
 int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
 		      struct file **peer_file, const char **why);
 
@@ -39,6 +43,17 @@ int ckpt_usock_capture(struct file *file, u64 peer_ino,
  */
 int ckpt_usock_listener(struct file *file, struct ckpt_img_ulisten *l,
 			const char **why);
+
+/*
+ * The UNAME section of @file's socket, which ckpt_usock_record() said is
+ * CKPT_USOCK_NAMED (kvmalloc'ed, *@len bytes): its name, its peer's, its
+ * queued messages, shutdown state and send buffer. -EOPNOTSUPP or
+ * -ENAMETOOLONG with @why for a name the restart could not bind or
+ * connect to again, messages on a socket with no name, a descriptor in
+ * flight.
+ */
+int ckpt_usock_capture_named(struct file *file, struct ckpt_img_uname **out,
+			     size_t *len, const char **why);
 
 /*
  * The connections waiting on @file's listening socket, in accept order:

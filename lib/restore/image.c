@@ -79,6 +79,10 @@ void ckpt_image_free(struct ckpt_image *img)
 		free(img->upends[--img->nr_upends]);
 	free(img->upends);
 	img->upends = NULL;
+	while (img->nr_unames)
+		free(img->unames[--img->nr_unames]);
+	free(img->unames);
+	img->unames = NULL;
 	while (img->nr_tcps)
 		free(img->tcps[--img->nr_tcps]);
 	free(img->tcps);
@@ -365,6 +369,9 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 				 payload, s->len);
 	case CKPT_SECT_UPEND:
 		return keep_copy(img, (void ***)&img->upends, &img->nr_upends,
+				 payload, s->len);
+	case CKPT_SECT_UNAME:
+		return keep_copy(img, (void ***)&img->unames, &img->nr_unames,
 				 payload, s->len);
 	case CKPT_SECT_TCP:
 		return keep_copy(img, (void ***)&img->tcps, &img->nr_tcps,

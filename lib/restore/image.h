@@ -100,6 +100,8 @@ struct ckpt_image {
 	__u32 nr_ulistens;
 	struct ckpt_img_upend **upends;		/* [nr_upends], each malloc'ed */
 	__u32 nr_upends;
+	struct ckpt_img_uname **unames;		/* [nr_unames], each malloc'ed */
+	__u32 nr_unames;
 	struct ckpt_img_tcp **tcps;		/* [nr_tcps], each malloc'ed */
 	__u32 nr_tcps;
 	struct ckpt_img_fileobj *fileobjs;	/* [nr_fileobjs] */
@@ -191,5 +193,11 @@ void ckpt_image_free(struct ckpt_image *img);
  */
 void ckpt_image_tcp_end(char *buf, size_t size, const struct ckpt_img_tcp *t,
 			bool peer);
+
+/*
+ * UNIX socket name @a for people into @buf: its path, or @ and an
+ * abstract name's bytes (? for any not printable), or "" for none.
+ */
+void ckpt_image_uaddr(char *buf, size_t size, const struct ckpt_img_uaddr *a);
 
 #endif /* _CKPT_RESTORE_IMAGE_H */

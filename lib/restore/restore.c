@@ -65,7 +65,6 @@ struct clone3_args {
 	uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
 };
 
-
 static bool this_boot(const char *boot_id)
 {
 	char buf[64] = "";
@@ -903,147 +902,6 @@ restore_find_shared(const struct restore_shared *sh, uint32_t nr, __u32 kind,
 	return NULL;
 }
 
-/*
- * What socket @ino had queued (@len bytes of @data, of a socket of @type),
- * queued again on @to's peer, sent from @to: a stream's bytes, or each
- * message (checked to fill the data exactly).
- */
-static int send_queue(int to, __u64 ino, __u32 type, const __u8 *data,
-		      __u32 len, struct ckpt_err *err)
-{
-	bool stream = type == SOCK_STREAM;
-	size_t off = 0, want;
-	uint32_t msg;
-	ssize_t n;
-
-	while (off < len) {
-		want = len - off;
-		if (!stream) {
-			memcpy(&msg, data + off, sizeof(msg));
-			off += sizeof(msg);
-			want = msg;
-		}
-		n = send(to, data + off, want, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR && stream)
-			continue;
-		if (n < 0 || (!stream && (size_t)n != want) || (stream && !n))
-			return ckpt_err_set(err, n < 0 ? errno : EIO,
-					    "cannot queue what socket:[%llu] had to read (%u bytes) again: %s",
-					    (unsigned long long)ino, len,
-					    n < 0 ? strerror(errno) : "short write");
-		off += stream ? (size_t)n : (want + 3) & ~(size_t)3;
-	}
-	return 0;
-}
-
-static int queue_again(int to, const struct ckpt_img_usock *u,
-		       struct ckpt_err *err)
-{
-	return send_queue(to, u->ino, u->type, u->data, u->len, err);
-}
-
-/* @u's send buffer (the kernel doubles what it is given) and shutdown. */
-static void socket_state(int fd, const struct ckpt_img_usock *u)
-{
-	int half = u->sndbuf / 2;
-
-	if (half && setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &half, sizeof(half)))
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &half, sizeof(half));
-}
-
-static void socket_shutdown(int fd, const struct ckpt_img_usock *u)
-{
-	if (u->shutdown & CKPT_USOCK_SHUT_RD)
-		shutdown(fd, SHUT_RD);
-	if (u->shutdown & CKPT_USOCK_SHUT_WR)
-		shutdown(fd, SHUT_WR);
-}
-
-/* The USOCK section of socket @ino among @imgs[0..@n), or NULL. */
-static const struct ckpt_img_usock *find_usock(struct ckpt_image *const *imgs,
-					       uint32_t n, __u64 ino)
-{
-	uint32_t i, k;
-
-	for (i = 0; i < n; i++)
-		for (k = 0; k < imgs[i]->nr_usocks; k++)
-			if (imgs[i]->usocks[k]->ino == ino)
-				return imgs[i]->usocks[k];
-	return NULL;
-}
-
-/*
- * The pair of @a (its peer @b, NULL when closed): both ends' queues sent
- * again from the other end, their send buffers and shutdowns; entries for
- * each end in @sh.
- */
-static int make_pair(const struct ckpt_img_usock *a,
-		     const struct ckpt_img_usock *b, struct restore_shared *sh,
-		     uint32_t *nr, struct ckpt_err *err)
-{
-	int sv[2], ret;
-
-	if (b && b->type != a->type)
-		return ckpt_err_set(err, EBADMSG, "socket:[%llu] and its peer are of different types",
-				    (unsigned long long)a->ino);
-	if (socketpair(AF_UNIX, a->type | SOCK_CLOEXEC, 0, sv))
-		return ckpt_err_set(err, errno, "cannot make a socket pair for socket:[%llu]: %s",
-				    (unsigned long long)a->ino, strerror(errno));
-	socket_state(sv[0], a);
-	if (b)
-		socket_state(sv[1], b);
-	ret = queue_again(sv[1], a, err);
-	if (!ret && b)
-		ret = queue_again(sv[0], b, err);
-	if (ret) {
-		close(sv[0]);
-		close(sv[1]);
-		return ret;
-	}
-	socket_shutdown(sv[0], a);
-	sh[(*nr)++] = (struct restore_shared){
-		.kind = CKPT_FILE_UNIX, .ino = a->ino, .fd = { sv[0], -1 },
-	};
-	if (!b) {
-		close(sv[1]);	/* it was closed: end-of-file after the bytes */
-		return 0;
-	}
-	socket_shutdown(sv[1], b);
-	sh[(*nr)++] = (struct restore_shared){
-		.kind = CKPT_FILE_UNIX, .ino = b->ino, .fd = { sv[1], -1 },
-	};
-	return 0;
-}
-
-int restore_make_usocks(struct ckpt_image *const *imgs, uint32_t n,
-			struct restore_shared *sh, uint32_t *nr,
-			struct ckpt_err *err)
-{
-	const struct ckpt_img_usock *a, *b;
-	uint32_t i, k;
-	int ret;
-
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < imgs[i]->nr_usocks; k++) {
-			a = imgs[i]->usocks[k];
-			/* A client waiting: made with its listening socket. */
-			if (a->peer & CKPT_UPEND_ID ||
-			    restore_find_shared(sh, *nr, CKPT_FILE_UNIX, 0, a->ino))
-				continue;
-			b = a->peer ? find_usock(imgs, n, a->peer) : NULL;
-			if (a->peer && (!b || b->peer != a->ino))
-				return ckpt_err_set(err, EBADMSG, "socket:[%llu]'s peer socket:[%llu] is not in the %s",
-						    (unsigned long long)a->ino,
-						    (unsigned long long)a->peer,
-						    n > 1 ? "tree's images" : "image");
-			ret = make_pair(a, b, sh, nr, err);
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
-}
-
 /* A single process's socket pairs and listening sockets, in its own table. */
 static void make_own_usocks(struct restore *r, int above)
 {
@@ -1054,10 +912,11 @@ static void make_own_usocks(struct restore *r, int above)
 	int fd;
 
 	if (img->has_tree ||
-	    (!img->nr_usocks && !img->nr_ulistens && !img->nr_tcps))
+	    (!img->nr_usocks && !img->nr_ulistens && !img->nr_tcps &&
+	     !img->nr_unames))
 		return;
-	r->shared = calloc(2 * img->nr_usocks + img->nr_ulistens + img->nr_tcps,
-			   sizeof(*r->shared));
+	r->shared = calloc(2 * img->nr_usocks + img->nr_ulistens + img->nr_tcps +
+			   img->nr_unames, sizeof(*r->shared));
 	if (!r->shared)
 		child_fail(r, "out of memory");
 	if (restore_make_usocks(&img, 1, r->shared, &r->nr_shared, &err) ||
@@ -1076,6 +935,9 @@ static void make_own_usocks(struct restore *r, int above)
 					 r->shared, &r->nr_shared, &err))
 			child_fail(r, "%s", err.msg);
 	}
+	if (restore_make_unames(r, img, r->shared, &r->nr_shared, &err) ||
+	    restore_connect_unames(r, img, r->shared, r->nr_shared, &err))
+		child_fail(r, "%s", err.msg);
 	for (i = 0; i < r->nr_shared; i++)
 		r->shared[i].fd[0] = move_fd(r, r->shared[i].fd[0], above);
 }
@@ -1360,153 +1222,6 @@ int restore_open_shared(struct restore *r, const struct ckpt_img_file *f,
 			struct ckpt_err *err)
 {
 	return restore_as_member(r, open_file, f, f->path, err);
-}
-
-/* @l's name for messages: its path, or @ and an abstract name's bytes. */
-static void listener_name(const struct ckpt_img_ulisten *l, char *buf,
-			  size_t size)
-{
-	size_t i, o = 0;
-
-	if (l->addr[0]) {
-		snprintf(buf, size, "%s", (const char *)l->addr);
-		return;
-	}
-	buf[o++] = '@';
-	for (i = 1; i < l->addr_len && i < CKPT_USOCK_ADDR_MAX && o + 1 < size; i++)
-		buf[o++] = l->addr[i] >= 0x20 && l->addr[i] < 0x7f ? l->addr[i] : '?';
-	buf[o] = 0;
-}
-
-/*
- * @l's listening socket again, made in the member's helper (its
- * file-system ids): a socket file left at its path (by the process that
- * had it, or an earlier restart) is unlinked, the socket bound to the same
- * name, the file given its mode again, and listening.
- */
-static int make_listener(struct restore *r, const void *arg,
-			 struct ckpt_err *err)
-{
-	const struct ckpt_img_ulisten *l = arg;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	socklen_t len = offsetof(struct sockaddr_un, sun_path) + l->addr_len;
-	const char *path = l->addr[0] ? (const char *)l->addr : NULL;
-	char name[CKPT_USOCK_ADDR_MAX + 2];
-	struct stat st;
-	int fd, ret;
-
-	(void)r;
-	listener_name(l, name, sizeof(name));
-	memcpy(sa.sun_path, l->addr, l->addr_len);
-	fd = socket(AF_UNIX, l->type | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return ckpt_err_set(err, errno, "cannot make listening socket:[%llu]: %s",
-				    (unsigned long long)l->ino, strerror(errno));
-	if (path && !lstat(path, &st) && S_ISSOCK(st.st_mode) &&
-	    unlink(path) && errno != ENOENT) {
-		ret = ckpt_err_set(err, errno, "cannot remove the socket file left at %s: %s",
-				   path, strerror(errno));
-		goto fail;
-	}
-	if (bind(fd, (struct sockaddr *)&sa, len)) {
-		ret = ckpt_err_set(err, errno, "cannot bind listening socket:[%llu] to %s again: %s%s",
-				   (unsigned long long)l->ino, name, strerror(errno),
-				   errno == EADDRINUSE ? " (another socket, or another file, has that name now)" : "");
-		goto fail;
-	}
-	if (path && chmod(path, l->mode)) {
-		ret = ckpt_err_set(err, errno, "cannot give %s its mode %04o: %s",
-				   path, l->mode, strerror(errno));
-		goto fail;
-	}
-	if (listen(fd, l->backlog)) {
-		ret = ckpt_err_set(err, errno, "cannot listen on %s again: %s",
-				   name, strerror(errno));
-		goto fail;
-	}
-	return fd;
-fail:
-	close(fd);
-	return ret;
-}
-
-int restore_make_listener(struct restore *r, const struct ckpt_img_ulisten *l,
-			  struct ckpt_err *err)
-{
-	char name[CKPT_USOCK_ADDR_MAX + 2];
-
-	listener_name(l, name, sizeof(name));
-	return restore_as_member(r, make_listener, l, name, err);
-}
-
-/*
- * Waiting connection @p to @l again: a client connects to @l's name and
- * sends what it had sent; it is its USOCK's socket, or closed.
- */
-static int make_waiting(const struct ckpt_img_ulisten *l,
-			const struct ckpt_img_upend *p,
-			struct ckpt_image *const *imgs, uint32_t n,
-			struct restore_shared *sh, uint32_t *nr,
-			struct ckpt_err *err)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	socklen_t len = offsetof(struct sockaddr_un, sun_path) + l->addr_len;
-	const struct ckpt_img_usock *c = NULL;
-	char name[CKPT_USOCK_ADDR_MAX + 2];
-	int fd, ret;
-
-	listener_name(l, name, sizeof(name));
-	if (p->client) {
-		c = find_usock(imgs, n, p->client);
-		if (!c || c->peer != p->id || c->len || c->type != p->type)
-			return ckpt_err_set(err, EBADMSG, "socket:[%llu], waiting on %s, is not in the %s as it waited",
-					    (unsigned long long)p->client, name,
-					    n > 1 ? "tree's images" : "image");
-	}
-	memcpy(sa.sun_path, l->addr, l->addr_len);
-	fd = socket(AF_UNIX, p->type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return ckpt_err_set(err, errno, "cannot make a socket to wait on %s: %s",
-				    name, strerror(errno));
-	if (connect(fd, (struct sockaddr *)&sa, len)) {
-		ret = ckpt_err_set(err, errno, "cannot connect to %s again, as socket:[%llu] waited there: %s",
-				   name, (unsigned long long)p->client,
-				   strerror(errno));
-		close(fd);
-		return ret;
-	}
-	ret = send_queue(fd, p->client, p->type, p->data, p->len, err);
-	if (!ret && fcntl(fd, F_SETFL, 0))
-		ret = ckpt_err_set(err, errno, "fcntl: %s", strerror(errno));
-	if (ret || !c) {
-		close(fd);	/* the client had closed it: EOF after the bytes */
-		return ret;
-	}
-	socket_state(fd, c);
-	socket_shutdown(fd, c);
-	sh[(*nr)++] = (struct restore_shared){
-		.kind = CKPT_FILE_UNIX, .ino = c->ino, .fd = { fd, -1 },
-	};
-	return 0;
-}
-
-int restore_make_pending(const struct ckpt_image *holder,
-			 const struct ckpt_img_ulisten *l,
-			 struct ckpt_image *const *imgs, uint32_t n,
-			 struct restore_shared *sh, uint32_t *nr,
-			 struct ckpt_err *err)
-{
-	uint32_t k;
-	int ret;
-
-	for (k = 0; k < holder->nr_upends; k++) {
-		if (holder->upends[k]->listener != l->ino)
-			continue;
-		ret = make_waiting(l, holder->upends[k], imgs, n, sh, nr, err);
-		if (ret)
-			return ret;
-	}
-	return 0;
 }
 
 /* A tree's descriptor the restarter made for all members (tree.c). */
@@ -2383,7 +2098,6 @@ out:
 		close(m);
 	return ret ? ret : m;
 }
-
 
 /* Opens @r->opts->image into r->fd, seekable, and names its source. */
 static int open_image(struct restore *r, struct ckpt_err *err)

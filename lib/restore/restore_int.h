@@ -118,6 +118,22 @@ int restore_make_pending(const struct ckpt_image *holder,
 			 struct ckpt_err *err);
 
 /*
+ * @img's UNIX sockets with names, or connected to nothing (UNAME
+ * sections; usock.c), each once, as @r's process (restore_as_member()):
+ * bound to their names again, their messages queued again; an entry in
+ * @sh for each after its *@nr entries. restore_connect_unames(), once
+ * every socket of the image (a tree's: of its images) is made: each
+ * connected to its peer's name again, as @r's process. 0 or -errno with
+ * @err.
+ */
+int restore_make_unames(struct restore *r, const struct ckpt_image *img,
+			struct restore_shared *sh, uint32_t *nr,
+			struct ckpt_err *err);
+int restore_connect_unames(struct restore *r, const struct ckpt_image *img,
+			   const struct restore_shared *sh, uint32_t nr,
+			   struct ckpt_err *err);
+
+/*
  * The TCP sockets of @imgs[0..@n) (tcp.c), each once, listening or
  * connected again as they were, an entry in @sh for each after its *@nr
  * entries; a connection's peer is among them or on another node of the

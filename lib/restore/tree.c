@@ -765,6 +765,13 @@ static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 						   &tr->nr_shared, err);
 		}
 	}
+	/* Sockets with names: all bound before any connects to one. */
+	for (i = 0; !ret && i < tr->t.nr; i++)
+		ret = restore_make_unames(&tr->r[i], &tr->r[i].img, tr->shared,
+					  &tr->nr_shared, err);
+	for (i = 0; !ret && i < tr->t.nr; i++)
+		ret = restore_connect_unames(&tr->r[i], &tr->r[i].img,
+					     tr->shared, tr->nr_shared, err);
 	free(imgs);
 	for (i = from; !ret && i < tr->nr_shared; i++) {
 		tr->shared[i].fd[0] = above_stdio(tr->shared[i].fd[0], err);

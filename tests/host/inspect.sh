@@ -21,7 +21,8 @@ import struct, sys
 names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END",
          7: "FILES", 8: "FS", 9: "SIGNALS", 10: "EPOLL", 11: "PIPE", 12: "TIMERFD", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
          16: "TIMERS", 17: "CREDS", 18: "MAC", 19: "TREE", 20: "USOCK", 21: "ULISTEN", 22: "UPEND",
-         23: "SYSVSHM", 24: "SYSVDATA", 25: "SYSVSEM", 26: "SYSVMSG", 27: "ZOMBIE", 28: "TCP", 29: "PTY"}
+         23: "SYSVSHM", 24: "SYSVDATA", 25: "SYSVSEM", 26: "SYSVMSG", 27: "ZOMBIE", 28: "TCP", 29: "PTY",
+         30: "UNAME"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -237,7 +238,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((113 + nsect))
+ktap_plan $((115 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -618,7 +619,10 @@ fdamage fs-reserved set 3 32 Q 1
 ktap_check "a reserved FS field set" \
 	refuse "$tmp/fs-reserved" "reserved FS field set $(fat 3)"
 # UNIX socket pairs (mkimage -U): section 3 FILES, 4-6 USOCK, 7 ULISTEN,
-# 8 USOCK (a client waiting), 9 UPEND.
+# 8 USOCK (a client waiting), 9 UPEND, 10-12 UNAME (a datagram socket
+# with a path and two messages, one connected to /dev/log, a stream
+# socket with an abstract name; struct ckpt_img_uname: name at 24, its
+# len at 36, its path at 40; peer at 148, its uid at 152; data at 272).
 "$mkimage" -U -P > "$tmp/usock.img"
 udamage() { damage_of "$tmp/usock.img" "$@"; }
 uat() { at_of "$tmp/usock.img" "$1"; }
@@ -640,9 +644,9 @@ udamage ulisten-after set 7 60 B 0x41
 udamage ulisten-abs-owner set 7 32 B 0
 udamage ulisten-type set 7 8 I 2
 ktap_check "a listening socket: a relative path, bytes after its name, an abstract name with an owner, a datagram type" refuse_all \
-	"$tmp/ulisten-rel" "a listening UNIX socket's path is not an absolute, NUL-terminated path $(uat 7)" \
-	"$tmp/ulisten-after" "bytes after a listening UNIX socket's name $(uat 7)" \
-	"$tmp/ulisten-abs-owner" "an abstract UNIX socket name with an owner $(uat 7)" \
+	"$tmp/ulisten-rel" "a UNIX socket's path is not an absolute, NUL-terminated path $(uat 7)" \
+	"$tmp/ulisten-after" "bytes after a UNIX socket's name $(uat 7)" \
+	"$tmp/ulisten-abs-owner" "an owner for a UNIX socket name that has none $(uat 7)" \
 	"$tmp/ulisten-type" "listening UNIX socket out of bounds $(uat 7)"
 udamage upend-id set 9 8 Q 7
 udamage upend-client set 9 16 Q 0x8000000000000001
@@ -653,6 +657,35 @@ ktap_check "a waiting connection: an id an inode could have, a client that is on
 	"$tmp/upend-client" "waiting UNIX connection out of bounds $(uat 9)" \
 	"$tmp/upend-len" "waiting UNIX connection out of bounds $(uat 9)" \
 	"$tmp/usock-upend" "UNIX socket out of bounds $(uat 8)"
+ktap_check "UNIX sockets by name: shown, valid, text and JSON" sh -c "
+	grep -A3 -x 'UNIX sockets by name: 3' '$tmp/utext' > '$tmp/untext'; cat '$tmp/untext'
+	grep -qx '  socket:\[506\] dgram name /tmp/ckpt-dg.sock mode 0600 queued 16 bytes' '$tmp/untext' &&
+	grep -qx '  socket:\[507\] dgram connected to /dev/log queued 0 bytes' '$tmp/untext' &&
+	grep -qx '  socket:\[508\] stream name @ckpt queued 0 bytes' '$tmp/untext' &&
+	'$ckpt' inspect --json '$tmp/usock.img' | python3 -c '
+import json, sys
+u = json.load(sys.stdin)[\"unix_names\"]
+assert [s[\"name\"] for s in u] == [\"/tmp/ckpt-dg.sock\", None, \"@ckpt\"], u
+assert u[1][\"peer\"] == \"/dev/log\" and u[0][\"bytes\"] == 16 and u[2][\"type\"] == \"stream\", u'"
+udamage uname-type set 10 8 I 3
+udamage uname-rel set 10 40 B 0x74
+udamage uname-msg set 10 272 I 13
+udamage uname-noname bytes 10 24 "$(printf '00%.0s' $(seq 124))"
+udamage uname-stream-peer set 11 8 I 1
+udamage uname-seq-msg set 10 8 I 5
+udamage uname-peer-owner set 11 152 I 1000
+udamage uname-abs-owner set 12 24 I 0o600
+udamage uname-long set 12 36 I 109
+ktap_check "a socket by name: an unknown type, a relative path, messages overrunning it or with no name to come to, a stream connected by name or a seqpacket with messages, a peer or abstract name with an owner, a name too long" refuse_all \
+	"$tmp/uname-type" "UNIX socket out of bounds $(uat 10)" \
+	"$tmp/uname-rel" "a UNIX socket's path is not an absolute, NUL-terminated path $(uat 10)" \
+	"$tmp/uname-msg" "UNIX socket messages do not fill its data $(uat 10)" \
+	"$tmp/uname-noname" "messages queued on a UNIX socket with no name $(uat 10)" \
+	"$tmp/uname-stream-peer" "a UNIX socket connected by name, or with messages queued, that is no datagram socket $(uat 11)" \
+	"$tmp/uname-seq-msg" "a UNIX socket connected by name, or with messages queued, that is no datagram socket $(uat 10)" \
+	"$tmp/uname-peer-owner" "an owner for a UNIX socket name that has none $(uat 11)" \
+	"$tmp/uname-abs-owner" "an owner for a UNIX socket name that has none $(uat 12)" \
+	"$tmp/uname-long" "a UNIX socket's name out of bounds $(uat 12)"
 # TCP sockets (mkimage -C): section 3 FILES, 4 TCP listening, 5 TCP a
 # connection with bytes both ways, 6 TCP over IPv6, 7 TCP closed.
 "$mkimage" -C -P > "$tmp/tcp.img"

@@ -429,11 +429,15 @@ static void local_file(void)
  * shut for writing), fd 5 a dup of 3, fd 6 a seqpacket end whose peer is
  * closed, messages "a" and "bcd" queued for it; fd 7 a stream socket
  * listening on /tmp/ckpt.sock (backlog 16, mode 0755, owner 1000:1000),
- * fd 8 a connection waiting on it that sent "hi".
+ * fd 8 a connection waiting on it that sent "hi"; fd 9 a datagram
+ * socket bound to /tmp/ckpt-dg.sock (mode 0600, owner 1000:1000),
+ * messages "x" and "yz" queued for it; fd 10 a datagram socket connected
+ * to /dev/log, with no name; fd 11 a stream socket connected to nothing,
+ * bound to the abstract name "ckpt".
  */
 static void unix_sockets(void)
 {
-	static struct ckpt_img_file files[6] = {
+	static struct ckpt_img_file files[9] = {
 		{ .fd = 3, .open_flags = 2 | 04000, .kind = CKPT_FILE_UNIX,
 		  .ino = 501, .dev = 502, .path = "socket:[501]" },
 		{ .fd = 4, .open_flags = 2, .kind = CKPT_FILE_UNIX,
@@ -446,7 +450,24 @@ static void unix_sockets(void)
 		  .ino = 504, .path = "socket:[504]" },
 		{ .fd = 8, .open_flags = 2, .kind = CKPT_FILE_UNIX,
 		  .ino = 505, .dev = CKPT_UPEND_ID | 7, .path = "socket:[505]" },
+		{ .fd = 9, .open_flags = 2, .kind = CKPT_FILE_UNIX,
+		  .ino = 506, .path = "socket:[506]" },
+		{ .fd = 10, .open_flags = 2, .kind = CKPT_FILE_UNIX,
+		  .ino = 507, .path = "socket:[507]" },
+		{ .fd = 11, .open_flags = 2, .kind = CKPT_FILE_UNIX,
+		  .ino = 508, .path = "socket:[508]" },
 	};
+	struct {
+		struct ckpt_img_uname u;
+		char data[16];
+	} dg = { { .ino = 506, .type = 2, .sndbuf = 212992, .len = 16,
+		   .name = { .mode = 0600, .uid = 1000, .gid = 1000, .len = 18,
+			     .addr = "/tmp/ckpt-dg.sock" } },
+		 "\1\0\0\0x\0\0\0\2\0\0\0yz" },
+	  lg = { { .ino = 507, .type = 2, .sndbuf = 212992,
+		   .peer = { .len = 9, .addr = "/dev/log" } }, "" },
+	  ab = { { .ino = 508, .type = 1, .sndbuf = 212992,
+		   .name = { .len = 5, .addr = "\0ckpt" } }, "" };
 	static struct ckpt_img_usock d = {
 		.ino = 505, .peer = CKPT_UPEND_ID | 7, .type = 1,
 		.sndbuf = 212992,
@@ -457,9 +478,9 @@ static void unix_sockets(void)
 	} w = { { .listener = 504, .id = CKPT_UPEND_ID | 7, .client = 505,
 		  .type = 1, .len = 2 }, "hi" };
 	static struct ckpt_img_ulisten l = {
-		.ino = 504, .type = 1, .backlog = 16, .mode = 0755,
-		.uid = 1000, .gid = 1000, .addr_len = 15,
-		.addr = "/tmp/ckpt.sock",
+		.ino = 504, .type = 1, .backlog = 16,
+		.name = { .mode = 0755, .uid = 1000, .gid = 1000, .len = 15,
+			  .addr = "/tmp/ckpt.sock" },
 	};
 	struct {
 		struct ckpt_img_usock u;
@@ -480,6 +501,9 @@ static void unix_sockets(void)
 	section(CKPT_SECT_ULISTEN, &l, sizeof(l));
 	section(CKPT_SECT_USOCK, &d, sizeof(d));
 	section(CKPT_SECT_UPEND, &w, sizeof(w.p) + w.p.len);
+	section(CKPT_SECT_UNAME, &dg, sizeof(dg.u) + dg.u.len);
+	section(CKPT_SECT_UNAME, &lg, sizeof(lg.u));
+	section(CKPT_SECT_UNAME, &ab, sizeof(ab.u));
 }
 
 /*

@@ -6,7 +6,10 @@
  * events and data. An epoll watching a descriptor since closed is refused,
  * named. Descriptors made by dup() share one open file again (position,
  * status flags, the eventfd an epoll watches through either of them), each
- * keeping its own close-on-exec flag.
+ * keeping its own close-on-exec flag. UNIX sockets: pairs keep their
+ * bytes and messages, listening sockets listen by name again, sockets
+ * with names (datagram servers and clients, one connected outside the
+ * process, one whose server went away) are bound and connected by name.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -410,6 +413,124 @@ static void dialing_target(void)
 	_exit(0);
 }
 
+/* The message waiting on @fd, as a string in @buf ("" for none). */
+static const char *waiting(int fd, char *buf, size_t size)
+{
+	ssize_t n = recv(fd, buf, size - 1, MSG_DONTWAIT);
+
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+/* The path the datagram socket of named_target() is bound to. */
+static void dgram_path(char *buf, size_t size, pid_t pid)
+{
+	snprintf(buf, size, "/tmp/cr_fds.%d.dg", pid);
+}
+
+/*
+ * UNIX sockets with names, or connected to nothing: fd 7 a datagram
+ * socket bound to /tmp/cr_fds.PID.dg (mode 0640), messages "m1" and "m22"
+ * queued for it; fd 8 a datagram socket with no name connected to 7; fd 9
+ * one connected to the test's datagram socket, the abstract name
+ * "cr_fds.o.PPID", outside the process; fd 10 a stream socket never bound
+ * or connected; fd 11 a datagram socket bound to the abstract name
+ * "cr_fds.d.PID", connected to nothing. 'p': what 7 has queued, then
+ * "again" sent from 8 to 7 and "ab" from 8 to 11's name, each read back,
+ * "out" sent on 9; and 7's mode, 10's type and that it has no name.
+ */
+static void named_probe(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX }, ab, got;
+	socklen_t len = abstract_name(&ab, "d", getpid()), glen = sizeof(got);
+	char line[256] = "", buf[16];
+	const char *fail = NULL;
+	int type = 0;
+	socklen_t tlen = sizeof(type);
+	struct stat st;
+	ssize_t n;
+
+	dgram_path(sa.sun_path, sizeof(sa.sun_path), getpid());
+	messages(line, sizeof(line), "7", 7);
+	if (send(8, "again", 5, 0) != 5)
+		fail = "8 cannot send";
+	else if (sendto(8, "ab", 2, 0, (struct sockaddr *)&ab, len) != 2)
+		fail = "8 cannot send to 11";
+	else if (send(9, "out", 3, 0) != 3)
+		fail = "9 cannot send";
+	else if (stat(sa.sun_path, &st) ||
+		 getsockopt(10, SOL_SOCKET, SO_TYPE, &type, &tlen) ||
+		 getsockname(10, (struct sockaddr *)&got, &glen))
+		fail = "7's path or 10";
+	if (fail) {
+		target_say("%s: %m", fail);
+		return;
+	}
+	messages(line, sizeof(line), "7", 7);
+	n = recv(11, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	buf[n > 0 ? n : 0] = '\0';
+	target_say("%s 11:%s mode:%o 10:%s,%s", line + 1, buf, st.st_mode & 07777,
+		   type == SOCK_STREAM ? "stream" : "?",
+		   glen == sizeof(sa_family_t) ? "no name" : "named");
+}
+
+/* Socket @fd moved to descriptor @want, or exit 9. */
+static void place(int fd, int want)
+{
+	if (fd < 0 || (fd != want && (dup2(fd, want) != want || close(fd))))
+		_exit(9);
+}
+
+/* Each socket made and placed at once: none made where one is placed. */
+static void named_target(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX }, out, ab;
+	socklen_t olen = abstract_name(&out, "o", getppid());
+	socklen_t alen = abstract_name(&ab, "d", getpid());
+
+	dgram_path(sa.sun_path, sizeof(sa.sun_path), getpid());
+	unlink(sa.sun_path);
+	place(socket(AF_UNIX, SOCK_DGRAM, 0), 7);
+	place(socket(AF_UNIX, SOCK_DGRAM, 0), 8);
+	place(socket(AF_UNIX, SOCK_DGRAM, 0), 9);
+	place(socket(AF_UNIX, SOCK_STREAM, 0), 10);
+	place(socket(AF_UNIX, SOCK_DGRAM, 0), 11);
+	if (bind(7, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    chmod(sa.sun_path, 0640) ||
+	    connect(8, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    connect(9, (struct sockaddr *)&out, olen) ||
+	    bind(11, (struct sockaddr *)&ab, alen) ||
+	    send(8, "m1", 2, 0) != 2 || send(8, "m22", 3, 0) != 3)
+		_exit(9);
+	target_serve(named_probe);
+}
+
+/* The path of the test's datagram server in relog_target(). */
+static void log_path(char *buf, size_t size, pid_t pid)
+{
+	snprintf(buf, size, "/tmp/cr_fds.%d.log", pid);
+}
+
+/* 'p': "hi" sent on fd 7. */
+static void relog_probe(void)
+{
+	target_say("%s", send(7, "hi", 2, 0) == 2 ? "sent" : "not sent");
+}
+
+/* fd 7: a datagram socket connected to the test's server, as to /dev/log. */
+static void relog_target(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int c = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+	log_path(sa.sun_path, sizeof(sa.sun_path), getppid());
+	if (c < 0 || connect(c, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    dup2(c, 7) != 7)
+		_exit(9);
+	close(c);
+	target_serve(relog_probe);
+}
+
 /* A socket pair whose other end a forked child holds. */
 static void shared_usock_target(void)
 {
@@ -726,6 +847,89 @@ TEST_F(fds, listening_unix_sockets_listen_again_by_name)
 	EXPECT_STREQ("10:hello 9:world mode:640 new:x abstract:y", buf);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));
+	unlink(path);
+}
+
+TEST_F(fds, unix_sockets_with_names_are_bound_and_connected_again_by_name)
+{
+	struct target t = {};
+	struct sockaddr_un out;
+	socklen_t len = abstract_name(&out, "o", getpid());
+	char buf[256], path[64], got[16];
+	int o, cycle;
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+	/* The target's fd 9 is connected to this, outside it. */
+	o = socket(AF_UNIX, SOCK_DGRAM, 0);
+	ASSERT_LE(0, o);
+	ASSERT_EQ(0, bind(o, (struct sockaddr *)&out, len));
+	ASSERT_EQ(0, target_start(&t, named_target));
+	pid = t.pid;
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	dgram_path(path, sizeof(path), pid);
+	/* Twice: the second restart finds the first's socket file. */
+	for (cycle = 0; cycle < 2; cycle++) {
+		ASSERT_EQ(0, target_cycle(&t, pid, self->image, self->msg,
+					  sizeof(self->msg)))
+			TH_LOG("cycle %d: %s", cycle, self->msg);
+		ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	}
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("7:m1:m22 7:again 11:ab mode:640 10:stream,no name", buf);
+	EXPECT_STREQ("out", waiting(o, got, sizeof(got)));
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+	close(o);
+	unlink(path);
+}
+
+/* A datagram server at @path, bound anew. */
+static int log_server(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int s = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	unlink(path);
+	if (s >= 0 && bind(s, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+/*
+ * As a syslog client whose daemon was restarted: its server gone (the
+ * socket file left), the client is checkpointed, a new server binds the
+ * path, and the restarted client sends to it.
+ */
+TEST_F(fds, a_datagram_client_of_a_server_gone_sends_to_the_one_at_its_path_after_restart)
+{
+	struct target t = {};
+	char buf[64], path[64], got[16];
+	int s;
+
+	CKPT_SETUP_SKIPPED();
+	log_path(path, sizeof(path), getpid());
+	s = log_server(path);
+	ASSERT_LE(0, s);
+	ASSERT_EQ(0, target_start(&t, relog_target));
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	close(s);
+	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
+					self->msg, sizeof(self->msg), NULL))
+		TH_LOG("%s", self->msg);
+	target_end(&t);
+	s = log_server(path);
+	ASSERT_LE(0, s);
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("sent", buf);
+	EXPECT_STREQ("hi", waiting(s, got, sizeof(got)));
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+	close(s);
 	unlink(path);
 }
 

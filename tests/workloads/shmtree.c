@@ -29,6 +29,11 @@
  * way through, G connects to that socket too and sends its value, which the
  * root accepts and reads at its next turn (a listening socket restored
  * without its name would leave G without a connection: it exits 106).
+ * A sends its value to the root as a datagram, through a socket with no
+ * name connected to the datagram socket the root bound to READYFILE.dg
+ * (open in all four), which the root reads two turns late (so messages
+ * are always queued); half way through, G sends its value there too from
+ * a socket it made at its start, never bound or connected (sendto()).
  * A region that stopped being shared after a
  * restart leaves a process waiting for a turn that never comes: it says
  * so and exits 99 after 60 s. At the end (after GOFILE exists, if given)
@@ -83,7 +88,7 @@ static unsigned long steps, pace_ms = 20;
 static const char *gofile, *readyfile;
 static struct turns *anon;
 static uint64_t *mfd, *posix;
-static int logfd, fifofd, evfd, tfd, sfd, ep, sock[2], lsock;
+static int logfd, fifofd, evfd, tfd, sfd, ep, sock[2], lsock, dsock, dcli, gsock;
 /* A's and G's: an epoll A made (and dup()ed) before it forked G. */
 static int ep2 = -1;
 /* SHMTREE_SYSV: the removed segment, the keyed one (A and G), ids. */
@@ -154,6 +159,7 @@ static uint64_t sysv_turn(unsigned int role, unsigned long s, uint64_t x)
 	return x;
 }
 static struct sockaddr_un lname = { .sun_family = AF_UNIX };
+static struct sockaddr_un dname = { .sun_family = AF_UNIX };
 
 /* A connection to the root's listening socket, or exit @code. */
 static int dial(int code)
@@ -290,6 +296,8 @@ static uint64_t work(unsigned int role)
 				x = mix(x, w);
 			if (s >= 2 && read(sock[0], &w, sizeof(w)) == sizeof(w))
 				x = mix(x, w);
+			if (s >= 2 && recv(dsock, &w, sizeof(w), MSG_DONTWAIT) == sizeof(w))
+				x = mix(x, w);
 			if (s == steps / 2 + 1) {
 				int c = accept(lsock, NULL, NULL);
 
@@ -302,10 +310,14 @@ static uint64_t work(unsigned int role)
 		if (role == 2 && s == steps / 2) {
 			int c = dial(106);
 
-			if (write(c, &x, sizeof(x)) != sizeof(x))
+			if (write(c, &x, sizeof(x)) != sizeof(x) ||
+			    sendto(gsock, &x, sizeof(x), 0,
+				   (struct sockaddr *)&dname, sizeof(dname)) != sizeof(x))
 				exit(106);
 			close(c);
 		}
+		if (role == 1 && send(dcli, &x, sizeof(x), 0) != sizeof(x))
+			exit(105);
 		if (role == 3 && write(sock[1], &x, sizeof(x)) != sizeof(x))
 			exit(105);
 		if (write(evfd, &(uint64_t){ role + 1 }, sizeof(uint64_t)) !=
@@ -403,6 +415,13 @@ int main(int argc, char **argv)
 		perror(lname.sun_path);
 		return 100;
 	}
+	snprintf(dname.sun_path, sizeof(dname.sun_path), "%.90s.dg", readyfile);
+	unlink(dname.sun_path);
+	dsock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (dsock < 0 || bind(dsock, (struct sockaddr *)&dname, sizeof(dname))) {
+		perror(dname.sun_path);
+		return 100;
+	}
 	evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (evfd < 0) {
 		perror("eventfd");
@@ -442,11 +461,20 @@ int main(int argc, char **argv)
 		    epoll_ctl(ep2, EPOLL_CTL_ADD, evfd, &(struct epoll_event){
 				.events = EPOLLIN | EPOLLET, .data.u64 = 7 }))
 			_exit(100);
+		dcli = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (dcli < 0 ||
+		    connect(dcli, (struct sockaddr *)&dname, sizeof(dname)))
+			_exit(100);
 		g = fork();
 		if (g < 0)
 			_exit(100);
-		if (!g)
+		if (!g) {
+			close(dcli);
+			gsock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+			if (gsock < 0)
+				_exit(100);
 			_exit(work(2) & 0x7f);
+		}
 		x = work(1);
 		if (waitpid(g, &st, 0) != g)
 			_exit(101);

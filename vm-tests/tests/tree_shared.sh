@@ -13,7 +13,11 @@
 # one child sends to the root through a connection it made to a socket the
 # root listens on (open in all four), always ahead, and half way through the
 # grandchild connects to that listening socket anew (after the restart: it
-# must listen at its path again); and, run in an IPC namespace of its own
+# must listen at its path again); the other child sends to the root as
+# datagrams, from a socket connected by name to a datagram socket the
+# root bound to a path (open in all four), always ahead, and half way
+# through the grandchild sends there with sendto() from a socket never
+# bound or connected; and, run in an IPC namespace of its own
 # (SHMTREE_SYSV), through a removed System V segment, a keyed one, a
 # semaphore set and a message queue. A region restored
 # as one copy per process would leave them waiting for ever (the workload

@@ -94,6 +94,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_ZOMBIE,
 	CKPT_SECT_TCP,
 	CKPT_SECT_PTY,
+	CKPT_SECT_UNAME,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -530,28 +531,61 @@ struct ckpt_img_usock {
 };
 
 /*
- * A listening UNIX stream or seqpacket socket (the process's; a tree's:
- * only its members hold it) with no connection waiting to be accepted.
- * Its descriptors are FILES entries of kind CKPT_FILE_UNIX with the same
- * ino (and dev 0). @addr is its name: a path, absolute (as the
- * checkpointer's root sees it) and NUL-terminated, @addr_len counting the
- * NUL; or an abstract name, @addr[0] 0 and @addr_len its bytes with that
- * 0. A path's socket file has @mode, @uid and @gid (in the checkpointer's
- * user namespace); an abstract name's are 0. The restart binds a socket to
- * the name (a socket file left at the path is unlinked first) and listens.
+ * A UNIX socket's name: a path, absolute (as the checkpointer's root sees
+ * it) and NUL-terminated, @len counting the NUL, whose socket file has
+ * @mode, @uid and @gid (in the checkpointer's user namespace); or an
+ * abstract name, @addr[0] 0 and @len its bytes with that 0, no owner.
+ * Nothing after it. @len 0: no name (where a section allows it).
  */
 #define CKPT_USOCK_ADDR_MAX	108	/* sizeof(sun_path) */
 
+struct ckpt_img_uaddr {
+	__u32 mode;		/* a path's permission bits (07777) */
+	__u32 uid;
+	__u32 gid;
+	__u32 len;
+	__u8 addr[CKPT_USOCK_ADDR_MAX];
+};
+
+/*
+ * A listening UNIX stream or seqpacket socket (the process's; a tree's:
+ * only its members hold it) with no connection waiting to be accepted.
+ * Its descriptors are FILES entries of kind CKPT_FILE_UNIX with the same
+ * ino (and dev 0). @name is its name, never empty. The restart binds a
+ * socket to the name (a socket file left at the path is unlinked first)
+ * and listens.
+ */
 struct ckpt_img_ulisten {
 	__u64 ino;		/* its socket's inode number */
 	__u32 type;		/* SOCK_STREAM, SOCK_SEQPACKET */
 	__u32 backlog;		/* listen()'s, as the kernel keeps it */
-	__u32 mode;		/* a path's permission bits (07777) */
-	__u32 uid;
-	__u32 gid;
-	__u32 addr_len;
-	__u8 addr[CKPT_USOCK_ADDR_MAX];
+	struct ckpt_img_uaddr name;
 	__u32 pad;
+};
+
+/*
+ * A UNIX socket that is no pair's end and does not listen (engine.md,
+ * "UNIX sockets with names"): a datagram socket with a name of its own
+ * (@name), or connected to a socket with one (@peer: a member's, or one
+ * outside, as a syslog client's /dev/log), or a socket of any type not
+ * connected at all (made, perhaps bound). @data is what is queued for it
+ * to read, messages as a USOCK section's; only a socket with a name has
+ * any. Its descriptors are FILES entries of kind CKPT_FILE_UNIX with the
+ * same ino (and dev 0). The restart makes the socket, binds it to @name
+ * (a socket file left at the path is unlinked first), sends it its
+ * messages again from a socket with no name, and once every socket of the
+ * image (a tree's: of its images) has its name, connects it to @peer's.
+ * @peer has no owner.
+ */
+struct ckpt_img_uname {
+	__u64 ino;		/* its socket's inode number */
+	__u32 type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
+	__u32 shutdown;		/* CKPT_USOCK_SHUT_* */
+	__u32 sndbuf;		/* SO_SNDBUF as getsockopt() reads it */
+	__u32 len;		/* bytes of data that follow */
+	struct ckpt_img_uaddr name;
+	struct ckpt_img_uaddr peer;
+	__u8 data[];
 };
 
 /*
