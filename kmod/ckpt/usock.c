@@ -96,11 +96,15 @@ int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
 	}
 	unix_state_lock(sk);
 	peer = unix_sk(sk)->peer;
-	/* A datagram pair has no names, each end the other's peer. */
+	/*
+	 * A datagram pair has no names, each end the other's peer (a closed
+	 * end has none: its close cleared it).
+	 */
 	if (sk->sk_type == SOCK_DGRAM)
 		named = !peer || unix_sk(sk)->addr ||
 			READ_ONCE(unix_sk(peer)->addr) ||
-			READ_ONCE(unix_sk(peer)->peer) != sk;
+			(READ_ONCE(unix_sk(peer)->peer) != sk &&
+			 !sock_flag(peer, SOCK_DEAD));
 	else
 		named = !peer && sk->sk_state == TCP_CLOSE;
 	if (sk->sk_state == TCP_LISTEN) {
@@ -209,10 +213,15 @@ static int read_queue(struct sock *sk, size_t head, void **out, size_t *len,
 	buf = kvzalloc(head + n, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	/* Frozen on both ends: the queue cannot change meanwhile. */
+	/*
+	 * Frozen on both ends: the queue cannot change meanwhile; but a
+	 * socket with a name may have senders outside, running.
+	 */
 	ret = walk_queue(sk, buf + head, n, &got);
-	if (!ret && got != n)
+	if (!ret && got != n) {
+		*why = "messages came while its queue was read; try again";
 		ret = -EAGAIN;
+	}
 	if (ret) {
 		kvfree(buf);
 		return ret == -EBADF ? -EAGAIN : ret;
@@ -359,6 +368,17 @@ int ckpt_usock_capture_named(struct file *file, struct ckpt_img_uname **out,
 	int ret;
 
 	BUILD_BUG_ON(sizeof(*u) != 272);
+	/*
+	 * The restart queues the messages again from a socket that is no
+	 * peer of this one's, which the kernel lets queue one more than the
+	 * socket's backlog (net.unix.max_dgram_qlen when it was made): its
+	 * peer may have queued more, which its reader takes within moments.
+	 */
+	if (skb_queue_len_lockless(&sk->sk_receive_queue) >
+	    READ_ONCE(sk->sk_max_ack_backlog) + 1) {
+		*why = "more messages are queued on it than a restart could queue again (its backlog, net.unix.max_dgram_qlen, and one); try again";
+		return -EAGAIN;
+	}
 	ret = read_queue(sk, sizeof(*u), (void **)out, out_len, why);
 	if (ret)
 		return ret;

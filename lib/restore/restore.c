@@ -915,8 +915,9 @@ static void make_own_usocks(struct restore *r, int above)
 	    (!img->nr_usocks && !img->nr_ulistens && !img->nr_tcps &&
 	     !img->nr_unames))
 		return;
-	r->shared = calloc(2 * img->nr_usocks + img->nr_ulistens + img->nr_tcps +
-			   img->nr_unames, sizeof(*r->shared));
+	r->shared = calloc(2 * img->nr_usocks + img->nr_ulistens +
+			   img->nr_upends + img->nr_tcps + img->nr_unames,
+			   sizeof(*r->shared));
 	if (!r->shared)
 		child_fail(r, "out of memory");
 	if (restore_make_usocks(&img, 1, r->shared, &r->nr_shared, &err) ||

@@ -29,6 +29,7 @@ struct restore_shared {
 	int fd[2];		/* a pipe's read and write ends, a pty's master
 				 * and slave; else fd[0], -1 */
 	__u32 holder;		/* the member whose image made it (tree.c) */
+	bool connected;		/* a UNAME socket: connected by name again */
 };
 
 /* @kind's @dev:@ino in @sh[0..@nr), or NULL. */
@@ -130,7 +131,7 @@ int restore_make_unames(struct restore *r, const struct ckpt_image *img,
 			struct restore_shared *sh, uint32_t *nr,
 			struct ckpt_err *err);
 int restore_connect_unames(struct restore *r, const struct ckpt_image *img,
-			   const struct restore_shared *sh, uint32_t nr,
+			   struct restore_shared *sh, uint32_t nr,
 			   struct ckpt_err *err);
 
 /*

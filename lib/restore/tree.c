@@ -793,9 +793,14 @@ static int make_shared(struct tree_restart *tr, struct ckpt_err *err)
 	uint32_t i, k, n = 3;
 	int fd, ret;
 
-	for (i = 0; i < tr->t.nr; i++)
-		n += tr->r[i].img.nr_pipes + tr->r[i].img.nr_fileobjs +
-		     tr->r[i].img.nr_files;
+	/* Each section that makes something shared adds at most this. */
+	for (i = 0; i < tr->t.nr; i++) {
+		const struct ckpt_image *img = &tr->r[i].img;
+
+		n += img->nr_pipes + img->nr_fileobjs + img->nr_files +
+		     2 * img->nr_usocks + img->nr_ulistens + img->nr_upends +
+		     img->nr_tcps + img->nr_ptys + img->nr_unames;
+	}
 	tr->shared = calloc(n, sizeof(*tr->shared));
 	if (!tr->shared)
 		return ckpt_err_set(err, ENOMEM, "out of memory");

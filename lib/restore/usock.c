@@ -332,7 +332,10 @@ static int make_named(struct restore *r, const void *arg,
 	if (u->name.len)
 		ret = bind_again(fd, u->ino, &u->name, name, err);
 	if (!ret && u->len) {
+		/* Room for every message at once, each with its overhead. */
 		from = socket(AF_UNIX, u->type | SOCK_CLOEXEC, 0);
+		if (from >= 0)
+			socket_state(from, 2 * (u->len + (64 << 10)));
 		if (from < 0 || connect(from, (struct sockaddr *)&sa, len))
 			ret = ckpt_err_set(err, errno, "cannot send socket:[%llu] its messages again at %s: %s",
 					   (unsigned long long)u->ino, name,
@@ -410,10 +413,10 @@ static int connect_named(struct restore *r, const void *arg,
 }
 
 int restore_connect_unames(struct restore *r, const struct ckpt_image *img,
-			   const struct restore_shared *sh, uint32_t nr,
+			   struct restore_shared *sh, uint32_t nr,
 			   struct ckpt_err *err)
 {
-	const struct restore_shared *s;
+	struct restore_shared *s;
 	struct named_fd n;
 	uint32_t k;
 	int fd;
@@ -422,10 +425,15 @@ int restore_connect_unames(struct restore *r, const struct ckpt_image *img,
 		n.u = img->unames[k];
 		if (!n.u->peer.len)
 			continue;
-		s = restore_find_shared(sh, nr, CKPT_FILE_UNIX, 0, n.u->ino);
+		s = (struct restore_shared *)restore_find_shared(sh, nr,
+							CKPT_FILE_UNIX, 0, n.u->ino);
 		if (!s)
 			return ckpt_err_set(err, EBADMSG, "socket:[%llu] was not made",
 					    (unsigned long long)n.u->ino);
+		/* Once, by the first member that holds it, as it was made. */
+		if (s->connected)
+			continue;
+		s->connected = true;
 		n.fd = s->fd[0];
 		fd = restore_as_member(r, connect_named, &n, "a connection", err);
 		if (fd < 0)

@@ -435,9 +435,11 @@ static void dgram_path(char *buf, size_t size, pid_t pid)
  * one connected to the test's datagram socket, the abstract name
  * "cr_fds.o.PPID", outside the process; fd 10 a stream socket never bound
  * or connected; fd 11 a datagram socket bound to the abstract name
- * "cr_fds.d.PID", connected to nothing. 'p': what 7 has queued, then
- * "again" sent from 8 to 7 and "ab" from 8 to 11's name, each read back,
- * "out" sent on 9; and 7's mode, 10's type and that it has no name.
+ * "cr_fds.d.PID", connected to nothing; fd 12 a datagram pair's end
+ * whose peer is closed, "last" queued for it (a pair still). 'p': what 7
+ * has queued, then "again" sent from 8 to 7 and "ab" from 8 to 11's name,
+ * each read back, "out" sent on 9, what 12 has; and 7's mode, 10's type
+ * and that it has no name.
  */
 static void named_probe(void)
 {
@@ -467,6 +469,7 @@ static void named_probe(void)
 		return;
 	}
 	messages(line, sizeof(line), "7", 7);
+	messages(line, sizeof(line), "12", 12);
 	n = recv(11, buf, sizeof(buf) - 1, MSG_DONTWAIT);
 	buf[n > 0 ? n : 0] = '\0';
 	target_say("%s 11:%s mode:%o 10:%s,%s", line + 1, buf, st.st_mode & 07777,
@@ -487,6 +490,7 @@ static void named_target(void)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX }, out, ab;
 	socklen_t olen = abstract_name(&out, "o", getppid());
 	socklen_t alen = abstract_name(&ab, "d", getpid());
+	int pair[2];
 
 	dgram_path(sa.sun_path, sizeof(sa.sun_path), getpid());
 	unlink(sa.sun_path);
@@ -495,6 +499,10 @@ static void named_target(void)
 	place(socket(AF_UNIX, SOCK_DGRAM, 0), 9);
 	place(socket(AF_UNIX, SOCK_STREAM, 0), 10);
 	place(socket(AF_UNIX, SOCK_DGRAM, 0), 11);
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, pair) ||
+	    send(pair[1], "last", 4, 0) != 4 || close(pair[1]))
+		_exit(9);
+	place(pair[0], 12);
 	if (bind(7, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    chmod(sa.sun_path, 0640) ||
 	    connect(8, (struct sockaddr *)&sa, sizeof(sa)) ||
@@ -876,7 +884,7 @@ TEST_F(fds, unix_sockets_with_names_are_bound_and_connected_again_by_name)
 		ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
 	}
 	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
-	EXPECT_STREQ("7:m1:m22 7:again 11:ab mode:640 10:stream,no name", buf);
+	EXPECT_STREQ("7:m1:m22 7:again 12:last 11:ab mode:640 10:stream,no name", buf);
 	EXPECT_STREQ("out", waiting(o, got, sizeof(got)));
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));
