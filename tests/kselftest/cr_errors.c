@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 
 #include "kselftest_harness.h"
@@ -23,7 +24,7 @@
 /* A target holding a descriptor the engine cannot restore yet. */
 static void fd_target(void)
 {
-	if (socket(AF_UNIX, SOCK_STREAM, 0) != 3)
+	if (inotify_init1(0) != 3)
 		_exit(9);
 	counter_target();
 }
@@ -37,7 +38,7 @@ static void fd_epoll_target(void)
 	struct epoll_event ev = { .events = EPOLLIN };
 	int p[2];
 
-	if (epoll_create1(0) != 3 || socket(AF_UNIX, SOCK_STREAM, 0) != 4 ||
+	if (epoll_create1(0) != 3 || inotify_init1(0) != 4 ||
 	    pipe(p) || p[0] != 5 || epoll_ctl(3, EPOLL_CTL_ADD, 5, &ev))
 		_exit(9);
 	counter_target();
@@ -391,7 +392,7 @@ TEST_F(errors, unsupported_fd_is_named)
 	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(t.pid, self->image, 0,
 						  self->msg, sizeof(self->msg),
 						  NULL));
-	EXPECT_NE(NULL, strstr(self->msg, "fd 3 (socket:["))
+	EXPECT_NE(NULL, strstr(self->msg, "fd 3 (anon_inode:inotify)"))
 		TH_LOG("message: %s", self->msg);
 	EXPECT_TRUE(target_alive(&t, "2"));
 	kill(t.pid, SIGKILL);
@@ -411,7 +412,7 @@ TEST_F(errors, unsupported_fd_is_named_before_an_epoll)
 	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(t.pid, self->image, 0,
 						  self->msg, sizeof(self->msg),
 						  NULL));
-	EXPECT_NE(NULL, strstr(self->msg, "fd 4 (socket:["))
+	EXPECT_NE(NULL, strstr(self->msg, "fd 4 (anon_inode:inotify)"))
 		TH_LOG("message: %s", self->msg);
 	EXPECT_TRUE(target_alive(&t, "1"));
 	kill(t.pid, SIGKILL);
