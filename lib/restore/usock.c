@@ -367,12 +367,13 @@ int restore_make_unames(struct restore *r, const struct ckpt_image *img,
 
 		if (restore_find_shared(sh, *nr, CKPT_FILE_UNIX, 0, u->ino))
 			continue;
-		if (u->name.len)
-			ckpt_image_uaddr(name, sizeof(name), &u->name);
-		else
-			snprintf(name, sizeof(name), "socket:[%llu]",
-				 (unsigned long long)u->ino);
-		fd = restore_as_member(r, make_named, u, name, err);
+		/*
+		 * Only a name is bound as the member (and only a socket with
+		 * one has messages): one with none needs no helper.
+		 */
+		ckpt_image_uaddr(name, sizeof(name), &u->name);
+		fd = u->name.len ? restore_as_member(r, make_named, u, name, err) :
+				   make_named(r, u, err);
 		if (fd < 0)
 			return fd;
 		sh[(*nr)++] = (struct restore_shared){
