@@ -613,6 +613,37 @@ static void print_zombies(struct printer *p, const struct ckpt_image *img)
 	print_close_array(p);
 }
 
+/* A tree member's semaphore adjustments (SEM_UNDO): only those not 0. */
+static void print_semundos(struct printer *p, const struct ckpt_image *img)
+{
+	__u32 i, j;
+
+	if (img->nr_semundos)
+		print_text(p, "semaphore adjustments: %u sets\n",
+			   img->nr_semundos);
+	print_open_array(p, "semundo");
+	for (i = 0; i < img->nr_semundos; i++) {
+		const struct ckpt_img_semundo *u = img->semundos[i];
+
+		print_open_object(p, NULL);
+		print_uint(p, PRINT_ANY, "id", "  set %llu", u->id);
+		print_uint(p, PRINT_ANY, "nsems", " nsems %llu", u->nsems);
+		print_open_array(p, "adj");
+		for (j = 0; j < u->nsems; j++) {
+			if (!u->adj[j])
+				continue;
+			print_open_object(p, NULL);
+			print_uint(p, PRINT_ANY, "sem", " sem %llu", j);
+			print_int(p, PRINT_ANY, "adj", " %+lld", u->adj[j]);
+			print_close_object(p);
+		}
+		print_close_array(p);
+		print_text(p, "\n");
+		print_close_object(p);
+	}
+	print_close_array(p);
+}
+
 static const char *const tcp_states[__CKPT_TCP_STATE_MAX] = {
 	[CKPT_TCP_CLOSED] = "closed", [CKPT_TCP_ESTABLISHED] = "established",
 	[CKPT_TCP_LISTEN] = "listening", [CKPT_TCP_CONNECTING] = "connecting",
@@ -907,6 +938,7 @@ static void report(FILE *f, const char *name, const struct ckpt_image *img,
 	print_epitems(p, img);
 	print_sysv(p, img);
 	print_zombies(p, img);
+	print_semundos(p, img);
 	print_tcp(p, img);
 	print_ptys(p, img);
 	print_unames(p, img);

@@ -346,6 +346,8 @@ static int write_image(struct ckpt_cp_ctx *ctx)
 		ret = ckpt_write_sect(w, CKPT_SECT_ZOMBIE, &ctx->zombies[i],
 				      sizeof(ctx->zombies[i]), NULL, 0);
 	if (!ret)
+		ret = ckpt_ipc_write_undo(&ctx->undo, w);
+	if (!ret)
 		ret = ckpt_write_sect(w, CKPT_SECT_FS, ctx->fs, sizeof(*ctx->fs),
 				      NULL, 0);
 	if (!ret)
@@ -773,7 +775,7 @@ static int run_group(struct ckpt_cp_group *g)
 	ret = freeze_group(g);
 	if (!ret && g->tree)
 		ret = ckpt_tree_check(g);
-	if (!ret && g->tree)
+	if (!ret)
 		ret = ckpt_ipc_capture(g);
 	if (!ret)
 		ret = each_member(g, capture);
@@ -817,6 +819,7 @@ static void free_capture(struct ckpt_cp_ctx *ctx)
 	kvfree(ctx->sigs);
 	kvfree(ctx->creds);
 	kvfree(ctx->zombies);
+	ckpt_ipc_free_undo(&ctx->undo);
 	ckpt_timers_free(&ctx->timers);
 	kfree(ctx->tasks);
 }

@@ -60,6 +60,7 @@ struct ckpt_cp_ctx {
 	const struct ckpt_ipc *ipc;	/* a tree's root: System V objects to write */
 	struct ckpt_img_zombie *zombies;	/* a tree's member: its zombie children */
 	u32 nr_zombies, max_zombies;
+	struct ckpt_sem_undo_img undo;	/* a tree's member: SEM_UNDO adjustments */
 	/* A step run in a worker (each_member_parallel()). */
 	struct work_struct work;
 	int (*step)(struct ckpt_cp_ctx *ctx);

@@ -30,6 +30,16 @@ struct task_struct;
 #define ckpt_set_rseq_len(t, len)	do { } while (0)
 #endif
 
+/*
+ * ipc/sem.c's struct sem_undo (a copy in ipc.h) ends with its adjustments
+ * as an array from 6.6, a pointer to them before; either reads the same.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define CKPT_SEM_UNDO_ADJ	(semadj[])
+#else
+#define CKPT_SEM_UNDO_ADJ	(*semadj)
+#endif
+
 /* VMA flags became write-protected behind helpers in 6.3. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 #define ckpt_vm_flags_set(vma, flags)	vm_flags_set(vma, flags)

@@ -50,6 +50,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_SYSVSEM]	= "SYSVSEM",
 	[CKPT_SECT_SYSVMSG]	= "SYSVMSG",
 	[CKPT_SECT_ZOMBIE]	= "ZOMBIE",
+	[CKPT_SECT_SEMUNDO]	= "SEMUNDO",
 	[CKPT_SECT_TCP]		= "TCP",
 	[CKPT_SECT_PTY]		= "PTY",
 };
@@ -160,6 +161,9 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		       (__u64)CKPT_IMG_MAX_SEMS * sizeof(__u32);
 	case CKPT_SECT_ZOMBIE:
 		return sizeof(struct ckpt_img_zombie);
+	case CKPT_SECT_SEMUNDO:
+		return sizeof(struct ckpt_img_semundo) +
+		       (__u64)CKPT_IMG_MAX_SEMS * sizeof(__s16);
 	case CKPT_SECT_SYSVMSG:
 		return sizeof(struct ckpt_img_sysvmsg) + CKPT_IMG_MAX_MSGBYTES +
 		       (__u64)CKPT_IMG_MAX_MSGS *
@@ -241,6 +245,9 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			break;
 		if (s->type == CKPT_SECT_ZOMBIE && st->has_tree &&
 		    st->nr_zombies < CKPT_IMG_MAX_ZOMBIES)
+			break;
+		if (s->type == CKPT_SECT_SEMUNDO && st->has_tree &&
+		    st->nr_semundos < CKPT_IMG_MAX_SYSV)
 			break;
 		if (s->type != st->expect)
 			return FAIL(st, EBADMSG, "sections out of order");
@@ -324,7 +331,9 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	if ((s->type == CKPT_SECT_SYSVSEM &&
 	     s->len < sizeof(struct ckpt_img_sysvsem)) ||
 	    (s->type == CKPT_SECT_SYSVMSG &&
-	     s->len < sizeof(struct ckpt_img_sysvmsg)))
+	     s->len < sizeof(struct ckpt_img_sysvmsg)) ||
+	    (s->type == CKPT_SECT_SEMUNDO &&
+	     s->len < sizeof(struct ckpt_img_semundo)))
 		return FAIL(st, EBADMSG, "System V section too short");
 	if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_THREAD &&
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
@@ -336,7 +345,7 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	    s->type != CKPT_SECT_FILEDATA && s->type != CKPT_SECT_TIMERS &&
 	    s->type != CKPT_SECT_CREDS && s->type != CKPT_SECT_SYSVDATA &&
 	    s->type != CKPT_SECT_SYSVSEM && s->type != CKPT_SECT_SYSVMSG &&
-	    s->len != max)
+	    s->type != CKPT_SECT_SEMUNDO && s->len != max)
 		return FAIL(st, EBADMSG, "section length does not match its kind");
 	return 0;
 }
@@ -1056,6 +1065,23 @@ static int check_sysvsem(struct ckpt_img_state *st,
 	return 0;
 }
 
+/*
+ * A member's adjustments to one set: the restarter checks the set is its
+ * root's, with as many semaphores.
+ */
+static int check_semundo(struct ckpt_img_state *st,
+			 const struct ckpt_img_semundo *u, __u64 len)
+{
+	if (u->id > CKPT_IMG_SYSV_ID_MAX || !u->nsems ||
+	    u->nsems > CKPT_IMG_MAX_SEMS ||
+	    len != sizeof(*u) + (__u64)u->nsems * sizeof(u->adj[0]))
+		return FAIL(st, EBADMSG, "semaphore adjustments out of bounds");
+	if (st->nr_semundos && u->id <= st->semundo_last)
+		return FAIL(st, EBADMSG, "semaphore adjustments' set ids not ascending");
+	st->semundo_last = u->id;
+	return 0;
+}
+
 /* A queue's messages: each a positive type and its bytes, filling it exactly. */
 static int check_sysvmsg(struct ckpt_img_state *st,
 			 const struct ckpt_img_sysvmsg *m, __u64 len)
@@ -1348,6 +1374,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		break;
 	case CKPT_SECT_SYSVSEM:
 		ret = check_sysvsem(st, payload, s->len);
+		break;
+	case CKPT_SECT_SEMUNDO:
+		ret = check_semundo(st, payload, s->len);
+		if (!ret)
+			st->nr_semundos++;
 		break;
 	case CKPT_SECT_SYSVMSG:
 		ret = check_sysvmsg(st, payload, s->len);

@@ -92,6 +92,8 @@ struct ckpt_img_state {
 	__u32 sysv_last[3];	/* the last id of each kind */
 	__u32 shm_open;		/* SYSVDATA may follow the last SYSVSHM */
 	__u32 nr_zombies;	/* ZOMBIE sections accepted */
+	__u32 nr_semundos;	/* SEMUNDO sections accepted */
+	__u32 semundo_last;	/* the last one's set id */
 	__u64 shm_size, shm_stored;	/* that segment's */
 	__u64 shm_next, shm_bytes;	/* its next offset, its bytes so far */
 	/*

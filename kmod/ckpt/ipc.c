@@ -46,11 +46,6 @@
 #include "tree.h"
 #include "why.h"
 
-/* ipc/util.h's indexes into ipc_namespace.ids[]. */
-#define IDS_SEM		0
-#define IDS_MSG		1
-#define IDS_SHM		2
-
 /* ipc/shm.c's flags in a segment's mode. */
 #define SHM_DEST	01000
 #define SHM_LOCKED	02000
@@ -85,29 +80,6 @@ static pid_t outsider_in(const struct ckpt_cp_group *g,
 	}
 	rcu_read_unlock();
 	return found;
-}
-
-/*
- * Whether @task has semaphore adjustments to undo at its exit. glibc's
- * threads share an undo list (CLONE_SYSVSEM), which cloning allocates
- * empty: only its entries, one per set used with SEM_UNDO, count.
- */
-static int uses_undo(struct task_struct *task, const char **why)
-{
-	struct ckpt_sem_undo_list *ulp =
-		(void *)READ_ONCE(task->sysvsem.undo_list);
-	bool used;
-
-	if (!ulp)
-		return 0;
-	if (!ckpt_layout_ok(CKPT_LAYOUT_SYSVIPC)) {
-		*why = ckpt_layout_why(CKPT_LAYOUT_SYSVIPC);
-		return -EOPNOTSUPP;
-	}
-	spin_lock(&ulp->lock);
-	used = !list_empty(&ulp->list_proc);
-	spin_unlock(&ulp->lock);
-	return used;
 }
 
 static void fill_perm(struct ckpt_img_ipcperm *img,
@@ -202,7 +174,7 @@ static int take_sem(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
 	}
 	c->sem[c->nr_sem] = img;
 	c->sem_len[c->nr_sem++] = len;
-	return 0;
+	return ckpt_semundo_take_set(c, c->nr_sem - 1, sma, why);
 }
 
 /* Copies @msg's @len bytes, its first part and then its segments. */
@@ -329,6 +301,59 @@ static int take_all(struct ckpt_ipc *c, int ids, take_fn take,
 	return ret;
 }
 
+static u32 obj_id(const struct ckpt_ipc *c, int kind, u32 i)
+{
+	const struct ckpt_img_sysvsem *sem;
+	const struct ckpt_img_sysvmsg *msg;
+
+	switch (kind) {
+	case IDS_SHM:
+		return c->shm[i].perm.id;
+	case IDS_SEM:
+		sem = c->sem[i];
+		return sem->perm.id;
+	default:
+		msg = c->msg[i];
+		return msg->perm.id;
+	}
+}
+
+static void swap_obj(struct ckpt_ipc *c, int kind, u32 a, u32 b)
+{
+	switch (kind) {
+	case IDS_SHM:
+		swap(c->shm[a], c->shm[b]);
+		swap(c->shm_file[a], c->shm_file[b]);
+		break;
+	case IDS_SEM:
+		swap(c->sem[a], c->sem[b]);
+		swap(c->sem_len[a], c->sem_len[b]);
+		swap(c->sem_undo[a], c->sem_undo[b]);
+		break;
+	default:
+		swap(c->msg[a], c->msg[b]);
+		swap(c->msg_len[a], c->msg_len[b]);
+	}
+}
+
+/*
+ * The objects of @kind by ascending id, the image's order. The idr hands
+ * them out by index, and an id is its index under a sequence number that
+ * grows each time the indexes wrap around (every 64 objects made, in a
+ * small namespace): a late object's id is larger at a lower index. The
+ * order is mostly right already, which insertion makes quick.
+ */
+static void sort_by_id(struct ckpt_ipc *c, int kind, u32 n)
+{
+	u32 i, j;
+
+	for (i = 1; i < n; i++) {
+		for (j = i; j && obj_id(c, kind, j - 1) > obj_id(c, kind, j); j--)
+			swap_obj(c, kind, j - 1, j);
+		cond_resched();
+	}
+}
+
 static int alloc_tables(struct ckpt_ipc *c)
 {
 	const u32 n = CKPT_IMG_MAX_SYSV;
@@ -337,51 +362,44 @@ static int alloc_tables(struct ckpt_ipc *c)
 	c->shm_file = kvcalloc(n, sizeof(*c->shm_file), GFP_KERNEL);
 	c->sem = kvcalloc(n, sizeof(*c->sem), GFP_KERNEL);
 	c->sem_len = kvcalloc(n, sizeof(*c->sem_len), GFP_KERNEL);
+	c->sem_undo = kvcalloc(n, sizeof(*c->sem_undo), GFP_KERNEL);
 	c->msg = kvcalloc(n, sizeof(*c->msg), GFP_KERNEL);
 	c->msg_len = kvcalloc(n, sizeof(*c->msg_len), GFP_KERNEL);
-	if (!c->shm || !c->shm_file || !c->sem || !c->sem_len || !c->msg ||
-	    !c->msg_len)
+	if (!c->shm || !c->shm_file || !c->sem || !c->sem_len ||
+	    !c->sem_undo || !c->msg || !c->msg_len)
 		return -ENOMEM;
 	return 0;
 }
 
-int ckpt_ipc_capture(struct ckpt_cp_group *g)
+/* Each member is in the root's IPC namespace. */
+static int check_members(struct ckpt_cp_group *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nr; i++) {
+		struct ckpt_cp_ctx *m = &g->m[i];
+
+		if (ipc_ns_of(m->task) != g->ipc.ns) {
+			g->failed = i;
+			ckpt_whyf(&m->why,
+				  "pid %u is in another IPC namespace than the tree root (pid %u): not supported yet",
+				  m->a->pid, g->m[0].a->pid);
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
+
+/* The objects of the namespace the tree has to itself, if it does. */
+static int take_ns(struct ckpt_cp_group *g)
 {
 	struct ckpt_ipc *c = &g->ipc;
-	const char *layout = NULL;
-	struct ckpt_why *why;
+	struct ckpt_why *why = &g->m[0].why;
 	unsigned int i;
 	int ret;
 
-	c->ns = ipc_ns_of(g->m[0].task);
-	for (i = 0; i < g->nr; i++) {
-		struct task_struct *task = g->m[i].task;
-
-		g->failed = i;
-		why = &g->m[i].why;
-		if (ipc_ns_of(task) != c->ns) {
-			ckpt_whyf(why,
-				  "pid %u is in another IPC namespace than the tree root (pid %u): not supported yet",
-				  g->m[i].a->pid, g->m[0].a->pid);
-			return -EOPNOTSUPP;
-		}
-		ret = uses_undo(task, &layout);
-		if (ret < 0) {
-			ckpt_whyf(why,
-				  "pid %u: its System V semaphore undo list cannot be read: %s",
-				  g->m[i].a->pid, layout);
-			return ret;
-		}
-		if (ret) {
-			ckpt_whyf(why,
-				  "pid %u uses System V semaphore undo (SEM_UNDO): not supported yet",
-				  g->m[i].a->pid);
-			return -EOPNOTSUPP;
-		}
+	for (i = 0; i < g->nr; i++)
 		g->m[i].scan.ipc = c;
-	}
-	g->failed = 0;
-	why = &g->m[0].why;
 	if (!c->ns)
 		return 0;
 	c->initial = c->ns == ipc_ns_of(&init_task);
@@ -403,6 +421,27 @@ int ckpt_ipc_capture(struct ckpt_cp_group *g)
 		ret = take_all(c, IDS_SEM, take_sem, "semaphore sets", why);
 	if (!ret)
 		ret = take_all(c, IDS_MSG, take_msg, "message queues", why);
+	if (ret)
+		return ret;
+	sort_by_id(c, IDS_SHM, c->nr_shm);
+	sort_by_id(c, IDS_SEM, c->nr_sem);
+	sort_by_id(c, IDS_MSG, c->nr_msg);
+	return 0;
+}
+
+int ckpt_ipc_capture(struct ckpt_cp_group *g)
+{
+	int ret;
+
+	g->ipc.ns = ipc_ns_of(g->m[0].task);
+	ret = check_members(g);
+	if (!ret)
+		ret = ckpt_semundo_owners(g);
+	if (!ret && g->tree)
+		ret = take_ns(g);
+	if (!ret)
+		ret = ckpt_semundo_capture(g);
+	ckpt_semundo_owners_free(&g->ipc);
 	return ret;
 }
 
@@ -412,14 +451,17 @@ void ckpt_ipc_free(struct ckpt_ipc *c)
 
 	for (i = 0; i < c->nr_shm; i++)
 		fput(c->shm_file[i]);
-	for (i = 0; i < c->nr_sem; i++)
+	for (i = 0; i < c->nr_sem; i++) {
 		kvfree(c->sem[i]);
+		kvfree(c->sem_undo[i]);
+	}
 	for (i = 0; i < c->nr_msg; i++)
 		kvfree(c->msg[i]);
 	kvfree(c->shm);
 	kvfree(c->shm_file);
 	kvfree(c->sem);
 	kvfree(c->sem_len);
+	kvfree(c->sem_undo);
 	kvfree(c->msg);
 	kvfree(c->msg_len);
 	memset(c, 0, sizeof(*c));

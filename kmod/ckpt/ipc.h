@@ -63,14 +63,40 @@ struct ckpt_msg_queue {
 	struct list_head q_messages;
 };
 
-struct ckpt_sem_undo_list {
-	refcount_t refcnt;
-	spinlock_t lock;
+struct ckpt_sem_undo {
 	struct list_head list_proc;
+	struct rcu_head rcu;
+	void *ulp;		/* struct sem_undo_list: compared only */
+	struct list_head list_id;
+	int semid;
+	short CKPT_SEM_UNDO_ADJ;	/* compat.h */
 };
 
 struct ckpt_msg_msgseg {
 	struct ckpt_msg_msgseg *next;
+};
+
+/* ipc/util.h's indexes into ipc_namespace.ids[]. */
+#define IDS_SEM		0
+#define IDS_MSG		1
+#define IDS_SHM		2
+
+/*
+ * One set's adjustments (SEM_UNDO) as taken, @nr members' of @nsems each,
+ * in one allocation.
+ */
+struct ckpt_set_undo {
+	u32 nr, nsems;
+	u32 *member;		/* [nr]: indexes into the group */
+	s16 *adj;		/* [nr][nsems] */
+};
+
+/* A member's undo list, by the address its threads hold (semundo.c). */
+struct ckpt_undo_owner {
+	const void *ulp;	/* compared only, never read */
+	u32 member;
+	u32 shared_with;	/* another member that holds it too, + 1 */
+	bool mixed;		/* its member's threads hold other lists too */
 };
 
 /*
@@ -88,16 +114,62 @@ struct ckpt_ipc {
 	u32 nr_shm;
 	void **sem, **msg;		/* sections: struct ckpt_img_sysv{sem,msg} + */
 	size_t *sem_len, *msg_len;
+	struct ckpt_set_undo **sem_undo; /* [nr_sem]: NULL, none */
 	u32 nr_sem, nr_msg;
+	/* During ckpt_ipc_capture(): the members' undo lists, by address. */
+	struct ckpt_undo_owner *owners;
+	u32 nr_owners;
 };
 
 /*
+ * A member's adjustments to semaphores at its exit (SEM_UNDO): its SEMUNDO
+ * sections, @nr of them in @buf, each 8-byte aligned, by ascending id.
+ */
+struct ckpt_sem_undo_img {
+	void *buf;
+	u32 nr;
+};
+
+/*
+ * Semaphore undo (semundo.c). The members' undo lists, by the address
+ * their threads hold, into c->owners; ckpt_semundo_owners_free() drops
+ * them. No list is ever read through that address: a member killed while
+ * frozen frees its list as it exits. Each list is found instead from the
+ * sets, under their lock: each entry is on its set's list too, until its
+ * process removes it, before the list is freed.
+ */
+int ckpt_semundo_owners(struct ckpt_cp_group *g);
+void ckpt_semundo_owners_free(struct ckpt_ipc *c);
+
+/*
+ * Set @k of @c (@sma, held by take_all()), in a namespace the tree has to
+ * itself: the members' adjustments to it, into c->sem_undo[k].
+ */
+int ckpt_semundo_take_set(struct ckpt_ipc *c, u32 k,
+			  struct ckpt_sem_array *sma, struct ckpt_why *why);
+
+/*
+ * Once the objects are taken: each member's adjustments into its SEMUNDO
+ * sections, by ascending set; or, for a namespace not the tree's own (or
+ * a single process), a member with adjustments refused by name.
+ */
+int ckpt_semundo_capture(struct ckpt_cp_group *g);
+
+/*
  * Once the members are frozen: their IPC namespace, whether the tree has
- * it alone and, if so, its objects. A member that uses semaphore undo
- * (SEM_UNDO), or is in another IPC namespace than the root, is refused.
+ * it alone and, if so, its objects and each member's semaphore
+ * adjustments. A member in another IPC namespace than the root, or that
+ * used semaphore undo (SEM_UNDO) in a namespace the tree does not have to
+ * itself, is refused. A single process (not a tree) is refused only for
+ * semaphore undo.
  */
 int ckpt_ipc_capture(struct ckpt_cp_group *g);
 void ckpt_ipc_free(struct ckpt_ipc *c);
+
+/* A member's SEMUNDO sections, into its image; and freed. */
+int ckpt_ipc_write_undo(const struct ckpt_sem_undo_img *u,
+			struct ckpt_writer *w);
+void ckpt_ipc_free_undo(struct ckpt_sem_undo_img *u);
 
 /* The sections of @c, into the root's image (before VMAS). */
 int ckpt_ipc_write(const struct ckpt_ipc *c, struct ckpt_writer *w);

@@ -150,8 +150,13 @@ static const struct layout layouts[] = {
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_qnum),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_qbytes),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_messages),
-	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem_undo_list, "sem_undo_list", lock),
-	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem_undo_list, "sem_undo_list", list_proc),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem_array, "sem_array", list_id),
+	/* 6.1's semadj is a pointer, later ones' an array: the size tells. */
+	L_SIZE(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem_undo, "sem_undo"),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem_undo, "sem_undo", ulp),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem_undo, "sem_undo", list_id),
+	{ CKPT_LAYOUT_SYSVIPC, "sem_undo", "semadj",
+	  offsetof(struct ckpt_sem_undo, semadj) * 8, 0 },
 	L_SIZE(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_msgseg, "msg_msgseg"),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_msgseg, "msg_msgseg", next),
 };

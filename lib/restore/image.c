@@ -99,6 +99,10 @@ void ckpt_image_free(struct ckpt_image *img)
 		free(img->msgs[--img->nr_msgs]);
 	free(img->msgs);
 	img->msgs = NULL;
+	while (img->nr_semundos)
+		free(img->semundos[--img->nr_semundos]);
+	free(img->semundos);
+	img->semundos = NULL;
 	free(img->zombies);
 	img->zombies = NULL;
 	img->nr_zombies = 0;
@@ -424,6 +428,9 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 	case CKPT_SECT_SYSVMSG:
 		return keep_copy(img, (void ***)&img->msgs, &img->nr_msgs,
 				 payload, s->len);
+	case CKPT_SECT_SEMUNDO:
+		return keep_copy(img, (void ***)&img->semundos,
+				 &img->nr_semundos, payload, s->len);
 	case CKPT_SECT_SYSVDATA: {
 		const struct ckpt_img_sysvdata *d = payload;
 		struct ckpt_image_chunk c = {

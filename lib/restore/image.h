@@ -115,6 +115,9 @@ struct ckpt_image {
 	__u32 nr_sems;
 	struct ckpt_img_sysvmsg **msgs;
 	__u32 nr_msgs;
+	/* A member's semaphore adjustments (SEM_UNDO), by ascending set id. */
+	struct ckpt_img_semundo **semundos;
+	__u32 nr_semundos;
 	struct ckpt_img_zombie *zombies;	/* [nr_zombies]: its zombie children */
 	__u32 nr_zombies;
 	/* SYSVDATA sections: @obj indexes @shms. */

@@ -1908,12 +1908,15 @@ static void tree_barrier(struct restore *r)
 	r->go_fd = r->ready_fd = -1;
 }
 
-/* The System V segments the image maps, attached for the engine to place. */
+/*
+ * The System V segments the image maps, attached for the engine to place,
+ * and the process's semaphore adjustments.
+ */
 static void restore_sysv(struct restore *r)
 {
 	struct ckpt_err err = {};
 
-	if (restore_attach_sysv(r, &err))
+	if (restore_attach_sysv(r, &err) || restore_undo_sysv(r, &err))
 		child_fail(r, "%s", err.msg);
 }
 

@@ -257,6 +257,9 @@ int restore_check_sysv(const struct ckpt_image *root, uint32_t i,
 /* In a member: the segments its image maps, attached out of its way. */
 int restore_attach_sysv(struct restore *r, struct ckpt_err *err);
 
+/* In a member: its semaphore adjustments (SEM_UNDO) made again. */
+int restore_undo_sysv(struct restore *r, struct ckpt_err *err);
+
 /* Once every member is attached: the segments removed while attached, again. */
 int restore_remove_sysv(const struct ckpt_image *root, struct ckpt_err *err);
 

@@ -10,6 +10,8 @@
  * of its image's way; the engine maps them where the image has them and
  * detaches these (kmod/ckpt/mm.c). A segment removed while attached is
  * removed again once every member is attached, at the tree's barrier.
+ * A member that used semaphore undo (SEM_UNDO) takes its adjustments
+ * again before it becomes the image's process.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,6 +49,18 @@ int restore_check_sysv(const struct ckpt_image *root, uint32_t i,
 		return ckpt_err_set(err, EBADMSG,
 				    "%s: System V objects in a member's image other than the root's",
 				    path);
+	for (j = 0; j < img->nr_semundos; j++) {
+		const struct ckpt_img_semundo *u = img->semundos[j];
+
+		for (k = 0; k < root->nr_sems; k++)
+			if (root->sems[k]->perm.id == u->id &&
+			    root->sems[k]->nsems == u->nsems)
+				break;
+		if (k == root->nr_sems)
+			return ckpt_err_set(err, EBADMSG,
+					    "%s: adjustments to System V semaphore set %u, which the root's image does not carry with %u semaphores",
+					    path, u->id, u->nsems);
+	}
 	for (j = 0; j < img->nr_vmas; j++) {
 		const struct ckpt_img_vma *v = &img->vmas[j];
 
@@ -332,6 +346,72 @@ int restore_attach_sysv(struct restore *r, struct ckpt_err *err)
 		ret = attach_away(r, v->ino, v->size, flags, err);
 		if (ret)
 			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Adjustment @adj to semaphore @n of set @id, its value unchanged: an
+ * operation with SEM_UNDO adds its opposite to the adjustment, and one
+ * without puts the value back, in one atomic semop(). The value must stay
+ * within 0..SEMVMX in between: the pair lowers it first when it can, and
+ * a step is at most as large as the room on that side, which is half of
+ * SEMVMX at least on one of them; two steps at most.
+ */
+static int adjust(__u32 id, __u32 n, int adj, struct ckpt_err *err)
+{
+	while (adj) {
+		int val = semctl(id, n, GETVAL), room, step;
+		struct sembuf op[2], t;
+
+		if (val < 0)
+			return ckpt_err_set(err, errno,
+					    "cannot read System V semaphore set %u, semaphore %u: %s",
+					    id, n, strerror(errno));
+		room = val > CKPT_IMG_SEMVMX - val ? val : CKPT_IMG_SEMVMX - val;
+		step = abs(adj) < room ? abs(adj) : room;
+		if (adj < 0)
+			step = -step;
+		op[0] = (struct sembuf){ .sem_num = n, .sem_op = -step,
+					 .sem_flg = SEM_UNDO | IPC_NOWAIT };
+		op[1] = (struct sembuf){ .sem_num = n, .sem_op = step,
+					 .sem_flg = IPC_NOWAIT };
+		/* op[0] lowers the value for a positive step, op[1] otherwise. */
+		if ((step > 0) != (val >= abs(step))) {
+			t = op[0];
+			op[0] = op[1];
+			op[1] = t;
+		}
+		if (semop(id, op, 2))
+			return ckpt_err_set(err, errno,
+					    "cannot restore the adjustment of %d to System V semaphore set %u, semaphore %u (value %d): %s",
+					    adj, id, n, val, strerror(errno));
+		adj -= step;
+	}
+	return 0;
+}
+
+int restore_undo_sysv(struct restore *r, struct ckpt_err *err)
+{
+	const struct ckpt_image *img = &r->img;
+	uint32_t i, j;
+	int ret;
+
+	/* The sets are the tree's, made again by its root. */
+	if (img->nr_semundos && r->go_fd < 0)
+		return ckpt_err_set(err, EINVAL,
+				    "%s: semaphore adjustments of a tree's member: restart the tree's directory",
+				    r->opts->image);
+	for (i = 0; i < img->nr_semundos; i++) {
+		const struct ckpt_img_semundo *u = img->semundos[i];
+
+		for (j = 0; j < u->nsems; j++) {
+			if (!u->adj[j])
+				continue;
+			ret = adjust(u->id, j, u->adj[j], err);
+			if (ret)
+				return ret;
+		}
 	}
 	return 0;
 }

@@ -22,7 +22,7 @@ names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END"
          7: "FILES", 8: "FS", 9: "SIGNALS", 10: "EPOLL", 11: "PIPE", 12: "TIMERFD", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
          16: "TIMERS", 17: "CREDS", 18: "MAC", 19: "TREE", 20: "USOCK", 21: "ULISTEN", 22: "UPEND",
          23: "SYSVSHM", 24: "SYSVDATA", 25: "SYSVSEM", 26: "SYSVMSG", 27: "ZOMBIE", 28: "TCP", 29: "PTY",
-         30: "UNAME"}
+         30: "UNAME", 31: "SEMUNDO"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -238,7 +238,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((115 + nsect))
+ktap_plan $((117 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -826,7 +826,8 @@ ktap_check "a tmpfs file outside a tree, a descriptor of that kind: refused" ref
 	"$tmp/local-fd" "unknown file flags or kind $(at_of "$tmp/local.img" 5)"
 # A tree root's System V objects and zombie children (mkimage -I): section
 # 2 TREE, 4 SYSVSHM, 5 SYSVDATA, 6 SYSVSHM (removed), 7 SYSVSEM, 8 SYSVMSG,
-# 9 and 10 ZOMBIE, 12 VMAS (the segment's mapping is entry 3).
+# 9 and 10 ZOMBIE, 11 and 12 SEMUNDO (sets 0 and 65536), 14 VMAS (the
+# segment's mapping is entry 3).
 "$mkimage" -I -P > "$tmp/sysv.img"
 sdamage() { damage_of "$tmp/sysv.img" "$@"; }
 sat() { at_of "$tmp/sysv.img" "$1"; }
@@ -865,13 +866,13 @@ sdamage sem-val set 7 44 I 32768
 sdamage sem-nsems set 7 32 I 3
 sdamage msg-type set 8 48 q 0
 sdamage msg-nr set 8 40 I 1
-sdamage vma-sysv set 12 1756 I 0x1200
+sdamage vma-sysv set 14 1756 I 0x1200
 ktap_check "a semaphore above SEMVMX or more than its set holds, a message of type 0, fewer messages than bytes, a segment mapped private" refuse_all \
 	"$tmp/sem-val" "System V semaphore value above SEMVMX $(sat 7)" \
 	"$tmp/sem-nsems" "System V semaphore set out of bounds $(sat 7)" \
 	"$tmp/msg-type" "System V message type or length out of bounds $(sat 8)" \
 	"$tmp/msg-nr" "System V message queue's messages do not fill it $(sat 8)" \
-	"$tmp/vma-sysv" "System V segment mapping out of bounds $(sat 12)"
+	"$tmp/vma-sysv" "System V segment mapping out of bounds $(sat 14)"
 sdamage tree-flag set 2 36 I 8
 sdamage tree-res set 2 44 I 1
 sdamage tree-ctty set 2 40 I 3
@@ -891,6 +892,24 @@ ktap_check "a zombie: a stopped status, no pid, the process itself, an exit sign
 	"$tmp/zombie-nopid" "zombie's pid, group, session or exit signal out of bounds $(sat 9)" \
 	"$tmp/zombie-self" "a process its own zombie child $(sat 10)" \
 	"$tmp/zombie-sig" "zombie's pid, group, session or exit signal out of bounds $(sat 10)"
+ktap_check "semaphore adjustments: those not 0 shown, in text and JSON" sh -c "
+	'$ckpt' inspect '$tmp/sysv.img' > '$tmp/utext' &&
+	grep -A2 -x 'semaphore adjustments: 2 sets' '$tmp/utext' | tee /dev/stderr |
+		tr '\\n' '|' | grep -qx 'semaphore adjustments: 2 sets|  set 0 nsems 2 sem 0 +1|  set 65536 nsems 2 sem 1 -3|' &&
+	'$ckpt' inspect --json '$tmp/sysv.img' | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"semundo\"] == [{\"id\": 0, \"nsems\": 2, \"adj\": [{\"sem\": 0, \"adj\": 1}]},
+                         {\"id\": 65536, \"nsems\": 2, \"adj\": [{\"sem\": 1, \"adj\": -3}]}], d[\"semundo\"]'"
+sdamage undo-nsems set 11 4 I 3
+sdamage undo-id set 12 0 I 0x80000000
+sdamage undo-order set 12 0 I 0
+sdamage undo-none set 11 4 I 0
+ktap_check "semaphore adjustments: a count the section does not hold, none, an id out of bounds, sets not ascending" refuse_all \
+	"$tmp/undo-nsems" "semaphore adjustments out of bounds $(sat 11)" \
+	"$tmp/undo-none" "semaphore adjustments out of bounds $(sat 11)" \
+	"$tmp/undo-id" "semaphore adjustments out of bounds $(sat 12)" \
+	"$tmp/undo-order" "semaphore adjustments' set ids not ascending $(sat 12)"
 ktap_check "a member's controlling terminal: shown in text and JSON; none: null" sh -c "
 	'$ckpt' inspect '$tmp/tree-cttyok' | grep '^tree: ' | tee /dev/stderr |
 		grep -q ', child subreaper, controlling terminal: pts 7$' &&

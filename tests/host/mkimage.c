@@ -633,6 +633,11 @@ static void sysv_objects(void)
 		struct ckpt_img_sysvdata d;
 		char data[4096];
 	} data = { { .id = 3, .offset = 4096 }, "segment 3" };
+	/* Adjustments to the set above, and to another set (a member's). */
+	static const struct {
+		struct ckpt_img_semundo u;
+		__s16 adj[2];
+	} undo[2] = { { { 0, 2 }, { 1, 0 } }, { { 65536, 2 }, { 0, -3 } } };
 	struct {
 		struct ckpt_img_sysvsem s;
 		__u32 vals[2];
@@ -655,6 +660,8 @@ static void sysv_objects(void)
 	section(CKPT_SECT_SYSVMSG, &msg, sizeof(msg));
 	section(CKPT_SECT_ZOMBIE, &zombies[0], sizeof(zombies[0]));
 	section(CKPT_SECT_ZOMBIE, &zombies[1], sizeof(zombies[1]));
+	section(CKPT_SECT_SEMUNDO, &undo[0], sizeof(undo[0]));
+	section(CKPT_SECT_SEMUNDO, &undo[1], sizeof(undo[1]));
 }
 
 static void tree_root(void)

@@ -490,11 +490,12 @@ static inline int ckpt_engine_restart(const char *image,
 __u32 ckpt_csum(const void *buf, unsigned long len);
 
 /*
- * The payload of the first section of @type in @image (malloc()ed, its
+ * The payload of section @nth (from 0) of @type in @image (malloc()ed, its
  * length in *@len) and where its header is in *@pos, or NULL.
  */
-static inline void *ckpt_section_payload(const char *image, __u32 type,
-					 off_t *pos, size_t *len)
+static inline void *ckpt_section_payload_nth(const char *image, __u32 type,
+					     unsigned int nth, off_t *pos,
+					     size_t *len)
 {
 	int fd = open(image, O_RDONLY | O_CLOEXEC);
 	struct ckpt_sect s;
@@ -504,7 +505,7 @@ static inline void *ckpt_section_payload(const char *image, __u32 type,
 	if (fd < 0)
 		return NULL;
 	while (pread(fd, &s, sizeof(s), at) == sizeof(s)) {
-		if (s.type != type) {
+		if (s.type != type || nth--) {
 			at += sizeof(s) + s.len + (-s.len & 7);
 			continue;
 		}
@@ -519,6 +520,13 @@ static inline void *ckpt_section_payload(const char *image, __u32 type,
 	}
 	close(fd);
 	return buf;
+}
+
+/* The first section of @type in @image: as above. */
+static inline void *ckpt_section_payload(const char *image, __u32 type,
+					 off_t *pos, size_t *len)
+{
+	return ckpt_section_payload_nth(image, type, 0, pos, len);
 }
 
 /*

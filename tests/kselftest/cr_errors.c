@@ -13,7 +13,9 @@
 
 #include <grp.h>
 #include <sys/epoll.h>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/sem.h>
 #include <sys/ptrace.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
@@ -25,6 +27,24 @@
 static void fd_target(void)
 {
 	if (inotify_init1(0) != 3)
+		_exit(9);
+	counter_target();
+}
+
+/*
+ * A target that used semaphore undo: an operation with SEM_UNDO on a set
+ * of an IPC namespace of its own, which a single process's image does not
+ * hold (only a tree's does).
+ */
+static void undo_target(void)
+{
+	struct sembuf op = { 0, 1, SEM_UNDO };
+	int id;
+
+	if (unshare(CLONE_NEWIPC))
+		_exit(9);
+	id = semget(IPC_PRIVATE, 1, 0600);
+	if (id < 0 || semop(id, &op, 1))
 		_exit(9);
 	counter_target();
 }
@@ -394,6 +414,30 @@ TEST_F(errors, unsupported_fd_is_named)
 						  NULL));
 	EXPECT_NE(NULL, strstr(self->msg, "fd 3 (anon_inode:inotify)"))
 		TH_LOG("message: %s", self->msg);
+	EXPECT_TRUE(target_alive(&t, "2"));
+	kill(t.pid, SIGKILL);
+	target_end(&t);
+}
+
+/* Its adjustments would be lost: refused by name, and it runs on. */
+TEST_F(errors, semaphore_undo_of_a_single_process_is_refused_named)
+{
+	struct target t = {};
+	char want[160];
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, target_start(&t, undo_target));
+	ASSERT_EQ(0, target_send(&t, "s"));
+	ASSERT_TRUE(target_alive(&t, "1"));	/* its semop() is done by now */
+	ASSERT_EQ(0, target_send(&t, "s"));
+	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(t.pid, self->image, 0,
+						  self->msg, sizeof(self->msg),
+						  NULL));
+	snprintf(want, sizeof(want),
+		 "pid %d uses System V semaphore undo (SEM_UNDO): restored only in a process tree",
+		 t.pid);
+	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("message: %s", self->msg);
 	EXPECT_TRUE(target_alive(&t, "2"));
 	kill(t.pid, SIGKILL);
 	target_end(&t);

@@ -34,7 +34,7 @@ enum { ROOT, C1, C2, GC };
 
 enum tree_opt {
 	PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON, OUTSIDE_ANON, SHARED_MEMFD,
-	SYSV_OWN, SYSV_HOST, SYSV_UNDO, ZOMBIE,
+	SYSV_OWN, SYSV_HOST, SYSV_UNDO, SYSV_HOST_UNDO, ZOMBIE,
 };
 
 /* SHARED_MEMFD: the descriptor every member keeps, inherited. */
@@ -82,8 +82,15 @@ static void drop_shared(void)
  * own with a segment every member maps (removed at once: it lives while
  * attached), a semaphore set (3 and 7) and a queue with two messages.
  * SYSV_HOST: a segment of the initial namespace, mapped. SYSV_UNDO: its
- * own namespace, and a semaphore operation with SEM_UNDO.
+ * own namespace, and a semaphore operation with SEM_UNDO (adding 1: its
+ * adjustment is -1) on two sets, the one above, made after the namespace's
+ * indexes wrapped around (index 1, id 32769), and a one-semaphore set made
+ * before that, at index 63 (id 63): by index their ids do not ascend.
+ * SYSV_HOST_UNDO: that operation on a set of the initial namespace, keyed
+ * HOST_UNDO_KEY (the test removes it).
  */
+#define HOST_UNDO_KEY	0x5ee1c0df
+
 static void sysv_objects(enum tree_opt opt)
 {
 	struct { long type; char text[8]; } m = { 5, "ckpt" };
@@ -92,8 +99,28 @@ static void sysv_objects(enum tree_opt opt)
 	int shm, sem, msg;
 	char *p;
 
+	if (opt == SYSV_HOST_UNDO) {
+		sem = semget(HOST_UNDO_KEY, 1, IPC_CREAT | 0600);
+		if (sem < 0 || semop(sem, &op, 1))
+			_exit(9);
+		return;
+	}
 	if (opt != SYSV_HOST && unshare(CLONE_NEWIPC))
 		_exit(9);
+	/* Index 0 held; 1 to 62 made and removed; 63 held. */
+	if (opt == SYSV_UNDO && semget(IPC_PRIVATE, 1, 0600) < 0)
+		_exit(9);
+	while (opt == SYSV_UNDO) {
+		sem = semget(IPC_PRIVATE, 1, 0600);
+		if (sem < 0)
+			_exit(9);
+		if ((sem & 0x7fff) == 63) {
+			if (semop(sem, &op, 1))
+				_exit(9);
+			break;
+		}
+		semctl(sem, 0, IPC_RMID);
+	}
 	shm = shmget(IPC_PRIVATE, 8192, 0600);
 	p = shm < 0 ? (void *)-1 : shmat(shm, NULL, 0);
 	if (p == (void *)-1 || shmctl(shm, IPC_RMID, NULL))
@@ -137,7 +164,8 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 		if (opt == SHARED_MEMFD &&
 		    dup2(memfd_create("kept", MFD_CLOEXEC), KEPT_FD) < 0)
 			_exit(9);
-		if (opt == SYSV_OWN || opt == SYSV_HOST || opt == SYSV_UNDO)
+		if (opt == SYSV_OWN || opt == SYSV_HOST || opt == SYSV_UNDO ||
+		    opt == SYSV_HOST_UNDO)
 			sysv_objects(opt);
 		/* ZOMBIE: a child that exits with 7 at once, never reaped. */
 		if (opt == ZOMBIE && !fork())
@@ -673,12 +701,65 @@ TEST_F(tree, sysv_segment_of_the_initial_namespace)
 				-EOPNOTSUPP, _metadata));
 }
 
+/*
+ * The root's adjustments, in its image only (the others made none), by
+ * ascending set id, as the sets are.
+ */
 TEST_F(tree, sysv_semaphore_undo)
 {
+	static const __u32 ids[] = { 0, 63, 32769 };
+	struct ckpt_img_semundo *u, *v;
+	struct ckpt_img_sysvsem *sem;
+	size_t len = 0;
+	off_t pos = 0;
+	int i;
+
 	CKPT_SETUP_SKIPPED();
-	ASSERT_EQ(0, other_tree(self, SYSV_UNDO,
-				"uses System V semaphore undo (SEM_UNDO): not supported yet",
+	end_tree(self->pid);
+	ASSERT_EQ(0, make_tree(self->pid, SYSV_UNDO));
+	set_members(self, in_order, NR);
+	ASSERT_EQ(0, tree_ioctl(self)) TH_LOG("%s", self->msg);
+	EXPECT_TRUE(all_progress(self));
+	for (i = 0; i < 3; i++) {
+		sem = ckpt_section_payload_nth(self->image[0], CKPT_SECT_SYSVSEM,
+					       i, &pos, &len);
+		ASSERT_NE(NULL, sem);
+		EXPECT_EQ(ids[i], sem->perm.id);
+		free(sem);
+	}
+	u = ckpt_section_payload(self->image[0], CKPT_SECT_SEMUNDO, &pos, &len);
+	ASSERT_NE(NULL, u);
+	ASSERT_EQ(sizeof(*u) + sizeof(u->adj[0]), len);
+	EXPECT_EQ(63U, u->id);
+	EXPECT_EQ(1U, u->nsems);
+	EXPECT_EQ(-1, u->adj[0]);
+	v = ckpt_section_payload_nth(self->image[0], CKPT_SECT_SEMUNDO, 1, &pos,
+				     &len);
+	ASSERT_NE(NULL, v);
+	ASSERT_EQ(sizeof(*v) + 2 * sizeof(v->adj[0]), len);
+	EXPECT_EQ(32769U, v->id);
+	EXPECT_EQ(-1, v->adj[0]);
+	EXPECT_EQ(0, v->adj[1]);
+	for (i = 0; i < NR; i++) {
+		EXPECT_EQ(!i, has_section(self->image[i], CKPT_SECT_SEMUNDO));
+		EXPECT_TRUE(inspect_ok(self->image[i])) TH_LOG("image %d", i);
+	}
+	free(u);
+	free(v);
+}
+
+/* Its adjustments would apply to the machine's set at the old root's exit. */
+TEST_F(tree, sysv_semaphore_undo_of_the_initial_namespace)
+{
+	int id;
+
+	CKPT_SETUP_SKIPPED();
+	EXPECT_EQ(0, other_tree(self, SYSV_HOST_UNDO,
+				"uses System V semaphore undo (SEM_UNDO) in the initial IPC namespace: start the tree in an IPC namespace of its own",
 				-EOPNOTSUPP, _metadata));
+	id = semget(HOST_UNDO_KEY, 0, 0);
+	if (id >= 0)
+		semctl(id, 0, IPC_RMID);
 }
 
 /* A zombie child is no member: its parent's image records it. */

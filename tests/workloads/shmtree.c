@@ -50,7 +50,13 @@
  * at once (it lives on while attached); a segment A and G attach by key
  * after the forks; a semaphore set every process adds to at its turn and
  * the root reads; a message queue B sends its value to at its turn, which
- * the root reads two turns late (so messages are always queued).
+ * the root reads two turns late (so messages are always queued). The
+ * set's second semaphore each adds to with SEM_UNDO at its first two
+ * turns, then takes back and adds again in turn, so that each holds an
+ * adjustment from its first turn on: the root
+ * reads it at its turn and, in the line it prints, once A, B and G have
+ * exited and their adjustments have been undone (an adjustment lost in a
+ * restart would stay added).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -124,6 +130,11 @@ static uint64_t *attach_keyed(void)
 static uint64_t sysv_turn(unsigned int role, unsigned long s, uint64_t x)
 {
 	struct sembuf op = { .sem_num = 0, .sem_op = role + 1 };
+	/* Never below 0: each takes back only what it added before. */
+	struct sembuf undo = {
+		.sem_num = 1, .sem_flg = SEM_UNDO | IPC_NOWAIT,
+		.sem_op = s && !(s % 2) ? -(int)(role + 1) : (int)role + 1,
+	};
 	struct shmtree_msg m;
 	int v;
 
@@ -135,10 +146,14 @@ static uint64_t sysv_turn(unsigned int role, unsigned long s, uint64_t x)
 	sysv[role] = x ^ 3;
 	if (keyed)
 		keyed[role] = x ^ 4;
-	if (semop(semid, &op, 1))
+	if (semop(semid, &op, 1) || semop(semid, &undo, 1))
 		exit(109);
 	if (!role) {
 		v = semctl(semid, 0, GETVAL);
+		if (v < 0)
+			exit(109);
+		x = mix(x, v);
+		v = semctl(semid, 1, GETVAL);
 		if (v < 0)
 			exit(109);
 		x = mix(x, v);
@@ -498,9 +513,13 @@ int main(int argc, char **argv)
 		return 101;
 	for (off = 0; pread(logfd, &w, sizeof(w), off) == sizeof(w); off += sizeof(w))
 		log = mix(log, w);
-	printf("shmtree %016llx %04x %04x %016llx log %llu %016llx\n",
+	printf("shmtree %016llx %04x %04x %016llx log %llu %016llx",
 	       (unsigned long long)x, sta, stb,
 	       (unsigned long long)(anon->v[1] ^ mfd[2] ^ posix[3]),
 	       (unsigned long long)off, (unsigned long long)log);
+	/* A's, B's and G's adjustments undone: the root's own are left. */
+	if (sysv)
+		printf(" undone %d", semctl(semid, 1, GETVAL));
+	printf("\n");
 	return 3;
 }

@@ -19,7 +19,9 @@
 # through the grandchild sends there with sendto() from a socket never
 # bound or connected; and, run in an IPC namespace of its own
 # (SHMTREE_SYSV), through a removed System V segment, a keyed one, a
-# semaphore set and a message queue. A region restored
+# semaphore set (one of its semaphores each changes with SEM_UNDO: an
+# adjustment lost in a restart changes the line) and a message queue. A
+# region restored
 # as one copy per process would leave them waiting for ever (the workload
 # gives up after 60 s), an open file restored as one per process would
 # have them overwrite each other's records, a FIFO's bytes restored once
@@ -118,6 +120,9 @@ ktap_check "--tree, continue: the shared regions, the FIFO and the System V obje
 	grep -q ' socket:\[' '$tmp/root.txt' &&
 	test \$(grep -c ' SYSVSHM at ' '$tmp/root.txt') = 2 && grep -q ' SYSVDATA at ' '$tmp/root.txt' &&
 	grep -q ' SYSVSEM at ' '$tmp/root.txt' && grep -q ' SYSVMSG at ' '$tmp/root.txt' &&
+	for p in $pids; do
+		ckpt inspect '$tmp/cont/'\$p.img | grep -x 'semaphore adjustments: 1 sets' || exit 1
+	done &&
 	for p in $pids; do
 		test \$p = $root && continue
 		ckpt inspect -v '$tmp/cont/'\$p.img > '$tmp/m.txt' &&
@@ -235,9 +240,9 @@ rm -f "$tmp/svh.ready"
 SHMTREE_SYSV=1 setsid "$shmtree" "$steps" "$tmp/svh.ready" 20 > /dev/null 2>&1 &
 root=$!
 ktap_poll 120 test -e "$tmp/svh.ready" || ktap_note "svh: not ready after 120 s"
-ktap_check "System V: a tree mapping a segment of the initial IPC namespace is refused by name; it runs on" sh -c "
+ktap_check "System V: a tree using semaphore undo in the initial IPC namespace is refused by name; it runs on" sh -c "
 	! ckpt checkpoint --tree $root -o '$tmp/svh' 2> '$tmp/svh.err'; cat '$tmp/svh.err';
-	grep -q 'System V shared memory segment [0-9]* of the initial IPC namespace' '$tmp/svh.err' &&
+	grep -q 'pid [0-9]* uses System V semaphore undo (SEM_UNDO) in the initial IPC namespace' '$tmp/svh.err' &&
 	grep -q 'unshare --ipc' '$tmp/svh.err' && test ! -e '$tmp/svh' && kill -0 $root"
 pkill -KILL -x shmtree 2> /dev/null || true
 ipcrm --all 2> /dev/null || true

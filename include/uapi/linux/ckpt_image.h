@@ -31,6 +31,8 @@
  *   SYSVSEM    struct ckpt_img_sysvsem + [nsems] per semaphore set, also before VMAS
  *   SYSVMSG    struct ckpt_img_sysvmsg + msgs   per message queue, also before VMAS
  *   ZOMBIE     struct ckpt_img_zombie           per zombie child, also before VMAS
+ *   SEMUNDO    struct ckpt_img_semundo + [nsems] per semaphore set with adjustments,
+ *                                               ascending id, also before VMAS
  *   TCP        struct ckpt_img_tcp + data       per TCP socket, also before VMAS
  *   MAC        struct ckpt_img_mac              at most once, after CREDS,
  *                                               right before VMAS
@@ -95,6 +97,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_TCP,
 	CKPT_SECT_PTY,
 	CKPT_SECT_UNAME,
+	CKPT_SECT_SEMUNDO,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -864,6 +867,17 @@ struct ckpt_img_sysvsem {
 	__u32 nsems;
 	__u32 pad;
 	__u32 vals[];		/* [nsems], each at most CKPT_IMG_SEMVMX */
+};
+
+/*
+ * A tree member's adjustments to set @id at its exit (semop() with
+ * SEM_UNDO), one per semaphore of the set: in the image of each member
+ * with some, for a set of its root's image with as many semaphores.
+ */
+struct ckpt_img_semundo {
+	__u32 id;
+	__u32 nsems;
+	__s16 adj[];		/* [nsems] */
 };
 
 /* One queued message, its @len bytes following, padded to 8. */
