@@ -31,7 +31,7 @@ expect() {
 	return 1
 }
 
-ktap_plan 9
+ktap_plan 10
 mk_result "$tmp/a" one 0 "TAP version 13" "1..2" "ok 1 x" "ok 2 y"
 mk_result "$tmp/a/sub" two 0 "1..1" "ok 1 z # SKIP no module"
 ktap_check "passes and skips are counted apart" expect "$tmp/a" "2 passed, 0 failed, 1 skipped" 0
@@ -59,4 +59,26 @@ ktap_check "a line that only begins with ok is no test point" expect "$tmp/h" "1
 
 mk_result "$tmp/i" more 0 "1..1" "ok 1 x" "ok 2 y"
 ktap_check "more results than planned is a failure" expect "$tmp/i" "2 passed, 1 failed" 1
+# explain DIR WANT...: each WANT is a line of "what failed", in order,
+# before the closing line.
+explain() {
+	local dir=$1 out
+	shift
+	out=$("$sum" "$dir") || true
+	out=$(sed -n '/^# what failed:$/,$p' <<< "$out")
+	if [ "$(printf '%s\n' "# what failed:" "$@")" = "$(head -n -1 <<< "$out")" ]; then
+		return 0
+	fi
+	echo "got:"
+	echo "$out"
+	return 1
+}
+mk_result "$tmp/j/results" t1 1 "1..2" "# noise" "ok 1 x" "not ok 2 y"
+mk_result "$tmp/j/results" t2 1 "1..1" "not ok 1 t2: no result (the VM stopped under it)"
+mk_result "$tmp/j/results" t3 1 "1..1" "not ok 1 t3: no result (the VM stopped under it)"
+mk_result "$tmp/j" vm 0 "1..1" "not ok 1 vm 6.12: ran out of time" "# hung task: t2"
+ktap_check "the log's tail says what failed, the VM's verdict first" \
+	explain "$tmp/j" "# vm:" "#   not ok 1 vm 6.12: ran out of time" \
+	"#   # hung task: t2" "# results/t1:" "#   not ok 2 y" \
+	"# 2 program(s) without results: the VM stopped under them"
 ktap_finish
