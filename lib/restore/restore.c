@@ -2322,6 +2322,23 @@ int restore_prepare(struct restore *r, struct ckpt_err *err)
 	return 0;
 }
 
+/*
+ * A tree's member restarted alone: what it shared with the others (pipes,
+ * sockets, memory, System V objects, its parent) would come back half,
+ * or not at all. Its tree comes back from the directory.
+ */
+static int refuse_member(const struct restore *r, struct ckpt_err *err)
+{
+	const struct ckpt_image *img = &r->img;
+
+	if (!img->has_tree)
+		return 0;
+	return ckpt_err_set(err, EINVAL,
+			    "%s: pid %u's image is member %u of a process tree of %u: restart the tree's directory, which holds them all",
+			    r->opts->image, img->proc.pid, img->tree.index + 1,
+			    img->tree.nr_members);
+}
+
 /* Everything up to the child's start; then the child and the parent. */
 static int run(struct restore *r, int *status, struct ckpt_err *err)
 {
@@ -2333,6 +2350,8 @@ static int run(struct restore *r, int *status, struct ckpt_err *err)
 		ret = restore_prepare_lazy(r, sv, err);
 	if (!ret)
 		ret = restore_prepare(r, err);
+	if (!ret)
+		ret = refuse_member(r, err);
 	if (!ret && pipe2(pipefd, O_CLOEXEC))
 		ret = ckpt_err_set(err, errno, "pipe: %s", strerror(errno));
 	if (!ret) {

@@ -397,11 +397,6 @@ int restore_undo_sysv(struct restore *r, struct ckpt_err *err)
 	uint32_t i, j;
 	int ret;
 
-	/* The sets are the tree's, made again by its root. */
-	if (img->nr_semundos && r->go_fd < 0)
-		return ckpt_err_set(err, EINVAL,
-				    "%s: semaphore adjustments of a tree's member: restart the tree's directory",
-				    r->opts->image);
 	for (i = 0; i < img->nr_semundos; i++) {
 		const struct ckpt_img_semundo *u = img->semundos[i];
 

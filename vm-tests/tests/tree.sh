@@ -13,7 +13,8 @@
 # tree, named.
 # Refused by name, leaving nothing behind: a
 # directory that exists, a damaged image of one member, an image from
-# another checkpoint, a pipe to a process outside the tree. A shell
+# another checkpoint, a member's image restarted alone, a pipe to a
+# process outside the tree. A shell
 # pipeline (producer | sort | uniq -c | sha256sum) checkpointed
 # mid-stream and killed prints the same digest once restarted. Zombie
 # children (exited, killed by a signal in a process group of their own)
@@ -64,7 +65,7 @@ same() {
 	cmp "$tmp/expected" "$tmp/$1.out"
 }
 
-ktap_plan 20
+ktap_plan 21
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 "$tree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
@@ -221,6 +222,13 @@ ktap_check "refused: a directory that exists (kept whole), a damaged member, ano
 	grep -q 'bad1 exists' '$tmp/err1' && diff -r '$tmp/bad1' '$tmp/bad1.copy' &&
 	grep -q 'damaged/$last.img' '$tmp/err2' &&
 	grep -q 'mixed/$root.img: from another checkpoint' '$tmp/err3' &&
+	test \$(pgrep -x tree | wc -l) = \$before && ! pgrep -x ckpt"
+# A member's image alone: what it shares with the others would come back
+# half; the tree comes back from its directory.
+ktap_check "refused: a member's image restarted alone, named; nothing runs" sh -c "
+	before=\$(pgrep -x tree | wc -l);
+	! timeout 120 ckpt restart '$tmp/bad1/$last.img' 2> '$tmp/err4'; cat '$tmp/err4';
+	grep -q 'bad1/$last.img: pid $last.s image is member [2-4] of a process tree of 4: restart the tree.s directory' '$tmp/err4' &&
 	test \$(pgrep -x tree | wc -l) = \$before && ! pgrep -x ckpt"
 kill -KILL $(members "$root") 2> /dev/null || true
 reap "$root" 60 2> /dev/null || true
