@@ -669,9 +669,10 @@ static void reopen_target(void)
  */
 static void dup_dev_target(void)
 {
+	static unsigned int last;	/* restarts seen, kept in the image */
 	char path[64], link[64];
 	struct ckpt_status st;
-	int fd, dev = -1;
+	int fd, dev = -1, i;
 	ssize_t n;
 	char c;
 
@@ -693,8 +694,19 @@ static void dup_dev_target(void)
 	while (read(0, &c, 1) == 1) {
 		if (c != 's')
 			continue;
-		if (ckpt_status(&st))
-			_exit(23);
+		/*
+		 * Asked after a restart: the callback thread counts it once it
+		 * runs, which may be after this thread has read the question
+		 * (10 s at most).
+		 */
+		for (i = 0; i < 1000; i++) {
+			if (ckpt_status(&st))
+				_exit(23);
+			if (st.restarts != last)
+				break;
+			nap_ms(10);
+		}
+		last = st.restarts;
 		/* kcmp(KCMP_FILE): 0 when both are one open file. */
 		target_say("restarts %u kcmp %ld cloexec %d", st.restarts,
 			   syscall(SYS_kcmp, getpid(), getpid(), 0, dev, 100),
