@@ -914,7 +914,7 @@ static int check_usock(struct ckpt_img_state *st,
 	if (u->len != len - sizeof(*u) || u->len > CKPT_IMG_MAX_USOCK ||
 	    !u->ino || u->ino & CKPT_UPEND_ID || u->ino == u->peer ||
 	    !USOCK_TYPE_OK(u->type) ||
-	    u->shutdown & ~__CKPT_USOCK_SHUT_ALL || u->sndbuf > (1U << 30))
+	    u->shutdown & ~__CKPT_USOCK_F_ALL || u->sndbuf > (1U << 30))
 		return FAIL(st, EBADMSG, "UNIX socket out of bounds");
 	return u->type == 1 ? 0 : check_messages(st, u->data, u->len);
 }
@@ -984,7 +984,7 @@ static int check_uname(struct ckpt_img_state *st,
 
 	if (u->len != len - sizeof(*u) || u->len > CKPT_IMG_MAX_USOCK ||
 	    !u->ino || u->ino & CKPT_UPEND_ID || !USOCK_TYPE_OK(u->type) ||
-	    u->shutdown & ~__CKPT_USOCK_SHUT_ALL || u->sndbuf > (1U << 30))
+	    u->shutdown & ~__CKPT_USOCK_F_ALL || u->sndbuf > (1U << 30))
 		return FAIL(st, EBADMSG, "UNIX socket out of bounds");
 	bad = uaddr_bad(&u->name, 1, 1) ?: uaddr_bad(&u->peer, 1, 0);
 	if (bad)

@@ -17,7 +17,8 @@
  * section): the restart binds and connects it again by those names.
  * Anything else about a socket is refused by the caller, naming the
  * descriptor: another family, a descriptor in flight (SCM_RIGHTS),
- * out-of-band data.
+ * messages with their senders' credentials for a reader that takes them
+ * (SO_PASSCRED), out-of-band data.
  *
  * The queue is read while the process (and the peer's holder) is frozen,
  * under the queue's lock: a stream skb holds skb->len bytes of which
@@ -139,13 +140,46 @@ int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
 }
 
 /*
+ * Whether @sk's reader is given each message's sender's credentials
+ * (SO_PASSCRED, SO_PASSPIDFD). An embryo (a connection not accepted yet)
+ * has no socket: its listener's flags, which it will inherit, are not
+ * looked at.
+ */
+static bool reader_takes_creds(const struct sock *sk)
+{
+	const struct socket *sock = READ_ONCE(sk->sk_socket);
+
+	if (!sock)
+		return false;
+#ifdef SOCK_PASSPIDFD
+	if (test_bit(SOCK_PASSPIDFD, &sock->flags))
+		return true;
+#endif
+	return test_bit(SOCK_PASSCRED, &sock->flags);
+}
+
+/* @sk's shutdowns, and whether its reader takes credentials (SO_PASSCRED). */
+static u32 sock_flags_of(const struct sock *sk)
+{
+	const struct socket *sock = READ_ONCE(sk->sk_socket);
+
+	return (sk->sk_shutdown & RCV_SHUTDOWN ? CKPT_USOCK_SHUT_RD : 0) |
+	       (sk->sk_shutdown & SEND_SHUTDOWN ? CKPT_USOCK_SHUT_WR : 0) |
+	       (sock && test_bit(SOCK_PASSCRED, &sock->flags) ?
+		CKPT_USOCK_PASSCRED : 0);
+}
+
+/*
  * What is queued on @sk (a message socket's: each message's length, its
- * bytes, padding to 4), or -errno; @buf NULL: only counts it.
+ * bytes, padding to 4), or -errno; @buf NULL: only counts it. -EBADF: a
+ * descriptor in flight; -EPERM: a message carries credentials its reader
+ * takes, which the restart cannot give again.
  */
 static int walk_queue(struct sock *sk, u8 *buf, size_t room, size_t *len)
 {
 	struct sk_buff_head *q = &sk->sk_receive_queue;
 	bool stream = sk->sk_type == SOCK_STREAM;
+	bool creds = reader_takes_creds(sk);
 	struct sk_buff *skb;
 	int ret = 0;
 
@@ -156,6 +190,10 @@ static int walk_queue(struct sock *sk, u8 *buf, size_t room, size_t *len)
 
 		if (UNIXCB(skb).fp) {
 			ret = -EBADF;
+			break;
+		}
+		if (creds && UNIXCB(skb).pid) {
+			ret = -EPERM;
 			break;
 		}
 		if (off > skb->len) {
@@ -204,6 +242,10 @@ static int read_queue(struct sock *sk, size_t head, void **out, size_t *len,
 		*why = "a descriptor is in flight on it (SCM_RIGHTS): not supported yet";
 		return -EOPNOTSUPP;
 	}
+	if (ret == -EPERM) {
+		*why = "a message queued on it carries its sender's credentials, which its reader takes (SO_PASSCRED): the restart would give the restarter's; not supported";
+		return -EOPNOTSUPP;
+	}
 	if (ret)
 		return ret;
 	if (n > CKPT_IMG_MAX_USOCK) {
@@ -224,7 +266,7 @@ static int read_queue(struct sock *sk, size_t head, void **out, size_t *len,
 	}
 	if (ret) {
 		kvfree(buf);
-		return ret == -EBADF ? -EAGAIN : ret;
+		return ret == -EBADF || ret == -EPERM ? -EAGAIN : ret;
 	}
 	*out = buf;
 	*len = head + n;
@@ -246,8 +288,7 @@ int ckpt_usock_capture(struct file *file, u64 peer_ino,
 	u->ino = file_inode(file)->i_ino;
 	u->peer = peer_ino;
 	u->type = sk->sk_type;
-	u->shutdown = (sk->sk_shutdown & RCV_SHUTDOWN ? CKPT_USOCK_SHUT_RD : 0) |
-		      (sk->sk_shutdown & SEND_SHUTDOWN ? CKPT_USOCK_SHUT_WR : 0);
+	u->shutdown = sock_flags_of(sk);
 	u->sndbuf = READ_ONCE(sk->sk_sndbuf);
 	u->len = *out_len - sizeof(*u);
 	return 0;
@@ -385,8 +426,7 @@ int ckpt_usock_capture_named(struct file *file, struct ckpt_img_uname **out,
 	u = *out;
 	u->ino = file_inode(file)->i_ino;
 	u->type = sk->sk_type;
-	u->shutdown = (sk->sk_shutdown & RCV_SHUTDOWN ? CKPT_USOCK_SHUT_RD : 0) |
-		      (sk->sk_shutdown & SEND_SHUTDOWN ? CKPT_USOCK_SHUT_WR : 0);
+	u->shutdown = sock_flags_of(sk);
 	u->sndbuf = READ_ONCE(sk->sk_sndbuf);
 	u->len = *out_len - sizeof(*u);
 	ret = read_name(sk, &u->name, false, why);

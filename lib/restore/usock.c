@@ -72,12 +72,20 @@ static void socket_state(int fd, __u32 sndbuf)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &half, sizeof(half));
 }
 
+/*
+ * Its shutdowns, and SO_PASSCRED: after its queue is sent again, whose
+ * messages carry no credentials (the checkpoint refuses any that did).
+ */
 static void socket_shutdown(int fd, __u32 how)
 {
+	int on = 1;
+
 	if (how & CKPT_USOCK_SHUT_RD)
 		shutdown(fd, SHUT_RD);
 	if (how & CKPT_USOCK_SHUT_WR)
 		shutdown(fd, SHUT_WR);
+	if (how & CKPT_USOCK_PASSCRED)
+		setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
 }
 
 /* The USOCK section of socket @ino among @imgs[0..@n), or NULL. */

@@ -50,6 +50,33 @@ static void undo_target(void)
 }
 
 /*
+ * A socket pair (fds 3 and 4) whose fd 3 takes its senders' credentials
+ * (SO_PASSCRED): a message from fd 4 waits there, with them; with
+ * @passcred 0, the same without.
+ */
+static void creds_target_of(int passcred)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) || sv[0] != 3 ||
+	    setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &passcred,
+		       sizeof(passcred)) ||
+	    send(sv[1], "who", 3, 0) != 3)
+		_exit(9);
+	counter_target();
+}
+
+static void creds_target(void)
+{
+	creds_target_of(1);
+}
+
+static void no_creds_target(void)
+{
+	creds_target_of(0);
+}
+
+/*
  * The same, fd 4, between an epoll (fd 3) and the pipe it watches (fd 5),
  * which the scan never reaches.
  */
@@ -438,6 +465,46 @@ TEST_F(errors, semaphore_undo_of_a_single_process_is_refused_named)
 		 "pid %d uses System V semaphore undo (SEM_UNDO): restored only in a process tree",
 		 t.pid);
 	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("message: %s", self->msg);
+	EXPECT_TRUE(target_alive(&t, "2"));
+	kill(t.pid, SIGKILL);
+	target_end(&t);
+}
+
+/*
+ * A queued message's credentials, which its reader takes, would come back
+ * as the restarter's: refused by name, and it runs on. Without
+ * SO_PASSCRED the same message is no obstacle.
+ */
+TEST_F(errors, credentials_queued_for_a_reader_that_takes_them_are_refused_named)
+{
+	struct target t = {};
+	char want[160];
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, target_start(&t, creds_target));
+	ASSERT_EQ(0, target_send(&t, "s"));
+	ASSERT_TRUE(target_alive(&t, "1"));	/* its message is queued by now */
+	ASSERT_EQ(0, target_send(&t, "s"));
+	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(t.pid, self->image, 0,
+						  self->msg, sizeof(self->msg),
+						  NULL));
+	snprintf(want, sizeof(want), "pid %d fd 3 ", t.pid);
+	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("message: %s", self->msg);
+	EXPECT_NE(NULL, strstr(self->msg, "carries its sender's credentials, which its reader takes (SO_PASSCRED)"))
+		TH_LOG("message: %s", self->msg);
+	EXPECT_TRUE(target_alive(&t, "2"));
+	kill(t.pid, SIGKILL);
+	target_end(&t);
+
+	memset(&t, 0, sizeof(t));
+	ASSERT_EQ(0, target_start(&t, no_creds_target));
+	ASSERT_EQ(0, target_send(&t, "s"));
+	ASSERT_TRUE(target_alive(&t, "1"));
+	ASSERT_EQ(0, target_send(&t, "s"));
+	EXPECT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+					sizeof(self->msg), NULL))
+		TH_LOG("message: %s", self->msg);
 	EXPECT_TRUE(target_alive(&t, "2"));
 	kill(t.pid, SIGKILL);
 	target_end(&t);

@@ -182,12 +182,35 @@ static void messages(char *line, size_t size, const char *name, int fd)
 	}
 }
 
+/* Whether a message from fd 14 comes to fd 12 with this process's credentials. */
+static int creds_come(void)
+{
+	char c, ctl[CMSG_SPACE(sizeof(struct ucred))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm;
+	struct ucred uc;
+
+	if (write(14, "c", 1) != 1 || recvmsg(12, &mh, MSG_DONTWAIT) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (!cm || cm->cmsg_type != SCM_CREDENTIALS)
+		return 0;
+	memcpy(&uc, CMSG_DATA(cm), sizeof(uc));
+	return uc.pid == getpid() && uc.uid == getuid();
+}
+
 /*
  * UNIX socket pairs: fds 7 and 8 the two ends of a stream pair (7
  * non-blocking, also at fd 9), "ping" queued for 7 and "pong!" for 8, 8
  * shut down for writing after; fd 10 an end whose peer is closed, "last"
  * queued for it; fd 11 a seqpacket end with messages "a" and "bcd" queued,
- * fd 12 a datagram end with "xy" and "z" (their peers at 13 and 14).
+ * fd 12 a datagram end with "xy" and "z" (their peers at 13 and 14), which
+ * takes its senders' credentials (SO_PASSCRED, set after they were sent):
+ * a message from 14 brings this process's.
  */
 static void usock_probe(void)
 {
@@ -213,12 +236,14 @@ static void usock_probe(void)
 		 !!(fcntl(9, F_GETFL) & O_NONBLOCK));
 	messages(line, sizeof(line), "11", 11);
 	messages(line, sizeof(line), "12", 12);
+	snprintf(line + strlen(line), sizeof(line) - strlen(line), " creds:%d",
+		 creds_come());
 	target_say("%s", line);
 }
 
 static void usock_target(void)
 {
-	int sv[2], tv[2], qv[2], dv[2];
+	int sv[2], tv[2], qv[2], dv[2], on = 1;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || dup2(sv[0], 7) != 7 ||
 	    dup2(sv[1], 8) != 8 || dup2(7, 9) != 9 ||
@@ -236,7 +261,8 @@ static void usock_target(void)
 	    dup2(qv[1], 13) != 13 || socketpair(AF_UNIX, SOCK_DGRAM, 0, dv) ||
 	    dup2(dv[0], 12) != 12 || dup2(dv[1], 14) != 14 ||
 	    write(13, "a", 1) != 1 || write(13, "bcd", 3) != 3 ||
-	    write(14, "xy", 2) != 2 || write(14, "z", 1) != 1)
+	    write(14, "xy", 2) != 2 || write(14, "z", 1) != 1 ||
+	    setsockopt(12, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)))
 		_exit(9);
 	close(qv[0]);
 	close(qv[1]);
@@ -827,7 +853,7 @@ TEST_F(fds, unix_socket_pairs_keep_their_bytes_messages_and_shutdowns)
 				  sizeof(self->msg))) TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
 	/* 8 wrote "ping" for 7 and shut its writes: 7 sees the end after. */
-	EXPECT_STREQ("7:ping eof:0 8:pong! 10:last eof:0 nb:1 11:a:bcd 12:xy:z", buf);
+	EXPECT_STREQ("7:ping eof:0 8:pong! 10:last eof:0 nb:1 11:a:bcd 12:xy:z creds:1", buf);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));
 }

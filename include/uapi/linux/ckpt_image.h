@@ -520,14 +520,15 @@ struct ckpt_img_pipe {
 enum {
 	CKPT_USOCK_SHUT_RD	= 1 << 0,	/* shutdown(SHUT_RD) */
 	CKPT_USOCK_SHUT_WR	= 1 << 1,	/* shutdown(SHUT_WR) */
-	__CKPT_USOCK_SHUT_ALL	= (1 << 2) - 1,
+	CKPT_USOCK_PASSCRED	= 1 << 2,	/* SO_PASSCRED set */
+	__CKPT_USOCK_F_ALL	= (1 << 3) - 1,
 };
 
 struct ckpt_img_usock {
 	__u64 ino;		/* its socket's inode number */
 	__u64 peer;		/* its peer's; 0: the peer is closed */
 	__u32 type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
-	__u32 shutdown;		/* CKPT_USOCK_SHUT_* */
+	__u32 shutdown;		/* CKPT_USOCK_SHUT_*, CKPT_USOCK_PASSCRED */
 	__u32 sndbuf;		/* SO_SNDBUF as getsockopt() reads it */
 	__u32 len;		/* bytes of data that follow */
 	__u8 data[];
@@ -583,7 +584,7 @@ struct ckpt_img_ulisten {
 struct ckpt_img_uname {
 	__u64 ino;		/* its socket's inode number */
 	__u32 type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET */
-	__u32 shutdown;		/* CKPT_USOCK_SHUT_* */
+	__u32 shutdown;		/* CKPT_USOCK_SHUT_*, CKPT_USOCK_PASSCRED */
 	__u32 sndbuf;		/* SO_SNDBUF as getsockopt() reads it */
 	__u32 len;		/* bytes of data that follow */
 	struct ckpt_img_uaddr name;
