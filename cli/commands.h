@@ -29,7 +29,6 @@ int cmd_status(int argc, char **argv);		/* job.c */
 int cmd_cancel(int argc, char **argv);		/* job.c */
 int cmd_join(int argc, char **argv);		/* join.c */
 int cmd_ssh(int argc, char **argv);		/* join.c */
-int cmd_plain_ssh(int argc, char **argv);	/* join.c */
 
 /*
  * job.c: whether DIR holds a job's snapshot (ckptd's metadata); its

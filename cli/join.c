@@ -9,11 +9,6 @@
  *       THIS-NODE --link THIS-NODE:PORT $CKPT_JOBID -- COMMAND..., then
  *       serves COMMAND's standard streams and exit status over the link
  *       (link.c) once ssh has ended.
- *   ssh [SSH OPTIONS] HOST [COMMAND...]          (lib/ckpt/ssh/ssh)
- *       plain ssh in a job: ckpt-run puts this name first on the job's
- *       PATH. With a command, in a job, it is ckpt-ssh; otherwise (a login,
- *       forwarding, -f, -N, no $CKPT_JOBID) it is the system's ssh, run as
- *       it was asked.
  *   ckpt-join [--coordinator NODE] [--link NODE:PORT] JOBID -- COMMAND...
  *       (ckpt join) asks this node's ckptd to put it into job JOBID (NODE's
  *       job, which NODE's ckptd confirms has the caller's uid), then
@@ -27,7 +22,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,90 +35,22 @@
 /* ssh's options that take an argument (ssh(1)). */
 #define SSH_ARG_OPTS	"BbcDEeFIiJLlmOopQRSWw"
 
-/* ssh's options that make it no command's carrier: run as asked. */
-#define SSH_OWN_OPTS	"fNWLRDO"
-
-static int ssh_linked(const char *ssh, char **av, char *where,
-		      const char *node);
+static int ssh_linked(char **av, char *where, const char *node);
 static char *quoted(char **words, int nr);
-
-/*
- * The system's ssh into @buf: the first on $PATH that is not this program
- * (ckpt-run puts the shim called ssh ahead of it). -ENOENT if none.
- */
-static int real_ssh(char *buf, size_t len)
-{
-	char self[PATH_MAX], cand[PATH_MAX];
-	const char *path = getenv("PATH"), *p, *end;
-
-	if (!realpath("/proc/self/exe", self))
-		return -errno;
-	for (p = path && *path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
-		end = strchrnul(p, ':');
-		if (snprintf(buf, len, "%.*s/ssh", (int)(end - p), p) >= (int)len ||
-		    access(buf, X_OK) || !realpath(buf, cand) ||
-		    !strcmp(cand, self))
-			continue;
-		return 0;
-	}
-	return -ENOENT;
-}
-
-/* Options up to the host are ssh's: the host's index. */
-static int ssh_host(int argc, char **argv, bool *own)
-{
-	int host;
-
-	const char *c;
-
-	*own = false;
-	for (host = 1; host < argc && argv[host][0] == '-'; host++) {
-		/* Flags, up to one that takes the rest, or the next word. */
-		for (c = argv[host] + 1; *c; c++) {
-			if (strchr(SSH_OWN_OPTS, *c))
-				*own = true;
-			if (strchr(SSH_ARG_OPTS, *c)) {
-				if (!c[1])
-					host++;
-				break;
-			}
-		}
-	}
-	return host;
-}
-
-int cmd_plain_ssh(int argc, char **argv)
-{
-	const char *job = getenv("CKPT_JOBID");
-	char ssh[PATH_MAX];
-	bool own;
-	int host, ret;
-
-	host = ssh_host(argc, argv, &own);
-	if (job && *job && !own && host < argc - 1)
-		return cmd_ssh(argc, argv);
-	ret = real_ssh(ssh, sizeof(ssh));
-	if (!ret) {
-		execv(ssh, argv);
-		ret = -errno;
-	}
-	fprintf(stderr, "%s: cannot run the system's ssh: %s\n", prog,
-		strerror(-ret));
-	return 255;
-}
 
 int cmd_ssh(int argc, char **argv)
 {
 	char self[PATH_MAX], node[HOST_NAME_MAX + 1], where[HOST_NAME_MAX + 8];
-	char ssh[PATH_MAX], *slash;
+	char *slash;
 	const char *job = getenv("CKPT_JOBID");
 	char **av;
 	int i, n = 0, host;
 	ssize_t len;
-	bool own;
 
 	/* Options up to the host are ssh's; what follows is the command. */
-	host = ssh_host(argc, argv, &own);
+	for (host = 1; host < argc && argv[host][0] == '-'; host++)
+		if (argv[host][2] == '\0' && strchr(SSH_ARG_OPTS, argv[host][1]))
+			host++;
 	if (host >= argc - 1 || !job || !*job) {
 		fprintf(stderr, "usage: ckpt-ssh [SSH OPTIONS] HOST COMMAND...\n"
 			"Runs COMMAND on HOST through ssh, in job $CKPT_JOBID (set by ckpt-run)%s.\n",
@@ -138,12 +64,6 @@ int cmd_ssh(int argc, char **argv)
 	}
 	self[len] = '\0';
 	node[sizeof(node) - 1] = '\0';
-	i = real_ssh(ssh, sizeof(ssh));
-	if (i) {
-		fprintf(stderr, "%s: cannot find the system's ssh: %s\n", prog,
-			strerror(-i));
-		return 255;
-	}
 	/* The same installation on every node: ckpt-join beside this ckpt. */
 	slash = strrchr(self, '/');
 	strcpy(slash ? slash + 1 : self, "ckpt-join");
@@ -178,7 +98,7 @@ int cmd_ssh(int argc, char **argv)
 	av[n++] = quoted(argv + host + 1, argc - host - 1);
 	if (!av[n - 1])
 		return 1;
-	return ssh_linked(ssh, av, where, node);
+	return ssh_linked(av, where, node);
 }
 
 /* @words joined by spaces, in single quotes for a shell; NULL, no memory. */
@@ -214,12 +134,11 @@ static char *quoted(char **words, int nr)
 }
 
 /*
- * Runs ssh (@path, @av) with the link's token on its standard input, accepts the
+ * Runs ssh (@av) with the link's token on its standard input, accepts the
  * link from the remote side, lets ssh end, and serves the link: the
  * remote command's exit status. ssh's own failure is its status.
  */
-static int ssh_linked(const char *path, char **av, char *where,
-		      const char *node)
+static int ssh_linked(char **av, char *where, const char *node)
 {
 	char token[LINK_TOKEN_LEN + 2];
 	unsigned int port;
@@ -239,7 +158,7 @@ static int ssh_linked(const char *path, char **av, char *where,
 		return 255;
 	if (!ssh) {
 		dup2(in[0], 0);
-		execv(path, av);
+		execvp("ssh", av);
 		fprintf(stderr, "%s: cannot run ssh: %s\n", prog, strerror(errno));
 		_exit(127);
 	}

@@ -352,35 +352,21 @@ static int preload(char *lib)
 /*
  * The job's launchers start remote processes through ckpt-ssh (join.c),
  * which makes them join the job: Open MPI's rsh agent and Hydra's
- * launcher, unless the user chose others; and the job's plain ssh, the
- * shim lib/ckpt/ssh/ssh beside this program first on its PATH.
+ * launcher, unless the user chose others.
  */
 static int launch_shim(void)
 {
-	char self[PATH_MAX], dir[PATH_MAX + 16], shim[PATH_MAX], *slash;
-	char *path = NULL;
+	char self[PATH_MAX], *slash;
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 16);
-	const char *old = getenv("PATH");
-	int ret;
 
 	if (len <= 0)
 		return 0;
 	self[len] = '\0';
 	slash = strrchr(self, '/');
 	strcpy(slash ? slash + 1 : self, "ckpt-ssh");
-	if (slash)
-		snprintf(dir, sizeof(dir), "%.*s/../lib/ckpt/ssh",
-			 (int)(slash - self), self);
-	if (slash && realpath(dir, shim) &&
-	    asprintf(&path, "%s%s%s", shim, old && *old ? ":" : "",
-		     old ? old : "") < 0)
-		path = NULL;
-	ret = setenv("OMPI_MCA_plm_rsh_agent", self, 0) ||
-	      setenv("HYDRA_LAUNCHER", "ssh", 0) ||
-	      setenv("HYDRA_LAUNCHER_EXEC", self, 0) ||
-	      (path && setenv("PATH", path, 1));
-	free(path);
-	if (ret) {
+	if (setenv("OMPI_MCA_plm_rsh_agent", self, 0) ||
+	    setenv("HYDRA_LAUNCHER", "ssh", 0) ||
+	    setenv("HYDRA_LAUNCHER_EXEC", self, 0)) {
 		fprintf(stderr, "%s run: %s\n", prog, strerror(errno));
 		return 1;
 	}

@@ -1,13 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# ckpt-ssh's link (Documentation/ckptd.md, "The job's own link") and a
-# job's plain ssh ("Plain ssh"), without VMs or ckptd: an "ssh" of the
-# test's own takes ckpt-ssh's place for ssh, sshd and ckpt-join (and for
-# the system's ssh, behind the job's shim). It reads the token from its
-# standard input and speaks the link's frames back over TCP; before that,
-# a connection with a wrong token, as any local user could make, is
-# closed unanswered.
+# ckpt-ssh's link (Documentation/ckptd.md, "The job's own link"), without
+# VMs or ckptd: an "ssh" of the test's own takes ckpt-ssh's place for
+# ssh, sshd and ckpt-join. It reads the token from its standard input and
+# speaks the link's frames back over TCP; before that, a connection with
+# a wrong token, as any local user could make, is closed unanswered.
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 tmp=$(mktemp -d)
@@ -20,10 +18,6 @@ cat > "$tmp/ssh" <<'PY'
 #!/usr/bin/env python3
 import os, socket, struct, sys
 a = sys.argv
-if "--link" not in a:
-    # Run as the system's ssh by the job's shim: what it was given.
-    open(os.environ["LOG"] + ".plain", "w").write(repr(a[1:]))
-    sys.exit(7)
 node, port = a[a.index("--link") + 1].rsplit(":", 1)
 cmd = a[a.index("--") + 1:]
 open(os.environ["LOG"], "w").write(repr(cmd))
@@ -58,7 +52,7 @@ PY
 chmod +x "$tmp/ssh"
 ckpt=$CKPT_TOP/build/bin/ckpt-ssh
 
-ktap_plan 10
+ktap_plan 6
 rc=0
 LOG=$tmp/log FAKE=ok timeout 60 "$ckpt" -x node9 "echo 'it''s'" '>' /dev/null \
 	> "$tmp/out" 2> "$tmp/err" < /dev/null || rc=$?
@@ -89,29 +83,4 @@ rc=0
 LOG=$tmp/log FAKE=fail timeout 60 "$ckpt" node9 true > /dev/null 2> "$tmp/err" < /dev/null || rc=$?
 ktap_check "ssh failing before any link: its status and its message" sh -c \
 	"cat '$tmp/err'; test $rc = 255 && grep -q 'connect to host nowhere' '$tmp/err'"
-
-# The job's plain ssh (ckpt-run puts its directory first on PATH): with a
-# command, in a job, ckpt-ssh, which finds the system's ssh (here the
-# fake) past the shim, never itself; anything else goes to the system's
-# ssh untouched.
-shim=$CKPT_TOP/build/lib/ckpt/ssh
-plain() {
-	rm -f "$tmp/log.plain"
-	rc=0
-	LOG=$tmp/log FAKE=ok PATH=$shim:$PATH timeout 60 ssh "$@" \
-		> "$tmp/out" 2> "$tmp/err" < /dev/null || rc=$?
-}
-plain -x node9 "echo hi"
-ktap_check "plain ssh with a command, in a job: over the link, as ckpt-ssh" sh -c \
-	"cat '$tmp/out' '$tmp/err'; test $rc = 3 && grep -qx 'out line' '$tmp/out' && test ! -e '$tmp/log.plain'"
-plain -V
-ktap_check "plain ssh -V: the system's ssh, the same arguments" sh -c \
-	"cat '$tmp/log.plain'; test $rc = 7 && grep -qxF \"['-V']\" '$tmp/log.plain'"
-plain -N -oExitOnForwardFailure=yes -L 1:a:2 node9 cmd
-ktap_check "plain ssh -N -L with a command: the system's ssh, untouched" sh -c \
-	"cat '$tmp/log.plain'; test $rc = 7 &&
-	 grep -qxF \"['-N', '-oExitOnForwardFailure=yes', '-L', '1:a:2', 'node9', 'cmd']\" '$tmp/log.plain'"
-CKPT_JOBID='' plain node9 cmd
-ktap_check "plain ssh outside a job: the system's ssh, untouched" sh -c \
-	"cat '$tmp/log.plain'; test $rc = 7 && grep -qxF \"['node9', 'cmd']\" '$tmp/log.plain'"
 ktap_finish

@@ -4,8 +4,7 @@
 # A job over two nodes (Documentation/ckptd.md, "Several nodes"). Under
 # ckpt-run on node0, a launcher starts a pipeline on node1 through ckpt-ssh
 # (as mpirun would through its rsh agent: the remote command joins the job
-# there) and one of its own; another job starts its node1 share with plain
-# ssh, which joins it the same way; both write their digest to files. ckpt job
+# there) and one of its own; both write their digest to files. ckpt job
 # on node0 checkpoints both nodes' shares as one snapshot on the snapshot
 # root they share; --kill ends them on both nodes. ckpt restart on node0
 # brings both shares back, each on its node; checkpointed and killed again,
@@ -33,7 +32,7 @@ shared=${ckptvm_out:?}/ckptd-nodes
 . "$CKPT_TOP/vm-tests/lib/twonodes.sh"
 trap twonodes_cleanup EXIT
 
-ktap_plan 28
+ktap_plan 26
 start_nodes
 
 timeout 120 sh "$shared/share.sh" a 0 || ktap_note "the reference run failed"
@@ -116,25 +115,18 @@ ktap_check "node1's share printed the uninterrupted run's digest" \
 	ktap_poll 30 cmp "$shared/reference" "$shared/out-b"
 
 # ckptd killed on node1, with its workers, while it writes its share of
-# a bigger job (a memhog each side, node1's started by plain ssh): the
-# checkpoint fails, naming node1; nothing of it stays and node0's share
-# runs on; node1's ckptd, started again, finds its share (stopped when it
-# died) and lets it run; the next checkpoint, into a --dir, holds both.
+# a bigger job (a memhog each side): the checkpoint fails, naming node1;
+# nothing of it stays and node0's share runs on; node1's ckptd, started
+# again, finds its share (stopped when it died) and lets it run; the next
+# checkpoint, into a --dir, holds both.
 memhog=$CKPT_TOP/build/tests/workloads/memhog
-# The job's plain ssh is ckpt-run's shim: with no command it is the
-# system's ssh as it was asked; with one, node1's memhog joins the job.
-ktap_check "a job's ssh is ckpt-run's shim; ssh -V is the system's" sh -c \
-	"cd /tmp && '$bin/ckpt-run' --name which sh -c 'readlink -f \"\$(command -v ssh)\"; ssh -V' > '$shared/w.out' 2>&1;
-	 cat '$shared/w.out';
-	 test \"\$(head -n 1 '$shared/w.out')\" = \"\$(readlink -f '$bin/ckpt')\" && grep -q '^OpenSSH' '$shared/w.out'"
 (cd /tmp && "$bin/ckpt-run" --name hogs sh -c \
-	"ssh node1 \"nohup '$memhog' 1 192 192 > /dev/null 2>&1 < /dev/null &\"; exec '$memhog' 1 8 8 > /dev/null" \
+	"'$bin/ckpt-ssh' node1 \"nohup '$memhog' 1 192 192 > /dev/null 2>&1 < /dev/null &\"; exec '$memhog' 1 8 8 > /dev/null" \
 	2> "$shared/h.err") &
 hrunner=$!
 ktap_poll 60 grep -q "^ckpt-run: job " "$shared/h.err" || true
 hjob=$(job_of "$shared/h.err")
-ktap_check "plain ssh in the job: node1's memhog joined it there" \
-	ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$hjob' --json\" | grep -q '\"processes\":1'"
+ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$hjob' --json\" | grep -q '\"processes\":1'" || true
 sleep 3
 # On node1 itself, watching before the checkpoint starts: ckptd killed
 # within 0.1 s of its worker making the share's directory. Watched from
