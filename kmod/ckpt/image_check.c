@@ -967,7 +967,7 @@ static int check_ulisten(struct ckpt_img_state *st,
 	const char *bad = uaddr_bad(&l->name, 0, 1);
 
 	if (!l->ino || (l->type != 1 && l->type != 5) ||
-	    l->backlog > (1U << 20) || l->pad)
+	    l->backlog > (1U << 20) || l->flags & ~CKPT_USOCK_PASSCRED)
 		return FAIL(st, EBADMSG, "listening UNIX socket out of bounds");
 	return bad ? FAIL(st, EBADMSG, bad) : 0;
 }

@@ -142,8 +142,7 @@ int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
 /*
  * Whether @sk's reader is given each message's sender's credentials
  * (SO_PASSCRED, SO_PASSPIDFD). An embryo (a connection not accepted yet)
- * has no socket: its listener's flags, which it will inherit, are not
- * looked at.
+ * has no socket: its listener's, whose flags it will inherit, is asked.
  */
 static bool reader_takes_creds(const struct sock *sk)
 {
@@ -156,6 +155,20 @@ static bool reader_takes_creds(const struct sock *sk)
 		return true;
 #endif
 	return test_bit(SOCK_PASSCRED, &sock->flags);
+}
+
+/* SO_PASSPIDFD (6.5 on), which the image does not hold: refused. */
+static int check_passpidfd(const struct sock *sk, const char **why)
+{
+#ifdef SOCK_PASSPIDFD
+	const struct socket *sock = READ_ONCE(sk->sk_socket);
+
+	if (sock && test_bit(SOCK_PASSPIDFD, &sock->flags)) {
+		*why = "a UNIX socket with SO_PASSPIDFD set: not supported";
+		return -EOPNOTSUPP;
+	}
+#endif
+	return 0;
 }
 
 /* @sk's shutdowns, and whether its reader takes credentials (SO_PASSCRED). */
@@ -175,11 +188,11 @@ static u32 sock_flags_of(const struct sock *sk)
  * descriptor in flight; -EPERM: a message carries credentials its reader
  * takes, which the restart cannot give again.
  */
-static int walk_queue(struct sock *sk, u8 *buf, size_t room, size_t *len)
+static int walk_queue(struct sock *sk, bool creds, u8 *buf, size_t room,
+		      size_t *len)
 {
 	struct sk_buff_head *q = &sk->sk_receive_queue;
 	bool stream = sk->sk_type == SOCK_STREAM;
-	bool creds = reader_takes_creds(sk);
 	struct sk_buff *skb;
 	int ret = 0;
 
@@ -221,11 +234,13 @@ static int walk_queue(struct sock *sk, u8 *buf, size_t room, size_t *len)
 
 /*
  * What is queued on @sk, after @head bytes of a section header left zero:
- * kvmalloc'ed in *@out, *@len bytes in all.
+ * kvmalloc'ed in *@out, *@len bytes in all. @reader: who reads it, @sk
+ * itself or, for an embryo, its listener.
  */
-static int read_queue(struct sock *sk, size_t head, void **out, size_t *len,
-		      const char **why)
+static int read_queue(struct sock *sk, const struct sock *reader, size_t head,
+		      void **out, size_t *len, const char **why)
 {
+	bool creds = reader_takes_creds(reader);
 	size_t n, got;
 	u8 *buf;
 	int ret;
@@ -237,7 +252,7 @@ static int read_queue(struct sock *sk, size_t head, void **out, size_t *len,
 		return -EOPNOTSUPP;
 	}
 #endif
-	ret = walk_queue(sk, NULL, 0, &n);
+	ret = walk_queue(sk, creds, NULL, 0, &n);
 	if (ret == -EBADF) {
 		*why = "a descriptor is in flight on it (SCM_RIGHTS): not supported yet";
 		return -EOPNOTSUPP;
@@ -259,7 +274,7 @@ static int read_queue(struct sock *sk, size_t head, void **out, size_t *len,
 	 * Frozen on both ends: the queue cannot change meanwhile; but a
 	 * socket with a name may have senders outside, running.
 	 */
-	ret = walk_queue(sk, buf + head, n, &got);
+	ret = walk_queue(sk, creds, buf + head, n, &got);
 	if (!ret && got != n) {
 		*why = "messages came while its queue was read; try again";
 		ret = -EAGAIN;
@@ -281,7 +296,9 @@ int ckpt_usock_capture(struct file *file, u64 peer_ino,
 	struct ckpt_img_usock *u;
 	int ret;
 
-	ret = read_queue(sk, sizeof(*u), (void **)out, out_len, why);
+	ret = check_passpidfd(sk, why);
+	if (!ret)
+		ret = read_queue(sk, sk, sizeof(*u), (void **)out, out_len, why);
 	if (ret)
 		return ret;
 	u = *out;
@@ -393,7 +410,10 @@ int ckpt_usock_listener(struct file *file, struct ckpt_img_ulisten *l,
 	l->ino = file_inode(file)->i_ino;
 	l->type = sk->sk_type;
 	l->backlog = READ_ONCE(sk->sk_max_ack_backlog);
-	ret = read_name(sk, &l->name, true, why);
+	l->flags = sock_flags_of(sk) & CKPT_USOCK_PASSCRED;
+	ret = check_passpidfd(sk, why);
+	if (!ret)
+		ret = read_name(sk, &l->name, true, why);
 	if (!ret && !l->name.len) {
 		*why = "a listening UNIX socket with a name this engine cannot record";
 		ret = -EOPNOTSUPP;
@@ -420,7 +440,9 @@ int ckpt_usock_capture_named(struct file *file, struct ckpt_img_uname **out,
 		*why = "more messages are queued on it than a restart could queue again (its backlog, net.unix.max_dgram_qlen, and one); try again";
 		return -EAGAIN;
 	}
-	ret = read_queue(sk, sizeof(*u), (void **)out, out_len, why);
+	ret = check_passpidfd(sk, why);
+	if (!ret)
+		ret = read_queue(sk, sk, sizeof(*u), (void **)out, out_len, why);
 	if (ret)
 		return ret;
 	u = *out;
@@ -456,9 +478,9 @@ int ckpt_usock_capture_named(struct file *file, struct ckpt_img_uname **out,
 	return ret;
 }
 
-/* Waiting connection @e of listening socket @ino: its UPEND section. */
-static int capture_embryo(struct sock *e, u64 ino, u32 type,
-			  struct ckpt_img_upend **out, size_t *len,
+/* Waiting connection @e of listening socket @l (@ino): its UPEND section. */
+static int capture_embryo(struct sock *e, const struct sock *l, u64 ino,
+			  u32 type, struct ckpt_img_upend **out, size_t *len,
 			  const char **why)
 {
 	struct ckpt_img_upend *p;
@@ -478,7 +500,7 @@ static int capture_embryo(struct sock *e, u64 ino, u32 type,
 		read_unlock_bh(&c->sk_callback_lock);
 		sock_put(c);
 	}
-	ret = read_queue(e, sizeof(*p), (void **)out, len, why);
+	ret = read_queue(e, l, sizeof(*p), (void **)out, len, why);
 	if (ret)
 		return ret;
 	p = *out;
@@ -517,7 +539,7 @@ int ckpt_usock_pending(struct file *file, struct ckpt_img_upend **out,
 	if (ret)
 		*why = "a listening UNIX socket with more connections waiting to be accepted than an image holds (64)";
 	for (i = 0; i < n && !ret; i++) {
-		ret = capture_embryo(e[i], ino, sk->sk_type, &out[i], &len[i],
+		ret = capture_embryo(e[i], sk, ino, sk->sk_type, &out[i], &len[i],
 				     why);
 		if (!ret)
 			(*nr)++;

@@ -231,6 +231,9 @@ static int make_listener(struct restore *r, const void *arg,
 	if (!ret && listen(fd, l->backlog))
 		ret = ckpt_err_set(err, errno, "cannot listen on %s again: %s",
 				   name, strerror(errno));
+	/* What it accepts inherits it. */
+	if (!ret)
+		socket_shutdown(fd, l->flags & CKPT_USOCK_PASSCRED);
 	if (!ret)
 		return fd;
 	close(fd);

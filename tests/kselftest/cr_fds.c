@@ -310,14 +310,17 @@ static int connect_accept(int type, int lfd, const struct sockaddr_un *sa,
  * Listening UNIX sockets: fd 7 a stream socket listening on
  * /tmp/cr_fds.PID.sock (mode 0640), fd 8 a seqpacket socket on the
  * abstract name "cr_fds.a.PID"; fds 9 and 10 a connection accepted on 7
- * (9 the client), "hello" queued for 10 and "world" for 9.
+ * (9 the client), "hello" queued for 10 and "world" for 9; 7 has
+ * SO_PASSCRED (set last), which what it accepts inherits.
  */
 static void listen_probe(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX }, ab, got = sa;
 	socklen_t len = sizeof(got), ablen = abstract_name(&ab, "a", getpid());
 	char a[16] = "", b[16] = "", line[256], c1[16], c2[16];
+	socklen_t pclen = sizeof(int);
 	struct stat st;
+	int pc = -1;
 	ssize_t n;
 
 	listen_path(sa.sun_path, sizeof(sa.sun_path));
@@ -330,8 +333,10 @@ static void listen_probe(void)
 	    connect_accept(SOCK_STREAM, 7, &sa, sizeof(sa), "x", c1) ||
 	    connect_accept(SOCK_SEQPACKET, 8, &ab, ablen, "y", c2))
 		_exit(10);
-	snprintf(line, sizeof(line), "10:%s 9:%s mode:%o new:%s abstract:%s",
-		 a, b, st.st_mode & 07777, c1, c2);
+	if (getsockopt(7, SOL_SOCKET, SO_PASSCRED, &pc, &pclen))
+		_exit(10);
+	snprintf(line, sizeof(line), "10:%s 9:%s mode:%o new:%s abstract:%s passcred:%d",
+		 a, b, st.st_mode & 07777, c1, c2, pc);
 	target_say("%s", line);
 }
 
@@ -339,7 +344,7 @@ static void listen_target(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX }, ab;
 	socklen_t ablen = abstract_name(&ab, "a", getpid());
-	int l, q, c, a;
+	int l, q, c, a, on = 1;
 
 	listen_path(sa.sun_path, sizeof(sa.sun_path));
 	unlink(sa.sun_path);
@@ -354,7 +359,8 @@ static void listen_target(void)
 	a = accept(l, NULL, NULL);
 	if (a < 0 || dup2(l, 7) != 7 || dup2(q, 8) != 8 || dup2(c, 9) != 9 ||
 	    dup2(a, 10) != 10 || write(9, "hello", 5) != 5 ||
-	    write(10, "world", 5) != 5)
+	    write(10, "world", 5) != 5 ||
+	    setsockopt(7, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)))
 		_exit(9);
 	close(l);
 	close(q);
@@ -878,7 +884,7 @@ TEST_F(fds, listening_unix_sockets_listen_again_by_name)
 		ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
 	}
 	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
-	EXPECT_STREQ("10:hello 9:world mode:640 new:x abstract:y", buf);
+	EXPECT_STREQ("10:hello 9:world mode:640 new:x abstract:y passcred:1", buf);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));
 	unlink(path);

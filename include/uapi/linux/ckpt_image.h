@@ -564,7 +564,7 @@ struct ckpt_img_ulisten {
 	__u32 type;		/* SOCK_STREAM, SOCK_SEQPACKET */
 	__u32 backlog;		/* listen()'s, as the kernel keeps it */
 	struct ckpt_img_uaddr name;
-	__u32 pad;
+	__u32 flags;		/* CKPT_USOCK_PASSCRED (inherited when accepting) */
 };
 
 /*
