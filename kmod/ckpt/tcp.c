@@ -299,9 +299,14 @@ static int read_socket(struct sock *sk, struct ckpt_img_tcp *t,
 		t->backlog = READ_ONCE(sk->sk_max_ack_backlog);
 		return 0;
 	case TCP_CLOSE:
+		/*
+		 * Mostly a moment's state too: a duplicate connection an MPI
+		 * runtime gave up (both ends dialled at once), its holder
+		 * closing it in its next poll. Tried again.
+		 */
 		if (sk->sk_err || sock_flag(sk, SOCK_DONE)) {
-			*why = "a TCP connection that was reset or closed: not supported yet";
-			return -EOPNOTSUPP;
+			*why = "a TCP connection that was reset or closed, which its process has not closed yet: not supported; try again";
+			return -EAGAIN;
 		}
 		t->state = CKPT_TCP_CLOSED;
 		memset(t->dst, 0, sizeof(t->dst));
