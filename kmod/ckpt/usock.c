@@ -139,6 +139,14 @@ int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
 	return ret;
 }
 
+/* Whether option @bit (SOCK_PASSCRED...) is set on @sk's socket, if any. */
+static bool sock_opt(const struct sock *sk, int bit)
+{
+	const struct socket *sock = READ_ONCE(sk->sk_socket);
+
+	return sock && test_bit(bit, &sock->flags);
+}
+
 /*
  * Whether @sk's reader is given each message's sender's credentials
  * (SO_PASSCRED, SO_PASSPIDFD). An embryo (a connection not accepted yet)
@@ -146,24 +154,18 @@ int ckpt_usock_record(struct file *file, u64 *ino, u64 *peer_ino,
  */
 static bool reader_takes_creds(const struct sock *sk)
 {
-	const struct socket *sock = READ_ONCE(sk->sk_socket);
-
-	if (!sock)
-		return false;
 #ifdef SOCK_PASSPIDFD
-	if (test_bit(SOCK_PASSPIDFD, &sock->flags))
+	if (sock_opt(sk, SOCK_PASSPIDFD))
 		return true;
 #endif
-	return test_bit(SOCK_PASSCRED, &sock->flags);
+	return sock_opt(sk, SOCK_PASSCRED);
 }
 
 /* SO_PASSPIDFD (6.5 on), which the image does not hold: refused. */
 static int check_passpidfd(const struct sock *sk, const char **why)
 {
 #ifdef SOCK_PASSPIDFD
-	const struct socket *sock = READ_ONCE(sk->sk_socket);
-
-	if (sock && test_bit(SOCK_PASSPIDFD, &sock->flags)) {
+	if (sock_opt(sk, SOCK_PASSPIDFD)) {
 		*why = "a UNIX socket with SO_PASSPIDFD set: not supported";
 		return -EOPNOTSUPP;
 	}
@@ -174,12 +176,9 @@ static int check_passpidfd(const struct sock *sk, const char **why)
 /* @sk's shutdowns, and whether its reader takes credentials (SO_PASSCRED). */
 static u32 sock_flags_of(const struct sock *sk)
 {
-	const struct socket *sock = READ_ONCE(sk->sk_socket);
-
 	return (sk->sk_shutdown & RCV_SHUTDOWN ? CKPT_USOCK_SHUT_RD : 0) |
 	       (sk->sk_shutdown & SEND_SHUTDOWN ? CKPT_USOCK_SHUT_WR : 0) |
-	       (sock && test_bit(SOCK_PASSCRED, &sock->flags) ?
-		CKPT_USOCK_PASSCRED : 0);
+	       (sock_opt(sk, SOCK_PASSCRED) ? CKPT_USOCK_PASSCRED : 0);
 }
 
 /*
