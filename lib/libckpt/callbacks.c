@@ -238,12 +238,12 @@ static int engine_ready(struct round *r, uint64_t id)
 {
 	char source[sizeof(ckpt_lib.restarted_from)];
 	struct ckpt_cb_ready rd;
-	int how = atomic_load(&r->abort), ret;
+	int how = atomic_load(&r->abort), verdict, ret;
 
 	memset(&rd, 0, sizeof(rd));
 	rd.id = id;
-	rd.verdict = how == CKPT_ABORT_PERM ? CKPT_CB_ABORT_PERM :
-		     how == CKPT_ABORT_TEMP ? CKPT_CB_ABORT_TEMP : CKPT_CB_GO;
+	verdict = how == CKPT_ABORT_PERM ? CKPT_CB_ABORT_PERM :
+		  how == CKPT_ABORT_TEMP ? CKPT_CB_ABORT_TEMP : CKPT_CB_GO;
 	if (how) {
 		rd.msg = (uintptr_t)r->abort_msg;
 		rd.msg_len = strlen(r->abort_msg);
@@ -251,9 +251,21 @@ static int engine_ready(struct round *r, uint64_t id)
 	rd.source = (uintptr_t)source;
 	rd.source_len = sizeof(source);
 	source[0] = '\0';
-	do {
+	for (;;) {
+		rd.verdict = verdict;
 		ret = ckpt_dev_cb_ready(ckpt_lib.devfd, &rd);
-	} while (ret == -EINTR);
+		if (ret != -EINTR)
+			break;
+		/*
+		 * A signal of ours, or a request that ended interrupted (its
+		 * requester was): a probe tells, without waiting. Still under
+		 * way, the call is made again; the verdict given stands.
+		 */
+		rd.verdict = CKPT_CB_PROBE;
+		ret = ckpt_dev_cb_ready(ckpt_lib.devfd, &rd);
+		if (ret != -EALREADY && ret != 0)
+			break;
+	}
 	if (ret < 0)
 		return ret;
 	if (ret > 0) {
@@ -274,7 +286,7 @@ static int probe(uint64_t id)
 	memset(&rd, 0, sizeof(rd));
 	rd.id = id;
 	rd.verdict = CKPT_CB_PROBE;
-	return ckpt_dev_cb_ready(ckpt_lib.devfd, &rd) ? -errno : 0;
+	return ckpt_dev_cb_ready(ckpt_lib.devfd, &rd);
 }
 
 /* The library's signal, queued with the round's number. */

@@ -213,6 +213,7 @@ static void order_target(void)
 /* ---------------------------------------------------------------- aborts */
 
 static _Atomic int abort_mode, thread_ret = 99, sig_ret = 99, rounds, silent;
+static _Atomic int slow_in;	/* mode 4's callbacks begun */
 
 /* The oldest callback: returns without ckpt_checkpoint(), which is made for it. */
 static int silent_cb(void *arg)
@@ -233,6 +234,11 @@ static int abort_thread_cb(void *arg)
 		break;
 	case 2:
 		ret = ckpt_abort(CKPT_ABORT_PERM, "never while the tape is mounted");
+		break;
+	case 4:		/* slow: its requester gives up meanwhile */
+		atomic_fetch_add(&slow_in, 1);
+		nap_ms(1500);
+		ret = ckpt_checkpoint(0);
 		break;
 	default:
 		ret = ckpt_checkpoint(0);
@@ -281,7 +287,7 @@ static void abort_target(void)
 		nap_ms(1);
 	target_say("started");
 	while (read(0, &c, 1) == 1) {
-		if (c >= '0' && c <= '3') {
+		if (c >= '0' && c <= '4') {
 			atomic_store(&abort_mode, c - '0');
 			target_say("mode %c", c);
 		} else if (c == 'p') {	/* something the engine refuses */
@@ -305,6 +311,8 @@ static void abort_target(void)
 			target_say("rounds %d", atomic_load(&rounds));
 		} else if (c == 'z') {
 			target_say("silent %d", atomic_load(&silent));
+		} else if (c == 'e') {
+			target_say("slow %d", atomic_load(&slow_in));
 		} else if (c == 'r') {
 			int i;
 
@@ -912,6 +920,53 @@ TEST_F(lib, a_section_held_too_long_fails_the_request_then_yields)
 	ASSERT_EQ(0, target_ask(&t, "n", buf, sizeof(buf)));
 	EXPECT_STREQ("rounds 0", buf);
 	/* The callback thread is back waiting: the next request is served. */
+	ASSERT_EQ(0, checkpoint_timeout(t.pid, self->image, 10000, self->msg))
+		TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("thread 0 signal 0", buf);
+	target_end(&t);
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+TEST_F(lib, a_requester_interrupted_during_the_callbacks_ends_the_round)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };	/* no SA_RESTART */
+	struct target t = {};
+	char buf[256];
+	int i, status;
+	pid_t req;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, abort_target));
+	ASSERT_EQ(0, target_line(&t, buf, sizeof(buf)));
+	ASSERT_EQ(0, target_ask(&t, "4", buf, sizeof(buf)));
+	/* A requester (ckpt checkpoint, say) interrupted by a signal. */
+	req = fork();
+	ASSERT_LE(0, req);
+	if (!req) {
+		sigaction(SIGUSR1, &sa, NULL);
+		_exit(-checkpoint_timeout(t.pid, self->image, 10000, self->msg));
+	}
+	/* Once its callbacks run (10 s at most). */
+	for (i = 0; i < 1000; i++) {
+		ASSERT_EQ(0, target_ask(&t, "e", buf, sizeof(buf)));
+		if (!strcmp(buf, "slow 1"))
+			break;
+		nap_ms(10);
+	}
+	ASSERT_STREQ("slow 1", buf);
+	kill(req, SIGUSR1);
+	ASSERT_EQ(req, waitpid(req, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(EINTR, WEXITSTATUS(status));
+	/* Its callbacks learn that it ended so, and the process goes on. */
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("thread -4 signal -4", buf);
+	ASSERT_EQ(0, target_ask(&t, "0", buf, sizeof(buf)));
 	ASSERT_EQ(0, checkpoint_timeout(t.pid, self->image, 10000, self->msg))
 		TH_LOG("%s", self->msg);
 	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
