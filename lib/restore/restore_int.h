@@ -209,6 +209,14 @@ int restore_make_ptys(struct ckpt_image *const *imgs, uint32_t n,
 int restore_end_time_wait(const struct ckpt_img_tcp *t, bool bind);
 
 /*
+ * What else holds @t's address and port (to bind, @bind) or its four
+ * addresses, into @buf ("pid N (COMM) holds socket:[I] there, STATE on
+ * A:P"), for an error that says so; empty if sock_diag shows none.
+ */
+void restore_port_holder(const struct ckpt_img_tcp *t, bool bind, char *buf,
+			 size_t len);
+
+/*
  * The regular file or directory @f of @r's image, opened as the image's
  * user opens it (its groups and file-system ids, in a helper process) at
  * its position: its descriptor, close-on-exec, or -errno with @err.

@@ -201,14 +201,23 @@ static bool again(struct tcp_make *m, bool bind, int err, int *tries)
 	return ret > 0;
 }
 
-/* A bind, listen or connect (@what) that failed with errno, told. */
-static int cannot(struct tcp_make *m, const char *what)
+/*
+ * A bind, listen or connect (@what, a bind if @bind) that failed with
+ * errno, told; an address in use, with what holds it.
+ */
+static int cannot(struct tcp_make *m, const char *what, bool bind)
 {
+	char holder[192] = "";
 	int e = errno;
 
 	if (e == EADDRINUSE && m->end_err)
 		return ckpt_err_set(m->err, e, "%s: cannot %s again: %s (the closed connections in its way could not be ended: %s)",
 				    m->name, what, strerror(e), strerror(m->end_err));
+	if (e == EADDRINUSE)
+		restore_port_holder(m->t, bind, holder, sizeof(holder));
+	if (holder[0])
+		return ckpt_err_set(m->err, e, "%s: cannot %s again: %s (%s)",
+				    m->name, what, strerror(e), holder);
 	return ckpt_err_set(m->err, e, "%s: cannot %s again: %s", m->name, what,
 			    strerror(e));
 }
@@ -225,7 +234,7 @@ static int bind_again(struct tcp_make *m)
 
 	while (bind(m->fd, (struct sockaddr *)&ss, len))
 		if (!again(m, true, errno, &tries))
-			return cannot(m, "bind to its address");
+			return cannot(m, "bind to its address", true);
 	return 0;
 }
 
@@ -247,7 +256,7 @@ static int bind_listen(struct tcp_make *m)
 		if (!again(m, true, errno, &tries))
 			break;
 	}
-	return cannot(m, bound ? "listen" : "bind to its address");
+	return cannot(m, bound ? "listen" : "bind to its address", true);
 }
 
 /*
@@ -417,7 +426,7 @@ static int make_connection(struct tcp_make *m)
 	len = sockaddr_of(t, true, &ss);
 	while (connect(m->fd, (struct sockaddr *)&ss, len))
 		if (!again(m, false, errno, &tries))
-			return cannot(m, "connect it");
+			return cannot(m, "connect it", false);
 	ret = negotiated(m);
 	if (!ret)
 		ret = fill_queue(m, REPAIR_RECV_QUEUE, t->data + sendq,

@@ -13,12 +13,16 @@
  * touched.
  */
 
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -36,22 +40,23 @@ struct tw_req {
 };
 
 /*
- * Whether closed socket @m is an orphan standing in @t's way: to bind
- * (@bind), one on its address and port; to connect, one on its four
- * addresses.
+ * Whether socket @m stands in @t's way: to bind (@bind), one on its
+ * address and port; to connect, one on its four addresses. Only an
+ * orphan (no process holds it: sock_diag gives it no inode) if @orphans.
  */
-static bool in_the_way(const struct ckpt_img_tcp *t, bool bind,
+static bool in_the_way(const struct ckpt_img_tcp *t, bool bind, bool orphans,
 		       const struct inet_diag_msg *m)
 {
 	static const uint8_t any[16];
 	size_t alen = m->idiag_family == AF_INET ? 4 : 16;
 
-	if (m->idiag_inode)	/* a process holds it */
+	if (orphans && m->idiag_inode)
 		return false;
 	if (ntohs(m->id.idiag_sport) != t->sport)
 		return false;
 	if (bind)
 		return m->idiag_family != t->family || !memcmp(t->src, any, 16) ||
+		       !memcmp(m->id.idiag_src, any, alen) ||
 		       !memcmp(m->id.idiag_src, t->src, alen);
 	return m->idiag_family == t->family &&
 	       ntohs(m->id.idiag_dport) == t->dport &&
@@ -59,18 +64,28 @@ static bool in_the_way(const struct ckpt_img_tcp *t, bool bind,
 	       !memcmp(m->id.idiag_dst, t->dst, alen);
 }
 
-/* The closed orphans of @family in @t's way, into @ids: how many. */
-static int find(int nl, int family, const struct ckpt_img_tcp *t, bool bind,
-		struct inet_diag_sockid *ids, int have)
+/* A dump's question: the sockets of @family in @states. */
+struct tw_find {
+	int family;
+	uint32_t states;
+	bool orphans;		/* only those no process holds */
+	struct inet_diag_msg *found;
+	int max;
+};
+
+/* The sockets @q asks for in @t's way, into @q->found: how many, or -errno. */
+static int find(int nl, const struct tw_find *q, const struct ckpt_img_tcp *t,
+		bool bind)
 {
 	struct tw_req req = {
 		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
 			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
-		.r = { .sdiag_family = family, .sdiag_protocol = IPPROTO_TCP,
-		       .idiag_states = TW_STATES },
+		.r = { .sdiag_family = q->family, .sdiag_protocol = IPPROTO_TCP,
+		       .idiag_states = q->states },
 	};
 	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
 	struct nlmsghdr *h;
+	int have = 0;
 	ssize_t n;
 
 	if (send(nl, &req, sizeof(req), 0) < 0)
@@ -87,8 +102,9 @@ static int find(int nl, int family, const struct ckpt_img_tcp *t, bool bind,
 				return -EIO;
 			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
 				continue;
-			if (have < TW_MAX && in_the_way(t, bind, NLMSG_DATA(h)))
-				ids[have++] = ((struct inet_diag_msg *)NLMSG_DATA(h))->id;
+			if (have < q->max &&
+			    in_the_way(t, bind, q->orphans, NLMSG_DATA(h)))
+				q->found[have++] = *(struct inet_diag_msg *)NLMSG_DATA(h);
 		}
 	}
 }
@@ -114,24 +130,34 @@ static int destroy(int nl, int family, const struct inet_diag_sockid *id)
 	return ack.nh.nlmsg_type == NLMSG_ERROR ? ack.e.error : 0;
 }
 
+/* The families whose sockets may stand in @t's way (the second, or 0). */
+static void families_of(const struct ckpt_img_tcp *t, bool bind, int f[2])
+{
+	f[0] = t->family;
+	f[1] = 0;
+	/* An IPv6 port not IPv6-only is IPv4's too. */
+	if (t->family == AF_INET6 && bind && !(t->flags & CKPT_TCP_V6ONLY))
+		f[1] = AF_INET;
+}
+
 int restore_end_time_wait(const struct ckpt_img_tcp *t, bool bind)
 {
-	struct inet_diag_sockid ids[TW_MAX];
-	int families[2] = { t->family, 0 }, nl, f, i, n, ended = 0, ret = 0;
+	struct inet_diag_msg found[TW_MAX];
+	struct tw_find q = { .states = TW_STATES, .orphans = true,
+			     .found = found, .max = TW_MAX };
+	int families[2], nl, f, i, n, ended = 0, ret = 0;
 
-	/* An IPv6 port not IPv6-only is IPv4's too. */
-	if (t->family == AF_INET6 && bind &&
-	    !(t->flags & CKPT_TCP_V6ONLY))
-		families[1] = AF_INET;
+	families_of(t, bind, families);
 	nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (nl < 0)
 		return -errno;
 	for (f = 0; f < 2 && families[f] && !ret; f++) {
-		n = find(nl, families[f], t, bind, ids, 0);
+		q.family = families[f];
+		n = find(nl, &q, t, bind);
 		if (n < 0)
 			ret = n;
 		for (i = 0; i < n && !ret; i++) {
-			ret = destroy(nl, families[f], &ids[i]);
+			ret = destroy(nl, families[f], &found[i].id);
 			ended += !ret;
 			if (ret == -ENOENT)	/* gone meanwhile */
 				ret = 0;
@@ -139,4 +165,85 @@ int restore_end_time_wait(const struct ckpt_img_tcp *t, bool bind)
 	}
 	close(nl);
 	return ret ?: ended;
+}
+
+/* include/net/tcp_states.h's, by number. */
+static const char *const tcp_state[] = {
+	"?", "ESTABLISHED", "SYN_SENT", "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2",
+	"TIME_WAIT", "CLOSE", "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING",
+	"NEW_SYN_RECV",
+};
+
+/* The process holding socket inode @ino (its pid), or 0. */
+static pid_t holder_of(uint32_t ino, char *comm, size_t len)
+{
+	char want[32], path[64], link[32];
+	struct dirent *p, *fd;
+	pid_t pid = 0;
+	DIR *proc, *fds;
+	FILE *f;
+	ssize_t n;
+
+	snprintf(want, sizeof(want), "socket:[%u]", ino);
+	proc = opendir("/proc");
+	while (proc && !pid && (p = readdir(proc))) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.16s/fd", p->d_name);
+		fds = opendir(path);
+		while (fds && !pid && (fd = readdir(fds))) {
+			snprintf(path, sizeof(path), "/proc/%.16s/fd/%.16s",
+				 p->d_name, fd->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n > 0 && (link[n] = '\0', !strcmp(link, want)))
+				pid = atoi(p->d_name);
+		}
+		if (fds)
+			closedir(fds);
+	}
+	if (proc)
+		closedir(proc);
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = pid ? fopen(path, "re") : NULL;
+	if (!f || !fgets(comm, len, f))
+		snprintf(comm, len, "?");
+	comm[strcspn(comm, "\n")] = '\0';
+	if (f)
+		fclose(f);
+	return pid;
+}
+
+void restore_port_holder(const struct ckpt_img_tcp *t, bool bind, char *buf,
+			 size_t len)
+{
+	struct inet_diag_msg m;
+	struct tw_find q = { .states = ~0U, .found = &m, .max = 1 };
+	int families[2], nl, f, n = 0;
+	char addr[INET6_ADDRSTRLEN] = "?", comm[32];
+	pid_t pid;
+
+	buf[0] = '\0';
+	families_of(t, bind, families);
+	nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (nl < 0)
+		return;
+	for (f = 0; f < 2 && families[f] && n <= 0; f++) {
+		q.family = families[f];
+		n = find(nl, &q, t, bind);
+	}
+	close(nl);
+	if (n <= 0)
+		return;
+	inet_ntop(m.idiag_family, m.id.idiag_src, addr, sizeof(addr));
+	pid = m.idiag_inode ? holder_of(m.idiag_inode, comm, sizeof(comm)) : 0;
+	if (pid)
+		snprintf(buf, len, "pid %d (%s) holds socket:[%u] there, %s on %s:%u",
+			 (int)pid, comm, m.idiag_inode,
+			 tcp_state[m.idiag_state < 13 ? m.idiag_state : 0], addr,
+			 ntohs(m.id.idiag_sport));
+	else
+		snprintf(buf, len, "%s socket:[%u] is there, %s on %s:%u",
+			 m.idiag_inode ? "a" : "an orphan", m.idiag_inode,
+			 tcp_state[m.idiag_state < 13 ? m.idiag_state : 0], addr,
+			 ntohs(m.id.idiag_sport));
 }

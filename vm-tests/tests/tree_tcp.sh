@@ -27,7 +27,10 @@
 # stream where it was. A connection to a process outside the tree is
 # refused by name, and the tree runs on. A connect under way (SYN-SENT,
 # its listener's queue full), --kill and restarted, connects again and
-# gets through once the listener takes it.
+# gets through once the listener takes it. A listener whose port another
+# process took after its checkpoint: the restart is refused before any
+# member runs, naming the process that holds the port; once the port is
+# free, the image restarts and listens on it.
 #
 # Topology: one node, no network.
 set -eu
@@ -193,7 +196,7 @@ half() {
 		{ echo "$1: the images do not mark 3 ends shut down and 2 whose peer did"; return 1; }
 }
 
-ktap_plan 17
+ktap_plan 20
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 # An uninterrupted run, let go as soon as it is ready.
@@ -367,6 +370,42 @@ ktap_check "restarted, it connects again; let in, its bytes arrive: exit 0" sh -
 	cat '$tmp/cn.out' '$tmp/cn.err'; test $rc = 0 && grep -qx connected '$tmp/cn.out' &&
 	test \"\$(cat '$tmp/full.got')\" = 'a connect made again'"
 kill -KILL $outside 2> /dev/null || true
+wait $outside 2> /dev/null || true
+outside=
+
+# A listener alone; after its checkpoint, another process takes its port.
+cat > "$tmp/listen.py" <<'EOF'
+import os, socket, sys, time
+l = socket.socket()
+l.bind(("127.0.0.1", int(sys.argv[1])))
+l.listen(1)
+with open(sys.argv[2] + ".tmp", "w") as f:
+    f.write(str(l.getsockname()[1]))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+time.sleep(300)
+EOF
+setsid python3 "$tmp/listen.py" 0 "$tmp/lport" < /dev/null > /dev/null 2>&1 &
+lis=$!
+ktap_poll 30 test -e "$tmp/lport" || true
+lport=$(cat "$tmp/lport" 2> /dev/null || echo none)
+ktap_check "a listener, --kill: its image has it listening" sh -c "
+	ckpt checkpoint --tree $lis --kill -o '$tmp/li' > /dev/null &&
+	ckpt inspect '$tmp/li/$lis.img' | grep -q ' state listening local 127.0.0.1:$lport'"
+reap "$lis" > /dev/null 2>&1 || true
+python3 "$tmp/listen.py" "$lport" "$tmp/sport" < /dev/null > /dev/null 2>&1 &
+outside=$!
+ktap_poll 30 test -e "$tmp/sport" || true
+ktap_check "its port taken meanwhile: the restart is refused before it runs, naming who holds the port" sh -c "
+	test -e '$tmp/sport' &&
+	! timeout 120 ckpt restart '$tmp/li' > /dev/null 2> '$tmp/li.err'; cat '$tmp/li.err';
+	grep -q '(127.0.0.1:$lport): cannot bind to its address again: Address already in use (pid $outside (python3) holds socket:.[0-9]*. there, LISTEN on 127.0.0.1:$lport)' '$tmp/li.err'"
+kill -KILL $outside 2> /dev/null || true
+wait $outside 2> /dev/null || true
+timeout 120 ckpt restart "$tmp/li" > /dev/null 2> "$tmp/li2.err" &
+outside=$!
+ktap_check "the port free again: the image restarts and listens on it" \
+	ktap_poll 30 sh -c "ss -tlnpH 'sport = :$lport' | grep -q python3"
+kill -TERM $outside 2> /dev/null || true
 wait $outside 2> /dev/null || true
 outside=
 
