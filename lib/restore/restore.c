@@ -2301,7 +2301,8 @@ static int check_fifos(struct restore *r, struct ckpt_err *err)
 	return 0;
 }
 
-int restore_prepare(struct restore *r, struct ckpt_err *err)
+/* The image read and checked against this machine. */
+static int prepare_image(struct restore *r, struct ckpt_err *err)
 {
 	int ret = 0;
 
@@ -2313,13 +2314,21 @@ int restore_prepare(struct restore *r, struct ckpt_err *err)
 		ret = check_fifos(r, err);
 	if (!ret)
 		ret = check_vdso_room(r, err);
-	if (ret)
-		return ret;
+	return ret;
+}
+
+static int open_engine(struct restore *r, struct ckpt_err *err)
+{
 	r->dev = ckpt_dev_open(O_RDWR);
 	if (r->dev < 0)
 		return ckpt_err_set(err, -r->dev, "engine not loaded: %s: %s",
 				    ckpt_dev_path(), strerror(-r->dev));
 	return 0;
+}
+
+int restore_prepare(struct restore *r, struct ckpt_err *err)
+{
+	return prepare_image(r, err) ?: open_engine(r, err);
 }
 
 /*
@@ -2349,9 +2358,11 @@ static int run(struct restore *r, int *status, struct ckpt_err *err)
 	if (!ret && r->opts->lazy)
 		ret = restore_prepare_lazy(r, sv, err);
 	if (!ret)
-		ret = restore_prepare(r, err);
+		ret = prepare_image(r, err);
 	if (!ret)
 		ret = refuse_member(r, err);
+	if (!ret)
+		ret = open_engine(r, err);
 	if (!ret && pipe2(pipefd, O_CLOEXEC))
 		ret = ckpt_err_set(err, errno, "pipe: %s", strerror(errno));
 	if (!ret) {

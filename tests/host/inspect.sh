@@ -238,7 +238,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((117 + nsect))
+ktap_plan $((118 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -757,6 +757,11 @@ ktap_check "TCP: an unknown state, flag or family, a listening socket shut down 
 "$mkimage" -Y -P > "$tmp/pty.img"
 ydamage() { damage_of "$tmp/pty.img" "$@"; }
 yat() { at_of "$tmp/pty.img" "$1"; }
+# A tree member's image restarted alone: refused by what it is, first,
+# not by the engine missing here.
+ktap_check "a tree member's image restarted alone: refused by name before the engine is opened" sh -c "
+	! CKPT_DEVICE='$tmp/no-such-device' '$ckpt' restart '$tmp/pty.img' 2> '$tmp/e'; cat '$tmp/e';
+	grep -qxF \"ckpt restart: $tmp/pty.img: pid 4242's image is member 1 of a process tree of 1: restart the tree's directory, which holds them all\" '$tmp/e'"
 ktap_check "a pseudo-terminal: shown, valid, in text and JSON" sh -c "
 	'$ckpt' inspect '$tmp/pty.img' > '$tmp/ytext' && cat '$tmp/ytext' &&
 	grep -qx 'pseudo-terminals: 1' '$tmp/ytext' &&
