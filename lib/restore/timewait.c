@@ -219,7 +219,7 @@ void restore_port_holder(const struct ckpt_img_tcp *t, bool bind, char *buf,
 	struct inet_diag_msg m;
 	struct tw_find q = { .states = ~0U, .found = &m, .max = 1 };
 	int families[2], nl, f, n = 0;
-	char addr[INET6_ADDRSTRLEN] = "?", comm[32];
+	char addr[INET6_ADDRSTRLEN] = "?", end[INET6_ADDRSTRLEN + 8], comm[32];
 	pid_t pid;
 
 	buf[0] = '\0';
@@ -235,15 +235,15 @@ void restore_port_holder(const struct ckpt_img_tcp *t, bool bind, char *buf,
 	if (n <= 0)
 		return;
 	inet_ntop(m.idiag_family, m.id.idiag_src, addr, sizeof(addr));
+	snprintf(end, sizeof(end), m.idiag_family == AF_INET6 ? "[%s]:%u" : "%s:%u",
+		 addr, ntohs(m.id.idiag_sport));
 	pid = m.idiag_inode ? holder_of(m.idiag_inode, comm, sizeof(comm)) : 0;
 	if (pid)
-		snprintf(buf, len, "pid %d (%s) holds socket:[%u] there, %s on %s:%u",
+		snprintf(buf, len, "pid %d (%s) holds socket:[%u] there, %s on %s",
 			 (int)pid, comm, m.idiag_inode,
-			 tcp_state[m.idiag_state < 13 ? m.idiag_state : 0], addr,
-			 ntohs(m.id.idiag_sport));
+			 tcp_state[m.idiag_state < 13 ? m.idiag_state : 0], end);
 	else
-		snprintf(buf, len, "%s socket:[%u] is there, %s on %s:%u",
+		snprintf(buf, len, "%s socket:[%u] is there, %s on %s",
 			 m.idiag_inode ? "a" : "an orphan", m.idiag_inode,
-			 tcp_state[m.idiag_state < 13 ? m.idiag_state : 0], addr,
-			 ntohs(m.id.idiag_sport));
+			 tcp_state[m.idiag_state < 13 ? m.idiag_state : 0], end);
 }

@@ -213,7 +213,7 @@ static void order_target(void)
 /* ---------------------------------------------------------------- aborts */
 
 static _Atomic int abort_mode, thread_ret = 99, sig_ret = 99, rounds, silent;
-static _Atomic int slow_in;	/* mode 4's callbacks begun */
+static _Atomic int slow_in, slow_go;	/* mode 4's callbacks begun, let go */
 
 /* The oldest callback: returns without ckpt_checkpoint(), which is made for it. */
 static int silent_cb(void *arg)
@@ -235,9 +235,10 @@ static int abort_thread_cb(void *arg)
 	case 2:
 		ret = ckpt_abort(CKPT_ABORT_PERM, "never while the tape is mounted");
 		break;
-	case 4:		/* slow: its requester gives up meanwhile */
+	case 4:		/* held until 'g' (10 s at most): its requester gives up meanwhile */
 		atomic_fetch_add(&slow_in, 1);
-		nap_ms(1500);
+		for (ret = 0; ret < 1000 && !atomic_load(&slow_go); ret++)
+			nap_ms(10);
 		ret = ckpt_checkpoint(0);
 		break;
 	default:
@@ -313,6 +314,9 @@ static void abort_target(void)
 			target_say("silent %d", atomic_load(&silent));
 		} else if (c == 'e') {
 			target_say("slow %d", atomic_load(&slow_in));
+		} else if (c == 'g') {
+			atomic_store(&slow_go, 1);
+			target_say("go");
 		} else if (c == 'r') {
 			int i;
 
@@ -963,6 +967,7 @@ TEST_F(lib, a_requester_interrupted_during_the_callbacks_ends_the_round)
 	ASSERT_EQ(req, waitpid(req, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(EINTR, WEXITSTATUS(status));
+	ASSERT_EQ(0, target_ask(&t, "g", buf, sizeof(buf)));
 	/* Its callbacks learn that it ended so, and the process goes on. */
 	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
 	EXPECT_STREQ("thread -4 signal -4", buf);
