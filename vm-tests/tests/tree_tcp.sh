@@ -164,6 +164,11 @@ continued() {
 	reap "$root" && rc=0 || rc=$?
 	ktap_check "$4: the original ends with $5, exit 3" sh -c "
 		cat '$tmp/$1.out' '$tmp/$1.err'; test $rc = 3 && cmp '$3' '$tmp/$1.out'"
+	# The restarter's work next to TIME_WAITs: no engine path of its own.
+	if [ -n "$debug" ]; then
+		ktap_skip "$4: the image restarted once the original ended" "$debug"
+		return
+	fi
 	ktap_check "$4: the image restarted once the original ended: the same line, exit 3" sh -c "
 		timeout 120 ckpt restart '$2' > '$2.r.out' 2> '$2.r.err'; rc=\$?
 		cat '$2.r.out' '$2.r.err'; test \$rc = 3 && cmp '$3' '$2.r.out' ||
@@ -374,6 +379,7 @@ wait $outside 2> /dev/null || true
 outside=
 
 # A listener alone; after its checkpoint, another process takes its port.
+# On the debug kernel: the restarter's paths only, left out (skips).
 cat > "$tmp/listen.py" <<'EOF'
 import os, socket, sys, time
 l = socket.socket()
@@ -384,30 +390,37 @@ with open(sys.argv[2] + ".tmp", "w") as f:
 os.rename(sys.argv[2] + ".tmp", sys.argv[2])
 time.sleep(300)
 EOF
-setsid python3 "$tmp/listen.py" 0 "$tmp/lport" < /dev/null > /dev/null 2>&1 &
-lis=$!
-ktap_poll 30 test -e "$tmp/lport" || true
-lport=$(cat "$tmp/lport" 2> /dev/null || echo none)
-ktap_check "a listener, --kill: its image has it listening" sh -c "
-	ckpt checkpoint --tree $lis --kill -o '$tmp/li' > /dev/null &&
-	ckpt inspect '$tmp/li/$lis.img' | grep -q ' state listening local 127.0.0.1:$lport'"
-reap "$lis" > /dev/null 2>&1 || true
-python3 "$tmp/listen.py" "$lport" "$tmp/sport" < /dev/null > /dev/null 2>&1 &
-outside=$!
-ktap_poll 30 test -e "$tmp/sport" || true
-ktap_check "its port taken meanwhile: the restart is refused before it runs, naming who holds the port" sh -c "
-	test -e '$tmp/sport' &&
-	! timeout 120 ckpt restart '$tmp/li' > /dev/null 2> '$tmp/li.err'; cat '$tmp/li.err';
-	grep -q '(127.0.0.1:$lport): cannot bind to its address again: Address already in use (pid $outside (python3) holds socket:.[0-9]*. there, LISTEN on 127.0.0.1:$lport)' '$tmp/li.err'"
-kill -KILL $outside 2> /dev/null || true
-wait $outside 2> /dev/null || true
-timeout 120 ckpt restart "$tmp/li" > /dev/null 2> "$tmp/li2.err" &
-outside=$!
-ktap_check "the port free again: the image restarts and listens on it" \
-	ktap_poll 30 sh -c "ss -tlnpH 'sport = :$lport' | grep -q python3"
-kill -TERM $outside 2> /dev/null || true
-wait $outside 2> /dev/null || true
-outside=
+if [ -z "$debug" ]; then
+	setsid python3 "$tmp/listen.py" 0 "$tmp/lport" < /dev/null > /dev/null 2>&1 &
+	lis=$!
+	ktap_poll 30 test -e "$tmp/lport" || true
+	lport=$(cat "$tmp/lport" 2> /dev/null || echo none)
+	ktap_check "a listener, --kill: its image has it listening" sh -c "
+		ckpt checkpoint --tree $lis --kill -o '$tmp/li' > /dev/null &&
+		ckpt inspect '$tmp/li/$lis.img' | grep -q ' state listening local 127.0.0.1:$lport'"
+	reap "$lis" > /dev/null 2>&1 || true
+	python3 "$tmp/listen.py" "$lport" "$tmp/sport" < /dev/null > /dev/null 2>&1 &
+	outside=$!
+	ktap_poll 30 test -e "$tmp/sport" || true
+	ktap_check "its port taken meanwhile: the restart is refused before it runs, naming who holds the port" sh -c "
+		test -e '$tmp/sport' &&
+		! timeout 120 ckpt restart '$tmp/li' > /dev/null 2> '$tmp/li.err'; cat '$tmp/li.err';
+		grep -q '(127.0.0.1:$lport): cannot bind to its address again: Address already in use (pid $outside (python3) holds socket:.[0-9]*. there, LISTEN on 127.0.0.1:$lport)' '$tmp/li.err'"
+	kill -KILL $outside 2> /dev/null || true
+	wait $outside 2> /dev/null || true
+	timeout 120 ckpt restart "$tmp/li" > /dev/null 2> "$tmp/li2.err" &
+	outside=$!
+	ktap_check "the port free again: the image restarts and listens on it" \
+		ktap_poll 30 sh -c "ss -tlnpH 'sport = :$lport' | grep -q python3"
+	kill -TERM $outside 2> /dev/null || true
+	wait $outside 2> /dev/null || true
+	outside=
+	pkill -KILL -f "$tmp/listen.py" 2> /dev/null || true
+else
+	ktap_skip "a listener, --kill: its image has it listening" "$debug"
+	ktap_skip "its port taken meanwhile: the restart is refused before it runs, naming who holds the port" "$debug"
+	ktap_skip "the port free again: the image restarts and listens on it" "$debug"
+fi
 
-ktap_check "no process of the tests is left" sh -c "! pgrep -x tcptree && ! pgrep -x tcphalf && ! pgrep -x ckpt"
+ktap_check "no process of the tests is left" sh -c "! pgrep -x tcptree && ! pgrep -x tcphalf && ! pgrep -x ckpt && ! pgrep -f 'python3 $tmp/liste[n].py'"
 ktap_finish
