@@ -169,6 +169,8 @@ void op_run(struct conn *c, const json_t *req);
 void op_ls(struct conn *c, const json_t *req);
 void op_status(struct conn *c, const json_t *req);
 void op_join(struct conn *c, const json_t *req);
+/* peer.c */
+void op_node(struct conn *c, const json_t *req);
 
 /* snapshot.c */
 void op_checkpoint(struct conn *c, const json_t *req);

@@ -51,6 +51,7 @@ static const struct {
 	{ "join", op_join },
 	{ "cancel", op_cancel },
 	{ "inspect", op_inspect },
+	{ "node", op_node },
 };
 
 uid_t conn_uid(const struct conn *c)

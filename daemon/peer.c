@@ -42,6 +42,7 @@
 
 #define PSK_IDENTITY	"ckptd"
 #define PEER_CONNECT_S	10
+#define NODE_ASK_S	3	/* whether a host is a node: a plain ssh waits */
 #define MAX_PEER_WORKERS	32
 
 struct peer {
@@ -144,8 +145,9 @@ const char *peer_name(const struct peer *p)
 	return p->name;
 }
 
-struct peer *peer_connect(struct ckptd *d, const char *node,
-			  struct ckpt_err *err)
+/* peer_connect(), each wait on the network bounded by @secs. */
+static struct peer *connect_within(struct ckptd *d, const char *node, int secs,
+				   struct ckpt_err *err)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai, *a;
 	char port[16];
@@ -163,7 +165,7 @@ struct peer *peer_connect(struct ckptd *d, const char *node,
 		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
-		set_timeout(fd, PEER_CONNECT_S);
+		set_timeout(fd, secs);
 		if (!connect(fd, a->ai_addr, a->ai_addrlen))
 			break;
 		close(fd);
@@ -191,6 +193,12 @@ struct peer *peer_connect(struct ckptd *d, const char *node,
 		return NULL;
 	}
 	return p;
+}
+
+struct peer *peer_connect(struct ckptd *d, const char *node,
+			  struct ckpt_err *err)
+{
+	return connect_within(d, node, PEER_CONNECT_S, err);
 }
 
 static int tls_io(struct peer *p, void *buf, size_t len, bool out)
@@ -391,6 +399,8 @@ static void peer_serve(struct ckptd *d, struct job *unused, int out, void *arg)
 		peer_restart(d, p, req, out);
 	else if (op && !strcmp(op, "peer-ask"))
 		peer_ask(d, p, req, out);
+	else if (op && !strcmp(op, "peer-ping"))	/* op_node's question */
+		peer_send(p, json_pack("{s:b}", "ok", 1), NULL);
 	else
 		peer_fail(p, "unknown op '%.64s'", op ?: "");
 	json_decref(req);
@@ -435,6 +445,84 @@ static void peer_report(struct worker *w, json_t *msg)
 	} else if (!strcmp(ev, "ask")) {
 		ask_report(d, msg);
 	}
+}
+
+/* A node name as a client may give it: a host name or an address. */
+static bool node_name_ok(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	return n && n <= HOST_NAME_MAX && s[0] != '-' &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789.-_:") == n;
+}
+
+/* In a worker: whether node @arg's ckptd answers under the cluster key. */
+static void node_worker(struct ckptd *d, struct job *unused, int out, void *arg)
+{
+	struct ckpt_err err;
+	struct peer *p;
+
+	json_t *reply = NULL;
+	int ret = -EIO;
+
+	(void)unused;
+	/* A request of its own, answered: the node's ckptd logs no failure. */
+	p = connect_within(d, arg, NODE_ASK_S, &err);
+	if (p)
+		ret = peer_call(p, json_pack("{s:s}", "op", "peer-ping"), &reply,
+				NODE_ASK_S, &err);
+	worker_send(out, !ret ? json_pack("{s:b, s:b}", "ok", 1, "cluster", 1) :
+		    json_pack("{s:b, s:b, s:s}", "ok", 1, "cluster", 0,
+			      "why", err.msg));
+	json_decref(reply);
+	peer_close(p);
+}
+
+/* Questions to other nodes under way: a few, so that peers keep theirs. */
+static unsigned int node_asks;
+#define MAX_NODE_ASKS	4
+
+static void node_report(struct worker *w, json_t *msg)
+{
+	if (!msg) {
+		free(worker_arg(w));
+		worker_set_arg(w, NULL);
+		node_asks--;
+	}
+}
+
+/*
+ * node {node}: whether @node is one of the cluster's (its ckptd answers
+ * under the cluster key; this node is): {cluster: true|false, why?}. A
+ * job's plain ssh asks it (ckpt-ssh's shim) before it joins the job there.
+ * Any local user may ask: one TLS handshake within NODE_ASK_S, at most
+ * MAX_NODE_ASKS at once (the rest are told ckptd is busy), so that
+ * questions never take the workers peers' connections need.
+ */
+void op_node(struct conn *c, const json_t *req)
+{
+	struct ckptd *d = conn_daemon(c);
+	const char *node = ckptd_msg_str(req, "node");
+	char *arg;
+
+	if (!node_name_ok(node)) {
+		conn_fail(c, "node: needs \"node\", a host name or address");
+		return;
+	}
+	if (!strcmp(node, d->node)) {
+		conn_reply(c, json_pack("{s:b}", "cluster", 1));
+		return;
+	}
+	arg = strdup(node);
+	if (!arg || node_asks >= MAX_NODE_ASKS ||
+	    workers_without_job(d) >= MAX_PEER_WORKERS ||
+	    !worker_start(d, c, NULL, node_worker, node_report, arg)) {
+		conn_fail(c, "node: busy (too many questions to other nodes at once)");
+		free(arg);
+		return;
+	}
+	node_asks++;
 }
 
 static void on_peer(evutil_socket_t lfd, short what, void *arg)

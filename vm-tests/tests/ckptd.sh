@@ -96,6 +96,11 @@ inspect_raw() {
 	raw "{\"op\":\"inspect\",\"dir\":\"$1\"}"
 }
 export -f inspect_raw
+# Whether host $1 is a cluster's node (a job's plain ssh asks it).
+node_raw() {
+	raw "$(python3 -c 'import json, sys; print(json.dumps({"op": "node", "node": sys.argv[1]}))' "$1")"
+}
+export -f node_raw
 # MPIX_Checkpoint's request: job $1, "detach" $2 (JSON).
 detach_raw() {
 	raw "{\"op\":\"checkpoint\",\"job\":\"$1\",\"detach\":$2}"
@@ -142,7 +147,7 @@ kill_cycle() {
 	ktap_check "$2 exits as its killed job: 137" test "$rc" = 137
 }
 
-ktap_plan 48
+ktap_plan 50
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -245,6 +250,17 @@ ktap_check "a run for a process not the caller's child: refused" bash -c \
 ktap_check "inspect of a relative path or of no snapshot, by a user: refused" bash -c \
 	"as_nobody bash -c 'inspect_raw x' | grep -q 'must be a snapshot directory' &&
 	 as_nobody bash -c 'inspect_raw /etc' | grep -q '/etc/meta.json: No such file'"
+
+ktap_check "node, asked by a user: what is no host name is refused" bash -c "
+	as_nobody bash -c 'node_raw -oProxyCommand=x' | grep -q 'node: needs .*, a host name or address' &&
+	as_nobody bash -c 'node_raw \"a b\"' | grep -q 'node: needs .*, a host name or address' &&
+	as_nobody bash -c 'node_raw \"\"' | grep -q 'node: needs .*, a host name or address' &&
+	as_nobody bash -c 'node_raw \$(printf %070d 0)' | grep -q 'node: needs .*, a host name or address' &&
+	as_nobody bash -c \"raw '{\\\"op\\\":\\\"node\\\",\\\"node\\\":5}'\" | grep -q 'node: needs .*, a host name or address'"
+ktap_check "node: this node is the cluster's; a host whose ckptd does not answer is not, and why" bash -c "
+	as_nobody bash -c 'node_raw \$(hostname)' | grep -q '\"cluster\":true' &&
+	as_nobody bash -c 'node_raw 192.0.2.99' > '$tmp/node.out'; cat '$tmp/node.out';
+	grep -q '\"cluster\":false' '$tmp/node.out' && grep -q 'ckptd does not answer on port' '$tmp/node.out'"
 
 (cd "$tmp/u" && as_nobody "$bin/ckpt" restart "$snap/$job/4" >> "$tmp/u/out" 2> "$tmp/r2.err") &
 runner=$!
