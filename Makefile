@@ -161,7 +161,7 @@ kmod-debug: debug-kernel
 
 # ---------------------------------------------------------------- userspace
 
-user: $(O)/bin/ckpt $(O)/bin/ckpt-run $(O)/bin/ckpt-join $(O)/bin/ckpt-ssh $(O)/bin/ckptd $(LIBCKPT) $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS) $(PRELOADS) \
+user: $(O)/bin/ckpt $(O)/bin/ckpt-run $(O)/bin/ckpt-join $(O)/bin/ckpt-ssh $(O)/lib/ckpt/ssh/ssh $(O)/bin/ckptd $(LIBCKPT) $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS) $(PRELOADS) \
 	$(MPI_PROGS) $(MPI_HOOKS) $(O)/tests/host/libckpt_unit $(O)/tests/host/tcpjoin_unit \
 	$(O)/tests/host/addrmap_unit
 
@@ -183,6 +183,11 @@ $(O)/tests/host/tcpjoin_unit: tests/host/tcpjoin_unit.c lib/ckptd/tcpjoin.c lib/
 
 $(O)/bin/ckpt-run $(O)/bin/ckpt-join $(O)/bin/ckpt-ssh: $(O)/bin/ckpt
 	$(Q)ln -sf ckpt $@
+
+# A job's plain ssh: ckpt-run puts its directory first on the job's PATH.
+$(O)/lib/ckpt/ssh/ssh: $(O)/bin/ckpt
+	@mkdir -p $(@D)
+	$(Q)ln -sf ../../../bin/ckpt $@
 
 # libckpt: shared (versioned symbols, only the API exported) and static.
 $(O)/lib/libckpt.so.1: $(LIBCKPT_OBJS) lib/libckpt/libckpt.map
@@ -436,6 +441,8 @@ install: all
 	ln -sf ckpt $(DESTDIR)$(PREFIX)/bin/ckpt-run
 	ln -sf ckpt $(DESTDIR)$(PREFIX)/bin/ckpt-join
 	ln -sf ckpt $(DESTDIR)$(PREFIX)/bin/ckpt-ssh
+	install -d $(DESTDIR)$(PREFIX)/lib/ckpt/ssh
+	ln -sf ../../../bin/ckpt $(DESTDIR)$(PREFIX)/lib/ckpt/ssh/ssh
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(MANDIR)/man3 \
 		$(DESTDIR)$(MANDIR)/man7
 	install -m 0755 $(O)/lib/libckpt.so.1 $(DESTDIR)$(PREFIX)/lib/libckpt.so.1

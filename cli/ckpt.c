@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 	const char *base = strrchr(argv[0], '/');
 	size_t i;
 
-	/* Installed as ckpt-run, ckpt-join and ckpt-ssh too. */
+	/* Installed as ckpt-run, ckpt-join, ckpt-ssh and a job's ssh too. */
 	base = base ? base + 1 : argv[0];
 	if (!strcmp(base, "ckpt-run")) {
 		prog = "ckpt-run";
@@ -62,6 +62,11 @@ int main(int argc, char **argv)
 	if (!strcmp(base, "ckpt-ssh")) {
 		prog = "ckpt-ssh";
 		return cmd_ssh(argc, argv);
+	}
+	/* A job's plain ssh (lib/ckpt/ssh/ssh, first on its PATH). */
+	if (!strcmp(base, "ssh")) {
+		prog = "ckpt-ssh";
+		return cmd_plain_ssh(argc, argv);
 	}
 
 	if (argc < 2) {

@@ -29,6 +29,14 @@ int cmd_status(int argc, char **argv);		/* job.c */
 int cmd_cancel(int argc, char **argv);		/* job.c */
 int cmd_join(int argc, char **argv);		/* join.c */
 int cmd_ssh(int argc, char **argv);		/* join.c */
+int cmd_plain_ssh(int argc, char **argv);	/* sshshim.c */
+/* ssh(1)'s options that take an argument. */
+#define SSH_ARG_OPTS	"BbcDEeFIiJLlmOoPpQRSWw"
+/*
+ * sshshim.c: the system's ssh into @buf, the first on $PATH that is not
+ * this program (a job's PATH has the shim named ssh first); -ENOENT.
+ */
+int ssh_system(char *buf, size_t len);
 
 /*
  * job.c: whether DIR holds a job's snapshot (ckptd's metadata); its

@@ -8,7 +8,8 @@
  *       (launcher exec) as their ssh: runs ssh HOST ckpt-join --coordinator
  *       THIS-NODE --link THIS-NODE:PORT $CKPT_JOBID -- COMMAND..., then
  *       serves COMMAND's standard streams and exit status over the link
- *       (link.c) once ssh has ended.
+ *       (link.c) once ssh has ended. A job's plain ssh is this too, to a
+ *       cluster's node (sshshim.c).
  *   ckpt-join [--coordinator NODE] [--link NODE:PORT] JOBID -- COMMAND...
  *       (ckpt join) asks this node's ckptd to put it into job JOBID (NODE's
  *       job, which NODE's ckptd confirms has the caller's uid), then
@@ -32,16 +33,15 @@
 #include "link.h"
 #include "proto.h"
 
-/* ssh's options that take an argument (ssh(1)). */
-#define SSH_ARG_OPTS	"BbcDEeFIiJLlmOopQRSWw"
 
-static int ssh_linked(char **av, char *where, const char *node);
+static int ssh_linked(const char *ssh, char **av, char *where,
+		      const char *node);
 static char *quoted(char **words, int nr);
 
 int cmd_ssh(int argc, char **argv)
 {
 	char self[PATH_MAX], node[HOST_NAME_MAX + 1], where[HOST_NAME_MAX + 8];
-	char *slash;
+	char ssh[PATH_MAX], *slash;
 	const char *job = getenv("CKPT_JOBID");
 	char **av;
 	int i, n = 0, host;
@@ -64,6 +64,13 @@ int cmd_ssh(int argc, char **argv)
 	}
 	self[len] = '\0';
 	node[sizeof(node) - 1] = '\0';
+	/* The system's: never a job's plain ssh, which is this program. */
+	i = ssh_system(ssh, sizeof(ssh));
+	if (i) {
+		fprintf(stderr, "%s: cannot find the system's ssh: %s\n", prog,
+			strerror(-i));
+		return 255;
+	}
 	/* The same installation on every node: ckpt-join beside this ckpt. */
 	slash = strrchr(self, '/');
 	strcpy(slash ? slash + 1 : self, "ckpt-join");
@@ -98,7 +105,7 @@ int cmd_ssh(int argc, char **argv)
 	av[n++] = quoted(argv + host + 1, argc - host - 1);
 	if (!av[n - 1])
 		return 1;
-	return ssh_linked(av, where, node);
+	return ssh_linked(ssh, av, where, node);
 }
 
 /* @words joined by spaces, in single quotes for a shell; NULL, no memory. */
@@ -134,11 +141,12 @@ static char *quoted(char **words, int nr)
 }
 
 /*
- * Runs ssh (@av) with the link's token on its standard input, accepts the
- * link from the remote side, lets ssh end, and serves the link: the
- * remote command's exit status. ssh's own failure is its status.
+ * Runs ssh (@path, @av) with the link's token on its standard input,
+ * accepts the link from the remote side, lets ssh end, and serves the
+ * link: the remote command's exit status. ssh's own failure is its status.
  */
-static int ssh_linked(char **av, char *where, const char *node)
+static int ssh_linked(const char *path, char **av, char *where,
+		      const char *node)
 {
 	char token[LINK_TOKEN_LEN + 2];
 	unsigned int port;
@@ -158,7 +166,7 @@ static int ssh_linked(char **av, char *where, const char *node)
 		return 255;
 	if (!ssh) {
 		dup2(in[0], 0);
-		execvp("ssh", av);
+		execv(path, av);
 		fprintf(stderr, "%s: cannot run ssh: %s\n", prog, strerror(errno));
 		_exit(127);
 	}

@@ -352,21 +352,39 @@ static int preload(char *lib)
 /*
  * The job's launchers start remote processes through ckpt-ssh (join.c),
  * which makes them join the job: Open MPI's rsh agent and Hydra's
- * launcher, unless the user chose others.
+ * launcher, unless the user chose others; and the job's plain ssh, the
+ * shim lib/ckpt/ssh/ssh beside this program (sshshim.c) first on its PATH.
  */
 static int launch_shim(void)
 {
-	char self[PATH_MAX], *slash;
+	char self[PATH_MAX], dir[PATH_MAX + 16], shim[PATH_MAX], *slash;
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 16);
+	char dflt[256];
+	const char *old = getenv("PATH");
+	char *path = NULL;
+	int ret;
 
 	if (len <= 0)
 		return 0;
 	self[len] = '\0';
 	slash = strrchr(self, '/');
 	strcpy(slash ? slash + 1 : self, "ckpt-ssh");
-	if (setenv("OMPI_MCA_plm_rsh_agent", self, 0) ||
-	    setenv("HYDRA_LAUNCHER", "ssh", 0) ||
-	    setenv("HYDRA_LAUNCHER_EXEC", self, 0)) {
+	/* The shim's directory, lib/ckpt/ssh beside bin/, if installed. */
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s/../lib/ckpt/ssh",
+			 (int)(slash - self), self);
+	/* No PATH: execvp()'s default after the shim, as before it. */
+	if (!old || !*old)
+		old = confstr(_CS_PATH, dflt, sizeof(dflt)) ? dflt : "/usr/bin:/bin";
+	if (slash && realpath(dir, shim) &&
+	    asprintf(&path, "%s:%s", shim, old) < 0)
+		path = NULL;
+	ret = setenv("OMPI_MCA_plm_rsh_agent", self, 0) ||
+	      setenv("HYDRA_LAUNCHER", "ssh", 0) ||
+	      setenv("HYDRA_LAUNCHER_EXEC", self, 0) ||
+	      (path && setenv("PATH", path, 1));
+	free(path);
+	if (ret) {
 		fprintf(stderr, "%s run: %s\n", prog, strerror(errno));
 		return 1;
 	}

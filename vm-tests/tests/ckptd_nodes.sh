@@ -4,7 +4,9 @@
 # A job over two nodes (Documentation/ckptd.md, "Several nodes"). Under
 # ckpt-run on node0, a launcher starts a pipeline on node1 through ckpt-ssh
 # (as mpirun would through its rsh agent: the remote command joins the job
-# there) and one of its own; both write their digest to files. ckpt job
+# there) and one of its own; another job starts its node1 share with plain
+# ssh, which joins it the same way, while plain ssh to a node whose ckptd
+# does not answer is the system's; both write their digest to files. ckpt job
 # on node0 checkpoints both nodes' shares as one snapshot on the snapshot
 # root they share; --kill ends them on both nodes. ckpt restart on node0
 # brings both shares back, each on its node; checkpointed and killed again,
@@ -32,7 +34,7 @@ shared=${ckptvm_out:?}/ckptd-nodes
 . "$CKPT_TOP/vm-tests/lib/twonodes.sh"
 trap twonodes_cleanup EXIT
 
-ktap_plan 26
+ktap_plan 29
 start_nodes
 
 timeout 120 sh "$shared/share.sh" a 0 || ktap_note "the reference run failed"
@@ -114,19 +116,36 @@ ktap_check "node0's share printed the uninterrupted run's digest" \
 ktap_check "node1's share printed the uninterrupted run's digest" \
 	ktap_poll 30 cmp "$shared/reference" "$shared/out-b"
 
+# A job's plain ssh is ckpt-run's shim (ckptd.md, "Plain ssh"): ssh -V
+# is the system's; to a host whose ckptd does not answer under the
+# cluster key (node1's, stopped for it) the system's ssh runs the command
+# there, outside any job.
+ktap_check "a job's ssh is ckpt-run's shim; ssh -V is the system's" sh -c "
+	cd /tmp && timeout 120 '$bin/ckpt-run' --name which sh -c 'readlink -f \"\$(command -v ssh)\"; ssh -V' > '$shared/w.out' 2>&1;
+	cat '$shared/w.out';
+	grep -qxF \"\$(readlink -f '$bin/ckpt')\" '$shared/w.out' && grep -q '^OpenSSH' '$shared/w.out'"
+ssh node1 "pkill -x ckptd; for i in \$(seq 100); do pgrep -x ckptd > /dev/null || exit 0; sleep 0.2; done; exit 1" ||
+	ktap_note "node1's ckptd did not stop"
+ktap_check "plain ssh to a host whose ckptd does not answer: the system's ssh, its command in no job" sh -c "
+	cd /tmp && timeout 120 '$bin/ckpt-run' --name plain ssh node1 cat /proc/self/cgroup > '$shared/p.out' 2> '$shared/p.err';
+	cat '$shared/p.out' '$shared/p.err'; test -s '$shared/p.out' && ! grep -q /ckpt/ '$shared/p.out'"
+start_ckptd node1 || ktap_note "node1's ckptd did not start again"
+
 # ckptd killed on node1, with its workers, while it writes its share of
-# a bigger job (a memhog each side): the checkpoint fails, naming node1;
-# nothing of it stays and node0's share runs on; node1's ckptd, started
-# again, finds its share (stopped when it died) and lets it run; the next
-# checkpoint, into a --dir, holds both.
+# a bigger job (a memhog each side, node1's started by plain ssh, which
+# joins the job there): the checkpoint fails, naming node1; nothing of it
+# stays and node0's share runs on; node1's ckptd, started again, finds
+# its share (stopped when it died) and lets it run; the next checkpoint,
+# into a --dir, holds both.
 memhog=$CKPT_TOP/build/tests/workloads/memhog
 (cd /tmp && "$bin/ckpt-run" --name hogs sh -c \
-	"'$bin/ckpt-ssh' node1 \"nohup '$memhog' 1 192 192 > /dev/null 2>&1 < /dev/null &\"; exec '$memhog' 1 8 8 > /dev/null" \
+	"ssh node1 \"nohup '$memhog' 1 192 192 > /dev/null 2>&1 < /dev/null &\"; exec '$memhog' 1 8 8 > /dev/null" \
 	2> "$shared/h.err") &
 hrunner=$!
 ktap_poll 60 grep -q "^ckpt-run: job " "$shared/h.err" || true
 hjob=$(job_of "$shared/h.err")
-ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$hjob' --json\" | grep -q '\"processes\":1'" || true
+ktap_check "plain ssh in the job, to node1: its memhog joined the job there" \
+	ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$hjob' --json\" | grep -q '\"processes\":1'"
 sleep 3
 # On node1 itself, watching before the checkpoint starts: ckptd killed
 # within 0.1 s of its worker making the share's directory. Watched from
