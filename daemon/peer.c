@@ -447,16 +447,6 @@ static void peer_report(struct worker *w, json_t *msg)
 	}
 }
 
-/* A node name as a client may give it: a host name or an address. */
-static bool node_name_ok(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-
-	return n && n <= HOST_NAME_MAX && s[0] != '-' &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			 "0123456789.-_:") == n;
-}
-
 /* In a worker: whether node @arg's ckptd answers under the cluster key. */
 static void node_worker(struct ckptd *d, struct job *unused, int out, void *arg)
 {
@@ -503,11 +493,12 @@ static void node_report(struct worker *w, json_t *msg)
 void op_node(struct conn *c, const json_t *req)
 {
 	struct ckptd *d = conn_daemon(c);
-	const char *node = ckptd_msg_str(req, "node");
+	struct ckpt_err err;
+	const char *node;
 	char *arg;
 
-	if (!node_name_ok(node)) {
-		conn_fail(c, "node: needs \"node\", a host name or address");
+	if (ckptd_node_check(req, &node, &err)) {
+		conn_fail(c, "%s", err.msg);
 		return;
 	}
 	if (!strcmp(node, d->node)) {

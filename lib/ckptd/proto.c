@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <poll.h>
@@ -192,6 +193,21 @@ int ckptd_ask_check(const json_t *req, const char **mode, json_int_t *uid,
 		return ckpt_err_set(err, EINVAL,
 				    "peer-ask: needs \"job\", \"uid\", \"node\", \"mode\" (continue, stop or kill) and \"timeout\" (0 to %u seconds)",
 				    CKPT_TIMEOUT_MAX_MS / 1000);
+	return 0;
+}
+
+int ckptd_node_check(const json_t *req, const char **node,
+		     struct ckpt_err *err)
+{
+	const char *s = ckptd_msg_str(req, "node");
+	size_t n = s ? strlen(s) : 0;
+
+	if (!n || n > HOST_NAME_MAX || s[0] == '-' ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789.-_:") != n)
+		return ckpt_err_set(err, EINVAL,
+				    "node: needs \"node\", a host name or address");
+	*node = s;
 	return 0;
 }
 

@@ -89,6 +89,14 @@ int ckptd_ask_check(const json_t *req, const char **mode, json_int_t *uid,
 		    json_int_t *timeout, struct ckpt_err *err);
 
 /*
+ * A node question's {node} (op node, daemon/peer.c): a host name or an
+ * address, at most HOST_NAME_MAX bytes of [A-Za-z0-9.:_-], not starting
+ * with '-': 0 with it in *@node, or -EINVAL with @err.
+ */
+int ckptd_node_check(const json_t *req, const char **node,
+		     struct ckpt_err *err);
+
+/*
  * Sends @msg, with @nfds descriptors, as one frame, whole: on a
  * non-blocking socket it waits up to CKPTD_SEND_WAIT_MS for room.
  */

@@ -2,8 +2,8 @@
 /*
  * libFuzzer target for what ckptd reads from anyone: its socket's frames
  * (lib/ckptd/proto.c), a snapshot's metadata (lib/ckptd/meta.c), the
- * TCP ends other nodes send (lib/ckptd/tcpjoin.c), a peer-ask's arguments
- * (lib/ckptd/proto.c) and the address lists
+ * TCP ends other nodes send (lib/ckptd/tcpjoin.c), a peer-ask's and a
+ * node question's arguments (lib/ckptd/proto.c) and the address lists
  * and map of a restart (lib/ckptd/addrmap.c). Each input goes through
  * ckptd's code twice: as a byte stream on a socket, cut into frames, each
  * decoded and, as an object, checked as metadata, its "shares" joined as
@@ -33,6 +33,7 @@ static void check(const void *buf, size_t len)
 		return;
 	ckptd_msg_str(msg, "op");
 	ckptd_ask_check(msg, &mode, &uid, &timeout, NULL);
+	ckptd_node_check(msg, &mode, NULL);
 	ckptd_peer_proto_check(msg, NULL);
 	ckpt_meta_check(msg, NULL);
 	tcp_join(json_object_get(msg, "shares"), NULL, NULL);

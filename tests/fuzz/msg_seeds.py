@@ -28,7 +28,8 @@ ops = [{"op": "run", "pid": 12, "cmd": ["sh", "-c", "x"], "cwd": "/", "name": "n
        {"op": "peer-checkpoint", "job": "0123abcd", "seq": 2, "dir": "/x", "timeout": 0},
        {"op": "peer-ask", "job": "0123abcd", "uid": 1000, "node": "node1", "mode": "continue",
         "timeout": 60},
-       {"op": "inspect", "dir": "/var/lib/ckpt/0123abcd/1"}]
+       {"op": "inspect", "dir": "/var/lib/ckpt/0123abcd/1"},
+       {"op": "node", "node": "node1"}, {"op": "peer-ping"}]
 for i, o in enumerate(ops):
     open(f"{d}/op{i}", "wb").write(frame(o))
 ends = {"shares": [
