@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -50,6 +51,7 @@ struct snap {
 	char shown[PATH_MAX];		/* ROOT/JOB/SEQ, as the user knows it */
 	char jobdir[PATH_MAX];
 	char tmp[PATH_MAX];
+	int tmp_fd;		/* SEQ.tmp, locked while this worker lives */
 	char treedir[PATH_MAX];
 	char final[PATH_MAX];
 	struct ckpt_tree t;
@@ -104,6 +106,23 @@ static DIR *job_snapshots(const struct ckptd *d, const struct job *j,
 	return dir;
 }
 
+/*
+ * Whether SEQ.tmp at @path is still a live worker's: it holds an flock on
+ * it as long as it lives (prepare()), even with the ckptd that started it
+ * gone, and finishes (or removes) it on its own.
+ */
+static bool tmp_in_use(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	bool busy;
+
+	if (fd < 0)
+		return false;
+	busy = flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK;
+	close(fd);
+	return busy;
+}
+
 void snapshot_sweep(struct ckptd *d, const struct job *j)
 {
 	struct snapdir sd;
@@ -112,6 +131,9 @@ void snapshot_sweep(struct ckptd *d, const struct job *j)
 	size_t n;
 	DIR *dir;
 
+	/* A job coordinated elsewhere: its snapshots are its coordinator's. */
+	if (j->coordinator[0])
+		return;
 	dir = job_snapshots(d, j, &sd);
 	if (!dir)
 		return;
@@ -121,6 +143,11 @@ void snapshot_sweep(struct ckptd *d, const struct job *j)
 		    snprintf(path, sizeof(path), "%s/%s", sd.path, e->d_name) >=
 		    (int)sizeof(path))
 			continue;
+		if (tmp_in_use(path)) {
+			ckptd_log(d, 1, "job %s: %s is a live worker's, which finishes it",
+				  j->id, e->d_name);
+			continue;
+		}
 		remove_tree(path);
 		ckptd_log(d, 1, "job %s: %s, left by a checkpoint cut short, removed",
 			  j->id, e->d_name);
@@ -496,15 +523,18 @@ static int prepare(struct snap *s, struct ckpt_err *err)
 			return ret;
 	}
 	snprintf(s->jobdir, sizeof(s->jobdir), "%s", s->sd.path);
-	/* Numbers already taken (by a copy restarted as another job) are skipped. */
+	/*
+	 * Numbers already taken (by a copy restarted as another job, or by a
+	 * worker of a ckptd that died, still at work) are skipped.
+	 */
 	for (s->seq = s->j->seq + 1;; s->seq++) {
 		if (snprintf(s->final, sizeof(s->final), "%s/%u", s->jobdir,
 			     s->seq) >= (int)sizeof(s->final) - 8)
 			return ckpt_err_set(err, ENAMETOOLONG, "snapshot root too long");
-		if (stat(s->final, &st))
+		snprintf(s->tmp, sizeof(s->tmp), "%.*s.tmp", PATH_MAX - 8, s->final);
+		if (stat(s->final, &st) && !tmp_in_use(s->tmp))
 			break;
 	}
-	snprintf(s->tmp, sizeof(s->tmp), "%.*s.tmp", PATH_MAX - 8, s->final);
 	if (snprintf(s->shown, sizeof(s->shown), "%s/%u", s->sd.shown, s->seq) >=
 	    (int)sizeof(s->shown) - 8)
 		return ckpt_err_set(err, ENAMETOOLONG, "%s: too long", s->sd.shown);
@@ -517,6 +547,16 @@ static int prepare(struct snap *s, struct ckpt_err *err)
 		return ckpt_err_set(err, errno, "cannot create %s: %s",
 				    s->treedir, strerror(errno));
 	strcat(s->treedir, "/0");
+	/*
+	 * Ours while this worker lives: no sweep takes it (tmp_in_use()).
+	 * A file system without locks (NFS without lockd, say) gives no
+	 * such word: a ckptd started meanwhile may take it, as before.
+	 */
+	if (s->tmp_fd >= 0)
+		close(s->tmp_fd);
+	s->tmp_fd = open(s->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->tmp_fd >= 0)
+		(void)flock(s->tmp_fd, LOCK_EX | LOCK_NB);
 	return 0;
 }
 
@@ -658,7 +698,7 @@ static const char *checkpoint_start(struct ckptd *d, struct conn *c,
 				    unsigned int timeout_s, const char *dir,
 				    char *why, size_t len)
 {
-	struct snap s = { .mode = mode, .sd.fd = -1 };
+	struct snap s = { .mode = mode, .sd.fd = -1, .tmp_fd = -1 };
 
 	/* A job's tmpfs files travel with it (engine.md, "Files"). */
 	s.a.flags = CKPT_CHECKPOINT_LOCAL_FILES |
@@ -914,7 +954,7 @@ static const char *share_await(struct ckptd *d, struct peer *p,
  */
 void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 {
-	struct share sh = { .s = { .d = d, .sd.fd = -1 } };
+	struct share sh = { .s = { .d = d, .sd.fd = -1, .tmp_fd = -1 } };
 	json_t *node = NULL, *tcp = NULL;
 	struct ckpt_err err;
 	int ret = 0;

@@ -147,7 +147,7 @@ kill_cycle() {
 	ktap_check "$2 exits as its killed job: 137" test "$rc" = 137
 }
 
-ktap_plan 50
+ktap_plan 52
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -369,7 +369,7 @@ ktap_poll 60 sh -c "'$bin/ckpt' status '$mjob' --json | grep -q '\"processes\":2
 sleep 2
 # mid_checkpoint: starts ckpt job in the background once its .tmp exists.
 mid_checkpoint() {
-	"$bin/ckpt" job "$mjob" > /dev/null 2> "$tmp/mid.err" &
+	"$bin/ckpt" job "$mjob" > "$tmp/mid.out" 2> "$tmp/mid.err" &
 	mid=$!
 	ktap_poll 60 sh -c "ls -d '$snap/$mjob/'*.tmp"
 }
@@ -391,6 +391,27 @@ wait "$ckptd" 2> /dev/null || true
 start_ckptd
 ktap_check "ckptd killed mid-checkpoint: started again, it sweeps the .tmp; the job runs on" \
 	ktap_poll 30 whole_after
+# ckptd alone killed mid-checkpoint, its worker living on: the worker
+# finishes the snapshot and answers its client itself; ckptd started
+# again leaves the .tmp the worker still writes alone (it holds a lock
+# on it), and says the snapshot is the job's newest.
+mid_checkpoint
+kill -KILL "$ckptd"
+wait "$ckptd" 2> /dev/null || true
+start_ckptd
+ktap_poll 180 sh -c "! kill -0 $mid" || kill -KILL "$mid" 2> /dev/null || true
+rc=0
+wait "$mid" || rc=$?
+ktap_poll 30 "$bin/ckpt" ls > /dev/null || true
+ktap_check "ckptd alone killed mid-checkpoint: its worker commits the snapshot; ckptd started again has it as the newest" sh -c "
+	cat '$tmp/mid.out' '$tmp/mid.err'; test $rc = 0 &&
+	seq=\$(sed -n 's/^sequence  *//p' '$tmp/mid.out') && test -n \"\$seq\" &&
+	test -d '$snap/$mjob/'\$seq && test \"\$(readlink '$snap/$mjob/latest')\" = \$seq &&
+	'$bin/ckpt' status '$mjob' --json > '$tmp/st.json' && cat '$tmp/st.json' &&
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d[\"seq\"] == int(sys.argv[2]) and d[\"latest\"] == sys.argv[3], d' '$tmp/st.json' \$seq '$snap/$mjob/'\$seq"
+ktap_check "and the job runs on; the next checkpoint works" whole_after
 mid_checkpoint
 # The job's second memhog: the one whose parent is in the job too.
 procs=/sys/fs/cgroup/ckpt/$mjob/cgroup.procs
