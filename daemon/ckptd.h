@@ -86,6 +86,7 @@ struct job {
 	unsigned int interval;	/* seconds between periodic checkpoints, 0: none */
 	unsigned int keep;	/* snapshots kept, the newest; 0: all */
 	bool outside_close;	/* connections outside the job come back closed */
+	unsigned int orphan_seq;	/* a snapshot an earlier ckptd's worker writes */
 	char dir[CKPTD_DIR_MAX];	/* ckpt-run --dir (snapdir.c), or "" */
 	char latest[PATH_MAX];	/* the newest snapshot's path, or "" */
 	json_t *addrmap;	/* its first run's addresses to its nodes' now, or NULL */
@@ -178,8 +179,23 @@ void checkpoint_detached(struct ckptd *d, const char *id, const char *mode,
 			 unsigned int timeout_s);
 void checkpoint_due(struct ckptd *d);
 void op_cancel(struct conn *c, const json_t *req);
-/* Removes what checkpoints cut short left of @j's snapshots (*.tmp). */
-void snapshot_sweep(struct ckptd *d, const struct job *j);
+/*
+ * Removes what checkpoints cut short left of @j's snapshots (*.tmp), but
+ * not one a live worker of an earlier ckptd still writes: its number, or
+ * 0 (the newest such).
+ */
+unsigned int snapshot_sweep(struct ckptd *d, const struct job *j);
+/*
+ * @j's orphan_seq, once its worker has ended: its snapshot, if committed,
+ * is the job's newest (status, ls); then forgotten.
+ */
+void snapshot_catch_up(struct ckptd *d, struct job *j);
+/*
+ * @j, found again by a ckptd started anew: swept, an earlier ckptd's live
+ * worker noted (orphan_seq), a snapshot committed after its record was
+ * written taken as its newest.
+ */
+void snapshot_found_again(struct ckptd *d, struct job *j);
 /* A peer's share of a coordinated checkpoint, in a peer worker. */
 void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req);
 

@@ -241,7 +241,7 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 	snprintf(j->dir, sizeof(j->dir), "%s", dir);
 	snprintf(j->latest, sizeof(j->latest), "%s", latest);
 	j->last = time(NULL);
-	snapshot_sweep(d, j);
+	snapshot_found_again(d, j);
 	ckptd_log(d, 1, "job %s (uid %u) found again", j->id,
 		  (unsigned int)j->uid);
 out:
@@ -567,39 +567,6 @@ void op_run(struct conn *c, const json_t *req)
 	conn_reply(c, json_pack("{s:s}", "job", j->id));
 }
 
-/*
- * A snapshot committed by a worker whose ckptd died (it finishes on its
- * own: snapshot.c) is the job's newest: its number and path from the
- * job's "latest", once ckptd looks at the job.
- */
-static void job_catch_up(struct ckptd *d, struct job *j)
-{
-	struct ckpt_err err;
-	struct snapdir sd;
-	char link[16], path[PATH_MAX], *end;
-	unsigned long seq;
-	ssize_t n;
-
-	if (j->coordinator[0] || j->busy ||
-	    snapdir_open(&sd, d, j->dir, j->id, j->uid, false, &err))
-		return;
-	n = readlinkat(sd.fd, "latest", link, sizeof(link) - 1);
-	if (n > 0) {
-		link[n] = '\0';
-		seq = strtoul(link, &end, 10);
-		if (!*end && link[0] != '0' && seq > j->seq && seq <= UINT32_MAX &&
-		    snprintf(path, sizeof(path), "%s/%lu", sd.shown, seq) <
-		    (int)sizeof(path)) {
-			j->seq = seq;
-			memcpy(j->latest, path, sizeof(j->latest));
-			job_save(d, j);
-			ckptd_log(d, 1, "job %s: snapshot %lu, committed while ckptd was away, is its newest",
-				  j->id, seq);
-		}
-	}
-	snapdir_close(&sd);
-}
-
 static json_t *job_describe(const struct ckptd *d, const struct job *j)
 {
 	int n = job_nprocs(j);
@@ -641,7 +608,7 @@ void op_ls(struct conn *c, const json_t *req)
 	job_reap(d);
 	for (j = d->jobs; j; j = j->next)
 		if (!conn_uid(c) || conn_uid(c) == j->uid) {
-			job_catch_up(d, j);
+			snapshot_catch_up(d, j);
 			json_array_append_new(list, job_describe(d, j));
 		}
 	conn_reply(c, json_pack("{s:o}", "jobs", list));
@@ -655,7 +622,7 @@ void op_status(struct conn *c, const json_t *req)
 	job_reap(d);
 	j = job_lookup(c, req);
 	if (j)
-		job_catch_up(d, j);
+		snapshot_catch_up(d, j);
 	if (j)
 		conn_reply(c, job_describe(d, j));
 }

@@ -123,8 +123,9 @@ static bool tmp_in_use(const char *path)
 	return busy;
 }
 
-void snapshot_sweep(struct ckptd *d, const struct job *j)
+unsigned int snapshot_sweep(struct ckptd *d, const struct job *j)
 {
+	unsigned int live = 0;
 	struct snapdir sd;
 	char path[PATH_MAX];
 	struct dirent *e;
@@ -133,10 +134,10 @@ void snapshot_sweep(struct ckptd *d, const struct job *j)
 
 	/* A job coordinated elsewhere: its snapshots are its coordinator's. */
 	if (j->coordinator[0])
-		return;
+		return 0;
 	dir = job_snapshots(d, j, &sd);
 	if (!dir)
-		return;
+		return 0;
 	while ((e = readdir(dir))) {
 		n = strlen(e->d_name);
 		if (n < 5 || strcmp(e->d_name + n - 4, ".tmp") ||
@@ -146,6 +147,8 @@ void snapshot_sweep(struct ckptd *d, const struct job *j)
 		if (tmp_in_use(path)) {
 			ckptd_log(d, 1, "job %s: %s is a live worker's, which finishes it",
 				  j->id, e->d_name);
+			if (strtoul(e->d_name, NULL, 10) > live)
+				live = strtoul(e->d_name, NULL, 10);
 			continue;
 		}
 		remove_tree(path);
@@ -154,6 +157,84 @@ void snapshot_sweep(struct ckptd *d, const struct job *j)
 	}
 	closedir(dir);
 	snapdir_close(&sd);
+	return live;
+}
+
+/* Whether @j's orphan_seq is still its worker's (SEQ.tmp locked). */
+static bool orphan_busy(struct ckptd *d, const struct job *j)
+{
+	char path[PATH_MAX];
+	struct snapdir sd;
+	struct ckpt_err err;
+	bool busy;
+
+	if (!j->orphan_seq ||
+	    snapdir_open(&sd, d, j->dir, j->id, j->uid, false, &err))
+		return false;
+	snprintf(path, sizeof(path), "%s/%u.tmp", sd.path, j->orphan_seq);
+	busy = tmp_in_use(path);
+	snapdir_close(&sd);
+	return busy;
+}
+
+/* Snapshot @seq of @j, if it is whole (SEQ, a directory), is its newest. */
+static void adopt(struct ckptd *d, struct job *j, unsigned long seq)
+{
+	char name[16], path[PATH_MAX];
+	struct ckpt_err err;
+	struct snapdir sd;
+	struct stat st;
+
+	if (seq <= j->seq || seq > UINT32_MAX ||
+	    snapdir_open(&sd, d, j->dir, j->id, j->uid, false, &err))
+		return;
+	snprintf(name, sizeof(name), "%lu", seq);
+	if (!fstatat(sd.fd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISDIR(st.st_mode) &&
+	    snprintf(path, sizeof(path), "%s/%s", sd.shown, name) <
+	    (int)sizeof(path)) {
+		j->seq = seq;
+		memcpy(j->latest, path, sizeof(j->latest));
+		ckptd_log(d, 1, "job %s: snapshot %s, committed by an earlier ckptd's worker, is its newest",
+			  j->id, name);
+		job_save(d, j);
+	}
+	snapdir_close(&sd);
+}
+
+void snapshot_catch_up(struct ckptd *d, struct job *j)
+{
+	if (!j->orphan_seq || j->busy || orphan_busy(d, j))
+		return;
+	adopt(d, j, j->orphan_seq);
+	j->orphan_seq = 0;
+}
+
+void snapshot_found_again(struct ckptd *d, struct job *j)
+{
+	char link[16], *end;
+	struct ckpt_err err;
+	struct snapdir sd;
+	unsigned long seq;
+	ssize_t n;
+
+	j->orphan_seq = snapshot_sweep(d, j);
+	/*
+	 * Its worker ended after the record was last written: the record's
+	 * latest was its own (not a restart's, which has none yet), and the
+	 * job's latest is newer.
+	 */
+	if (j->orphan_seq || !j->latest[0] ||
+	    snapdir_open(&sd, d, j->dir, j->id, j->uid, false, &err))
+		return;
+	n = readlinkat(sd.fd, "latest", link, sizeof(link) - 1);
+	snapdir_close(&sd);
+	if (n <= 0)
+		return;
+	link[n] = '\0';
+	seq = strtoul(link, &end, 10);
+	if (!*end && link[0] != '0')
+		adopt(d, j, seq);
 }
 
 int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size)
@@ -513,8 +594,15 @@ static int commit(struct snap *s, struct ckpt_err *err)
 
 static int prepare(struct snap *s, struct ckpt_err *err)
 {
-	struct stat st;
+	struct stat st, lst;
 	int ret;
+
+	/* A try again (coordinated_tries()): the last try's SEQ.tmp goes. */
+	if (s->tmp_fd >= 0) {
+		remove_tree(s->tmp);
+		close(s->tmp_fd);
+		s->tmp_fd = -1;
+	}
 
 	if (s->sd.fd < 0) {
 		ret = snapdir_open(&s->sd, s->d, s->dir, s->j->id, s->j->uid,
@@ -552,11 +640,17 @@ static int prepare(struct snap *s, struct ckpt_err *err)
 	 * A file system without locks (NFS without lockd, say) gives no
 	 * such word: a ckptd started meanwhile may take it, as before.
 	 */
-	if (s->tmp_fd >= 0)
-		close(s->tmp_fd);
 	s->tmp_fd = open(s->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (s->tmp_fd >= 0)
-		(void)flock(s->tmp_fd, LOCK_EX | LOCK_NB);
+	if (s->tmp_fd < 0)
+		return ckpt_err_set(err, errno, "%s: %s", s->tmp, strerror(errno));
+	/* A sweep's look takes it a moment: waited for. */
+	if (flock(s->tmp_fd, LOCK_EX))
+		ckptd_log(s->d, 2, "job %s: %s not locked: %s", s->j->id,
+			  s->tmp, strerror(errno));
+	/* Swept between its mkdir and the lock: not ours any more. */
+	if (fstat(s->tmp_fd, &st) || stat(s->tmp, &lst) || st.st_ino != lst.st_ino)
+		return ckpt_err_set(err, ESTALE, "%s was removed as it was made (a ckptd starting?); try again",
+				    s->tmp);
 	return 0;
 }
 
@@ -659,8 +753,8 @@ static void checkpoint_report(struct worker *w, json_t *msg)
  * Why @j cannot be checkpointed from this node now, in @why, or NULL and
  * its one tree's root in @root.
  */
-static const char *checkpoint_refusal(struct job *j, pid_t *root, char *why,
-				      size_t len)
+static const char *checkpoint_refusal(struct ckptd *d, struct job *j,
+				      pid_t *root, char *why, size_t len)
 {
 	pid_t roots[2];
 	int n;
@@ -673,6 +767,13 @@ static const char *checkpoint_refusal(struct job *j, pid_t *root, char *why,
 			 j->id);
 	if (j->coordinator[0] || j->busy)
 		return why;
+	/* An earlier ckptd's worker still at it: this one waits its turn. */
+	if (orphan_busy(d, j)) {
+		snprintf(why, len, "job %s: snapshot %u, begun before ckptd was started again, is still being written; try again",
+			 j->id, j->orphan_seq);
+		return why;
+	}
+	snapshot_catch_up(d, j);
 	n = job_roots(j, roots, 2);
 	if (n == 0 || n == -ENOENT)
 		snprintf(why, len, "job %s has no process on this node", j->id);
@@ -705,7 +806,7 @@ static const char *checkpoint_start(struct ckptd *d, struct conn *c,
 		    (!strcmp(mode, "stop") ? CKPT_CHECKPOINT_STOP :
 		     !strcmp(mode, "kill") ? CKPT_CHECKPOINT_KILL : 0);
 	s.a.timeout_ms = timeout_s * 1000;
-	if (checkpoint_refusal(j, &s.root, why, len))
+	if (checkpoint_refusal(d, j, &s.root, why, len))
 		return why;
 	snprintf(s.dir, sizeof(s.dir), "%s", dir ?: j->dir);
 	j->last = time(NULL);
@@ -760,7 +861,9 @@ void op_checkpoint(struct conn *c, const json_t *req)
 	mode = literal;
 	if (detach) {
 		/* Another node coordinates it: that node is asked (ask.c). */
-		why = j->coordinator[0] ? NULL : checkpoint_refusal(j, &root, buf, sizeof(buf));
+		why = j->coordinator[0] ? NULL :
+		      checkpoint_refusal(conn_daemon(c), j, &root, buf,
+					 sizeof(buf));
 		if (why) {
 			conn_fail(c, "%s", why);
 			return;
