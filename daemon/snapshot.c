@@ -208,6 +208,8 @@ void snapshot_catch_up(struct ckptd *d, struct job *j)
 		return;
 	adopt(d, j, j->orphan_seq);
 	j->orphan_seq = 0;
+	/* A worker that died (killed late) leaves its .tmp: swept now. */
+	snapshot_sweep(d, j);
 }
 
 void snapshot_found_again(struct ckptd *d, struct job *j)
@@ -903,6 +905,8 @@ void checkpoint_due(struct ckptd *d)
 	char why[512];
 
 	for (j = d->jobs; j; j = j->next) {
+		/* An earlier ckptd's worker: its end is seen within a second. */
+		snapshot_catch_up(d, j);
 		if (!j->interval || j->busy || j->coordinator[0] ||
 		    now - j->last < (time_t)j->interval || !job_running(j))
 			continue;
