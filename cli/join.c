@@ -33,7 +33,6 @@
 #include "link.h"
 #include "proto.h"
 
-
 static int ssh_linked(const char *ssh, char **av, char *where,
 		      const char *node);
 static char *quoted(char **words, int nr);

@@ -187,9 +187,10 @@ void op_cancel(struct conn *c, const json_t *req);
 unsigned int snapshot_sweep(struct ckptd *d, const struct job *j);
 /*
  * @j's orphan_seq, once its worker has ended: its snapshot, if committed,
- * is the job's newest (status, ls); then forgotten.
+ * is the job's newest (status, ls); then forgotten. Whether that worker
+ * still works.
  */
-void snapshot_catch_up(struct ckptd *d, struct job *j);
+bool snapshot_catch_up(struct ckptd *d, struct job *j);
 /*
  * @j, found again by a ckptd started anew: swept, an earlier ckptd's live
  * worker noted (orphan_seq), a snapshot committed after its record was

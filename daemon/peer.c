@@ -450,10 +450,9 @@ static void peer_report(struct worker *w, json_t *msg)
 /* In a worker: whether node @arg's ckptd answers under the cluster key. */
 static void node_worker(struct ckptd *d, struct job *unused, int out, void *arg)
 {
+	json_t *reply = NULL;
 	struct ckpt_err err;
 	struct peer *p;
-
-	json_t *reply = NULL;
 	int ret = -EIO;
 
 	(void)unused;

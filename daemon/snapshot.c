@@ -145,10 +145,12 @@ unsigned int snapshot_sweep(struct ckptd *d, const struct job *j)
 		    (int)sizeof(path))
 			continue;
 		if (tmp_in_use(path)) {
+			unsigned long seq = strtoul(e->d_name, NULL, 10);
+
 			ckptd_log(d, 1, "job %s: %s is a live worker's, which finishes it",
 				  j->id, e->d_name);
-			if (strtoul(e->d_name, NULL, 10) > live)
-				live = strtoul(e->d_name, NULL, 10);
+			if (seq > live && seq <= UINT32_MAX)
+				live = seq;
 			continue;
 		}
 		remove_tree(path);
@@ -202,14 +204,17 @@ static void adopt(struct ckptd *d, struct job *j, unsigned long seq)
 	snapdir_close(&sd);
 }
 
-void snapshot_catch_up(struct ckptd *d, struct job *j)
+bool snapshot_catch_up(struct ckptd *d, struct job *j)
 {
-	if (!j->orphan_seq || j->busy || orphan_busy(d, j))
-		return;
+	if (!j->orphan_seq || j->busy)
+		return false;
+	if (orphan_busy(d, j))
+		return true;
 	adopt(d, j, j->orphan_seq);
 	j->orphan_seq = 0;
 	/* A worker that died (killed late) leaves its .tmp: swept now. */
 	snapshot_sweep(d, j);
+	return false;
 }
 
 void snapshot_found_again(struct ckptd *d, struct job *j)
@@ -770,12 +775,11 @@ static const char *checkpoint_refusal(struct ckptd *d, struct job *j,
 	if (j->coordinator[0] || j->busy)
 		return why;
 	/* An earlier ckptd's worker still at it: this one waits its turn. */
-	if (orphan_busy(d, j)) {
+	if (snapshot_catch_up(d, j)) {
 		snprintf(why, len, "job %s: snapshot %u, begun before ckptd was started again, is still being written; try again",
 			 j->id, j->orphan_seq);
 		return why;
 	}
-	snapshot_catch_up(d, j);
 	n = job_roots(j, roots, 2);
 	if (n == 0 || n == -ENOENT)
 		snprintf(why, len, "job %s has no process on this node", j->id);
