@@ -130,11 +130,43 @@ static struct peer *peer_new(SSL_CTX *ctx, int fd, const char *name)
 	return p;
 }
 
+/*
+ * A peer gone must be an error, not SIGPIPE's end of the worker: it
+ * would leave its node's share stopped, or a checkpoint without its
+ * answer. Blocked around a write, and one it raised taken, since a
+ * restarter's children inherit the disposition (workers keep SIGPIPE's
+ * default for them).
+ */
+static void pipe_block(sigset_t *old)
+{
+	sigset_t pipe;
+
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe, old);
+}
+
+static void pipe_unblock(const sigset_t *old)
+{
+	const struct timespec now = { 0, 0 };
+	sigset_t pipe;
+
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	sigtimedwait(&pipe, NULL, &now);
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
 void peer_close(struct peer *p)
 {
+	sigset_t old;
+
 	if (!p)
 		return;
+	/* Its close_notify, to a peer that may have closed first. */
+	pipe_block(&old);
 	SSL_shutdown(p->ssl);
+	pipe_unblock(&old);
 	SSL_free(p->ssl);
 	close(p->fd);
 	free(p);
@@ -203,20 +235,12 @@ struct peer *peer_connect(struct ckptd *d, const char *node,
 
 static int tls_io(struct peer *p, void *buf, size_t len, bool out)
 {
-	const struct timespec now = { 0, 0 };
-	sigset_t pipe, old;
 	size_t done = 0;
 	int n, ret = 0;
+	sigset_t old;
 
-	/*
-	 * A peer gone must be an error, not SIGPIPE's end of the worker: it
-	 * would leave its node's share stopped. Blocked, and a pending one
-	 * taken, since a restarter's children inherit the disposition.
-	 */
-	sigemptyset(&pipe);
-	sigaddset(&pipe, SIGPIPE);
-	if (out)
-		sigprocmask(SIG_BLOCK, &pipe, &old);
+	/* A read may write too (TLS 1.3's key updates, an alert). */
+	pipe_block(&old);
 	while (done < len) {
 		n = out ? SSL_write(p->ssl, (char *)buf + done, len - done) :
 			  SSL_read(p->ssl, (char *)buf + done, len - done);
@@ -226,10 +250,7 @@ static int tls_io(struct peer *p, void *buf, size_t len, bool out)
 		}
 		done += n;
 	}
-	if (out) {
-		sigtimedwait(&pipe, NULL, &now);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-	}
+	pipe_unblock(&old);
 	return ret;
 }
 
