@@ -258,6 +258,8 @@ int main(int argc, char **argv)
 	}
 	openlog("ckptd", LOG_PID, LOG_DAEMON);
 	signal(SIGPIPE, SIG_IGN);
+	/* Shares on their way when an earlier ckptd's workers ended. */
+	ship_stage_sweep(d);
 	d->base = event_base_new();
 	d->peer_fd = -1;
 	if (!d->base || conn_listen(d) || peer_listen(d))

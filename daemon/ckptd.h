@@ -51,6 +51,9 @@
 #define CKPTD_MAX_NODES		64
 /* How long a peer waits for a step of a coordinated checkpoint. */
 #define CKPTD_PEER_WAIT_S	120
+/* SEQ.tmp/.token: its random word tells a node it shares the root. */
+#define CKPTD_TOKEN_FILE	".token"
+#define CKPTD_TOKEN_LEN		16
 /* Coordinated captures at most, while TCP bytes move between two (tcpjoin.c). */
 #define CKPTD_JOIN_TRIES	4
 /* How long a restarted share waits for the coordinator's tree to start. */
@@ -154,6 +157,8 @@ int job_save(struct ckptd *d, const struct job *j);
 int job_add_pid(struct ckptd *d, const struct job *j, pid_t pid);
 /* The roots of the job's trees on this node: count, or -errno. */
 int job_roots(const struct job *j, pid_t *roots, int max);
+/* @id is a job id: CKPTD_JOB_ID_LEN lowercase hex digits. */
+bool job_id_valid(const char *id);
 bool job_running(const struct job *j);
 /* @sig to every process of the job on this node, helpers left out. */
 void job_signal(const struct job *j, int sig);
@@ -276,6 +281,41 @@ struct conn *worker_conn(const struct worker *w);
 void worker_child_exited(struct ckptd *d, pid_t pid, int status);
 void worker_detach_conn(struct worker *w);
 
+/*
+ * ship.c: a share's files between two daemons on their peer connection,
+ * for nodes whose snapshot roots are their own. @tick, if any, is called
+ * every 20 s of a long stream (the other peers' keep-alive).
+ */
+struct ship_tick {
+	void (*fn)(void *arg);
+	void *arg;
+};
+/*
+ * The files and directories @names under @dirfd, then "end": with
+ * @recurse, each directory with all it holds; without, only the names
+ * given (a directory's before what it holds).
+ */
+int ship_send(struct peer *p, int dirfd, const char *const *names,
+	      bool recurse, const struct ship_tick *tick, struct ckpt_err *err);
+/*
+ * A stream into @dirfd, each path's first name one of @allowed, synced if
+ * @sync; its bytes in *@bytes. 0, or -errno with @err.
+ */
+int ship_recv(struct peer *p, int dirfd, const char *const *allowed,
+	      bool sync, const struct ship_tick *tick, uint64_t *bytes,
+	      struct ckpt_err *err);
+/* A directory for files on their way: SNAPROOT/.ship/NODE@WHAT.XXXXXX. */
+struct ship_stage {
+	char path[PATH_MAX];
+	int fd;		/* locked while its worker lives */
+};
+int ship_stage_make(struct ckptd *d, const char *what, struct ship_stage *st,
+		    struct ckpt_err *err);
+/* Removed with what it holds; nothing if it was never made. */
+void ship_stage_remove(struct ship_stage *st);
+/* This node's stages whose workers have ended, removed. */
+void ship_stage_sweep(struct ckptd *d);
+
 /* peer.c: a connection to another node's ckptd, TLS under the cluster key. */
 struct peer;
 int peer_listen(struct ckptd *d);
@@ -285,6 +325,11 @@ struct peer *peer_connect(struct ckptd *d, const char *node,
 int peer_send(struct peer *p, json_t *msg, struct ckpt_err *err);
 /* The next message, waiting up to @secs: 0, or -errno with @err. */
 int peer_recv(struct peer *p, json_t **msg, int secs, struct ckpt_err *err);
+/* @len bytes as they are, after a message that says how many (ship.c). */
+int peer_send_raw(struct peer *p, const void *buf, size_t len,
+		  struct ckpt_err *err);
+int peer_recv_raw(struct peer *p, void *buf, size_t len, int secs,
+		  struct ckpt_err *err);
 /* The reply to a request sent ("ok" true, else -EPERM with its error). */
 int peer_reply(struct peer *p, json_t **reply, int secs, struct ckpt_err *err);
 /* In a peer worker: a refusal, named. */
@@ -336,5 +381,7 @@ int file_write_atomic(int dirfd, const char *name, const void *buf,
 int file_read_max(int dirfd, const char *name, char **buf, size_t *len,
 		  size_t max);
 int fsync_dir(int dirfd);
+/* A directory of ckptd's own and all in it (a .tmp snapshot, a stage). */
+void file_remove_tree(const char *path);
 
 #endif /* _CKPTD_H */

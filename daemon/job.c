@@ -66,7 +66,7 @@ struct job *job_lookup(struct conn *c, const json_t *req)
 	return job_allowed(c, j) ? j : NULL;
 }
 
-static bool valid_id(const char *id)
+bool job_id_valid(const char *id)
 {
 	return id && strlen(id) == CKPTD_JOB_ID_LEN &&
 	       strspn(id, "0123456789abcdef") == CKPTD_JOB_ID_LEN;
@@ -214,7 +214,7 @@ static void job_load(struct ckptd *d, int dfd, const char *name)
 	    (addrmap && !json_is_array(addrmap)) ||
 	    interval < 0 || interval > CKPTD_MAX_INTERVAL || keep < 0 ||
 	    keep > CKPTD_MAX_KEEP ||
-	    !valid_id(id) || !valid_cmd(cmd) || strlen(coord) > HOST_NAME_MAX ||
+	    !job_id_valid(id) || !valid_cmd(cmd) || strlen(coord) > HOST_NAME_MAX ||
 	    (nodes && !json_is_array(nodes)) ||
 	    uid < 0 || gid < 0 || seq < 0 || seq > UINT32_MAX) {
 		ckptd_log(d, 0, "%s/jobs/%s: not a job record; left alone",
@@ -719,7 +719,7 @@ void op_join(struct conn *c, const json_t *req)
 	struct job *j = job_find(d, id);
 	struct join *jn;
 
-	if (!valid_id(id) || (coord && (!*coord || strlen(coord) > HOST_NAME_MAX))) {
+	if (!job_id_valid(id) || (coord && (!*coord || strlen(coord) > HOST_NAME_MAX))) {
 		conn_fail(c, "join: needs \"job\" (a job id) and at most a \"coordinator\" (a node name)");
 		return;
 	}

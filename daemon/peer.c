@@ -14,7 +14,7 @@
  *
  *   peer-join {job, uid, node}           node joins the job (coordinator)
  *   peer-checkpoint {job, seq, dir, ...} its share, then {action} (snapshot.c)
- *   peer-restart {job, dir, node}        its share of a snapshot (restart.c)
+ *   peer-restart {job, dir, node, ...}   its share of a snapshot (restart.c)
  *   peer-ask {job, uid, node, mode, ...} a detached checkpoint (ask.c)
  * Each request also carries "proto" (proto.h), checked first.
  */
@@ -312,6 +312,25 @@ int peer_recv(struct peer *p, json_t **msg, int secs, struct ckpt_err *err)
 		ret = ckptd_msg_decode(buf, len, msg, err);
 	free(buf);
 	return ret;
+}
+
+int peer_send_raw(struct peer *p, const void *buf, size_t len,
+		  struct ckpt_err *err)
+{
+	if (tls_io(p, (void *)buf, len, true))
+		return ckpt_err_set(err, EIO, "node %s: sending: %s", p->name,
+				    tls_error());
+	return 0;
+}
+
+int peer_recv_raw(struct peer *p, void *buf, size_t len, int secs,
+		  struct ckpt_err *err)
+{
+	set_timeout(p->fd, secs);
+	if (tls_io(p, buf, len, false))
+		return ckpt_err_set(err, EIO, "node %s: connection lost (%s)",
+				    p->name, errno == EAGAIN ? "timed out" : tls_error());
+	return 0;
 }
 
 int peer_reply(struct peer *p, json_t **reply, int secs, struct ckpt_err *err)

@@ -11,6 +11,10 @@
  * helpers, not its processes. The client stays connected as the job's
  * foreground: it gets "started", then the root's status, and may send
  * "signal" meanwhile.
+ *
+ * A node that does not have the snapshot (its snapshot root is its own)
+ * is shipped its share, with the metadata, into a stage (ship.c) that it
+ * removes once its tree runs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +31,7 @@
 #include "ckptd.h"
 #include "err.h"
 #include "meta.h"
+#include "treedir.h"
 
 struct restart {
 	char dir[PATH_MAX];	/* the snapshot */
@@ -42,6 +47,9 @@ struct restart {
 	json_t *total;		/* the job's whole map: the first run's addresses on */
 	struct ckpt_addr_map filemap[CKPT_ADDRMAP_MAX];
 	unsigned int filemap_len;
+	char *mac;		/* meta.mac's text: which snapshot this is */
+	int dirfd;		/* the snapshot, for shipping shares */
+	size_t shipping;	/* the peer whose share is on its way */
 };
 
 /* meta.json under a valid MAC, of the right shape: 0 or -errno with @err. */
@@ -125,7 +133,7 @@ int snapshot_check_images(const char *dir, const json_t *meta,
 	size_t k;
 	int ret;
 
-	/* Every node's: the snapshot root is shared. */
+	/* Every node's: the snapshot is whole where it is restarted. */
 	json_array_foreach(json_object_get(meta, "nodes"), k, n) {
 		ret = check_images(dir, json_array_get(json_object_get(n, "trees"), 0),
 				   err);
@@ -214,6 +222,7 @@ struct started_ctx {
 	struct peer *p;			/* a share's: the coordinator's */
 	struct peer **peers;		/* the coordinator's: the shares', from 1 */
 	size_t npeers;
+	struct ship_stage *stage;	/* a share's, shipped: gone once it runs */
 };
 
 /*
@@ -300,6 +309,9 @@ static void on_started(void *arg, pid_t init, pid_t root)
 			  NULL);
 		await_confirm(s, init);
 	}
+	/* Its images are read: the stage they came in goes. */
+	if (s->stage)
+		ship_stage_remove(s->stage);
 	for (i = 1; i < s->npeers; i++) {
 		peer_send(s->peers[i], json_pack("{s:b}", "confirm", 1), NULL);
 		peer_close(s->peers[i]);
@@ -363,6 +375,66 @@ static int build_map(struct ckptd *d, struct restart *r, struct job *j,
  * closes the connections unconfirmed, and the shares that started end.
  * On success the connections stay open for the confirm.
  */
+/* While one share is on its way, the shares ready before wait anew. */
+static void keep_waiting(void *arg)
+{
+	struct restart *r = arg;
+	size_t i;
+
+	for (i = 1; i < r->shipping; i++)
+		peer_send(r->peers[i], json_pack("{s:b}", "wait", 1), NULL);
+}
+
+/*
+ * Share @i's node has not this snapshot: the metadata, its MAC and the
+ * files the metadata names of share @i (its tree's directory, manifest
+ * and images, nothing else a copy may have picked up), then its "ready"
+ * in *@reply.
+ */
+static int ship_share(struct restart *r, size_t i, json_t **reply,
+		      struct ckpt_err *err)
+{
+	const json_t *n = json_array_get(json_object_get(r->meta, "nodes"), i);
+	const json_t *tree = json_array_get(json_object_get(n, "trees"), 0);
+	const json_t *members = json_object_get(tree, "members"), *m;
+	const char *node = json_string_value(json_object_get(n, "node"));
+	const char *dir = json_string_value(json_object_get(tree, "dir"));
+	const struct ship_tick tick = { keep_waiting, r };
+	size_t k, nr = json_array_size(members), len = 0;
+	const char **names;
+	char *paths;
+	int ret;
+
+	/* The metadata checked: NODE/NAME, each image a plain name. */
+	names = calloc(nr + 7, sizeof(*names));
+	paths = malloc((nr + 1) * (PATH_MAX + 1));
+	if (!names || !paths) {
+		free(names);
+		free(paths);
+		return ckpt_err_set(err, ENOMEM, "out of memory");
+	}
+	names[len++] = CKPT_META_FILE;
+	names[len++] = CKPT_META_MAC_FILE;
+	names[len++] = node;
+	names[len++] = dir;
+	snprintf(paths, PATH_MAX + 1, "%s/%s", dir, CKPT_TREE_MANIFEST);
+	names[len++] = paths;
+	json_array_foreach(members, k, m) {
+		char *at = paths + (k + 1) * (PATH_MAX + 1);
+
+		snprintf(at, PATH_MAX + 1, "%s/%s", dir,
+			 json_string_value(json_object_get(m, "image")));
+		names[len++] = at;
+	}
+	r->shipping = i;
+	ret = ship_send(r->peers[i], r->dirfd, names, false, &tick, err);
+	free(names);
+	free(paths);
+	/* Its own check of what came may take a while: the others wait anew. */
+	keep_waiting(r);
+	return ret ? ret : peer_reply(r->peers[i], reply, CKPTD_PEER_WAIT_S, err);
+}
+
 static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 			struct ckpt_err *err)
 {
@@ -374,14 +446,22 @@ static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 	for (i = 1; !ret && i < n; i++) {
 		const char *target = json_string_value(json_array_get(r->targets, i));
 
+		/* Those ready before wait for "go" while this one gets ready. */
+		r->shipping = i;
+		keep_waiting(r);
 		r->peers[i] = peer_connect(d, target, err);
 		if (!r->peers[i])
 			ret = -EHOSTUNREACH;
 		else
-			ret = peer_call(r->peers[i], json_pack("{s:s, s:s, s:s, s:s, s:s}",
+			ret = peer_call(r->peers[i], json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}",
 					"op", "peer-restart", "job", j->id, "dir", r->dir,
 					"node", json_string_value(json_object_get(json_array_get(nodes, i), "node")),
-					"coordinator", d->node), &reply, CKPTD_PEER_WAIT_S, err);
+					"coordinator", d->node, "mac", r->mac), &reply,
+					CKPTD_PEER_WAIT_S, err);
+		if (!ret && json_is_true(json_object_get(reply, "need"))) {
+			json_decref(reply);
+			ret = ship_share(r, i, &reply, err);
+		}
 		if (!ret) {
 			json_array_set(r->now, i, json_object_get(reply, "addrs") ?: json_null());
 			json_decref(reply);
@@ -405,6 +485,20 @@ static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 	if (ret)
 		close_peers(r);
 	return ret;
+}
+
+/* Which snapshot this is, for the shares (r->mac), and its directory. */
+static int snapshot_mac(struct restart *r, struct ckpt_err *err)
+{
+	size_t len;
+	int ret;
+
+	r->dirfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->dirfd < 0)
+		return ckpt_err_set(err, errno, "%s: %s", r->dir, strerror(errno));
+	ret = file_read_max(r->dirfd, CKPT_META_MAC_FILE, &r->mac, &len, 256);
+	return ret ? ckpt_err_set(err, -ret, "%s/%s: %s", r->dir, CKPT_META_MAC_FILE,
+				  strerror(-ret)) : 0;
 }
 
 static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
@@ -439,9 +533,16 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	for (k = 0; k < json_array_size(nodes); k++)
 		json_array_append_new(r->now, json_null());
 	if (!ret && json_array_size(nodes) > 1)
+		ret = snapshot_mac(r, &err);
+	if (!ret && json_array_size(nodes) > 1)
 		ret = start_remote(d, r, j, &err);
 	else if (!ret)
 		ret = build_map(d, r, j, &err);
+	/* Shipped: the restarter, which stays, holds none of it. */
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	free(r->mac);
+	r->mac = NULL;
 	for (i = 0; !ret && i < 3; i++)
 		if (dup2(r->fds[i], i) < 0)
 			ret = ckpt_err_set(&err, errno, "%s", strerror(errno));
@@ -614,7 +715,7 @@ bad:
 void op_restart(struct conn *c, const json_t *req)
 {
 	struct ckptd *d = conn_daemon(c);
-	struct restart r = { .fds = { -1, -1, -1 }, .now = json_array() };
+	struct restart r = { .fds = { -1, -1, -1 }, .now = json_array(), .dirfd = -1 };
 	const char *dir = ckptd_msg_str(req, "dir");
 	const json_t *nodes;
 	struct worker *w;
@@ -692,6 +793,10 @@ static int share_prepare(struct ckptd *d, const char *id, const char *real,
 	int ret;
 
 	ret = read_meta(d, real, meta, err);
+	/* A snapshot of this job, not another one's found or shipped instead. */
+	if (!ret && strcmp(ckptd_msg_str(*meta, "job"), id))
+		ret = ckpt_err_set(err, EINVAL, "%s is a snapshot of job %s, not of job %s",
+				   real, ckptd_msg_str(*meta, "job"), id);
 	tree = ret ? NULL : tree_of(*meta, node);
 	if (!ret && !tree)
 		ret = ckpt_err_set(err, ENOENT, "%s has no share of node %s", real, node);
@@ -728,8 +833,13 @@ static int share_go(struct ckptd *d, struct peer *p, const char *id,
 	json_t *msg = NULL;
 	int ret;
 
-	if (peer_recv(p, &msg, CKPTD_PEER_WAIT_S, err) ||
-	    !json_is_true(json_object_get(msg, "go"))) {
+	/* Another share on its way (ship_share()): "go" comes later. */
+	while (!peer_recv(p, &msg, CKPTD_PEER_WAIT_S, err) &&
+	       json_is_true(json_object_get(msg, "wait"))) {
+		json_decref(msg);
+		msg = NULL;
+	}
+	if (!json_is_true(json_object_get(msg, "go"))) {
 		ckptd_log(d, 1, "job %s: the coordinator did not say go; the share stays down",
 			  id);
 		json_decref(msg);
@@ -747,18 +857,66 @@ static int share_go(struct ckptd *d, struct peer *p, const char *id,
 }
 
 /*
- * peer-restart {job, dir, node, coordinator}: this node's share of a
- * snapshot on the shared root, as job @job of node @coordinator. Checked
- * here too (MAC, images), then "ready"; started on "go", with its standard
- * descriptors on /dev/null; "started" once its tree runs. The worker stays
- * the share's restarter until its root ends.
+ * The snapshot the coordinator restarts, here: @dir itself if this node
+ * sees it there (a root the nodes share: the same meta.mac as @mac), its
+ * real path in @real; otherwise "need", and the coordinator ships the
+ * metadata and the share of @node into @stage, which @real names then.
+ */
+static int share_find(struct ckptd *d, struct peer *p, const char *id,
+		      const char *dir, const char *node, const char *mac,
+		      struct ship_stage *stage, char real[PATH_MAX],
+		      struct ckpt_err *err)
+{
+	const char *allowed[] = { CKPT_META_FILE, CKPT_META_MAC_FILE, node, NULL };
+	char what[64], *text = NULL;
+	size_t len;
+	bool same;
+	int dfd, ret;
+
+	if (!job_id_valid(id))
+		return ckpt_err_set(err, EINVAL, "peer-restart: \"job\" is not a job id");
+	dfd = realpath(dir, real) ? open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	same = dfd >= 0 &&
+	       !file_read_max(dfd, CKPT_META_MAC_FILE, &text, &len, 256) &&
+	       !strcmp(text, mac);
+	free(text);
+	if (dfd >= 0)
+		close(dfd);
+	if (same)
+		return 0;
+	snprintf(what, sizeof(what), "%.16s.in", id);
+	ret = ship_stage_make(d, what, stage, err);
+	if (ret)
+		return ret;
+	ret = peer_send(p, json_pack("{s:b, s:b}", "ok", 1, "need", 1), err);
+	if (!ret)
+		ret = ship_recv(p, stage->fd, allowed, false, NULL, NULL, err);
+	if (ret)
+		return ret;
+	ckptd_log(d, 1, "job %s: its share of %s, shipped from its coordinator, in %s",
+		  id, dir, stage->path);
+	snprintf(real, PATH_MAX, "%s", stage->path);
+	return 0;
+}
+
+/*
+ * peer-restart {job, dir, node, coordinator, mac}: this node's share of a
+ * snapshot (share_find(): on the root the nodes share, or shipped here),
+ * as job @job of node @coordinator. Checked here too (MAC, images), then
+ * "ready"; started on "go", with its standard descriptors on /dev/null;
+ * "started" once its tree runs. The worker stays the share's restarter
+ * until its root ends.
  */
 void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 {
 	const char *id = ckptd_msg_str(req, "job"), *dir = ckptd_msg_str(req, "dir");
 	const char *node = ckptd_msg_str(req, "node");
 	const char *coord = ckptd_msg_str(req, "coordinator");
-	struct started_ctx sc = { .d = d, .out = out, .p = p, .coordinator = coord };
+	const char *mac = ckptd_msg_str(req, "mac");
+	struct ship_stage stage = { .fd = -1 };
+	struct started_ctx sc = {
+		.d = d, .out = out, .p = p, .coordinator = coord, .stage = &stage,
+	};
 	struct ckpt_restore_opts o = {
 		.started = on_started, .started_arg = &sc,
 		.tcp_made = on_tcp_made, .tcp_made_arg = &sc,
@@ -769,12 +927,14 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 	json_t *meta = NULL;
 	int ret, status, i, null;
 
-	if (!id || !dir || !node || !coord || !realpath(dir, real)) {
-		peer_fail(p, "node %s: peer-restart: needs \"job\", \"dir\" (a snapshot here), \"node\", \"coordinator\"",
+	if (!id || !dir || !node || !coord || !mac) {
+		peer_fail(p, "node %s: peer-restart: needs \"job\", \"dir\", \"node\", \"coordinator\", \"mac\"",
 			  d->node);
 		return;
 	}
-	ret = share_prepare(d, id, real, node, &sc, image, &meta, &err);
+	ret = share_find(d, p, id, dir, node, mac, &stage, real, &err);
+	if (!ret)
+		ret = share_prepare(d, id, real, node, &sc, image, &meta, &err);
 	if (ret) {
 		peer_fail(p, "node %s: %s", d->node, err.msg);
 		goto out;
@@ -800,6 +960,7 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 	else
 		ckptd_log(d, 1, "job %s: the share's root ended (status %d)", id, status);
 out:
+	ship_stage_remove(&stage);
 	free((void *)o.closed);
 	json_decref(meta);
 }

@@ -12,18 +12,23 @@
  * name it so, and what the user is told names it as they know it.
  * Until the rename nothing of the snapshot exists; a failure removes the
  * .tmp directory and leaves earlier snapshots as they were.
+ *
+ * A node that does not share the coordinator's snapshot root (it does not
+ * find SEQ.tmp/.token, with the coordinator's random word, at the same
+ * path) takes its share into a stage of its own, and the coordinator
+ * gathers it into SEQ.tmp/NODE (ship.c) before the metadata is written.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -52,6 +57,7 @@ struct snap {
 	char jobdir[PATH_MAX];
 	char tmp[PATH_MAX];
 	int tmp_fd;		/* SEQ.tmp, locked while this worker lives */
+	char token[2 * CKPTD_TOKEN_LEN + 1];	/* SEQ.tmp/.token's */
 	char treedir[PATH_MAX];
 	char final[PATH_MAX];
 	struct ckpt_tree t;
@@ -60,7 +66,10 @@ struct snap {
 	/* A job over several nodes: the coordinator's side. */
 	const char *mode;	/* continue, stop, kill: applied at the end */
 	struct peer *peers[CKPTD_MAX_NODES];
+	char *gather[CKPTD_MAX_NODES];	/* a share to gather: its node's name */
 	unsigned int npeers;
+	unsigned int shipping;	/* the peer whose share is on its way */
+	struct ship_stage stage;	/* a peer's: its share, not shared */
 	json_t *remote;		/* the other nodes' entries of the metadata */
 	json_t *tcp;		/* every node's TCP ends to other nodes: tcp_join() */
 	json_t *outside;	/* --outside close: {node: its ends to outside the job} */
@@ -69,22 +78,6 @@ struct snap {
 	json_int_t bytes_all;
 	uint64_t verify_ns;	/* this node's images read back for their SHA-256 */
 };
-
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-/* A directory of ckptd's own and all in it (a .tmp snapshot). */
-static void remove_tree(const char *path)
-{
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* The directory of @j's snapshots, open in @sd and listed, or NULL. */
 static DIR *job_snapshots(const struct ckptd *d, const struct job *j,
@@ -153,7 +146,7 @@ unsigned int snapshot_sweep(struct ckptd *d, const struct job *j)
 				live = seq;
 			continue;
 		}
-		remove_tree(path);
+		file_remove_tree(path);
 		ckptd_log(d, 1, "job %s: %s, left by a checkpoint cut short, removed",
 			  j->id, e->d_name);
 	}
@@ -386,6 +379,22 @@ static int add_tcp_ends(struct snap *s, const char *node, json_t *ends)
 }
 
 /*
+ * Share @i is in a stage on its node: noted for gather(), under the name
+ * it joined the job with, which its entry (@node) must have.
+ */
+static int gather_note(struct snap *s, unsigned int i, const json_t *node,
+		       struct ckpt_err *err)
+{
+	const char *name = json_string_value(json_object_get(node, "node"));
+
+	if (!name || strcmp(name, peer_name(s->peers[i])))
+		return ckpt_err_set(err, EPROTO, "node %s: its share names another node (%.64s)",
+				    peer_name(s->peers[i]), name ?: "none");
+	s->gather[i] = strdup(name);
+	return s->gather[i] ? 0 : ckpt_err_set(err, ENOMEM, "out of memory");
+}
+
+/*
  * A job over several nodes: every node's share is captured and left
  * stopped (so nothing of the job moves on while others are captured),
  * here and on each node of the job at once; 0 once every share is in
@@ -408,11 +417,11 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 
 		s->peers[i] = peer_connect(s->d, name, err);
 		if (!s->peers[i] ||
-		    peer_send(s->peers[i], json_pack("{s:s, s:s, s:I, s:s+, s:I, s:s*}",
+		    peer_send(s->peers[i], json_pack("{s:s, s:s, s:I, s:s+, s:I, s:s*, s:s}",
 				"op", "peer-checkpoint", "job", s->j->id,
 				"seq", (json_int_t)s->seq, "dir", s->shown, ".tmp",
 				"timeout", (json_int_t)s->a.timeout_ms / 1000,
-				"root", *s->dir ? s->dir : NULL), err))
+				"root", *s->dir ? s->dir : NULL, "token", s->token), err))
 			return -EIO;
 		s->npeers = i + 1;
 	}
@@ -434,6 +443,9 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 		node = json_object_get(reply, "node");
 		if (node)
 			json_array_append(s->remote, node);
+		/* Its share is in a stage of its own: gather() takes it. */
+		if (node && json_is_true(json_object_get(reply, "gather")) && !ret)
+			ret = gather_note(s, i, node, err);
 		if (node && !ret && !json_is_array(json_object_get(reply, "tcp")))
 			ret = ckpt_err_set(err, EPROTO, "node %s: no list of its TCP connections",
 					   peer_name(s->peers[i]));
@@ -456,6 +468,101 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 
 static void finish(struct snap *s, const char *action);
 static int prepare(struct snap *s, struct ckpt_err *err);
+
+/*
+ * What came of node @name's share is what its entry in s->remote lists:
+ * each image there, of its size (their checksums are a restart's check,
+ * as on a shared root).
+ */
+static int gathered_whole(struct snap *s, const char *name,
+			  struct ckpt_err *err)
+{
+	const json_t *n, *tree, *m;
+	struct stat st;
+	char path[PATH_MAX];
+	size_t i, k;
+
+	json_array_foreach(s->remote, i, n) {
+		if (strcmp(json_string_value(json_object_get(n, "node")) ?: "", name))
+			continue;
+		tree = json_array_get(json_object_get(n, "trees"), 0);
+		json_array_foreach(json_object_get(tree, "members"), k, m) {
+			snprintf(path, sizeof(path), "%s/%s",
+				 json_string_value(json_object_get(tree, "dir")) ?: "",
+				 json_string_value(json_object_get(m, "image")) ?: "");
+			if (fstatat(s->tmp_fd, path, &st, AT_SYMLINK_NOFOLLOW) ||
+			    !S_ISREG(st.st_mode) ||
+			    st.st_size != json_integer_value(json_object_get(m, "bytes")))
+				return ckpt_err_set(err, EIO, "gathering node %s's share: %s did not come whole",
+						    name, path);
+		}
+		return 0;
+	}
+	return ckpt_err_set(err, EPROTO, "gathering node %s's share: no entry of it", name);
+}
+
+static void gather_forget(struct snap *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < CKPTD_MAX_NODES; i++) {
+		free(s->gather[i]);
+		s->gather[i] = NULL;
+	}
+}
+
+/* While one share is on its way, the others wait for their word anew. */
+static void keep_waiting(void *arg)
+{
+	struct snap *s = arg;
+	unsigned int i;
+
+	for (i = 0; i < s->npeers; i++)
+		if (s->peers[i] && i != s->shipping)
+			peer_send(s->peers[i], json_pack("{s:b}", "wait", 1), NULL);
+}
+
+/*
+ * The shares of nodes whose snapshot root is their own, into SEQ.tmp/NODE
+ * (ship.c), synced: the snapshot is whole on this node. The shares stay
+ * stopped meanwhile, as they do while the metadata is written.
+ */
+static int gather(struct snap *s, struct ckpt_err *err)
+{
+	const struct ship_tick tick = { keep_waiting, s };
+	uint64_t bytes, total = 0;
+	unsigned int i, n = 0;
+	struct ckpt_err why;
+	int ret;
+
+	for (i = 0; i < s->npeers; i++) {
+		const char *allowed[] = { s->gather[i], NULL };
+
+		if (!s->peers[i] || !s->gather[i])
+			continue;
+		if (!n++)
+			progress_phase("gathering", 0, 0);
+		s->shipping = i;
+		keep_waiting(s);
+		ret = peer_send(s->peers[i], json_pack("{s:b}", "send", 1), &why);
+		if (!ret)
+			ret = ship_recv(s->peers[i], s->tmp_fd, allowed, true, &tick,
+					&bytes, &why);
+		if (ret)
+			return ckpt_err_set(err, -ret, "gathering node %s's share: %s",
+					    s->gather[i], why.msg);
+		ret = gathered_whole(s, s->gather[i], err);
+		if (ret)
+			return ret;
+		total += bytes;
+		ckptd_log(s->d, 2, "job %s: node %s's share gathered, %llu bytes",
+			  s->j->id, s->gather[i], (unsigned long long)bytes);
+	}
+	if (n)
+		ckptd_log(s->d, 1, "job %s: the shares of %u other node%s gathered, %llu bytes",
+			  s->j->id, n, n == 1 ? "" : "s", (unsigned long long)total);
+	return 0;
+}
 
 /* tcp_ends()'s entries as the metadata lists them: [pid, fd, from, to]. */
 static json_t *outside_of(const json_t *ends)
@@ -511,6 +618,7 @@ static int coordinated_tries(struct snap *s, int dev, struct ckpt_err *err)
 			return ret;
 		ckptd_log(s->d, 1, "job %s: %s (try %d)", s->j->id, err->msg, tries);
 		finish(s, "abort");
+		gather_forget(s);
 		s->npeers = 0;
 		json_decref(s->remote);
 		json_decref(s->ended);
@@ -599,6 +707,24 @@ static int commit(struct snap *s, struct ckpt_err *err)
 	return ret;
 }
 
+/*
+ * A random word in SEQ.tmp/.token: a node that reads it there, at the path
+ * it was told, shares this snapshot root (root_shared()).
+ */
+static int write_token(struct snap *s, struct ckpt_err *err)
+{
+	uint8_t raw[CKPTD_TOKEN_LEN];
+	int ret;
+
+	if (getrandom(raw, sizeof(raw), 0) != sizeof(raw))
+		return ckpt_err_set(err, errno, "getrandom: %s", strerror(errno));
+	ckptd_hex(raw, sizeof(raw), s->token);
+	ret = file_write_atomic(s->tmp_fd, CKPTD_TOKEN_FILE, s->token,
+				strlen(s->token), 0600);
+	return ret ? ckpt_err_set(err, -ret, "writing %s/%s: %s", s->tmp,
+				  CKPTD_TOKEN_FILE, strerror(-ret)) : 0;
+}
+
 static int prepare(struct snap *s, struct ckpt_err *err)
 {
 	struct stat st, lst;
@@ -606,7 +732,7 @@ static int prepare(struct snap *s, struct ckpt_err *err)
 
 	/* A try again (coordinated_tries()): the last try's SEQ.tmp goes. */
 	if (s->tmp_fd >= 0) {
-		remove_tree(s->tmp);
+		file_remove_tree(s->tmp);
 		close(s->tmp_fd);
 		s->tmp_fd = -1;
 	}
@@ -634,7 +760,7 @@ static int prepare(struct snap *s, struct ckpt_err *err)
 	    (int)sizeof(s->shown) - 8)
 		return ckpt_err_set(err, ENAMETOOLONG, "%s: too long", s->sd.shown);
 	/* One left by a ckptd that died mid-checkpoint is nobody's. */
-	remove_tree(s->tmp);
+	file_remove_tree(s->tmp);
 	if (snprintf(s->treedir, sizeof(s->treedir), "%s/%s", s->tmp,
 		     s->d->node) >= (int)sizeof(s->treedir) - 2)
 		return ckpt_err_set(err, ENAMETOOLONG, "snapshot root too long");
@@ -658,7 +784,8 @@ static int prepare(struct snap *s, struct ckpt_err *err)
 	if (fstat(s->tmp_fd, &st) || stat(s->tmp, &lst) || st.st_ino != lst.st_ino)
 		return ckpt_err_set(err, ESTALE, "%s was removed as it was made (a ckptd starting?); try again",
 				    s->tmp);
-	return 0;
+	/* The shares' question: whether they see this SEQ.tmp. */
+	return json_array_size(s->j->nodes) ? write_token(s, err) : 0;
 }
 
 /* The worker: checkpoint, metadata, commit; one reply to ckptd. */
@@ -684,6 +811,13 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	else if (!ret)
 		ret = one_node(s, dev, &err);
 	progress_watch(false);
+	if (!ret)
+		ret = gather(s, &err);
+	/* Read by the shares: no part of the snapshot. */
+	if (!ret && json_array_size(j->nodes) &&
+	    unlinkat(s->tmp_fd, CKPTD_TOKEN_FILE, 0))
+		ret = ckpt_err_set(&err, errno, "%s/%s: %s", s->tmp, CKPTD_TOKEN_FILE,
+				   strerror(errno));
 	if (!ret) {
 		progress_phase("verifying", s->t.nr, 0);
 		ret = build_meta(s, &err);
@@ -696,9 +830,10 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 		ret = commit(s, &err);
 	if (json_array_size(j->nodes))
 		finish(s, ret ? "abort" : s->mode);
+	gather_forget(s);
 	if (ret) {
 		if (*s->tmp)
-			remove_tree(s->tmp);
+			file_remove_tree(s->tmp);
 		snapdir_shown(&s->sd, &err);
 		worker_send(out, json_pack("{s:b, s:o}", "ok", 0, "error",
 					   json_sprintf("job %s: %s", j->id, err.msg)));
@@ -958,7 +1093,7 @@ static void retain(struct ckptd *d, const struct job *j)
 		if (snprintf(path, sizeof(path), "%s/%u", sd.path, seqs[i]) >=
 		    (int)sizeof(path))
 			continue;
-		remove_tree(path);
+		file_remove_tree(path);
 		ckptd_log(d, 1, "job %s: snapshot %u removed (--keep %u)", j->id,
 			  seqs[i], j->keep);
 	}
@@ -972,45 +1107,90 @@ struct share {
 	const char *id;		/* the job's */
 	const char *dir;	/* the coordinator's ROOT/JOB/SEQ.tmp */
 	const char *root;	/* the job's --dir, or NULL */
+	const char *token;	/* the coordinator's SEQ.tmp/.token */
 	json_int_t seq;
 	json_int_t timeout;	/* seconds */
 	pid_t roots[2];
 };
 
 /*
- * This node's share, taken into DIR/NODE/0 and left stopped: its entry of
- * the metadata in @node and its TCP ends in @tcp (the caller's to free),
- * or -errno and the reason in @err.
+ * Whether this node sees the coordinator's SEQ.tmp at @dir, the path it
+ * was told (its snapshot root or --dir is the coordinator's): its token
+ * is there.
+ */
+static bool root_shared(struct ckptd *d, struct share *sh, const char *want)
+{
+	char name[32], *text = NULL;
+	struct ckpt_err err;
+	size_t len;
+	bool same;
+
+	if (strcmp(want, sh->dir) ||
+	    snapdir_open(&sh->s.sd, d, sh->root, sh->s.j->id, sh->s.j->uid,
+			 false, &err))
+		return false;
+	snprintf(name, sizeof(name), "%u.tmp/%s", (unsigned int)sh->seq,
+		 CKPTD_TOKEN_FILE);
+	same = !file_read_max(sh->s.sd.fd, name, &text, &len, 64) &&
+	       !strcmp(text, sh->token);
+	free(text);
+	if (!same)
+		snapdir_close(&sh->s.sd);
+	return same;
+}
+
+/*
+ * Where this node's share goes: DIR/NODE/0 under the snapshot root the
+ * nodes share (or the job's --dir there), reached through ROOT/JOB as
+ * ckptd made it (snapdir.c); or, on a root of its own, a stage the
+ * coordinator gathers it from (s->stage).
+ */
+static int share_dir(struct ckptd *d, struct share *sh, struct ckpt_err *err)
+{
+	struct snap *s = &sh->s;
+	char want[PATH_MAX], what[64];
+	const char *at;
+	int ret;
+
+	if (snprintf(want, sizeof(want), "%s/%s/%u.tmp", sh->root ?: d->cfg.snapshot_root,
+		     s->j->id, (unsigned int)sh->seq) < (int)sizeof(want) &&
+	    root_shared(d, sh, want)) {
+		at = s->sd.path;
+		snprintf(what, sizeof(what), "%u.tmp/", (unsigned int)sh->seq);
+	} else {
+		snprintf(what, sizeof(what), "%s.%u", s->j->id, (unsigned int)sh->seq);
+		ret = ship_stage_make(d, what, &s->stage, err);
+		if (ret)
+			return ret;
+		at = s->stage.path;
+		what[0] = '\0';
+	}
+	if (snprintf(s->treedir, sizeof(s->treedir), "%s/%s%s", at, what,
+		     d->node) >= (int)sizeof(s->treedir) - 2 ||
+	    mkdir(s->treedir, 0700))
+		return ckpt_err_set(err, errno ?: ENAMETOOLONG, "cannot create %s: %s",
+				    s->treedir, strerror(errno));
+	strcat(s->treedir, "/0");
+	return 0;
+}
+
+/*
+ * This node's share, taken into its directory (share_dir()) and left
+ * stopped: its entry of the metadata in @node and its TCP ends in @tcp
+ * (the caller's to free), or -errno and the reason in @err.
  */
 static int share_take(struct ckptd *d, struct share *sh, json_t **node,
 		      json_t **tcp, struct ckpt_err *err)
 {
 	struct snap *s = &sh->s;
-	char want[PATH_MAX];
 	int dev, ret;
 
-	/*
-	 * The one place it may write: its own share of that snapshot, under
-	 * the snapshot root or the job's --dir (a directory of the job's
-	 * user), reached through ROOT/JOB as ckptd made it (snapdir.c).
-	 */
-	if (snprintf(want, sizeof(want), "%s/%s/%u.tmp", sh->root ?: d->cfg.snapshot_root,
-		     s->j->id, (unsigned int)sh->seq) >= (int)sizeof(want) ||
-	    strcmp(want, sh->dir))
-		return ckpt_err_set(err, EINVAL, "%s is not %s: the job's nodes must share the snapshot root %s",
-				    sh->dir, want, sh->root ?: d->cfg.snapshot_root);
 	if (job_roots(s->j, sh->roots, 2) != 1)
 		return ckpt_err_set(err, EBUSY, "job %s is not one process tree here",
 				    s->j->id);
-	ret = snapdir_open(&s->sd, d, sh->root, s->j->id, s->j->uid, false, err);
+	ret = share_dir(d, sh, err);
 	if (ret)
 		return ret;
-	if (snprintf(s->treedir, sizeof(s->treedir), "%s/%u.tmp/%s", s->sd.path,
-		     (unsigned int)sh->seq, d->node) >= (int)sizeof(s->treedir) - 2 ||
-	    mkdir(s->treedir, 0700))
-		return ckpt_err_set(err, errno ?: ENAMETOOLONG, "cannot create %s: %s",
-				    s->treedir, strerror(errno));
-	strcat(s->treedir, "/0");
 	dev = ckpt_dev_open(O_RDWR);
 	if (dev < 0)
 		return ckpt_err_set(err, -dev, "engine not loaded");
@@ -1034,17 +1214,38 @@ static int share_take(struct ckptd *d, struct share *sh, json_t **node,
  * or abort (anything else, or no word in time: the share continues).
  */
 static const char *share_await(struct ckptd *d, struct peer *p,
-			       const struct job *j)
+			       const struct job *j, const struct ship_stage *stage)
 {
-	const char *action, *word;
+	const char *action, *word, *names[] = { d->node, NULL };
 	struct ckpt_err err;
 	json_t *msg;
 
-	if (peer_recv(p, &msg, CKPTD_PEER_WAIT_S, &err)) {
-		ckptd_log(d, 0, "job %s: the coordinator's word did not come (%s); the job continues",
-			  j->id, err.msg);
-		apply_action(j, "abort");
-		return "abort";
+	for (;;) {
+		if (peer_recv(p, &msg, CKPTD_PEER_WAIT_S, &err)) {
+			ckptd_log(d, 0, "job %s: the coordinator's word did not come (%s); the job continues",
+				  j->id, err.msg);
+			apply_action(j, "abort");
+			return "abort";
+		}
+		/* Another share on its way: the word comes later. */
+		if (json_is_true(json_object_get(msg, "wait"))) {
+			json_decref(msg);
+			continue;
+		}
+		if (!json_is_true(json_object_get(msg, "send")))
+			break;
+		json_decref(msg);
+		if (stage->fd < 0) {
+			peer_send(p, json_pack("{s:s, s:s}", "ship", "error", "error",
+					       "its share is on the snapshot root already"), NULL);
+			continue;
+		}
+		if (ship_send(p, stage->fd, names, true, NULL, &err)) {
+			ckptd_log(d, 0, "job %s: its share did not reach the coordinator (%s); the job continues",
+				  j->id, err.msg);
+			apply_action(j, "abort");
+			return "abort";
+		}
 	}
 	word = ckptd_msg_str(msg, "action") ?: "";
 	/* Only the words it knows, as its own literals. */
@@ -1057,15 +1258,16 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 }
 
 /*
- * peer-checkpoint {job, seq, dir, timeout, root?}: this node's share of a
- * coordinated checkpoint into DIR/NODE/0 (DIR, the coordinator's SEQ.tmp,
- * under the snapshot root the job's nodes share, or the job's --dir ROOT),
- * left stopped; then the coordinator's {action}, or, if none comes in
- * time, the share continues.
+ * peer-checkpoint {job, seq, dir, timeout, root?, token}: this node's
+ * share of a coordinated checkpoint into DIR/NODE/0 (DIR, the
+ * coordinator's SEQ.tmp, under the snapshot root the job's nodes share or
+ * the job's --dir ROOT) or into a stage the coordinator gathers it from
+ * (share_dir()), left stopped; then the coordinator's {action}, or, if
+ * none comes in time, the share continues.
  */
 void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 {
-	struct share sh = { .s = { .d = d, .sd.fd = -1, .tmp_fd = -1 } };
+	struct share sh = { .s = { .d = d, .sd.fd = -1, .tmp_fd = -1, .stage.fd = -1 } };
 	json_t *node = NULL, *tcp = NULL;
 	struct ckpt_err err;
 	int ret = 0;
@@ -1073,10 +1275,11 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 	sh.id = ckptd_msg_str(req, "job");
 	sh.dir = ckptd_msg_str(req, "dir");
 	sh.root = ckptd_msg_str(req, "root");
+	sh.token = ckptd_msg_str(req, "token");
 	sh.s.j = job_find(d, sh.id);
 	if (json_unpack((json_t *)req, "{s:I, s?:I}", "seq", &sh.seq,
 			"timeout", &sh.timeout) ||
-	    !sh.id || !sh.dir || sh.seq <= 0 || sh.seq > UINT32_MAX ||
+	    !sh.id || !sh.dir || !sh.token || sh.seq <= 0 || sh.seq > UINT32_MAX ||
 	    sh.timeout < 0 || sh.timeout > CKPT_TIMEOUT_MAX_MS / 1000)
 		ret = ckpt_err_set(&err, EINVAL, "a bad request");
 	/* Its processes all gone (its record too, maybe): the share ended. */
@@ -1098,21 +1301,24 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 				       json_sprintf("node %s: %s", d->node, err.msg)), NULL);
 		if (sh.s.j)
 			apply_action(sh.s.j, "abort");
-		return;
+		goto out;
 	}
 	/* An answer too long for one message must not leave the job stopped. */
-	if (peer_send(p, json_pack("{s:b, s:o, s:o}", "ok", 1, "node", node, "tcp", tcp),
-		      &err)) {
+	if (peer_send(p, json_pack("{s:b, s:o, s:o, s:b}", "ok", 1, "node", node,
+				   "tcp", tcp, "gather", sh.s.stage.fd >= 0), &err)) {
 		ckptd_log(d, 0, "job %s: no share of snapshot %lld: %s", sh.s.j->id,
 			  (long long)sh.seq, err.msg);
 		peer_send(p, json_pack("{s:b, s:o}", "ok", 0, "error",
 				       json_sprintf("node %s: its share's description does not fit one message (%s)",
 						    d->node, err.msg)), NULL);
 		apply_action(sh.s.j, "abort");
-		return;
+		goto out;
 	}
 	ckptd_log(d, 1, "job %s: share of snapshot %u, %s", sh.s.j->id,
-		  (unsigned int)sh.seq, share_await(d, p, sh.s.j));
+		  (unsigned int)sh.seq, share_await(d, p, sh.s.j, &sh.s.stage));
+out:
+	/* Gathered, or no part of a snapshot: nothing of it stays here. */
+	ship_stage_remove(&sh.s.stage);
 }
 
 /* cancel {job}: the checkpoint under way ends, as if it had failed. */

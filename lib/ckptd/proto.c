@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -209,6 +210,60 @@ int ckptd_node_check(const json_t *req, const char **node,
 				    "node: needs \"node\", a host name or address");
 	*node = s;
 	return 0;
+}
+
+static bool ship_path_ok(const char *s, const char *const *allowed)
+{
+	size_t n = strlen(s), first = strcspn(s, "/"), depth = 1, i;
+	const char *c;
+
+	if (!n || n > CKPTD_SHIP_PATH_MAX ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789._-/") != n)
+		return false;
+	for (c = s;; c++) {
+		size_t len = strcspn(c, "/");
+
+		if (!len || (len == 1 && c[0] == '.') ||
+		    (len == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		c += len;
+		if (!*c)
+			break;
+		if (++depth > CKPTD_SHIP_DEPTH)
+			return false;
+	}
+	for (i = 0; allowed && allowed[i]; i++)
+		if (strlen(allowed[i]) == first && !strncmp(s, allowed[i], first))
+			return true;
+	return false;
+}
+
+int ckptd_ship_check(const json_t *msg, const char *const *allowed,
+		     const char **path, uint64_t *bytes, struct ckpt_err *err)
+{
+	const char *kind = ckptd_msg_str(msg, "ship");
+	const json_t *b = json_object_get(msg, "bytes");
+
+	*path = ckptd_msg_str(msg, "path");
+	*bytes = 0;
+	if (kind && !strcmp(kind, "error"))
+		return ckpt_err_set(err, EREMOTEIO, "%.512s",
+				    ckptd_msg_str(msg, "error") ?: "failed");
+	if (kind && !strcmp(kind, "end"))
+		return CKPTD_SHIP_END;
+	if (!kind || (strcmp(kind, "dir") && strcmp(kind, "file")))
+		return ckpt_err_set(err, EINVAL, "ship: needs \"ship\", one of dir, file, end, error");
+	if (!*path || !ship_path_ok(*path, allowed))
+		return ckpt_err_set(err, EINVAL, "ship: \"path\" %.64s%s is not a path this share may have",
+				    *path ?: "(none)", *path && strlen(*path) > 64 ? "..." : "");
+	if (!strcmp(kind, "dir"))
+		return CKPTD_SHIP_DIR;
+	if (!json_is_integer(b) || json_integer_value(b) < 0 ||
+	    (uint64_t)json_integer_value(b) > CKPTD_SHIP_BYTES_MAX)
+		return ckpt_err_set(err, EINVAL, "ship: %s: \"bytes\" must be 0 .. 2^46", *path);
+	*bytes = json_integer_value(b);
+	return CKPTD_SHIP_FILE;
 }
 
 int ckptd_msg_send(int fd, const json_t *msg, const int *fds, int nfds,

@@ -72,10 +72,11 @@ const char *ckptd_mode(const char *mode);
 /*
  * The daemons' protocol between nodes, which every peer request carries as
  * "proto" (daemon/peer.c, peer_send()). 2: a node's TCP ends carry
- * peer_shut. The nodes of a cluster run one ckpt version: a request of
+ * peer_shut; 3: shares travel between nodes whose snapshot roots are
+ * their own (daemon/ship.c). The nodes of a cluster run one ckpt version: a request of
  * another protocol is refused, naming both, before its shape is read.
  */
-#define CKPTD_PEER_PROTO	2
+#define CKPTD_PEER_PROTO	3
 
 /* A peer request's "proto": 0, or -EPROTO with @err naming both. */
 int ckptd_peer_proto_check(const json_t *req, struct ckpt_err *err);
@@ -95,6 +96,23 @@ int ckptd_ask_check(const json_t *req, const char **mode, json_int_t *uid,
  */
 int ckptd_node_check(const json_t *req, const char **node,
 		     struct ckpt_err *err);
+
+/*
+ * A header of files travelling between daemons (daemon/ship.c): {"ship":
+ * "dir"|"file"|"end"|"error", "path", "bytes", "error"}. The path is
+ * relative: at most CKPTD_SHIP_PATH_MAX bytes of [A-Za-z0-9._-] in at
+ * most CKPTD_SHIP_DEPTH components separated by single '/', none "." or
+ * "..", the first one of @allowed (NULL-terminated); a file's bytes at
+ * most CKPTD_SHIP_BYTES_MAX. Its kind, with *@path and *@bytes, or
+ * -EINVAL with @err naming what is wrong (an "error" header: -EREMOTEIO,
+ * its message in @err).
+ */
+enum { CKPTD_SHIP_DIR, CKPTD_SHIP_FILE, CKPTD_SHIP_END };
+#define CKPTD_SHIP_PATH_MAX	512
+#define CKPTD_SHIP_DEPTH	8
+#define CKPTD_SHIP_BYTES_MAX	(1ULL << 46)
+int ckptd_ship_check(const json_t *msg, const char *const *allowed,
+		     const char **path, uint64_t *bytes, struct ckpt_err *err);
 
 /*
  * Sends @msg, with @nfds descriptors, as one frame, whole: on a

@@ -3,7 +3,8 @@
  * libFuzzer target for what ckptd reads from anyone: its socket's frames
  * (lib/ckptd/proto.c), a snapshot's metadata (lib/ckptd/meta.c), the
  * TCP ends other nodes send (lib/ckptd/tcpjoin.c), a peer-ask's and a
- * node question's arguments (lib/ckptd/proto.c) and the address lists
+ * node question's arguments and the headers of a share's files shipped
+ * between nodes (lib/ckptd/proto.c) and the address lists
  * and map of a restart (lib/ckptd/addrmap.c). Each input goes through
  * ckptd's code twice: as a byte stream on a socket, cut into frames, each
  * decoded and, as an object, checked as metadata, its "shares" joined as
@@ -23,7 +24,9 @@
 
 static void check(const void *buf, size_t len)
 {
+	static const char *const ship_names[] = { "meta.json", "node1", NULL };
 	static struct ckpt_addr_map map[CKPT_ADDRMAP_MAX];
+	uint64_t bytes;
 	json_t *msg, *built = NULL, *outside;
 	json_int_t uid, timeout;
 	const char *mode;
@@ -34,6 +37,7 @@ static void check(const void *buf, size_t len)
 	ckptd_msg_str(msg, "op");
 	ckptd_ask_check(msg, &mode, &uid, &timeout, NULL);
 	ckptd_node_check(msg, &mode, NULL);
+	ckptd_ship_check(msg, ship_names, &mode, &bytes, NULL);
 	ckptd_peer_proto_check(msg, NULL);
 	ckpt_meta_check(msg, NULL);
 	tcp_join(json_object_get(msg, "shares"), NULL, NULL);

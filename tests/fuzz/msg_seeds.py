@@ -3,7 +3,8 @@
 #
 # msg_seeds.py DIR: seeds for msg_fuzz (tests/fuzz/run -f msg): one frame
 # of each op of ckptd's protocol, a stream of two, two nodes' TCP ends to
-# join, the addresses and map of a restart, and a snapshot's metadata,
+# join, the headers of a share's files shipped between nodes, the
+# addresses and map of a restart, and a snapshot's metadata,
 # bare and framed (Documentation/ckptd.md).
 import json
 import struct
@@ -25,11 +26,14 @@ ops = [{"op": "run", "pid": 12, "cmd": ["sh", "-c", "x"], "cwd": "/", "name": "n
        {"op": "restart", "dir": "/var/lib/ckpt/0123abcd/1"},
        {"op": "signal", "sig": 2}, {"op": "cancel", "job": "0123abcd"},
        {"op": "join", "job": "0123abcd", "coordinator": "node0"},
-       {"op": "peer-checkpoint", "job": "0123abcd", "seq": 2, "dir": "/x", "timeout": 0},
+       {"op": "peer-checkpoint", "job": "0123abcd", "seq": 2, "dir": "/x", "timeout": 0,
+        "token": "00112233445566778899aabbccddeeff"},
        {"op": "peer-ask", "job": "0123abcd", "uid": 1000, "node": "node1", "mode": "continue",
         "timeout": 60},
        {"op": "inspect", "dir": "/var/lib/ckpt/0123abcd/1"},
-       {"op": "node", "node": "node1"}, {"op": "peer-ping"}]
+       {"op": "node", "node": "node1"}, {"op": "peer-ping"},
+       {"ship": "dir", "path": "node1"}, {"ship": "file", "path": "node1/0/12.img", "bytes": 4096},
+       {"ship": "end", "files": 2, "bytes": 4096}, {"ship": "error", "error": "disk full"}]
 for i, o in enumerate(ops):
     open(f"{d}/op{i}", "wb").write(frame(o))
 ends = {"shares": [

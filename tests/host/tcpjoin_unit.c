@@ -72,11 +72,25 @@ static int outside(const char *text, const char *want)
 #define A(una, wseq, rnxt) "{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", " #una ", " #wseq ", " #rnxt ", false]]}"
 #define B(una, wseq, rnxt) "{\"node\": \"b\", \"tcp\": [[8, 6, \"192.0.2.11:5000\", \"192.0.2.10:4000\", " #una ", " #wseq ", " #rnxt ", false]]}"
 
+/* ckptd_ship_check() of the header @text, for node1's share. */
+static int ship(const char *text, struct ckpt_err *err)
+{
+	static const char *const allowed[] = { "meta.json", "node1", NULL };
+	json_t *msg = json_loads(text, 0, NULL);
+	const char *path;
+	uint64_t bytes;
+	int ret;
+
+	ret = msg ? ckptd_ship_check(msg, allowed, &path, &bytes, err) : -999;
+	json_decref(msg);
+	return ret;
+}
+
 int main(void)
 {
 	struct ckpt_err err;
 
-	printf("TAP version 13\n1..17\n");
+	printf("TAP version 13\n1..21\n");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 200) "]", &err),
 	      "the two ends of a connection fit: joined");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 100) "]", &err),
@@ -125,13 +139,41 @@ int main(void)
 		      "{\"a\":[[7,5,\"192.0.2.10:4000\",\"198.51.100.1:2\"]]}"),
 	      "--outside close: one whose other end shut down writing too, as on one node");
 	/* Every peer request's protocol version, checked before its shape. */
-	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 2}", &err) == 0,
-	      "a peer request of this protocol (2): taken");
-	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 1}", &err) == -EPROTO &&
-	      strstr(err.msg, "protocol 1, this node 2: every node must run the same ckpt version") &&
+	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 3}", &err) == 0,
+	      "a peer request of this protocol (3): taken");
+	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 2}", &err) == -EPROTO &&
+	      strstr(err.msg, "protocol 2, this node 3: every node must run the same ckpt version") &&
 	      proto("{\"op\": \"peer-join\"}", &err) == -EPROTO &&
 	      strstr(err.msg, "older ckptd peer protocol (no version)") &&
 	      proto("{\"op\": \"peer-join\", \"proto\": \"2\"}", &err) == -EPROTO,
 	      "another protocol, none, or not a number: refused, naming both");
+	/* A share's files between nodes (daemon/ship.c): what a header may name. */
+	check(ship("{\"ship\": \"file\", \"path\": \"node1/0/12.img\", \"bytes\": 4096}", &err) ==
+	      CKPTD_SHIP_FILE &&
+	      ship("{\"ship\": \"dir\", \"path\": \"node1\"}", &err) == CKPTD_SHIP_DIR &&
+	      ship("{\"ship\": \"file\", \"path\": \"meta.json\", \"bytes\": 0}", &err) == CKPTD_SHIP_FILE &&
+	      ship("{\"ship\": \"end\"}", &err) == CKPTD_SHIP_END,
+	      "a share's directories and files, the metadata, the end: taken");
+	check(ship("{\"ship\": \"file\", \"path\": \"node1/../meta.json\", \"bytes\": 1}", &err) == -EINVAL &&
+	      strstr(err.msg, "not a path this share may have") &&
+	      ship("{\"ship\": \"dir\", \"path\": \"/etc\"}", &err) == -EINVAL &&
+	      ship("{\"ship\": \"dir\", \"path\": \"node1//0\"}", &err) == -EINVAL &&
+	      ship("{\"ship\": \"dir\", \"path\": \"node1/./0\"}", &err) == -EINVAL &&
+	      ship("{\"ship\": \"dir\", \"path\": \"node1/\"}", &err) == -EINVAL &&
+	      ship("{\"ship\": \"dir\", \"path\": \"node1/a b\"}", &err) == -EINVAL &&
+	      ship("{\"ship\": \"dir\", \"path\": \"node1/1/2/3/4/5/6/7/8\"}", &err) == -EINVAL,
+	      "a path leading out, absolute, with an empty, '.' or odd name, too deep: refused");
+	check(ship("{\"ship\": \"dir\", \"path\": \"node2/0\"}", &err) == -EINVAL &&
+	      ship("{\"ship\": \"file\", \"path\": \"node10\", \"bytes\": 1}", &err) == -EINVAL &&
+	      ship("{\"ship\": \"file\", \"path\": \"meta.mac\", \"bytes\": 1}", &err) == -EINVAL,
+	      "a path under another name than the ones expected: refused");
+	check(ship("{\"ship\": \"file\", \"path\": \"node1/0/1.img\", \"bytes\": -1}", &err) == -EINVAL &&
+	      ship("{\"ship\": \"file\", \"path\": \"node1/0/1.img\"}", &err) == -EINVAL &&
+	      ship("{\"ship\": \"file\", \"path\": \"node1/0/1.img\", \"bytes\": 70368744177665}", &err) == -EINVAL &&
+	      ship("{\"ship\": \"link\", \"path\": \"node1\"}", &err) == -EINVAL &&
+	      ship("{\"path\": \"node1\"}", &err) == -EINVAL &&
+	      ship("{\"ship\": \"error\", \"error\": \"disk full\"}", &err) == -EREMOTEIO &&
+	      !strcmp(err.msg, "disk full"),
+	      "a size missing, negative or over 2^46, another kind: refused; an error: its message");
 	return failed ? 1 : 0;
 }

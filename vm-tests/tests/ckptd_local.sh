@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A job over two nodes whose snapshot roots are their own, as on a cluster
+# without a shared file system (Documentation/ckptd.md, "Snapshot roots of
+# their own"). ckpt job on node0 takes node1's share into a stage there
+# and gathers it into node0's snapshot, which then holds the whole job;
+# nothing stays on node1. ckpt restart on node0 ships node1 its share and
+# removes it there once it runs. The snapshot moved to node1 is restarted
+# from there with the nodes swapped: node0 is shipped its new share. A
+# share whose stage fills up (a small tmpfs) fails the checkpoint, naming
+# the node and the cause, and the job runs on, its earlier snapshot
+# intact; the next checkpoint gathers. Every share's output is the
+# uninterrupted run's.
+#
+# Topology: node0 and node1 on the private link, each with ckptd and a
+# snapshot root in its own overlay (/var/lib/ckpt-own).
+# nodes: 2
+# kernels: 6.12
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+
+shared=${ckptvm_out:?}/ckptd-local
+. "$CKPT_TOP/vm-tests/lib/twonodes.sh"
+own=/var/lib/ckpt-own
+sed "s|^snapshot_root = .*|snapshot_root = $own|" "$conf" > "$conf.own"
+conf=$conf.own
+local_cleanup() {
+	# The daemons' logs outlive the run, for a failure's story.
+	mkdir -p "$ckptvm_out/ckptd-local-logs"
+	cp "$shared"/ckptd-node*.log "$shared"/*.err "$ckptvm_out/ckptd-local-logs/" 2> /dev/null || true
+	ssh node0 "umount '$own/.ship' 2> /dev/null; rm -rf '$own'" || true
+	ssh node1 "umount '$own/.ship' 2> /dev/null; rm -rf '$own'" || true
+	twonodes_cleanup
+}
+trap local_cleanup EXIT
+for n in node0 node1; do
+	ssh "$n" "umount '$own/.ship' 2> /dev/null; rm -rf '$own'; mkdir -p -m 0700 '$own'"
+done
+
+ktap_plan 14
+start_nodes
+
+timeout 120 sh "$shared/share.sh" a 0 || ktap_note "the reference run failed"
+ktap_note "reference: $(cat "$shared/out-a")"
+cp "$shared/out-a" "$shared/reference"
+rm -f "$shared"/out-* "$shared"/ready-*
+
+# nothing_staged NODE: no stage left in NODE's root.
+nothing_staged() {
+	ssh "$1" "test -z \"\$(ls -A '$own/.ship' 2> /dev/null)\""
+}
+
+# started_from FILE NODE SNAP: ckpt restart's FILE says the job restarted,
+# and NODE's ckptd was shipped its share of SNAP.
+started_from() {
+	ktap_poll 60 grep -q "job $job restarted" "$1" &&
+		ktap_poll 30 grep -q "job $job: its share of $3, shipped from its coordinator" \
+			"$shared/ckptd-$2.log"
+}
+
+gathered_1() {
+	"$bin/ckpt" job "$job" | grep -q "^snapshot *$own/$job/1\$" &&
+		test -f "$own/$job/1/node0/0/manifest" && test -f "$own/$job/1/node1/0/manifest" &&
+		! test -e "$own/$job/1/.token" &&
+		grep -q "job $job: the shares of 1 other node gathered" "$shared/ckptd-node0.log" &&
+		nothing_staged node1 && ssh node1 "! ls -d '$own/$job/'* 2> /dev/null"
+}
+
+(cd /tmp && "$bin/ckpt-run" --name own sh -c "$launcher" > "$shared/run.out" 2> "$shared/run.err") &
+runner=$!
+ktap_poll 90 sh -c "test -e '$shared/ready-a' && test -e '$shared/ready-b'" || true
+job=$(job_of "$shared/run.err")
+ktap_check "a job over both nodes, node1's share joined through ckpt-ssh" sh -c \
+	"'$bin/ckpt' status '$job' --json | grep -q '\"nodes\":\\[\"node1\"\\]'"
+ktap_check "ckpt job: node1's share gathered into node0's snapshot 1; nothing of it stays on node1" \
+	gathered_1
+ktap_check "both shares run on after it, none stopped" both_running "$job"
+ktap_check "--kill: snapshot 2, the job ends on both nodes" sh -c \
+	"'$bin/ckpt' job '$job' --kill | grep -q '^snapshot *$own/$job/2\$' &&
+	 for i in \$(seq 50); do ssh node1 \"! '$bin/ckpt' status '$job'\" 2> /dev/null && exit 0; sleep 0.2; done; exit 1"
+wait_for "$runner" || true
+
+# Restarted on the same nodes, from node0: node1 is shipped its share.
+"$bin/ckpt" restart "$own/$job/2" > "$shared/r1.out" 2> "$shared/r1.err" &
+runner=$!
+restarted_here() {
+	started_from "$shared/r1.err" node1 "$own/$job/2" &&
+		ssh node1 "'$bin/ckpt' status '$job' --json" | grep -q '"coordinator":"node0"' &&
+		ktap_poll 30 nothing_staged node1
+}
+ktap_check "ckpt restart: node1 is shipped its share and runs it; the stage goes once it runs" \
+	restarted_here
+ktap_check "the restarted job: checkpointed over both nodes and killed, snapshot 3" sh -c \
+	"'$bin/ckpt' job '$job' --kill | grep -q '^snapshot *$own/$job/3\$'"
+wait_for "$runner" || true
+
+# The snapshot, moved to node1, restarted there with the nodes swapped:
+# node0, which has no copy of it now, is shipped the share it runs.
+tar -C "$own" -cf - "$job/3" | ssh node1 "tar -C '$own' -xf -"
+rm -rf "${own:?}/$job"
+ssh node1 "cd /tmp && '$bin/ckpt' restart --hosts node0=node1,node1=node0 '$own/$job/3' \
+	> '$shared/r2.out' 2> '$shared/r2.err'" &
+runner=$!
+restarted_swapped() {
+	started_from "$shared/r2.err" node0 "$own/$job/3" &&
+		"$bin/ckpt" status "$job" --json | grep -q '"coordinator":"node1"'
+}
+ktap_check "moved to node1 and restarted there, the nodes swapped: node0 is shipped its share" \
+	restarted_swapped
+
+# node0's stage on a tmpfs too small for its share: the checkpoint from
+# node1 fails, naming node0 and the full disk; both shares run on, node1
+# keeps no part of it and its snapshot 3 is still whole.
+ssh node0 "mkdir -p '$own/.ship' && mount -t tmpfs -o size=64k ckpt-full '$own/.ship'"
+rc=0
+ssh node1 "'$bin/ckpt' job '$job'" > /dev/null 2> "$shared/full.err" || rc=$?
+ktap_note "$(cat "$shared/full.err")"
+ktap_check "node0's stage full: the checkpoint fails, naming node0 and the full disk" sh -c \
+	"test $rc = 1 && grep -q 'node0' '$shared/full.err' && grep -q 'No space left on device' '$shared/full.err'"
+untouched() {
+	both_running "$job" &&
+		ssh node1 "! ls -d '$own/$job/'*.tmp 2> /dev/null && '$bin/ckpt' inspect '$own/$job/3' > /dev/null"
+}
+ktap_check "the job runs on, on both nodes; no part of the snapshot stays; snapshot 3 is intact" \
+	untouched
+ssh node0 "umount '$own/.ship'"
+gathered_again() {
+	ssh node1 "'$bin/ckpt' job '$job'" | grep -q "^snapshot *$own/$job/4\$" &&
+		ssh node1 "test -f '$own/$job/4/node0/0/manifest'" && nothing_staged node0
+}
+ktap_check "room again: the next checkpoint gathers node0's share into node1's snapshot 4" \
+	gathered_again
+
+go node0
+go node1
+rc=0
+wait_for "$runner" || rc=$?
+ktap_check "the job ends: ckpt restart exits 0" test "$rc" = 0
+ktap_check "both shares printed the uninterrupted run's digest" sh -c \
+	"for i in \$(seq 150); do cmp -s '$shared/reference' '$shared/out-a' &&
+	 cmp -s '$shared/reference' '$shared/out-b' && exit 0; sleep 0.2; done; exit 1"
