@@ -69,6 +69,7 @@ struct snap {
 	char *gather[CKPTD_MAX_NODES];	/* a share to gather: its node's name */
 	unsigned int npeers;
 	unsigned int shipping;	/* the peer whose share is on its way */
+	bool released;		/* continue: every share runs on already */
 	struct ship_stage stage;	/* a peer's: its share, not shared */
 	json_t *remote;		/* the other nodes' entries of the metadata */
 	json_t *tcp;		/* every node's TCP ends to other nodes: tcp_join() */
@@ -634,8 +635,8 @@ static int coordinated_tries(struct snap *s, int dev, struct ckpt_err *err)
 	}
 }
 
-/* Every node (this one too) applies @action and says it has. */
-static void finish(struct snap *s, const char *action)
+/* @msg to every node's share, each answer awaited; their connections stay. */
+static void tell_all(struct snap *s, json_t *msg)
 {
 	struct ckpt_err err;
 	json_t *reply;
@@ -643,15 +644,43 @@ static void finish(struct snap *s, const char *action)
 
 	for (i = 0; i < s->npeers; i++) {
 		if (s->peers[i] &&
-		    !peer_call(s->peers[i], json_pack("{s:s}", "action", action),
-			       &reply, CKPTD_PEER_WAIT_S, &err))
+		    !peer_call(s->peers[i], json_deep_copy(msg), &reply,
+			       CKPTD_PEER_WAIT_S, &err))
 			json_decref(reply);
 		else if (s->peers[i])
 			ckptd_log(s->d, 0, "job %s: node %s: %s", s->j->id,
 				  peer_name(s->peers[i]), err.msg);
-		peer_close(s->peers[i]);
 	}
-	apply_action(s->j, action);
+	json_decref(msg);
+}
+
+/*
+ * A checkpoint that lets the job go on: once every share is captured, all
+ * of it runs on (the images are what they are, whatever it does now), and
+ * the gather, the read-back and the commit happen while it runs. A
+ * failure after this point is the abort it would have been: the job
+ * continues, no snapshot is made.
+ */
+static void release(struct snap *s)
+{
+	tell_all(s, json_pack("{s:s, s:b}", "action", "continue", "more", 1));
+	apply_action(s->j, "continue");
+	s->released = true;
+}
+
+/* Every node (this one too) applies @action and says it has. */
+static void finish(struct snap *s, const char *action)
+{
+	unsigned int i;
+
+	/* Released already: only the word of the end, no second SIGCONT. */
+	if (s->released)
+		action = strcmp(action, "abort") ? "done" : "abort";
+	tell_all(s, json_pack("{s:s}", "action", action));
+	for (i = 0; i < s->npeers; i++)
+		peer_close(s->peers[i]);
+	if (!s->released)
+		apply_action(s->j, action);
 }
 
 /* meta.json and its MAC into the .tmp directory, synced. */
@@ -811,6 +840,8 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	else if (!ret)
 		ret = one_node(s, dev, &err);
 	progress_watch(false);
+	if (!ret && json_array_size(j->nodes) && !strcmp(s->mode, "continue"))
+		release(s);
 	if (!ret)
 		ret = gather(s, &err);
 	/* Read by the shares: no part of the snapshot. */
@@ -1217,6 +1248,7 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 			       const struct job *j, const struct ship_stage *stage)
 {
 	const char *action, *word, *names[] = { d->node, NULL };
+	bool released = false;
 	struct ckpt_err err;
 	json_t *msg;
 
@@ -1224,11 +1256,21 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 		if (peer_recv(p, &msg, CKPTD_PEER_WAIT_S, &err)) {
 			ckptd_log(d, 0, "job %s: the coordinator's word did not come (%s); the job continues",
 				  j->id, err.msg);
-			apply_action(j, "abort");
-			return "abort";
+			if (!released)
+				apply_action(j, "abort");
+			return released ? "continue" : "abort";
 		}
 		/* Another share on its way: the word comes later. */
 		if (json_is_true(json_object_get(msg, "wait"))) {
+			json_decref(msg);
+			continue;
+		}
+		/* Continue: the job runs on now; gather and commit come after. */
+		if (!released && json_is_true(json_object_get(msg, "more")) &&
+		    !strcmp(ckptd_msg_str(msg, "action") ?: "", "continue")) {
+			apply_action(j, "continue");
+			released = true;
+			peer_send(p, json_pack("{s:b}", "ok", 1), NULL);
 			json_decref(msg);
 			continue;
 		}
@@ -1243,15 +1285,20 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 		if (ship_send(p, stage->fd, names, true, NULL, &err)) {
 			ckptd_log(d, 0, "job %s: its share did not reach the coordinator (%s); the job continues",
 				  j->id, err.msg);
-			apply_action(j, "abort");
-			return "abort";
+			if (!released)
+				apply_action(j, "abort");
+			return released ? "continue" : "abort";
 		}
 	}
 	word = ckptd_msg_str(msg, "action") ?: "";
 	/* Only the words it knows, as its own literals. */
 	action = !strcmp(word, "kill") ? "kill" : !strcmp(word, "stop") ? "stop" :
 		 !strcmp(word, "continue") ? "continue" : "abort";
-	apply_action(j, action);
+	/* Released before: whatever the end, the job runs on already. */
+	if (released)
+		action = !strcmp(word, "done") ? "continue" : "abort";
+	else
+		apply_action(j, action);
 	peer_send(p, json_pack("{s:b}", "ok", 1), NULL);
 	json_decref(msg);
 	return action;
