@@ -37,6 +37,8 @@ static const struct field checkpoint_fields[] = {
 	{ "frozen_us", "frozen (us)" },
 	{ "total_us", "total (us)" },
 	{ "verify_us", "verify (us)" },
+	{ "stopped_us", "stopped (us)" },	/* several nodes */
+	{ "commit_us", "commit (us)" },
 	{ "ended", "ended on" },	/* nodes whose share ended, now left */
 	{}
 };

@@ -858,9 +858,10 @@ static int share_go(struct ckptd *d, struct peer *p, const char *id,
 
 /*
  * The snapshot the coordinator restarts, here: @dir itself if this node
- * sees it there (a root the nodes share: the same meta.mac as @mac), its
- * real path in @real; otherwise "need", and the coordinator ships the
- * metadata and the share of @node into @stage, which @real names then.
+ * sees it there with the share of @node in it (a root the nodes share:
+ * the same meta.mac as @mac), its real path in @real; otherwise "need",
+ * and the coordinator ships the metadata and the share of @node into
+ * @stage, which @real names then.
  */
 static int share_find(struct ckptd *d, struct peer *p, const char *id,
 		      const char *dir, const char *node, const char *mac,
@@ -876,9 +877,10 @@ static int share_find(struct ckptd *d, struct peer *p, const char *id,
 	if (!job_id_valid(id))
 		return ckpt_err_set(err, EINVAL, "peer-restart: \"job\" is not a job id");
 	dfd = realpath(dir, real) ? open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	/* The same snapshot, with this share in it (not a copy of others'). */
 	same = dfd >= 0 &&
 	       !file_read_max(dfd, CKPT_META_MAC_FILE, &text, &len, 256) &&
-	       !strcmp(text, mac);
+	       !strcmp(text, mac) && !faccessat(dfd, node, F_OK, AT_SYMLINK_NOFOLLOW);
 	free(text);
 	if (dfd >= 0)
 		close(dfd);

@@ -78,6 +78,8 @@ struct snap {
 	json_int_t nr_all;	/* processes and bytes, every node's */
 	json_int_t bytes_all;
 	uint64_t verify_ns;	/* this node's images read back for their SHA-256 */
+	/* Several nodes: how long the job's shares stayed stopped, the commit */
+	uint64_t stop_t0, stopped_ns, commit_t0, commit_ns;
 };
 
 /* The directory of @j's snapshots, open in @sd and listed, or NULL. */
@@ -399,8 +401,9 @@ static int gather_note(struct snap *s, unsigned int i, const json_t *node,
  * A job over several nodes: every node's share is captured and left
  * stopped (so nothing of the job moves on while others are captured),
  * here and on each node of the job at once; 0 once every share is in
- * SEQ.tmp and the remote entries in s->remote. The mode is applied at
- * the end (finish()), by every node, after the commit.
+ * SEQ.tmp and the remote entries in s->remote. A continue lets them all
+ * go on then (release()); a stop or kill is applied at the end
+ * (finish()), by every node, after the commit.
  */
 static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 {
@@ -428,6 +431,7 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 	}
 	s->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY |
 		     CKPT_CHECKPOINT_LOCAL_FILES;
+	s->stop_t0 = ckptd_now_ns();
 	job_mark_stopped(s->j, true);
 	ret = ckpt_tree_checkpoint(dev, &s->a, s->root, s->treedir, &s->t,
 				   &s->res, err);
@@ -525,8 +529,9 @@ static void keep_waiting(void *arg)
 
 /*
  * The shares of nodes whose snapshot root is their own, into SEQ.tmp/NODE
- * (ship.c), synced: the snapshot is whole on this node. The shares stay
- * stopped meanwhile, as they do while the metadata is written.
+ * (ship.c), synced: the snapshot is whole on this node. The job runs on
+ * meanwhile for a continue (release()); for a stop or kill its shares
+ * stay stopped until the commit.
  */
 static int gather(struct snap *s, struct ckpt_err *err)
 {
@@ -663,9 +668,26 @@ static void tell_all(struct snap *s, json_t *msg)
  */
 static void release(struct snap *s)
 {
-	tell_all(s, json_pack("{s:s, s:b}", "action", "continue", "more", 1));
+	struct ckpt_err err;
+	json_t *reply;
+	unsigned int i;
+
+	/* All told before any answer is awaited: a slow node holds up none. */
+	for (i = 0; i < s->npeers; i++)
+		if (s->peers[i] &&
+		    peer_send(s->peers[i], json_pack("{s:s, s:b}", "action", "continue",
+						     "more", 1), &err))
+			ckptd_log(s->d, 0, "job %s: %s", s->j->id, err.msg);
 	apply_action(s->j, "continue");
+	s->stopped_ns = ckptd_now_ns() - s->stop_t0;
 	s->released = true;
+	for (i = 0; i < s->npeers; i++) {
+		if (s->peers[i] && !peer_reply(s->peers[i], &reply, CKPTD_PEER_WAIT_S, &err))
+			json_decref(reply);
+		else if (s->peers[i])
+			ckptd_log(s->d, 0, "job %s: node %s: %s", s->j->id,
+				  peer_name(s->peers[i]), err.msg);
+	}
 }
 
 /* Every node (this one too) applies @action and says it has. */
@@ -679,8 +701,10 @@ static void finish(struct snap *s, const char *action)
 	tell_all(s, json_pack("{s:s}", "action", action));
 	for (i = 0; i < s->npeers; i++)
 		peer_close(s->peers[i]);
-	if (!s->released)
+	if (!s->released) {
 		apply_action(s->j, action);
+		s->stopped_ns = ckptd_now_ns() - s->stop_t0;
+	}
 }
 
 /* meta.json and its MAC into the .tmp directory, synced. */
@@ -822,6 +846,7 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 {
 	struct snap *s = arg;
 	struct ckpt_err err;
+	json_t *res;
 	int dev, ret;
 
 	s->d = d;
@@ -840,6 +865,7 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	else if (!ret)
 		ret = one_node(s, dev, &err);
 	progress_watch(false);
+	s->commit_t0 = ckptd_now_ns();
 	if (!ret && json_array_size(j->nodes) && !strcmp(s->mode, "continue"))
 		release(s);
 	if (!ret)
@@ -859,6 +885,7 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	}
 	if (!ret)
 		ret = commit(s, &err);
+	s->commit_ns = ckptd_now_ns() - s->commit_t0;
 	if (json_array_size(j->nodes))
 		finish(s, ret ? "abort" : s->mode);
 	gather_forget(s);
@@ -870,14 +897,24 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 					   json_sprintf("job %s: %s", j->id, err.msg)));
 		return;
 	}
-	worker_send(out, json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:O*}",
+	res = json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:O*}",
 		"ok", 1, "job", j->id, "snapshot", s->shown,
 		"seq", (json_int_t)s->seq, "processes", s->nr_all,
 		"bytes", s->bytes_all,
 		"frozen_us", (json_int_t)(s->a.frozen_ns / 1000),
 		"total_us", (json_int_t)(s->a.total_ns / 1000),
 		"verify_us", (json_int_t)(s->verify_ns / 1000),
-		"ended", json_array_size(s->ended) ? s->ended : NULL));
+		"ended", json_array_size(s->ended) ? s->ended : NULL);
+	/*
+	 * Several nodes: how long every share stayed stopped (SIGSTOP after
+	 * its capture), and the gather, read-back, metadata and commit after
+	 * the captures, which a continue no longer waits for.
+	 */
+	if (res && json_array_size(j->nodes)) {
+		json_object_set_new(res, "stopped_us", json_integer(s->stopped_ns / 1000));
+		json_object_set_new(res, "commit_us", json_integer(s->commit_ns / 1000));
+	}
+	worker_send(out, res);
 }
 
 /* In ckptd: the nodes whose share ended leave the job's list. */

@@ -73,7 +73,8 @@ const char *ckptd_mode(const char *mode);
  * The daemons' protocol between nodes, which every peer request carries as
  * "proto" (daemon/peer.c, peer_send()). 2: a node's TCP ends carry
  * peer_shut; 3: shares travel between nodes whose snapshot roots are
- * their own (daemon/ship.c). The nodes of a cluster run one ckpt version: a request of
+ * their own (daemon/ship.c), and a continue's shares go on once all are
+ * captured ({action: continue, more}). The nodes of a cluster run one ckpt version: a request of
  * another protocol is refused, naming both, before its shape is read.
  */
 #define CKPTD_PEER_PROTO	3

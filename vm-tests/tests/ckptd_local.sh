@@ -60,7 +60,10 @@ started_from() {
 }
 
 gathered_1() {
-	"$bin/ckpt" job "$job" | grep -q "^snapshot *$own/$job/1\$" &&
+	"$bin/ckpt" job "$job" > "$shared/c1.out" &&
+		grep -q "^snapshot *$own/$job/1\$" "$shared/c1.out" &&
+		grep -q '^stopped (us) *[0-9]*$' "$shared/c1.out" &&
+		grep -q '^commit (us) *[0-9]*$' "$shared/c1.out" &&
 		test -f "$own/$job/1/node0/0/manifest" && test -f "$own/$job/1/node1/0/manifest" &&
 		! test -e "$own/$job/1/.token" &&
 		grep -q "job $job: the shares of 1 other node gathered" "$shared/ckptd-node0.log" &&
@@ -73,7 +76,7 @@ ktap_poll 90 sh -c "test -e '$shared/ready-a' && test -e '$shared/ready-b'" || t
 job=$(job_of "$shared/run.err")
 ktap_check "a job over both nodes, node1's share joined through ckpt-ssh" sh -c \
 	"'$bin/ckpt' status '$job' --json | grep -q '\"nodes\":\\[\"node1\"\\]'"
-ktap_check "ckpt job: node1's share gathered into node0's snapshot 1; nothing of it stays on node1" \
+ktap_check "ckpt job: node1's share gathered into node0's snapshot 1, its stopped and commit times told; nothing of it stays on node1" \
 	gathered_1
 ktap_check "both shares run on after it, none stopped" both_running "$job"
 ktap_check "--kill: snapshot 2, the job ends on both nodes" sh -c \
