@@ -506,6 +506,13 @@ static int gathered_whole(struct snap *s, const char *name,
 	return ckpt_err_set(err, EPROTO, "gathering node %s's share: no entry of it", name);
 }
 
+/* Peer @i is done with this checkpoint (released, its share here). */
+static void let_go(struct snap *s, unsigned int i)
+{
+	peer_close(s->peers[i]);
+	s->peers[i] = NULL;
+}
+
 static void gather_forget(struct snap *s)
 {
 	unsigned int i;
@@ -557,6 +564,9 @@ static int gather(struct snap *s, struct ckpt_err *err)
 		if (ret)
 			return ckpt_err_set(err, -ret, "gathering node %s's share: %s",
 					    s->gather[i], why.msg);
+		/* Released, the share's part ended with its last file. */
+		if (s->released)
+			let_go(s, i);
 		ret = gathered_whole(s, s->gather[i], err);
 		if (ret)
 			return ret;
@@ -687,6 +697,9 @@ static void release(struct snap *s)
 		else if (s->peers[i])
 			ckptd_log(s->d, 0, "job %s: node %s: %s", s->j->id,
 				  peer_name(s->peers[i]), err.msg);
+		/* A share with nothing to send has ended its part: let it go. */
+		if (!s->gather[i])
+			let_go(s, i);
 	}
 }
 
@@ -1309,6 +1322,9 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 			released = true;
 			peer_send(p, json_pack("{s:b}", "ok", 1), NULL);
 			json_decref(msg);
+			/* On the root the nodes share: its part is done. */
+			if (stage->fd < 0)
+				return "continue";
 			continue;
 		}
 		if (!json_is_true(json_object_get(msg, "send")))
@@ -1326,6 +1342,9 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 				apply_action(j, "abort");
 			return released ? "continue" : "abort";
 		}
+		/* Released and gathered: nothing more to wait for. */
+		if (released)
+			return "continue";
 	}
 	word = ckptd_msg_str(msg, "action") ?: "";
 	/* Only the words it knows, as its own literals. */
