@@ -149,12 +149,14 @@ static void pipe_block(sigset_t *old)
 static void pipe_unblock(const sigset_t *old)
 {
 	const struct timespec now = { 0, 0 };
+	int saved = errno;	/* the I/O's, for its message */
 	sigset_t pipe;
 
 	sigemptyset(&pipe);
 	sigaddset(&pipe, SIGPIPE);
 	sigtimedwait(&pipe, NULL, &now);
 	sigprocmask(SIG_SETMASK, old, NULL);
+	errno = saved;
 }
 
 void peer_close(struct peer *p)
@@ -242,6 +244,8 @@ static int tls_io(struct peer *p, void *buf, size_t len, bool out)
 	/* A read may write too (TLS 1.3's key updates, an alert). */
 	pipe_block(&old);
 	while (done < len) {
+		/* EAGAIN after it means the socket's timeout, not an old call's. */
+		errno = 0;
 		n = out ? SSL_write(p->ssl, (char *)buf + done, len - done) :
 			  SSL_read(p->ssl, (char *)buf + done, len - done);
 		if (n <= 0) {
