@@ -708,9 +708,12 @@ static void finish(struct snap *s, const char *action)
 {
 	unsigned int i;
 
-	/* Released already: only the word of the end, no second SIGCONT. */
+	/*
+	 * Released, a share still here has not given its part (the gather
+	 * failed before it): it hears "abort", and gets no second SIGCONT.
+	 */
 	if (s->released)
-		action = strcmp(action, "abort") ? "done" : "abort";
+		action = "abort";
 	tell_all(s, json_pack("{s:s}", "action", action));
 	for (i = 0; i < s->npeers; i++)
 		peer_close(s->peers[i]);
@@ -1350,9 +1353,9 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 	/* Only the words it knows, as its own literals. */
 	action = !strcmp(word, "kill") ? "kill" : !strcmp(word, "stop") ? "stop" :
 		 !strcmp(word, "continue") ? "continue" : "abort";
-	/* Released before: whatever the end, the job runs on already. */
+	/* Released before: a word now is the coordinator giving up. */
 	if (released)
-		action = !strcmp(word, "done") ? "continue" : "abort";
+		action = "abort";
 	else
 		apply_action(j, action);
 	peer_send(p, json_pack("{s:b}", "ok", 1), NULL);

@@ -60,6 +60,15 @@ start_nodes() {
 	ktap_check "node1: engine, key, ckptd" test "$rc" = 0
 }
 
+# reference_run: share.sh run once outside any job, its digest kept in
+# $shared/reference for the shares' outputs to match.
+reference_run() {
+	timeout 120 sh "$shared/share.sh" a 0 || ktap_note "the reference run failed"
+	ktap_note "reference: $(cat "$shared/out-a")"
+	cp "$shared/out-a" "$shared/reference"
+	rm -f "$shared"/out-* "$shared"/ready-*
+}
+
 # running NODE JOB: JOB has processes on NODE, none of them stopped.
 running() {
 	ssh "$1" "grep -qs . /sys/fs/cgroup/ckpt/$2/cgroup.procs || exit 1

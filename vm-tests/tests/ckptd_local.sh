@@ -41,10 +41,7 @@ done
 ktap_plan 14
 start_nodes
 
-timeout 120 sh "$shared/share.sh" a 0 || ktap_note "the reference run failed"
-ktap_note "reference: $(cat "$shared/out-a")"
-cp "$shared/out-a" "$shared/reference"
-rm -f "$shared"/out-* "$shared"/ready-*
+reference_run
 
 # nothing_staged NODE: no stage left in NODE's root.
 nothing_staged() {

@@ -37,10 +37,7 @@ trap twonodes_cleanup EXIT
 ktap_plan 29
 start_nodes
 
-timeout 120 sh "$shared/share.sh" a 0 || ktap_note "the reference run failed"
-ktap_note "reference: $(cat "$shared/out-a")"
-cp "$shared/out-a" "$shared/reference"
-rm -f "$shared"/out-* "$shared"/ready-*
+reference_run
 
 (cd /tmp && "$bin/ckpt-run" --name two sh -c "$launcher" > "$shared/run.out" 2> "$shared/run.err") &
 runner=$!
