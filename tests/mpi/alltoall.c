@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * alltoall ROUNDS [SLEEP_MS]: an MPI job to checkpoint that keeps every
+ * alltoall ROUNDS [SLEEP_MS [WHILE]]: an MPI job to checkpoint that keeps every
  * pair of ranks talking. In each of ROUNDS rounds every rank sends every
  * other rank one message (MPI_Isend, tag round % 32768) and receives one
  * from each (MPI_Irecv into a buffer one byte larger than the largest
  * message), then waits for all of them (MPI_Waitall) and sleeps SLEEP_MS
  * (default 0), so that a run lasts long enough to be checkpointed in its
- * middle.
+ * middle; with WHILE, a path, only while that file exists (as heat's).
  *
  * The message from SRC to DST in round R has a size of 0 to 64 KiB and a
  * content that both derive from (R, SRC, DST) alone: the receiver makes
@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_MSG		65536	/* bytes in the largest message */
 
@@ -71,10 +72,12 @@ static void msg_fill(unsigned char *buf, size_t len, uint64_t seed)
 	}
 }
 
-static void sleep_ms(unsigned long ms)
+static void sleep_ms(unsigned long ms, const char *only_while)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
+	if (only_while && access(only_while, F_OK))
+		return;
 	while (ms && nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
@@ -136,10 +139,10 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (argc < 2 || argc > 3 || parse_ulong(argv[1], &rounds) ||
+	if (argc < 2 || argc > 4 || parse_ulong(argv[1], &rounds) ||
 	    (argc > 2 && parse_ulong(argv[2], &nap_ms))) {
 		if (rank == 0)
-			fprintf(stderr, "usage: alltoall ROUNDS [SLEEP_MS]\n");
+			fprintf(stderr, "usage: alltoall ROUNDS [SLEEP_MS [WHILE]]\n");
 		MPI_Finalize();
 		return 2;
 	}
@@ -181,7 +184,7 @@ int main(int argc, char **argv)
 				continue;
 			bytes += check(r, peer, rank, rbuf[peer], &st[n++], want);
 		}
-		sleep_ms(nap_ms);
+		sleep_ms(nap_ms, argc > 3 ? argv[3] : NULL);
 	}
 
 	MPI_Reduce(&bytes, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);

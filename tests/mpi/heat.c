@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * heat ITERS [SLEEP_MS]: an MPI job to checkpoint, a 2-D heat stencil.
+ * heat ITERS [SLEEP_MS [WHILE]]: an MPI job to checkpoint, a 2-D heat stencil.
  * ITERS Jacobi steps (each point becomes the mean of its four neighbours)
  * on a GRID x GRID grid of doubles whose edges are held fixed, its rows
  * split over the ranks in contiguous blocks. Before each step every rank
  * exchanges its first and last row with its neighbours' (MPI_Sendrecv,
  * one halo row each way); after it, every rank sleeps SLEEP_MS (default
- * 0), so that a run lasts long enough to be checkpointed in its middle.
+ * 0), so that a run lasts long enough to be checkpointed in its middle;
+ * with WHILE, a path, only while that file exists (a test removes it once
+ * its checkpoints are made, and the rest of the run, restarts included,
+ * goes at full speed).
  *
  * The start is deterministic: the edges and the interior come from a hash
  * of the point's coordinates. Each point's new value is computed from the
@@ -37,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define GRID		512	/* points per side, edges included */
 #define TAG_UP		1	/* a row sent to the rank above */
@@ -61,10 +65,12 @@ static double init_value(unsigned int i, unsigned int j)
 	return (double)(h % 102400) / 1024.0;
 }
 
-static void sleep_ms(unsigned long ms)
+static void sleep_ms(unsigned long ms, const char *only_while)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
+	if (only_while && access(only_while, F_OK))
+		return;
 	while (ms && nanosleep(&ts, &ts) && errno == EINTR)
 		;
 }
@@ -89,10 +95,10 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (argc < 2 || argc > 3 || parse_ulong(argv[1], &iters) ||
+	if (argc < 2 || argc > 4 || parse_ulong(argv[1], &iters) ||
 	    (argc > 2 && parse_ulong(argv[2], &nap_ms)) || size > GRID) {
 		if (rank == 0)
-			fprintf(stderr, "usage: heat ITERS [SLEEP_MS] (at most %d ranks)\n",
+			fprintf(stderr, "usage: heat ITERS [SLEEP_MS [WHILE]] (at most %d ranks)\n",
 				GRID);
 		MPI_Finalize();
 		return 2;
@@ -139,7 +145,7 @@ int main(int argc, char **argv)
 		tmp = cur;
 		cur = next;
 		next = tmp;
-		sleep_ms(nap_ms);
+		sleep_ms(nap_ms, argc > 3 ? argv[3] : NULL);
 	}
 
 	for (i = 1; i <= rows; i++)

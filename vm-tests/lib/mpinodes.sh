@@ -139,7 +139,7 @@ restart_from() {
 # mpi_job IMPL "MPIRUN ARGS": every check above
 # with IMPL's heat. 6 points.
 mpi_job() {
-	local impl=$1 heat=$CKPT_TOP/build/tests/mpi/$1/heat want
+	local impl=$1 heat=$CKPT_TOP/build/tests/mpi/$1/heat want pace=$shared/pace
 	run=$2
 	# The reference: the same 4 ranks uninterrupted, without ckpt (heat's
 	# grid and checksum do not depend on where its ranks run).
@@ -149,12 +149,16 @@ mpi_job() {
 	# 200 ms a step: at 100, a busy machine's third checkpoint came as
 	# Open MPI's mpirun was removing its session directory at the job's
 	# end (its FIFO deleted while open: refused by name, the job ran on).
-	start_job $impl-cont "$heat" 300 200
+	# Paced only until the checkpoints are made (heat's WHILE file): the
+	# rest of the run and the restart go at full speed.
+	touch "$pace"
+	start_job $impl-cont "$heat" 300 200 "$pace"
 	for n in 1 2 3; do
 		ktap_check "$impl: checkpointed with the ranks' connections between the nodes, let go on: snapshot $n" \
 			sh -c "timeout 300 ckpt job '$job' --timeout 60 | tee /dev/stderr | grep -q '^snapshot *$snap/$job/$n\$'"
 		sleep 2
 	done
+	rm -f "$pace"
 	has_line "$shared/$impl-cont.out" '^heat: ' 400 "$runner" || cat "$shared/$impl-cont.err"
 	end_job "$job" "$runner"
 	ktap_check "$impl: after three checkpoints, the uninterrupted run's checksum" \
@@ -173,19 +177,21 @@ mpi_job() {
 
 # a2a_job IMPL "MPIRUN ARGS" same|swapped: the stress program, IMPL's
 # alltoall: every pair of ranks, within and across the nodes, talking in
-# every round; let go on once, then killed and restarted on the same nodes
-# or with the nodes swapped. A byte lost, doubled or wrong ends it
+# every round (paced until the kill); let go on once, then killed and
+# restarted on the same nodes or with the nodes swapped. A byte lost, doubled or wrong ends it
 # without its line. 3 points.
 a2a_job() {
-	local impl=$1 a2a=$CKPT_TOP/build/tests/mpi/$1/alltoall
+	local impl=$1 a2a=$CKPT_TOP/build/tests/mpi/$1/alltoall pace=$shared/pace
 	run=$2
-	start_job $impl-a2a "$a2a" 200 300
+	touch "$pace"
+	start_job $impl-a2a "$a2a" 200 300 "$pace"
 	ktap_check "$impl: alltoall over both nodes, checkpointed and let go on" sh -c \
 		"timeout 300 ckpt job '$job' --timeout 60 | tee /dev/stderr | grep -q '^snapshot *$snap/$job/1\$'"
 	sleep 2
 	ktap_check "$impl: alltoall, checkpointed with --kill" sh -c \
 		"timeout 300 ckpt job '$job' --kill --timeout 60 | tee /dev/stderr | grep -q '^snapshot *$snap/$job/2\$'"
 	wait "$runner" 2> /dev/null || true
+	rm -f "$pace"
 	cleanup_ranks
 	if [ "$3" = swapped ]; then
 		restart_from "$impl-a2a-swap" node1 "with the nodes swapped" \

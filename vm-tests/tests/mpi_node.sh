@@ -33,29 +33,34 @@ mpinode_start
 # mpi_job IMPL "MPIRUN ARGS": every check above with IMPL's programs
 # (build/tests/mpi/IMPL) run by "MPIRUN ARGS PROGRAM ...".
 mpi_job() {
-	local impl=$1 mpi=$CKPT_TOP/build/tests/mpi/$1 want
+	local impl=$1 mpi=$CKPT_TOP/build/tests/mpi/$1 want pace=$tmp/pace
 	run=$2
 	# The reference: 200 steps, uninterrupted, without ckpt.
 	want=$(heat_ref "$impl" 200)
 	ktap_check "$impl: an uninterrupted run: $want" test -n "$want"
 
-	# Three checkpoints of a running job, each let go on.
-	start_job $impl-cont "$mpi/heat" 200 100
+	# Three checkpoints of a running job, each let go on; paced (100 ms a
+	# step) only until they are made (heat's WHILE file).
+	touch "$pace"
+	start_job $impl-cont "$mpi/heat" 200 100 "$pace"
 	for n in 1 2 3; do
 		ktap_check "$impl: heat, checkpointed and let go on: snapshot $n" sh -c \
 			"timeout 300 ckpt job '$job' --timeout 60 | grep -q '^snapshot *$snap/$job/$n\$'"
 		sleep 1
 	done
+	rm -f "$pace"
 	has_line "$tmp/$impl-cont.out" '^heat: ' 300 || true
 	end_job "$job" "$runner"
 	ktap_check "$impl: after three checkpoints, the uninterrupted run's checksum" \
 		grep -qxF "$want" "$tmp/$impl-cont.out"
 
 	# Killed mid-run, restarted from the snapshot.
-	start_job $impl-kill "$mpi/heat" 200 100
+	touch "$pace"
+	start_job $impl-kill "$mpi/heat" 200 100 "$pace"
 	ktap_check "$impl: heat, checkpointed with --kill mid-run" sh -c \
 		"timeout 300 ckpt job '$job' --kill --timeout 60 | grep -q '^snapshot *$snap/$job/1\$'"
 	wait "$runner" 2> /dev/null || true
+	rm -f "$pace"
 	ktap_check "$impl: killed before its end: no checksum printed" \
 		sh -c "! grep -q '^heat:' '$tmp/$impl-kill.out'"
 	restart_job $impl-restart "$snap/$job/latest"
@@ -65,13 +70,15 @@ mpi_job() {
 		grep -qxF "$want" "$tmp/$impl-restart.out"
 
 	# The all-to-all job: a checkpoint let go on, then --kill and a restart.
-	start_job $impl-a2a "$mpi/alltoall" 150 100
+	touch "$pace"
+	start_job $impl-a2a "$mpi/alltoall" 150 100 "$pace"
 	ktap_check "$impl: alltoall, checkpointed and let go on" sh -c \
 		"timeout 300 ckpt job '$job' --timeout 60 | grep -q '^snapshot *$snap/$job/1\$'"
 	sleep 1
 	ktap_check "$impl: alltoall, checkpointed with --kill" sh -c \
 		"timeout 300 ckpt job '$job' --kill --timeout 60 | grep -q '^snapshot *$snap/$job/2\$'"
 	wait "$runner" 2> /dev/null || true
+	rm -f "$pace"
 	restart_job $impl-a2a-restart "$snap/$job/latest"
 	has_line "$tmp/$impl-a2a-restart.out" '^alltoall: ' 300 || cat "$tmp/$impl-a2a-restart.err"
 	end_job "$job" "$runner"
