@@ -322,6 +322,14 @@ int peer_listen(struct ckptd *d);
 /* Connects to @node's ckptd: the peer, or NULL with @err. */
 struct peer *peer_connect(struct ckptd *d, const char *node,
 			  struct ckpt_err *err);
+/*
+ * peer_connect() to each of @n nodes at once (a TLS handshake is not free,
+ * and one node after another made a job's checkpoint start later the more
+ * nodes it has): 0 with every @out[i] set, or -EHOSTUNREACH with @err the
+ * first failure in @nodes' order and none left open.
+ */
+int peer_connect_all(struct ckptd *d, const char *const *nodes, size_t n,
+		     struct peer **out, struct ckpt_err *err);
 int peer_send(struct peer *p, json_t *msg, struct ckpt_err *err);
 /* The next message, waiting up to @secs: 0, or -errno with @err. */
 int peer_recv(struct peer *p, json_t **msg, int secs, struct ckpt_err *err);

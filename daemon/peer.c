@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <netdb.h>
@@ -81,7 +82,9 @@ static SSL_CTX *tls_ctx(struct ckptd *d, bool server)
 {
 	SSL_CTX *ctx;
 
-	psk_key = d->psk;
+	/* The same key for every thread of peer_connect_all(): set first. */
+	if (psk_key != d->psk)
+		psk_key = d->psk;
 	ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
 	if (!ctx)
 		return NULL;
@@ -188,6 +191,8 @@ static struct peer *connect_within(struct ckptd *d, const char *node, int secs,
 	struct peer *p = NULL;
 	SSL_CTX *ctx;
 	int fd = -1, one = 1, ret;
+	sigset_t old;
+	bool ok;
 
 	snprintf(port, sizeof(port), "%u", d->cfg.port);
 	ret = getaddrinfo(node, port, &hints, &ai);
@@ -220,7 +225,11 @@ static struct peer *connect_within(struct ckptd *d, const char *node, int secs,
 		ckpt_err_set(err, ENOMEM, "node %s: cannot set up TLS", node);
 		return NULL;
 	}
-	if (SSL_connect(p->ssl) != 1) {
+	/* The ClientHello goes to a peer that may have reset already. */
+	pipe_block(&old);
+	ok = SSL_connect(p->ssl) == 1;
+	pipe_unblock(&old);
+	if (!ok) {
 		ckpt_err_set(err, EACCES, "node %s: TLS handshake failed (%s): not the same cluster key?",
 			     node, tls_error());
 		peer_close(p);
@@ -233,6 +242,59 @@ struct peer *peer_connect(struct ckptd *d, const char *node,
 			  struct ckpt_err *err)
 {
 	return connect_within(d, node, PEER_CONNECT_S, err);
+}
+
+struct connect_one {
+	struct ckptd *d;
+	const char *node;
+	struct peer *p;
+	struct ckpt_err err;
+	pthread_t thread;
+	bool threaded;
+};
+
+static void *connect_one(void *arg)
+{
+	struct connect_one *c = arg;
+
+	c->p = peer_connect(c->d, c->node, &c->err);
+	return NULL;
+}
+
+int peer_connect_all(struct ckptd *d, const char *const *nodes, size_t n,
+		     struct peer **out, struct ckpt_err *err)
+{
+	struct connect_one *c = calloc(n ?: 1, sizeof(*c));
+	size_t i;
+	int ret = 0;
+
+	if (!c)
+		return ckpt_err_set(err, ENOMEM, "out of memory");
+	psk_key = d->psk;
+	for (i = 0; i < n; i++) {
+		c[i].d = d;
+		c[i].node = nodes[i];
+		c[i].threaded = !pthread_create(&c[i].thread, NULL, connect_one, &c[i]);
+		if (!c[i].threaded)
+			connect_one(&c[i]);
+	}
+	for (i = 0; i < n; i++) {
+		if (c[i].threaded)
+			pthread_join(c[i].thread, NULL);
+		out[i] = c[i].p;
+		if (!c[i].p && !ret) {
+			if (err)
+				*err = c[i].err;
+			ret = -EHOSTUNREACH;
+		}
+	}
+	if (ret)
+		for (i = 0; i < n; i++) {
+			peer_close(out[i]);
+			out[i] = NULL;
+		}
+	free(c);
+	return ret;
 }
 
 static int tls_io(struct peer *p, void *buf, size_t len, bool out)

@@ -407,26 +407,37 @@ static int gather_note(struct snap *s, unsigned int i, const json_t *node,
  */
 static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 {
+	const char *names[CKPTD_MAX_NODES];
 	struct ckpt_err perr;
 	json_t *reply, *node;
-	unsigned int i;
+	unsigned int i, n;
 	int ret = 0;
 
 	s->remote = json_array();
 	s->ended = json_array();
 	json_decref(s->outside);
 	s->outside = s->j->outside_close ? json_object() : NULL;
-	for (i = 0; i < json_array_size(s->j->nodes); i++) {
-		const char *name = json_string_value(json_array_get(s->j->nodes, i));
-
-		s->peers[i] = peer_connect(s->d, name, err);
-		if (!s->peers[i] ||
-		    peer_send(s->peers[i], json_pack("{s:s, s:s, s:I, s:s+, s:I, s:s*, s:s}",
+	n = json_array_size(s->j->nodes);
+	if (n > CKPTD_MAX_NODES)
+		return ckpt_err_set(err, E2BIG, "job %s: %u nodes, at most %d", s->j->id,
+				    n, CKPTD_MAX_NODES);
+	for (i = 0; i < n; i++)
+		names[i] = json_string_value(json_array_get(s->j->nodes, i));
+	if (peer_connect_all(s->d, names, n, s->peers, err))
+		return -EIO;
+	/* s->npeers: those asked, whom an abort must reach. */
+	for (i = 0; i < n; i++) {
+		if (peer_send(s->peers[i], json_pack("{s:s, s:s, s:I, s:s+, s:I, s:s*, s:s}",
 				"op", "peer-checkpoint", "job", s->j->id,
 				"seq", (json_int_t)s->seq, "dir", s->shown, ".tmp",
 				"timeout", (json_int_t)s->a.timeout_ms / 1000,
-				"root", *s->dir ? s->dir : NULL, "token", s->token), err))
+				"root", *s->dir ? s->dir : NULL, "token", s->token), err)) {
+			for (; i < n; i++) {
+				peer_close(s->peers[i]);
+				s->peers[i] = NULL;
+			}
 			return -EIO;
+		}
 		s->npeers = i + 1;
 	}
 	s->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY |
