@@ -45,6 +45,11 @@
 #define PEER_CONNECT_S	10
 #define NODE_ASK_S	3	/* whether a host is a node: a plain ssh waits */
 #define MAX_PEER_WORKERS	32
+/*
+ * Handshakes made at once by peer_connect_all(): each costs CPU on this
+ * node, and a node waits PEER_CONNECT_S for its part.
+ */
+#define CONNECT_AT_ONCE		8
 
 struct peer {
 	SSL *ssl;
@@ -146,7 +151,7 @@ static void pipe_block(sigset_t *old)
 
 	sigemptyset(&pipe);
 	sigaddset(&pipe, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &pipe, old);
+	pthread_sigmask(SIG_BLOCK, &pipe, old);
 }
 
 static void pipe_unblock(const sigset_t *old)
@@ -158,7 +163,7 @@ static void pipe_unblock(const sigset_t *old)
 	sigemptyset(&pipe);
 	sigaddset(&pipe, SIGPIPE);
 	sigtimedwait(&pipe, NULL, &now);
-	sigprocmask(SIG_SETMASK, old, NULL);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 	errno = saved;
 }
 
@@ -272,6 +277,11 @@ int peer_connect_all(struct ckptd *d, const char *const *nodes, size_t n,
 		return ckpt_err_set(err, ENOMEM, "out of memory");
 	psk_key = d->psk;
 	for (i = 0; i < n; i++) {
+		/* At most CONNECT_AT_ONCE under way: the oldest ends first. */
+		if (i >= CONNECT_AT_ONCE && c[i - CONNECT_AT_ONCE].threaded) {
+			pthread_join(c[i - CONNECT_AT_ONCE].thread, NULL);
+			c[i - CONNECT_AT_ONCE].threaded = false;
+		}
 		c[i].d = d;
 		c[i].node = nodes[i];
 		c[i].threaded = !pthread_create(&c[i].thread, NULL, connect_one, &c[i]);
