@@ -72,6 +72,9 @@ struct snap {
 	bool released;		/* continue: every share runs on already */
 	struct ship_stage stage;	/* a peer's: its share, not shared */
 	json_t *remote;		/* the other nodes' entries of the metadata */
+	json_t *entry[CKPTD_MAX_NODES];	/* peer i's, in s->remote (borrowed) */
+	json_t *local;		/* this node's entry, read back after a release */
+	bool no_sums;		/* a share's entry: its sums come after release */
 	json_t *tcp;		/* every node's TCP ends to other nodes: tcp_join() */
 	json_t *outside;	/* --outside close: {node: its ends to outside the job} */
 	json_t *ended;		/* the nodes whose share has ended */
@@ -271,7 +274,20 @@ int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size)
 	return ret;
 }
 
-/* The tree's members as the metadata lists them, with their checksums. */
+static int file_size(const char *path, uint64_t *size)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	*size = st.st_size;
+	return 0;
+}
+
+/*
+ * The tree's members as the metadata lists them, with their checksums
+ * (read back now; with s->no_sums, not: tree_sums() later).
+ */
 static json_t *tree_members(struct snap *s, struct ckpt_err *err)
 {
 	char path[PATH_MAX], sum[65];
@@ -282,7 +298,9 @@ static json_t *tree_members(struct snap *s, struct ckpt_err *err)
 
 	for (i = 0; list && i < s->t.nr; i++) {
 		ret = ckpt_tree_image_path(s->treedir, &s->t, i, path, sizeof(path));
-		if (!ret)
+		if (!ret && s->no_sums)
+			ret = file_size(path, &size);
+		else if (!ret)
 			ret = ckptd_sha256_file(path, sum, &size);
 		if (ret) {
 			ckpt_err_set(err, -ret, "reading back %s: %s", path,
@@ -290,11 +308,26 @@ static json_t *tree_members(struct snap *s, struct ckpt_err *err)
 			json_decref(list);
 			return NULL;
 		}
-		json_array_append_new(list, json_pack("{s:i, s:s, s:I, s:s}",
+		json_array_append_new(list, json_pack("{s:i, s:s, s:I, s:s*}",
 			"pid", (int)s->t.m[i].pid, "image", strrchr(path, '/') + 1,
-			"bytes", (json_int_t)size, "sha256", sum));
+			"bytes", (json_int_t)size, "sha256", s->no_sums ? NULL : sum));
 	}
 	return list;
+}
+
+/* The SHA-256 of every image of this node's share, in member order. */
+static json_t *tree_sums(struct snap *s, struct ckpt_err *err)
+{
+	json_t *members, *m, *sums;
+	size_t i;
+
+	s->no_sums = false;
+	members = tree_members(s, err);
+	sums = members ? json_array() : NULL;
+	json_array_foreach(members, i, m)
+		json_array_append(sums, json_object_get(m, "sha256"));
+	json_decref(members);
+	return sums;
 }
 
 /* This node's entry of the metadata: its name, kernel, addresses and tree. */
@@ -318,10 +351,17 @@ static json_t *node_entry(struct snap *s, struct ckpt_err *err)
 static int build_meta(struct snap *s, struct ckpt_err *err)
 {
 	uint64_t t0 = ckptd_now_ns();
-	json_t *nodes = json_array(), *local = node_entry(s, err), *n;
+	json_t *nodes = json_array(), *local, *n;
 	size_t i;
 
-	s->verify_ns = ckptd_now_ns() - t0;
+	/* Released, its images were read back then (release()). */
+	if (s->local) {
+		local = s->local;
+		s->local = NULL;
+	} else {
+		local = node_entry(s, err);
+		s->verify_ns = ckptd_now_ns() - t0;
+	}
 	if (!local) {
 		json_decref(nodes);
 		return -EIO;
@@ -427,11 +467,13 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 		return -EIO;
 	/* s->npeers: those asked, whom an abort must reach. */
 	for (i = 0; i < n; i++) {
-		if (peer_send(s->peers[i], json_pack("{s:s, s:s, s:I, s:s+, s:I, s:s*, s:s}",
+		/* A continue: each share's images read back once it goes on. */
+		if (peer_send(s->peers[i], json_pack("{s:s, s:s, s:I, s:s+, s:I, s:s*, s:s, s:s*}",
 				"op", "peer-checkpoint", "job", s->j->id,
 				"seq", (json_int_t)s->seq, "dir", s->shown, ".tmp",
 				"timeout", (json_int_t)s->a.timeout_ms / 1000,
-				"root", *s->dir ? s->dir : NULL, "token", s->token), err)) {
+				"root", *s->dir ? s->dir : NULL, "token", s->token,
+				"sums", strcmp(s->mode, "continue") ? NULL : "later"), err)) {
 			for (; i < n; i++) {
 				peer_close(s->peers[i]);
 				s->peers[i] = NULL;
@@ -457,8 +499,8 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 			continue;
 		}
 		node = json_object_get(reply, "node");
-		if (node)
-			json_array_append(s->remote, node);
+		if (node && !json_array_append(s->remote, node))
+			s->entry[i] = node;	/* s->remote holds it */
 		/* Its share is in a stage of its own: gather() takes it. */
 		if (node && json_is_true(json_object_get(reply, "gather")) && !ret)
 			ret = gather_note(s, i, node, err);
@@ -647,6 +689,7 @@ static int coordinated_tries(struct snap *s, int dev, struct ckpt_err *err)
 		finish(s, "abort");
 		gather_forget(s);
 		s->npeers = 0;
+		memset(s->entry, 0, sizeof(s->entry));
 		json_decref(s->remote);
 		json_decref(s->ended);
 		json_decref(s->tcp);
@@ -687,31 +730,59 @@ static void tell_all(struct snap *s, json_t *msg)
  * failure after this point is the abort it would have been: the job
  * continues, no snapshot is made.
  */
-static void release(struct snap *s)
+/* The staged shares, answered or not, wait on for their gather. */
+static void stages_wait(struct snap *s)
 {
-	struct ckpt_err err;
+	unsigned int i;
+
+	for (i = 0; i < s->npeers; i++)
+		if (s->peers[i] && s->gather[i])
+			peer_send(s->peers[i], json_pack("{s:b}", "wait", 1), NULL);
+}
+
+static int release(struct snap *s, struct ckpt_err *err)
+{
+	struct ckpt_err perr;
+	uint64_t t0;
 	json_t *reply;
 	unsigned int i;
+	int ret = 0;
 
 	/* All told before any answer is awaited: a slow node holds up none. */
 	for (i = 0; i < s->npeers; i++)
 		if (s->peers[i] &&
 		    peer_send(s->peers[i], json_pack("{s:s, s:b}", "action", "continue",
-						     "more", 1), &err))
-			ckptd_log(s->d, 0, "job %s: %s", s->j->id, err.msg);
+						     "more", 1), &perr))
+			ckptd_log(s->d, 0, "job %s: %s", s->j->id, perr.msg);
 	apply_action(s->j, "continue");
 	s->stopped_ns = ckptd_now_ns() - s->stop_t0;
 	s->released = true;
+	/* Every node reads its images back now, this one too. */
+	progress_phase("verifying", s->t.nr, 0);
+	t0 = ckptd_now_ns();
+	s->local = node_entry(s, err);
+	s->verify_ns = ckptd_now_ns() - t0;
+	if (!s->local)
+		ret = -EIO;
+	/* Each answer carries its share's sums (ckptd_sums_merge()). */
 	for (i = 0; i < s->npeers; i++) {
-		if (s->peers[i] && !peer_reply(s->peers[i], &reply, CKPTD_PEER_WAIT_S, &err))
+		if (!s->peers[i])
+			continue;
+		stages_wait(s);
+		if (peer_reply(s->peers[i], &reply, CKPTD_PEER_WAIT_S, &perr)) {
+			if (!ret)
+				ret = ckpt_err_set(err, EIO, "%s", perr.msg);
+		} else {
+			if (!ret)
+				ret = ckptd_sums_merge(s->entry[i], json_object_get(reply, "sums"),
+						       peer_name(s->peers[i]), err);
 			json_decref(reply);
-		else if (s->peers[i])
-			ckptd_log(s->d, 0, "job %s: node %s: %s", s->j->id,
-				  peer_name(s->peers[i]), err.msg);
+		}
 		/* A share with nothing to send has ended its part: let it go. */
 		if (!s->gather[i])
 			let_go(s, i);
 	}
+	return ret;
 }
 
 /* Every node (this one too) applies @action and says it has. */
@@ -894,7 +965,7 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	progress_watch(false);
 	s->commit_t0 = ckptd_now_ns();
 	if (!ret && json_array_size(j->nodes) && !strcmp(s->mode, "continue"))
-		release(s);
+		ret = release(s, &err);
 	if (!ret)
 		ret = gather(s, &err);
 	/* Read by the shares: no part of the snapshot. */
@@ -903,7 +974,8 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 		ret = ckpt_err_set(&err, errno, "%s/%s: %s", s->tmp, CKPTD_TOKEN_FILE,
 				   strerror(errno));
 	if (!ret) {
-		progress_phase("verifying", s->t.nr, 0);
+		if (!s->local)
+			progress_phase("verifying", s->t.nr, 0);
 		ret = build_meta(s, &err);
 	}
 	if (!ret) {
@@ -916,6 +988,8 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	if (json_array_size(j->nodes))
 		finish(s, ret ? "abort" : s->mode);
 	gather_forget(s);
+	json_decref(s->local);
+	s->local = NULL;
 	if (ret) {
 		if (*s->tmp)
 			file_remove_tree(s->tmp);
@@ -1206,6 +1280,7 @@ struct share {
 	json_int_t seq;
 	json_int_t timeout;	/* seconds */
 	pid_t roots[2];
+	bool sums_later;	/* a continue: the images read back once it goes on */
 };
 
 /*
@@ -1299,6 +1374,7 @@ static int share_take(struct ckptd *d, struct share *sh, json_t **node,
 	if (ret)
 		return ret;
 	*tcp = tcp_ends(s->treedir, &s->t, err);
+	s->no_sums = sh->sums_later;
 	if (*tcp)
 		*node = node_entry(s, err);
 	return *node ? 0 : -EIO;
@@ -1309,9 +1385,11 @@ static int share_take(struct ckptd *d, struct share *sh, json_t **node,
  * or abort (anything else, or no word in time: the share continues).
  */
 static const char *share_await(struct ckptd *d, struct peer *p,
-			       const struct job *j, const struct ship_stage *stage)
+			       struct share *sh)
 {
 	const char *action, *word, *names[] = { d->node, NULL };
+	const struct ship_stage *stage = &sh->s.stage;
+	const struct job *j = sh->s.j;
 	bool released = false;
 	struct ckpt_err err;
 	json_t *msg;
@@ -1334,8 +1412,17 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 		    !strcmp(ckptd_msg_str(msg, "action") ?: "", "continue")) {
 			apply_action(j, "continue");
 			released = true;
-			peer_send(p, json_pack("{s:b}", "ok", 1), NULL);
 			json_decref(msg);
+			/* Running again: its images read back for the metadata. */
+			msg = sh->sums_later ? tree_sums(&sh->s, &err) : NULL;
+			if (sh->sums_later && !msg) {
+				ckptd_log(d, 0, "job %s: %s", j->id, err.msg);
+				peer_send(p, json_pack("{s:b, s:o}", "ok", 0, "error",
+						       json_sprintf("node %s: %s", d->node, err.msg)),
+					  NULL);
+				return "continue";
+			}
+			peer_send(p, json_pack("{s:b, s:o*}", "ok", 1, "sums", msg), NULL);
 			/* On the root the nodes share: its part is done. */
 			if (stage->fd < 0)
 				return "continue";
@@ -1393,6 +1480,7 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 	sh.dir = ckptd_msg_str(req, "dir");
 	sh.root = ckptd_msg_str(req, "root");
 	sh.token = ckptd_msg_str(req, "token");
+	sh.sums_later = !strcmp(ckptd_msg_str(req, "sums") ?: "", "later");
 	sh.s.j = job_find(d, sh.id);
 	if (json_unpack((json_t *)req, "{s:I, s?:I}", "seq", &sh.seq,
 			"timeout", &sh.timeout) ||
@@ -1432,7 +1520,7 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 		goto out;
 	}
 	ckptd_log(d, 1, "job %s: share of snapshot %u, %s", sh.s.j->id,
-		  (unsigned int)sh.seq, share_await(d, p, sh.s.j, &sh.s.stage));
+		  (unsigned int)sh.seq, share_await(d, p, &sh));
 out:
 	/* Gathered, or no part of a snapshot: nothing of it stays here. */
 	ship_stage_remove(&sh.s.stage);

@@ -266,6 +266,45 @@ int ckptd_ship_check(const json_t *msg, const char *const *allowed,
 	return CKPTD_SHIP_FILE;
 }
 
+static bool sum_ok(const json_t *sum)
+{
+	const char *s = json_string_value(sum);
+	size_t i;
+
+	if (!s || json_string_length(sum) != 64)
+		return false;
+	for (i = 0; i < 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+int ckptd_sums_merge(json_t *entry, const json_t *sums, const char *name,
+		     struct ckpt_err *err)
+{
+	json_t *trees = json_object_get(entry, "trees");
+	json_t *members = json_object_get(json_array_get(trees, 0), "members");
+	size_t i, n = json_array_size(members);
+
+	if (json_array_size(trees) != 1 || !json_is_array(members))
+		return ckpt_err_set(err, EPROTO, "node %.64s: its entry has not one tree of members",
+				    name);
+	if (!json_is_array(sums) || json_array_size(sums) != n)
+		return ckpt_err_set(err, EPROTO, "node %.64s: %zu image checksums for %zu images",
+				    name, json_array_size(sums), n);
+	for (i = 0; i < n; i++) {
+		if (!json_is_object(json_array_get(members, i)))
+			return ckpt_err_set(err, EPROTO, "node %.64s: image %zu is not described",
+					    name, i);
+		if (!sum_ok(json_array_get(sums, i)))
+			return ckpt_err_set(err, EPROTO, "node %.64s: image %zu's checksum is not 64 hex digits",
+					    name, i);
+	}
+	for (i = 0; i < n; i++)
+		json_object_set(json_array_get(members, i), "sha256", json_array_get(sums, i));
+	return 0;
+}
+
 int ckptd_msg_send(int fd, const json_t *msg, const int *fds, int nfds,
 		   struct ckpt_err *err)
 {

@@ -74,10 +74,13 @@ const char *ckptd_mode(const char *mode);
  * "proto" (daemon/peer.c, peer_send()). 2: a node's TCP ends carry
  * peer_shut; 3: shares travel between nodes whose snapshot roots are
  * their own (daemon/ship.c), and a continue's shares go on once all are
- * captured ({action: continue, more}). The nodes of a cluster run one ckpt version: a request of
+ * captured ({action: continue, more}); 4: a continue's shares read their
+ * images back for their SHA-256 after they go on, and send the sums with
+ * their answer to it (ckptd_sums_merge()). The nodes of a cluster run one
+ * ckpt version: a request of
  * another protocol is refused, naming both, before its shape is read.
  */
-#define CKPTD_PEER_PROTO	3
+#define CKPTD_PEER_PROTO	4
 
 /* A peer request's "proto": 0, or -EPROTO with @err naming both. */
 int ckptd_peer_proto_check(const json_t *req, struct ckpt_err *err);
@@ -114,6 +117,17 @@ enum { CKPTD_SHIP_DIR, CKPTD_SHIP_FILE, CKPTD_SHIP_END };
 #define CKPTD_SHIP_BYTES_MAX	(1ULL << 46)
 int ckptd_ship_check(const json_t *msg, const char *const *allowed,
 		     const char **path, uint64_t *bytes, struct ckpt_err *err);
+
+/*
+ * A share that lets its job go on before it reads its images back (a
+ * coordinated continue) sends its entry of the metadata without their
+ * SHA-256, then the sums, an array of 64 lowercase hex digits a member in
+ * the order of its entry's one tree: each goes into its member's
+ * "sha256". 0, or -EPROTO with @err naming node @name and what is wrong
+ * (@entry is then left as it was).
+ */
+int ckptd_sums_merge(json_t *entry, const json_t *sums, const char *name,
+		     struct ckpt_err *err);
 
 /*
  * Sends @msg, with @nfds descriptors, as one frame, whole: on a

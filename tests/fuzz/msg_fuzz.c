@@ -3,8 +3,9 @@
  * libFuzzer target for what ckptd reads from anyone: its socket's frames
  * (lib/ckptd/proto.c), a snapshot's metadata (lib/ckptd/meta.c), the
  * TCP ends other nodes send (lib/ckptd/tcpjoin.c), a peer-ask's and a
- * node question's arguments and the headers of a share's files shipped
- * between nodes (lib/ckptd/proto.c) and the address lists
+ * node question's arguments, the headers of a share's files shipped
+ * between nodes and a share's image sums sent after its release
+ * (lib/ckptd/proto.c) and the address lists
  * and map of a restart (lib/ckptd/addrmap.c). Each input goes through
  * ckptd's code twice: as a byte stream on a socket, cut into frames, each
  * decoded and, as an object, checked as metadata, its "shares" joined as
@@ -39,6 +40,8 @@ static void check(const void *buf, size_t len)
 	ckptd_node_check(msg, &mode, NULL);
 	ckptd_ship_check(msg, ship_names, &mode, &bytes, NULL);
 	ckptd_peer_proto_check(msg, NULL);
+	/* A share's sums into its entry (both from the same message here). */
+	ckptd_sums_merge(json_object_get(msg, "node"), json_object_get(msg, "sums"), "n", NULL);
 	ckpt_meta_check(msg, NULL);
 	tcp_join(json_object_get(msg, "shares"), NULL, NULL);
 	outside = json_object();

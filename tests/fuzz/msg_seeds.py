@@ -3,7 +3,8 @@
 #
 # msg_seeds.py DIR: seeds for msg_fuzz (tests/fuzz/run -f msg): one frame
 # of each op of ckptd's protocol, a stream of two, two nodes' TCP ends to
-# join, the headers of a share's files shipped between nodes, the
+# join, the headers of a share's files shipped between nodes, a share's
+# entry and its sums sent after a continue's release, the
 # addresses and map of a restart, and a snapshot's metadata,
 # bare and framed (Documentation/ckptd.md).
 import json
@@ -54,3 +55,7 @@ meta = {"format": "ckpt-snapshot", "version": 1, "job": "0123abcd",
              "members": [member, dict(member, pid=2, image="2.img")]}]}]}
 open(f"{d}/meta.json", "wb").write(json.dumps(meta).encode())
 open(f"{d}/meta-frame", "wb").write(frame(meta))
+# A continue's share: its entry, then its images' sums after the release.
+entry = {"node": "n1", "trees": [{"dir": "n1/0", "members": [
+    {"pid": 1, "image": "1.img", "bytes": 4096}, {"pid": 2, "image": "2.img", "bytes": 8}]}]}
+open(f"{d}/sums", "wb").write(frame({"ok": True, "node": entry, "sums": ["ab" * 32, "cd" * 32]}))

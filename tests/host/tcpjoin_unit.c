@@ -72,6 +72,31 @@ static int outside(const char *text, const char *want)
 #define A(una, wseq, rnxt) "{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", " #una ", " #wseq ", " #rnxt ", false]]}"
 #define B(una, wseq, rnxt) "{\"node\": \"b\", \"tcp\": [[8, 6, \"192.0.2.11:5000\", \"192.0.2.10:4000\", " #una ", " #wseq ", " #rnxt ", false]]}"
 
+/*
+ * ckptd_sums_merge() of @sums into a node entry of two images; 0 with
+ * *@first the first member's sha256 then, or the error.
+ */
+#define SUM_A "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define SUM_B "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+static int sums(const char *sums_text, const char *entry_text, char *first,
+		struct ckpt_err *err)
+{
+	json_t *entry = json_loads(entry_text ?: "{\"node\": \"node1\", \"trees\": [{\"dir\": \"node1/0\", "
+				   "\"members\": [{\"pid\": 1, \"image\": \"1.img\", \"bytes\": 4}, "
+				   "{\"pid\": 2, \"image\": \"2.img\", \"bytes\": 8}]}]}", 0, NULL);
+	json_t *list = json_loads(sums_text, JSON_DECODE_ANY, NULL);
+	const char *got;
+	int ret;
+
+	ret = entry ? ckptd_sums_merge(entry, list, "node1", err) : -999;
+	got = json_string_value(json_object_get(json_array_get(json_object_get(
+		json_array_get(json_object_get(entry, "trees"), 0), "members"), 0), "sha256"));
+	snprintf(first, 65, "%s", got ?: "");
+	json_decref(entry);
+	json_decref(list);
+	return ret;
+}
+
 /* ckptd_ship_check() of the header @text, for node1's share. */
 static int ship(const char *text, struct ckpt_err *err)
 {
@@ -89,8 +114,9 @@ static int ship(const char *text, struct ckpt_err *err)
 int main(void)
 {
 	struct ckpt_err err;
+	char first[65];
 
-	printf("TAP version 13\n1..21\n");
+	printf("TAP version 13\n1..24\n");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 200) "]", &err),
 	      "the two ends of a connection fit: joined");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 100) "]", &err),
@@ -139,10 +165,10 @@ int main(void)
 		      "{\"a\":[[7,5,\"192.0.2.10:4000\",\"198.51.100.1:2\"]]}"),
 	      "--outside close: one whose other end shut down writing too, as on one node");
 	/* Every peer request's protocol version, checked before its shape. */
-	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 3}", &err) == 0,
-	      "a peer request of this protocol (3): taken");
-	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 2}", &err) == -EPROTO &&
-	      strstr(err.msg, "protocol 2, this node 3: every node must run the same ckpt version") &&
+	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 4}", &err) == 0,
+	      "a peer request of this protocol (4): taken");
+	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 3}", &err) == -EPROTO &&
+	      strstr(err.msg, "protocol 3, this node 4: every node must run the same ckpt version") &&
 	      proto("{\"op\": \"peer-join\"}", &err) == -EPROTO &&
 	      strstr(err.msg, "older ckptd peer protocol (no version)") &&
 	      proto("{\"op\": \"peer-join\", \"proto\": \"2\"}", &err) == -EPROTO,
@@ -175,5 +201,23 @@ int main(void)
 	      ship("{\"ship\": \"error\", \"error\": \"disk full\"}", &err) == -EREMOTEIO &&
 	      !strcmp(err.msg, "disk full"),
 	      "a size missing, negative or over 2^46, another kind: refused; an error: its message");
+	/* A continue's shares send their images' sums after they go on. */
+	check(!sums("[\"" SUM_A "\", \"" SUM_B "\"]", NULL, first, &err) &&
+	      !strcmp(first, SUM_A),
+	      "a share's sums after its release: each into its member, in order");
+	check(sums("[\"" SUM_A "\"]", NULL, first, &err) == -EPROTO &&
+	      strstr(err.msg, "node node1: 1 image checksums for 2 images") && !*first &&
+	      sums("[\"" SUM_A "\", \"" SUM_B "\", \"" SUM_B "\"]", NULL, first, &err) == -EPROTO &&
+	      sums("{}", NULL, first, &err) == -EPROTO && sums("null", NULL, first, &err) == -EPROTO,
+	      "too few, too many, or no list of sums: refused, named, nothing merged");
+	check(sums("[\"" SUM_A "\", \"" SUM_A "0\"]", NULL, first, &err) == -EPROTO &&
+	      strstr(err.msg, "image 1's checksum is not 64 hex digits") && !*first &&
+	      sums("[\"" SUM_A "\", \"FEDCBA9876543210fedcba9876543210fedcba9876543210fedcba9876543210\"]",
+		   NULL, first, &err) == -EPROTO &&
+	      sums("[\"" SUM_A "\", 7]", NULL, first, &err) == -EPROTO &&
+	      sums("[\"" SUM_A "\"]", "{\"node\": \"node1\", \"trees\": [{\"members\": [7]}]}",
+		   first, &err) == -EPROTO && strstr(err.msg, "image 0 is not described") &&
+	      sums("[]", "{\"trees\": [{\"members\": []}, {\"members\": []}]}", first, &err) == -EPROTO,
+	      "a sum too long, in capitals, not a string; a member not an object, two trees: refused");
 	return failed ? 1 : 0;
 }
