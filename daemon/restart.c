@@ -319,6 +319,25 @@ static void on_started(void *arg, pid_t init, pid_t root)
 	}
 }
 
+/*
+ * The original's closed connections in the way of share @image's sockets,
+ * ended before this node says ready (the coordinator: before "go"): ending
+ * one in FIN_WAIT resets its other end, which must not yet be a socket
+ * another node has made (ckpt_restore_end_closed()). A failure is left to
+ * the restore, which ends them again as it makes each socket.
+ */
+static void end_closed(struct ckptd *d, const struct job *j, const char *image)
+{
+	struct ckpt_err err;
+	int n = ckpt_restore_end_closed(image, &err);
+
+	if (n < 0)
+		ckptd_log(d, 1, "job %s: %s", j->id, err.msg);
+	else if (n)
+		ckptd_log(d, 1, "job %s: %d closed connection%s of its original ended",
+			  j->id, n, n == 1 ? "" : "s");
+}
+
 static void close_peers(struct restart *r)
 {
 	size_t i;
@@ -534,6 +553,13 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 		json_array_append_new(r->now, json_null());
 	if (!ret && json_array_size(nodes) > 1)
 		ret = snapshot_mac(r, &err);
+	if (!ret && snprintf(image, sizeof(image), "%s/%s", r->dir,
+			     json_string_value(json_object_get(r->tree, "dir"))) >=
+		    (int)sizeof(image))
+		ret = ckpt_err_set(&err, ENAMETOOLONG, "%s: path too long", r->dir);
+	/* Every node ends what is in its share's way before any "go". */
+	if (!ret && json_array_size(nodes) > 1)
+		end_closed(d, j, image);
 	if (!ret && json_array_size(nodes) > 1)
 		ret = start_remote(d, r, j, &err);
 	else if (!ret)
@@ -546,10 +572,6 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	for (i = 0; !ret && i < 3; i++)
 		if (dup2(r->fds[i], i) < 0)
 			ret = ckpt_err_set(&err, errno, "%s", strerror(errno));
-	if (!ret && snprintf(image, sizeof(image), "%s/%s", r->dir,
-			     json_string_value(json_object_get(r->tree, "dir"))) >=
-		    (int)sizeof(image))
-		ret = ckpt_err_set(&err, ENAMETOOLONG, "%s: path too long", r->dir);
 	o.image = image;
 	o.addrmap = r->addrmap;
 	o.addrmap_len = r->addrmap_len;
@@ -941,6 +963,7 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 		peer_fail(p, "node %s: %s", d->node, err.msg);
 		goto out;
 	}
+	end_closed(d, sc.j, image);
 	peer_send(p, json_pack("{s:b, s:s, s:o}", "ok", 1, "ready", d->node,
 			       "addrs", ckpt_addrs_local()), NULL);
 	ret = share_go(d, p, id, &o, addrmap, filemap, &err);

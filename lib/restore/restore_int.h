@@ -208,6 +208,9 @@ int restore_make_ptys(struct ckpt_image *const *imgs, uint32_t n,
  */
 int restore_end_time_wait(const struct ckpt_img_tcp *t, bool bind);
 
+/* The same for every TCP socket of @n images, before any is made. */
+int restore_end_closed(struct ckpt_image *const *imgs, uint32_t n);
+
 /*
  * What else holds @t's address and port (to bind, @bind) or its four
  * addresses, into @buf ("pid N (COMM) holds socket:[I] there, STATE on

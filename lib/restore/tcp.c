@@ -579,6 +579,8 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 	int ret = 0;
 
 	map_addresses(imgs, n, o);
+	/* Nothing of the original in the way of any, before one is made. */
+	restore_end_closed(imgs, n);
 
 	/* Listening and plain sockets first: connections share their ports. */
 	for (pass = 0; pass < 2 && !ret; pass++) {

@@ -24,10 +24,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "restore_int.h"
+#include "treedir.h"
 
 /* The states of a connection its process closed (include/net/tcp_states.h). */
 #define TW_STATES	(1U << 4 | 1U << 5 | 1U << 6 | 1U << 9 | 1U << 11)
@@ -165,6 +168,82 @@ int restore_end_time_wait(const struct ckpt_img_tcp *t, bool bind)
 	}
 	close(nl);
 	return ret ?: ended;
+}
+
+/*
+ * Ending a connection in FIN_WAIT1 or FIN_WAIT2 resets its other end
+ * (tcp_abort() sends a RST with the original's sequence numbers). Restarted
+ * at once on the same addresses, that other end may be a socket a restart
+ * has made already, in repair mode, which takes the RST when its sequence
+ * matches: the connection is reset before the job runs (an Open MPI job
+ * over two nodes restarted right after --kill saw "Connection reset by
+ * peer"). So every closed connection in the way of any socket of the
+ * restart is ended before the first one is made: here, for the sockets of
+ * @n images (at the addresses they will have), and by ckptd on every node
+ * of a job before any makes its share (ckpt_restore_end_closed()). How
+ * many were ended; a failure is left to the making, which tries again.
+ */
+int restore_end_closed(struct ckpt_image *const *imgs, uint32_t n)
+{
+	uint32_t i, k;
+	int ret, ended = 0;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < imgs[i]->nr_tcps; k++) {
+			const struct ckpt_img_tcp *t = imgs[i]->tcps[k];
+
+			if (t->state == CKPT_TCP_ESTABLISHED)
+				ret = restore_end_time_wait(t, false);
+			else if (t->state == CKPT_TCP_LISTEN || t->flags & CKPT_TCP_BOUND)
+				ret = restore_end_time_wait(t, true);
+			else
+				ret = 0;
+			ended += ret > 0 ? ret : 0;
+		}
+	return ended;
+}
+
+int ckpt_restore_end_closed(const char *dir, struct ckpt_err *err)
+{
+	struct ckpt_image *img, **imgs = NULL;
+	char path[PATH_MAX];
+	struct ckpt_tree t;
+	uint32_t i, n = 0;
+	int fd, ret;
+
+	ret = ckpt_tree_read(dir, &t, err);
+	if (ret)
+		return ret;
+	img = calloc(t.nr ?: 1, sizeof(*img));
+	imgs = calloc(t.nr ?: 1, sizeof(*imgs));
+	if (!img || !imgs)
+		ret = ckpt_err_set(err, ENOMEM, "out of memory");
+	for (i = 0; !ret && i < t.nr; i++, n++) {
+		ckpt_image_init(&img[i]);
+		imgs[i] = &img[i];
+		ret = ckpt_tree_image_path(dir, &t, i, path, sizeof(path));
+		if (ret) {
+			ret = ckpt_err_set(err, ENAMETOOLONG, "%s: path too long", dir);
+			break;
+		}
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			ret = ckpt_err_set(err, errno, "%s: %s", path, strerror(errno));
+			break;
+		}
+		ret = ckpt_image_read(&img[i], fd, CKPT_IMAGE_PAGES_TO_ENGINE);
+		close(fd);
+		if (ret)
+			ret = ckpt_err_set(err, -ret, "%s: %s", path, strerror(-ret));
+	}
+	if (!ret)
+		ret = restore_end_closed(imgs, n);
+	for (i = 0; img && i < n; i++)
+		ckpt_image_free(&img[i]);
+	free(img);
+	free(imgs);
+	ckpt_tree_free(&t);
+	return ret;
 }
 
 /* include/net/tcp_states.h's, by number. */
