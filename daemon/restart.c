@@ -326,10 +326,18 @@ static void on_started(void *arg, pid_t init, pid_t root)
  * another node has made (ckpt_restore_end_closed()). A failure is left to
  * the restore, which ends them again as it makes each socket.
  */
-static void end_closed(struct ckptd *d, const struct job *j, const char *image)
+static void end_closed(struct ckptd *d, const struct job *j, const char *image,
+		       const json_t *node)
 {
+	struct ckpt_restore_opts o = { .image = image };
 	struct ckpt_err err;
-	int n = ckpt_restore_end_closed(image, &err);
+	int n;
+
+	/* Its connections to outside the job are left to close as they do. */
+	if (closed_of(node, &o))
+		return;
+	n = ckpt_restore_end_closed(image, &o, &err);
+	free((void *)o.closed);
 
 	if (n < 0)
 		ckptd_log(d, 1, "job %s: %s", j->id, err.msg);
@@ -559,7 +567,7 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 		ret = ckpt_err_set(&err, ENAMETOOLONG, "%s: path too long", r->dir);
 	/* Every node ends what is in its share's way before any "go". */
 	if (!ret && json_array_size(nodes) > 1)
-		end_closed(d, j, image);
+		end_closed(d, j, image, json_array_get(nodes, 0));
 	if (!ret && json_array_size(nodes) > 1)
 		ret = start_remote(d, r, j, &err);
 	else if (!ret)
@@ -963,7 +971,7 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 		peer_fail(p, "node %s: %s", d->node, err.msg);
 		goto out;
 	}
-	end_closed(d, sc.j, image);
+	end_closed(d, sc.j, image, node_of(meta, node));
 	peer_send(p, json_pack("{s:b, s:s, s:o}", "ok", 1, "ready", d->node,
 			       "addrs", ckpt_addrs_local()), NULL);
 	ret = share_go(d, p, id, &o, addrmap, filemap, &err);

@@ -117,12 +117,14 @@ int ckpt_restore(const struct ckpt_restore_opts *opts, int *status,
 
 /*
  * Ends the closed connections of a tree's original (TIME_WAIT and the
- * closing states, no process holding them) in the way of the TCP sockets
- * its images in @dir hold, at their own addresses: what ckpt_restore()
- * does first, for a job's nodes to do before any of them makes its share
- * (ending one in FIN_WAIT resets its other end). How many were ended, or
- * -errno with @err (an image that cannot be read).
+ * closing states, no process holding them) on the four addresses of the
+ * connections its images in @dir hold, at their own addresses, but those
+ * @o->closed names: what ckpt_restore() does first, for a job's nodes to
+ * do before any of them makes its share (ending one in FIN_WAIT resets its
+ * other end). How many were ended, or -errno with @err (an image that
+ * cannot be read).
  */
-int ckpt_restore_end_closed(const char *dir, struct ckpt_err *err);
+int ckpt_restore_end_closed(const char *dir, const struct ckpt_restore_opts *o,
+			    struct ckpt_err *err);
 
 #endif /* _CKPT_RESTORE_H */

@@ -208,8 +208,13 @@ int restore_make_ptys(struct ckpt_image *const *imgs, uint32_t n,
  */
 int restore_end_time_wait(const struct ckpt_img_tcp *t, bool bind);
 
-/* The same for every TCP socket of @n images, before any is made. */
-int restore_end_closed(struct ckpt_image *const *imgs, uint32_t n);
+/*
+ * The closed connections on the four addresses of every connection of @n
+ * images but @closed's (their inodes), ended before any socket is made
+ * (timewait.c says why): how many.
+ */
+int restore_end_closed(struct ckpt_image *const *imgs, uint32_t n,
+		       const uint64_t *closed, uint32_t nr_closed);
 
 /*
  * What else holds @t's address and port (to bind, @bind) or its four

@@ -580,7 +580,7 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 
 	map_addresses(imgs, n, o);
 	/* Nothing of the original in the way of any, before one is made. */
-	restore_end_closed(imgs, n);
+	restore_end_closed(imgs, n, closed, nr_closed);
 
 	/* Listening and plain sockets first: connections share their ports. */
 	for (pass = 0; pass < 2 && !ret; pass++) {

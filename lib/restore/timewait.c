@@ -74,7 +74,24 @@ struct tw_find {
 	bool orphans;		/* only those no process holds */
 	struct inet_diag_msg *found;
 	int max;
+	/* Without @t: those on the four addresses of one of @ts[@nt]. */
+	const struct ckpt_img_tcp *const *ts;
+	uint32_t nt;
 };
+
+/* Whether @m is wanted by @q: in @t's way, or one of @q->ts's. */
+static bool wanted(const struct tw_find *q, const struct ckpt_img_tcp *t,
+		   bool bind, const struct inet_diag_msg *m)
+{
+	uint32_t i;
+
+	if (t)
+		return in_the_way(t, bind, q->orphans, m);
+	for (i = 0; i < q->nt; i++)
+		if (in_the_way(q->ts[i], false, q->orphans, m))
+			return true;
+	return false;
+}
 
 /* The sockets @q asks for in @t's way, into @q->found: how many, or -errno. */
 static int find(int nl, const struct tw_find *q, const struct ckpt_img_tcp *t,
@@ -105,8 +122,7 @@ static int find(int nl, const struct tw_find *q, const struct ckpt_img_tcp *t,
 				return -EIO;
 			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
 				continue;
-			if (have < q->max &&
-			    in_the_way(t, bind, q->orphans, NLMSG_DATA(h)))
+			if (have < q->max && wanted(q, t, bind, NLMSG_DATA(h)))
 				q->found[have++] = *(struct inet_diag_msg *)NLMSG_DATA(h);
 		}
 	}
@@ -175,37 +191,86 @@ int restore_end_time_wait(const struct ckpt_img_tcp *t, bool bind)
  * (tcp_abort() sends a RST with the original's sequence numbers). Restarted
  * at once on the same addresses, that other end may be a socket a restart
  * has made already, in repair mode, which takes the RST when its sequence
- * matches: the connection is reset before the job runs (an Open MPI job
- * over two nodes restarted right after --kill saw "Connection reset by
- * peer"). So every closed connection in the way of any socket of the
- * restart is ended before the first one is made: here, for the sockets of
- * @n images (at the addresses they will have), and by ckptd on every node
- * of a job before any makes its share (ckpt_restore_end_closed()). How
- * many were ended; a failure is left to the making, which tries again.
+ * matches (the original never sent its FIN: a full window): the connection
+ * is reset before the job runs. So the closed connections on the four
+ * addresses of any connection of the restart are ended before the first
+ * socket is made: here, for the connections of @n images (at the
+ * addresses they will have) but those whose socket is one of @closed
+ * (connections to outside the job, made again unconnected: theirs are
+ * left to close as they do), and by ckptd on every node of a job before
+ * any makes its share (ckpt_restore_end_closed()). One dump a family. Those
+ * on a listening or bound socket's port that no connection of the images
+ * has are left to the making (again()): ending them resets only ends that
+ * no restart makes. How many were ended; a failure is left to the making,
+ * which tries again.
  */
-int restore_end_closed(struct ckpt_image *const *imgs, uint32_t n)
+int restore_end_closed(struct ckpt_image *const *imgs, uint32_t n,
+		       const uint64_t *closed, uint32_t nr_closed)
 {
-	uint32_t i, k;
-	int ret, ended = 0;
+	static const int families[] = { AF_INET, AF_INET6 };
+	struct tw_find q = { .states = TW_STATES, .orphans = true, .max = TW_MAX };
+	const struct ckpt_img_tcp **ts;
+	struct inet_diag_msg *found;
+	uint32_t i, k, c, nt = 0;
+	int nl, f, j, got, ended = 0;
 
 	for (i = 0; i < n; i++)
-		for (k = 0; k < imgs[i]->nr_tcps; k++) {
-			const struct ckpt_img_tcp *t = imgs[i]->tcps[k];
+		nt += imgs[i]->nr_tcps;
+	if (!nt)
+		return 0;
+	ts = calloc(nt, sizeof(*ts));
+	found = calloc(TW_MAX, sizeof(*found));
+	nl = ts && found ? socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG) : -1;
+	for (f = 0; nl >= 0 && f < 2; f++) {
+		q.family = families[f];
+		q.ts = ts;
+		q.found = found;
+		q.nt = 0;
+		for (i = 0; i < n; i++)
+			for (k = 0; k < imgs[i]->nr_tcps; k++) {
+				const struct ckpt_img_tcp *t = imgs[i]->tcps[k];
 
-			if (t->state == CKPT_TCP_ESTABLISHED)
-				ret = restore_end_time_wait(t, false);
-			else if (t->state == CKPT_TCP_LISTEN || t->flags & CKPT_TCP_BOUND)
-				ret = restore_end_time_wait(t, true);
-			else
-				ret = 0;
-			ended += ret > 0 ? ret : 0;
-		}
+				for (c = 0; c < nr_closed && closed[c] != t->ino; c++)
+					;
+				if (t->state == CKPT_TCP_ESTABLISHED && (int)t->family == families[f] &&
+				    c == nr_closed)
+					ts[q.nt++] = t;
+			}
+		got = q.nt ? find(nl, &q, NULL, false) : 0;
+		for (j = 0; j < got; j++)
+			ended += !destroy(nl, families[f], &found[j].id);
+	}
+	if (nl >= 0)
+		close(nl);
+	free(ts);
+	free(found);
 	return ended;
 }
 
-int ckpt_restore_end_closed(const char *dir, struct ckpt_err *err)
+/* The TCP sockets of @imgs that ckpt-run --outside close named: @o's. */
+static uint32_t closed_of(const struct ckpt_tree *t, struct ckpt_image *img,
+			  const struct ckpt_restore_opts *o, uint64_t *inos)
+{
+	uint32_t i, m, k, nr = 0;
+
+	for (i = 0; o && i < o->nr_closed; i++)
+		for (m = 0; m < t->nr; m++) {
+			if ((int)t->m[m].pid != o->closed[i].pid)
+				continue;
+			for (k = 0; k < img[m].nr_files; k++)
+				if (img[m].files[k].kind == CKPT_FILE_TCP &&
+				    (int)img[m].files[k].fd == o->closed[i].fd)
+					inos[nr++] = img[m].files[k].ino;
+			break;
+		}
+	return nr;
+}
+
+int ckpt_restore_end_closed(const char *dir, const struct ckpt_restore_opts *o,
+			    struct ckpt_err *err)
 {
 	struct ckpt_image *img, **imgs = NULL;
+	uint64_t *inos = NULL;
 	char path[PATH_MAX];
 	struct ckpt_tree t;
 	uint32_t i, n = 0;
@@ -216,7 +281,8 @@ int ckpt_restore_end_closed(const char *dir, struct ckpt_err *err)
 		return ret;
 	img = calloc(t.nr ?: 1, sizeof(*img));
 	imgs = calloc(t.nr ?: 1, sizeof(*imgs));
-	if (!img || !imgs)
+	inos = calloc((o ? o->nr_closed : 0) + 1, sizeof(*inos));
+	if (!img || !imgs || !inos)
 		ret = ckpt_err_set(err, ENOMEM, "out of memory");
 	for (i = 0; !ret && i < t.nr; i++, n++) {
 		ckpt_image_init(&img[i]);
@@ -237,11 +303,12 @@ int ckpt_restore_end_closed(const char *dir, struct ckpt_err *err)
 			ret = ckpt_err_set(err, -ret, "%s: %s", path, strerror(-ret));
 	}
 	if (!ret)
-		ret = restore_end_closed(imgs, n);
+		ret = restore_end_closed(imgs, n, inos, closed_of(&t, img, o, inos));
 	for (i = 0; img && i < n; i++)
 		ckpt_image_free(&img[i]);
 	free(img);
 	free(imgs);
+	free(inos);
 	ckpt_tree_free(&t);
 	return ret;
 }
