@@ -1416,6 +1416,7 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 			/* Running again: its images read back for the metadata. */
 			msg = sh->sums_later ? tree_sums(&sh->s, &err) : NULL;
 			if (sh->sums_later && !msg) {
+				snapdir_shown(&sh->s.sd, &err);
 				ckptd_log(d, 0, "job %s: %s", j->id, err.msg);
 				peer_send(p, json_pack("{s:b, s:o}", "ok", 0, "error",
 						       json_sprintf("node %s: %s", d->node, err.msg)),
@@ -1496,8 +1497,8 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 	}
 	if (!ret)
 		ret = share_take(d, &sh, &node, &tcp, &err);
+	/* Open until the share is done: its sums may be read after release. */
 	snapdir_shown(&sh.s.sd, &err);
-	snapdir_close(&sh.s.sd);
 	if (ret) {
 		json_decref(tcp);
 		ckptd_log(d, 1, "job %.16s: no share of snapshot %lld: %s", sh.id ?: "",
@@ -1522,6 +1523,7 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 	ckptd_log(d, 1, "job %s: share of snapshot %u, %s", sh.s.j->id,
 		  (unsigned int)sh.seq, share_await(d, p, &sh));
 out:
+	snapdir_close(&sh.s.sd);
 	/* Gathered, or no part of a snapshot: nothing of it stays here. */
 	ship_stage_remove(&sh.s.stage);
 }
