@@ -370,12 +370,12 @@ $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 # After the debug kernel's build (or the wait for the one .ci/run
 # started), two lanes run side by side, about even (mk/check-lanes,
 # Documentation/testing.md): the 6.1 line's suite, then the 6.12 line's
-# two-node tests (NODES_TESTS) and mpi_node and mpi_api (MPI_TESTS); and
-# the host tests, then the rest of the 6.12 line's suite, then the debug
-# kernel's suite.
+# two-node tests (NODES_TESTS) and mpi_node (MPI_TESTS); and the host
+# tests, then the rest of the 6.12 line's suite, then the debug kernel's
+# suite.
 DEBUG_TESTS ?= $(shell sed 's/\#.*//' vm-tests/debug-tests)
 DISTRO61_SKIP = $(filter-out module,$(DEBUG_TESTS))
-MPI_TESTS := mpi_node mpi_api
+MPI_TESTS := mpi_node
 NODES_TESTS = $(shell vm-tests/suite -l | awk '$$2 ~ /^nodes=2(-|$$)/ { print $$1 }')
 # The engine fuzzer's time per case on the distro kernels, and on the
 # debug kernel, whose checkers see what a bad input does (20 s by default).
