@@ -723,13 +723,6 @@ static void tell_all(struct snap *s, json_t *msg)
 	json_decref(msg);
 }
 
-/*
- * A checkpoint that lets the job go on: once every share is captured, all
- * of it runs on (the images are what they are, whatever it does now), and
- * the gather, the read-back and the commit happen while it runs. A
- * failure after this point is the abort it would have been: the job
- * continues, no snapshot is made.
- */
 /* The staged shares, answered or not, wait on for their gather. */
 static void stages_wait(struct snap *s)
 {
@@ -740,6 +733,13 @@ static void stages_wait(struct snap *s)
 			peer_send(s->peers[i], json_pack("{s:b}", "wait", 1), NULL);
 }
 
+/*
+ * A checkpoint that lets the job go on: once every share is captured, all
+ * of it runs on (the images are what they are, whatever it does now), and
+ * the gather, the read-back and the commit happen while it runs. A
+ * failure after this point is the abort it would have been: the job
+ * continues, no snapshot is made.
+ */
 static int release(struct snap *s, struct ckpt_err *err)
 {
 	struct ckpt_err perr;

@@ -217,6 +217,19 @@ int restore_end_closed(struct ckpt_image *const *imgs, uint32_t n,
 		       const uint64_t *closed, uint32_t nr_closed);
 
 /*
+ * The socket inodes of @o->closed (member pid and descriptor) in tree @t,
+ * whose members' images are @imgs, into @inos: each must be a TCP
+ * connection of a member, or the restart is refused by name. Their
+ * number, or -errno with @err.
+ */
+struct ckpt_tree;
+int restore_closed_inos(const struct ckpt_tree *t, struct ckpt_image *const *imgs,
+			const struct ckpt_restore_opts *o, uint64_t *inos,
+			struct ckpt_err *err);
+/* Whether socket @ino is one of @closed[@n]. */
+bool restore_is_closed(uint64_t ino, const uint64_t *closed, uint32_t n);
+
+/*
  * What else holds @t's address and port (to bind, @bind) or its four
  * addresses, into @buf ("pid N (COMM) holds socket:[I] there, STATE on
  * A:P"), for an error that says so; empty if sock_diag shows none.

@@ -28,6 +28,7 @@
 
 #include "err.h"
 #include "restore_int.h"
+#include "treedir.h"
 
 /* linux/tcp.h's, which netinet/tcp.h does not have on every libc. */
 #ifndef TCP_REPAIR_WINDOW
@@ -556,8 +557,7 @@ static void map_addresses(struct ckpt_image *const *imgs, uint32_t n,
 		}
 }
 
-/* Whether socket @ino is one of @closed. */
-static bool is_closed(uint64_t ino, const uint64_t *closed, uint32_t n)
+bool restore_is_closed(uint64_t ino, const uint64_t *closed, uint32_t n)
 {
 	uint32_t i;
 
@@ -565,6 +565,27 @@ static bool is_closed(uint64_t ino, const uint64_t *closed, uint32_t n)
 		if (closed[i] == ino)
 			return true;
 	return false;
+}
+
+int restore_closed_inos(const struct ckpt_tree *t, struct ckpt_image *const *imgs,
+			const struct ckpt_restore_opts *o, uint64_t *inos,
+			struct ckpt_err *err)
+{
+	uint32_t i, k, m;
+
+	for (i = 0; i < o->nr_closed; i++) {
+		for (m = 0; m < t->nr && (int)t->m[m].pid != o->closed[i].pid; m++)
+			;
+		for (k = 0; m < t->nr && k < imgs[m]->nr_files; k++)
+			if (imgs[m]->files[k].kind == CKPT_FILE_TCP &&
+			    (int)imgs[m]->files[k].fd == o->closed[i].fd)
+				break;
+		if (m == t->nr || k == imgs[m]->nr_files)
+			return ckpt_err_set(err, EINVAL, "%s: pid %d fd %d, a connection to outside the job, is no TCP connection of the tree",
+					    o->image, o->closed[i].pid, o->closed[i].fd);
+		inos[i] = imgs[m]->files[k].ino;
+	}
+	return i;
 }
 
 int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
@@ -599,7 +620,7 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 				.fd = { m.fd, -1 },
 			};
 			/* To outside the job: closed, with nothing to make. */
-			if (pass && is_closed(m.t->ino, closed, nr_closed))
+			if (pass && restore_is_closed(m.t->ino, closed, nr_closed))
 				continue;
 			ret = pass ? make_connection(&m) :
 			      m.t->state == CKPT_TCP_CONNECTING ? make_connecting(&m) :
@@ -619,7 +640,7 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 	for (i = from; !ret && i < *nr; i++) {
 		m.t = find_tcp(imgs, n, sh[i].ino);
 		if (sh[i].kind != CKPT_FILE_TCP || !m.t ||
-		    is_closed(m.t->ino, closed, nr_closed))
+		    restore_is_closed(m.t->ino, closed, nr_closed))
 			continue;
 		name_it(&m);
 		m.fd = sh[i].fd[0];

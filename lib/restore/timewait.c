@@ -211,7 +211,7 @@ int restore_end_closed(struct ckpt_image *const *imgs, uint32_t n,
 	struct tw_find q = { .states = TW_STATES, .orphans = true, .max = TW_MAX };
 	const struct ckpt_img_tcp **ts;
 	struct inet_diag_msg *found;
-	uint32_t i, k, c, nt = 0;
+	uint32_t i, k, nt = 0;
 	int nl, f, j, got, ended = 0;
 
 	for (i = 0; i < n; i++)
@@ -230,10 +230,8 @@ int restore_end_closed(struct ckpt_image *const *imgs, uint32_t n,
 			for (k = 0; k < imgs[i]->nr_tcps; k++) {
 				const struct ckpt_img_tcp *t = imgs[i]->tcps[k];
 
-				for (c = 0; c < nr_closed && closed[c] != t->ino; c++)
-					;
 				if (t->state == CKPT_TCP_ESTABLISHED && (int)t->family == families[f] &&
-				    c == nr_closed)
+				    !restore_is_closed(t->ino, closed, nr_closed))
 					ts[q.nt++] = t;
 			}
 		got = q.nt ? find(nl, &q, NULL, false) : 0;
@@ -245,25 +243,6 @@ int restore_end_closed(struct ckpt_image *const *imgs, uint32_t n,
 	free(ts);
 	free(found);
 	return ended;
-}
-
-/* The TCP sockets of @imgs that ckpt-run --outside close named: @o's. */
-static uint32_t closed_of(const struct ckpt_tree *t, struct ckpt_image *img,
-			  const struct ckpt_restore_opts *o, uint64_t *inos)
-{
-	uint32_t i, m, k, nr = 0;
-
-	for (i = 0; o && i < o->nr_closed; i++)
-		for (m = 0; m < t->nr; m++) {
-			if ((int)t->m[m].pid != o->closed[i].pid)
-				continue;
-			for (k = 0; k < img[m].nr_files; k++)
-				if (img[m].files[k].kind == CKPT_FILE_TCP &&
-				    (int)img[m].files[k].fd == o->closed[i].fd)
-					inos[nr++] = img[m].files[k].ino;
-			break;
-		}
-	return nr;
 }
 
 int ckpt_restore_end_closed(const char *dir, const struct ckpt_restore_opts *o,
@@ -281,7 +260,7 @@ int ckpt_restore_end_closed(const char *dir, const struct ckpt_restore_opts *o,
 		return ret;
 	img = calloc(t.nr ?: 1, sizeof(*img));
 	imgs = calloc(t.nr ?: 1, sizeof(*imgs));
-	inos = calloc((o ? o->nr_closed : 0) + 1, sizeof(*inos));
+	inos = calloc(o->nr_closed + 1, sizeof(*inos));
 	if (!img || !imgs || !inos)
 		ret = ckpt_err_set(err, ENOMEM, "out of memory");
 	for (i = 0; !ret && i < t.nr; i++, n++) {
@@ -303,7 +282,9 @@ int ckpt_restore_end_closed(const char *dir, const struct ckpt_restore_opts *o,
 			ret = ckpt_err_set(err, -ret, "%s: %s", path, strerror(-ret));
 	}
 	if (!ret)
-		ret = restore_end_closed(imgs, n, inos, closed_of(&t, img, o, inos));
+		ret = restore_closed_inos(&t, imgs, o, inos, err);
+	if (ret >= 0)
+		ret = restore_end_closed(imgs, n, inos, ret);
 	for (i = 0; img && i < n; i++)
 		ckpt_image_free(&img[i]);
 	free(img);

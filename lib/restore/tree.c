@@ -687,32 +687,6 @@ static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 }
 
 /*
- * The socket inodes of @tr->opts->closed (member pid and descriptor) into
- * @inos: each must be a TCP connection of a member, or the restart is
- * refused by name. Their number, or -errno with @err.
- */
-static int closed_inos(const struct tree_restart *tr, uint64_t *inos,
-		       struct ckpt_err *err)
-{
-	const struct ckpt_restore_opts *o = tr->opts;
-	uint32_t i, k, m;
-
-	for (i = 0; i < o->nr_closed; i++) {
-		for (m = 0; m < tr->t.nr && (int)tr->t.m[m].pid != o->closed[i].pid; m++)
-			;
-		for (k = 0; m < tr->t.nr && k < tr->r[m].img.nr_files; k++)
-			if (tr->r[m].img.files[k].kind == CKPT_FILE_TCP &&
-			    (int)tr->r[m].img.files[k].fd == o->closed[i].fd)
-				break;
-		if (m == tr->t.nr || k == tr->r[m].img.nr_files)
-			return ckpt_err_set(err, EINVAL, "%s: pid %d fd %d, a connection to outside the job, is no TCP connection of the tree",
-					    o->image, o->closed[i].pid, o->closed[i].fd);
-		inos[i] = tr->r[m].img.files[k].ino;
-	}
-	return i;
-}
-
-/*
  * The socket pairs between (and within) members and their listening
  * sockets, and the TCP sockets, made once for all.
  */
@@ -733,7 +707,7 @@ static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 	ret = restore_make_usocks(imgs, tr->t.nr, tr->shared, &tr->nr_shared,
 				  err);
 	if (!ret)
-		ret = closed_inos(tr, closed, err);
+		ret = restore_closed_inos(&tr->t, imgs, tr->opts, closed, err);
 	if (ret >= 0)
 		ret = restore_make_tcp(imgs, tr->t.nr, tr->shared,
 				       &tr->nr_shared, tr->opts, closed, ret, err);
