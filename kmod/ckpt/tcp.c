@@ -378,9 +378,15 @@ int ckpt_tcp_capture(struct file *file, struct ckpt_img_tcp **out,
 	*t = head;
 	t->ino = file_inode(file)->i_ino;
 	if (t->state == CKPT_TCP_ESTABLISHED) {
-		ret = copy_send_queue(sk, t->data, t->write_seq - t->snd_una);
+		/*
+		 * Sequence numbers wrap: the sizes are u32 differences, never
+		 * a pointer plus one number minus another.
+		 */
+		u32 sendq = t->write_seq - t->snd_una;
+
+		ret = copy_send_queue(sk, t->data, sendq);
 		if (!ret)
-			ret = copy_receive_queue(sk, t->data + t->write_seq - t->snd_una,
+			ret = copy_receive_queue(sk, t->data + sendq,
 						 t->rcv_nxt - t->copied_seq);
 		if (ret) {
 			*why = "a TCP connection whose queues do not hold what its sequence numbers say";

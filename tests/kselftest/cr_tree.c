@@ -12,7 +12,8 @@
  * member killed while the tree is checkpointed. A tree in an
  * IPC namespace of its own has its System V objects in the root's image;
  * one that maps a segment of the initial namespace, or uses semaphore
- * undo, is refused.
+ * undo, is refused. A TCP connection whose send queue spans the sequence
+ * numbers' wrap is captured (its receive queue once went 4 GiB astray).
  */
 #define _GNU_SOURCE
 #include <linux/capability.h>
@@ -24,6 +25,12 @@
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/ptrace.h>
+
+#include <arpa/inet.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
@@ -505,6 +512,119 @@ TEST_F(tree, not_a_descendant)
 	EXPECT_TRUE(progresses(other));
 	kill(other, SIGKILL);
 	waitpid(other, NULL, 0);
+}
+
+/*
+ * One process holding both ends of a TCP connection over 127.0.0.1 whose
+ * send queue spans the sequence numbers' wrap (snd_una below 2^32,
+ * write_seq past it): both ends made in repair mode with the numbers
+ * chosen, no window scaling (the peer's window stays below 64 KiB, so
+ * most of what is sent waits in the send queue). Its descriptors are
+ * 100 and 101. 0, or the line that failed (errno set).
+ */
+static int tcp_pair_across_the_wrap(void)
+{
+	const unsigned int wrap_in = 100000;
+	struct sockaddr_in a = { .sin_family = AF_INET }, b = a;
+	socklen_t len = sizeof(a);
+	int fa, fb, on = 1, off = 0, big = 1 << 20, q;
+	unsigned int sa = 0U - wrap_in, sb = 0x12345678;
+	static char buf[1 << 16];
+	long sent = 0;
+	ssize_t n;
+
+	a.sin_addr.s_addr = b.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fa = socket(AF_INET, SOCK_STREAM, 0);
+	fb = socket(AF_INET, SOCK_STREAM, 0);
+	if (fa < 0 || fb < 0 || bind(fa, (void *)&a, sizeof(a)) ||
+	    bind(fb, (void *)&b, sizeof(b)) ||
+	    getsockname(fa, (void *)&a, &len) || getsockname(fb, (void *)&b, &len) ||
+	    setsockopt(fa, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big)))
+		return __LINE__;
+	/* Each end: repair mode, its numbers, "connected" without a handshake. */
+	q = TCP_SEND_QUEUE;
+	if (setsockopt(fa, SOL_TCP, TCP_REPAIR, &on, sizeof(on)) ||
+	    setsockopt(fb, SOL_TCP, TCP_REPAIR, &on, sizeof(on)) ||
+	    setsockopt(fa, SOL_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
+	    setsockopt(fa, SOL_TCP, TCP_QUEUE_SEQ, &sa, sizeof(sa)) ||
+	    setsockopt(fb, SOL_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
+	    setsockopt(fb, SOL_TCP, TCP_QUEUE_SEQ, &sb, sizeof(sb)))
+		return __LINE__;
+	q = TCP_RECV_QUEUE;
+	if (setsockopt(fa, SOL_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
+	    setsockopt(fa, SOL_TCP, TCP_QUEUE_SEQ, &sb, sizeof(sb)) ||
+	    setsockopt(fb, SOL_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
+	    setsockopt(fb, SOL_TCP, TCP_QUEUE_SEQ, &sa, sizeof(sa)) ||
+	    connect(fa, (void *)&b, sizeof(b)) || connect(fb, (void *)&a, sizeof(a)) ||
+	    setsockopt(fa, SOL_TCP, TCP_REPAIR, &off, sizeof(off)) ||
+	    setsockopt(fb, SOL_TCP, TCP_REPAIR, &off, sizeof(off)) ||
+	    dup2(fa, 100) != 100 || dup2(fb, 101) != 101)
+		return __LINE__;
+	memset(buf, 'w', sizeof(buf));
+	while (sent < 4L * wrap_in &&
+	       (n = send(100, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		sent += n;
+	/*
+	 * write_seq is past the wrap; snd_una stays before it, as the peer,
+	 * which reads nothing, acknowledges one window at most (< 64 KiB).
+	 * Bytes the other way too, unread: the receive queue's place in the
+	 * image follows the send queue's.
+	 */
+	if (sent <= wrap_in || send(101, buf, 1000, MSG_DONTWAIT) <= 0)
+		return __LINE__;
+	/* Window probes bring it, a segment at a time: 10 s at most. */
+	for (n = 0; n < 1000 && (ioctl(100, SIOCINQ, &q) || !q); n++)
+		usleep(10000);
+	return q > 0 ? 0 : __LINE__;
+}
+
+TEST_F(tree, tcp_send_queue_across_the_sequence_wrap)
+{
+	struct ckpt_tree_member m = {};
+	int p[2], ok[2] = { -1, 0 }, i, ret = -EAGAIN;
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		volatile unsigned long n = 0;
+
+		drop_shared();
+		ok[0] = tcp_pair_across_the_wrap();
+		ok[1] = errno;
+		if (write(p[1], ok, sizeof(ok)) != sizeof(ok))
+			_exit(9);
+		syscall(SYS_close_range, 3, 99, 0);
+		syscall(SYS_close_range, 102, ~0U, 0);
+		for (;;)
+			n++;
+	}
+	close(p[1]);
+	ASSERT_EQ((ssize_t)sizeof(ok), read(p[0], ok, sizeof(ok)));
+	close(p[0]);
+	ASSERT_EQ(0, ok[0]) TH_LOG("line %d: %s", ok[0], strerror(ok[1]));
+	m.pid = pid;
+	m.fd = self->fd[0];
+	memset(&self->a, 0, sizeof(self->a));
+	self->a.members = (unsigned long)&m;
+	self->a.nr_members = 1;
+	self->a.errmsg = (unsigned long)self->msg;
+	self->a.errmsg_len = sizeof(self->msg);
+	/* Bytes still on their way over the loopback: a moment later. */
+	for (i = 0; i < 40 && ret == -EAGAIN; i++) {
+		usleep(100000);
+		self->msg[0] = '\0';
+		ftruncate(self->fd[0], 0);
+		lseek(self->fd[0], 0, SEEK_SET);
+		ret = tree_ioctl(self);
+	}
+	EXPECT_EQ(0, ret) TH_LOG("%s", self->msg);
+	EXPECT_TRUE(inspect_ok(self->image[0]));
+	EXPECT_TRUE(progresses(pid));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 /*
