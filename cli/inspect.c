@@ -336,7 +336,7 @@ static void print_tree(struct printer *p, const struct ckpt_image *img)
 	print_uint(p, PRINT_ANY, "nr_members", " of %llu, ", t->nr_members);
 	if (t->parent == CKPT_TREE_NO_PARENT) {
 		print_null(p, "parent");
-		print_text(p, "the root");
+		print_text(p, t->index ? "another root" : "the root");
 	} else {
 		print_uint(p, PRINT_ANY, "parent", "parent member %llu", t->parent);
 	}

@@ -80,11 +80,13 @@ static int read_member(const char *dir, const struct ckpt_tree *t, uint32_t i,
 static void print_member(struct printer *p, const struct ckpt_tree *t,
 			 uint32_t i, const struct member_sum *s)
 {
+	bool root = t->m[i].parent == CKPT_TREE_NO_PARENT;
+
 	print_open_object(p, NULL);
 	print_int(p, PRINT_ANY, "pid", "  pid %lld", t->m[i].pid);
-	print_int(p, i ? PRINT_ANY : PRINT_JSON, "parent", " (child of %lld)",
-		  i ? t->m[t->m[i].parent].pid : 0);
-	print_text(p, "%s", i ? "" : " (root)");
+	print_int(p, root ? PRINT_JSON : PRINT_ANY, "parent", " (child of %lld)",
+		  root ? 0 : t->m[t->m[i].parent].pid);
+	print_text(p, "%s", !root ? "" : i ? " (another root)" : " (root)");
 	print_string(p, PRINT_ANY, "comm", ": %s", s->comm);
 	print_uint(p, PRINT_ANY, "threads", ", %llu thread(s)", s->threads);
 	print_uint(p, PRINT_ANY, "pages", ", %llu pages", s->pages);

@@ -155,7 +155,12 @@ struct job *job_new(struct ckptd *d, const char *id, uid_t uid, gid_t gid,
 void job_drop(struct ckptd *d, struct job *j);
 int job_save(struct ckptd *d, const struct job *j);
 int job_add_pid(struct ckptd *d, const struct job *j, pid_t pid);
-/* The roots of the job's trees on this node: count, or -errno. */
+/*
+ * The roots of the job's trees on this node, its processes whose parent is
+ * not the job's (the process ckpt-run started, a process an ssh started,
+ * one a double fork left), oldest first: count, or -errno (-E2BIG: more
+ * than @max).
+ */
 int job_roots(const struct job *j, pid_t *roots, int max);
 /* @id is a job id: CKPTD_JOB_ID_LEN lowercase hex digits. */
 bool job_id_valid(const char *id);

@@ -285,11 +285,11 @@ int job_add_pid(struct ckptd *d, const struct job *j, pid_t pid)
 	return ret;
 }
 
-/* The parent of @pid from /proc, or -1. */
-static pid_t ppid_of(pid_t pid)
+/* @pid's parent and start time (in clock ticks since boot), or -1. */
+static int proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start)
 {
-	char path[64], buf[512], *p;
-	int fd, ppid = -1;
+	char path[64], buf[1024], *p;
+	int fd, pp;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
@@ -301,10 +301,13 @@ static pid_t ppid_of(pid_t pid)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
+	/* "pid (comm) state ppid ..." and starttime the 22nd field. */
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p, ") %*c %d", &ppid) != 1)
+	if (!p || sscanf(p, ") %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			 &pp, start) != 2)
 		return -1;
-	return ppid;
+	*ppid = pp;
+	return 0;
 }
 
 /* The pids of the job's cgroup, helpers left out: count, or -errno. */
@@ -332,18 +335,44 @@ static int job_procs(const struct job *j, pid_t *pids, int max)
 	return n;
 }
 
+struct job_root {
+	pid_t pid;
+	unsigned long long start;
+};
+
+/*
+ * Oldest first: on the job's first node the process ckpt-run started,
+ * whose standard files are the client's at a restart; a restarted tree's
+ * init makes member 0 before the other roots.
+ */
+static int root_cmp(const void *a, const void *b)
+{
+	const struct job_root *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
 int job_roots(const struct job *j, pid_t *roots, int max)
 {
+	struct job_root *found;
+	unsigned long long start;
 	pid_t *pids, pp;
 	int n, i, k, nr = 0;
 	bool inside;
 
 	pids = calloc(CKPT_TREE_MAX_MEMBERS, sizeof(*pids));
-	if (!pids)
+	found = calloc(max > 0 ? max : 1, sizeof(*found));
+	if (!pids || !found) {
+		free(pids);
+		free(found);
 		return -ENOMEM;
+	}
 	n = job_procs(j, pids, CKPT_TREE_MAX_MEMBERS);
 	for (i = 0; i < n; i++) {
-		pp = ppid_of(pids[i]);
+		if (proc_stat(pids[i], &pp, &start))
+			continue;	/* gone meanwhile */
 		for (inside = false, k = 0; k < n && !inside; k++)
 			inside = pids[k] == pp;
 		if (inside)
@@ -352,8 +381,15 @@ int job_roots(const struct job *j, pid_t *roots, int max)
 			nr = -E2BIG;
 			break;
 		}
-		roots[nr++] = pids[i];
+		found[nr].pid = pids[i];
+		found[nr++].start = start;
 	}
+	if (nr > 0) {
+		qsort(found, nr, sizeof(*found), root_cmp);
+		for (i = 0; i < nr; i++)
+			roots[i] = found[i].pid;
+	}
+	free(found);
 	free(pids);
 	return n < 0 ? n : nr;
 }

@@ -650,10 +650,29 @@ void restart_started(struct ckptd *d, struct worker *w, json_t *msg)
 		  coord ?: "");
 }
 
+/*
+ * The restarter ended (its tree's first root did, or the restart failed):
+ * no helper of its job any more, whose pid another process may get, of
+ * the job even, now that several trees outlive it.
+ */
+static void restart_ended(struct ckptd *d, pid_t pid)
+{
+	struct job *j;
+
+	for (j = d->jobs; j; j = j->next) {
+		if (j->helpers[0] != pid)
+			continue;
+		j->helpers[0] = 0;
+		job_save(d, j);
+	}
+}
+
 static void restart_report(struct worker *w, json_t *msg)
 {
 	if (msg && ckptd_msg_str(msg, "event"))
 		restart_started(worker_daemon(w), w, msg);
+	else if (!msg)
+		restart_ended(worker_daemon(w), worker_pid(w));
 }
 
 /* The job a restart makes: the snapshot's id if no job has it here. */

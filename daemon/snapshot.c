@@ -48,7 +48,6 @@
 struct snap {
 	struct ckptd *d;
 	struct job *j;
-	pid_t root;
 	struct ckpt_checkpoint_tree a;
 	unsigned int seq;
 	char dir[CKPTD_DIR_MAX];	/* a --dir, or "": ckptd's snapshot root */
@@ -437,6 +436,38 @@ static int gather_note(struct snap *s, unsigned int i, const json_t *node,
 	return s->gather[i] ? 0 : ckpt_err_set(err, ENOMEM, "out of memory");
 }
 
+/* The job's trees on this node (struct ckpt_roots), looked at now. */
+static int snap_roots(void *arg, pid_t *roots, uint32_t max,
+		      struct ckpt_err *err)
+{
+	const struct snap *s = arg;
+	int n = job_roots(s->j, roots, max);
+
+	if (n == 0 || n == -ENOENT)
+		return ckpt_err_set(err, ESRCH, "job %s has no process on this node",
+				    s->j->id);
+	if (n == -E2BIG)
+		return ckpt_err_set(err, E2BIG, "job %s is more than %u processes or %u process trees on this node",
+				    s->j->id, CKPT_TREE_MAX_MEMBERS, max);
+	if (n < 0)
+		return ckpt_err_set(err, -n, "job %s: cannot list its processes: %s",
+				    s->j->id, strerror(-n));
+	return n;
+}
+
+/*
+ * The job's trees on this node, checkpointed with s->a into s->treedir as
+ * one set; looked at before each try, as one may have ended, or a double
+ * fork made another, since the request came.
+ */
+static int snap_take(struct snap *s, int dev, struct ckpt_err *err)
+{
+	const struct ckpt_roots roots = { .find = snap_roots, .arg = s };
+
+	return ckpt_trees_checkpoint(dev, &s->a, &roots, s->treedir, &s->t,
+				     &s->res, err);
+}
+
 /*
  * A job over several nodes: every node's share is captured and left
  * stopped (so nothing of the job moves on while others are captured),
@@ -486,8 +517,7 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 		     CKPT_CHECKPOINT_LOCAL_FILES;
 	s->stop_t0 = ckptd_now_ns();
 	job_mark_stopped(s->j, true);
-	ret = ckpt_tree_checkpoint(dev, &s->a, s->root, s->treedir, &s->t,
-				   &s->res, err);
+	ret = snap_take(s, dev, err);
 	s->tcp = json_array();
 	if (!ret)
 		ret = add_tcp_ends(s, s->d->node, tcp_ends(s->treedir, &s->t, err));
@@ -658,8 +688,7 @@ static int one_node(struct snap *s, int dev, struct ckpt_err *err)
 
 	if (s->j->outside_close)
 		s->a.flags |= CKPT_CHECKPOINT_PEERS_AWAY;
-	ret = ckpt_tree_checkpoint(dev, &s->a, s->root, s->treedir, &s->t,
-				   &s->res, err);
+	ret = snap_take(s, dev, err);
 	if (ret || !s->j->outside_close)
 		return ret;
 	ends = tcp_ends(s->treedir, &s->t, err);
@@ -1061,13 +1090,13 @@ static void checkpoint_report(struct worker *w, json_t *msg)
 }
 
 /*
- * Why @j cannot be checkpointed from this node now, in @why, or NULL and
- * its one tree's root in @root.
+ * Why @j cannot be checkpointed from this node now, in @why, or NULL.
+ * (Its trees are looked at again as the checkpoint starts: snap_take().)
  */
 static const char *checkpoint_refusal(struct ckptd *d, struct job *j,
-				      pid_t *root, char *why, size_t len)
+				      char *why, size_t len)
 {
-	pid_t roots[2];
+	pid_t roots[CKPT_TREE_MAX_ROOTS];
 	int n;
 
 	if (j->coordinator[0])
@@ -1084,19 +1113,16 @@ static const char *checkpoint_refusal(struct ckptd *d, struct job *j,
 			 j->id, j->orphan_seq);
 		return why;
 	}
-	n = job_roots(j, roots, 2);
+	n = job_roots(j, roots, CKPT_TREE_MAX_ROOTS);
 	if (n == 0 || n == -ENOENT)
 		snprintf(why, len, "job %s has no process on this node", j->id);
+	else if (n == -E2BIG)
+		snprintf(why, len, "job %s is more than %u processes or %u process trees on this node",
+			 j->id, CKPT_TREE_MAX_MEMBERS, CKPT_TREE_MAX_ROOTS);
 	else if (n < 0)
 		snprintf(why, len, "job %s: cannot list its processes: %s", j->id,
 			 strerror(-n));
-	else if (n > 1)
-		snprintf(why, len, "job %s is several process trees on this node (processes %d and %d lead two); one tree per node is what ckptd checkpoints yet",
-			 j->id, (int)roots[0], (int)roots[1]);
-	if (n != 1)
-		return why;
-	*root = roots[0];
-	return NULL;
+	return n > 0 ? NULL : why;
 }
 
 /*
@@ -1116,7 +1142,7 @@ static const char *checkpoint_start(struct ckptd *d, struct conn *c,
 		    (!strcmp(mode, "stop") ? CKPT_CHECKPOINT_STOP :
 		     !strcmp(mode, "kill") ? CKPT_CHECKPOINT_KILL : 0);
 	s.a.timeout_ms = timeout_s * 1000;
-	if (checkpoint_refusal(d, j, &s.root, why, len))
+	if (checkpoint_refusal(d, j, why, len))
 		return why;
 	snprintf(s.dir, sizeof(s.dir), "%s", dir ?: j->dir);
 	j->last = time(NULL);
@@ -1145,8 +1171,6 @@ void op_checkpoint(struct conn *c, const json_t *req)
 	int detach = 0;
 	struct job *j;
 	char buf[512];
-	pid_t root;
-
 	j = job_lookup(c, req);
 	if (!j)
 		return;
@@ -1172,8 +1196,7 @@ void op_checkpoint(struct conn *c, const json_t *req)
 	if (detach) {
 		/* Another node coordinates it: that node is asked (ask.c). */
 		why = j->coordinator[0] ? NULL :
-		      checkpoint_refusal(conn_daemon(c), j, &root, buf,
-					 sizeof(buf));
+		      checkpoint_refusal(conn_daemon(c), j, buf, sizeof(buf));
 		if (why) {
 			conn_fail(c, "%s", why);
 			return;
@@ -1279,7 +1302,6 @@ struct share {
 	const char *token;	/* the coordinator's SEQ.tmp/.token */
 	json_int_t seq;
 	json_int_t timeout;	/* seconds */
-	pid_t roots[2];
 	bool sums_later;	/* a continue: the images read back once it goes on */
 };
 
@@ -1355,9 +1377,6 @@ static int share_take(struct ckptd *d, struct share *sh, json_t **node,
 	struct snap *s = &sh->s;
 	int dev, ret;
 
-	if (job_roots(s->j, sh->roots, 2) != 1)
-		return ckpt_err_set(err, EBUSY, "job %s is not one process tree here",
-				    s->j->id);
 	ret = share_dir(d, sh, err);
 	if (ret)
 		return ret;
@@ -1368,8 +1387,7 @@ static int share_take(struct ckptd *d, struct share *sh, json_t **node,
 		     CKPT_CHECKPOINT_LOCAL_FILES;
 	s->a.timeout_ms = sh->timeout * 1000;
 	job_mark_stopped(s->j, true);
-	ret = ckpt_tree_checkpoint(dev, &s->a, sh->roots[0], s->treedir, &s->t,
-				   &s->res, err);
+	ret = snap_take(s, dev, err);
 	close(dev);
 	if (ret)
 		return ret;
@@ -1473,6 +1491,7 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 {
 	struct share sh = { .s = { .d = d, .sd.fd = -1, .tmp_fd = -1, .stage.fd = -1 } };
+	pid_t roots[CKPT_TREE_MAX_ROOTS];
 	json_t *node = NULL, *tcp = NULL;
 	struct ckpt_err err;
 	int ret = 0;
@@ -1489,7 +1508,7 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 	    sh.timeout < 0 || sh.timeout > CKPT_TIMEOUT_MAX_MS / 1000)
 		ret = ckpt_err_set(&err, EINVAL, "a bad request");
 	/* Its processes all gone (its record too, maybe): the share ended. */
-	if (!ret && (!sh.s.j || !job_roots(sh.s.j, sh.roots, 2))) {
+	if (!ret && (!sh.s.j || !job_roots(sh.s.j, roots, CKPT_TREE_MAX_ROOTS))) {
 		ckptd_log(d, 1, "job %.16s: its share here has ended; no part of snapshot %lld",
 			  sh.id, (long long)sh.seq);
 		peer_send(p, json_pack("{s:b, s:b}", "ok", 1, "ended", 1), NULL);

@@ -489,9 +489,13 @@ static int check_tree(struct ckpt_img_state *st, const struct ckpt_img_tree *t)
 	if (!t->nr_members || t->nr_members > CKPT_IMG_MAX_TREE ||
 	    t->index >= t->nr_members)
 		return FAIL(st, EBADMSG, "TREE index or member count out of bounds");
-	if ((t->parent == CKPT_TREE_NO_PARENT) != (t->index == 0))
-		return FAIL(st, EBADMSG, "TREE: the root and only the root has no parent");
-	if (t->index && (t->parent >= t->nr_members || t->parent == t->index))
+	if ((t->flags & CKPT_TREE_ROOT) && !t->index)
+		return FAIL(st, EBADMSG, "TREE: member 0 marked as another root");
+	if ((t->parent == CKPT_TREE_NO_PARENT) !=
+	    (!t->index || (t->flags & CKPT_TREE_ROOT)))
+		return FAIL(st, EBADMSG, "TREE: the roots and only the roots have no parent");
+	if (t->parent != CKPT_TREE_NO_PARENT &&
+	    (t->parent >= t->nr_members || t->parent == t->index))
 		return FAIL(st, EBADMSG, "TREE parent out of bounds");
 	return 0;
 }

@@ -223,7 +223,14 @@ static int check_member(struct ckpt_cp_group *g, unsigned int i,
 	rcu_read_lock();
 	parent = ckpt_tree_member_of(g, rcu_dereference(t->real_parent)->group_leader);
 	rcu_read_unlock();
-	if (i && (parent < 0 || parent >= i)) {
+	/* Another root: its parent is no member either (CKPT_CHECKPOINT_ROOTS). */
+	if (i && parent < 0 && g->flags & CKPT_CHECKPOINT_ROOTS) {
+		ctx->tree.flags |= CKPT_TREE_ROOT;
+	} else if (!i && parent >= 0) {
+		ckpt_whyf(&ctx->why, "the root, pid %u, is a child of member pid %u",
+			  ctx->a->pid, g->m[parent].a->pid);
+		return -EINVAL;
+	} else if (i && (parent < 0 || parent >= i)) {
 		ckpt_whyf(&ctx->why,
 			  "pid %u is not a descendant of pid %u listed after its parent",
 			  ctx->a->pid, g->m[0].a->pid);
@@ -233,7 +240,7 @@ static int check_member(struct ckpt_cp_group *g, unsigned int i,
 	memcpy(ctx->tree.id, g->id, sizeof(ctx->tree.id));
 	ctx->tree.index = i;
 	ctx->tree.nr_members = g->nr;
-	ctx->tree.parent = i ? parent : CKPT_TREE_NO_PARENT;
+	ctx->tree.parent = i && parent >= 0 ? parent : CKPT_TREE_NO_PARENT;
 	ctx->tree.pgid = task_pgrp_nr_ns(t, g->ns);
 	ctx->tree.sid = task_session_nr_ns(t, g->ns);
 	if (t->signal->is_child_subreaper)
@@ -374,6 +381,35 @@ static int check_relatives(struct ckpt_cp_group *g)
 }
 
 /*
+ * Several trees: a root besides member 0 in the session of a member that
+ * is no root (a double fork's orphan whose session's leader lives on
+ * deeper in a tree) could not be made there again; the restart makes a
+ * root in its own session, the restarter's, or another root's.
+ */
+static int check_root_sessions(struct ckpt_cp_group *g)
+{
+	unsigned int i, k;
+
+	for (i = 1; i < g->nr; i++) {
+		const struct ckpt_cp_ctx *r = &g->m[i];
+
+		if (!(r->tree.flags & CKPT_TREE_ROOT) || r->tree.sid == r->ns_pid)
+			continue;
+		for (k = 1; k < g->nr; k++) {
+			if (g->m[k].ns_pid != r->tree.sid ||
+			    g->m[k].tree.flags & CKPT_TREE_ROOT)
+				continue;
+			g->failed = i;
+			ckpt_whyf(&g->m[i].why,
+				  "pid %u, a tree's root, is in the session of pid %u, which is no tree's root: not supported yet",
+				  r->a->pid, g->m[k].a->pid);
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
+
+/*
  * Once every member is frozen, before any is captured: the members one
  * by one, then their relatives.
  */
@@ -391,7 +427,9 @@ int ckpt_tree_check(struct ckpt_cp_group *g)
 			return ret;
 		}
 	}
-	ret = check_relatives(g);
+	ret = check_root_sessions(g);
+	if (!ret)
+		ret = check_relatives(g);
 	if (!ret)
 		ret = ckpt_tree_check_files(g, (const struct file *const *)root_stdio);
 	return ret;

@@ -8,7 +8,9 @@
  * whatever runs on the machine now (Documentation/decisions.md, "Process
  * trees restart in a pid namespace of their own"): the restarter forks a
  * small init, pid 1 of the namespace, which forks the root with the root's
- * pid; every member forks its own children with their pids, so that
+ * pid (and, once the root is up, the other roots of several trees taken
+ * as one: CKPT_TREE_ROOT); every member forks its own children with their
+ * pids, so that
  * parents and children are as they were, and then restarts itself as a
  * single process restarts (restore.c). Every member waits at one barrier
  * before its threads are made and the engine takes it over, so a failure
@@ -46,6 +48,9 @@
 /* The init's status when a page server failed: it ended the namespace. */
 #define HOLDER_SERVER_FAILED	3
 
+/* How often (a millisecond apart) a member tries to join a group not made yet. */
+#define GROUP_TRIES	3000
+
 /* How long the members have to reach the barrier and to be handed over. */
 #define TREE_READY_MS	60000
 
@@ -64,6 +69,9 @@ struct tree_restart {
 	struct restore_shared *shared;		/* [nr_shared] */
 	uint32_t nr_shared;
 	int errpipe[2], ready[2], go[2], status[2];
+	int root_up[2];		/* several roots: member 0 made its groups, IPC */
+	int root_pidfd;		/* member 0's, for the IPC namespace it made */
+	uint32_t nr_roots;	/* member 0 and the CKPT_TREE_ROOT ones */
 	int (*lazy_sv)[2];			/* [nr], --lazy: userfaultfd pairs */
 	pid_t *servers;				/* [nr], --lazy: who fills whom */
 	pid_t holder;				/* in the restarter's namespace */
@@ -97,10 +105,13 @@ static void forward_signals(pid_t to, bool on)
 		sigaction(forwarded[i], &sa, NULL);
 }
 
-static pid_t clone_pid(pid_t want, uint64_t flags, int exit_signal)
+/* clone3() with pid @want (0: any); with CLONE_PIDFD, its pidfd in *@pidfd. */
+static pid_t clone_pidfd(pid_t want, uint64_t flags, int exit_signal,
+			 int *pidfd)
 {
 	struct clone3_args ca = {
 		.flags = flags,
+		.pidfd = (uintptr_t)pidfd,
 		.exit_signal = exit_signal,
 		.set_tid = want ? (unsigned long)&want : 0,
 		.set_tid_size = want ? 1 : 0,
@@ -108,6 +119,11 @@ static pid_t clone_pid(pid_t want, uint64_t flags, int exit_signal)
 
 	fflush(NULL);
 	return syscall(SYS_clone3, &ca, sizeof(ca));
+}
+
+static pid_t clone_pid(pid_t want, uint64_t flags, int exit_signal)
+{
+	return clone_pidfd(want, flags, exit_signal, NULL);
 }
 
 /* In a member or the init: says why, and leaves. */
@@ -148,12 +164,23 @@ static void join_groups(struct tree_restart *tr, uint32_t i)
 				  pid, strerror(errno));
 		return;
 	}
-	/* A group another member leads; else it stays in the restarter's. */
-	for (j = 0; j < tr->t.nr; j++)
-		if (tr->t.m[j].pid == (pid_t)tree->pgid && j != i &&
-		    setpgid(0, tree->pgid))
+	/*
+	 * A group another member leads; else it stays in the restarter's.
+	 * That member is made by another process, which may not have made
+	 * it, or it its group, yet: a while, bounded.
+	 */
+	for (j = 0; j < tr->t.nr; j++) {
+		int tries = GROUP_TRIES;
+
+		if (tr->t.m[j].pid != (pid_t)tree->pgid || j == i)
+			continue;
+		while (setpgid(0, tree->pgid) && (errno == EPERM || errno == ESRCH) &&
+		       --tries)
+			usleep(1000);
+		if (getpgrp() != (pid_t)tree->pgid)
 			tree_fail(tr, "pid %d: cannot join process group %u: %s",
 				  pid, tree->pgid, strerror(errno));
+	}
 }
 
 /*
@@ -198,23 +225,32 @@ static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i
 static void close_shared(struct tree_restart *tr);
 
 /* Member @i's children, each with its pid; they go on as members. */
+/*
+ * Member @j, with its pid and exit signal, a child of the caller or, with
+ * CLONE_PARENT, of the caller's parent (whose exit signal it then gets).
+ */
+static void make_member(struct tree_restart *tr, uint32_t j, uint64_t flags)
+{
+	int sig = tr->r[j].img.proc.exit_signal;
+	pid_t pid;
+
+	if (flags & CLONE_PARENT || sig <= 0 || sig >= 65)
+		sig = 0;
+	pid = clone_pid(tr->t.m[j].pid, flags, sig);
+	if (pid < 0)
+		tree_fail(tr, "cannot create pid %d: %s", tr->t.m[j].pid,
+			  strerror(errno));
+	if (!pid)
+		member(tr, j);
+}
+
 static void make_children(struct tree_restart *tr, uint32_t i)
 {
 	uint32_t j;
-	pid_t pid;
-	int sig;
 
-	for (j = i + 1; j < tr->t.nr; j++) {
-		if (tr->t.m[j].parent != i)
-			continue;
-		sig = tr->r[j].img.proc.exit_signal;
-		pid = clone_pid(tr->t.m[j].pid, 0, sig > 0 && sig < 65 ? sig : 0);
-		if (pid < 0)
-			tree_fail(tr, "cannot create pid %d: %s", tr->t.m[j].pid,
-				  strerror(errno));
-		if (!pid)
-			member(tr, j);
-	}
+	for (j = i + 1; j < tr->t.nr; j++)
+		if (tr->t.m[j].parent == i)
+			make_member(tr, j, 0);
 }
 
 /* A zombie child again: in its group and session, gone as it went. */
@@ -287,12 +323,78 @@ static void make_zombies(struct tree_restart *tr, uint32_t i)
 	}
 }
 
+/*
+ * Which root makes root @j (member 0 or CKPT_TREE_ROOT): the root leading
+ * its session, when another root does, with CLONE_PARENT (so that it is in
+ * that session, and the init's child still); else the init (-1), in the
+ * restarter's session or, leading one, its own. A root in the session of
+ * a member that is no root is refused (prepare()).
+ */
+static int root_maker(const struct tree_restart *tr, uint32_t j)
+{
+	uint32_t sid = tr->r[j].img.tree.sid, k;
+
+	if (!j || sid == (uint32_t)tr->t.m[j].pid)
+		return -1;
+	for (k = 0; k < tr->t.nr; k++)
+		if (tr->t.m[k].pid == (pid_t)sid && k != j)
+			return k;
+	return -1;
+}
+
+static bool is_root(const struct tree_restart *tr, uint32_t i)
+{
+	return tr->t.m[i].parent == CKPT_TREE_NO_PARENT;
+}
+
+/*
+ * A root besides member 0 (CKPT_TREE_ROOT) that the init made, once member
+ * 0 had made its groups and its IPC namespace: in that namespace too (one
+ * a root made inherits it).
+ */
+static void join_root_ipc(struct tree_restart *tr, uint32_t i)
+{
+	if (!(tr->r[i].img.tree.flags & CKPT_TREE_ROOT) || tr->root_pidfd < 0 ||
+	    !restore_has_sysv(&tr->r[0].img))
+		return;
+	if (setns(tr->root_pidfd, CLONE_NEWIPC))
+		tree_fail(tr, "pid %d: cannot join the IPC namespace of pid %d: %s",
+			  tr->t.m[i].pid, tr->t.m[0].pid, strerror(errno));
+}
+
+/* Member 0's word to the init that the other roots may come (tr->root_up). */
+static void root_up(struct tree_restart *tr, uint32_t i)
+{
+	if (tr->root_up[0] < 0)
+		return;
+	if (!i && write(tr->root_up[1], "", 1) != 1)
+		tree_fail(tr, "pid %d: cannot tell the tree's init it is up: %s",
+			  tr->t.m[0].pid, strerror(errno));
+	close(tr->root_up[0]);
+	close(tr->root_up[1]);
+	if (tr->root_pidfd >= 0)
+		close(tr->root_pidfd);
+	tr->root_up[0] = tr->root_up[1] = tr->root_pidfd = -1;
+}
+
+/* The roots root @i makes (root_maker()), once its own children are made. */
+static void make_roots_of(struct tree_restart *tr, uint32_t i)
+{
+	uint32_t j;
+
+	/* The init's children, as the originals were no member's. */
+	for (j = 1; is_root(tr, i) && j < tr->t.nr; j++)
+		if (is_root(tr, j) && root_maker(tr, j) == (int)i)
+			make_member(tr, j, CLONE_PARENT);
+}
+
 /* Member @i, with its pid and parent: its children, then itself. */
 static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i)
 {
 	struct restore *r = &tr->r[i];
 
 	forward_signals(0, false);
+	join_root_ipc(tr, i);
 	join_groups(tr, i);
 	take_ctty(tr, i);
 	/* Its IPC namespace, the tree's alone: its objects, before any child. */
@@ -311,8 +413,10 @@ static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		tree_fail(tr, "pid %d: cannot be a child subreaper again: %s",
 			  tr->t.m[i].pid, strerror(errno));
+	root_up(tr, i);
 	make_children(tr, i);
 	make_zombies(tr, i);
+	make_roots_of(tr, i);
 	r->member = tr->t.m[i].pid;
 	if (tr->lazy_sv)
 		r->lazy_sock = tr->lazy_sv[i][1];
@@ -432,9 +536,37 @@ static bool server_failed(const struct tree_restart *tr, pid_t pid, int st)
 }
 
 /*
- * pid 1 of the tree's namespace: forks the root (and, --lazy, the page
- * servers), then reaps whatever ends there until nothing is left, the
- * root's status going to the restarter.
+ * The roots besides member 0 (CKPT_TREE_ROOT), children of the init as
+ * they were of no member: once member 0 is up (its process group, which
+ * they may join, and its IPC namespace, which they share, are made).
+ */
+static void make_other_roots(struct tree_restart *tr)
+{
+	uint32_t j;
+	ssize_t n;
+	char up;
+
+	if (tr->root_up[0] < 0)
+		return;
+	close(tr->root_up[1]);
+	tr->root_up[1] = -1;
+	while ((n = read(tr->root_up[0], &up, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		_exit(1);	/* member 0 failed, and said why */
+	for (j = 1; j < tr->t.nr; j++)
+		if (is_root(tr, j) && root_maker(tr, j) < 0)
+			make_member(tr, j, 0);
+	close(tr->root_up[0]);
+	if (tr->root_pidfd >= 0)
+		close(tr->root_pidfd);
+	tr->root_up[0] = tr->root_pidfd = -1;
+}
+
+/*
+ * pid 1 of the tree's namespace: forks the root (and the other roots;
+ * --lazy, the page servers), then reaps whatever ends there until nothing
+ * is left, the root's status going to the restarter.
  */
 static void __attribute__((noreturn)) holder(struct tree_restart *tr)
 {
@@ -446,11 +578,13 @@ static void __attribute__((noreturn)) holder(struct tree_restart *tr)
 	close(tr->go[1]);
 	close(tr->status[0]);
 	forward_signals(root, true);
-	pid = clone_pid(root, 0, SIGCHLD);
+	pid = clone_pidfd(root, tr->root_up[0] >= 0 ? CLONE_PIDFD : 0, SIGCHLD,
+			  &tr->root_pidfd);
 	if (pid < 0)
 		tree_fail(tr, "cannot create pid %d: %s", root, strerror(errno));
 	if (!pid)
 		member(tr, 0);
+	make_other_roots(tr);
 	if (tr->lazy_sv)
 		start_servers(tr);
 	close(tr->errpipe[0]);
@@ -554,9 +688,16 @@ static int prepare(struct tree_restart *tr, struct ckpt_err *err)
 		if (!ret)
 			ret = restore_check_sysv(&tr->r[0].img, i, &tr->r[i].img,
 						 tr->paths[i], err);
-		if (!ret && !i && tr->t.m[0].pid == 1)
-			ret = ckpt_err_set(err, EOPNOTSUPP, "%s: the root was pid 1 of its namespace: not supported yet",
-					   tr->paths[0]);
+		if (is_root(tr, i))
+			tr->nr_roots++;
+		if (!ret && is_root(tr, i) && tr->t.m[i].pid == 1)
+			ret = ckpt_err_set(err, EOPNOTSUPP, "%s: a root was pid 1 of its namespace: not supported yet",
+					   tr->paths[i]);
+		if (!ret && i && is_root(tr, i) && root_maker(tr, i) >= 0 &&
+		    !is_root(tr, root_maker(tr, i)))
+			ret = ckpt_err_set(err, EOPNOTSUPP, "%s: pid %d, a root, was in the session of pid %d, which is no root: not supported yet",
+					   tr->paths[i], tr->t.m[i].pid,
+					   tr->t.m[root_maker(tr, i)].pid);
 		if (ret)
 			return ret;
 	}
@@ -1029,6 +1170,11 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	close(tr->go[0]);
 	close(tr->status[1]);
 	tr->errpipe[1] = tr->ready[1] = tr->go[0] = tr->status[1] = -1;
+	if (tr->root_up[0] >= 0) {
+		close(tr->root_up[0]);
+		close(tr->root_up[1]);
+		tr->root_up[0] = tr->root_up[1] = -1;
+	}
 	ret = restore_addrmap_publish(tr->opts, tr->holder, tr->addrmap,
 				      sizeof(tr->addrmap), err);
 	if (ret) {
@@ -1090,7 +1236,7 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 static void tree_free(struct tree_restart *tr)
 {
 	uint32_t i;
-	int *fds[] = { tr->errpipe, tr->ready, tr->go, tr->status };
+	int *fds[] = { tr->errpipe, tr->ready, tr->go, tr->status, tr->root_up };
 
 	for (i = 0; tr->r && i < tr->t.nr; i++)
 		restore_free(&tr->r[i]);
@@ -1104,7 +1250,7 @@ static void tree_free(struct tree_restart *tr)
 	free(tr->servers);
 	close_shared(tr);
 	free(tr->shared);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		if (fds[i][0] >= 0)
 			close(fds[i][0]);
 		if (fds[i][1] >= 0)
@@ -1134,6 +1280,7 @@ int ckpt_restore_tree(const struct ckpt_restore_opts *opts, int *status,
 		.opts = opts,
 		.errpipe = { -1, -1 }, .ready = { -1, -1 },
 		.go = { -1, -1 }, .status = { -1, -1 },
+		.root_up = { -1, -1 }, .root_pidfd = -1,
 	};
 	int ret;
 
@@ -1145,7 +1292,8 @@ int ckpt_restore_tree(const struct ckpt_restore_opts *opts, int *status,
 	if (!ret)
 		ret = make_shared(&tr, err);
 	if (!ret && (pipe2(tr.errpipe, O_CLOEXEC) || pipe2(tr.ready, O_CLOEXEC) ||
-		     pipe2(tr.go, O_CLOEXEC) || pipe2(tr.status, O_CLOEXEC)))
+		     pipe2(tr.go, O_CLOEXEC) || pipe2(tr.status, O_CLOEXEC) ||
+		     (tr.nr_roots > 1 && pipe2(tr.root_up, O_CLOEXEC))))
 		ret = ckpt_err_set(err, errno, "pipe: %s", strerror(errno));
 	if (!ret) {
 		tr.holder = clone_pid(0, CLONE_NEWPID, SIGCHLD);

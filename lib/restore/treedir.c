@@ -31,14 +31,20 @@ void ckpt_tree_free(struct ckpt_tree *t)
 	t->nr = 0;
 }
 
-static int tree_add(struct ckpt_tree *t, pid_t pid, uint32_t parent,
-		    struct ckpt_err *err)
+static int tree_add(struct ckpt_tree *t, uint32_t nr_roots, pid_t pid,
+		    uint32_t parent, struct ckpt_err *err)
 {
 	uint32_t i;
 
-	for (i = 0; i < t->nr; i++)
-		if (t->m[i].pid == pid)
-			return 0;	/* listed by another of its threads */
+	for (i = 0; i < t->nr; i++) {
+		if (t->m[i].pid != pid)
+			continue;
+		/* A root is no member's child: else the roots were stale. */
+		if (i < nr_roots)
+			return ckpt_err_set(err, EBUSY, "pid %d, taken for a tree's root, is a child of pid %d",
+					    (int)pid, (int)t->m[parent].pid);
+		return 0;	/* listed by another of its threads */
+	}
 	if (t->nr == CKPT_TREE_MAX_MEMBERS)
 		return ckpt_err_set(err, E2BIG, "the tree of pid %d has more than %u processes",
 				    t->m[0].pid, CKPT_TREE_MAX_MEMBERS);
@@ -73,7 +79,8 @@ static bool is_zombie(long pid)
 }
 
 /* The children of every thread of member @i, from /proc. */
-static int add_children(struct ckpt_tree *t, uint32_t i, struct ckpt_err *err)
+static int add_children(struct ckpt_tree *t, uint32_t nr_roots, uint32_t i,
+			struct ckpt_err *err)
 {
 	char path[64];
 	struct dirent *d;
@@ -99,7 +106,7 @@ static int add_children(struct ckpt_tree *t, uint32_t i, struct ckpt_err *err)
 			continue;	/* the thread exited */
 		while (!ret && fscanf(f, "%ld", &pid) == 1)
 			if (pid > 0 && pid <= INT_MAX && !is_zombie(pid))
-				ret = tree_add(t, pid, i, err);
+				ret = tree_add(t, nr_roots, pid, i, err);
 		fclose(f);
 	}
 	closedir(dir);
@@ -108,19 +115,30 @@ static int add_children(struct ckpt_tree *t, uint32_t i, struct ckpt_err *err)
 
 int ckpt_tree_find(pid_t root, struct ckpt_tree *t, struct ckpt_err *err)
 {
+	return ckpt_tree_find_roots(&root, 1, t, err);
+}
+
+int ckpt_tree_find_roots(const pid_t *roots, uint32_t nr_roots,
+			 struct ckpt_tree *t, struct ckpt_err *err)
+{
 	uint32_t i;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
+	if (!nr_roots || nr_roots > CKPT_TREE_MAX_MEMBERS)
+		return ckpt_err_set(err, EINVAL, "%u roots: 1 to %u", nr_roots,
+				    CKPT_TREE_MAX_MEMBERS);
 	t->m = calloc(CKPT_TREE_MAX_MEMBERS, sizeof(*t->m));
 	if (!t->m)
 		return ckpt_err_set(err, ENOMEM, "out of memory");
-	t->m[0].pid = root;
-	t->m[0].parent = CKPT_TREE_NO_PARENT;
-	t->nr = 1;
+	for (i = 0; i < nr_roots; i++) {
+		t->m[i].pid = roots[i];
+		t->m[i].parent = CKPT_TREE_NO_PARENT;
+	}
+	t->nr = nr_roots;
 	/* Breadth first: parents before children. */
 	for (i = 0; i < t->nr; i++) {
-		ret = add_children(t, i, err);
+		ret = add_children(t, nr_roots, i, err);
 		if (ret) {
 			ckpt_tree_free(t);
 			return ret;
@@ -292,10 +310,11 @@ static void close_images(const struct ckpt_tree *t, struct ckpt_tree_member *mem
  * have been in no image (-EAGAIN) is tried again.
  */
 static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
-			    pid_t root, int dfd,
+			    const struct ckpt_roots *roots, int dfd,
 			    struct ckpt_tree *t, struct ckpt_tree_member **res,
 			    struct ckpt_err *err)
 {
+	pid_t pids[CKPT_TREE_MAX_ROOTS];
 	int ret = 0, try;
 
 	for (try = 0; try < TREE_TRIES; try++) {
@@ -303,7 +322,15 @@ static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
 			clear_tmp(dfd, t);
 			ckpt_tree_free(t);
 		}
-		ret = ckpt_tree_find(root, t, err);
+		/* The roots again too: one may have ended, or another come. */
+		ret = roots->find(roots->arg, pids, CKPT_TREE_MAX_ROOTS, err);
+		if (ret < 0)
+			return ret;
+		if (ret > 1)
+			a->flags |= CKPT_CHECKPOINT_ROOTS;
+		else
+			a->flags &= ~CKPT_CHECKPOINT_ROOTS;
+		ret = ckpt_tree_find_roots(pids, ret, t, err);
 		if (ret)
 			return ret;
 		*res = calloc(t->nr, sizeof(**res));
@@ -359,9 +386,28 @@ int ckpt_rename_noreplace(int olddfd, const char *old, int newdfd,
 	return renameat(olddfd, old, newdfd, new);
 }
 
+static int one_root(void *arg, pid_t *roots, uint32_t max,
+		    struct ckpt_err *err)
+{
+	(void)max;
+	(void)err;
+	roots[0] = *(const pid_t *)arg;
+	return 1;
+}
+
 int ckpt_tree_checkpoint(int dev, struct ckpt_checkpoint_tree *a, pid_t root,
 			 const char *dir, struct ckpt_tree *t,
 			 struct ckpt_tree_member **res, struct ckpt_err *err)
+{
+	const struct ckpt_roots one = { .find = one_root, .arg = &root };
+
+	return ckpt_trees_checkpoint(dev, a, &one, dir, t, res, err);
+}
+
+int ckpt_trees_checkpoint(int dev, struct ckpt_checkpoint_tree *a,
+			  const struct ckpt_roots *roots,
+			  const char *dir, struct ckpt_tree *t,
+			  struct ckpt_tree_member **res, struct ckpt_err *err)
 {
 	char tmp[PATH_MAX];
 	int dfd, ret;
@@ -383,7 +429,7 @@ int ckpt_tree_checkpoint(int dev, struct ckpt_checkpoint_tree *a, pid_t root,
 		rmdir(tmp);
 		return ret;
 	}
-	ret = checkpoint_tries(dev, a, root, dfd, t, res, err);
+	ret = checkpoint_tries(dev, a, roots, dfd, t, res, err);
 	if (!ret && fsync(dfd))
 		ret = ckpt_err_set(err, errno, "writing %s: %s", tmp, strerror(errno));
 	/* Never over another directory: that one is an earlier tree's. */
@@ -412,8 +458,8 @@ static int read_member(const char *line, struct ckpt_tree *t, uint32_t i)
 		return -1;
 	t->m[i].pid = pid;
 	if (!strcmp(parent, "-")) {
-		t->m[i].parent = CKPT_TREE_NO_PARENT;
-		return i == 0 ? 0 : -1;
+		t->m[i].parent = CKPT_TREE_NO_PARENT;	/* a root */
+		return 0;
 	}
 	p = strtoul(parent, &end, 10);
 	if (*end || i == 0 || p >= i)	/* parents first */
@@ -508,7 +554,12 @@ int ckpt_tree_check(const struct ckpt_tree *t, uint32_t i,
 		return ckpt_err_set(err, EINVAL, "%s: its place in the tree is not the manifest's (member %u of %u, parent %d, pid %u)",
 				    path, img->tree.index, img->tree.nr_members,
 				    (int)img->tree.parent, img->proc.pid);
-	if (i && img->proc.ppid != (uint32_t)t->m[m->parent].pid)
+	if (!!(img->tree.flags & CKPT_TREE_ROOT) !=
+	    (i && m->parent == CKPT_TREE_NO_PARENT))
+		return ckpt_err_set(err, EINVAL, "%s: member %u is %sa root besides member 0, which the manifest does not say",
+				    path, i, img->tree.flags & CKPT_TREE_ROOT ? "" : "not ");
+	if (m->parent != CKPT_TREE_NO_PARENT &&
+	    img->proc.ppid != (uint32_t)t->m[m->parent].pid)
 		return ckpt_err_set(err, EINVAL, "%s: parent pid %u is not member %u's",
 				    path, img->proc.ppid, m->parent);
 	return 0;

@@ -9,6 +9,7 @@
  *     members 4
  *     member 1200 -          (the root: no parent)
  *     member 1201 0          (its parent: member 0)
+ *     member 1300 -          (another root: CKPT_TREE_ROOT)
  *     ...
  *
  * The manifest is a table of contents, not an authority: what a restart
@@ -49,6 +50,15 @@ struct ckpt_tree {
 int ckpt_tree_find(pid_t root, struct ckpt_tree *t, struct ckpt_err *err);
 
 /*
+ * Several trees as one set, @roots first, in that order, then their
+ * descendants (a job's processes on a node whose parents are not the
+ * job's: ckptd). @roots[0] is member 0, whose standard files are the
+ * restarter's at a restart and whose status is the restart's.
+ */
+int ckpt_tree_find_roots(const pid_t *roots, uint32_t nr_roots,
+			 struct ckpt_tree *t, struct ckpt_err *err);
+
+/*
  * Checkpoints the tree of @root into the directory @dir, which must not
  * exist: the images and the manifest go to a temporary directory next to
  * it, are synced and the directory renamed to @dir only once complete, so
@@ -61,6 +71,25 @@ int ckpt_tree_find(pid_t root, struct ckpt_tree *t, struct ckpt_err *err);
 int ckpt_tree_checkpoint(int dev, struct ckpt_checkpoint_tree *a, pid_t root,
 			 const char *dir, struct ckpt_tree *t,
 			 struct ckpt_tree_member **res, struct ckpt_err *err);
+
+/* Several trees taken as one set: at most this many. */
+#define CKPT_TREE_MAX_ROOTS	64
+
+/*
+ * Where the trees are: @find fills @roots (at most @max, member 0 first:
+ * ckpt_tree_find_roots()) and returns their count, or -errno with @err.
+ * Called before each try, as the trees may change between two.
+ */
+struct ckpt_roots {
+	int (*find)(void *arg, pid_t *roots, uint32_t max, struct ckpt_err *err);
+	void *arg;
+};
+
+/* The same for the trees @roots finds (CKPT_CHECKPOINT_ROOTS for several). */
+int ckpt_trees_checkpoint(int dev, struct ckpt_checkpoint_tree *a,
+			  const struct ckpt_roots *roots,
+			  const char *dir, struct ckpt_tree *t,
+			  struct ckpt_tree_member **res, struct ckpt_err *err);
 
 /*
  * renameat2(RENAME_NOREPLACE), and where the file system lacks the flag

@@ -238,7 +238,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((118 + nsect))
+ktap_plan $((120 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -829,6 +829,19 @@ damage_of "$tmp/local.img" local-fd set 5 12 I 18
 ktap_check "a tmpfs file outside a tree, a descriptor of that kind: refused" refuse_all \
 	"$tmp/local-alone.img" "tmpfs file object outside a tree's member $(at_of "$tmp/local-alone.img" 3)" \
 	"$tmp/local-fd" "unknown file flags or kind $(at_of "$tmp/local.img" 5)"
+# Several trees taken as one (CKPT_CHECKPOINT_ROOTS): a member past 0 with
+# no parent is marked CKPT_TREE_ROOT (struct ckpt_img_tree: index at 16,
+# nr_members at 20, flags at 36), and only such a member.
+damage_of "$tmp/local.img" root0-flag set 2 36 I 8
+damage_of "$tmp/local.img" root-i1 set 2 16 I 1
+damage_of "$tmp/root-i1" root-nomark set 2 20 I 2
+damage_of "$tmp/root-nomark" root-other set 2 36 I 8
+ktap_check "another root (CKPT_TREE_ROOT): shown, valid" sh -c "
+	'$ckpt' inspect '$tmp/root-other' > '$tmp/rtext' &&
+	grep -q '^tree: member 1 of 2, another root, ' '$tmp/rtext'"
+ktap_check "refused: member 0 marked as another root, a member past 0 with no parent unmarked" refuse_all \
+	"$tmp/root0-flag" "TREE: member 0 marked as another root $(at_of "$tmp/local.img" 2)" \
+	"$tmp/root-nomark" "TREE: the roots and only the roots have no parent $(at_of "$tmp/local.img" 2)"
 # A tree root's System V objects and zombie children (mkimage -I): section
 # 2 TREE, 4 SYSVSHM, 5 SYSVDATA, 6 SYSVSHM (removed), 7 SYSVSEM, 8 SYSVMSG,
 # 9 and 10 ZOMBIE, 11 and 12 SEMUNDO (sets 0 and 65536), 14 VMAS (the
@@ -878,7 +891,7 @@ ktap_check "a semaphore above SEMVMX or more than its set holds, a message of ty
 	"$tmp/msg-type" "System V message type or length out of bounds $(sat 8)" \
 	"$tmp/msg-nr" "System V message queue's messages do not fill it $(sat 8)" \
 	"$tmp/vma-sysv" "System V segment mapping out of bounds $(sat 14)"
-sdamage tree-flag set 2 36 I 8
+sdamage tree-flag set 2 36 I 16
 sdamage tree-res set 2 44 I 1
 sdamage tree-ctty set 2 40 I 3
 sdamage tree-cttyflag set 2 36 I 5

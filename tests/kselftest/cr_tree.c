@@ -14,6 +14,10 @@
  * one that maps a segment of the initial namespace, or uses semaphore
  * undo, is refused. A TCP connection whose send queue spans the sequence
  * numbers' wrap is captured (its receive queue once went 4 GiB astray).
+ * Several trees as one set (CKPT_CHECKPOINT_ROOTS): a process whose
+ * parent is outside joins as a root of its own, marked in its image;
+ * member 0 a child of another member, or a root in the session of a
+ * member that is no root, is refused.
  */
 #define _GNU_SOURCE
 #include <linux/capability.h>
@@ -512,6 +516,133 @@ TEST_F(tree, not_a_descendant)
 	EXPECT_TRUE(progresses(other));
 	kill(other, SIGKILL);
 	waitpid(other, NULL, 0);
+}
+
+/*
+ * CKPT_CHECKPOINT_ROOTS (a job's trees on a node): a process whose parent
+ * is no member joins as a root of its own, marked CKPT_TREE_ROOT; without
+ * the flag it is refused (not_a_descendant), and so is a single process's
+ * request with it.
+ */
+TEST_F(tree, several_roots)
+{
+	int roles[] = { ROOT, C1, C2, GC, 0 };
+	struct ckpt_checkpoint one = { .flags = CKPT_CHECKPOINT_ROOTS };
+	struct ckpt_img_tree *t;
+	char image[64];
+	off_t pos = 0;
+	size_t len = 0;
+	int i, up[2];
+	pid_t other;
+	char c;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, pipe(up));
+	other = fork();
+	ASSERT_LE(0, other);
+	if (!other) {
+		/* Not sharing the harness's memory, as the tree's root. */
+		drop_shared();
+		close(up[1]);
+		spin();
+	}
+	close(up[1]);
+	ASSERT_EQ(0, read(up[0], &c, 1));	/* dropped: its end closed */
+	close(up[0]);
+	roles[4] = -other;
+	set_members(self, roles, 5);
+	snprintf(image, sizeof(image), "/tmp/cr_tree.%d.other.img", getpid());
+	self->m[4].fd = open(image, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_LE(0, self->m[4].fd);
+	self->a.flags = CKPT_CHECKPOINT_ROOTS;
+	EXPECT_EQ(0, tree_ioctl(self)) TH_LOG("%s", self->msg);
+	t = ckpt_section_payload(image, CKPT_SECT_TREE, &pos, &len);
+	ASSERT_NE(NULL, t);
+	EXPECT_EQ(4U, t->index);
+	EXPECT_EQ(5U, t->nr_members);
+	EXPECT_EQ((__u32)CKPT_TREE_NO_PARENT, t->parent);
+	EXPECT_EQ((__u32)CKPT_TREE_ROOT, t->flags & CKPT_TREE_ROOT);
+	free(t);
+	for (i = 0; i < NR; i++)
+		EXPECT_TRUE(inspect_ok(self->image[i])) TH_LOG("image %d", i);
+	EXPECT_TRUE(inspect_ok(image));
+	EXPECT_TRUE(all_progress(self));
+	EXPECT_TRUE(progresses(other));
+	one.pid = other;
+	one.fd = self->m[4].fd;
+	EXPECT_EQ(-EINVAL, ioctl(self->dev, CKPT_IOC_CHECKPOINT, &one) ? -errno : 0);
+	close(self->m[4].fd);
+	unlink(image);
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+}
+
+/*
+ * A root in the session of a member that is no root (B's, a child of A,
+ * left by a double fork in it): a restart could not make it there again.
+ */
+TEST_F(tree, several_roots_in_the_session_of_a_child)
+{
+	int roles[3], p[2], got[2], n = 0;
+	pid_t a, b, d;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, pipe(p));
+	a = fork();
+	ASSERT_LE(0, a);
+	if (!a) {
+		drop_shared();
+		b = fork();
+		if (!b) {
+			pid_t c;
+
+			setsid();
+			c = fork();
+			if (!c) {
+				d = fork();
+				if (!d)
+					spin();
+				if (write(p[1], &d, sizeof(d)) != sizeof(d))
+					_exit(9);
+				_exit(0);	/* D is an orphan in B's session */
+			}
+			waitpid(c, NULL, 0);
+			b = getpid();
+			if (write(p[1], &b, sizeof(b)) != sizeof(b))
+				_exit(9);
+			spin();
+		}
+		spin();
+	}
+	close(p[1]);
+	while (n < 2 && read(p[0], &got[n], sizeof(got[n])) == sizeof(got[n]))
+		n++;
+	close(p[0]);
+	ASSERT_EQ(2, n);
+	d = got[0];
+	b = got[1];
+	roles[0] = -a;
+	roles[1] = -b;
+	roles[2] = -d;
+	set_members(self, roles, 3);
+	self->a.flags = CKPT_CHECKPOINT_ROOTS;
+	EXPECT_REFUSED(-EOPNOTSUPP, "which is no tree's root");
+	EXPECT_TRUE(progresses(d));
+	kill(d, SIGKILL);
+	kill(b, SIGKILL);
+	kill(a, SIGKILL);
+	waitpid(a, NULL, 0);
+}
+
+/* With several roots, member 0 must be one: not a child of another member. */
+TEST_F(tree, several_roots_member_0_a_child)
+{
+	static const int roles[] = { C1, GC, ROOT, C2 };
+
+	CKPT_SETUP_SKIPPED();
+	set_members(self, roles, NR);
+	self->a.flags = CKPT_CHECKPOINT_ROOTS;
+	EXPECT_REFUSED(-EINVAL, "is a child of member pid");
 }
 
 /*

@@ -30,7 +30,10 @@
 # (retention too, and after a restart), ckpt job --dir puts one elsewhere;
 # a directory not theirs, a relative one, and DIR/JOBID swapped by the user
 # for a link or a directory of their own are refused by name, nothing
-# written through them.
+# written through them. A job of two process trees (a double fork's orphan
+# next to the process ckpt-run started) is checkpointed and killed as one,
+# restarted with both counting on, and checkpointed again; two trees in an
+# IPC namespace of their own come back in one new one, with its segment.
 #
 # Topology: one node, no network.
 # kernels: 6.1
@@ -50,6 +53,7 @@ cleanup() {
 	[ -n "${ckptd:-}" ] && kill "$ckptd" 2> /dev/null
 	pkill -KILL -x producer 2> /dev/null || true
 	pkill -KILL -f "sleep 3600" 2> /dev/null || true
+	pkill -KILL -f "^sleep 30[012]$" 2> /dev/null || true
 	wait 2> /dev/null || true
 	rmmod ckpt 2> /dev/null || true
 	rm -rf "$tmp" /etc/ckpt/ckptd-test.conf
@@ -147,7 +151,7 @@ kill_cycle() {
 	ktap_check "$2 exits as its killed job: 137" test "$rc" = 137
 }
 
-ktap_plan 52
+ktap_plan 57
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -356,6 +360,80 @@ ktap_poll 60 sh -c "'$bin/ckpt' status '$djob' 2> /dev/null | grep -q running" |
 ktap_check "restarted, the job keeps its --dir: its next snapshot is there" bash -c \
 	"as_nobody '$bin/ckpt' job '$djob' --kill | grep -q '^snapshot *$ddir/6\$'"
 wait "$drunner" 2> /dev/null || true
+
+# A job of two process trees on its node: a process a double fork left
+# (setsid -f), whose parent is no process of the job, is checkpointed with
+# the process ckpt-run started (ckpt inspect shows both roots of the
+# node's tree directory), killed with it, and both come back under
+# ckpt restart, which keeps the first one's output and status; restarted,
+# the two trees are checkpointed again. Each counts to 30, a line at a
+# time: no line lost or twice.
+count='i=0; while [ $i -lt 30 ]; do echo $i; i=$((i+1)); sleep 0.3; done'
+(cd "$tmp/u" && as_nobody "$bin/ckpt-run" --name forest sh -c "setsid -f sh -c '$count >> forest.d'; $count" \
+	> "$tmp/u/forest.out" 2> "$tmp/fo.err") &
+forunner=$!
+ktap_poll 30 grep -q "job " "$tmp/fo.err" || true
+fojob=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$tmp/fo.err")
+ktap_poll 60 sh -c "test \$(wc -l < '$tmp/u/forest.d') -ge 3" 2> /dev/null || true
+ktap_check "a job of two trees (a double fork's orphan): --kill takes both, one snapshot" bash -c \
+	"as_nobody '$bin/ckpt' job '$fojob' --kill | grep -q '^snapshot *$snap/$fojob/1\$' &&
+	 m=\$(ls '$snap/$fojob/1/'*/0/manifest) && cat \$m &&
+	 test \"\$(grep -c '^member [0-9]* -\$' \$m)\" = 2 &&
+	 '$bin/ckpt' inspect \$(dirname \$m) > '$tmp/fi' && cat '$tmp/fi' &&
+	 grep -q '^  pid [0-9]* (root): sh' '$tmp/fi' && grep -q '^  pid [0-9]* (another root): sh' '$tmp/fi'"
+wait "$forunner" 2> /dev/null || true
+ktap_check "both trees gone with it: the job ended" ktap_poll 30 sh -c \
+	"! '$bin/ckpt' status '$fojob' 2> /dev/null"
+(cd "$tmp/u" && as_nobody "$bin/ckpt" restart "$snap/$fojob/1" \
+	>> "$tmp/u/forest.out" 2> "$tmp/for.err") &
+forunner=$!
+ktap_poll 60 grep -q "job $fojob restarted" "$tmp/for.err" || cat "$tmp/for.err"
+ktap_check "restarted, the two trees are checkpointed again, continuing" bash -c \
+	"as_nobody '$bin/ckpt' job '$fojob' | grep -q '^snapshot *$snap/$fojob/2\$' &&
+	 test \"\$(grep -c '^member [0-9]* -\$' '$snap/$fojob/2/'*/0/manifest)\" = 2"
+rc=0
+ktap_poll 120 sh -c "! kill -0 $forunner" || kill -KILL "$forunner" 2> /dev/null || true
+wait "$forunner" || rc=$?
+ktap_poll 60 sh -c "test \$(wc -l < '$tmp/u/forest.d') -ge 30" 2> /dev/null || true
+ktap_check "ckpt restart exits with the first tree's status; each tree counted every line once" sh -c \
+	"cat '$tmp/for.err'; test $rc = 0 && seq 0 29 | cmp - '$tmp/u/forest.out' &&
+	 seq 0 29 | cmp - '$tmp/u/forest.d'"
+
+# Three trees in an IPC namespace of their own (root's job: unshare --ipc)
+# with a System V segment: the process ckpt-run started, leading a session
+# (sleep 301), an orphan in that session (sleep 300) and one in a session
+# of its own (sleep 302). Restarted, all three are in one new IPC
+# namespace, which has the segment, each in its session again.
+"$bin/ckpt-run" --name ipc setsid unshare --ipc sh -c \
+	"ipcmk -M 4096 > /dev/null && setsid -f sleep 302 && (sleep 300 &) && exec sleep 301" 2> "$tmp/ipc.err" &
+ipcrunner=$!
+ktap_poll 30 grep -q "job " "$tmp/ipc.err" || true
+ipcjob=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$tmp/ipc.err")
+ktap_poll 60 sh -c "'$bin/ckpt' status '$ipcjob' --json | grep -q '\"processes\":3'" || true
+# sleeps_ipc: the IPC namespaces of the job's two sleeps, one line each.
+sleeps_ipc() {
+	for p in $(cat "/sys/fs/cgroup/ckpt/$ipcjob/cgroup.procs"); do
+		[ "$(cat "/proc/$p/comm" 2> /dev/null)" = sleep ] && readlink "/proc/$p/ns/ipc"
+	done
+}
+"$bin/ckpt" job "$ipcjob" --kill > /dev/null 2>&1 || true
+ktap_poll 60 sh -c "! kill -0 $ipcrunner" || kill -KILL "$ipcrunner" 2> /dev/null || true
+wait "$ipcrunner" 2> /dev/null || true
+"$bin/ckpt" restart "$snap/$ipcjob/1" > /dev/null 2> "$tmp/ipcr.err" &
+ipcrunner=$!
+ktap_poll 60 grep -q "job $ipcjob restarted" "$tmp/ipcr.err" || cat "$tmp/ipcr.err"
+ktap_check "three trees in an IPC namespace of their own: restarted, all in one new one, which has the segment, in their sessions" bash -c "
+	$(declare -f sleeps_ipc); ipcjob=$ipcjob
+	sleeps_ipc; test \$(sleeps_ipc | wc -l) = 3 && test \$(sleeps_ipc | sort -u | wc -l) = 1 &&
+	test \"\$(sleeps_ipc | head -n 1)\" != \"\$(readlink /proc/self/ns/ipc)\" &&
+	p=\$(pgrep -x -f 'sleep 300') && q=\$(pgrep -x -f 'sleep 301') && r=\$(pgrep -x -f 'sleep 302') &&
+	nsenter -t \$p -i ipcs -m | grep -q ' 4096 ' &&
+	test \$(ps -o sid= -p \$p) = \$q && test \$(ps -o sid= -p \$q) = \$q &&
+	test \$(ps -o sid= -p \$r) = \$r &&
+	test \$(ps -o ppid= -p \$p) = \$(ps -o ppid= -p \$q) && test \$(ps -o ppid= -p \$r) = \$(ps -o ppid= -p \$q)"
+"$bin/ckpt" job "$ipcjob" --kill > /dev/null 2>&1 || true
+ktap_poll 60 sh -c "! kill -0 $ipcrunner" || kill -KILL "$ipcrunner" 2> /dev/null || true
+wait "$ipcrunner" 2> /dev/null || true
 
 # Faults in the middle of a checkpoint of a bigger job (two memhogs):
 # cancelled, ckptd killed with its worker, a process of the job killed.

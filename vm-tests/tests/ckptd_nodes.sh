@@ -130,19 +130,21 @@ start_ckptd node1 || ktap_note "node1's ckptd did not start again"
 
 # ckptd killed on node1, with its workers, while it writes its share of
 # a bigger job (a memhog each side, node1's started by plain ssh, which
-# joins the job there): the checkpoint fails, naming node1; nothing of it
+# joins the job there, and a second one there the same way, another
+# process tree of the job on node1): the checkpoint fails, naming node1; nothing of it
 # stays and node0's share runs on; node1's ckptd, started again, finds
 # its share (stopped when it died) and lets it run; the next checkpoint,
-# into a --dir, holds both.
+# into a --dir, holds both, node1's with its two trees.
 memhog=$CKPT_TOP/build/tests/workloads/memhog
 (cd /tmp && "$bin/ckpt-run" --name hogs sh -c \
-	"ssh node1 \"nohup '$memhog' 1 192 192 > /dev/null 2>&1 < /dev/null &\"; exec '$memhog' 1 8 8 > /dev/null" \
+	"ssh node1 \"nohup '$memhog' 1 192 192 > /dev/null 2>&1 < /dev/null &\"
+	 ssh node1 \"nohup '$memhog' 1 8 8 > /dev/null 2>&1 < /dev/null &\"; exec '$memhog' 1 8 8 > /dev/null" \
 	2> "$shared/h.err") &
 hrunner=$!
 ktap_poll 60 grep -q "^ckpt-run: job " "$shared/h.err" || true
 hjob=$(job_of "$shared/h.err")
-ktap_check "plain ssh in the job, to node1: its memhog joined the job there" \
-	ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$hjob' --json\" | grep -q '\"processes\":1'"
+ktap_check "plain ssh in the job, twice to node1: its two memhogs joined the job there" \
+	ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$hjob' --json\" | grep -q '\"processes\":2'"
 sleep 3
 # On node1 itself, watching before the checkpoint starts: ckptd killed
 # within 0.1 s of its worker making the share's directory. Watched from
@@ -177,7 +179,8 @@ ktap_check "the next checkpoint, into a --dir, holds both nodes' shares: snapsho
 	"script -qec \"'$bin/ckpt' job '$hjob' --kill --dir '$shared/elsewhere'\" /dev/null > '$shared/h2.out' &&
 	 grep -aq 'snapshot *$shared/elsewhere/$hjob/1' '$shared/h2.out' &&
 	 grep -q '\"node\": \"node1\"' '$shared/elsewhere/$hjob/1/meta.json' &&
-	 test -f '$shared/elsewhere/$hjob/1/node1/0/manifest' && ! ls -d '$snap/$hjob/'[0-9]* 2> /dev/null"
+	 test -f '$shared/elsewhere/$hjob/1/node1/0/manifest' && ! ls -d '$snap/$hjob/'[0-9]* 2> /dev/null &&
+	 test \$(grep -c '^member [0-9]* -\$' '$shared/elsewhere/$hjob/1/node1/0/manifest') = 2"
 ktap_check "on a terminal it showed the images written so far, their size and rate" \
 	grep -aq 'job: writing  *[0-9]* processes, [0-9.]* MB, [0-9.]* MB/s' "$shared/h2.out"
 wait_for "$hrunner" || true

@@ -218,6 +218,8 @@
  *        @members[0] is the root, the others exactly its descendants (each
  *        one's parent is a member listed before it; every child of a member,
  *        live or zombie, is a member; -EBUSY naming the first that is not).
+ *        With CKPT_CHECKPOINT_ROOTS, several such trees: a member whose
+ *        parent is no member is the root of one.
  *        Each member gets the rights check of CKPT_IOC_CHECKPOINT, all
  *        before anything is frozen; every member's libckpt callbacks run
  *        before any member is frozen; all are frozen before any is
@@ -307,7 +309,14 @@ enum ckpt_checkpoint_flags {
 	 * or once the files were cleaned (ckptd sets it for a job's share).
 	 */
 	CKPT_CHECKPOINT_LOCAL_FILES	= 1 << 3,
-	__CKPT_CHECKPOINT_F_ALL	= (1 << 4) - 1,
+	/*
+	 * A tree's only: the members are several trees taken as one set
+	 * (a job's processes on a node: ckptd). A member listed after
+	 * member 0 whose parent is no member is a root too (its image's
+	 * TREE section says CKPT_TREE_ROOT); every other rule holds.
+	 */
+	CKPT_CHECKPOINT_ROOTS	= 1 << 4,
+	__CKPT_CHECKPOINT_F_ALL	= (1 << 5) - 1,
 };
 
 struct ckpt_checkpoint {

@@ -140,6 +140,9 @@ struct ckpt_img_header {
  * @pgid, @sid) is a number in the root's pid namespace, 0 for a process
  * that namespace does not see. @parent is the index of the member that
  * is the process's parent, CKPT_TREE_NO_PARENT for the root.
+ * CKPT_TREE_ROOT: a root besides member 0 (CKPT_CHECKPOINT_ROOTS): its
+ * parent was no member either, and @parent is CKPT_TREE_NO_PARENT; a
+ * restart makes it a child of the tree's init, as member 0 is.
  * CKPT_TREE_SUBREAPER in @flags: the process was a child subreaper
  * (PR_SET_CHILD_SUBREAPER): orphans below it came to it, and will again.
  * CKPT_TREE_FOREGROUND: its process group was the foreground group of its
@@ -158,7 +161,8 @@ enum ckpt_img_tree_flags {
 	CKPT_TREE_SUBREAPER	= 1 << 0,
 	CKPT_TREE_FOREGROUND	= 1 << 1,
 	CKPT_TREE_CTTY		= 1 << 2,
-	__CKPT_TREE_F_ALL	= (1 << 3) - 1,
+	CKPT_TREE_ROOT		= 1 << 3,
+	__CKPT_TREE_F_ALL	= (1 << 4) - 1,
 };
 
 struct ckpt_img_tree {
