@@ -247,6 +247,8 @@ void op_signal(struct conn *c, const json_t *req);
 void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out);
 /* A restarted share runs: its job, here, from the worker's "started". */
 void restart_started(struct ckptd *d, struct worker *w, json_t *msg);
+/* The restarter @pid ended: no job's helper any more. */
+void restart_ended(struct ckptd *d, pid_t pid);
 
 /*
  * worker.c: @fn runs in the child with the report socket. A worker

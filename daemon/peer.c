@@ -541,6 +541,8 @@ static void peer_report(struct worker *w, json_t *msg)
 	const char *ev = msg ? ckptd_msg_str(msg, "event") : NULL;
 	struct job *j;
 
+	if (!msg)
+		restart_ended(d, worker_pid(w));	/* a share's restarter, maybe */
 	if (!ev)
 		return;
 	if (!strcmp(ev, "joined")) {

@@ -655,7 +655,7 @@ void restart_started(struct ckptd *d, struct worker *w, json_t *msg)
  * no helper of its job any more, whose pid another process may get, of
  * the job even, now that several trees outlive it.
  */
-static void restart_ended(struct ckptd *d, pid_t pid)
+void restart_ended(struct ckptd *d, pid_t pid)
 {
 	struct job *j;
 

@@ -224,7 +224,6 @@ static void take_ctty(struct tree_restart *tr, uint32_t i)
 static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i);
 static void close_shared(struct tree_restart *tr);
 
-/* Member @i's children, each with its pid; they go on as members. */
 /*
  * Member @j, with its pid and exit signal, a child of the caller or, with
  * CLONE_PARENT, of the caller's parent (whose exit signal it then gets).
@@ -244,6 +243,7 @@ static void make_member(struct tree_restart *tr, uint32_t j, uint64_t flags)
 		member(tr, j);
 }
 
+/* Member @i's children, each with its pid; they go on as members. */
 static void make_children(struct tree_restart *tr, uint32_t i)
 {
 	uint32_t j;
@@ -600,14 +600,29 @@ static void __attribute__((noreturn)) holder(struct tree_restart *tr)
 	close(tr->errpipe[1]);
 	close(tr->ready[1]);
 	close(tr->go[0]);
+	/* A restarter gone does not end the trees that outlive the root. */
+	signal(SIGPIPE, SIG_IGN);
 	for (;;) {
 		pid = waitpid(-1, &st, __WALL);
 		if (pid < 0 && errno == EINTR)
 			continue;
 		if (pid < 0)
 			_exit(0);
-		if (pid == root && write(tr->status[1], &st, sizeof(st)) < 0)
-			_exit(2);
+		/*
+		 * The root's status, once: its pid may come back to a process
+		 * of another tree, which is not the root. The signals the
+		 * restarter gets go nowhere then (the handlers stay, so that
+		 * none ends the init and the trees with it).
+		 */
+		if (pid == root) {
+			/* A restarter gone has nobody to tell. */
+			ssize_t told = write(tr->status[1], &st, sizeof(st));
+
+			(void)told;
+			close(tr->status[1]);
+			root = 0;
+			forward_to = 0;
+		}
 		if (server_failed(tr, pid, st))
 			_exit(HOLDER_SERVER_FAILED);
 	}

@@ -331,6 +331,9 @@ static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
 		else
 			a->flags &= ~CKPT_CHECKPOINT_ROOTS;
 		ret = ckpt_tree_find_roots(pids, ret, t, err);
+		/* A process gone, or a root a child now, meanwhile: a new look. */
+		if (ret == -EBUSY || ret == -ESRCH)
+			continue;
 		if (ret)
 			return ret;
 		*res = calloc(t->nr, sizeof(**res));

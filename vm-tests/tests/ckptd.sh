@@ -32,8 +32,9 @@
 # for a link or a directory of their own are refused by name, nothing
 # written through them. A job of two process trees (a double fork's orphan
 # next to the process ckpt-run started) is checkpointed and killed as one,
-# restarted with both counting on, and checkpointed again; two trees in an
-# IPC namespace of their own come back in one new one, with its segment.
+# restarted with both counting on, and checkpointed again; three trees in
+# an IPC namespace of their own (one an orphan in the first one's session)
+# come back in one new one, with its segment, each in its session.
 #
 # Topology: one node, no network.
 # kernels: 6.1
@@ -410,13 +411,13 @@ ipcrunner=$!
 ktap_poll 30 grep -q "job " "$tmp/ipc.err" || true
 ipcjob=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$tmp/ipc.err")
 ktap_poll 60 sh -c "'$bin/ckpt' status '$ipcjob' --json | grep -q '\"processes\":3'" || true
-# sleeps_ipc: the IPC namespaces of the job's two sleeps, one line each.
+# sleeps_ipc: the IPC namespaces of the job's three sleeps, one line each.
 sleeps_ipc() {
 	for p in $(cat "/sys/fs/cgroup/ckpt/$ipcjob/cgroup.procs"); do
 		[ "$(cat "/proc/$p/comm" 2> /dev/null)" = sleep ] && readlink "/proc/$p/ns/ipc"
 	done
 }
-"$bin/ckpt" job "$ipcjob" --kill > /dev/null 2>&1 || true
+"$bin/ckpt" job "$ipcjob" --kill > "$tmp/ipck.out" 2>&1 || ktap_note "$(cat "$tmp/ipck.out")"
 ktap_poll 60 sh -c "! kill -0 $ipcrunner" || kill -KILL "$ipcrunner" 2> /dev/null || true
 wait "$ipcrunner" 2> /dev/null || true
 "$bin/ckpt" restart "$snap/$ipcjob/1" > /dev/null 2> "$tmp/ipcr.err" &
