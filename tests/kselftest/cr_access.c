@@ -104,8 +104,43 @@ static int drop_cap(int cap)
 	return syscall(SYS_capset, &h, d) ? -1 : prctl(PR_CAPBSET_DROP, cap);
 }
 
-/* In a child, as @who: checkpoints @pid; 0 or -errno and the message. */
-static int checkpoint_as(enum who who, pid_t pid, char *msg, size_t len)
+/*
+ * As @who, one tree request with CKPT_CHECKPOINT_ROOTS for @pid and
+ * @other, each the root of a tree of its own (in a file of its own).
+ */
+static int checkpoint_roots(pid_t pid, pid_t other, char *msg, size_t len)
+{
+	struct ckpt_tree_member m[2] = {
+		{ .pid = pid }, { .pid = other },
+	};
+	struct ckpt_checkpoint_tree a = {
+		.members = (uintptr_t)m,
+		.nr_members = 2,
+		.flags = CKPT_CHECKPOINT_ROOTS,
+		.errmsg = (uintptr_t)msg,
+		.errmsg_len = len,
+	};
+	int dev, i, ret;
+
+	msg[0] = '\0';
+	dev = open("/dev/ckpt", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return -errno;
+	for (i = 0; i < 2; i++)
+		m[i].fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	ret = ioctl(dev, CKPT_IOC_CHECKPOINT_TREE, &a) ? -errno : 0;
+	for (i = 0; i < 2; i++)
+		close(m[i].fd);
+	close(dev);
+	return ret;
+}
+
+/*
+ * In a child, as @who: checkpoints @pid (with @other, another root, if
+ * not 0); 0 or -errno and the message.
+ */
+static int request_as(enum who who, pid_t pid, pid_t other, char *msg,
+		      size_t len)
 {
 	int p[2], status, ret = -EIO;
 	pid_t child;
@@ -124,7 +159,11 @@ static int checkpoint_as(enum who who, pid_t pid, char *msg, size_t len)
 			_exit(2);
 		if (who == ROOT_NO_PTRACE_CAP && drop_cap(CAP_SYS_PTRACE))
 			_exit(2);
-		ret = ckpt_checkpoint_to(pid, image, 0, buf, sizeof(buf), NULL);
+		if (other)
+			ret = checkpoint_roots(pid, other, buf, sizeof(buf));
+		else
+			ret = ckpt_checkpoint_to(pid, image, 0, buf,
+						 sizeof(buf), NULL);
 		unlink(image);
 		if (write(p[1], &ret, sizeof(ret)) != sizeof(ret) ||
 		    write(p[1], buf, strlen(buf) + 1) < 0)
@@ -140,6 +179,11 @@ static int checkpoint_as(enum who who, pid_t pid, char *msg, size_t len)
 	close(p[0]);
 	waitpid(child, &status, 0);
 	return ret;
+}
+
+static int checkpoint_as(enum who who, pid_t pid, char *msg, size_t len)
+{
+	return request_as(who, pid, 0, msg, len);
 }
 
 static int read_scope(void)
@@ -287,6 +331,40 @@ TEST_F(access, another_users_process)
 	ASSERT_EQ(0, target_send(&t, "s"));
 	refused(_metadata, &t, USER_NOBODY, "another user or is privileged",
 		"root's process, nobody");
+	kill(t.pid, SIGKILL);
+	target_end(&t);
+}
+
+/*
+ * A tree request is each member's rights check: a user's own process with
+ * another user's as the root of a second tree is refused by the other's
+ * pid, before anything is frozen: its own is not even woken.
+ */
+TEST_F(access, another_users_process_as_another_root)
+{
+	struct target t = {};
+	char want[64];
+	long before;
+
+	CKPT_SETUP_SKIPPED();
+	if (self->old_scope > 0)
+		ASSERT_EQ(0, write_scope(0));
+
+	ASSERT_EQ(0, target_start(&t, counter_target));	/* root's */
+	ASSERT_EQ(0, target_send(&t, "s"));
+	before = idle_switches(self->t.pid);
+	ASSERT_LE(0, before);
+	EXPECT_EQ(-EPERM, request_as(USER_NOBODY, self->t.pid, t.pid,
+				     self->msg, sizeof(self->msg)))
+		TH_LOG("%s", self->msg);
+	snprintf(want, sizeof(want), "no right to checkpoint pid %d: ", t.pid);
+	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("%s", self->msg);
+	EXPECT_EQ(before, switches(self->t.pid));
+	EXPECT_TRUE(answers(&self->t, "1"));
+	EXPECT_TRUE(answers(&t, "1"));
+	/* Its own alone, as a tree of one: allowed. */
+	EXPECT_EQ(0, checkpoint_as(USER_NOBODY, self->t.pid, self->msg,
+				   sizeof(self->msg))) TH_LOG("%s", self->msg);
 	kill(t.pid, SIGKILL);
 	target_end(&t);
 }

@@ -392,7 +392,7 @@ static int tree_try(int dev, pid_t target, int fd, struct ckpt_tree_member *m,
 		m[i].ns_pid = next_rand() % 16 ? 0 : next_rand();
 	}
 	a.members = next_rand() % 8 ? (uintptr_t)m : pick(ptrs, 5);
-	a.flags = next_rand() % 4 ? next_rand() % 16 : next_rand();
+	a.flags = next_rand() % 4 ? next_rand() % 32 : next_rand();
 	a.timeout_ms = pick(times, 4);
 	a.errmsg = next_rand() % 8 ? (uintptr_t)msg : pick(ptrs, 5);
 	a.errmsg_len = next_rand() % 8 ? 256 : next_rand();
