@@ -343,6 +343,11 @@ static int capture_pipe(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 			  scan->files[i].fd, ckpt_layout_why(CKPT_LAYOUT_PIPES));
 		return -EOPNOTSUPP;
 	}
+	if (ret == -EMSGSIZE) {
+		ckpt_whyf(why, "fd %u (pipe:[%llu]) holds more bytes than its capacity (pages spliced into it): not supported",
+			  scan->files[i].fd, scan->files[i].ino);
+		return -EOPNOTSUPP;
+	}
 	if (ret) {
 		ckpt_whyf(why, "cannot read pipe fd %u%s",
 			  scan->files[i].fd,

@@ -354,6 +354,11 @@ static int capture_fifo(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 			  ckpt_layout_why(CKPT_LAYOUT_PIPES));
 		return -EOPNOTSUPP;
 	}
+	if (ret == -EMSGSIZE) {
+		ckpt_whyf(why, "pid %d fd %d: FIFO %s holds more bytes than its capacity (pages spliced into it): not supported",
+			  pid, first->fd, o->img[i].name);
+		return -EOPNOTSUPP;
+	}
 	if (ret) {
 		ckpt_whyf(why, "cannot read FIFO %s%s", o->img[i].name,
 			  ret == -EOPNOTSUPP ? " (packet mode)" : "");

@@ -74,6 +74,16 @@ int ckpt_pipe_capture(struct file *file, unsigned int readers,
 			ret = -EOPNOTSUPP;	/* O_DIRECT (packet) pipe */
 			goto out;
 		}
+		/*
+		 * A buffer spliced from a socket holds a piece of a compound
+		 * page, bigger than a page: a pipe can hold more bytes than
+		 * its capacity then, which no pipe made again would take.
+		 */
+		if (buf->len > size - n ||
+		    n + buf->len > (size_t)pipe->max_usage * PAGE_SIZE) {
+			ret = -EMSGSIZE;
+			goto out;
+		}
 		ret = pipe_buf_confirm(pipe, buf);
 		if (ret)
 			goto out;

@@ -16,7 +16,9 @@ bool ckpt_is_pipe(const struct file *file);
 /*
  * The PIPE section of the pipe @file is an end of: its content and size.
  * -EXDEV if it has other than @readers and @writers open ends (an end in
- * another process), -EOPNOTSUPP for a packet (O_DIRECT) pipe. *@out is
+ * another process), -EOPNOTSUPP for a packet (O_DIRECT) pipe, -EMSGSIZE
+ * for one holding more bytes than its capacity (pages spliced into it
+ * are pieces of compound pages, bigger than a page). *@out is
  * kvmalloc'ed, *@len bytes.
  */
 int ckpt_pipe_capture(struct file *file, unsigned int readers,
