@@ -419,20 +419,19 @@ static int get_target(struct ckpt_cp_ctx *ctx)
 	 * runs in it, and one exec'ed since is found once frozen.
 	 */
 	ctx->mm = get_task_mm(ctx->task);
-	if (!ctx->mm && READ_ONCE(ctx->task->exit_state)) {
+	if (ctx->mm)
+		return 0;
+	if (READ_ONCE(ctx->task->exit_state))
 		/* A tree leaves zombies out: its parent's image records them. */
 		ckpt_whyf(&ctx->why, "pid %u is a zombie (ended, not reaped)",
 			  ctx->a->pid);
-		return -ESRCH;
-	}
-	if (!ctx->mm) {
+	else
 		ckpt_whyf(&ctx->why,
 			  "pid %u has no memory (kernel thread or exiting)",
 			  ctx->a->pid);
-		put_task_struct(ctx->task);
-		return -ESRCH;
-	}
-	return 0;
+	put_task_struct(ctx->task);
+	ctx->task = NULL;
+	return -ESRCH;
 }
 
 static void put_target(struct ckpt_cp_ctx *ctx)
