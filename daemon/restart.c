@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,49 +99,143 @@ out:
 	return ret;
 }
 
+/*
+ * The images of a snapshot checked against its metadata: one read of
+ * each for its SHA-256, as many at a time as there are CPUs (up to
+ * CHECK_THREADS), since a snapshot of many processes is mostly bytes.
+ */
+#define CHECK_THREADS	8
+
+struct image_check {
+	char *path;
+	uint64_t bytes;
+	const char *sha256;
+	uint64_t size;
+	char sum[65];
+	int ret;		/* reading it: 0 or -errno */
+};
+
+struct image_checks {
+	struct image_check *c;
+	size_t nr;
+	size_t next;		/* the next to take, atomically */
+};
+
+/* Every image of @tree into @ic, nothing read yet. */
+static int checks_add(struct image_checks *ic, const char *dir,
+		      const json_t *tree, struct ckpt_err *err)
+{
+	const char *tdir = json_string_value(json_object_get(tree, "dir"));
+	const json_t *members = json_object_get(tree, "members");
+	struct image_check *c;
+	json_t *m;
+	size_t i;
+
+	c = realloc(ic->c, (ic->nr + json_array_size(members) + 1) * sizeof(*c));
+	if (!c)
+		return ckpt_err_set(err, ENOMEM, "out of memory");
+	ic->c = c;
+	json_array_foreach(members, i, m) {
+		c = &ic->c[ic->nr];
+		memset(c, 0, sizeof(*c));
+		if (asprintf(&c->path, "%s/%s/%s", dir, tdir,
+			     json_string_value(json_object_get(m, "image"))) < 0)
+			return ckpt_err_set(err, ENOMEM, "out of memory");
+		if (strlen(c->path) >= PATH_MAX) {
+			free(c->path);
+			return ckpt_err_set(err, ENAMETOOLONG, "%s: path too long", dir);
+		}
+		c->bytes = json_integer_value(json_object_get(m, "bytes"));
+		c->sha256 = json_string_value(json_object_get(m, "sha256"));
+		ic->nr++;
+	}
+	return 0;
+}
+
+static void checks_free(struct image_checks *ic)
+{
+	size_t i;
+
+	for (i = 0; i < ic->nr; i++)
+		free(ic->c[i].path);
+	free(ic->c);
+}
+
+static void *checks_work(void *arg)
+{
+	struct image_checks *ic = arg;
+	struct image_check *c;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&ic->next, 1, __ATOMIC_RELAXED)) < ic->nr) {
+		c = &ic->c[i];
+		c->ret = ckptd_sha256_file(c->path, c->sum, &c->size);
+	}
+	return NULL;
+}
+
+/* Reads them all; the first (in the metadata's order) found wrong is named. */
+static int checks_run(struct image_checks *ic, struct ckpt_err *err)
+{
+	pthread_t tid[CHECK_THREADS - 1];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct image_check *c;
+	size_t n = 0, i;
+
+	if (cpus > CHECK_THREADS)
+		cpus = CHECK_THREADS;
+	/* Fewer threads is slower, not wrong: a failed create is fine. */
+	while ((long)n + 1 < cpus && n + 1 < ic->nr &&
+	       !pthread_create(&tid[n], NULL, checks_work, ic))
+		n++;
+	checks_work(ic);
+	for (i = 0; i < n; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < ic->nr; i++) {
+		c = &ic->c[i];
+		if (c->ret)
+			return ckpt_err_set(err, -c->ret, "%s: %s", c->path,
+					    strerror(-c->ret));
+		if (c->size != c->bytes || !c->sha256 || strcmp(c->sum, c->sha256))
+			return ckpt_err_set(err, EBADMSG, "%s is not the image the snapshot's metadata names (size or checksum differs)",
+					    c->path);
+	}
+	return 0;
+}
+
 /* Every image of the tree is the one the metadata names, byte for byte. */
 static int check_images(const char *dir, const json_t *tree,
 			struct ckpt_err *err)
 {
-	const char *tdir = json_string_value(json_object_get(tree, "dir"));
-	const json_t *members = json_object_get(tree, "members");
-	char path[PATH_MAX], sum[65];
-	uint64_t size;
-	json_t *m;
-	size_t i;
+	struct image_checks ic = {};
 	int ret;
 
-	json_array_foreach(members, i, m) {
-		if (snprintf(path, sizeof(path), "%s/%s/%s", dir, tdir,
-			     json_string_value(json_object_get(m, "image"))) >=
-		    (int)sizeof(path))
-			return ckpt_err_set(err, ENAMETOOLONG, "%s: path too long", dir);
-		ret = ckptd_sha256_file(path, sum, &size);
-		if (ret)
-			return ckpt_err_set(err, -ret, "%s: %s", path, strerror(-ret));
-		if (size != (uint64_t)json_integer_value(json_object_get(m, "bytes")) ||
-		    strcmp(sum, json_string_value(json_object_get(m, "sha256"))))
-			return ckpt_err_set(err, EBADMSG, "%s is not the image the snapshot's metadata names (size or checksum differs)",
-					    path);
-	}
-	return 0;
+	ret = checks_add(&ic, dir, tree, err);
+	if (!ret)
+		ret = checks_run(&ic, err);
+	checks_free(&ic);
+	return ret;
 }
 
 int snapshot_check_images(const char *dir, const json_t *meta,
 			  struct ckpt_err *err)
 {
+	struct image_checks ic = {};
 	const json_t *n;
 	size_t k;
-	int ret;
+	int ret = 0;
 
 	/* Every node's: the snapshot is whole where it is restarted. */
 	json_array_foreach(json_object_get(meta, "nodes"), k, n) {
-		ret = check_images(dir, json_array_get(json_object_get(n, "trees"), 0),
-				   err);
+		ret = checks_add(&ic, dir,
+				 json_array_get(json_object_get(n, "trees"), 0), err);
 		if (ret)
-			return ret;
+			break;
 	}
-	return 0;
+	if (!ret)
+		ret = checks_run(&ic, err);
+	checks_free(&ic);
+	return ret;
 }
 
 int snapshot_open(struct conn *c, const char *dir, char abs[PATH_MAX],

@@ -297,10 +297,13 @@ static json_t *tree_members(struct snap *s, struct ckpt_err *err)
 
 	for (i = 0; list && i < s->t.nr; i++) {
 		ret = ckpt_tree_image_path(s->treedir, &s->t, i, path, sizeof(path));
-		if (!ret && s->no_sums)
+		/* The engine's digests, taken as it wrote: nothing to read. */
+		if (!ret && (s->no_sums || s->t.sums))
 			ret = file_size(path, &size);
 		else if (!ret)
 			ret = ckptd_sha256_file(path, sum, &size);
+		if (!ret && s->t.sums)
+			ckptd_hex(s->t.sums[i], CKPT_DIGEST_LEN, sum);
 		if (ret) {
 			ckpt_err_set(err, -ret, "reading back %s: %s", path,
 				     strerror(-ret));
@@ -514,7 +517,7 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 		s->npeers = i + 1;
 	}
 	s->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY |
-		     CKPT_CHECKPOINT_LOCAL_FILES;
+		     CKPT_CHECKPOINT_LOCAL_FILES | CKPT_CHECKPOINT_DIGESTS;
 	s->stop_t0 = ckptd_now_ns();
 	job_mark_stopped(s->j, true);
 	ret = snap_take(s, dev, err);
@@ -1138,7 +1141,7 @@ static const char *checkpoint_start(struct ckptd *d, struct conn *c,
 	struct snap s = { .mode = mode, .sd.fd = -1, .tmp_fd = -1 };
 
 	/* A job's tmpfs files travel with it (engine.md, "Files"). */
-	s.a.flags = CKPT_CHECKPOINT_LOCAL_FILES |
+	s.a.flags = CKPT_CHECKPOINT_LOCAL_FILES | CKPT_CHECKPOINT_DIGESTS |
 		    (!strcmp(mode, "stop") ? CKPT_CHECKPOINT_STOP :
 		     !strcmp(mode, "kill") ? CKPT_CHECKPOINT_KILL : 0);
 	s.a.timeout_ms = timeout_s * 1000;
@@ -1384,7 +1387,7 @@ static int share_take(struct ckptd *d, struct share *sh, json_t **node,
 	if (dev < 0)
 		return ckpt_err_set(err, -dev, "engine not loaded");
 	s->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY |
-		     CKPT_CHECKPOINT_LOCAL_FILES;
+		     CKPT_CHECKPOINT_LOCAL_FILES | CKPT_CHECKPOINT_DIGESTS;
 	s->a.timeout_ms = sh->timeout * 1000;
 	job_mark_stopped(s->j, true);
 	ret = snap_take(s, dev, err);

@@ -867,7 +867,12 @@ static int prepare_member(struct ckpt_cp_group *g, struct ckpt_cp_ctx *ctx)
 	if (ret)
 		return ret;
 	ctx->have_writer = true;
-	return 0;
+	if (g->flags & CKPT_CHECKPOINT_DIGESTS) {
+		ret = ckpt_writer_digest(&ctx->w);
+		if (ret)
+			ctx->why.msg = "cannot compute image digests (sha256)";
+	}
+	return ret;
 }
 
 static void release_member(struct ckpt_cp_ctx *ctx)
@@ -929,7 +934,8 @@ long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg)
 		return -EFAULT;
 	if (a.flags & ~__CKPT_CHECKPOINT_F_ALL ||
 	    a.flags & (CKPT_CHECKPOINT_PEERS_AWAY |	/* a tree's only */
-		       CKPT_CHECKPOINT_LOCAL_FILES | CKPT_CHECKPOINT_ROOTS) ||
+		       CKPT_CHECKPOINT_LOCAL_FILES | CKPT_CHECKPOINT_ROOTS |
+		       CKPT_CHECKPOINT_DIGESTS) ||
 	    (a.flags & CKPT_CHECKPOINT_STOP && a.flags & CKPT_CHECKPOINT_KILL)) {
 		ckpt_put_errmsg(a.errmsg, a.errmsg_len, "unknown or conflicting flags");
 		return -EINVAL;

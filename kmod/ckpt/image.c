@@ -5,6 +5,7 @@
  * image_check.c, the same code userspace runs.
  */
 
+#include <crypto/hash.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
@@ -59,11 +60,41 @@ int ckpt_writer_init(struct ckpt_writer *w, int fd)
 	return 0;
 }
 
+int ckpt_writer_digest(struct ckpt_writer *w)
+{
+	struct crypto_shash *tfm = crypto_alloc_shash("sha256", 0, 0);
+	int ret;
+
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	w->digest = kzalloc(sizeof(*w->digest) + crypto_shash_descsize(tfm),
+			    GFP_KERNEL);
+	if (!w->digest) {
+		crypto_free_shash(tfm);
+		return -ENOMEM;
+	}
+	w->digest->tfm = tfm;
+	ret = crypto_shash_init(w->digest);
+	if (ret) {
+		kfree(w->digest);
+		w->digest = NULL;
+		crypto_free_shash(tfm);
+	}
+	return ret;
+}
+
 void ckpt_writer_done(struct ckpt_writer *w)
 {
 	if (w->file)
 		put_image_file(w->file, w->pos);
 	w->file = NULL;
+	if (w->digest) {
+		if (crypto_shash_final(w->digest, w->sum))
+			memset(w->sum, 0, sizeof(w->sum));
+		crypto_free_shash(w->digest->tfm);
+		kfree(w->digest);
+		w->digest = NULL;
+	}
 	ckpt_auth_free(w->auth);
 	w->auth = NULL;
 }
@@ -83,6 +114,8 @@ static int write_all(struct ckpt_writer *w, const void *buf, size_t len)
 		if (ret < 0)
 			return ret;
 		if (!ret)
+			return -EIO;
+		if (w->digest && crypto_shash_update(w->digest, buf, ret))
 			return -EIO;
 		buf += ret;
 		len -= ret;

@@ -4,6 +4,7 @@
 
 #include <linux/fs.h>
 #include <linux/types.h>
+#include <uapi/linux/ckpt.h>
 
 #include "image_check.h"
 #include "why.h"
@@ -16,16 +17,21 @@ extern char ckpt_boot_id[CKPT_BOOT_ID_LEN];
 bool ckpt_same_boot(const char *boot_id);
 
 struct ckpt_auth;
+struct shash_desc;
 
 struct ckpt_writer {
 	struct ckpt_auth *auth;	/* the MAC, until it is written before VMAS */
+	struct shash_desc *digest;	/* SHA-256 of what is written, if asked */
 	struct file *file;
 	loff_t pos;
 	u64 bytes;
 	u64 nr_sections;
+	u8 sum[CKPT_DIGEST_LEN];	/* the digest, once ckpt_writer_done() */
 };
 
 int ckpt_writer_init(struct ckpt_writer *w, int fd);
+/* Hashes every byte written from now on (CKPT_CHECKPOINT_DIGESTS). */
+int ckpt_writer_digest(struct ckpt_writer *w);
 void ckpt_writer_done(struct ckpt_writer *w);
 /* One section whose payload is @a followed by @b (@b may be NULL). */
 int ckpt_write_sect(struct ckpt_writer *w, u32 type, const void *a,

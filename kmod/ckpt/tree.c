@@ -41,6 +41,8 @@ static const char *check_args(const struct ckpt_checkpoint_tree *a)
 	for (i = 0; i < ARRAY_SIZE(a->reserved); i++)
 		if (a->reserved[i])
 			return "reserved fields must be 0";
+	if (!(a->flags & CKPT_CHECKPOINT_DIGESTS) != !a->digests)
+		return "digests is set with CKPT_CHECKPOINT_DIGESTS, and only then";
 	if (a->timeout_ms > CKPT_TIMEOUT_MAX_MS)
 		return "timeout_ms is above CKPT_TIMEOUT_MAX_MS (10 minutes)";
 	return NULL;
@@ -439,7 +441,7 @@ int ckpt_tree_check(struct ckpt_cp_group *g)
 static int put_results(struct ckpt_checkpoint_tree __user *uarg,
 		       struct ckpt_checkpoint_tree *a,
 		       struct ckpt_tree_member *mem,
-		       const struct ckpt_checkpoint *args)
+		       const struct ckpt_checkpoint *args, const u8 *sums)
 {
 	u32 i;
 
@@ -450,6 +452,8 @@ static int put_results(struct ckpt_checkpoint_tree __user *uarg,
 	}
 	if (copy_to_user(u64_to_user_ptr(a->members), mem,
 			 array_size(a->nr_members, sizeof(*mem))) ||
+	    (sums && copy_to_user(u64_to_user_ptr(a->digests), sums,
+				  array_size(a->nr_members, CKPT_DIGEST_LEN))) ||
 	    copy_to_user(uarg, a, sizeof(*a)))
 		return -EFAULT;
 	return 0;
@@ -458,7 +462,8 @@ static int put_results(struct ckpt_checkpoint_tree __user *uarg,
 /* The members as the pipeline takes them: one request of one each. */
 static int run_tree(struct ckpt_checkpoint_tree *a,
 		    struct ckpt_tree_member *mem,
-		    struct ckpt_checkpoint *args, struct ckpt_why *why)
+		    struct ckpt_checkpoint *args, u8 *sums,
+		    struct ckpt_why *why)
 {
 	struct ckpt_cp_group g = {
 		.nr = a->nr_members, .flags = a->flags,
@@ -482,8 +487,13 @@ static int run_tree(struct ckpt_checkpoint_tree *a,
 	a->frozen_ns = g.frozen_ns;
 	a->total_ns = g.total_ns;
 	memcpy(a->id, g.id, sizeof(a->id));
-	for (i = 0; !ret && i < g.nr; i++)
+	for (i = 0; !ret && i < g.nr; i++) {
 		mem[i].ns_pid = g.m[i].ns_pid;
+		/* The writers are done: each digest is final. */
+		if (sums)
+			memcpy(sums + i * CKPT_DIGEST_LEN, g.m[i].w.sum,
+			       CKPT_DIGEST_LEN);
+	}
 	if (ret)
 		ckpt_whyf(why, "%s", ckpt_cp_group_why(&g) ?: "the checkpoint failed");
 	kvfree(g.m);
@@ -497,6 +507,7 @@ long ckpt_ioctl_checkpoint_tree(struct ckpt_checkpoint_tree __user *uarg)
 	struct ckpt_checkpoint *args;
 	struct ckpt_why why = {};
 	const char *msg;
+	u8 *sums = NULL;
 	long ret;
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
@@ -514,8 +525,10 @@ long ckpt_ioctl_checkpoint_tree(struct ckpt_checkpoint_tree __user *uarg)
 	}
 	mem = kvmalloc_array(a.nr_members, sizeof(*mem), GFP_KERNEL);
 	args = kvcalloc(a.nr_members, sizeof(*args), GFP_KERNEL);
+	if (a.flags & CKPT_CHECKPOINT_DIGESTS)
+		sums = kvcalloc(a.nr_members, CKPT_DIGEST_LEN, GFP_KERNEL);
 	ret = -ENOMEM;
-	if (!mem || !args)
+	if (!mem || !args || (a.flags & CKPT_CHECKPOINT_DIGESTS && !sums))
 		goto out_free;
 	ret = -EFAULT;
 	if (copy_from_user(mem, u64_to_user_ptr(a.members),
@@ -523,12 +536,13 @@ long ckpt_ioctl_checkpoint_tree(struct ckpt_checkpoint_tree __user *uarg)
 		goto out_free;
 	ret = check_members(mem, a.nr_members, &why);
 	if (!ret)
-		ret = run_tree(&a, mem, args, &why);
+		ret = run_tree(&a, mem, args, sums, &why);
 	if (!ret)
-		ret = put_results(uarg, &a, mem, args);
+		ret = put_results(uarg, &a, mem, args, sums);
 	else
 		ckpt_put_errmsg(a.errmsg, a.errmsg_len, why.msg);
 out_free:
+	kvfree(sums);
 	kvfree(args);
 	kvfree(mem);
 	return ret;

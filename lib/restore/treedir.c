@@ -28,6 +28,8 @@ void ckpt_tree_free(struct ckpt_tree *t)
 {
 	free(t->m);
 	t->m = NULL;
+	free(t->sums);
+	t->sums = NULL;
 	t->nr = 0;
 }
 
@@ -277,12 +279,20 @@ static int checkpoint_once(int dev, struct ckpt_checkpoint_tree *a, int dfd,
 	ret = create_images(dfd, t, mem, err);
 	if (ret)
 		return ret;
+	if (a->flags & CKPT_CHECKPOINT_DIGESTS) {
+		free(t->sums);
+		t->sums = calloc(t->nr, sizeof(*t->sums));
+		if (!t->sums)
+			return ckpt_err_set(err, ENOMEM, "out of memory");
+		a->digests = (uintptr_t)t->sums;
+	}
 	a->members = (uintptr_t)mem;
 	a->nr_members = t->nr;
 	a->errmsg = (uintptr_t)msg;
 	a->errmsg_len = sizeof(msg);
 	ret = ckpt_dev_checkpoint_tree(dev, a);
 	a->errmsg = 0;
+	a->digests = 0;
 	if (ret)
 		return ckpt_err_set(err, -ret, "%s (%s)", *msg ? msg : strerror(-ret),
 				    strerror(-ret));

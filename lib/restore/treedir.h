@@ -41,6 +41,8 @@ struct ckpt_tree {
 	uint8_t id[CKPT_TREE_ID_LEN];
 	uint32_t nr;
 	struct ckpt_tree_member_ent *m;	/* [nr], parents before children */
+	/* [nr]: each image's SHA-256, when asked (CKPT_CHECKPOINT_DIGESTS) */
+	uint8_t (*sums)[CKPT_DIGEST_LEN];
 };
 
 /*

@@ -439,6 +439,69 @@ TEST_F(tree, continues)
 	EXPECT_TRUE(all_progress(self));
 }
 
+/* Each image's SHA-256 as sha256sum computes it from the file. */
+static bool digests_match(FIXTURE_DATA(tree) *self,
+			  const __u8 (*sums)[CKPT_DIGEST_LEN],
+			  struct __test_metadata *_metadata)
+{
+	char cmd[128], hex[2 * CKPT_DIGEST_LEN + 1], want[sizeof(hex)];
+	int i, j;
+
+	for (i = 0; i < NR; i++) {
+		FILE *p;
+
+		snprintf(cmd, sizeof(cmd), "sha256sum < %s", self->image[i]);
+		p = popen(cmd, "r");
+		if (!p || !fgets(want, sizeof(want), p)) {
+			if (p)
+				pclose(p);
+			return false;
+		}
+		pclose(p);
+		for (j = 0; j < CKPT_DIGEST_LEN; j++)
+			snprintf(hex + 2 * j, 3, "%02x", sums[i][j]);
+		EXPECT_STREQ(want, hex) TH_LOG("member %d", i);
+	}
+	return true;
+}
+
+/*
+ * CKPT_CHECKPOINT_DIGESTS: each image's SHA-256 as the engine wrote it,
+ * pages staged and written after the thaw (continue) or while frozen
+ * (kill), is the file's.
+ */
+TEST_F(tree, digests_are_the_images)
+{
+	__u8 sums[NR][CKPT_DIGEST_LEN];
+	struct ckpt_checkpoint one = { .flags = CKPT_CHECKPOINT_DIGESTS };
+	int i;
+
+	CKPT_SETUP_SKIPPED();
+	memset(sums, 0, sizeof(sums));
+	self->a.flags = CKPT_CHECKPOINT_DIGESTS;
+	self->a.digests = (unsigned long)sums;
+	ASSERT_EQ(0, tree_ioctl(self)) TH_LOG("%s", self->msg);
+	EXPECT_TRUE(digests_match(self, (const __u8 (*)[CKPT_DIGEST_LEN])sums,
+				  _metadata));
+	EXPECT_TRUE(all_progress(self));
+	for (i = 0; i < NR; i++)
+		ASSERT_EQ(0, ftruncate(self->fd[i], 0));
+	for (i = 0; i < NR; i++)
+		lseek(self->fd[i], 0, SEEK_SET);
+	set_members(self, in_order, NR);
+	memset(sums, 0, sizeof(sums));
+	self->a.flags = CKPT_CHECKPOINT_DIGESTS | CKPT_CHECKPOINT_KILL;
+	self->a.digests = (unsigned long)sums;
+	ASSERT_EQ(0, tree_ioctl(self)) TH_LOG("%s", self->msg);
+	EXPECT_TRUE(digests_match(self, (const __u8 (*)[CKPT_DIGEST_LEN])sums,
+				  _metadata));
+	EXPECT_TRUE(images_agree(self, _metadata));
+	/* A tree's only. */
+	one.pid = getpid();
+	one.fd = self->fd[0];
+	EXPECT_EQ(-EINVAL, ioctl(self->dev, CKPT_IOC_CHECKPOINT, &one) ? -errno : 0);
+}
+
 TEST_F(tree, kill)
 {
 	int i;
@@ -1113,8 +1176,14 @@ TEST_F(tree, bad_arguments)
 	self->a.nr_members = CKPT_TREE_MAX_MEMBERS + 1;
 	EXPECT_REFUSED(-EINVAL, "nr_members");
 	set_members(self, in_order, NR);
-	self->a.reserved[3] = 1;
+	self->a.reserved[2] = 1;
 	EXPECT_REFUSED(-EINVAL, "reserved");
+	set_members(self, in_order, NR);
+	self->a.flags = CKPT_CHECKPOINT_DIGESTS;
+	EXPECT_REFUSED(-EINVAL, "digests");
+	set_members(self, in_order, NR);
+	self->a.digests = (unsigned long)self->msg;
+	EXPECT_REFUSED(-EINVAL, "digests");
 	set_members(self, in_order, NR);
 	self->m[2].ns_pid = 1;
 	EXPECT_REFUSED(-EINVAL, "ns_pid must be 0");

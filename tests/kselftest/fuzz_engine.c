@@ -373,6 +373,7 @@ static int tree_try(int dev, pid_t target, int fd, struct ckpt_tree_member *m,
 					 0x7ffffffff000ULL };
 	static const uint64_t times[] = { 0, 1, CKPT_TIMEOUT_MAX_MS,
 					  CKPT_TIMEOUT_MAX_MS + 1 };
+	static uint8_t sums[CKPT_TREE_MAX_MEMBERS][CKPT_DIGEST_LEN];
 	struct ckpt_checkpoint_tree a = {};
 	unsigned int i, nr;
 
@@ -392,12 +393,17 @@ static int tree_try(int dev, pid_t target, int fd, struct ckpt_tree_member *m,
 		m[i].ns_pid = next_rand() % 16 ? 0 : next_rand();
 	}
 	a.members = next_rand() % 8 ? (uintptr_t)m : pick(ptrs, 5);
-	a.flags = next_rand() % 4 ? next_rand() % 32 : next_rand();
+	a.flags = next_rand() % 4 ? next_rand() % 64 : next_rand();
+	/* Mostly where the flag says, room for every member; else anything. */
+	if (next_rand() % 8)
+		a.digests = a.flags & CKPT_CHECKPOINT_DIGESTS ? (uintptr_t)sums : 0;
+	else
+		a.digests = pick(ptrs, 5);
 	a.timeout_ms = pick(times, 4);
 	a.errmsg = next_rand() % 8 ? (uintptr_t)msg : pick(ptrs, 5);
 	a.errmsg_len = next_rand() % 8 ? 256 : next_rand();
 	if (!(next_rand() % 16))
-		a.reserved[next_rand() % 4] = next_rand();
+		a.reserved[next_rand() % 3] = next_rand();
 	return ioctl(dev, CKPT_IOC_CHECKPOINT_TREE, &a) ? -errno : 0;
 }
 

@@ -149,12 +149,15 @@ sleep 3
 # On node1 itself, watching before the checkpoint starts: ckptd killed
 # within 0.1 s of its worker making the share's directory. Watched from
 # node0, through a new ssh each time, the share was whole before the kill
-# on a fast machine.
-ssh node1 "for i in \$(seq 1200); do
+# on a fast machine. The checkpoint starts once the watcher is looking:
+# an ssh session can take longer to start under TCG than the whole
+# checkpoint (since the engine hashes the images as it writes them).
+rm -f "$shared/watching"
+ssh node1 "touch '$shared/watching'; for i in \$(seq 1200); do
 	ls -d '$snap/$hjob/'*.tmp/node1 > /dev/null 2>&1 && exec pkill -KILL -x ckptd
 	sleep 0.1; done; exit 1" &
 watcher=$!
-sleep 1
+ktap_poll 60 test -e "$shared/watching" || ktap_note "the watcher on node1 did not start"
 "$bin/ckpt" job "$hjob" > /dev/null 2> "$shared/h1.err" &
 hc=$!
 wait "$watcher" || ktap_note "node1's ckptd was not killed"

@@ -252,7 +252,10 @@
  *            __u64 frozen_ns;      out: from the first freeze to the last thaw
  *            __u64 total_ns;       out: time the whole call took
  *            __u8  id[16];         out: the TREE sections' id
- *            __u64 reserved[4];    in:  must be 0
+ *            __u64 digests;        in:  with CKPT_CHECKPOINT_DIGESTS, a
+ *                                       user buffer of nr_members x
+ *                                       CKPT_DIGEST_LEN bytes; else 0
+ *            __u64 reserved[3];    in:  must be 0
  *        };
  *
  * 2. The generic-netlink family CKPT_GENL_NAME, version CKPT_GENL_VERSION.
@@ -316,8 +319,17 @@ enum ckpt_checkpoint_flags {
 	 * TREE section says CKPT_TREE_ROOT); every other rule holds.
 	 */
 	CKPT_CHECKPOINT_ROOTS	= 1 << 4,
-	__CKPT_CHECKPOINT_F_ALL	= (1 << 5) - 1,
+	/*
+	 * A tree's only: the SHA-256 of every byte written to each member's
+	 * image descriptor, computed as it is written, goes to @digests
+	 * (member order) once all are complete, so that a caller recording
+	 * them (ckptd's snapshot metadata) need not read the images back.
+	 */
+	CKPT_CHECKPOINT_DIGESTS	= 1 << 5,
+	__CKPT_CHECKPOINT_F_ALL	= (1 << 6) - 1,
 };
+
+#define CKPT_DIGEST_LEN		32	/* SHA-256 */
 
 struct ckpt_checkpoint {
 	__u32 pid;
@@ -453,7 +465,8 @@ struct ckpt_checkpoint_tree {
 	__u64 frozen_ns;
 	__u64 total_ns;
 	__u8 id[CKPT_TREE_ID_LEN];
-	__u64 reserved[4];
+	__u64 digests;
+	__u64 reserved[3];
 };
 
 #define CKPT_IOC_CHECKPOINT_TREE	_IOWR(CKPT_IOC_MAGIC, 0x0A, struct ckpt_checkpoint_tree)
