@@ -113,6 +113,7 @@ struct ckptd {
 	struct job *jobs;
 	struct worker *workers;
 	unsigned int inspects;		/* inspect workers running */
+	struct event *joins_ev;		/* joins held back: tried again */
 };
 
 /* ckptd.c */
@@ -142,6 +143,11 @@ void conn_set_detached(struct conn *c, const char *job, const char *mode,
 struct worker *conn_worker(const struct conn *c);
 struct conn *conn_next(const struct conn *c);
 int conn_fd(const struct conn *c);
+/* A join of @pid to job @job held back (job.c); one per connection. */
+void conn_hold_join(struct conn *c, const char *job, pid_t pid);
+/* The job of the join @c holds back, its pid and since when; NULL: none. */
+const char *conn_held_join(const struct conn *c, pid_t *pid, uint64_t *since_ns);
+void conn_release_join(struct conn *c);
 
 /* job.c */
 int job_load_all(struct ckptd *d);
@@ -175,6 +181,14 @@ json_t *job_info(const struct job *j);
  */
 void job_mark_stopped(const struct job *j, bool on);
 void job_resume_cut(struct ckptd *d);
+/*
+ * In a worker: no process joins the job on this node from now until
+ * job_let_joins() (ckptd.md, "Joins during a checkpoint"); @killed: its
+ * processes were killed, and the joins held back are refused once they
+ * are gone.
+ */
+void job_hold_joins(const struct job *j);
+void job_let_joins(const struct job *j, bool killed);
 void job_reap(struct ckptd *d);
 void op_run(struct conn *c, const json_t *req);
 void op_ls(struct conn *c, const json_t *req);

@@ -35,6 +35,11 @@ struct conn {
 		const char *mode;
 		unsigned int timeout_s;
 	} detached;
+	struct {		/* a join held back by a checkpoint */
+		char job[CKPTD_JOB_ID_LEN + 1];	/* "": none */
+		pid_t pid;
+		uint64_t since_ns;
+	} held;
 	struct conn *next;
 };
 
@@ -111,6 +116,27 @@ void conn_set_detached(struct conn *c, const char *job, const char *mode,
 	snprintf(c->detached.job, sizeof(c->detached.job), "%s", job);
 	c->detached.mode = mode;
 	c->detached.timeout_s = timeout_s;
+}
+
+void conn_hold_join(struct conn *c, const char *job, pid_t pid)
+{
+	snprintf(c->held.job, sizeof(c->held.job), "%s", job);
+	c->held.pid = pid;
+	c->held.since_ns = ckptd_now_ns();
+}
+
+const char *conn_held_join(const struct conn *c, pid_t *pid, uint64_t *since_ns)
+{
+	if (!c->held.job[0])
+		return NULL;
+	*pid = c->held.pid;
+	*since_ns = c->held.since_ns;
+	return c->held.job;
+}
+
+void conn_release_join(struct conn *c)
+{
+	c->held.job[0] = '\0';
 }
 
 void conn_close(struct conn *c)

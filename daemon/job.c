@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -130,6 +131,12 @@ struct job *job_new(struct ckptd *d, const char *id, uid_t uid, gid_t gid,
 	return j;
 }
 
+/* The lock a checkpoint holds against joins (job_hold_joins()). */
+static void joins_path(const struct job *j, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/jobs/%s.joins", CKPTD_STATE, j->id);
+}
+
 void job_drop(struct ckptd *d, struct job *j)
 {
 	char path[PATH_MAX];
@@ -143,6 +150,8 @@ void job_drop(struct ckptd *d, struct job *j)
 	snprintf(path, sizeof(path), "%s/jobs/%s.json", CKPTD_STATE, j->id);
 	unlink(path);
 	job_mark_stopped(j, false);
+	joins_path(j, path, sizeof(path));
+	unlink(path);
 	if (!cgroup_path(j, NULL, path, sizeof(path)))
 		rmdir(path);
 	json_decref(j->cmd);
@@ -454,6 +463,68 @@ void job_mark_stopped(const struct job *j, bool on)
 	}
 }
 
+/*
+ * Joins during a checkpoint (ckptd.md): the worker taking the job's share
+ * here holds the job's .joins file locked, exclusively, from its first
+ * look at the job's processes until their fate (continue, stop, kill) is
+ * applied; a join takes it shared, without waiting, around its write to
+ * cgroup.procs, and is held back while it cannot. So no process enters
+ * the job between the look and the freeze, where it would be in no image
+ * and outlive a --kill. A worker that dies lets go with its descriptor.
+ */
+static int joins_fd = -1;	/* a worker's hold: one checkpoint at a time */
+static char joins_job[CKPTD_JOB_ID_LEN + 1];	/* of this job */
+
+void job_hold_joins(const struct job *j)
+{
+	char path[PATH_MAX];
+
+	if (joins_fd >= 0 && !strcmp(joins_job, j->id))
+		return;
+	/* Still held for another job (its let-go missed): let go now. */
+	if (joins_fd >= 0)
+		close(joins_fd);
+	joins_path(j, path, sizeof(path));
+	joins_fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+	/* No lock, no hold: the engine's own checks stand, as before. */
+	if (joins_fd >= 0 && flock(joins_fd, LOCK_EX)) {
+		close(joins_fd);
+		joins_fd = -1;
+	}
+	snprintf(joins_job, sizeof(joins_job), "%s", j->id);
+}
+
+void job_let_joins(const struct job *j, bool killed)
+{
+	int i;
+
+	if (joins_fd < 0)
+		return;
+	/* Killed: gone before a join held back looks (5 s at most). */
+	for (i = 0; killed && i < 500 && job_running(j); i++)
+		usleep(10000);
+	close(joins_fd);
+	joins_fd = -1;
+}
+
+/* 0: @pid is in @j now; -EAGAIN: a checkpoint holds joins back; -errno. */
+static int join_try(struct ckptd *d, const struct job *j, pid_t pid)
+{
+	char path[PATH_MAX];
+	int fd, ret;
+
+	joins_path(j, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_SH | LOCK_NB))
+		ret = errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	else
+		ret = job_add_pid(d, j, pid);
+	close(fd);
+	return ret;
+}
+
 void job_resume_cut(struct ckptd *d)
 {
 	char path[PATH_MAX];
@@ -671,16 +742,85 @@ struct join {
 	char coordinator[HOST_NAME_MAX + 1];
 };
 
-/* Moves @jn's caller into @j: the reply to the joiner. */
+/* A join held back waits this long at most: a checkpoint's longest, and more. */
+#define JOIN_HOLD_MAX_S		(CKPT_TIMEOUT_MAX_MS / 1000 + 300)
+
+static void join_answer(struct conn *c, const char *id, pid_t pid, int ret)
+{
+	if (ret == -EAGAIN)
+		conn_fail(c, "join: job %s: a checkpoint held joins back for more than %d s",
+			  id, JOIN_HOLD_MAX_S);
+	else if (ret == -ESRCH)
+		conn_fail(c, "join: job %s ended with the checkpoint this join waited for (killed, or its processes here gone)",
+			  id);
+	else if (ret)
+		conn_fail(c, "join: cannot put process %d into job %s: %s",
+			  (int)pid, id, strerror(-ret));
+	else
+		conn_reply(c, json_pack("{s:s}", "job", id));
+}
+
+/* The joins held back, tried again every 100 ms while any is left. */
+static void joins_again(evutil_socket_t fd, short what, void *arg)
+{
+	const struct timeval later = { 0, 100000 };
+	char job[CKPTD_JOB_ID_LEN + 1];
+	struct ckptd *d = arg;
+	struct conn *c, *next;
+	uint64_t since;
+	bool more = false;
+	const char *id;
+	struct job *j;
+	pid_t pid;
+	int ret;
+
+	(void)fd;
+	(void)what;
+	for (c = d->conns; c; c = next) {
+		next = conn_next(c);
+		id = conn_held_join(c, &pid, &since);
+		if (!id)
+			continue;
+		snprintf(job, sizeof(job), "%s", id);
+		j = job_find(d, job);
+		/* It ran when the join came: not now is an end, not a start. */
+		ret = !j || !job_running(j) ? -ESRCH : join_try(d, j, pid);
+		if (ret == -EAGAIN &&
+		    ckptd_now_ns() - since < JOIN_HOLD_MAX_S * 1000000000ULL) {
+			more = true;
+			continue;
+		}
+		ckptd_log(d, 1, "job %s: the join of pid %d, held back by a checkpoint, %s",
+			  job, (int)pid, ret ? "refused" : "done");
+		conn_release_join(c);
+		join_answer(c, job, pid, ret);
+	}
+	if (more)
+		evtimer_add(d->joins_ev, &later);
+}
+
+/* Moves @jn's caller into @j, or holds it back while a checkpoint looks. */
 static void join_move(struct conn *c, struct job *j, pid_t pid)
 {
-	int ret = job_add_pid(conn_daemon(c), j, pid);
+	const struct timeval later = { 0, 100000 };
+	struct ckptd *d = conn_daemon(c);
+	int ret = join_try(d, j, pid);
 
-	if (ret)
-		conn_fail(c, "join: cannot put process %d into job %s: %s",
-			  (int)pid, j->id, strerror(-ret));
-	else
-		conn_reply(c, json_pack("{s:s}", "job", j->id));
+	if (ret != -EAGAIN) {
+		join_answer(c, j->id, pid, ret);
+		return;
+	}
+	if (!d->joins_ev)
+		d->joins_ev = evtimer_new(d->base, joins_again, d);
+	if (!d->joins_ev) {
+		conn_fail(c, "join: job %s: a checkpoint is under way, try again", j->id);
+		return;
+	}
+	ckptd_log(d, 1, "job %s: the join of pid %d waits for the checkpoint under way",
+		  j->id, (int)pid);
+	conn_hold_join(c, j->id, pid);
+	if (!evtimer_pending(d->joins_ev, NULL))
+		evtimer_add(d->joins_ev, &later);
 }
 
 static void join_worker(struct ckptd *d, struct job *unused, int out, void *arg)

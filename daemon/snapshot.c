@@ -411,6 +411,7 @@ static void apply_action(const struct job *j, const char *action)
 	else if (strcmp(action, "stop"))
 		job_signal(j, SIGCONT);	/* continue, abort, or no word */
 	job_mark_stopped(j, false);
+	job_let_joins(j, !strcmp(action, "kill"));
 }
 
 /* Node @node's TCP ends to other nodes (@ends, taken), for tcp_join(). */
@@ -467,6 +468,8 @@ static int snap_take(struct snap *s, int dev, struct ckpt_err *err)
 {
 	const struct ckpt_roots roots = { .find = snap_roots, .arg = s };
 
+	/* Let go once the processes' fate is applied: apply_action(), one_node(). */
+	job_hold_joins(s->j);
 	return ckpt_trees_checkpoint(dev, &s->a, &roots, s->treedir, &s->t,
 				     &s->res, err);
 }
@@ -692,6 +695,8 @@ static int one_node(struct snap *s, int dev, struct ckpt_err *err)
 	if (s->j->outside_close)
 		s->a.flags |= CKPT_CHECKPOINT_PEERS_AWAY;
 	ret = snap_take(s, dev, err);
+	/* The engine has continued, stopped or killed them: joins may go on. */
+	job_let_joins(s->j, !ret && s->a.flags & CKPT_CHECKPOINT_KILL);
 	if (ret || !s->j->outside_close)
 		return ret;
 	ends = tcp_ends(s->treedir, &s->t, err);

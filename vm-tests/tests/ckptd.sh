@@ -35,6 +35,8 @@
 # restarted with both counting on, and checkpointed again; three trees in
 # an IPC namespace of their own (one an orphan in the first one's session)
 # come back in one new one, with its segment, each in its session.
+# A process that joins the job (ckpt-join) while a checkpoint is under way
+# waits for its end: joins after a continue, is refused after a --kill.
 #
 # Topology: one node, no network.
 # kernels: 6.1
@@ -152,7 +154,7 @@ kill_cycle() {
 	ktap_check "$2 exits as its killed job: 137" test "$rc" = 137
 }
 
-ktap_plan 57
+ktap_plan 61
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -521,6 +523,85 @@ ktap_check "on a terminal ckpt job shows its phases, bytes and rate, then the re
 	 ! grep -aq 'MB/s' '$tmp/p' && grep -aq '\"verify_us\"' '$tmp/p'"
 kill "$mrunner" 2> /dev/null || true
 pkill -KILL -f "$memhog" 2> /dev/null || true
+
+# Joins during a checkpoint (ckptd.md): a process joining the job while a
+# checkpoint looks at its processes waits until their fate is applied.
+# holdcb holds each checkpoint in its libckpt callback until the test says
+# go; a ckpt-join started meanwhile has still not run its command 2 s on
+# (unheld, it would at once). After a continue it joins: in no process of
+# that snapshot, in the next one's. After a --kill it is refused, its
+# command never run.
+holdcb=$CKPT_TOP/build/tests/workloads/holdcb
+hd=$tmp/hold
+mkdir -p "$hd"
+"$bin/ckpt-run" "$holdcb" "$hd" > "$hd/out" 2> "$hd/err" &
+hrunner=$!
+ktap_poll 30 grep -q ready "$hd/out" || true
+hjob=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$hd/err")
+# held_checkpoint ARGS: ckpt job ARGS in the background ($hck), held in
+# the callback until go().
+held_checkpoint() {
+	rm -f "$hd/asked" "$hd/go"
+	"$bin/ckpt" job "$hjob" "$@" > "$hd/job.out" 2> "$hd/job.err" &
+	hck=$!
+	ktap_poll 30 test -e "$hd/asked" || true
+}
+# let_go: the callback returns; the checkpoint's status in $hrc.
+let_go() {
+	hrc=0
+	touch "$hd/go"
+	wait "$hck" || hrc=$?
+}
+# join_meanwhile: a ckpt-join of a sleep ($joiner), given 2 s.
+join_meanwhile() {
+	"$bin/ckpt-join" "$hjob" -- sleep 302 > "$hd/join.out" 2> "$hd/join.err" &
+	joiner=$!
+	sleep 2
+}
+# waiting: the joiner is ckpt-join still, not in the job.
+waiting() {
+	test "$(cat "/proc/$joiner/comm")" = ckpt-join &&
+	! grep -qx "$joiner" "/sys/fs/cgroup/ckpt/$hjob/cgroup.procs"
+}
+# in_latest PID: whether the job's newest snapshot has process PID.
+in_latest() {
+	python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))
+pids = [p["pid"] for n in m["nodes"] for t in n["trees"] for p in t["members"]]
+sys.exit(0 if int(sys.argv[2]) in pids else 1)' "$snap/$hjob/latest/meta.json" "$1"
+}
+# joined_after: the checkpoint made its snapshot without the joiner, which
+# then joined; the next snapshot has it.
+joined_after() {
+	test "$hrc" = 0 && ! in_latest "$joiner" &&
+	ktap_poll 30 sh -c "test \"\$(cat /proc/$joiner/comm)\" = sleep" &&
+	grep -qx "$joiner" "/sys/fs/cgroup/ckpt/$hjob/cgroup.procs" &&
+	held_checkpoint && let_go && test "$hrc" = 0 && in_latest "$joiner"
+}
+# refused_after: the --kill made its snapshot; the joiner was refused by
+# name and its sleep never ran; ckpt-run ended as its killed job.
+refused_after() {
+	local rc=0 rrc=0
+	wait "$joiner" || rc=$?
+	wait "$hrunner" || rrc=$?
+	cat "$hd/join.err"
+	test "$hrc" = 0 && test "$rc" != 0 && test "$rrc" = 137 &&
+	grep -q "job $hjob ended with the checkpoint this join waited for" "$hd/join.err" &&
+	! pgrep -x -f "sleep 302"
+}
+held_checkpoint
+join_meanwhile
+ktap_check "a join during a checkpoint waits for it (2 s on, its command has not run)" waiting
+let_go
+ktap_check "the checkpoint over, it joins the job: in no process of that snapshot, in the next one's" \
+	joined_after
+kill "$joiner" 2> /dev/null || true
+wait "$joiner" 2> /dev/null || true
+held_checkpoint --kill
+join_meanwhile
+ktap_check "a join during a checkpoint --kill waits for it too" waiting
+let_go
+ktap_check "the job killed, the join is refused by name and its command never runs" refused_after
 
 ktap_note "ckptd's log:"
 ktap_note "$(tail -n 40 "$tmp/ckptd.log")"
