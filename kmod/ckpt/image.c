@@ -12,6 +12,7 @@
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/sched/signal.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 
@@ -99,6 +100,27 @@ void ckpt_writer_done(struct ckpt_writer *w)
 	w->auth = NULL;
 }
 
+/*
+ * Hashed a piece at a time: an arch's SHA-256 runs with preemption off
+ * for the length it is given, and a write may be a megabyte.
+ */
+static int digest_update(struct shash_desc *d, const void *buf, size_t len)
+{
+	size_t n;
+	int ret;
+
+	while (len) {
+		n = min_t(size_t, len, SZ_64K);
+		ret = crypto_shash_update(d, buf, n);
+		if (ret)
+			return ret;
+		buf += n;
+		len -= n;
+		cond_resched();
+	}
+	return 0;
+}
+
 static int write_all(struct ckpt_writer *w, const void *buf, size_t len)
 {
 	ssize_t ret;
@@ -115,7 +137,7 @@ static int write_all(struct ckpt_writer *w, const void *buf, size_t len)
 			return ret;
 		if (!ret)
 			return -EIO;
-		if (w->digest && crypto_shash_update(w->digest, buf, ret))
+		if (w->digest && digest_update(w->digest, buf, ret))
 			return -EIO;
 		buf += ret;
 		len -= ret;

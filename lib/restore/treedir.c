@@ -351,6 +351,19 @@ static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
 			return ckpt_err_set(err, ENOMEM, "out of memory");
 		ret = checkpoint_once(dev, a, dfd, t, *res, err);
 		close_images(t, *res);
+		/*
+		 * An engine older than CKPT_CHECKPOINT_DIGESTS: without them
+		 * (the caller reads the images back instead), once.
+		 */
+		if (ret == -EINVAL && a->flags & CKPT_CHECKPOINT_DIGESTS) {
+			a->flags &= ~CKPT_CHECKPOINT_DIGESTS;
+			free(*res);
+			*res = NULL;
+			clear_tmp(dfd, t);
+			ckpt_tree_free(t);
+			try--;
+			continue;
+		}
 		if (ret != -EBUSY && ret != -ESRCH && ret != -EAGAIN)
 			break;
 		free(*res);
