@@ -500,8 +500,8 @@ void job_let_joins(const struct job *j, bool killed)
 
 	if (joins_fd < 0)
 		return;
-	/* Killed: gone before a join held back looks (5 s at most). */
-	for (i = 0; killed && i < 500 && job_running(j); i++)
+	/* Killed: gone before a join held back looks (a minute at most). */
+	for (i = 0; killed && i < 6000 && job_running(j); i++)
 		usleep(10000);
 	close(joins_fd);
 	joins_fd = -1;
@@ -742,8 +742,11 @@ struct join {
 	char coordinator[HOST_NAME_MAX + 1];
 };
 
-/* A join held back waits this long at most: a checkpoint's longest, and more. */
-#define JOIN_HOLD_MAX_S		(CKPT_TIMEOUT_MAX_MS / 1000 + 300)
+/*
+ * A join held back waits this long at most: a checkpoint's longest, and
+ * for several nodes the gather and commit a stop or kill waits for.
+ */
+#define JOIN_HOLD_MAX_S		3600
 
 static void join_answer(struct conn *c, const char *id, pid_t pid, int ret)
 {
@@ -804,8 +807,16 @@ static void join_move(struct conn *c, struct job *j, pid_t pid)
 {
 	const struct timeval later = { 0, 100000 };
 	struct ckptd *d = conn_daemon(c);
-	int ret = join_try(d, j, pid);
+	uint64_t since;
+	pid_t held;
+	int ret;
 
+	/* ckpt-join asks once; a second ask would leave the first unanswered. */
+	if (conn_held_join(c, &held, &since)) {
+		conn_fail(c, "join: one join at a time on a connection");
+		return;
+	}
+	ret = join_try(d, j, pid);
 	if (ret != -EAGAIN) {
 		join_answer(c, j->id, pid, ret);
 		return;

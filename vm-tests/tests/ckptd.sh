@@ -558,10 +558,18 @@ join_meanwhile() {
 	joiner=$!
 	sleep 2
 }
-# waiting: the joiner is ckpt-join still, not in the job.
+# waiting: ckptd has the join and holds it back; the joiner is ckpt-join
+# still, not in the job.
 waiting() {
+	ktap_poll 30 grep -q "job $hjob: the join of pid $joiner waits for the checkpoint under way" \
+		"$tmp/ckptd.log" &&
 	test "$(cat "/proc/$joiner/comm")" = ckpt-join &&
 	! grep -qx "$joiner" "/sys/fs/cgroup/ckpt/$hjob/cgroup.procs"
+}
+# ended PID: PID has ended (60 s at most; killed then), and its status.
+ended() {
+	ktap_poll 60 sh -c "! kill -0 $1 2> /dev/null" || kill -KILL "$1" 2> /dev/null
+	wait "$1"
 }
 # in_latest PID: whether the job's newest snapshot has process PID.
 in_latest() {
@@ -582,8 +590,8 @@ joined_after() {
 # name and its sleep never ran; ckpt-run ended as its killed job.
 refused_after() {
 	local rc=0 rrc=0
-	wait "$joiner" || rc=$?
-	wait "$hrunner" || rrc=$?
+	ended "$joiner" || rc=$?
+	ended "$hrunner" || rrc=$?
 	cat "$hd/join.err"
 	test "$hrc" = 0 && test "$rc" != 0 && test "$rrc" = 137 &&
 	grep -q "job $hjob ended with the checkpoint this join waited for" "$hd/join.err" &&
