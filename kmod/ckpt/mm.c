@@ -1214,16 +1214,13 @@ static void cannot_write(const struct ckpt_img_pages *p,
 	name_pages("cannot write", p, vmas, nr_vmas, why);
 }
 
-int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
-		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
-		    const struct path *root, const struct ckpt_objfiles *of,
-		    const u8 *vdso_proxy, bool lazy, struct ckpt_why *why)
+/* The image's mappings, once the restarter's own are gone. */
+static int map_all(const struct ckpt_img_vma *vmas, u32 nr_vmas,
+		   const struct path *root, const struct ckpt_objfiles *of,
+		   struct ckpt_why *why)
 {
 	struct mm_struct *mm = current->mm;
 	struct sysv_atts sa = {};
-	struct ckpt_sect s;
-	struct fill *f;
-	void *payload;
 	int ret, pass;
 	u32 i;
 
@@ -1255,22 +1252,96 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		}
 	}
 	drop_sysv(&sa, true);
-	if (ret)
+	return ret;
+}
+
+/*
+ * One PAGES section (header @s read): queued for the fill workers when it
+ * can be read where it lies, written now when it came inline, left to
+ * the page server when lazy.
+ */
+static int fill_sect(struct fill *f, struct ckpt_reader *r,
+		     const struct ckpt_sect *s, const struct ckpt_img_vma *vmas,
+		     u32 nr_vmas, bool lazy, struct ckpt_why *why)
+{
+	struct ckpt_img_pages p = {};
+	void *payload;
+	loff_t defer;
+	size_t len;
+	int ret;
+
+	ret = ckpt_read_pages(r, s, &p, &payload, &defer);
+	/*
+	 * -EFAULT names the pages only when their header was accepted
+	 * (ckpt_read_pages() leaves it zero otherwise): the same errno comes
+	 * from reading the image (a FUSE server may send any), before the
+	 * header is read whole, or checked.
+	 */
+	if (ret) {
+		if (ret == -EFAULT && p.nr_pages)
+			cannot_write(&p, vmas, nr_vmas, why);
+		else
+			why->msg = r->st.why ?: "cannot read the image";
 		return ret;
-	if (vdso_proxy) {
-		ret = ckpt_vdso_proxy(proc, vdso_proxy, why);
-		if (ret)
-			return ret;
 	}
+	if (defer >= 0 && lazy && ckpt_img_vma_lazy(&vmas[p.vma]))
+		return 0;	/* the restarter's, from its verified image */
+	if (defer >= 0) {
+		f->items[f->nr++] = (struct fill_item) {
+			.pos = defer, .p = p, .csum = s->csum,
+		};
+		/* A failed batch is told by f->err, after the loop. */
+		if (f->nr == FILL_BATCH && fill_batch(f, r->pages))
+			return 1;
+		return 0;
+	}
+	if (!payload)
+		return 0;
+	len = (size_t)p.nr_pages << PAGE_SHIFT;
+	if (access_process_vm(current, p.addr, payload, len,
+			      FOLL_FORCE | FOLL_WRITE) != len) {
+		cannot_write(&p, vmas, nr_vmas, why);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/* What the fill workers found wrong, named by the memory it is. */
+static void fill_why(const struct fill *f, const struct ckpt_img_vma *vmas,
+		     u32 nr_vmas, struct ckpt_why *why)
+{
+	char what[64];
+
+	if (!f->bad.p.nr_pages) {
+		/* Killed waiting for the workers: no section to name. */
+		why->msg = f->why;
+		return;
+	}
+	if (f->err == -EFAULT) {
+		cannot_write(&f->bad.p, vmas, nr_vmas, why);
+		return;
+	}
+	if (f->why)
+		snprintf(what, sizeof(what), "%s, in the section of", f->why);
+	else
+		snprintf(what, sizeof(what), "cannot fill (%pe) the section of",
+			 ERR_PTR(f->err));
+	name_pages(what, &f->bad.p, vmas, nr_vmas, why);
+}
+
+/* Every PAGES section up to END, their pages where the image has them. */
+static int fill_all(struct ckpt_reader *r, const struct ckpt_img_vma *vmas,
+		    u32 nr_vmas, bool lazy, struct ckpt_why *why)
+{
+	struct ckpt_sect s;
+	struct fill *f;
+	void *payload;
+	int ret;
 
 	f = fill_init(r);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	for (;;) {
-		struct ckpt_img_pages p = {};
-		loff_t defer;
-		size_t len;
-
 		ret = ckpt_read_hdr(r, &s);
 		if (!ret && s.type == CKPT_SECT_END) {
 			ret = ckpt_read_payload(r, &s, &payload);
@@ -1279,38 +1350,17 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 				why->msg = r->st.why;
 			break;
 		}
-		if (!ret)
-			ret = ckpt_read_pages(r, &s, &p, &payload, &defer);
-		/*
-		 * -EFAULT names the pages only when their header was accepted
-		 * (ckpt_read_pages() leaves it zero otherwise): the same errno
-		 * comes from reading the image (a FUSE server may send any),
-		 * before the header is read whole, or checked.
-		 */
 		if (ret) {
-			if (ret == -EFAULT && p.nr_pages)
-				cannot_write(&p, vmas, nr_vmas, why);
-			else
-				why->msg = r->st.why ?: "cannot read the image";
+			why->msg = r->st.why ?: "cannot read the image";
 			goto out;
 		}
-		if (defer >= 0 && lazy && ckpt_img_vma_lazy(&vmas[p.vma])) {
-			/* The restarter's, from its verified image. */
-		} else if (defer >= 0) {
-			f->items[f->nr++] = (struct fill_item) {
-				.pos = defer, .p = p, .csum = s.csum,
-			};
-			if (f->nr == FILL_BATCH && fill_batch(f, r->pages))
-				break;
-		} else if (payload) {
-			len = (size_t)p.nr_pages << PAGE_SHIFT;
-			if (access_process_vm(current, p.addr, payload, len,
-					      FOLL_FORCE | FOLL_WRITE) != len) {
-				cannot_write(&p, vmas, nr_vmas, why);
-				ret = -EFAULT;
-				goto out;
-			}
+		ret = fill_sect(f, r, &s, vmas, nr_vmas, lazy, why);
+		if (ret > 0) {
+			ret = 0;
+			break;
 		}
+		if (ret)
+			goto out;
 		cond_resched();
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
@@ -1322,29 +1372,16 @@ int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
 		fill_batch(f, r->pages);
 	if (!ret && READ_ONCE(f->err)) {
 		ret = f->err;
-		if (!f->bad.p.nr_pages) {
-			/* Killed waiting for the workers: no section to name. */
-			why->msg = f->why;
-		} else if (ret == -EFAULT) {
-			cannot_write(&f->bad.p, vmas, nr_vmas, why);
-		} else {
-			char what[64];
-
-			/* Name the section by the memory it holds. */
-			if (f->why)
-				snprintf(what, sizeof(what), "%s, in the section of",
-					 f->why);
-			else
-				snprintf(what, sizeof(what), "cannot fill (%pe) the section of",
-					 ERR_PTR(ret));
-			name_pages(what, &f->bad.p, vmas, nr_vmas, why);
-		}
+		fill_why(f, vmas, nr_vmas, why);
 	}
 out:
 	fill_free(f);
-	if (ret)
-		return ret;
+	return ret;
+}
 
+/* The layout /proc/PID/stat and prctl(PR_SET_MM) show, and the auxv. */
+static void set_layout(struct mm_struct *mm, const struct ckpt_img_process *proc)
+{
 	mmap_write_lock(mm);
 	mm->start_code = proc->start_code;
 	mm->end_code = proc->end_code;
@@ -1362,5 +1399,21 @@ out:
 	mm->saved_auxv[ARRAY_SIZE(mm->saved_auxv) - 2] = AT_NULL;
 	mm->saved_auxv[ARRAY_SIZE(mm->saved_auxv) - 1] = 0;
 	mmap_write_unlock(mm);
-	return 0;
+}
+
+int ckpt_mm_restore(struct ckpt_reader *r, const struct ckpt_img_process *proc,
+		    const struct ckpt_img_vma *vmas, u32 nr_vmas,
+		    const struct path *root, const struct ckpt_objfiles *of,
+		    const u8 *vdso_proxy, bool lazy, struct ckpt_why *why)
+{
+	int ret;
+
+	ret = map_all(vmas, nr_vmas, root, of, why);
+	if (!ret && vdso_proxy)
+		ret = ckpt_vdso_proxy(proc, vdso_proxy, why);
+	if (!ret)
+		ret = fill_all(r, vmas, nr_vmas, lazy, why);
+	if (!ret)
+		set_layout(current->mm, proc);
+	return ret;
 }
