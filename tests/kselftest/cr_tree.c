@@ -766,8 +766,12 @@ static int tcp_pair_across_the_wrap(void)
 	 */
 	if (sent <= wrap_in || send(101, buf, 1000, MSG_DONTWAIT) <= 0)
 		return __LINE__;
-	/* Window probes bring it, a segment at a time: 10 s at most. */
-	for (n = 0; n < 1000 && (ioctl(100, SIOCINQ, &q) || !q); n++)
+	/*
+	 * Window probes bring it, a segment at a time, the persist timer
+	 * backing off: 30 s at most (10 s was not always enough with two VMs
+	 * on two CPUs).
+	 */
+	for (n = 0; n < 3000 && (ioctl(100, SIOCINQ, &q) || !q); n++)
 		usleep(10000);
 	return q > 0 ? 0 : __LINE__;
 }
