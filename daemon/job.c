@@ -747,6 +747,8 @@ struct join {
  * for several nodes the gather and commit a stop or kill waits for.
  */
 #define JOIN_HOLD_MAX_S		3600
+/* How often the joins held back are tried again. */
+static const struct timeval joins_retry = { 0, 100000 };
 
 static void join_answer(struct conn *c, const char *id, pid_t pid, int ret)
 {
@@ -766,7 +768,6 @@ static void join_answer(struct conn *c, const char *id, pid_t pid, int ret)
 /* The joins held back, tried again every 100 ms while any is left. */
 static void joins_again(evutil_socket_t fd, short what, void *arg)
 {
-	const struct timeval later = { 0, 100000 };
 	char job[CKPTD_JOB_ID_LEN + 1];
 	struct ckptd *d = arg;
 	struct conn *c, *next;
@@ -799,13 +800,12 @@ static void joins_again(evutil_socket_t fd, short what, void *arg)
 		join_answer(c, job, pid, ret);
 	}
 	if (more)
-		evtimer_add(d->joins_ev, &later);
+		evtimer_add(d->joins_ev, &joins_retry);
 }
 
 /* Moves @jn's caller into @j, or holds it back while a checkpoint looks. */
 static void join_move(struct conn *c, struct job *j, pid_t pid)
 {
-	const struct timeval later = { 0, 100000 };
 	struct ckptd *d = conn_daemon(c);
 	uint64_t since;
 	pid_t held;
@@ -831,7 +831,7 @@ static void join_move(struct conn *c, struct job *j, pid_t pid)
 		  j->id, (int)pid);
 	conn_hold_join(c, j->id, pid);
 	if (!evtimer_pending(d->joins_ev, NULL))
-		evtimer_add(d->joins_ev, &later);
+		evtimer_add(d->joins_ev, &joins_retry);
 }
 
 static void join_worker(struct ckptd *d, struct job *unused, int out, void *arg)
