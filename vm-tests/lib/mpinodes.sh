@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Unmodified MPI jobs over two nodes (Documentation/ckptd.md, "TCP between
-# nodes"), for mpi_nodes_openmpi.sh and mpi_nodes_mpich.sh (heat, one
-# library each, to keep within a test's limit) and mpi_nodes_a2a.sh
-# (alltoall, both libraries): 4 ranks of
+# nodes"), for mpi_nodes_openmpi.sh and mpi_nodes_mpich.sh (heat and
+# alltoall, one library each, to keep within a test's limit): 4 ranks of
 # tests/mpi/heat or tests/mpi/alltoall, two on each node, started with
 # the library's mpirun under ckpt-run on node0, which starts node1's part
 # through ckpt-ssh, so the job is ckptd's on both. Their TCP connections between the nodes (the TCP BTL
