@@ -178,9 +178,20 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 		if (opt == SYSV_OWN || opt == SYSV_HOST || opt == SYSV_UNDO ||
 		    opt == SYSV_HOST_UNDO)
 			sysv_objects(opt);
-		/* ZOMBIE: a child that exits with 7 at once, never reaped. */
-		if (opt == ZOMBIE && !fork())
-			_exit(7);
+		/*
+		 * ZOMBIE: a child that exits with 7 at once, never reaped;
+		 * waited for (WNOWAIT) so the tree is ready only once it is a
+		 * zombie (under load it had not run yet: no zombie found).
+		 */
+		if (opt == ZOMBIE) {
+			siginfo_t si;
+			pid_t z = fork();
+
+			if (!z)
+				_exit(7);
+			if (z < 0 || waitid(P_PID, z, &si, WEXITED | WNOWAIT))
+				_exit(9);
+		}
 		if (opt == SHARED_ANON) {
 			char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
