@@ -6,8 +6,7 @@
 #   make KVER=V       ... for another installed kernel (or KDIR=/path/build)
 #   make deps         install every Debian package the project needs
 #   make check        build everything, run host tests and the VM suites on
-#                     both kernel lines and a subset on the debug kernel;
-#                     ends with "N passed, N failed"
+#                     both kernel lines; ends with "N passed, N failed"
 #   make check-debug  the debug kernel's subset alone (KASAN, lockdep)
 #   make demo         the end-to-end demonstration in a VM
 #   make bench        ckpt against CRIU, side by side in one VM run
@@ -374,7 +373,8 @@ FIRST61_TESTS = $(DEBUG_TESTS)
 MPI_TESTS := mpi_node
 NODES_TESTS = $(shell vm-tests/suite -l | awk '$$2 ~ /^nodes=2(-|$$)/ { print $$1 }')
 # The engine fuzzer's time per case on the distro kernels, and on the
-# debug kernel, whose checkers see what a bad input does (20 s by default).
+# debug kernel (make check-debug), whose checkers see what a bad input
+# does (the program's default is 20 s).
 CHECK_FUZZ_SECONDS ?= 8
 DEBUG_FUZZ_SECONDS ?= 12
 

@@ -5,7 +5,8 @@
 # with KASAN, KFENCE and lockdep on, and a KASAN report or a lockdep report
 # in the guest fails the run (exit 125, the verdict naming the report), as
 # a WARNING does on the distro kernels (harness.sh). Without a built debug
-# kernel every point is skipped, never passed; make check builds it first.
+# kernel every point is skipped, never passed (as in CI's make check); make
+# check-debug or make debug-kernel builds it.
 #
 # One boot does it all (a debug boot is minutes under TCG): the guest
 # checks the checkers and the engine with a clean log first, then commits
