@@ -17,6 +17,9 @@
 # snapshot root in its own overlay (/var/lib/ckpt-own).
 # nodes: 2
 # kernels: 6.12
+# 381 s in a whole make check here (stop 48): a limit of 15 minutes, not
+# the default 10, for a slow day.
+# timeout: 900
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 

@@ -27,6 +27,9 @@
 # kernels: 6.12
 # (One kernel line: user space, whose engine paths the tree tests cover
 # on both; 6.12, to share its two-node boot with multinode.)
+# 465 s in a whole make check here (stop 48), 605 beside it with three
+# other guests: a limit of 15 minutes, not the default 10.
+# timeout: 900
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 
@@ -95,7 +98,7 @@ ktap_check "--hosts node0=node1,node1=node0: the shares swap nodes" sh -c \
 # node1's (daemon/ask.c), which checkpoints both shares: snapshot 4. The
 # MPI tests make it from a rank with CKPT_TEST_MPIX=1.
 ktap_check "a detached checkpoint asked on node0: passed to node1, which coordinates; snapshot 4" sh -c \
-	"python3 - '$job' <<'PYEOF'
+	"python3 - '$job' <<'PYEOF' &&
 import json, socket, struct, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.settimeout(20)
