@@ -22,7 +22,7 @@
 #include "image.h"
 #include "treedir.h"
 
-#define TREE_TRIES	5
+#define TREE_TRIES	8
 
 void ckpt_tree_free(struct ckpt_tree *t)
 {
@@ -370,10 +370,15 @@ static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
 		*res = NULL;
 		/*
 		 * Bytes moving (TCP, a pty) or a connection not accepted yet
-		 * when it froze: a moment later, longer each time.
+		 * when it froze: a moment later, longer each time. A member
+		 * exiting as it froze (-ESRCH: a shell loop's short-lived
+		 * children, all of five tries on a loaded machine): a
+		 * shorter moment, so the next look falls elsewhere in the loop.
 		 */
 		if (ret == -EAGAIN)
 			usleep(100000 * (try + 1));
+		else if (ret == -ESRCH)
+			usleep(37000 * (try + 1));
 	}
 	return ret;
 }
