@@ -232,17 +232,6 @@ static inline int fuse_start(struct fuse_srv *s, const char *image,
 	return 0;
 }
 
-/* Waits up to @ms for a request to be stalled: 0 or -ETIMEDOUT. */
-static inline int fuse_wait_stalled(struct fuse_srv *s, int ms)
-{
-	struct pollfd p = { .fd = s->stalled, .events = POLLIN };
-	char c;
-
-	if (poll(&p, 1, ms) != 1 || read(s->stalled, &c, 1) != 1)
-		return -ETIMEDOUT;
-	return 0;
-}
-
 /* Answers the stalled requests (EIO), and any later ones. */
 static inline void fuse_release(struct fuse_srv *s)
 {
