@@ -81,21 +81,7 @@ start_ckptd() {
 # A raw frame to ckptd: 4-byte length LEN (or the text's), then TEXT; the
 # reply's JSON on stdout.
 raw() {
-	python3 - "$CKPTD_SOCKET" "$1" "${2:-}" <<'PYEOF'
-import json, socket, struct, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.settimeout(20)
-s.connect(sys.argv[1])
-text = sys.argv[2].encode()
-n = int(sys.argv[3]) if sys.argv[3] else len(text)
-s.sendall(struct.pack("<I", n) + text)
-hdr = s.recv(4)
-n = struct.unpack("<I", hdr)[0]
-body = b""
-while len(body) < n:
-    body += s.recv(n - len(body))
-print(body.decode())
-PYEOF
+	python3 "$CKPT_TOP/vm-tests/lib/ckptd_raw.py" "$CKPTD_SOCKET" "$1" "${2:-}"
 }
 export -f raw
 

@@ -98,19 +98,9 @@ ktap_check "--hosts node0=node1,node1=node0: the shares swap nodes" sh -c \
 # node1's (daemon/ask.c), which checkpoints both shares: snapshot 4. The
 # MPI tests make it from a rank with CKPT_TEST_MPIX=1.
 ktap_check "a detached checkpoint asked on node0: passed to node1, which coordinates; snapshot 4" sh -c \
-	"python3 - '$job' <<'PYEOF' &&
-import json, socket, struct, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.settimeout(20)
-s.connect('/run/ckpt/ckptd.sock')
-text = ('{\"op\":\"checkpoint\",\"job\":\"%s\",\"detach\":true}' % sys.argv[1]).encode()
-s.sendall(struct.pack('<I', len(text)) + text)
-n = struct.unpack('<I', s.recv(4))[0]
-body = b''
-while len(body) < n:
-    body += s.recv(n - len(body))
-sys.exit(0 if json.loads(body).get('detached') is True else 1)
-PYEOF
+	"python3 '$CKPT_TOP/vm-tests/lib/ckptd_raw.py' /run/ckpt/ckptd.sock \
+		'{\"op\":\"checkpoint\",\"job\":\"$job\",\"detach\":true}' |
+	   grep -Eq '\"detached\": ?true' &&
 	 for i in \$(seq 300); do test -f '$snap/$job/4/meta.json' && break; sleep 0.5; done &&
 	 grep -q '\"node\": \"node0\"' '$snap/$job/4/meta.json' &&
 	 grep -q 'job $job: the detached checkpoint passed to its coordinator, node node1' '$shared/ckptd-node0.log'"
