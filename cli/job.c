@@ -40,6 +40,8 @@ static const struct field checkpoint_fields[] = {
 	{ "stopped_us", "stopped (us)" },	/* several nodes */
 	{ "commit_us", "commit (us)" },
 	{ "ended", "ended on" },	/* nodes whose share ended, now left */
+	{ "copies", "copies on" },	/* nodes that keep it too (copy.c) */
+	{ "copy_error", "no copy" },	/* why a node does not */
 	{}
 };
 

@@ -82,6 +82,10 @@ static int config_set(struct ckptd_config *cfg, const char *key,
 		if (strlen(val) >= sizeof(cfg->listen))
 			return -EINVAL;
 		snprintf(cfg->listen, sizeof(cfg->listen), "%s", val);
+	} else if (!strcmp(key, "copies")) {
+		cfg->copies = strtoul(val, &end, 10);
+		if (*end || !*val || cfg->copies > CKPTD_COPIES_MAX)
+			return -EINVAL;
 	} else if (!strcmp(key, "port")) {
 		cfg->port = strtoul(val, &end, 10);
 		if (*end || !*val || !cfg->port || cfg->port > 65535)
@@ -211,6 +215,7 @@ static int parse_args(struct ckptd *d, int argc, char **argv)
 	snprintf(d->cfg.socket, sizeof(d->cfg.socket), "%s", CKPTD_SOCKET);
 	d->cfg.log_level = 1;
 	d->cfg.port = CKPTD_PORT;
+	d->cfg.copies = 1;
 	if (config_read(&d->cfg, conf, conf_given))
 		return 1;
 	if (sock)

@@ -49,6 +49,8 @@
 #define CKPTD_MAX_INTERVAL	(7 * 24 * 3600)
 #define CKPTD_MAX_KEEP		1000
 #define CKPTD_MAX_NODES		64
+/* copies = N: at most this many other nodes keep each snapshot too. */
+#define CKPTD_COPIES_MAX	4
 /* How long a peer waits for a step of a coordinated checkpoint. */
 #define CKPTD_PEER_WAIT_S	120
 /* SEQ.tmp/.token: its random word tells a node it shares the root. */
@@ -70,6 +72,7 @@ struct ckptd_config {
 	int log_level;			/* log_level: 0 errors .. 2 debug */
 	char listen[64];		/* listen: the daemons' address, "" none */
 	unsigned int port;		/* port: theirs, cluster-wide */
+	unsigned int copies;		/* copies: other nodes that keep a snapshot too */
 };
 
 #define CKPTD_DIR_MAX	CKPT_META_DIR_MAX	/* a --dir: room for JOB/SEQ.tmp/NODE/0/PID.img */
@@ -223,6 +226,21 @@ bool snapshot_catch_up(struct ckptd *d, struct job *j);
 void snapshot_found_again(struct ckptd *d, struct job *j);
 /* A peer's share of a coordinated checkpoint, in a peer worker. */
 void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req);
+/* Snapshots of @j beyond its newest j->keep removed, the oldest first. */
+void snapshot_retain(struct ckptd *d, const struct job *j);
+
+/*
+ * copy.c: a committed snapshot kept whole on other nodes too, for nodes
+ * whose snapshot roots are their own (Documentation/ckptd.md, "Copies on
+ * other nodes"). Snapshot @seq of @j, in @dir, to the first copies (the
+ * configuration's) of @nodes, one after the other: the nodes that took a
+ * copy, in *@made; 0, or -errno with @err naming the first that did not.
+ */
+int copy_out(struct ckptd *d, const struct job *j, unsigned int seq,
+	     const char *dir, const char *const *nodes, json_t **made,
+	     struct ckpt_err *err);
+/* peer-copy, in a peer worker: a snapshot's copy received here. */
+void peer_copy(struct ckptd *d, struct peer *p, const json_t *req);
 
 /*
  * ask.c: a detached checkpoint request on a node that does not coordinate
@@ -245,6 +263,9 @@ int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size);
 
 /* restart.c */
 void op_restart(struct conn *c, const json_t *req);
+/* meta.json in @dir under a valid MAC, of the right shape: 0 or -errno. */
+int snapshot_meta_read(const struct ckptd *d, const char *dir, json_t **meta,
+		       struct ckpt_err *err);
 /*
  * The snapshot @dir names, for a request of @c: its real path in @abs and
  * its metadata, under a valid MAC, of the right shape and the caller's
@@ -401,6 +422,11 @@ int snapdir_root_check(const char *dir, uid_t uid, struct ckpt_err *err);
 int snapdir_open(struct snapdir *sd, const struct ckptd *d, const char *dir,
 		 const char *id, uid_t uid, bool create, struct ckpt_err *err);
 void snapdir_close(struct snapdir *sd);
+/*
+ * "latest" in job directory @dfd pointed at snapshot @seq (with
+ * @newer_only, unless it points at a newer one already): 0 or -errno.
+ */
+int snapdir_latest(int dfd, unsigned int seq, bool newer_only);
 /* @err's mentions of sd->path, as sd->shown: what the user knows. */
 void snapdir_shown(const struct snapdir *sd, struct ckpt_err *err);
 

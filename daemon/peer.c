@@ -16,6 +16,7 @@
  *   peer-checkpoint {job, seq, dir, ...} its share, then {action} (snapshot.c)
  *   peer-restart {job, dir, node, ...}   its share of a snapshot (restart.c)
  *   peer-ask {job, uid, node, mode, ...} a detached checkpoint (ask.c)
+ *   peer-copy {job, seq, keep, names}    a snapshot's copy (copy.c)
  * Each request also carries "proto" (proto.h), checked first.
  */
 #define _GNU_SOURCE
@@ -515,6 +516,8 @@ static void peer_serve(struct ckptd *d, struct job *unused, int out, void *arg)
 		peer_restart(d, p, req, out);
 	else if (op && !strcmp(op, "peer-ask"))
 		peer_ask(d, p, req, out);
+	else if (op && !strcmp(op, "peer-copy"))
+		peer_copy(d, p, req);
 	else if (op && !strcmp(op, "peer-ping"))	/* op_node's question */
 		peer_send(p, json_pack("{s:b}", "ok", 1), NULL);
 	else

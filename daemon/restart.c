@@ -54,8 +54,8 @@ struct restart {
 };
 
 /* meta.json under a valid MAC, of the right shape: 0 or -errno with @err. */
-static int read_meta(const struct ckptd *d, const char *dir, json_t **meta,
-		     struct ckpt_err *err)
+int snapshot_meta_read(const struct ckptd *d, const char *dir, json_t **meta,
+		       struct ckpt_err *err)
 {
 	char hex[2 * CKPTD_MAC_LEN + 1], *text = NULL, *want = NULL;
 	size_t len, wlen;
@@ -250,7 +250,7 @@ int snapshot_open(struct conn *c, const char *dir, char abs[PATH_MAX],
 			  dir && *dir == '/' ? strerror(errno) : "");
 		return -1;
 	}
-	if (read_meta(conn_daemon(c), abs, meta, &err)) {
+	if (snapshot_meta_read(conn_daemon(c), abs, meta, &err)) {
 		conn_fail(c, "%s", err.msg);
 		return -1;
 	}
@@ -936,7 +936,7 @@ static int share_prepare(struct ckptd *d, const char *id, const char *real,
 	char errbuf[256];
 	int ret;
 
-	ret = read_meta(d, real, meta, err);
+	ret = snapshot_meta_read(d, real, meta, err);
 	/* A snapshot of this job, not another one's found or shipped instead. */
 	if (!ret && strcmp(ckptd_msg_str(*meta, "job"), id))
 		ret = ckpt_err_set(err, EINVAL, "%s is a snapshot of job %s, not of job %s",

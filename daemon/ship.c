@@ -37,8 +37,9 @@
 #include "proto.h"
 
 #define SHIP_CHUNK	(256 * 1024)
-#define SHIP_MAX_FILES	4096
-#define SHIP_MAX_DIRS	64
+/* A stream's bounds: a whole snapshot's (a copy, copy.c), 64 nodes' shares. */
+#define SHIP_MAX_FILES	65536
+#define SHIP_MAX_DIRS	4096
 #define SHIP_TICK_S	20
 
 /* A stream's state, on either side. */
@@ -53,7 +54,7 @@ struct ship {
 	bool mid;	/* the sender's: within a file's bytes */
 	bool recurse;	/* the sender's: a directory with all it holds */
 	/* The receiver's */
-	char *dirs[SHIP_MAX_DIRS];
+	char **dirs;		/* SHIP_MAX_DIRS of them */
 	unsigned int ndirs;
 	bool sync;
 	int failed;	/* -errno here: the rest is read and dropped, the sender told */
@@ -297,7 +298,8 @@ int ship_recv(struct peer *p, int dirfd, const char *const *allowed,
 
 	sh.last_tick = now_s();
 	sh.buf = malloc(SHIP_CHUNK);
-	if (!sh.buf)
+	sh.dirs = calloc(SHIP_MAX_DIRS, sizeof(*sh.dirs));
+	if (!sh.buf || !sh.dirs)
 		ret = ckpt_err_set(err, ENOMEM, "out of memory");
 	while (!ret && kind != CKPTD_SHIP_END) {
 		ret = peer_recv(p, &msg, CKPTD_PEER_WAIT_S, err);
@@ -318,6 +320,7 @@ int ship_recv(struct peer *p, int dirfd, const char *const *allowed,
 		ret = sync_dirs(&sh, err);
 	while (sh.ndirs)
 		free(sh.dirs[--sh.ndirs]);
+	free(sh.dirs);
 	free(sh.buf);
 	if (bytes)
 		*bytes = sh.bytes;

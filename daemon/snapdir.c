@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -119,4 +120,24 @@ void snapdir_shown(const struct snapdir *sd, struct ckpt_err *err)
 	}
 	snprintf(out + n, sizeof(out) - n, "%s", from);
 	memcpy(err->msg, out, sizeof(out));
+}
+
+int snapdir_latest(int dfd, unsigned int seq, bool newer_only)
+{
+	char name[16], link[16], *end;
+	ssize_t n;
+
+	if (newer_only) {
+		n = readlinkat(dfd, "latest", link, sizeof(link) - 1);
+		link[n > 0 ? n : 0] = '\0';
+		if (n > 0 && strtoul(link, &end, 10) >= seq && !*end)
+			return 0;
+	}
+	snprintf(name, sizeof(name), "%u", seq);
+	/* A new link renamed over the old: latest is never missing. */
+	unlinkat(dfd, ".latest", 0);
+	if (symlinkat(name, dfd, ".latest") ||
+	    renameat(dfd, ".latest", dfd, "latest"))
+		return -errno;
+	return 0;
 }

@@ -82,6 +82,8 @@ struct snap {
 	uint64_t verify_ns;	/* this node's images read back for their SHA-256 */
 	/* Several nodes: how long the job's shares stayed stopped, the commit */
 	uint64_t stop_t0, stopped_ns, commit_t0, commit_ns;
+	json_t *copies;		/* the nodes that keep a copy of it (copy.c) */
+	struct ckpt_err copy_err;	/* why one did not (msg "" if none) */
 };
 
 /* The directory of @j's snapshots, open in @sd and listed, or NULL. */
@@ -882,13 +884,10 @@ static int commit(struct snap *s, struct ckpt_err *err)
 	if (ckpt_rename_noreplace(dfd, strrchr(s->tmp, '/') + 1, dfd, name))
 		ret = ckpt_err_set(err, errno, "cannot rename %s to %s: %s",
 				   s->tmp, s->final, strerror(errno));
-	if (!ret) {
-		/* A new link renamed over the old: latest is never missing. */
-		unlinkat(dfd, ".latest", 0);
-		if (symlinkat(name, dfd, ".latest") ||
-		    renameat(dfd, ".latest", dfd, "latest"))
-			ckptd_log(s->d, 0, "job %s: snapshot %u is whole, but 'latest' was not moved to it: %s",
-				  s->j->id, s->seq, strerror(errno));
+	if (!ret && (ret = snapdir_latest(dfd, s->seq, false))) {
+		ckptd_log(s->d, 0, "job %s: snapshot %u is whole, but 'latest' was not moved to it: %s",
+			  s->j->id, s->seq, strerror(-ret));
+		ret = 0;
 	}
 	fsync_dir(dfd);
 	close(dfd);
@@ -976,6 +975,30 @@ static int prepare(struct snap *s, struct ckpt_err *err)
 	return json_array_size(s->j->nodes) ? write_token(s, err) : 0;
 }
 
+/*
+ * The committed snapshot, copied to nodes whose shares were gathered
+ * (copy.c): into s->copies, or why not in s->copy_err. A snapshot in a
+ * job's --dir is not copied (the other nodes write only to their roots).
+ */
+static void copies(struct snap *s)
+{
+	const char *nodes[CKPTD_MAX_NODES + 1];
+	unsigned int i, n = 0;
+
+	if (s->dir[0])
+		return;
+	for (i = 0; i < CKPTD_MAX_NODES; i++)
+		if (s->gather[i])
+			nodes[n++] = s->gather[i];
+	nodes[n] = NULL;
+	if (!n)
+		return;
+	progress_phase("copying", 0, 0);
+	if (copy_out(s->d, s->j, s->seq, s->final, nodes, &s->copies,
+		     &s->copy_err))
+		ckptd_log(s->d, 0, "job %s: %s", s->j->id, s->copy_err.msg);
+}
+
 /* The worker: checkpoint, metadata, commit; one reply to ckptd. */
 static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg)
 {
@@ -1024,6 +1047,8 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	s->commit_ns = ckptd_now_ns() - s->commit_t0;
 	if (json_array_size(j->nodes))
 		finish(s, ret ? "abort" : s->mode);
+	if (!ret)
+		copies(s);
 	gather_forget(s);
 	json_decref(s->local);
 	s->local = NULL;
@@ -1043,6 +1068,11 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 		"total_us", (json_int_t)(s->a.total_ns / 1000),
 		"verify_us", (json_int_t)(s->verify_ns / 1000),
 		"ended", json_array_size(s->ended) ? s->ended : NULL);
+	if (res && json_array_size(s->copies))
+		json_object_set(res, "copies", s->copies);
+	if (res && s->copy_err.msg[0])
+		json_object_set_new(res, "copy_error", json_string(s->copy_err.msg));
+	json_decref(s->copies);
 	/*
 	 * Several nodes: how long every share stayed stopped (SIGSTOP after
 	 * its capture), and the gather, read-back, metadata and commit after
@@ -1072,7 +1102,7 @@ static void drop_ended(struct ckptd *d, struct job *j, const json_t *ended)
 }
 
 /* In ckptd: the job's newest snapshot is the worker's, once it says so. */
-static void retain(struct ckptd *d, const struct job *j);
+
 
 static void checkpoint_report(struct worker *w, json_t *msg)
 {
@@ -1088,7 +1118,7 @@ static void checkpoint_report(struct worker *w, json_t *msg)
 		job_save(worker_daemon(w), j);
 		ckptd_log(worker_daemon(w), 1, "job %s: snapshot %u taken",
 			  j->id, j->seq);
-		retain(worker_daemon(w), j);
+		snapshot_retain(worker_daemon(w), j);
 	} else if (msg && !worker_conn(w)) {
 		ckptd_log(worker_daemon(w), 0, "%s", ckptd_msg_str(msg, "error") ?: "");
 	} else if (!msg) {
@@ -1255,7 +1285,7 @@ void checkpoint_due(struct ckptd *d)
 }
 
 /* Snapshots of @j beyond its newest j->keep go, the oldest first. */
-static void retain(struct ckptd *d, const struct job *j)
+void snapshot_retain(struct ckptd *d, const struct job *j)
 {
 	char path[PATH_MAX];
 	struct dirent *e;

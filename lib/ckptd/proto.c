@@ -212,6 +212,40 @@ int ckptd_node_check(const json_t *req, const char **node,
 	return 0;
 }
 
+int ckptd_copy_check(const json_t *req, json_int_t *seq, json_int_t *keep,
+		     const char *names[CKPTD_COPY_NAMES_MAX + 1],
+		     struct ckpt_err *err)
+{
+	const json_t *list = json_object_get(req, "names"), *v;
+	size_t i, n;
+
+	names[0] = NULL;
+	if (!ckptd_msg_str(req, "job") ||
+	    json_unpack((json_t *)req, "{s:I, s:I}", "seq", seq, "keep", keep) ||
+	    *seq < 1 || *seq > UINT32_MAX || *keep < 0 || *keep > UINT32_MAX ||
+	    !json_is_array(list) || !json_array_size(list) ||
+	    json_array_size(list) > CKPTD_COPY_NAMES_MAX)
+		return ckpt_err_set(err, EINVAL,
+				    "peer-copy: needs \"job\", \"seq\" (1 .. 2^32-1), \"keep\" (0 .. 2^32-1) and \"names\" (1 to %d)",
+				    CKPTD_COPY_NAMES_MAX);
+	json_array_foreach(list, i, v) {
+		const char *s = json_string_value(v);
+
+		n = s ? strlen(s) : 0;
+		if (!n || n > HOST_NAME_MAX || !strcmp(s, ".") || !strcmp(s, "..") ||
+		    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			      "0123456789._-") != n) {
+			names[0] = NULL;
+			return ckpt_err_set(err, EINVAL,
+					    "peer-copy: \"names\" %zu is not a name a snapshot holds",
+					    i);
+		}
+		names[i] = s;
+		names[i + 1] = NULL;
+	}
+	return 0;
+}
+
 static bool ship_path_ok(const char *s, const char *const *allowed)
 {
 	size_t n = strlen(s), first = strcspn(s, "/"), depth = 1, i;

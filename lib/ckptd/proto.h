@@ -76,11 +76,13 @@ const char *ckptd_mode(const char *mode);
  * their own (daemon/ship.c), and a continue's shares go on once all are
  * captured ({action: continue, more}); 4: a continue's shares read their
  * images back for their SHA-256 after they go on, and send the sums with
- * their answer to it (ckptd_sums_merge()). The nodes of a cluster run one
+ * their answer to it (ckptd_sums_merge()); 5: peer-copy, a committed
+ * snapshot kept whole on another node too (daemon/copy.c). The nodes of a
+ * cluster run one
  * ckpt version: a request of
  * another protocol is refused, naming both, before its shape is read.
  */
-#define CKPTD_PEER_PROTO	4
+#define CKPTD_PEER_PROTO	5
 
 /* A peer request's "proto": 0, or -EPROTO with @err naming both. */
 int ckptd_peer_proto_check(const json_t *req, struct ckpt_err *err);
@@ -99,6 +101,20 @@ int ckptd_ask_check(const json_t *req, const char **mode, json_int_t *uid,
  * with '-': 0 with it in *@node, or -EINVAL with @err.
  */
 int ckptd_node_check(const json_t *req, const char **node,
+		     struct ckpt_err *err);
+
+/*
+ * A peer-copy's {job, seq, keep, names} (daemon/copy.c: a committed
+ * snapshot, copied whole to another node): "seq" 1 .. 2^32-1, "keep" 0 ..
+ * 2^32-1, "names" the snapshot directory's entries, 1 to
+ * CKPTD_COPY_NAMES_MAX names of at most HOST_NAME_MAX bytes of
+ * [A-Za-z0-9._-], none "." or "..". 0 with them in *@seq, *@keep and
+ * @names (NULL-terminated, pointing into @req), or -EINVAL with @err.
+ * The job id is the daemon's to check (job_id_valid()).
+ */
+#define CKPTD_COPY_NAMES_MAX	66	/* meta.json, meta.mac, 64 nodes */
+int ckptd_copy_check(const json_t *req, json_int_t *seq, json_int_t *keep,
+		     const char *names[CKPTD_COPY_NAMES_MAX + 1],
 		     struct ckpt_err *err);
 
 /*

@@ -111,12 +111,25 @@ static int ship(const char *text, struct ckpt_err *err)
 	return ret;
 }
 
+/* ckptd_copy_check() of the request @text: its names in @names. */
+static int copy(const char *text, const char *names[CKPTD_COPY_NAMES_MAX + 1],
+		struct ckpt_err *err)
+{
+	static json_t *msg;
+	json_int_t seq, keep;
+
+	json_decref(msg);	/* the names point into the last one */
+	msg = json_loads(text, 0, NULL);
+	return msg ? ckptd_copy_check(msg, &seq, &keep, names, err) : -999;
+}
+
 int main(void)
 {
+	const char *names[CKPTD_COPY_NAMES_MAX + 1];
 	struct ckpt_err err;
 	char first[65];
 
-	printf("TAP version 13\n1..24\n");
+	printf("TAP version 13\n1..27\n");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 200) "]", &err),
 	      "the two ends of a connection fit: joined");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 100) "]", &err),
@@ -165,10 +178,10 @@ int main(void)
 		      "{\"a\":[[7,5,\"192.0.2.10:4000\",\"198.51.100.1:2\"]]}"),
 	      "--outside close: one whose other end shut down writing too, as on one node");
 	/* Every peer request's protocol version, checked before its shape. */
-	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 4}", &err) == 0,
-	      "a peer request of this protocol (4): taken");
-	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 3}", &err) == -EPROTO &&
-	      strstr(err.msg, "protocol 3, this node 4: every node must run the same ckpt version") &&
+	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 5}", &err) == 0,
+	      "a peer request of this protocol (5): taken");
+	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 4}", &err) == -EPROTO &&
+	      strstr(err.msg, "protocol 4, this node 5: every node must run the same ckpt version") &&
 	      proto("{\"op\": \"peer-join\"}", &err) == -EPROTO &&
 	      strstr(err.msg, "older ckptd peer protocol (no version)") &&
 	      proto("{\"op\": \"peer-join\", \"proto\": \"2\"}", &err) == -EPROTO,
@@ -219,5 +232,25 @@ int main(void)
 		   first, &err) == -EPROTO && strstr(err.msg, "image 0 is not described") &&
 	      sums("[]", "{\"trees\": [{\"members\": []}, {\"members\": []}]}", first, &err) == -EPROTO,
 	      "a sum too long, in capitals, not a string; a member not an object, two trees: refused");
+	check(!copy("{\"job\": \"j\", \"seq\": 3, \"keep\": 0, \"names\": [\"meta.json\", \"meta.mac\", \"node0\", \"node-1.example\"]}",
+		    names, &err) &&
+	      !strcmp(names[0], "meta.json") && !strcmp(names[3], "node-1.example") && !names[4],
+	      "peer-copy: a snapshot's names, in order, NULL-terminated");
+	check(copy("{\"job\": \"j\", \"seq\": 0, \"keep\": 0, \"names\": [\"a\"]}", names, &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 4294967296, \"keep\": 0, \"names\": [\"a\"]}", names, &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": -1, \"names\": [\"a\"]}", names, &err) == -EINVAL &&
+	      copy("{\"seq\": 1, \"keep\": 0, \"names\": [\"a\"]}", names, &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": []}", names, &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": \"a\"}", names, &err) == -EINVAL &&
+	      strstr(err.msg, "peer-copy: needs") && !names[0],
+	      "peer-copy: a sequence 0 or past 32 bits, a negative keep, no job, no or empty names: refused");
+	check(copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a\", \"..\"]}", names, &err) == -EINVAL &&
+	      strstr(err.msg, "\"names\" 1 is not a name") && !names[0] &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a/b\"]}", names, &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\".\"]}", names, &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"\"]}", names, &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [7]}", names, &err) == -EINVAL,
+	      "peer-copy: a name with '/', '.', '..', empty or not a string: refused, by its index");
+	copy("null", names, &err);
 	return failed ? 1 : 0;
 }

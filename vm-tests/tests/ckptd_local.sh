@@ -3,15 +3,17 @@
 #
 # A job over two nodes whose snapshot roots are their own, as on a cluster
 # without a shared file system (Documentation/ckptd.md, "Snapshot roots of
-# their own"). ckpt job on node0 takes node1's share into a stage there
-# and gathers it into node0's snapshot, which then holds the whole job;
-# nothing stays on node1. ckpt restart on node0 ships node1 its share and
-# removes it there once it runs. The snapshot moved to node1 is restarted
-# from there with the nodes swapped: node0 is shipped its new share. A
-# share whose stage fills up (a small tmpfs) fails the checkpoint, naming
-# the node and the cause, and the job runs on, its earlier snapshot
-# intact; the next checkpoint gathers. Every share's output is the
-# uninterrupted run's.
+# their own", "Copies on other nodes"). ckpt job on node0 takes node1's
+# share into a stage there and gathers it into node0's snapshot, which
+# then holds the whole job, and copies the committed snapshot to node1
+# (copies = 1, the default), whose copy checks whole (ckpt inspect there).
+# ckpt restart on node0 finds node1's share in node1's copy: nothing is
+# shipped. node0's disk lost (its snapshots removed), node1's copy is
+# restarted from there with the nodes swapped: node0 is shipped its new
+# share. A share whose stage fills up (a small tmpfs) fails the
+# checkpoint, naming the node and the cause, and the job runs on, its
+# earlier snapshot intact; the next checkpoint gathers, and copies to
+# node0. Every share's output is the uninterrupted run's.
 #
 # Topology: node0 and node1 on the private link, each with ckptd and a
 # snapshot root in its own overlay (/var/lib/ckpt-own).
@@ -41,7 +43,7 @@ for n in node0 node1; do
 	ssh "$n" "umount '$own/.ship' 2> /dev/null; rm -rf '$own'; mkdir -p -m 0700 '$own'"
 done
 
-ktap_plan 14
+ktap_plan 16
 start_nodes
 
 reference_run
@@ -67,7 +69,19 @@ gathered_1() {
 		test -f "$own/$job/1/node0/0/manifest" && test -f "$own/$job/1/node1/0/manifest" &&
 		! test -e "$own/$job/1/.token" &&
 		grep -q "job $job: the shares of 1 other node gathered" "$shared/ckptd-node0.log" &&
-		nothing_staged node1 && ssh node1 "! ls -d '$own/$job/'* 2> /dev/null"
+		nothing_staged node1
+}
+# node1's copy of snapshot $1: whole (its MAC and every image checked by
+# ckpt inspect there), "latest" there, the coordinator's output names it.
+copied_1() {
+	grep -q '^copies on *node1$' "$shared/c1.out" && ! grep -q '^no copy' "$shared/c1.out" &&
+		grep -q "job $job: snapshot 1 copied to node node1" "$shared/ckptd-node0.log" &&
+		ssh node1 "'$bin/ckpt' inspect '$own/$job/1'" > "$shared/i1.out" &&
+		grep -q '^checked' "$shared/i1.out" &&
+		test "$(ssh node1 "readlink '$own/$job/latest'")" = 1 &&
+		grep -q "job $job: a copy of snapshot 1 from its coordinator, in $own/$job/1" \
+			"$shared/ckptd-node1.log" &&
+		nothing_staged node1 && ssh node1 "! ls -d '$own/$job/'*.tmp 2> /dev/null"
 }
 
 (cd /tmp && "$bin/ckpt-run" --name own sh -c "$launcher" > "$shared/run.out" 2> "$shared/run.err") &
@@ -76,31 +90,36 @@ ktap_poll 90 sh -c "test -e '$shared/ready-a' && test -e '$shared/ready-b'" || t
 job=$(job_of "$shared/run.err")
 ktap_check "a job over both nodes, node1's share joined through ckpt-ssh" sh -c \
 	"'$bin/ckpt' status '$job' --json | grep -q '\"nodes\":\\[\"node1\"\\]'"
-ktap_check "ckpt job: node1's share gathered into node0's snapshot 1, its stopped and commit times told; nothing of it stays on node1" \
+ktap_check "ckpt job: node1's share gathered into node0's snapshot 1, its stopped and commit times told; node1's stage gone" \
 	gathered_1
+ktap_check "copies = 1: snapshot 1 copied whole to node1, its latest there" copied_1
 ktap_check "both shares run on after it, none stopped" both_running "$job"
 ktap_check "--kill: snapshot 2, the job ends on both nodes" sh -c \
 	"'$bin/ckpt' job '$job' --kill | grep -q '^snapshot *$own/$job/2\$' &&
 	 for i in \$(seq 50); do ssh node1 \"! '$bin/ckpt' status '$job'\" 2> /dev/null && exit 0; sleep 0.2; done; exit 1"
 wait_for "$runner" || true
 
-# Restarted on the same nodes, from node0: node1 is shipped its share.
+# Restarted on the same nodes, from node0: node1 has its share in its own
+# copy of snapshot 2 (the same meta.mac): nothing is shipped.
 "$bin/ckpt" restart "$own/$job/2" > "$shared/r1.out" 2> "$shared/r1.err" &
 runner=$!
 restarted_here() {
-	started_from "$shared/r1.err" node1 "$own/$job/2" &&
+	ktap_poll 60 grep -q "job $job restarted" "$shared/r1.err" &&
 		ssh node1 "'$bin/ckpt' status '$job' --json" | grep -q '"coordinator":"node0"' &&
-		ktap_poll 30 nothing_staged node1
+		! grep -q "job $job: its share of $own/$job/2, shipped" "$shared/ckptd-node1.log" &&
+		nothing_staged node1 && ssh node1 "test -f '$own/$job/2/meta.json'"
 }
-ktap_check "ckpt restart: node1 is shipped its share and runs it; the stage goes once it runs" \
+ktap_check "ckpt restart: node1 runs its share from its own copy, nothing shipped" \
 	restarted_here
 ktap_check "the restarted job: checkpointed over both nodes and killed, snapshot 3" sh -c \
 	"'$bin/ckpt' job '$job' --kill | grep -q '^snapshot *$own/$job/3\$'"
 wait_for "$runner" || true
 
-# The snapshot, moved to node1, restarted there with the nodes swapped:
-# node0, which has no copy of it now, is shipped the share it runs.
-tar -C "$own" -cf - "$job/3" | ssh node1 "tar -C '$own' -xf -"
+# node0's disk lost: its snapshots gone. node1's copy of snapshot 3 is
+# restarted there with the nodes swapped: node0, which has nothing of it
+# now, is shipped the share it runs.
+ktap_check "the restarted job's snapshot 3 copied to node1 too" \
+	ssh node1 "'$bin/ckpt' inspect '$own/$job/3' > /dev/null"
 rm -rf "${own:?}/$job"
 ssh node1 "cd /tmp && '$bin/ckpt' restart --hosts node0=node1,node1=node0 '$own/$job/3' \
 	> '$shared/r2.out' 2> '$shared/r2.err'" &
@@ -109,7 +128,7 @@ restarted_swapped() {
 	started_from "$shared/r2.err" node0 "$own/$job/3" &&
 		"$bin/ckpt" status "$job" --json | grep -q '"coordinator":"node1"'
 }
-ktap_check "moved to node1 and restarted there, the nodes swapped: node0 is shipped its share" \
+ktap_check "node0's snapshots lost: node1's copy restarted there, the nodes swapped; node0 is shipped its share" \
 	restarted_swapped
 
 # node0's stage on a tmpfs too small for its share: the checkpoint from
@@ -129,10 +148,13 @@ ktap_check "the job runs on, on both nodes; no part of the snapshot stays; snaps
 	untouched
 ssh node0 "umount '$own/.ship'"
 gathered_again() {
-	ssh node1 "'$bin/ckpt' job '$job'" | grep -q "^snapshot *$own/$job/4\$" &&
-		ssh node1 "test -f '$own/$job/4/node0/0/manifest'" && nothing_staged node0
+	ssh node1 "'$bin/ckpt' job '$job'" > "$shared/c4.out" &&
+		grep -q "^snapshot *$own/$job/4\$" "$shared/c4.out" &&
+		grep -q '^copies on *node0$' "$shared/c4.out" &&
+		ssh node1 "test -f '$own/$job/4/node0/0/manifest'" && nothing_staged node0 &&
+		test -f "$own/$job/4/node1/0/manifest" && test "$(readlink "$own/$job/latest")" = 4
 }
-ktap_check "room again: the next checkpoint gathers node0's share into node1's snapshot 4" \
+ktap_check "room again: the next checkpoint gathers node0's share into node1's snapshot 4, and copies it to node0" \
 	gathered_again
 
 go node0

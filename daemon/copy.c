@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Copies of a snapshot on other nodes (Documentation/ckptd.md, "Copies on
+ * other nodes"). Nodes whose snapshot roots are their own have each
+ * snapshot whole on its coordinator, gathered there (ship.c); a node lost
+ * with its disk would take its snapshots with it. With "copies = N"
+ * (ckptd.conf, 1 by default) the coordinator, once a snapshot is
+ * committed, sends it whole to N of the nodes it gathered shares from,
+ * one after the other, on a peer connection of its own:
+ *
+ *   peer-copy {job, seq, keep, names}   "ok" (ready), the snapshot's files
+ *                                       (ship.c), then "ok" or an error
+ *
+ * The receiver takes them into a stage, checks the metadata's MAC and
+ * that it is snapshot SEQ of JOB, and renames the stage to ROOT/JOB/SEQ,
+ * never over one there; "latest" follows unless it names a newer one,
+ * and the job's --keep applies there too. A copy that fails leaves the
+ * snapshot whole and committed on its coordinator: `ckpt job` says which
+ * node has no copy and why.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ckptd.h"
+#include "err.h"
+#include "proto.h"
+#include "treedir.h"
+
+/* The entries of snapshot directory @dfd, into @names (NULL-terminated). */
+static int snapshot_names(int dfd, json_t *names, struct ckpt_err *err)
+{
+	struct dirent *e;
+	DIR *dir;
+	int fd = dup(dfd);
+
+	dir = fd < 0 ? NULL : fdopendir(fd);
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return ckpt_err_set(err, errno, "listing the snapshot: %s",
+				    strerror(errno));
+	}
+	while ((e = readdir(dir))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (json_array_size(names) == CKPTD_COPY_NAMES_MAX)
+			break;
+		json_array_append_new(names, json_string(e->d_name));
+	}
+	closedir(dir);
+	return 0;
+}
+
+/* Snapshot @seq of @j, whose directory is @dfd, to @node. */
+static int copy_to(struct ckptd *d, const struct job *j, unsigned int seq,
+		   int dfd, const char *node, struct ckpt_err *err)
+{
+	const char *names[CKPTD_COPY_NAMES_MAX + 1];
+	json_t *list = json_array(), *reply = NULL, *v;
+	struct peer *p;
+	size_t i;
+	int ret;
+
+	ret = snapshot_names(dfd, list, err);
+	json_array_foreach(list, i, v)
+		names[i] = json_string_value(v);
+	names[json_array_size(list)] = NULL;
+	p = ret ? NULL : peer_connect(d, node, err);
+	if (!ret && !p)
+		ret = -EHOSTUNREACH;
+	if (!ret)
+		ret = peer_call(p, json_pack("{s:s, s:s, s:I, s:I, s:O}", "op", "peer-copy",
+					     "job", j->id, "seq", (json_int_t)seq,
+					     "keep", (json_int_t)j->keep, "names", list),
+				&reply, CKPTD_PEER_WAIT_S, err);
+	json_decref(reply);
+	reply = NULL;
+	if (!ret)
+		ret = ship_send(p, dfd, names, true, NULL, err);
+	/* The receiver syncs and checks what it took: its own time. */
+	if (!ret)
+		ret = peer_reply(p, &reply, CKPTD_PEER_WAIT_S, err);
+	json_decref(reply);
+	json_decref(list);
+	peer_close(p);
+	return ret;
+}
+
+int copy_out(struct ckptd *d, const struct job *j, unsigned int seq,
+	     const char *dir, const char *const *nodes, json_t **made,
+	     struct ckpt_err *err)
+{
+	struct ckpt_err why;
+	unsigned int i;
+	int dfd, ret = 0;
+
+	*made = NULL;
+	if (!d->cfg.copies || !nodes[0])
+		return 0;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return ckpt_err_set(err, errno, "%s: %s", dir, strerror(errno));
+	*made = json_array();
+	for (i = 0; !ret && nodes[i] && i < d->cfg.copies; i++) {
+		ret = copy_to(d, j, seq, dfd, nodes[i], &why);
+		if (ret) {
+			ckpt_err_set(err, -ret, "no copy of snapshot %u on node %s: %s",
+				     seq, nodes[i], why.msg);
+			break;
+		}
+		json_array_append_new(*made, json_string(nodes[i]));
+		ckptd_log(d, 1, "job %s: snapshot %u copied to node %s", j->id, seq,
+			  nodes[i]);
+	}
+	close(dfd);
+	return ret;
+}
+
+/*
+ * The copy in @stage, checked (its MAC, snapshot @seq of job @id) and
+ * made ROOT/ID/SEQ: its path in @shown.
+ */
+static int copy_place(struct ckptd *d, const char *id, unsigned int seq,
+		      struct ship_stage *stage, char shown[PATH_MAX],
+		      struct ckpt_err *err)
+{
+	const char *mid;
+	struct snapdir sd;
+	json_t *meta = NULL;
+	char name[16];
+	int ret;
+
+	ret = snapshot_meta_read(d, stage->path, &meta, err);
+	mid = ret ? NULL : ckptd_msg_str(meta, "job");
+	if (!ret && (!mid || strcmp(mid, id) ||
+		     json_integer_value(json_object_get(meta, "seq")) != seq))
+		ret = ckpt_err_set(err, EINVAL, "the copy is not snapshot %u of job %s",
+				   seq, id);
+	json_decref(meta);
+	if (!ret)
+		ret = snapdir_open(&sd, d, NULL, id, 0, true, err);
+	if (ret)
+		return ret;
+	snprintf(name, sizeof(name), "%u", seq);
+	if (snprintf(shown, PATH_MAX, "%s/%s", sd.shown, name) >= PATH_MAX)
+		ret = ckpt_err_set(err, ENAMETOOLONG, "%s: too long", sd.shown);
+	else if (ckpt_rename_noreplace(AT_FDCWD, stage->path, sd.fd, name))
+		ret = ckpt_err_set(err, errno, errno == EEXIST ?
+				   "%s is here already" : "cannot make %s: %s",
+				   shown, strerror(errno));
+	if (!ret) {
+		/* Moved: nothing of it is the stage's to remove now. */
+		stage->path[0] = '\0';
+		close(stage->fd);
+		stage->fd = -1;
+		ret = snapdir_latest(sd.fd, seq, true);
+		if (ret)
+			ckptd_log(d, 0, "job %s: the copy of snapshot %u is whole, but 'latest' was not moved to it: %s",
+				  id, seq, strerror(-ret));
+		fsync_dir(sd.fd);
+		ret = 0;
+	}
+	snapdir_close(&sd);
+	return ret;
+}
+
+void peer_copy(struct ckptd *d, struct peer *p, const json_t *req)
+{
+	const char *names[CKPTD_COPY_NAMES_MAX + 1];
+	const char *id = ckptd_msg_str(req, "job");
+	struct ship_stage stage = { .fd = -1 };
+	char what[64], shown[PATH_MAX];
+	json_int_t seq, keep;
+	struct ckpt_err err;
+	struct job *kept;
+	int ret;
+
+	ret = ckptd_copy_check(req, &seq, &keep, names, &err);
+	if (!ret && !job_id_valid(id))
+		ret = ckpt_err_set(&err, EINVAL, "peer-copy: \"job\" is not a job id");
+	snprintf(what, sizeof(what), "%.16s.copy", id ?: "");
+	if (!ret)
+		ret = ship_stage_make(d, what, &stage, &err);
+	if (ret) {
+		peer_fail(p, "node %s: %s", d->node, err.msg);
+		return;
+	}
+	ret = peer_send(p, json_pack("{s:b}", "ok", 1), &err);
+	if (!ret)
+		ret = ship_recv(p, stage.fd, names, true, NULL, NULL, &err);
+	if (!ret)
+		ret = copy_place(d, id, seq, &stage, shown, &err);
+	ship_stage_remove(&stage);
+	if (ret) {
+		ckptd_log(d, 1, "job %s: no copy of snapshot %lld here: %s",
+			  id, (long long)seq, err.msg);
+		peer_fail(p, "node %s: %s", d->node, err.msg);
+		return;
+	}
+	ckptd_log(d, 1, "job %s: a copy of snapshot %lld from its coordinator, in %s",
+		  id, (long long)seq, shown);
+	/* --keep here too: the copies of the job's newest K stay. */
+	kept = calloc(1, sizeof(*kept));
+	if (kept && keep) {
+		snprintf(kept->id, sizeof(kept->id), "%s", id);
+		kept->keep = keep;
+		snapshot_retain(d, kept);
+	}
+	free(kept);
+	peer_send(p, json_pack("{s:b, s:s}", "ok", 1, "copy", shown), NULL);
+}
