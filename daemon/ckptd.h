@@ -89,6 +89,7 @@ struct job {
 	char coordinator[HOST_NAME_MAX + 1];	/* its node, "" when this one */
 	json_t *nodes;		/* coordinator: the other nodes' names */
 	struct worker *busy;	/* the checkpoint or restart under way */
+	bool copying;		/* that checkpoint committed, its copies under way */
 	unsigned int interval;	/* seconds between periodic checkpoints, 0: none */
 	unsigned int keep;	/* snapshots kept, the newest; 0: all */
 	bool outside_close;	/* connections outside the job come back closed */

@@ -32,12 +32,13 @@
 #include "proto.h"
 #include "treedir.h"
 
-/* The entries of snapshot directory @dfd, into @names (NULL-terminated). */
+/* The entries of snapshot directory @dfd, into @names. */
 static int snapshot_names(int dfd, json_t *names, struct ckpt_err *err)
 {
 	struct dirent *e;
 	DIR *dir;
-	int fd = dup(dfd);
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int ret = 0;
 
 	dir = fd < 0 ? NULL : fdopendir(fd);
 	if (!dir) {
@@ -46,39 +47,39 @@ static int snapshot_names(int dfd, json_t *names, struct ckpt_err *err)
 		return ckpt_err_set(err, errno, "listing the snapshot: %s",
 				    strerror(errno));
 	}
-	while ((e = readdir(dir))) {
+	while (!ret && (e = readdir(dir))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		if (json_array_size(names) == CKPTD_COPY_NAMES_MAX)
-			break;
-		json_array_append_new(names, json_string(e->d_name));
+			ret = ckpt_err_set(err, E2BIG, "more than %d entries in the snapshot",
+					   CKPTD_COPY_NAMES_MAX);
+		else
+			json_array_append_new(names, json_string(e->d_name));
 	}
 	closedir(dir);
-	return 0;
+	return ret;
 }
 
-/* Snapshot @seq of @j, whose directory is @dfd, to @node. */
+/* Snapshot @seq of @j, whose directory is @dfd and holds @list, to @node. */
 static int copy_to(struct ckptd *d, const struct job *j, unsigned int seq,
-		   int dfd, const char *node, struct ckpt_err *err)
+		   int dfd, json_t *list, const char *node, struct ckpt_err *err)
 {
 	const char *names[CKPTD_COPY_NAMES_MAX + 1];
-	json_t *list = json_array(), *reply = NULL, *v;
+	json_t *reply = NULL, *v;
 	struct peer *p;
 	size_t i;
-	int ret;
+	int ret = 0;
 
-	ret = snapshot_names(dfd, list, err);
 	json_array_foreach(list, i, v)
 		names[i] = json_string_value(v);
 	names[json_array_size(list)] = NULL;
-	p = ret ? NULL : peer_connect(d, node, err);
-	if (!ret && !p)
-		ret = -EHOSTUNREACH;
-	if (!ret)
-		ret = peer_call(p, json_pack("{s:s, s:s, s:I, s:I, s:O}", "op", "peer-copy",
-					     "job", j->id, "seq", (json_int_t)seq,
-					     "keep", (json_int_t)j->keep, "names", list),
-				&reply, CKPTD_PEER_WAIT_S, err);
+	p = peer_connect(d, node, err);
+	if (!p)
+		return -EHOSTUNREACH;
+	ret = peer_call(p, json_pack("{s:s, s:s, s:I, s:I, s:O}", "op", "peer-copy",
+				     "job", j->id, "seq", (json_int_t)seq,
+				     "keep", (json_int_t)j->keep, "names", list),
+			&reply, CKPTD_PEER_WAIT_S, err);
 	json_decref(reply);
 	reply = NULL;
 	if (!ret)
@@ -87,7 +88,6 @@ static int copy_to(struct ckptd *d, const struct job *j, unsigned int seq,
 	if (!ret)
 		ret = peer_reply(p, &reply, CKPTD_PEER_WAIT_S, err);
 	json_decref(reply);
-	json_decref(list);
 	peer_close(p);
 	return ret;
 }
@@ -96,30 +96,44 @@ int copy_out(struct ckptd *d, const struct job *j, unsigned int seq,
 	     const char *dir, const char *const *nodes, json_t **made,
 	     struct ckpt_err *err)
 {
+	json_t *list = json_array();
 	struct ckpt_err why;
 	unsigned int i;
-	int dfd, ret = 0;
+	int dfd, ret, first = 0;
 
-	*made = NULL;
-	if (!d->cfg.copies || !nodes[0])
-		return 0;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return ckpt_err_set(err, errno, "%s: %s", dir, strerror(errno));
 	*made = json_array();
-	for (i = 0; !ret && nodes[i] && i < d->cfg.copies; i++) {
-		ret = copy_to(d, j, seq, dfd, nodes[i], &why);
+	if (!d->cfg.copies || !nodes[0])
+		goto out;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ret = dfd < 0 ? ckpt_err_set(&why, errno, "%s", strerror(errno)) :
+			snapshot_names(dfd, list, &why);
+	if (ret) {
+		first = ckpt_err_set(err, -ret, "no copy of snapshot %u: %s: %s",
+				     seq, dir, why.msg);
+		goto close;
+	}
+	/* A node that fails is named; the next one is tried in its place. */
+	for (i = 0; nodes[i] && json_array_size(*made) < d->cfg.copies; i++) {
+		ret = copy_to(d, j, seq, dfd, list, nodes[i], &why);
 		if (ret) {
-			ckpt_err_set(err, -ret, "no copy of snapshot %u on node %s: %s",
-				     seq, nodes[i], why.msg);
-			break;
+			ckptd_log(d, 0, "job %s: no copy of snapshot %u on node %s: %s",
+				  j->id, seq, nodes[i], why.msg);
+			if (!first)
+				first = ckpt_err_set(err, -ret, "no copy of snapshot %u on node %s: %s",
+						     seq, nodes[i], why.msg);
+			continue;
 		}
 		json_array_append_new(*made, json_string(nodes[i]));
 		ckptd_log(d, 1, "job %s: snapshot %u copied to node %s", j->id, seq,
 			  nodes[i]);
 	}
-	close(dfd);
-	return ret;
+close:
+	if (dfd >= 0)
+		close(dfd);
+out:
+	json_decref(list);
+	/* Enough copies made: a node that failed on the way was only logged. */
+	return json_array_size(*made) < d->cfg.copies ? first : 0;
 }
 
 /*
@@ -142,6 +156,9 @@ static int copy_place(struct ckptd *d, const char *id, unsigned int seq,
 		     json_integer_value(json_object_get(meta, "seq")) != seq))
 		ret = ckpt_err_set(err, EINVAL, "the copy is not snapshot %u of job %s",
 				   seq, id);
+	/* Whole: every node's images, those the metadata names. */
+	if (!ret)
+		ret = snapshot_check_images(stage->path, meta, err);
 	json_decref(meta);
 	if (!ret)
 		ret = snapdir_open(&sd, d, NULL, id, 0, true, err);
@@ -170,6 +187,24 @@ static int copy_place(struct ckptd *d, const char *id, unsigned int seq,
 	return ret;
 }
 
+/* Whether this node has no snapshot @seq of job @id: 0, or -EEXIST. */
+static int copy_free(struct ckptd *d, const char *id, json_int_t seq,
+		     struct ckpt_err *err)
+{
+	struct snapdir sd;
+	struct ckpt_err why;
+	char name[16];
+	bool taken;
+
+	if (snapdir_open(&sd, d, NULL, id, 0, false, &why))
+		return 0;
+	snprintf(name, sizeof(name), "%u", (unsigned int)seq);
+	taken = !faccessat(sd.fd, name, F_OK, AT_SYMLINK_NOFOLLOW);
+	snapdir_close(&sd);
+	return taken ? ckpt_err_set(err, EEXIST, "%s/%s is here already",
+				    sd.shown, name) : 0;
+}
+
 void peer_copy(struct ckptd *d, struct peer *p, const json_t *req)
 {
 	const char *names[CKPTD_COPY_NAMES_MAX + 1];
@@ -184,6 +219,8 @@ void peer_copy(struct ckptd *d, struct peer *p, const json_t *req)
 	ret = ckptd_copy_check(req, &seq, &keep, names, &err);
 	if (!ret && !job_id_valid(id))
 		ret = ckpt_err_set(&err, EINVAL, "peer-copy: \"job\" is not a job id");
+	if (!ret)
+		ret = copy_free(d, id, seq, &err);
 	snprintf(what, sizeof(what), "%.16s.copy", id ?: "");
 	if (!ret)
 		ret = ship_stage_make(d, what, &stage, &err);

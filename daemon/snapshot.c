@@ -980,19 +980,27 @@ static int prepare(struct snap *s, struct ckpt_err *err)
  * (copy.c): into s->copies, or why not in s->copy_err. A snapshot in a
  * job's --dir is not copied (the other nodes write only to their roots).
  */
+static bool copies_wanted(const struct snap *s)
+{
+	unsigned int i;
+
+	if (s->dir[0] || !s->d->cfg.copies)
+		return false;
+	for (i = 0; i < CKPTD_MAX_NODES; i++)
+		if (s->gather[i])
+			return true;
+	return false;
+}
+
 static void copies(struct snap *s)
 {
 	const char *nodes[CKPTD_MAX_NODES + 1];
 	unsigned int i, n = 0;
 
-	if (s->dir[0])
-		return;
 	for (i = 0; i < CKPTD_MAX_NODES; i++)
 		if (s->gather[i])
 			nodes[n++] = s->gather[i];
 	nodes[n] = NULL;
-	if (!n)
-		return;
 	progress_phase("copying", 0, 0);
 	if (copy_out(s->d, s->j, s->seq, s->final, nodes, &s->copies,
 		     &s->copy_err))
@@ -1047,8 +1055,16 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	s->commit_ns = ckptd_now_ns() - s->commit_t0;
 	if (json_array_size(j->nodes))
 		finish(s, ret ? "abort" : s->mode);
-	if (!ret)
+	/*
+	 * Committed: ckptd takes it as the job's newest now, and a cancel no
+	 * longer ends this worker, while it makes the copies.
+	 */
+	if (!ret && copies_wanted(s)) {
+		worker_send(out, json_pack("{s:s, s:I, s:s, s:O*}", "event", "committed",
+					   "seq", (json_int_t)s->seq, "snapshot", s->shown,
+					   "ended", json_array_size(s->ended) ? s->ended : NULL));
 		copies(s);
+	}
 	gather_forget(s);
 	json_decref(s->local);
 	s->local = NULL;
@@ -1106,11 +1122,20 @@ static void drop_ended(struct ckptd *d, struct job *j, const json_t *ended)
 
 static void checkpoint_report(struct worker *w, json_t *msg)
 {
+	const char *ev = msg ? ckptd_msg_str(msg, "event") : NULL;
+	bool committed = ev && !strcmp(ev, "committed");
 	struct job *j = worker_job(w);
 	const char *shown;
 	json_int_t seq;
 
-	if (msg && json_is_true(json_object_get(msg, "ok")) &&
+	if (ev && !committed)
+		return;		/* progress, for the client */
+	/* Its copies under way or done (copy.c), the worker's reply. */
+	if (!committed && j->copying) {
+		j->copying = false;
+		return;
+	}
+	if (msg && (committed || json_is_true(json_object_get(msg, "ok"))) &&
 	    !json_unpack(msg, "{s:I, s:s}", "seq", &seq, "snapshot", &shown)) {
 		j->seq = seq;
 		snprintf(j->latest, sizeof(j->latest), "%s", shown);
@@ -1119,6 +1144,7 @@ static void checkpoint_report(struct worker *w, json_t *msg)
 		ckptd_log(worker_daemon(w), 1, "job %s: snapshot %u taken",
 			  j->id, j->seq);
 		snapshot_retain(worker_daemon(w), j);
+		j->copying = committed;
 	} else if (msg && !worker_conn(w)) {
 		ckptd_log(worker_daemon(w), 0, "%s", ckptd_msg_str(msg, "error") ?: "");
 	} else if (!msg) {
@@ -1594,6 +1620,11 @@ void op_cancel(struct conn *c, const json_t *req)
 		return;
 	if (!j->busy || !worker_is_checkpoint(j->busy)) {
 		conn_fail(c, "job %s: no checkpoint under way here", j->id);
+		return;
+	}
+	if (j->copying) {
+		conn_fail(c, "job %s: snapshot %u is committed; only its copies to other nodes are under way",
+			  j->id, j->seq);
 		return;
 	}
 	/*

@@ -112,7 +112,7 @@ int ckptd_node_check(const json_t *req, const char **node,
  * @names (NULL-terminated, pointing into @req), or -EINVAL with @err.
  * The job id is the daemon's to check (job_id_valid()).
  */
-#define CKPTD_COPY_NAMES_MAX	66	/* meta.json, meta.mac, 64 nodes */
+#define CKPTD_COPY_NAMES_MAX	67	/* meta.json, meta.mac, 65 nodes */
 int ckptd_copy_check(const json_t *req, json_int_t *seq, json_int_t *keep,
 		     const char *names[CKPTD_COPY_NAMES_MAX + 1],
 		     struct ckpt_err *err);
