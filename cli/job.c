@@ -41,6 +41,7 @@ static const struct field checkpoint_fields[] = {
 	{ "commit_us", "commit (us)" },
 	{ "ended", "ended on" },	/* nodes whose share ended, now left */
 	{ "copies", "copies on" },	/* nodes that keep it too (copy.c) */
+	{ "copy_us", "copies (us)" },
 	{ "copy_error", "no copy" },	/* why a node does not */
 	{}
 };

@@ -83,6 +83,7 @@ struct snap {
 	/* Several nodes: how long the job's shares stayed stopped, the commit */
 	uint64_t stop_t0, stopped_ns, commit_t0, commit_ns;
 	json_t *copies;		/* the nodes that keep a copy of it (copy.c) */
+	uint64_t copy_t0, copy_ns;	/* the copies' start, time */
 	struct ckpt_err copy_err;	/* why one did not (msg "" if none) */
 };
 
@@ -1002,9 +1003,11 @@ static void copies(struct snap *s)
 			nodes[n++] = s->gather[i];
 	nodes[n] = NULL;
 	progress_phase("copying", 0, 0);
+	s->copy_t0 = ckptd_now_ns();
 	if (copy_out(s->d, s->j, s->seq, s->final, nodes, &s->copies,
 		     &s->copy_err))
 		ckptd_log(s->d, 0, "job %s: %s", s->j->id, s->copy_err.msg);
+	s->copy_ns = ckptd_now_ns() - s->copy_t0;
 }
 
 /* The worker: checkpoint, metadata, commit; one reply to ckptd. */
@@ -1086,6 +1089,8 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 		"ended", json_array_size(s->ended) ? s->ended : NULL);
 	if (res && json_array_size(s->copies))
 		json_object_set(res, "copies", s->copies);
+	if (res && s->copy_t0)
+		json_object_set_new(res, "copy_us", json_integer(s->copy_ns / 1000));
 	if (res && s->copy_err.msg[0])
 		json_object_set_new(res, "copy_error", json_string(s->copy_err.msg));
 	json_decref(s->copies);
