@@ -79,7 +79,7 @@ copied_1() {
 		ssh node1 "'$bin/ckpt' inspect '$own/$job/1'" > "$shared/i1.out" &&
 		grep -q '^checked' "$shared/i1.out" &&
 		test "$(ssh node1 "readlink '$own/$job/latest'")" = 1 &&
-		grep -q "job $job: a copy of snapshot 1 from its coordinator, in $own/$job/1" \
+		ktap_poll 30 grep -q "job $job: a copy of snapshot 1 from its coordinator, in $own/$job/1" \
 			"$shared/ckptd-node1.log" &&
 		nothing_staged node1 && ssh node1 "! ls -d '$own/$job/'*.tmp 2> /dev/null"
 }
@@ -122,7 +122,7 @@ wait_for "$runner" || true
 # that a copy checks whole on its own.)
 ktap_check "the restarted job's snapshot 3 copied to node1 too, the same metadata" sh -c \
 	"ssh node1 \"cat '$own/$job/3/meta.mac'\" | cmp -s - '$own/$job/3/meta.mac' &&
-	 grep -q 'job $job: a copy of snapshot 3 from its coordinator' '$shared/ckptd-node1.log'"
+	 for i in \$(seq 150); do grep -q 'job $job: a copy of snapshot 3 from its coordinator' '$shared/ckptd-node1.log' && exit 0; sleep 0.2; done; exit 1"
 rm -rf "${own:?}/$job"
 ssh node1 "cd /tmp && '$bin/ckpt' restart --hosts node0=node1,node1=node0 '$own/$job/3' \
 	> '$shared/r2.out' 2> '$shared/r2.err'" &
