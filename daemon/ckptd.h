@@ -227,15 +227,20 @@ bool snapshot_catch_up(struct ckptd *d, struct job *j);
 void snapshot_found_again(struct ckptd *d, struct job *j);
 /* A peer's share of a coordinated checkpoint, in a peer worker. */
 void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req);
-/* Snapshots of @j beyond its newest j->keep removed, the oldest first. */
-void snapshot_retain(struct ckptd *d, const struct job *j);
+/*
+ * Snapshots of job @id (in ckpt-run's --dir @jobdir, or "") beyond its
+ * newest @keep removed, the oldest first; 0 keeps all.
+ */
+void snapshot_retain(struct ckptd *d, const char *jobdir, const char *id,
+		     uid_t uid, unsigned int keep);
 
 /*
  * copy.c: a committed snapshot kept whole on other nodes too, for nodes
  * whose snapshot roots are their own (Documentation/ckptd.md, "Copies on
- * other nodes"). Snapshot @seq of @j, in @dir, to the first copies (the
- * configuration's) of @nodes, one after the other: the nodes that took a
- * copy, in *@made; 0, or -errno with @err naming the first that did not.
+ * other nodes"). Snapshot @seq of @j, in @dir, to @nodes one after the
+ * other until "copies" (the configuration's) have it, a node that fails
+ * logged and the next tried: the nodes that took a copy, in *@made; 0,
+ * or -errno with @err naming the first that failed when too few did.
  */
 int copy_out(struct ckptd *d, const struct job *j, unsigned int seq,
 	     const char *dir, const char *const *nodes, json_t **made,

@@ -102,8 +102,6 @@ int copy_out(struct ckptd *d, const struct job *j, unsigned int seq,
 	int dfd, ret, first = 0;
 
 	*made = json_array();
-	if (!d->cfg.copies || !nodes[0])
-		goto out;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ret = dfd < 0 ? ckpt_err_set(&why, errno, "%s", strerror(errno)) :
 			snapshot_names(dfd, list, &why);
@@ -130,7 +128,6 @@ int copy_out(struct ckptd *d, const struct job *j, unsigned int seq,
 close:
 	if (dfd >= 0)
 		close(dfd);
-out:
 	json_decref(list);
 	/* Enough copies made: a node that failed on the way was only logged. */
 	return json_array_size(*made) < d->cfg.copies ? first : 0;
@@ -213,7 +210,6 @@ void peer_copy(struct ckptd *d, struct peer *p, const json_t *req)
 	char what[64], shown[PATH_MAX];
 	json_int_t seq, keep;
 	struct ckpt_err err;
-	struct job *kept;
 	int ret;
 
 	ret = ckptd_copy_check(req, &seq, &keep, names, &err);
@@ -243,12 +239,6 @@ void peer_copy(struct ckptd *d, struct peer *p, const json_t *req)
 	ckptd_log(d, 1, "job %s: a copy of snapshot %lld from its coordinator, in %s",
 		  id, (long long)seq, shown);
 	/* --keep here too: the copies of the job's newest K stay. */
-	kept = calloc(1, sizeof(*kept));
-	if (kept && keep) {
-		snprintf(kept->id, sizeof(kept->id), "%s", id);
-		kept->keep = keep;
-		snapshot_retain(d, kept);
-	}
-	free(kept);
+	snapshot_retain(d, "", id, 0, keep);
 	peer_send(p, json_pack("{s:b, s:s}", "ok", 1, "copy", shown), NULL);
 }

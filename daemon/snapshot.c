@@ -87,15 +87,15 @@ struct snap {
 	struct ckpt_err copy_err;	/* why one did not (msg "" if none) */
 };
 
-/* The directory of @j's snapshots, open in @sd and listed, or NULL. */
-static DIR *job_snapshots(const struct ckptd *d, const struct job *j,
-			  struct snapdir *sd)
+/* The directory of job @id's snapshots, open in @sd and listed, or NULL. */
+static DIR *snapshots_of(const struct ckptd *d, const char *jobdir,
+			 const char *id, uid_t uid, struct snapdir *sd)
 {
 	struct ckpt_err err;
 	DIR *dir;
 	int fd;
 
-	if (snapdir_open(sd, d, j->dir, j->id, j->uid, false, &err))
+	if (snapdir_open(sd, d, jobdir, id, uid, false, &err))
 		return NULL;
 	fd = dup(sd->fd);
 	dir = fd < 0 ? NULL : fdopendir(fd);
@@ -105,6 +105,12 @@ static DIR *job_snapshots(const struct ckptd *d, const struct job *j,
 		snapdir_close(sd);
 	}
 	return dir;
+}
+
+static DIR *job_snapshots(const struct ckptd *d, const struct job *j,
+			  struct snapdir *sd)
+{
+	return snapshots_of(d, j->dir, j->id, j->uid, sd);
 }
 
 /*
@@ -978,22 +984,12 @@ static int prepare(struct snap *s, struct ckpt_err *err)
 
 /*
  * The committed snapshot, copied to nodes whose shares were gathered
- * (copy.c): into s->copies, or why not in s->copy_err. A snapshot in a
- * job's --dir is not copied (the other nodes write only to their roots).
+ * (copy.c): into s->copies, or why not in s->copy_err. ckptd is told of
+ * the commit first: the job's newest snapshot is its now, and a cancel no
+ * longer ends this worker. A snapshot in a job's --dir is not copied (the
+ * other nodes write only to their roots).
  */
-static bool copies_wanted(const struct snap *s)
-{
-	unsigned int i;
-
-	if (s->dir[0] || !s->d->cfg.copies)
-		return false;
-	for (i = 0; i < CKPTD_MAX_NODES; i++)
-		if (s->gather[i])
-			return true;
-	return false;
-}
-
-static void copies(struct snap *s)
+static void copies(struct snap *s, int out)
 {
 	const char *nodes[CKPTD_MAX_NODES + 1];
 	unsigned int i, n = 0;
@@ -1002,6 +998,11 @@ static void copies(struct snap *s)
 		if (s->gather[i])
 			nodes[n++] = s->gather[i];
 	nodes[n] = NULL;
+	if (!n || s->dir[0] || !s->d->cfg.copies)
+		return;
+	worker_send(out, json_pack("{s:s, s:I, s:s, s:O*}", "event", "committed",
+				   "seq", (json_int_t)s->seq, "snapshot", s->shown,
+				   "ended", json_array_size(s->ended) ? s->ended : NULL));
 	progress_phase("copying", 0, 0);
 	s->copy_t0 = ckptd_now_ns();
 	if (copy_out(s->d, s->j, s->seq, s->final, nodes, &s->copies,
@@ -1058,16 +1059,8 @@ static void checkpoint_worker(struct ckptd *d, struct job *j, int out, void *arg
 	s->commit_ns = ckptd_now_ns() - s->commit_t0;
 	if (json_array_size(j->nodes))
 		finish(s, ret ? "abort" : s->mode);
-	/*
-	 * Committed: ckptd takes it as the job's newest now, and a cancel no
-	 * longer ends this worker, while it makes the copies.
-	 */
-	if (!ret && copies_wanted(s)) {
-		worker_send(out, json_pack("{s:s, s:I, s:s, s:O*}", "event", "committed",
-					   "seq", (json_int_t)s->seq, "snapshot", s->shown,
-					   "ended", json_array_size(s->ended) ? s->ended : NULL));
-		copies(s);
-	}
+	if (!ret)
+		copies(s, out);
 	gather_forget(s);
 	json_decref(s->local);
 	s->local = NULL;
@@ -1123,8 +1116,6 @@ static void drop_ended(struct ckptd *d, struct job *j, const json_t *ended)
 }
 
 /* In ckptd: the job's newest snapshot is the worker's, once it says so. */
-
-
 static void checkpoint_report(struct worker *w, json_t *msg)
 {
 	const char *ev = msg ? ckptd_msg_str(msg, "event") : NULL;
@@ -1148,7 +1139,7 @@ static void checkpoint_report(struct worker *w, json_t *msg)
 		job_save(worker_daemon(w), j);
 		ckptd_log(worker_daemon(w), 1, "job %s: snapshot %u taken",
 			  j->id, j->seq);
-		snapshot_retain(worker_daemon(w), j);
+		snapshot_retain(worker_daemon(w), j->dir, j->id, j->uid, j->keep);
 		j->copying = committed;
 	} else if (msg && !worker_conn(w)) {
 		ckptd_log(worker_daemon(w), 0, "%s", ckptd_msg_str(msg, "error") ?: "");
@@ -1315,8 +1306,8 @@ void checkpoint_due(struct ckptd *d)
 	}
 }
 
-/* Snapshots of @j beyond its newest j->keep go, the oldest first. */
-void snapshot_retain(struct ckptd *d, const struct job *j)
+void snapshot_retain(struct ckptd *d, const char *jobdir, const char *id,
+		     uid_t uid, unsigned int keep)
 {
 	char path[PATH_MAX];
 	struct dirent *e;
@@ -1325,9 +1316,9 @@ void snapshot_retain(struct ckptd *d, const struct job *j)
 	char *end;
 	DIR *dir;
 
-	if (!j->keep)
+	if (!keep)
 		return;
-	dir = job_snapshots(d, j, &sd);
+	dir = snapshots_of(d, jobdir, id, uid, &sd);
 	if (!dir)
 		return;
 	while ((e = readdir(dir))) {
@@ -1350,13 +1341,13 @@ void snapshot_retain(struct ckptd *d, const struct job *j)
 				seqs[i] = seqs[k];
 				seqs[k] = tmp;
 			}
-	for (i = j->keep; i < n; i++) {
+	for (i = keep; i < n; i++) {
 		if (snprintf(path, sizeof(path), "%s/%u", sd.path, seqs[i]) >=
 		    (int)sizeof(path))
 			continue;
 		file_remove_tree(path);
-		ckptd_log(d, 1, "job %s: snapshot %u removed (--keep %u)", j->id,
-			  seqs[i], j->keep);
+		ckptd_log(d, 1, "job %s: snapshot %u removed (--keep %u)", id,
+			  seqs[i], keep);
 	}
 	free(seqs);
 	snapdir_close(&sd);
