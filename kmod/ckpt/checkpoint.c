@@ -16,6 +16,7 @@
  */
 
 #include <linux/cred.h>
+#include <linux/eventfd.h>
 #include <linux/file.h>
 #include <linux/fs_struct.h>
 #include <linux/jiffies.h>
@@ -706,6 +707,9 @@ static int finish_staged(struct ckpt_cp_ctx *ctx)
 {
 	int err = finish_image(&ctx->mc, &ctx->st, &ctx->w);
 
+	/* Never one a caller tries again for: the members may run already. */
+	if (err == -EAGAIN || err == -EBUSY || err == -ESRCH)
+		err = -EIO;
 	if (err)
 		ctx->why.msg = "writing the image failed (the process runs on)";
 	if (ctx->reg)
@@ -734,6 +738,9 @@ static int thaw_group(struct ckpt_cp_group *g, int ret)
 		ckpt_thaw(ctx->fz);
 	}
 	g->frozen_ns = g->t1 ? ktime_get_ns() - g->t1 : 0;
+	/* Stopped, with CKPT_CHECKPOINT_STAGED: the caller may let them go. */
+	if (staged && g->staged_ev)
+		ckpt_eventfd_signal(g->staged_ev);
 	/* The members run on meanwhile: their staged pages, side by side. */
 	if (staged)
 		ret = each_member_parallel(g, finish_staged);
@@ -903,7 +910,8 @@ int ckpt_cp_group_run(struct ckpt_cp_group *g)
 	g->t0 = ktime_get_ns();
 	g->timeout = g->timeout ?: CKPT_DEFAULT_TIMEOUT_MS;
 	g->deadline = jiffies + msecs_to_jiffies(g->timeout);
-	g->stage = !(g->flags & (CKPT_CHECKPOINT_KILL | CKPT_CHECKPOINT_STOP));
+	g->stage = !(g->flags & (CKPT_CHECKPOINT_KILL | CKPT_CHECKPOINT_STOP)) ||
+		   g->flags & CKPT_CHECKPOINT_STAGED;
 	for (i = 0; i < g->nr && !ret; i++) {
 		ret = prepare_member(g, &g->m[i]);
 		if (ret)
@@ -935,7 +943,7 @@ long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg)
 	if (a.flags & ~__CKPT_CHECKPOINT_F_ALL ||
 	    a.flags & (CKPT_CHECKPOINT_PEERS_AWAY |	/* a tree's only */
 		       CKPT_CHECKPOINT_LOCAL_FILES | CKPT_CHECKPOINT_ROOTS |
-		       CKPT_CHECKPOINT_DIGESTS) ||
+		       CKPT_CHECKPOINT_DIGESTS | CKPT_CHECKPOINT_STAGED) ||
 	    (a.flags & CKPT_CHECKPOINT_STOP && a.flags & CKPT_CHECKPOINT_KILL)) {
 		ckpt_put_errmsg(a.errmsg, a.errmsg_len, "unknown or conflicting flags");
 		return -EINVAL;

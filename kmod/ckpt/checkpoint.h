@@ -81,7 +81,8 @@ struct ckpt_cp_group {
 	u32 flags;			/* CKPT_CHECKPOINT_* */
 	unsigned int timeout;		/* ms; 0: the default */
 	unsigned long deadline;		/* jiffies */
-	bool stage;			/* the members run on */
+	bool stage;			/* pages staged, written after the thaw */
+	struct eventfd_ctx *staged_ev;	/* tree, CKPT_CHECKPOINT_STAGED */
 	bool tree;			/* CKPT_IOC_CHECKPOINT_TREE */
 	unsigned int failed;		/* the member whose why tells */
 	struct pid_namespace *ns;	/* tree: the root's, referenced */

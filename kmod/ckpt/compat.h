@@ -63,6 +63,13 @@ struct task_struct;
 #define ckpt_fd_cloexec(files, fd)	close_on_exec(fd, files_fdtable(files))
 #endif
 
+/* eventfd_signal() lost its count in 6.8: it adds 1. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+#define ckpt_eventfd_signal(ctx)	eventfd_signal(ctx)
+#else
+#define ckpt_eventfd_signal(ctx)	eventfd_signal(ctx, 1)
+#endif
+
 /* The process's POSIX timers became an hlist in 6.10. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 #define ckpt_for_each_posix_timer(t, sig) \

@@ -10,6 +10,7 @@
  * and the TREE section, with pids numbered in the root's pid namespace.
  */
 
+#include <linux/eventfd.h>
 #include <linux/fdtable.h>
 #include <linux/mm.h>
 #include <linux/pid_namespace.h>
@@ -41,6 +42,12 @@ static const char *check_args(const struct ckpt_checkpoint_tree *a)
 	for (i = 0; i < ARRAY_SIZE(a->reserved); i++)
 		if (a->reserved[i])
 			return "reserved fields must be 0";
+	if (a->reserved32)
+		return "reserved fields must be 0";
+	if (a->flags & CKPT_CHECKPOINT_STAGED && !(a->flags & CKPT_CHECKPOINT_STOP))
+		return "CKPT_CHECKPOINT_STAGED needs CKPT_CHECKPOINT_STOP";
+	if (!(a->flags & CKPT_CHECKPOINT_STAGED) && a->staged_fd)
+		return "staged_fd is set with CKPT_CHECKPOINT_STAGED, and only then";
 	if (!(a->flags & CKPT_CHECKPOINT_DIGESTS) != !a->digests)
 		return "digests is set with CKPT_CHECKPOINT_DIGESTS, and only then";
 	if (a->timeout_ms > CKPT_TIMEOUT_MAX_MS)
@@ -472,9 +479,19 @@ static int run_tree(struct ckpt_checkpoint_tree *a,
 	u32 i;
 	int ret;
 
+	if (a->flags & CKPT_CHECKPOINT_STAGED) {
+		g.staged_ev = eventfd_ctx_fdget(a->staged_fd);
+		if (IS_ERR(g.staged_ev)) {
+			ckpt_whyf(why, "staged_fd %d is not an eventfd", a->staged_fd);
+			return PTR_ERR(g.staged_ev);
+		}
+	}
 	g.m = kvcalloc(g.nr, sizeof(*g.m), GFP_KERNEL);
-	if (!g.m)
+	if (!g.m) {
+		if (g.staged_ev)
+			eventfd_ctx_put(g.staged_ev);
 		return -ENOMEM;
+	}
 	for (i = 0; i < g.nr; i++) {
 		args[i].pid = mem[i].pid;
 		args[i].fd = mem[i].fd;
@@ -496,6 +513,8 @@ static int run_tree(struct ckpt_checkpoint_tree *a,
 	}
 	if (ret)
 		ckpt_whyf(why, "%s", ckpt_cp_group_why(&g) ?: "the checkpoint failed");
+	if (g.staged_ev)
+		eventfd_ctx_put(g.staged_ev);
 	kvfree(g.m);
 	return ret;
 }

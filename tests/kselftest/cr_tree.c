@@ -21,6 +21,9 @@
  */
 #define _GNU_SOURCE
 #include <linux/capability.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <sys/ipc.h>
@@ -45,8 +48,11 @@ enum { ROOT, C1, C2, GC };
 
 enum tree_opt {
 	PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON, OUTSIDE_ANON, SHARED_MEMFD,
-	SYSV_OWN, SYSV_HOST, SYSV_UNDO, SYSV_HOST_UNDO, ZOMBIE,
+	SYSV_OWN, SYSV_HOST, SYSV_UNDO, SYSV_HOST_UNDO, ZOMBIE, BIG_ROOT,
 };
+
+/* BIG_ROOT: the root's own anonymous memory, every page written. */
+#define BIG_ROOT_MB	16
 
 /* SHARED_MEMFD: the descriptor every member keeps, inherited. */
 #define KEPT_FD	100
@@ -228,6 +234,14 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 		} else if (!fork()) {
 			tell(p[1], C2);
 			spin();
+		}
+		if (opt == BIG_ROOT) {
+			char *m = mmap(NULL, BIG_ROOT_MB << 20, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (m == MAP_FAILED)
+				_exit(9);
+			memset(m, 0x5a, BIG_ROOT_MB << 20);
 		}
 		tell(p[1], ROOT);
 		spin();
@@ -538,6 +552,105 @@ TEST_F(tree, stop)
 	for (i = 0; i < NR; i++)
 		kill(self->pid[i], SIGCONT);
 	EXPECT_TRUE(all_progress(self));
+}
+
+/* The image of a member written to a pipe, read until @pause_at, then on @resume. */
+struct slow_reader {
+	int in, out, resume;
+	size_t pause_at, got;
+};
+
+static void *read_slowly(void *arg)
+{
+	struct slow_reader *r = arg;
+	static char buf[65536];
+	char go;
+	ssize_t n;
+
+	while ((n = read(r->in, buf, sizeof(buf))) > 0) {
+		if (write(r->out, buf, n) != n)
+			break;
+		if (r->got < r->pause_at && r->got + n >= r->pause_at &&
+		    read(r->resume, &go, 1) != 1)
+			break;
+		r->got += n;
+	}
+	return NULL;
+}
+
+struct tree_call {
+	FIXTURE_DATA(tree) *self;
+	int ret, fd;
+	volatile bool done;
+};
+
+static void *call_tree(void *arg)
+{
+	struct tree_call *c = arg;
+
+	c->ret = tree_ioctl(c->self);
+	c->done = true;
+	close(c->fd);		/* the image's pipe: its reader sees the end */
+	return NULL;
+}
+
+/*
+ * CKPT_CHECKPOINT_STAGED: every member stopped, and the eventfd told so,
+ * while the images are still being written (the root's is a pipe whose
+ * reader stops after 4 MiB of its 16); let go meanwhile, they run, and
+ * the images come whole once the reader goes on.
+ */
+TEST_F_TIMEOUT(tree, staged_stops_them_before_the_images_are_written, 240)
+{
+	struct slow_reader r = { .pause_at = 4 << 20 };
+	struct tree_call c = { .self = self };
+	int img[2], resume[2], i;
+	struct pollfd pfd;
+	pthread_t rd, io;
+	__u64 n = 0;
+
+	CKPT_SETUP_SKIPPED();
+	end_tree(self->pid);
+	ASSERT_EQ(0, make_tree(self->pid, BIG_ROOT));
+	set_members(self, in_order, NR);
+	ASSERT_EQ(0, pipe2(img, O_CLOEXEC));
+	ASSERT_EQ(0, pipe2(resume, O_CLOEXEC));
+	pfd.fd = eventfd(0, EFD_CLOEXEC);
+	pfd.events = POLLIN;
+	ASSERT_LE(0, pfd.fd);
+	r.in = img[0];
+	r.out = self->fd[0];
+	r.resume = resume[0];
+	c.fd = img[1];
+	self->m[0].fd = img[1];
+	self->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_STAGED;
+	self->a.staged_fd = pfd.fd;
+	ASSERT_EQ(0, pthread_create(&rd, NULL, read_slowly, &r));
+	ASSERT_EQ(0, pthread_create(&io, NULL, call_tree, &c));
+	ASSERT_EQ(1, poll(&pfd, 1, 120000)) TH_LOG("no word from the engine: %s", self->msg);
+	EXPECT_EQ((ssize_t)sizeof(n), read(pfd.fd, &n, sizeof(n)));
+	EXPECT_EQ(1ULL, (unsigned long long)n);
+	EXPECT_FALSE(c.done);
+	for (i = 0; i < NR; i++)
+		EXPECT_TRUE(reaches(self->pid[i], 'T')) TH_LOG("member %d", i);
+	for (i = 0; i < NR; i++)
+		kill(self->pid[i], SIGCONT);
+	EXPECT_TRUE(all_progress(self));
+	/* The root's image is still on its way: its reader waits. */
+	EXPECT_FALSE(c.done);
+	EXPECT_LT(r.got, (size_t)BIG_ROOT_MB << 20);
+	ASSERT_EQ(1, write(resume[1], "g", 1));
+	pthread_join(io, NULL);
+	pthread_join(rd, NULL);
+	ASSERT_EQ(0, c.ret) TH_LOG("%s", self->msg);
+	EXPECT_LT((size_t)BIG_ROOT_MB << 20, r.got);
+	EXPECT_TRUE(images_agree(self, _metadata));
+	for (i = 0; i < NR; i++)
+		EXPECT_TRUE(inspect_ok(self->image[i])) TH_LOG("image %d", i);
+	close(img[0]);
+	close(resume[0]);
+	close(resume[1]);
+	close(pfd.fd);
 }
 
 /* Refused with @err, the message containing @words; nobody frozen. */
@@ -1191,8 +1304,21 @@ TEST_F(tree, bad_arguments)
 	self->a.nr_members = CKPT_TREE_MAX_MEMBERS + 1;
 	EXPECT_REFUSED(-EINVAL, "nr_members");
 	set_members(self, in_order, NR);
-	self->a.reserved[2] = 1;
+	self->a.reserved[1] = 1;
 	EXPECT_REFUSED(-EINVAL, "reserved");
+	set_members(self, in_order, NR);
+	self->a.reserved32 = 1;
+	EXPECT_REFUSED(-EINVAL, "reserved");
+	set_members(self, in_order, NR);
+	self->a.flags = CKPT_CHECKPOINT_STAGED;
+	EXPECT_REFUSED(-EINVAL, "needs CKPT_CHECKPOINT_STOP");
+	set_members(self, in_order, NR);
+	self->a.staged_fd = 3;
+	EXPECT_REFUSED(-EINVAL, "staged_fd");
+	set_members(self, in_order, NR);
+	self->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_STAGED;
+	self->a.staged_fd = self->fd[0];
+	EXPECT_REFUSED(-EINVAL, "not an eventfd");
 	set_members(self, in_order, NR);
 	self->a.flags = CKPT_CHECKPOINT_DIGESTS;
 	EXPECT_REFUSED(-EINVAL, "digests");

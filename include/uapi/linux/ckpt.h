@@ -224,7 +224,7 @@
  *        before anything is frozen; every member's libckpt callbacks run
  *        before any member is frozen; all are frozen before any is
  *        captured; all continue, stop or die together once every image is
- *        written (or, continuing, staged). A failure anywhere thaws every
+ *        written (or, continuing or with CKPT_CHECKPOINT_STAGED, staged). A failure anywhere thaws every
  *        member untouched. Each image carries a TREE section
  *        (linux/ckpt_image.h) and numbers its pids and tids in the root's
  *        pid namespace; a member in another pid namespace is refused. The
@@ -255,7 +255,10 @@
  *            __u64 digests;        in:  with CKPT_CHECKPOINT_DIGESTS, a
  *                                       user buffer of nr_members x
  *                                       CKPT_DIGEST_LEN bytes; else 0
- *            __u64 reserved[3];    in:  must be 0
+ *            __s32 staged_fd;      in:  with CKPT_CHECKPOINT_STAGED, an
+ *                                       eventfd; else 0
+ *            __u32 reserved32;     in:  must be 0
+ *            __u64 reserved[2];    in:  must be 0
  *        };
  *
  * 2. The generic-netlink family CKPT_GENL_NAME, version CKPT_GENL_VERSION.
@@ -326,7 +329,19 @@ enum ckpt_checkpoint_flags {
 	 * them (ckptd's snapshot metadata) need not read the images back.
 	 */
 	CKPT_CHECKPOINT_DIGESTS	= 1 << 5,
-	__CKPT_CHECKPOINT_F_ALL	= (1 << 6) - 1,
+	/*
+	 * A tree's only, with CKPT_CHECKPOINT_STOP: the members' pages are
+	 * staged as for a checkpoint that lets them go on, and they are left
+	 * stopped (SIGSTOP) as soon as every member is captured and staged,
+	 * before the images are written; @staged_fd, an eventfd, is signalled
+	 * then. The caller may let them go on (SIGCONT) while the call writes
+	 * the images: ckptd releases a job's shares on several nodes once
+	 * every node has said so, rather than once every image is written.
+	 * A failure after the signal is never -EAGAIN, -EBUSY or -ESRCH,
+	 * the errors a caller may try again for.
+	 */
+	CKPT_CHECKPOINT_STAGED	= 1 << 6,
+	__CKPT_CHECKPOINT_F_ALL	= (1 << 7) - 1,
 };
 
 #define CKPT_DIGEST_LEN		32	/* SHA-256 */
@@ -466,7 +481,9 @@ struct ckpt_checkpoint_tree {
 	__u64 total_ns;
 	__u8 id[CKPT_TREE_ID_LEN];
 	__u64 digests;
-	__u64 reserved[3];
+	__s32 staged_fd;
+	__u32 reserved32;
+	__u64 reserved[2];
 };
 
 #define CKPT_IOC_CHECKPOINT_TREE	_IOWR(CKPT_IOC_MAGIC, 0x0A, struct ckpt_checkpoint_tree)
