@@ -23,10 +23,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -82,6 +85,13 @@ struct snap {
 	uint64_t verify_ns;	/* this node's images read back for their SHA-256 */
 	/* Several nodes: how long the job's shares stayed stopped, the commit */
 	uint64_t stop_t0, stopped_ns, commit_t0, commit_ns;
+	/* A continue over several nodes, let go once every share is staged */
+	bool staged[CKPTD_MAX_NODES];	/* peer i said so */
+	json_t *early[CKPTD_MAX_NODES];	/* or gave its answer then: it is that */
+	struct ckpt_err early_err;	/* or failed: why (the first such) */
+	bool early_failed[CKPTD_MAX_NODES];
+	bool heard;		/* every peer's first word is in */
+	bool running;		/* let go once staged: no second SIGCONT */
 	json_t *copies;		/* the nodes that keep a copy of it (copy.c) */
 	uint64_t copy_t0, copy_ns;	/* the copies' start, time */
 	struct ckpt_err copy_err;	/* why one did not (msg "" if none) */
@@ -423,6 +433,24 @@ static void apply_action(const struct job *j, const char *action)
 	job_let_joins(j, !strcmp(action, "kill"));
 }
 
+/*
+ * apply_action() for @s's share, which gets a SIGCONT once only: a share
+ * let go once staged runs already, and a second one would continue what
+ * the job (or its user) stopped since.
+ */
+static void snap_apply(struct snap *s, const char *action)
+{
+	bool resumes = strcmp(action, "kill") && strcmp(action, "stop");
+
+	if (s->running && resumes) {
+		job_mark_stopped(s->j, false);
+		job_let_joins(s->j, false);
+		return;
+	}
+	apply_action(s->j, action);
+	s->running = resumes;
+}
+
 /* Node @node's TCP ends to other nodes (@ends, taken), for tcp_join(). */
 static int add_tcp_ends(struct snap *s, const char *node, json_t *ends)
 {
@@ -483,6 +511,136 @@ static int snap_take(struct snap *s, int dev, struct ckpt_err *err)
 				     &s->res, err);
 }
 
+/* snap_take() beside its caller, in a thread of its own. */
+struct take {
+	struct snap *s;
+	int dev, ret;
+	int done;		/* a pipe's end, closed once the engine returns */
+	struct ckpt_err *err;
+};
+
+static void *take_run(void *arg)
+{
+	struct take *t = arg;
+	const struct ckpt_roots roots = { .find = snap_roots, .arg = t->s };
+
+	t->ret = ckpt_trees_checkpoint(t->dev, &t->s->a, &roots, t->s->treedir,
+				       &t->s->t, &t->s->res, t->err);
+	close(t->done);
+	return NULL;
+}
+
+/*
+ * snap_take() with CKPT_CHECKPOINT_STAGED, for a continue over several
+ * nodes: @staged(@s, @arg) is called once every process of the share is
+ * captured, staged and stopped, while the engine writes the images (in a
+ * thread of its own meanwhile), so that the caller may let them go on
+ * before the images are whole; not called if the capture failed first.
+ * The result is snap_take()'s. An engine without the flag: snap_take()'s
+ * way, @staged never called.
+ */
+static int snap_take_staged(struct snap *s, int dev,
+			    void (*staged)(struct snap *s, void *arg), void *arg,
+			    struct ckpt_err *err)
+{
+	struct take t = { .s = s, .dev = dev, .err = err };
+	uint32_t flags = s->a.flags;
+	struct pollfd pfd[2];
+	bool told = false, no_thread = false;
+	int pipefd[2], ev;
+	pthread_t th;
+	uint64_t n;
+
+	ev = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ev < 0 || pipe2(pipefd, O_CLOEXEC)) {
+		if (ev >= 0)
+			close(ev);
+		return snap_take(s, dev, err);
+	}
+	t.done = pipefd[1];
+	s->a.flags |= CKPT_CHECKPOINT_STAGED;
+	s->a.staged_fd = ev;
+	job_hold_joins(s->j);
+	if (pthread_create(&th, NULL, take_run, &t)) {
+		close(pipefd[1]);
+		no_thread = true;
+	} else {
+		pfd[0] = (struct pollfd){ .fd = ev, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = pipefd[0], .events = POLLIN };
+		/* The engine's call ends: its timeout bounds the freeze, a write fails. */
+		while (poll(pfd, 2, -1) < 0 && errno == EINTR)
+			;
+		/* Staged, then done at once: both may be ready; the count tells. */
+		told = read(ev, &n, sizeof(n)) == sizeof(n);
+		if (told)
+			staged(s, arg);
+		pthread_join(th, NULL);
+	}
+	close(pipefd[0]);
+	close(ev);
+	s->a.staged_fd = 0;
+	/* An engine that does not know the flag, or no thread: the plain way. */
+	if (no_thread || (!told && t.ret == -EINVAL &&
+			  strstr(err->msg, "unknown or conflicting flags"))) {
+		s->a.flags = flags;
+		return snap_take(s, dev, err);
+	}
+	s->a.flags &= ~CKPT_CHECKPOINT_STAGED;
+	return t.ret;
+}
+
+/*
+ * The coordinator's share is staged (@own) or failed before: every
+ * node's first word on its share, then, to each that said it is staged,
+ * whether all are ({"release": true}: they go on now, this share too) or
+ * not (they wait for the word after the captures, as before). A node's
+ * first word may be its answer (failed, ended): coordinated() takes it.
+ */
+static void hear_staged(struct snap *s, bool own)
+{
+	uint64_t now, end = ckptd_now_ns() + CKPTD_PEER_WAIT_S * 1000000000ULL;
+	struct ckpt_err perr;
+	bool all = own;
+	json_t *r;
+	unsigned int i;
+	int secs;
+
+	for (i = 0; i < s->npeers; i++) {
+		if (!s->peers[i])
+			continue;
+		/* One wait for them all, not one each. */
+		now = ckptd_now_ns();
+		secs = now >= end ? 1 : (int)((end - now) / 1000000000ULL) + 1;
+		if (peer_reply(s->peers[i], &r, secs, &perr)) {
+			if (!s->early_err.msg[0])
+				s->early_err = perr;
+			s->early_failed[i] = true;
+			all = false;
+		} else if (json_is_true(json_object_get(r, "staged"))) {
+			s->staged[i] = true;
+			json_decref(r);
+		} else {
+			s->early[i] = r;
+			all &= json_is_true(json_object_get(r, "ended"));
+		}
+	}
+	for (i = 0; i < s->npeers; i++)
+		if (s->staged[i])
+			peer_send(s->peers[i], json_pack("{s:b}", "release", all), NULL);
+	s->heard = true;
+	if (!all)
+		return;
+	snap_apply(s, "continue");
+	s->stopped_ns = ckptd_now_ns() - s->stop_t0;
+	ckptd_log(s->d, 2, "job %s: every share staged, the job goes on", s->j->id);
+}
+
+static void coordinator_staged(struct snap *s, void *arg)
+{
+	(void)arg;
+	hear_staged(s, true);
+}
+
 /*
  * A job over several nodes: every node's share is captured and left
  * stopped (so nothing of the job moves on while others are captured),
@@ -496,11 +654,17 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 	const char *names[CKPTD_MAX_NODES];
 	struct ckpt_err perr;
 	json_t *reply, *node;
+	bool continued = !strcmp(s->mode, "continue");
 	unsigned int i, n;
 	int ret = 0;
 
 	s->remote = json_array();
 	s->ended = json_array();
+	s->heard = false;
+	s->running = false;
+	s->early_err.msg[0] = '\0';
+	memset(s->staged, 0, sizeof(s->staged));
+	memset(s->early_failed, 0, sizeof(s->early_failed));
 	json_decref(s->outside);
 	s->outside = s->j->outside_close ? json_object() : NULL;
 	n = json_array_size(s->j->nodes);
@@ -514,12 +678,12 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 	/* s->npeers: those asked, whom an abort must reach. */
 	for (i = 0; i < n; i++) {
 		/* A continue: each share's images read back once it goes on. */
-		if (peer_send(s->peers[i], json_pack("{s:s, s:s, s:I, s:s+, s:I, s:s*, s:s, s:s*}",
+		if (peer_send(s->peers[i], json_pack("{s:s, s:s, s:I, s:s+, s:I, s:s*, s:s, s:s*, s:b}",
 				"op", "peer-checkpoint", "job", s->j->id,
 				"seq", (json_int_t)s->seq, "dir", s->shown, ".tmp",
 				"timeout", (json_int_t)s->a.timeout_ms / 1000,
 				"root", *s->dir ? s->dir : NULL, "token", s->token,
-				"sums", strcmp(s->mode, "continue") ? NULL : "later"), err)) {
+				"sums", continued ? "later" : NULL, "staged", continued), err)) {
 			for (; i < n; i++) {
 				peer_close(s->peers[i]);
 				s->peers[i] = NULL;
@@ -531,14 +695,29 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 	s->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY |
 		     CKPT_CHECKPOINT_LOCAL_FILES | CKPT_CHECKPOINT_DIGESTS;
 	s->stop_t0 = ckptd_now_ns();
+	s->stopped_ns = 0;
 	job_mark_stopped(s->j, true);
-	ret = snap_take(s, dev, err);
+	if (continued) {
+		ret = snap_take_staged(s, dev, coordinator_staged, NULL, err);
+		/* Failed before it was staged: the staged peers hear no release. */
+		if (!s->heard)
+			hear_staged(s, false);
+	} else {
+		ret = snap_take(s, dev, err);
+	}
 	s->tcp = json_array();
 	if (!ret)
 		ret = add_tcp_ends(s, s->d->node, tcp_ends(s->treedir, &s->t, err));
 	/* Every answer is awaited, so that no node is left stopped unasked. */
 	for (i = 0; i < s->npeers; i++) {
-		if (peer_reply(s->peers[i], &reply, CKPTD_PEER_WAIT_S, &perr)) {
+		if (s->early_failed[i]) {
+			if (!ret)
+				ret = ckpt_err_set(err, EIO, "%s", s->early_err.msg);
+			continue;
+		}
+		reply = s->early[i];
+		s->early[i] = NULL;
+		if (!reply && peer_reply(s->peers[i], &reply, CKPTD_PEER_WAIT_S, &perr)) {
 			if (!ret)
 				ret = ckpt_err_set(err, EIO, "%s", perr.msg);
 			continue;
@@ -800,8 +979,10 @@ static int release(struct snap *s, struct ckpt_err *err)
 		    peer_send(s->peers[i], json_pack("{s:s, s:b}", "action", "continue",
 						     "more", 1), &perr))
 			ckptd_log(s->d, 0, "job %s: %s", s->j->id, perr.msg);
-	apply_action(s->j, "continue");
-	s->stopped_ns = ckptd_now_ns() - s->stop_t0;
+	snap_apply(s, "continue");
+	/* Let go when every share was staged already: hear_staged(). */
+	if (!s->stopped_ns)
+		s->stopped_ns = ckptd_now_ns() - s->stop_t0;
 	s->released = true;
 	/* Every node reads its images back now, this one too. */
 	progress_phase("verifying", s->t.nr, 0);
@@ -846,8 +1027,9 @@ static void finish(struct snap *s, const char *action)
 	for (i = 0; i < s->npeers; i++)
 		peer_close(s->peers[i]);
 	if (!s->released) {
-		apply_action(s->j, action);
-		s->stopped_ns = ckptd_now_ns() - s->stop_t0;
+		snap_apply(s, action);
+		if (!s->stopped_ns)
+			s->stopped_ns = ckptd_now_ns() - s->stop_t0;
 	}
 }
 
@@ -1363,6 +1545,9 @@ struct share {
 	json_int_t seq;
 	json_int_t timeout;	/* seconds */
 	bool sums_later;	/* a continue: the images read back once it goes on */
+	bool staged;		/* a continue: the word comes once it is staged */
+	bool lost;		/* staged, no word came: the share goes on, no part */
+	struct peer *p;		/* the coordinator */
 };
 
 /*
@@ -1427,9 +1612,40 @@ static int share_dir(struct ckptd *d, struct share *sh, struct ckpt_err *err)
 }
 
 /*
+ * A continue's share, staged and stopped while the engine writes its
+ * images: the coordinator hears so, and says whether every share is
+ * ({"release": true}: it goes on now). No word, or another: it waits for
+ * the word after the captures, as before.
+ */
+static void share_staged(struct snap *s, void *arg)
+{
+	struct share *sh = arg;
+	json_t *msg = NULL;
+
+	/* The coordinator's own capture may take its timeout first. */
+	if (peer_send(sh->p, json_pack("{s:b, s:b}", "ok", 1, "staged", 1), NULL) ||
+	    peer_recv(sh->p, &msg, sh->timeout + CKPTD_PEER_WAIT_S, NULL) ||
+	    !json_is_boolean(json_object_get(msg, "release"))) {
+		/* No word: the share goes on, and gives no part to commit. */
+		json_decref(msg);
+		sh->lost = true;
+		snap_apply(s, "abort");
+		ckptd_log(s->d, 0, "job %s: no word from the coordinator once its share was staged; the job continues",
+			  s->j->id);
+		return;
+	}
+	if (json_is_true(json_object_get(msg, "release"))) {
+		snap_apply(s, "continue");
+		ckptd_log(s->d, 2, "job %s: every share staged, the job goes on", s->j->id);
+	}
+	json_decref(msg);
+}
+
+/*
  * This node's share, taken into its directory (share_dir()) and left
  * stopped: its entry of the metadata in @node and its TCP ends in @tcp
- * (the caller's to free), or -errno and the reason in @err.
+ * (the caller's to free), or -errno and the reason in @err. A continue's
+ * may be let go as soon as every share is staged (share_staged()).
  */
 static int share_take(struct ckptd *d, struct share *sh, json_t **node,
 		      json_t **tcp, struct ckpt_err *err)
@@ -1447,8 +1663,13 @@ static int share_take(struct ckptd *d, struct share *sh, json_t **node,
 		     CKPT_CHECKPOINT_LOCAL_FILES | CKPT_CHECKPOINT_DIGESTS;
 	s->a.timeout_ms = sh->timeout * 1000;
 	job_mark_stopped(s->j, true);
-	ret = snap_take(s, dev, err);
+	if (sh->staged)
+		ret = snap_take_staged(s, dev, share_staged, sh, err);
+	else
+		ret = snap_take(s, dev, err);
 	close(dev);
+	if (!ret && sh->lost)
+		ret = ckpt_err_set(err, EPROTO, "no word from the coordinator once the share was staged");
 	if (ret)
 		return ret;
 	*tcp = tcp_ends(s->treedir, &s->t, err);
@@ -1477,18 +1698,19 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 			ckptd_log(d, 0, "job %s: the coordinator's word did not come (%s); the job continues",
 				  j->id, err.msg);
 			if (!released)
-				apply_action(j, "abort");
+				snap_apply(&sh->s, "abort");
 			return released ? "continue" : "abort";
 		}
 		/* Another share on its way: the word comes later. */
-		if (json_is_true(json_object_get(msg, "wait"))) {
+		if (json_is_true(json_object_get(msg, "wait")) ||
+		    json_object_get(msg, "release")) {
 			json_decref(msg);
 			continue;
 		}
 		/* Continue: the job runs on now; gather and commit come after. */
 		if (!released && json_is_true(json_object_get(msg, "more")) &&
 		    !strcmp(ckptd_msg_str(msg, "action") ?: "", "continue")) {
-			apply_action(j, "continue");
+			snap_apply(&sh->s, "continue");
 			released = true;
 			json_decref(msg);
 			/* Running again: its images read back for the metadata. */
@@ -1519,7 +1741,7 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 			ckptd_log(d, 0, "job %s: its share did not reach the coordinator (%s); the job continues",
 				  j->id, err.msg);
 			if (!released)
-				apply_action(j, "abort");
+				snap_apply(&sh->s, "abort");
 			return released ? "continue" : "abort";
 		}
 		/* Released and gathered: nothing more to wait for. */
@@ -1534,7 +1756,7 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 	if (released)
 		action = "abort";
 	else
-		apply_action(j, action);
+		snap_apply(&sh->s, action);
 	peer_send(p, json_pack("{s:b}", "ok", 1), NULL);
 	json_decref(msg);
 	return action;
@@ -1561,6 +1783,8 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 	sh.root = ckptd_msg_str(req, "root");
 	sh.token = ckptd_msg_str(req, "token");
 	sh.sums_later = !strcmp(ckptd_msg_str(req, "sums") ?: "", "later");
+	sh.staged = json_is_true(json_object_get(req, "staged"));
+	sh.p = p;
 	sh.s.j = job_find(d, sh.id);
 	if (json_unpack((json_t *)req, "{s:I, s?:I}", "seq", &sh.seq,
 			"timeout", &sh.timeout) ||
@@ -1585,7 +1809,7 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 		peer_send(p, json_pack("{s:b, s:o}", "ok", 0, "error",
 				       json_sprintf("node %s: %s", d->node, err.msg)), NULL);
 		if (sh.s.j)
-			apply_action(sh.s.j, "abort");
+			snap_apply(&sh.s, "abort");
 		goto out;
 	}
 	/* An answer too long for one message must not leave the job stopped. */
@@ -1596,7 +1820,7 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 		peer_send(p, json_pack("{s:b, s:o}", "ok", 0, "error",
 				       json_sprintf("node %s: its share's description does not fit one message (%s)",
 						    d->node, err.msg)), NULL);
-		apply_action(sh.s.j, "abort");
+		snap_apply(&sh.s, "abort");
 		goto out;
 	}
 	ckptd_log(d, 1, "job %s: share of snapshot %u, %s", sh.s.j->id,

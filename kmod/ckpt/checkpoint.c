@@ -711,7 +711,7 @@ static int finish_staged(struct ckpt_cp_ctx *ctx)
 	if (err == -EAGAIN || err == -EBUSY || err == -ESRCH)
 		err = -EIO;
 	if (err)
-		ctx->why.msg = "writing the image failed (the process runs on)";
+		ctx->why.msg = "writing the image failed (after the process was let go)";
 	if (ctx->reg)
 		ckpt_cb_complete(ctx->reg, ctx->req, err);
 	return err;

@@ -77,12 +77,14 @@ const char *ckptd_mode(const char *mode);
  * captured ({action: continue, more}); 4: a continue's shares read their
  * images back for their SHA-256 after they go on, and send the sums with
  * their answer to it (ckptd_sums_merge()); 5: peer-copy, a committed
- * snapshot kept whole on another node too (daemon/copy.c). The nodes of a
+ * snapshot kept whole on another node too (daemon/copy.c); 6: a
+ * continue's shares say when they are staged ({"staged"}) and go on when
+ * every one is ({"release"}), before their images are written. The nodes of a
  * cluster run one
  * ckpt version: a request of
  * another protocol is refused, naming both, before its shape is read.
  */
-#define CKPTD_PEER_PROTO	5
+#define CKPTD_PEER_PROTO	6
 
 /* A peer request's "proto": 0, or -EPROTO with @err naming both. */
 int ckptd_peer_proto_check(const json_t *req, struct ckpt_err *err);

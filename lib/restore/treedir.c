@@ -302,7 +302,8 @@ static int checkpoint_once(int dev, struct ckpt_checkpoint_tree *a, int dfd,
 		ret = name_images(dfd, t, mem, err);
 	if (!ret)
 		ret = write_manifest(dfd, t, err);
-	return ret;
+	/* Captured, let go or killed: never one checkpoint_tries() takes again. */
+	return ret == -EBUSY || ret == -ESRCH || ret == -EAGAIN ? -EIO : ret;
 }
 
 static void close_images(const struct ckpt_tree *t, struct ckpt_tree_member *mem)
@@ -355,7 +356,8 @@ static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
 		 * An engine older than CKPT_CHECKPOINT_DIGESTS: without them
 		 * (the caller reads the images back instead), once.
 		 */
-		if (ret == -EINVAL && a->flags & CKPT_CHECKPOINT_DIGESTS) {
+		if (ret == -EINVAL && a->flags & CKPT_CHECKPOINT_DIGESTS &&
+		    strstr(err->msg, "unknown or conflicting flags")) {
 			a->flags &= ~CKPT_CHECKPOINT_DIGESTS;
 			free(*res);
 			*res = NULL;

@@ -15,7 +15,9 @@
 # fails to start after node1's started ends node1's too, named. A share
 # that ended leaves the job at its next checkpoint, which says so. ckptd
 # killed on node1 while it writes its share fails that checkpoint, named,
-# and leaves nothing; started again, it lets its share run on. Under
+# and leaves nothing; started again, it lets its share run on. A continue
+# lets a job go once both shares are staged, before node0's 128 MiB are
+# written (held less long than node0's engine call took). Under
 # ckpt-run --outside close, connections to a server outside the job (from
 # node0 over ckpt0 and from node1 over 127.0.0.1) are listed in their own
 # node's entry and come back closed. A TLS client without the cluster key
@@ -37,7 +39,7 @@ shared=${ckptvm_out:?}/ckptd-nodes
 . "$CKPT_TOP/vm-tests/lib/twonodes.sh"
 trap twonodes_cleanup EXIT
 
-ktap_plan 30
+ktap_plan 32
 start_nodes
 
 reference_run
@@ -201,6 +203,41 @@ ktap_check "the next checkpoint, into a --dir, holds both nodes' shares: snapsho
 ktap_check "on a terminal it showed the images written so far, their size and rate" \
 	grep -aq 'job: writing  *[0-9]* processes, [0-9.]* MB, [0-9.]* MB/s' "$shared/h2.out"
 wait_for "$hrunner" || true
+
+# A continue lets the job go once every share is captured and staged,
+# before the images are written (CKPT_CHECKPOINT_STAGED): a job of 128 MiB
+# on node0 and a small share on node1 is held for less time than node0's
+# own engine call takes, which writes (and hashes) the 128 MiB after the
+# release. Held until every image is written, as before, it could not be:
+# the hold starts before that call and ends after it.
+(cd /tmp && "$bin/ckpt-run" --name staged sh -c \
+	"ssh node1 \"nohup '$memhog' 1 2 2 > /dev/null 2>&1 < /dev/null &\"; exec '$memhog' 1 128 128 > /dev/null" \
+	2> "$shared/s.err") &
+srunner=$!
+ktap_poll 60 grep -q "^ckpt-run: job " "$shared/s.err" || true
+sjob=$(job_of "$shared/s.err")
+ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$sjob' --json\" | grep -q '\"processes\":1'" || true
+released_staged() {
+	"$bin/ckpt" job "$sjob" --json > "$shared/s1.json" &&
+	python3 - "$shared/s1.json" <<-'PY'
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	print("# held %d us, node0's engine call %d us" % (r["stopped_us"], r["total_us"]))
+	sys.exit(0 if 0 < r["stopped_us"] < r["total_us"] else 1)
+	PY
+}
+ktap_check "a continue lets both shares go once staged, before node0's images are written" \
+	released_staged
+staged_whole() {
+	running node0 "$sjob" && running node1 "$sjob" &&
+	test -f "$snap/$sjob/1/node1/0/manifest" &&
+	"$bin/ckpt" inspect "$snap/$sjob/1" > /dev/null
+}
+ktap_check "both shares run on after it, the snapshot whole" staged_whole
+for n in node0 node1; do
+	ssh "$n" "cat /sys/fs/cgroup/ckpt/$sjob/cgroup.procs | xargs -r kill -KILL" || true
+done
+wait_for "$srunner" || true
 
 # Connections to a process outside the job, over two nodes (ckpt-run
 # --outside close): a server on node1, in no job, drains what it gets and

@@ -337,7 +337,8 @@ enum ckpt_checkpoint_flags {
 	 * then. The caller may let them go on (SIGCONT) while the call writes
 	 * the images: ckptd releases a job's shares on several nodes once
 	 * every node has said so, rather than once every image is written.
-	 * A failure after the signal is never -EAGAIN, -EBUSY or -ESRCH,
+	 * A failure after the signal (a write) leaves the members stopped,
+	 * the caller's to continue, and is never -EAGAIN, -EBUSY or -ESRCH,
 	 * the errors a caller may try again for.
 	 */
 	CKPT_CHECKPOINT_STAGED	= 1 << 6,
