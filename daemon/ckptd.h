@@ -239,12 +239,14 @@ void snapshot_retain(struct ckptd *d, const char *jobdir, const char *id,
  * whose snapshot roots are their own (Documentation/ckptd.md, "Copies on
  * other nodes"). Snapshot @seq of @j, in @dir, to @nodes one after the
  * other until "copies" (the configuration's) have it, a node that fails
- * logged and the next tried: the nodes that took a copy, in *@made; 0,
- * or -errno with @err naming the first that failed when too few did.
+ * logged and the next tried, into its snapshot root or, for a snapshot in
+ * a --dir @udir, into @udir there: the nodes that took a copy, in
+ * *@made; 0, or -errno with @err naming the first that failed when too
+ * few did.
  */
 int copy_out(struct ckptd *d, const struct job *j, unsigned int seq,
-	     const char *dir, const char *const *nodes, json_t **made,
-	     struct ckpt_err *err);
+	     const char *udir, const char *dir, const char *const *nodes,
+	     json_t **made, struct ckpt_err *err);
 /* peer-copy, in a peer worker: a snapshot's copy received here. */
 void peer_copy(struct ckptd *d, struct peer *p, const json_t *req);
 
@@ -428,6 +430,12 @@ int snapdir_root_check(const char *dir, uid_t uid, struct ckpt_err *err);
 int snapdir_open(struct snapdir *sd, const struct ckptd *d, const char *dir,
 		 const char *id, uid_t uid, bool create, struct ckpt_err *err);
 void snapdir_close(struct snapdir *sd);
+/*
+ * Whether the SEQ.tmp at @path is a live worker's: it holds an flock on
+ * it as long as it lives (a checkpoint's, a copy's), even with the ckptd
+ * that started it gone.
+ */
+bool snapdir_tmp_in_use(const char *path);
 /*
  * "latest" in job directory @dfd pointed at snapshot @seq (with
  * @newer_only, unless it points at a newer one already): 0 or -errno.

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,6 +94,23 @@ int snapdir_open(struct snapdir *sd, const struct ckptd *d, const char *dir,
 	}
 	snprintf(sd->path, sizeof(sd->path), "/proc/self/fd/%d", sd->fd);
 	return 0;
+}
+
+/*
+ * Whether SEQ.tmp at @path is still a live worker's: it holds an flock on
+ * it as long as it lives (prepare()), even with the ckptd that started it
+ * gone, and finishes (or removes) it on its own.
+ */
+bool snapdir_tmp_in_use(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	bool busy;
+
+	if (fd < 0)
+		return false;
+	busy = flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK;
+	close(fd);
+	return busy;
 }
 
 void snapdir_close(struct snapdir *sd)

@@ -123,22 +123,6 @@ static DIR *job_snapshots(const struct ckptd *d, const struct job *j,
 	return snapshots_of(d, j->dir, j->id, j->uid, sd);
 }
 
-/*
- * Whether SEQ.tmp at @path is still a live worker's: it holds an flock on
- * it as long as it lives (prepare()), even with the ckptd that started it
- * gone, and finishes (or removes) it on its own.
- */
-static bool tmp_in_use(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	bool busy;
-
-	if (fd < 0)
-		return false;
-	busy = flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK;
-	close(fd);
-	return busy;
-}
 
 unsigned int snapshot_sweep(struct ckptd *d, const struct job *j)
 {
@@ -161,7 +145,7 @@ unsigned int snapshot_sweep(struct ckptd *d, const struct job *j)
 		    snprintf(path, sizeof(path), "%s/%s", sd.path, e->d_name) >=
 		    (int)sizeof(path))
 			continue;
-		if (tmp_in_use(path)) {
+		if (snapdir_tmp_in_use(path)) {
 			unsigned long seq = strtoul(e->d_name, NULL, 10);
 
 			ckptd_log(d, 1, "job %s: %s is a live worker's, which finishes it",
@@ -191,7 +175,7 @@ static bool orphan_busy(struct ckptd *d, const struct job *j)
 	    snapdir_open(&sd, d, j->dir, j->id, j->uid, false, &err))
 		return false;
 	snprintf(path, sizeof(path), "%s/%u.tmp", sd.path, j->orphan_seq);
-	busy = tmp_in_use(path);
+	busy = snapdir_tmp_in_use(path);
 	snapdir_close(&sd);
 	return busy;
 }
@@ -1129,7 +1113,7 @@ static int prepare(struct snap *s, struct ckpt_err *err)
 			     s->seq) >= (int)sizeof(s->final) - 8)
 			return ckpt_err_set(err, ENAMETOOLONG, "snapshot root too long");
 		snprintf(s->tmp, sizeof(s->tmp), "%.*s.tmp", PATH_MAX - 8, s->final);
-		if (stat(s->final, &st) && !tmp_in_use(s->tmp))
+		if (stat(s->final, &st) && !snapdir_tmp_in_use(s->tmp))
 			break;
 	}
 	if (snprintf(s->shown, sizeof(s->shown), "%s/%u", s->sd.shown, s->seq) >=
@@ -1168,8 +1152,8 @@ static int prepare(struct snap *s, struct ckpt_err *err)
  * The committed snapshot, copied to nodes whose shares were gathered
  * (copy.c): into s->copies, or why not in s->copy_err. ckptd is told of
  * the commit first: the job's newest snapshot is its now, and a cancel no
- * longer ends this worker. A snapshot in a job's --dir is not copied (the
- * other nodes write only to their roots).
+ * longer ends this worker. A snapshot in a --dir is copied into the same
+ * --dir on the other node, as the job's owner's there.
  */
 static void copies(struct snap *s, int out)
 {
@@ -1180,15 +1164,15 @@ static void copies(struct snap *s, int out)
 		if (s->gather[i])
 			nodes[n++] = s->gather[i];
 	nodes[n] = NULL;
-	if (!n || s->dir[0] || !s->d->cfg.copies)
+	if (!n || !s->d->cfg.copies)
 		return;
 	worker_send(out, json_pack("{s:s, s:I, s:s, s:O*}", "event", "committed",
 				   "seq", (json_int_t)s->seq, "snapshot", s->shown,
 				   "ended", json_array_size(s->ended) ? s->ended : NULL));
 	progress_phase("copying", 0, 0);
 	s->copy_t0 = ckptd_now_ns();
-	if (copy_out(s->d, s->j, s->seq, s->final, nodes, &s->copies,
-		     &s->copy_err))
+	if (copy_out(s->d, s->j, s->seq, s->dir[0] ? s->dir : NULL, s->final,
+		     nodes, &s->copies, &s->copy_err))
 		ckptd_log(s->d, 0, "job %s: %s", s->j->id, s->copy_err.msg);
 	s->copy_ns = ckptd_now_ns() - s->copy_t0;
 }

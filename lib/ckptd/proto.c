@@ -19,6 +19,7 @@
 #include <linux/ckpt.h>
 
 #include "err.h"
+#include "meta.h"
 #include "proto.h"
 
 void ckptd_frame_init(struct ckptd_frame *fr)
@@ -212,17 +213,28 @@ int ckptd_node_check(const json_t *req, const char **node,
 	return 0;
 }
 
-int ckptd_copy_check(const json_t *req, json_int_t *seq, json_int_t *keep,
-		     const char *names[CKPTD_COPY_NAMES_MAX + 1],
-		     struct ckpt_err *err)
+int ckptd_copy_check(const json_t *req, struct ckptd_copy *c, struct ckpt_err *err)
 {
 	const json_t *list = json_object_get(req, "names"), *v;
+	const json_t *d = json_object_get(req, "dir");
 	size_t i, n;
 
-	names[0] = NULL;
+	c->names[0] = NULL;
+	c->dir = NULL;
+	c->uid = 0;
+	if (d && (!json_is_string(d) || json_string_value(d)[0] != '/' ||
+		  json_string_length(d) >= CKPT_META_DIR_MAX ||
+		  strlen(json_string_value(d)) != json_string_length(d)))
+		return ckpt_err_set(err, EINVAL,
+				    "peer-copy: \"dir\" must be an absolute path of at most %d bytes",
+				    CKPT_META_DIR_MAX - 1);
+	if (d && (json_unpack((json_t *)req, "{s:I}", "uid", &c->uid) ||
+		  c->uid < 0 || c->uid >= UINT32_MAX))
+		return ckpt_err_set(err, EINVAL,
+				    "peer-copy: a \"dir\" needs its owner's \"uid\" (0 .. 2^32-2)");
 	if (!ckptd_msg_str(req, "job") ||
-	    json_unpack((json_t *)req, "{s:I, s:I}", "seq", seq, "keep", keep) ||
-	    *seq < 1 || *seq > UINT32_MAX || *keep < 0 || *keep > UINT32_MAX ||
+	    json_unpack((json_t *)req, "{s:I, s:I}", "seq", &c->seq, "keep", &c->keep) ||
+	    c->seq < 1 || c->seq > UINT32_MAX || c->keep < 0 || c->keep > UINT32_MAX ||
 	    !json_is_array(list) || !json_array_size(list) ||
 	    json_array_size(list) > CKPTD_COPY_NAMES_MAX)
 		return ckpt_err_set(err, EINVAL,
@@ -235,14 +247,15 @@ int ckptd_copy_check(const json_t *req, json_int_t *seq, json_int_t *keep,
 		if (!n || n > HOST_NAME_MAX || !strcmp(s, ".") || !strcmp(s, "..") ||
 		    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			      "0123456789._-") != n) {
-			names[0] = NULL;
+			c->names[0] = NULL;
 			return ckpt_err_set(err, EINVAL,
 					    "peer-copy: \"names\" %zu is not a name a snapshot holds",
 					    i);
 		}
-		names[i] = s;
-		names[i + 1] = NULL;
+		c->names[i] = s;
+		c->names[i + 1] = NULL;
 	}
+	c->dir = d ? json_string_value(d) : NULL;
 	return 0;
 }
 

@@ -79,12 +79,13 @@ const char *ckptd_mode(const char *mode);
  * their answer to it (ckptd_sums_merge()); 5: peer-copy, a committed
  * snapshot kept whole on another node too (daemon/copy.c); 6: a
  * continue's shares say when they are staged ({"staged"}) and go on when
- * every one is ({"release"}), before their images are written. The nodes of a
+ * every one is ({"release"}), before their images are written; 7:
+ * peer-copy's "dir" and "uid", a copy into a --dir. The nodes of a
  * cluster run one
  * ckpt version: a request of
  * another protocol is refused, naming both, before its shape is read.
  */
-#define CKPTD_PEER_PROTO	6
+#define CKPTD_PEER_PROTO	7
 
 /* A peer request's "proto": 0, or -EPROTO with @err naming both. */
 int ckptd_peer_proto_check(const json_t *req, struct ckpt_err *err);
@@ -106,18 +107,25 @@ int ckptd_node_check(const json_t *req, const char **node,
 		     struct ckpt_err *err);
 
 /*
- * A peer-copy's {job, seq, keep, names} (daemon/copy.c: a committed
- * snapshot, copied whole to another node): "seq" 1 .. 2^32-1, "keep" 0 ..
- * 2^32-1, "names" the snapshot directory's entries, 1 to
+ * A peer-copy's {job, seq, keep, names, dir?, uid?} (daemon/copy.c: a
+ * committed snapshot, copied whole to another node): "seq" 1 .. 2^32-1,
+ * "keep" 0 .. 2^32-1, "names" the snapshot directory's entries, 1 to
  * CKPTD_COPY_NAMES_MAX names of at most HOST_NAME_MAX bytes of
- * [A-Za-z0-9._-], none "." or "..". 0 with them in *@seq, *@keep and
- * @names (NULL-terminated, pointing into @req), or -EINVAL with @err.
- * The job id is the daemon's to check (job_id_valid()).
+ * [A-Za-z0-9._-], none "." or ".."; "dir", a snapshot in a --dir, an
+ * absolute path shorter than CKPT_META_DIR_MAX, and with it "uid", the
+ * job's owner, 0 .. 2^32-2. 0 with them in @c (names NULL-terminated and
+ * dir pointing into @req, dir NULL without), or -EINVAL with @err. The
+ * job id is the daemon's to check (job_id_valid()), and the directory its
+ * to open as the owner's.
  */
 #define CKPTD_COPY_NAMES_MAX	67	/* meta.json, meta.mac, 65 nodes */
-int ckptd_copy_check(const json_t *req, json_int_t *seq, json_int_t *keep,
-		     const char *names[CKPTD_COPY_NAMES_MAX + 1],
-		     struct ckpt_err *err);
+struct ckptd_copy {
+	json_int_t seq, keep;
+	const char *dir;	/* a --dir, or NULL: the snapshot root */
+	json_int_t uid;		/* with dir: the job's owner */
+	const char *names[CKPTD_COPY_NAMES_MAX + 1];
+};
+int ckptd_copy_check(const json_t *req, struct ckptd_copy *c, struct ckpt_err *err);
 
 /*
  * A header of files travelling between daemons (daemon/ship.c): {"ship":

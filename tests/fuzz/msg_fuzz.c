@@ -27,7 +27,7 @@ static void check(const void *buf, size_t len)
 {
 	static const char *const ship_names[] = { "meta.json", "node1", NULL };
 	static struct ckpt_addr_map map[CKPT_ADDRMAP_MAX];
-	const char *names[CKPTD_COPY_NAMES_MAX + 1];
+	struct ckptd_copy copy;
 	uint64_t bytes;
 	json_t *msg, *built = NULL, *outside;
 	json_int_t uid, timeout;
@@ -40,7 +40,7 @@ static void check(const void *buf, size_t len)
 	ckptd_ask_check(msg, &mode, &uid, &timeout, NULL);
 	ckptd_node_check(msg, &mode, NULL);
 	ckptd_ship_check(msg, ship_names, &mode, &bytes, NULL);
-	ckptd_copy_check(msg, &uid, &timeout, names, NULL);
+	ckptd_copy_check(msg, &copy, NULL);
 	ckptd_peer_proto_check(msg, NULL);
 	/* A share's sums into its entry (both from the same message here). */
 	ckptd_sums_merge(json_object_get(msg, "node"), json_object_get(msg, "sums"), "n", NULL);

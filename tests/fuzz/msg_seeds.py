@@ -35,6 +35,8 @@ ops = [{"op": "run", "pid": 12, "cmd": ["sh", "-c", "x"], "cwd": "/", "name": "n
        {"op": "node", "node": "node1"}, {"op": "peer-ping"},
        {"op": "peer-copy", "job": "0123abcd", "seq": 3, "keep": 2,
         "names": ["meta.json", "meta.mac", "node0", "node1"]},
+       {"op": "peer-copy", "job": "0123abcd", "seq": 3, "keep": 0,
+        "names": ["meta.json", "meta.mac", "node0"], "dir": "/home/u/ckpt"},
        {"ship": "dir", "path": "node1"}, {"ship": "file", "path": "node1/0/12.img", "bytes": 4096},
        {"ship": "end", "files": 2, "bytes": 4096}, {"ship": "error", "error": "disk full"}]
 for i, o in enumerate(ops):

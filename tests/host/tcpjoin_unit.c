@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "meta.h"
 #include "proto.h"
 #include "tcpjoin.h"
 
@@ -111,25 +112,24 @@ static int ship(const char *text, struct ckpt_err *err)
 	return ret;
 }
 
-/* ckptd_copy_check() of the request @text: its names in @names. */
-static int copy(const char *text, const char *names[CKPTD_COPY_NAMES_MAX + 1],
-		struct ckpt_err *err)
+/* ckptd_copy_check() of the request @text, into copied. */
+static struct ckptd_copy copied;
+
+static int copy(const char *text, struct ckpt_err *err)
 {
 	static json_t *msg;
-	json_int_t seq, keep;
 
 	json_decref(msg);	/* the names point into the last one */
-	msg = json_loads(text, 0, NULL);
-	return msg ? ckptd_copy_check(msg, &seq, &keep, names, err) : -999;
+	msg = json_loads(text, JSON_ALLOW_NUL, NULL);
+	return msg ? ckptd_copy_check(msg, &copied, err) : -999;
 }
 
 int main(void)
 {
-	const char *names[CKPTD_COPY_NAMES_MAX + 1];
 	struct ckpt_err err;
 	char first[65];
 
-	printf("TAP version 13\n1..27\n");
+	printf("TAP version 13\n1..29\n");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 200) "]", &err),
 	      "the two ends of a connection fit: joined");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 100) "]", &err),
@@ -178,10 +178,10 @@ int main(void)
 		      "{\"a\":[[7,5,\"192.0.2.10:4000\",\"198.51.100.1:2\"]]}"),
 	      "--outside close: one whose other end shut down writing too, as on one node");
 	/* Every peer request's protocol version, checked before its shape. */
-	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 6}", &err) == 0,
-	      "a peer request of this protocol (6): taken");
-	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 5}", &err) == -EPROTO &&
-	      strstr(err.msg, "protocol 5, this node 6: every node must run the same ckpt version") &&
+	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 7}", &err) == 0,
+	      "a peer request of this protocol (7): taken");
+	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 6}", &err) == -EPROTO &&
+	      strstr(err.msg, "protocol 6, this node 7: every node must run the same ckpt version") &&
 	      proto("{\"op\": \"peer-join\"}", &err) == -EPROTO &&
 	      strstr(err.msg, "older ckptd peer protocol (no version)") &&
 	      proto("{\"op\": \"peer-join\", \"proto\": \"2\"}", &err) == -EPROTO,
@@ -232,25 +232,45 @@ int main(void)
 		   first, &err) == -EPROTO && strstr(err.msg, "image 0 is not described") &&
 	      sums("[]", "{\"trees\": [{\"members\": []}, {\"members\": []}]}", first, &err) == -EPROTO,
 	      "a sum too long, in capitals, not a string; a member not an object, two trees: refused");
-	check(!copy("{\"job\": \"j\", \"seq\": 3, \"keep\": 0, \"names\": [\"meta.json\", \"meta.mac\", \"node0\", \"node-1.example\"]}",
-		    names, &err) &&
-	      !strcmp(names[0], "meta.json") && !strcmp(names[3], "node-1.example") && !names[4],
+	check(!copy("{\"job\": \"j\", \"seq\": 3, \"keep\": 0, \"names\": [\"meta.json\", \"meta.mac\", \"node0\", \"node-1.example\"]}", &err) &&
+	      !strcmp(copied.names[0], "meta.json") && !strcmp(copied.names[3], "node-1.example") && !copied.names[4],
 	      "peer-copy: a snapshot's names, in order, NULL-terminated");
-	check(copy("{\"job\": \"j\", \"seq\": 0, \"keep\": 0, \"names\": [\"a\"]}", names, &err) == -EINVAL &&
-	      copy("{\"job\": \"j\", \"seq\": 4294967296, \"keep\": 0, \"names\": [\"a\"]}", names, &err) == -EINVAL &&
-	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": -1, \"names\": [\"a\"]}", names, &err) == -EINVAL &&
-	      copy("{\"seq\": 1, \"keep\": 0, \"names\": [\"a\"]}", names, &err) == -EINVAL &&
-	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": []}", names, &err) == -EINVAL &&
-	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": \"a\"}", names, &err) == -EINVAL &&
-	      strstr(err.msg, "peer-copy: needs") && !names[0],
+	check(copy("{\"job\": \"j\", \"seq\": 0, \"keep\": 0, \"names\": [\"a\"]}", &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 4294967296, \"keep\": 0, \"names\": [\"a\"]}", &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": -1, \"names\": [\"a\"]}", &err) == -EINVAL &&
+	      copy("{\"seq\": 1, \"keep\": 0, \"names\": [\"a\"]}", &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": []}", &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": \"a\"}", &err) == -EINVAL &&
+	      strstr(err.msg, "peer-copy: needs") && !copied.names[0],
 	      "peer-copy: a sequence 0 or past 32 bits, a negative keep, no job, no or empty names: refused");
-	check(copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a\", \"..\"]}", names, &err) == -EINVAL &&
-	      strstr(err.msg, "\"names\" 1 is not a name") && !names[0] &&
-	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a/b\"]}", names, &err) == -EINVAL &&
-	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\".\"]}", names, &err) == -EINVAL &&
-	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"\"]}", names, &err) == -EINVAL &&
-	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [7]}", names, &err) == -EINVAL,
+	check(copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a\", \"..\"]}", &err) == -EINVAL &&
+	      strstr(err.msg, "\"names\" 1 is not a name") && !copied.names[0] &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a/b\"]}", &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\".\"]}", &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"\"]}", &err) == -EINVAL &&
+	      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [7]}", &err) == -EINVAL,
 	      "peer-copy: a name with '/', '.', '..', empty or not a string: refused, by its index");
-	copy("null", names, &err);
+	check(!copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a\"]}", &err) &&
+	      !copied.dir &&
+	      !copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a\"], \"dir\": \"/home/u/ck\", \"uid\": 1000}", &err) &&
+	      copied.dir && !strcmp(copied.dir, "/home/u/ck") && copied.uid == 1000,
+	      "peer-copy: no dir (the snapshot root), or a --dir's absolute path: taken");
+	{
+		char big[CKPT_META_DIR_MAX + 96];
+
+		snprintf(big, sizeof(big), "{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a\"], \"dir\": \"/%0*d\"}",
+			 CKPT_META_DIR_MAX, 0);
+		check(copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a\"], \"dir\": \"u/ck\"}", &err) == -EINVAL && strstr(err.msg, "\"dir\" must be an absolute path") &&
+		      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a\"], \"dir\": 7}", &err) == -EINVAL &&
+		      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a\"], \"dir\": \"/a\\u0000b\"}", &err) == -EINVAL &&
+		      copy(big, &err) == -EINVAL && !copied.dir &&
+		      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a\"], \"dir\": \"/d\"}", &err) == -EINVAL &&
+		      strstr(err.msg, "needs its owner's \"uid\"") &&
+		      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a\"], \"dir\": \"/d\", \"uid\": -1}", &err) == -EINVAL &&
+		      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a\"], \"dir\": \"/d\", \"uid\": 4294967295}", &err) == -EINVAL &&
+		      copy("{\"job\": \"j\", \"seq\": 1, \"keep\": 0, \"names\": [\"a\"], \"dir\": \"/d\", \"uid\": \"0\"}", &err) == -EINVAL,
+		      "peer-copy: a dir relative, not a string, with a NUL or too long, or without a uid in bounds: refused");
+	}
+	copy("null", &err);
 	return failed ? 1 : 0;
 }

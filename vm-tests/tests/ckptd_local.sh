@@ -13,7 +13,8 @@
 # share. A share whose stage fills up (a small tmpfs) fails the
 # checkpoint, naming the node and the cause, and the job runs on, its
 # earlier snapshot intact; the next checkpoint gathers, and copies to
-# node0. Every share's output is the uninterrupted run's.
+# node0; one into a --dir each node has of its own is copied into
+# node0's. Every share's output is the uninterrupted run's.
 #
 # Topology: node0 and node1 on the private link, each with ckptd and a
 # snapshot root in its own overlay (/var/lib/ckpt-own).
@@ -34,8 +35,8 @@ local_cleanup() {
 	# The daemons' logs outlive the run, for a failure's story.
 	mkdir -p "$ckptvm_out/ckptd-local-logs"
 	cp "$shared"/ckptd-node*.log "$shared"/*.err "$ckptvm_out/ckptd-local-logs/" 2> /dev/null || true
-	ssh node0 "umount '$own/.ship' 2> /dev/null; rm -rf '$own'" || true
-	ssh node1 "umount '$own/.ship' 2> /dev/null; rm -rf '$own'" || true
+	ssh node0 "umount '$own/.ship' 2> /dev/null; rm -rf '$own' '$own.dir'" || true
+	ssh node1 "umount '$own/.ship' 2> /dev/null; rm -rf '$own' '$own.dir'" || true
 	twonodes_cleanup
 }
 trap local_cleanup EXIT
@@ -43,7 +44,7 @@ for n in node0 node1; do
 	ssh "$n" "umount '$own/.ship' 2> /dev/null; rm -rf '$own'; mkdir -p -m 0700 '$own'"
 done
 
-ktap_plan 16
+ktap_plan 17
 start_nodes
 
 reference_run
@@ -159,6 +160,22 @@ gathered_again() {
 }
 ktap_check "room again: the next checkpoint gathers node0's share into node1's snapshot 4, and copies it to node0" \
 	gathered_again
+# Into a --dir each node has of its own: gathered there on node1, and
+# copied into the same --dir on node0.
+for n in node0 node1; do
+	ssh "$n" "rm -rf '$own.dir'; mkdir -p -m 0700 '$own.dir'"
+done
+dir_copied() {
+	ssh node1 "'$bin/ckpt' job '$job' --dir '$own.dir'" > "$shared/c5.out" &&
+		grep -q "^snapshot *$own.dir/$job/5\$" "$shared/c5.out" &&
+		grep -q '^copies on *node0$' "$shared/c5.out" &&
+		"$bin/ckpt" inspect "$own.dir/$job/5" > /dev/null &&
+		test "$(readlink "$own.dir/$job/latest")" = 5 &&
+		! ls -d "$own.dir/$job/"*.tmp 2> /dev/null &&
+		! test -e "$own/$job/5" && nothing_staged node0
+}
+ktap_check "a checkpoint into a --dir of each node's own: gathered on node1, copied into node0's" \
+	dir_copied
 
 go node0
 go node1
