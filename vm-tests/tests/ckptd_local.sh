@@ -14,7 +14,8 @@
 # checkpoint, naming the node and the cause, and the job runs on, its
 # earlier snapshot intact; the next checkpoint gathers, and copies to
 # node0; one into a --dir each node has of its own is copied into
-# node0's. Every share's output is the uninterrupted run's.
+# node0's. Every share's output is the uninterrupted run's. A second job,
+# checkpointed with --kill into such a --dir, is copied into node1's.
 #
 # Topology: node0 and node1 on the private link, each with ckptd and a
 # snapshot root in its own overlay (/var/lib/ckpt-own).
@@ -44,7 +45,7 @@ for n in node0 node1; do
 	ssh "$n" "umount '$own/.ship' 2> /dev/null; rm -rf '$own'; mkdir -p -m 0700 '$own'"
 done
 
-ktap_plan 17
+ktap_plan 18
 start_nodes
 
 reference_run
@@ -185,3 +186,25 @@ ktap_check "the job ends: ckpt restart exits 0" test "$rc" = 0
 ktap_check "both shares printed the uninterrupted run's digest" sh -c \
 	"for i in \$(seq 150); do cmp -s '$shared/reference' '$shared/out-a' &&
 	 cmp -s '$shared/reference' '$shared/out-b' && exit 0; sleep 0.2; done; exit 1"
+
+# --kill into a --dir of each node's own: node1's share ends with the
+# checkpoint, and its record there within seconds, before or after the
+# copy comes (in one run here, after); the copy has its owner from the
+# coordinator either way.
+(cd /tmp && "$bin/ckpt-run" --name kd sh -c \
+	"'$bin/ckpt-ssh' node1 \"nohup sleep 600 > /dev/null 2>&1 < /dev/null &\"; exec sleep 600" \
+	2> "$shared/kd.err") &
+kdrunner=$!
+ktap_poll 60 grep -q "^ckpt-run: job " "$shared/kd.err" || true
+kdjob=$(job_of "$shared/kd.err")
+ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$kdjob' --json\" | grep -q '\"processes\":1'" || true
+kill_dir_copied() {
+	"$bin/ckpt" job "$kdjob" --kill --dir "$own.dir" > "$shared/kd.out" &&
+		grep -q "^snapshot *$own.dir/$kdjob/1\$" "$shared/kd.out" &&
+		grep -q '^copies on *node1$' "$shared/kd.out" &&
+		ssh node1 "'$bin/ckpt' inspect '$own.dir/$kdjob/1' > /dev/null &&
+			test \"\$(readlink '$own.dir/$kdjob/latest')\" = 1"
+}
+ktap_check "--kill into a --dir of each node's own: copied into node1's, its share gone there" \
+	kill_dir_copied
+wait_for "$kdrunner" || true
