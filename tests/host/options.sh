@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The bash completion (contrib/bash-completion/ckpt) against the programs
-# it completes: every command `ckpt --help` lists, and every long option
-# the usage lines of each command, of ckpt-run and of ckptd name, is
-# offered. A command or option added without its completion fails here.
+# The bash completion (contrib/bash-completion/ckpt) and the man pages
+# against the programs: every command `ckpt --help` lists, and every long
+# option the usage lines of each command, of ckpt-run and of ckptd name,
+# is offered by the completion and named in the man page (ckpt.1, or
+# ckpt-run.1 for ckpt run, ckptd.8). A command or option added without
+# its completion or its page fails here.
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 bin=$CKPT_TOP/build/bin
@@ -39,8 +41,17 @@ missing() {
 	comm -23 <(printf '%s\n' "$want" | sed '/^$/d' | sort -u) <(offered "$fn" "$@" | sort -u)
 }
 
+# undocumented PAGE OPTIONS: the OPTIONS (one a line) PAGE never names.
+undocumented() {
+	local o
+	for o in $2; do
+		grep -qF -- "${o//-/\\-}" "$CKPT_TOP/Documentation/man/$1" ||
+			echo "$o"
+	done
+}
+
 commands=$("$bin/ckpt" --help | awk '/^commands:/ { c = 1; next } c && /^  [a-z]/ { print $1 }')
-ktap_plan 4
+ktap_plan 7
 ktap_check "every command of ckpt --help is offered after ckpt" \
 	test -z "$(missing _ckpt "$commands" ckpt '')"
 gaps=
@@ -54,4 +65,18 @@ ktap_check "every long option of ckpt-run's usage is offered" \
 	test -z "$(missing _ckpt_run "$(usage_options "$bin/ckpt-run")" ckpt-run --)"
 ktap_check "every long option of ckptd's usage is offered" \
 	test -z "$(missing _ckptd "$(usage_options "$bin/ckptd")" ckptd --)"
+gaps=
+for c in $commands; do
+	page=ckpt.1
+	[ "$c" != run ] || page=ckpt-run.1
+	m=$(undocumented "$page" "$(usage_options "$bin/ckpt" "$c")")
+	[ -z "$m" ] || gaps="$gaps $c:$(tr "\n" " " <<< "$m")"
+done
+ktap_note "options without a man page's word:${gaps:- none}"
+ktap_check "every long option of each command's usage is in ckpt.1 (ckpt run's in ckpt-run.1)" \
+	test -z "$gaps"
+ktap_check "every long option of ckpt-run's usage is in ckpt-run.1" \
+	test -z "$(undocumented ckpt-run.1 "$(usage_options "$bin/ckpt-run")")"
+ktap_check "every long option of ckptd's usage is in ckptd.8" \
+	test -z "$(undocumented ckptd.8 "$(usage_options "$bin/ckptd")")"
 ktap_finish
