@@ -17,6 +17,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <sys/mount.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 
 #include "kselftest_harness.h"
@@ -106,9 +107,12 @@ static int drop_cap(int cap)
 
 /*
  * As @who, one tree request with CKPT_CHECKPOINT_ROOTS for @pid and
- * @other, each the root of a tree of its own (in a file of its own).
+ * @other, each the root of a tree of its own (in a file of its own), and
+ * @flags; with CKPT_CHECKPOINT_STAGED an eventfd of its own, which a
+ * refused request must leave untold: -EPIPE if it was told.
  */
-static int checkpoint_roots(pid_t pid, pid_t other, char *msg, size_t len)
+static int checkpoint_roots(pid_t pid, pid_t other, __u32 flags, char *msg,
+			    size_t len)
 {
 	struct ckpt_tree_member m[2] = {
 		{ .pid = pid }, { .pid = other },
@@ -116,19 +120,26 @@ static int checkpoint_roots(pid_t pid, pid_t other, char *msg, size_t len)
 	struct ckpt_checkpoint_tree a = {
 		.members = (uintptr_t)m,
 		.nr_members = 2,
-		.flags = CKPT_CHECKPOINT_ROOTS,
+		.flags = CKPT_CHECKPOINT_ROOTS | flags,
 		.errmsg = (uintptr_t)msg,
 		.errmsg_len = len,
 	};
 	int dev, i, ret;
+	__u64 n;
 
 	msg[0] = '\0';
 	dev = open("/dev/ckpt", O_RDWR | O_CLOEXEC);
 	if (dev < 0)
 		return -errno;
+	if (flags & CKPT_CHECKPOINT_STAGED)
+		a.staged_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	for (i = 0; i < 2; i++)
 		m[i].fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	ret = ioctl(dev, CKPT_IOC_CHECKPOINT_TREE, &a) ? -errno : 0;
+	if (ret && a.staged_fd > 0 && read(a.staged_fd, &n, sizeof(n)) == sizeof(n))
+		ret = -EPIPE;
+	if (a.staged_fd > 0)
+		close(a.staged_fd);
 	for (i = 0; i < 2; i++)
 		close(m[i].fd);
 	close(dev);
@@ -139,8 +150,8 @@ static int checkpoint_roots(pid_t pid, pid_t other, char *msg, size_t len)
  * In a child, as @who: checkpoints @pid (with @other, another root, if
  * not 0); 0 or -errno and the message.
  */
-static int request_as(enum who who, pid_t pid, pid_t other, char *msg,
-		      size_t len)
+static int request_as(enum who who, pid_t pid, pid_t other, __u32 flags,
+		      char *msg, size_t len)
 {
 	int p[2], status, ret = -EIO;
 	pid_t child;
@@ -160,7 +171,7 @@ static int request_as(enum who who, pid_t pid, pid_t other, char *msg,
 		if (who == ROOT_NO_PTRACE_CAP && drop_cap(CAP_SYS_PTRACE))
 			_exit(2);
 		if (other)
-			ret = checkpoint_roots(pid, other, buf, sizeof(buf));
+			ret = checkpoint_roots(pid, other, flags, buf, sizeof(buf));
 		else
 			ret = ckpt_checkpoint_to(pid, image, 0, buf,
 						 sizeof(buf), NULL);
@@ -183,7 +194,7 @@ static int request_as(enum who who, pid_t pid, pid_t other, char *msg,
 
 static int checkpoint_as(enum who who, pid_t pid, char *msg, size_t len)
 {
-	return request_as(who, pid, 0, msg, len);
+	return request_as(who, pid, 0, 0, msg, len);
 }
 
 static int read_scope(void)
@@ -338,7 +349,8 @@ TEST_F(access, another_users_process)
 /*
  * A tree request is each member's rights check: a user's own process with
  * another user's as the root of a second tree is refused by the other's
- * pid, before anything is frozen: its own is not even woken.
+ * pid, before anything is frozen: its own is not even woken; asked with
+ * CKPT_CHECKPOINT_STAGED too, its eventfd never told.
  */
 TEST_F(access, another_users_process_as_another_root)
 {
@@ -354,10 +366,24 @@ TEST_F(access, another_users_process_as_another_root)
 	ASSERT_EQ(0, target_send(&t, "s"));
 	before = idle_switches(self->t.pid);
 	ASSERT_LE(0, before);
-	EXPECT_EQ(-EPERM, request_as(USER_NOBODY, self->t.pid, t.pid,
+	EXPECT_EQ(-EPERM, request_as(USER_NOBODY, self->t.pid, t.pid, 0,
 				     self->msg, sizeof(self->msg)))
 		TH_LOG("%s", self->msg);
 	snprintf(want, sizeof(want), "no right to checkpoint pid %d: ", t.pid);
+	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("%s", self->msg);
+	EXPECT_EQ(before, switches(self->t.pid));
+	EXPECT_TRUE(answers(&self->t, "1"));
+	EXPECT_TRUE(answers(&t, "1"));
+	/*
+	 * The same asked to stop them staged (CKPT_CHECKPOINT_STAGED): refused
+	 * as well, its eventfd never told, neither process stopped.
+	 */
+	before = idle_switches(self->t.pid);
+	ASSERT_LE(0, before);
+	EXPECT_EQ(-EPERM, request_as(USER_NOBODY, self->t.pid, t.pid,
+				     CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_STAGED,
+				     self->msg, sizeof(self->msg)))
+		TH_LOG("%s", self->msg);
 	EXPECT_NE(NULL, strstr(self->msg, want)) TH_LOG("%s", self->msg);
 	EXPECT_EQ(before, switches(self->t.pid));
 	EXPECT_TRUE(answers(&self->t, "1"));
