@@ -437,6 +437,13 @@ void snapdir_close(struct snapdir *sd);
  */
 bool snapdir_tmp_in_use(const char *path);
 /*
+ * Every SEQ.tmp in @sd (job @id's directory) that no worker holds, left
+ * by a @what ("checkpoint", "copy") cut short, removed and logged; the
+ * highest SEQ of those still held, or 0.
+ */
+unsigned int snapdir_sweep(struct ckptd *d, const struct snapdir *sd,
+			   const char *id, const char *what);
+/*
  * "latest" in job directory @dfd pointed at snapshot @seq (with
  * @newer_only, unless it points at a newer one already): 0 or -errno.
  */

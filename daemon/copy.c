@@ -202,36 +202,6 @@ static int copy_free(const struct snapdir *sd, json_int_t seq, struct ckpt_err *
 	return 0;
 }
 
-/*
- * Copies into @sd (a --dir's DIR/ID) cut short: a SEQ.tmp no worker holds
- * locked any more, removed. The node's own sweep of a job's snapshots is
- * its coordinator's (snapshot_sweep()); a --dir's copies are this one's.
- */
-static void sweep_copies(struct ckptd *d, const struct snapdir *sd, const char *id)
-{
-	char path[PATH_MAX];
-	struct dirent *e;
-	int fd = dup(sd->fd);
-	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
-	size_t n;
-
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((e = readdir(dir))) {
-		n = strlen(e->d_name);
-		if (n < 5 || strcmp(e->d_name + n - 4, ".tmp") ||
-		    snprintf(path, sizeof(path), "%s/%s", sd->path, e->d_name) >=
-		    (int)sizeof(path) || snapdir_tmp_in_use(path))
-			continue;
-		file_remove_tree(path);
-		ckptd_log(d, 1, "job %s: %s/%s, left by a copy cut short, removed", id,
-			  sd->shown, e->d_name);
-	}
-	closedir(dir);
-}
 
 /*
  * A copy into a --dir is staged in DIR/ID/SEQ.tmp (@sd), so that its
@@ -306,7 +276,8 @@ void peer_copy(struct ckptd *d, struct peer *p, const json_t *req)
 		ret = copy_free(&sd, c.seq, &err);
 	snprintf(what, sizeof(what), "%.16s.copy", id ?: "");
 	if (!ret && c.dir) {
-		sweep_copies(d, &sd, id);
+		/* A --dir's copies cut short are this node's to sweep. */
+		snapdir_sweep(d, &sd, id, "copy");
 		ret = copy_stage_dir(&sd, c.seq, &stage, &err);
 	} else if (!ret) {
 		ret = ship_stage_make(d, what, &stage, &err);

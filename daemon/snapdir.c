@@ -12,6 +12,7 @@
  * names around it. What is inside is root's alone.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -111,6 +112,44 @@ bool snapdir_tmp_in_use(const char *path)
 	busy = flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK;
 	close(fd);
 	return busy;
+}
+
+unsigned int snapdir_sweep(struct ckptd *d, const struct snapdir *sd,
+			   const char *id, const char *what)
+{
+	unsigned int live = 0;
+	char path[PATH_MAX];
+	struct dirent *e;
+	int fd = dup(sd->fd);
+	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+	size_t n;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((e = readdir(dir))) {
+		n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 4, ".tmp") ||
+		    snprintf(path, sizeof(path), "%s/%s", sd->path, e->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		if (snapdir_tmp_in_use(path)) {
+			unsigned long seq = strtoul(e->d_name, NULL, 10);
+
+			ckptd_log(d, 1, "job %s: %s is a live worker's, which finishes it",
+				  id, e->d_name);
+			if (seq > live && seq <= UINT32_MAX)
+				live = seq;
+			continue;
+		}
+		file_remove_tree(path);
+		ckptd_log(d, 1, "job %s: %s, left by a %s cut short, removed", id,
+			  e->d_name, what);
+	}
+	closedir(dir);
+	return live;
 }
 
 void snapdir_close(struct snapdir *sd)

@@ -86,11 +86,9 @@ struct snap {
 	/* Several nodes: how long the job's shares stayed stopped, the commit */
 	uint64_t stop_t0, stopped_ns, commit_t0, commit_ns;
 	/* A continue over several nodes, let go once every share is staged */
-	bool staged[CKPTD_MAX_NODES];	/* peer i said so */
-	json_t *early[CKPTD_MAX_NODES];	/* or gave its answer then: it is that */
-	struct ckpt_err early_err;	/* or failed: why (the first such) */
+	json_t *early[CKPTD_MAX_NODES];	/* peer i's answer, given first */
+	struct ckpt_err early_err;	/* or its failure: why (the first such) */
 	bool early_failed[CKPTD_MAX_NODES];
-	bool heard;		/* every peer's first word is in */
 	bool running;		/* let go once staged: no second SIGCONT */
 	json_t *copies;		/* the nodes that keep a copy of it (copy.c) */
 	uint64_t copy_t0, copy_ns;	/* the copies' start, time */
@@ -117,48 +115,17 @@ static DIR *snapshots_of(const struct ckptd *d, const char *jobdir,
 	return dir;
 }
 
-static DIR *job_snapshots(const struct ckptd *d, const struct job *j,
-			  struct snapdir *sd)
-{
-	return snapshots_of(d, j->dir, j->id, j->uid, sd);
-}
-
-
 unsigned int snapshot_sweep(struct ckptd *d, const struct job *j)
 {
-	unsigned int live = 0;
+	struct ckpt_err err;
 	struct snapdir sd;
-	char path[PATH_MAX];
-	struct dirent *e;
-	size_t n;
-	DIR *dir;
+	unsigned int live;
 
 	/* A job coordinated elsewhere: its snapshots are its coordinator's. */
-	if (j->coordinator[0])
+	if (j->coordinator[0] ||
+	    snapdir_open(&sd, d, j->dir, j->id, j->uid, false, &err))
 		return 0;
-	dir = job_snapshots(d, j, &sd);
-	if (!dir)
-		return 0;
-	while ((e = readdir(dir))) {
-		n = strlen(e->d_name);
-		if (n < 5 || strcmp(e->d_name + n - 4, ".tmp") ||
-		    snprintf(path, sizeof(path), "%s/%s", sd.path, e->d_name) >=
-		    (int)sizeof(path))
-			continue;
-		if (snapdir_tmp_in_use(path)) {
-			unsigned long seq = strtoul(e->d_name, NULL, 10);
-
-			ckptd_log(d, 1, "job %s: %s is a live worker's, which finishes it",
-				  j->id, e->d_name);
-			if (seq > live && seq <= UINT32_MAX)
-				live = seq;
-			continue;
-		}
-		file_remove_tree(path);
-		ckptd_log(d, 1, "job %s: %s, left by a checkpoint cut short, removed",
-			  j->id, e->d_name);
-	}
-	closedir(dir);
+	live = snapdir_sweep(d, &sd, j->id, "checkpoint");
 	snapdir_close(&sd);
 	return live;
 }
@@ -506,26 +473,26 @@ struct take {
 static void *take_run(void *arg)
 {
 	struct take *t = arg;
-	const struct ckpt_roots roots = { .find = snap_roots, .arg = t->s };
 
-	t->ret = ckpt_trees_checkpoint(t->dev, &t->s->a, &roots, t->s->treedir,
-				       &t->s->t, &t->s->res, t->err);
+	/* The caller waits on the engine meanwhile: nothing of the job's is shared. */
+	t->ret = snap_take(t->s, t->dev, t->err);
 	close(t->done);
 	return NULL;
 }
 
 /*
  * snap_take() with CKPT_CHECKPOINT_STAGED, for a continue over several
- * nodes: @staged(@s, @arg) is called once every process of the share is
- * captured, staged and stopped, while the engine writes the images (in a
- * thread of its own meanwhile), so that the caller may let them go on
- * before the images are whole; not called if the capture failed first.
- * The result is snap_take()'s. An engine without the flag: snap_take()'s
- * way, @staged never called.
+ * nodes: @staged(@s, @arg, true) is called once every process of the
+ * share is captured, staged and stopped, while the engine writes the
+ * images (in a thread of its own meanwhile), so that the caller may let
+ * them go on before the images are whole; @staged(@s, @arg, false) once
+ * the capture is over if that never came (a failure first, or an engine
+ * without the flag, which takes the share snap_take()'s way). The result
+ * is snap_take()'s.
  */
 static int snap_take_staged(struct snap *s, int dev,
-			    void (*staged)(struct snap *s, void *arg), void *arg,
-			    struct ckpt_err *err)
+			    void (*staged)(struct snap *s, void *arg, bool told),
+			    void *arg, struct ckpt_err *err)
 {
 	struct take t = { .s = s, .dev = dev, .err = err };
 	uint32_t flags = s->a.flags;
@@ -539,12 +506,13 @@ static int snap_take_staged(struct snap *s, int dev,
 	if (ev < 0 || pipe2(pipefd, O_CLOEXEC)) {
 		if (ev >= 0)
 			close(ev);
-		return snap_take(s, dev, err);
+		t.ret = snap_take(s, dev, err);
+		staged(s, arg, false);
+		return t.ret;
 	}
 	t.done = pipefd[1];
 	s->a.flags |= CKPT_CHECKPOINT_STAGED;
 	s->a.staged_fd = ev;
-	job_hold_joins(s->j);
 	if (pthread_create(&th, NULL, take_run, &t)) {
 		close(pipefd[1]);
 		no_thread = true;
@@ -557,7 +525,7 @@ static int snap_take_staged(struct snap *s, int dev,
 		/* Staged, then done at once: both may be ready; the count tells. */
 		told = read(ev, &n, sizeof(n)) == sizeof(n);
 		if (told)
-			staged(s, arg);
+			staged(s, arg, true);
 		pthread_join(th, NULL);
 	}
 	close(pipefd[0]);
@@ -567,22 +535,25 @@ static int snap_take_staged(struct snap *s, int dev,
 	if (no_thread || (!told && t.ret == -EINVAL &&
 			  strstr(err->msg, "unknown or conflicting flags"))) {
 		s->a.flags = flags;
-		return snap_take(s, dev, err);
+		t.ret = snap_take(s, dev, err);
 	}
 	s->a.flags &= ~CKPT_CHECKPOINT_STAGED;
+	if (!told)
+		staged(s, arg, false);
 	return t.ret;
 }
 
 /*
- * The coordinator's share is staged (@own) or failed before: every
- * node's first word on its share, then, to each that said it is staged,
- * whether all are ({"release": true}: they go on now, this share too) or
- * not (they wait for the word after the captures, as before). A node's
- * first word may be its answer (failed, ended): coordinated() takes it.
+ * The coordinator's share is staged (@own) or not: every node's first
+ * word on its share, then, to each that said it is staged, whether all
+ * are ({"release": true}: they go on now, this share too) or not (they
+ * wait for the word after the captures, as before). A node's first word
+ * may be its answer (failed, ended): coordinated() takes it.
  */
-static void hear_staged(struct snap *s, bool own)
+static void hear_staged(struct snap *s, void *arg, bool own)
 {
 	uint64_t now, end = ckptd_now_ns() + CKPTD_PEER_WAIT_S * 1000000000ULL;
+	bool staged[CKPTD_MAX_NODES] = { false };
 	struct ckpt_err perr;
 	bool all = own;
 	json_t *r;
@@ -601,28 +572,22 @@ static void hear_staged(struct snap *s, bool own)
 			s->early_failed[i] = true;
 			all = false;
 		} else if (json_is_true(json_object_get(r, "staged"))) {
-			s->staged[i] = true;
+			staged[i] = true;
 			json_decref(r);
 		} else {
 			s->early[i] = r;
 			all &= json_is_true(json_object_get(r, "ended"));
 		}
 	}
+	(void)arg;
 	for (i = 0; i < s->npeers; i++)
-		if (s->staged[i])
+		if (staged[i])
 			peer_send(s->peers[i], json_pack("{s:b}", "release", all), NULL);
-	s->heard = true;
 	if (!all)
 		return;
 	snap_apply(s, "continue");
 	s->stopped_ns = ckptd_now_ns() - s->stop_t0;
 	ckptd_log(s->d, 2, "job %s: every share staged, the job goes on", s->j->id);
-}
-
-static void coordinator_staged(struct snap *s, void *arg)
-{
-	(void)arg;
-	hear_staged(s, true);
 }
 
 /*
@@ -644,10 +609,8 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 
 	s->remote = json_array();
 	s->ended = json_array();
-	s->heard = false;
 	s->running = false;
 	s->early_err.msg[0] = '\0';
-	memset(s->staged, 0, sizeof(s->staged));
 	memset(s->early_failed, 0, sizeof(s->early_failed));
 	json_decref(s->outside);
 	s->outside = s->j->outside_close ? json_object() : NULL;
@@ -681,14 +644,10 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 	s->stop_t0 = ckptd_now_ns();
 	s->stopped_ns = 0;
 	job_mark_stopped(s->j, true);
-	if (continued) {
-		ret = snap_take_staged(s, dev, coordinator_staged, NULL, err);
-		/* Failed before it was staged: the staged peers hear no release. */
-		if (!s->heard)
-			hear_staged(s, false);
-	} else {
+	if (continued)
+		ret = snap_take_staged(s, dev, hear_staged, NULL, err);
+	else
 		ret = snap_take(s, dev, err);
-	}
 	s->tcp = json_array();
 	if (!ret)
 		ret = add_tcp_ends(s, s->d->node, tcp_ends(s->treedir, &s->t, err));
@@ -1601,11 +1560,14 @@ static int share_dir(struct ckptd *d, struct share *sh, struct ckpt_err *err)
  * ({"release": true}: it goes on now). No word, or another: it waits for
  * the word after the captures, as before.
  */
-static void share_staged(struct snap *s, void *arg)
+static void share_staged(struct snap *s, void *arg, bool told)
 {
 	struct share *sh = arg;
 	json_t *msg = NULL;
 
+	/* Not staged: its answer, after the capture, is its first word. */
+	if (!told)
+		return;
 	/* The coordinator's own capture may take its timeout first. */
 	if (peer_send(sh->p, json_pack("{s:b, s:b}", "ok", 1, "staged", 1), NULL) ||
 	    peer_recv(sh->p, &msg, sh->timeout + CKPTD_PEER_WAIT_S, NULL) ||

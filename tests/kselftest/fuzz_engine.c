@@ -27,6 +27,7 @@
 #include <grp.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/timerfd.h>
@@ -372,8 +373,8 @@ static uint64_t pick(const uint64_t *n, unsigned int nr)
 }
 
 /* A random CKPT_IOC_CHECKPOINT_TREE around @target; -errno or 0. */
-static int tree_try(int dev, pid_t target, int fd, struct ckpt_tree_member *m,
-		    char *msg)
+static int tree_try(int dev, pid_t target, int fd, int ev,
+		    struct ckpt_tree_member *m, char *msg)
 {
 	static const uint64_t counts[] = { 0, 1, 2, 3, CKPT_TREE_MAX_MEMBERS,
 					   CKPT_TREE_MAX_MEMBERS + 1, ~0U };
@@ -401,7 +402,15 @@ static int tree_try(int dev, pid_t target, int fd, struct ckpt_tree_member *m,
 		m[i].ns_pid = next_rand() % 16 ? 0 : next_rand();
 	}
 	a.members = next_rand() % 8 ? (uintptr_t)m : pick(ptrs, 5);
-	a.flags = next_rand() % 4 ? next_rand() % 64 : next_rand();
+	a.flags = next_rand() % 4 ? next_rand() % 128 : next_rand();
+	/* CKPT_CHECKPOINT_STAGED's eventfd mostly; else 0, or no eventfd. */
+	if (next_rand() % 8) {
+		a.staged_fd = a.flags & CKPT_CHECKPOINT_STAGED ? ev : 0;
+	} else {
+		const uint64_t evs[] = { 0, (uint64_t)ev, (uint64_t)fd, (uint64_t)-1, 999 };
+
+		a.staged_fd = pick(evs, 5);
+	}
 	/* Mostly where the flag says, room for every member; else anything. */
 	if (next_rand() % 8)
 		a.digests = a.flags & CKPT_CHECKPOINT_DIGESTS ? (uintptr_t)sums : 0;
@@ -411,7 +420,9 @@ static int tree_try(int dev, pid_t target, int fd, struct ckpt_tree_member *m,
 	a.errmsg = next_rand() % 8 ? (uintptr_t)msg : pick(ptrs, 5);
 	a.errmsg_len = next_rand() % 8 ? 256 : next_rand();
 	if (!(next_rand() % 16))
-		a.reserved[next_rand() % 3] = next_rand();
+		a.reserved[next_rand() % ARRAY_SIZE(a.reserved)] = next_rand();
+	if (!(next_rand() % 16))
+		a.reserved32 = next_rand();
 	return ioctl(dev, CKPT_IOC_CHECKPOINT_TREE, &a) ? -errno : 0;
 }
 
@@ -421,10 +432,13 @@ TEST_F_TIMEOUT(fuzz, tree_arguments, 300)
 	unsigned int tries = 0, ok = 0;
 	struct timespec t0, now;
 	char line[64];
-	int dev, fd, r;
+	int dev, fd, ev, r;
+	uint64_t n;
 
 	CKPT_SETUP_SKIPPED();
 	signal(SIGPIPE, SIG_IGN);
+	ev = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ASSERT_LE(0, ev);
 	ASSERT_EQ(0, target_start(&self->t, counter_target));
 	dev = open("/dev/ckpt", O_RDWR | O_CLOEXEC);
 	fd = open(self->image, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -432,7 +446,11 @@ TEST_F_TIMEOUT(fuzz, tree_arguments, 300)
 	ASSERT_LE(0, fd);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
-		r = tree_try(dev, self->t.pid, fd, m, self->msg);
+		r = tree_try(dev, self->t.pid, fd, ev, m, self->msg);
+		/* Told it is staged: no error after that is one to try again for. */
+		if (read(ev, &n, sizeof(n)) == sizeof(n))
+			EXPECT_TRUE(r != -EAGAIN && r != -EBUSY && r != -ESRCH)
+				TH_LOG("try %u: the eventfd told, then %d", tries, r);
 		ok += !r;
 		EXPECT_TRUE(r == 0 || r == -EINVAL || r == -EFAULT ||
 			    r == -ESRCH || r == -EBADF || r == -EDEADLK ||
@@ -450,6 +468,7 @@ TEST_F_TIMEOUT(fuzz, tree_arguments, 300)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	} while (now.tv_sec - t0.tv_sec < self->seconds / 2 + 1);
 	TH_LOG("%u tries, %u checkpointed", tries, ok);
+	close(ev);
 	close(fd);
 	close(dev);
 }

@@ -101,3 +101,19 @@ both_running() {
 job_of() {
 	sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$1"
 }
+
+# job_on_both NAME NODE0_COMMAND NODE1_COMMAND: a job under ckpt-run from
+# node0 (its stderr in $shared/NAME.err) whose share on node1 is
+# NODE1_COMMAND, started through ckpt-ssh, and on node0 NODE0_COMMAND;
+# back once node1's share has joined, the job's id in $both_job,
+# ckpt-run's pid in $both_runner.
+job_on_both() {
+	(cd /tmp && "$bin/ckpt-run" --name "$1" sh -c \
+		"'$bin/ckpt-ssh' node1 \"nohup $3 > /dev/null 2>&1 < /dev/null &\"; exec $2" \
+		2> "$shared/$1.err") &
+	both_runner=$!
+	ktap_poll 60 grep -q "^ckpt-run: job " "$shared/$1.err" || true
+	both_job=$(job_of "$shared/$1.err")
+	ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$both_job' --json\" |
+		grep -q '\"processes\":1'" || true
+}

@@ -191,13 +191,9 @@ ktap_check "both shares printed the uninterrupted run's digest" sh -c \
 # checkpoint, and its record there within seconds, before or after the
 # copy comes (in one run here, after); the copy has its owner from the
 # coordinator either way.
-(cd /tmp && "$bin/ckpt-run" --name kd sh -c \
-	"'$bin/ckpt-ssh' node1 \"nohup sleep 600 > /dev/null 2>&1 < /dev/null &\"; exec sleep 600" \
-	2> "$shared/kd.err") &
-kdrunner=$!
-ktap_poll 60 grep -q "^ckpt-run: job " "$shared/kd.err" || true
-kdjob=$(job_of "$shared/kd.err")
-ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$kdjob' --json\" | grep -q '\"processes\":1'" || true
+job_on_both kd "sleep 600" "sleep 600"
+kdjob=$both_job
+kdrunner=$both_runner
 kill_dir_copied() {
 	"$bin/ckpt" job "$kdjob" --kill --dir "$own.dir" > "$shared/kd.out" &&
 		grep -q "^snapshot *$own.dir/$kdjob/1\$" "$shared/kd.out" &&

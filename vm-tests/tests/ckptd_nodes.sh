@@ -210,13 +210,9 @@ wait_for "$hrunner" || true
 # own engine call takes, which writes (and hashes) the 128 MiB after the
 # release. Held until every image is written, as before, it could not be:
 # the hold starts before that call and ends after it.
-(cd /tmp && "$bin/ckpt-run" --name staged sh -c \
-	"ssh node1 \"nohup '$memhog' 1 2 2 > /dev/null 2>&1 < /dev/null &\"; exec '$memhog' 1 128 128 > /dev/null" \
-	2> "$shared/s.err") &
-srunner=$!
-ktap_poll 60 grep -q "^ckpt-run: job " "$shared/s.err" || true
-sjob=$(job_of "$shared/s.err")
-ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$sjob' --json\" | grep -q '\"processes\":1'" || true
+job_on_both staged "'$memhog' 1 128 128 > /dev/null" "'$memhog' 1 2 2"
+sjob=$both_job
+srunner=$both_runner
 released_staged() {
 	"$bin/ckpt" job "$sjob" --json > "$shared/s1.json" &&
 	python3 - "$shared/s1.json" <<-'PY'
