@@ -849,6 +849,7 @@ static int tcp_pair_across_the_wrap(void)
 	unsigned int sa = 0U - wrap_in, sb = 0x12345678;
 	static char buf[1 << 16];
 	long sent = 0;
+	int tries;
 	ssize_t n;
 
 	a.sin_addr.s_addr = b.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -879,9 +880,20 @@ static int tcp_pair_across_the_wrap(void)
 	    dup2(fa, 100) != 100 || dup2(fb, 101) != 101)
 		return __LINE__;
 	memset(buf, 'w', sizeof(buf));
-	while (sent < 4L * wrap_in &&
-	       (n = send(100, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
-		sent += n;
+	/*
+	 * Until past the wrap, a full send buffer is waited out (5 s at
+	 * most): on a loaded machine the first sends can find it full
+	 * before the stack has acknowledged anything.
+	 */
+	for (tries = 0; sent < 4L * wrap_in && tries < 500; ) {
+		n = send(100, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0)
+			sent += n;
+		else if (n < 0 && errno == EAGAIN && sent <= wrap_in && ++tries)
+			usleep(10000);
+		else
+			break;
+	}
 	/*
 	 * write_seq is past the wrap; snd_una stays before it, as the peer,
 	 * which reads nothing, acknowledges one window at most (< 64 KiB).
