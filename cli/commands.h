@@ -12,7 +12,9 @@
 #define _CKPT_CLI_COMMANDS_H
 
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
+#include <termios.h>
 
 /* The program's name, for messages: "ckpt". */
 extern const char *prog;
@@ -49,5 +51,29 @@ int inspect_snapshot(const char *dir, bool json);
 
 /* run.c: execs @argv with libckpt preloaded; returns only on failure. */
 int run_preloaded(char **argv);
+
+/*
+ * tty.c: a job restarted through ckptd gets a pseudo-terminal of its own,
+ * copied to and from the command's terminal. tty_relay_open() puts its
+ * slave in @fds in place of each descriptor that is that terminal when the
+ * command runs in its foreground, input and output on it: 1, 0 (no
+ * terminal) or -errno.
+ * tty_relay_pollfds() fills two pollfds (0 if there is no relay) for
+ * tty_relay_copy(); tty_relay_close() copies the job's last output and
+ * gives the terminal its settings back.
+ */
+struct tty_relay {
+	int master, slave;
+	bool raw, in_eof, out_eof;
+	struct termios saved;
+	char in[4096];		/* typed, not yet taken by the master */
+	size_t in_off, in_len;
+};
+
+int tty_relay_open(struct tty_relay *t, int fds[3]);
+int tty_relay_pollfds(struct tty_relay *t, struct pollfd *pfd);
+void tty_relay_copy(struct tty_relay *t, const struct pollfd *pfd);
+void tty_relay_resize(struct tty_relay *t);
+void tty_relay_close(struct tty_relay *t);
 
 #endif /* _CKPT_CLI_COMMANDS_H */

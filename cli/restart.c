@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,67 +86,100 @@ static json_t *parse_hosts(const char *arg)
 	return hosts;
 }
 
+/* A line of the command's own, also while its terminal is raw. */
+static void __attribute__((format(printf, 2, 3)))
+restart_say(const struct tty_relay *tty, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s restart: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(tty->raw ? "\r\n" : "\n", stderr);
+}
+
+/* What ckptd says; 1 once it gave the job's end (in *@status) or refused. */
+static int restart_heard(int fd, const struct tty_relay *tty, int *status,
+			 struct ckpt_err *err)
+{
+	json_t *msg;
+	int ret;
+
+	ret = ckptd_msg_recv(fd, &msg, err);
+	if (ret)
+		return ret;
+	ret = 1;
+	if (!json_object_get(msg, "ok")) {
+		if (!strcmp(ckptd_msg_str(msg, "event") ?: "", "started"))
+			restart_say(tty, "job %s restarted", ckptd_msg_str(msg, "job") ?: "?");
+		ret = 0;
+	} else if (json_is_true(json_object_get(msg, "ok"))) {
+		*status = json_integer_value(json_object_get(msg, "status"));
+	} else {
+		ret = ckpt_err_set(err, EPERM, "%s", ckptd_msg_str(msg, "error") ?: "refused");
+	}
+	json_decref(msg);
+	return ret;
+}
+
 static int restart_job(const char *dir, json_t *hosts)
 {
 	static const int sigs[] = {
 		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT,
+		SIGWINCH,
 	};
-	const int stdfds[3] = { 0, 1, 2 };
+	int stdfds[3] = { 0, 1, 2 };
+	struct tty_relay tty = { .master = -1, .slave = -1 };
 	char abs[PATH_MAX];
 	struct signalfd_siginfo si;
 	struct ckpt_err err;
-	struct pollfd pfd[2];
-	json_t *req, *msg;
+	struct pollfd pfd[4];
+	json_t *req;
 	sigset_t set;
-	int fd, sfd, ret, status = -1;
+	int fd = -1, sfd, ret, status = -1;
 	size_t i;
 
 	if (snapshot_path("restart", dir, abs))
 		return 1;
-	ret = 0;
 	sigemptyset(&set);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaddset(&set, sigs[i]);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	fd = ckptd_connect(&err);
-	req = json_pack("{s:s, s:s, s:O?}", "op", "restart", "dir", abs, "hosts", hosts);
-	ret = fd < 0 ? fd : ckptd_msg_send(fd, req, stdfds, 3, &err);
+	ret = tty_relay_open(&tty, stdfds);
+	if (ret < 0)
+		ckpt_err_set(&err, -ret, "cannot open a terminal for the job: %s",
+			     strerror(-ret));
+	else
+		fd = ckptd_connect(&err);
+	req = json_pack("{s:s, s:s, s:O?, s:b}", "op", "restart", "dir", abs,
+			"hosts", hosts, "tty", ret > 0);
+	ret = ret < 0 ? ret : fd < 0 ? fd : ckptd_msg_send(fd, req, stdfds, 3, &err);
 	json_decref(req);
 	while (!ret) {
 		pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		if (poll(pfd, 2, -1) < 0)
+		if (poll(pfd, 2 + tty_relay_pollfds(&tty, pfd + 2), -1) < 0)
 			continue;
+		tty_relay_copy(&tty, pfd + 2);
 		if (pfd[1].revents && read(sfd, &si, sizeof(si)) == sizeof(si)) {
-			req = json_pack("{s:s, s:i}", "op", "signal", "sig",
-					(int)si.ssi_signo);
-			ckptd_msg_send(fd, req, NULL, 0, NULL);
-			json_decref(req);
+			if (si.ssi_signo == SIGWINCH) {
+				tty_relay_resize(&tty);
+			} else {
+				req = json_pack("{s:s, s:i}", "op", "signal", "sig",
+						(int)si.ssi_signo);
+				ckptd_msg_send(fd, req, NULL, 0, NULL);
+				json_decref(req);
+			}
 		}
-		if (!pfd[0].revents)
-			continue;
-		ret = ckptd_msg_recv(fd, &msg, &err);
-		if (ret)
-			break;
-		if (!json_object_get(msg, "ok")) {
-			if (!strcmp(ckptd_msg_str(msg, "event") ?: "", "started"))
-				fprintf(stderr, "%s restart: job %s restarted\n", prog,
-					ckptd_msg_str(msg, "job") ?: "?");
-			json_decref(msg);
-			continue;
-		}
-		if (json_is_true(json_object_get(msg, "ok")))
-			status = json_integer_value(json_object_get(msg, "status"));
-		else
-			ret = ckpt_err_set(&err, EPERM, "%s",
-					   ckptd_msg_str(msg, "error") ?: "refused");
-		json_decref(msg);
-		break;
+		if (pfd[0].revents)
+			ret = restart_heard(fd, &tty, &status, &err);
 	}
 	if (fd >= 0)
 		close(fd);
-	if (ret) {
+	tty_relay_close(&tty);
+	if (ret < 0) {
 		fprintf(stderr, "%s restart: %s\n", prog,
 			ret == -EPIPE ? "ckptd closed the connection before the job ended" :
 			err.msg);

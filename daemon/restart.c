@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -39,6 +40,7 @@ struct restart {
 	json_t *meta;
 	const json_t *tree;	/* the tree this node restarts */
 	int fds[3];
+	bool tty;		/* fds[0] is to be the job's controlling terminal */
 	json_t *targets;	/* per node of the snapshot, where it restarts */
 	json_t *now;		/* per node of the snapshot, its target's addresses */
 	struct peer *peers[CKPTD_MAX_NODES];
@@ -623,6 +625,45 @@ static int snapshot_mac(struct restart *r, struct ckpt_err *err)
 				  strerror(-ret)) : 0;
 }
 
+/*
+ * The job's processes in a session of the restarter's with the client's
+ * terminal as its own (the tree's members stay in the restarter's
+ * session, lib/restore/tree.c, which hands the terminal's foreground to
+ * the tree's as ckpt restart DIR does, and passes its hangup to the
+ * root). The terminal is checked here, not in ckptd's loop, where an
+ * ioctl on it could wait on its user: one opened for reading and writing
+ * (as root, TIOCSCTTY skips the kernel's check of that), and another
+ * session's is refused (arg 0: never stolen). Until the tree takes the
+ * foreground, a key typed there (Ctrl-C, Ctrl-\) or a hangup reaches
+ * this process's group: ignored, here and in the members until they have
+ * their own dispositions back.
+ */
+static int take_tty(int fd, struct ckpt_err *err)
+{
+	static const int ignored[] = {
+		SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU,
+	};
+	int fl = fcntl(fd, F_GETFL);
+	size_t i;
+
+	if (!isatty(fd))
+		return ckpt_err_set(err, ENOTTY,
+				    "\"tty\" asks for descriptor 0 as the job's terminal, and it is no terminal");
+	if (fl < 0 || (fl & O_ACCMODE) != O_RDWR)
+		return ckpt_err_set(err, EBADF,
+				    "the terminal sent as descriptor 0 is not open for reading and writing");
+	for (i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		signal(ignored[i], SIG_IGN);
+	if (setsid() < 0)
+		return ckpt_err_set(err, errno, "cannot start a session for the job: %s",
+				    strerror(errno));
+	if (ioctl(fd, TIOCSCTTY, 0) < 0)
+		return ckpt_err_set(err, errno,
+				    "the terminal sent cannot be the job's controlling terminal: %s",
+				    errno == EPERM ? "it is another session's" : strerror(errno));
+	return 0;
+}
+
 static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 {
 	struct restart *r = arg;
@@ -644,10 +685,13 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	int i, ret, status;
 	size_t k;
 
-	ret = job_add_pid(d, j, getpid());
-	if (ret)
-		ckpt_err_set(&err, -ret, "cannot join the job's cgroup: %s",
-			     strerror(-ret));
+	ret = r->tty ? take_tty(r->fds[0], &err) : 0;
+	if (!ret) {
+		ret = job_add_pid(d, j, getpid());
+		if (ret)
+			ckpt_err_set(&err, -ret, "cannot join the job's cgroup: %s",
+				     strerror(-ret));
+	}
 	if (!ret)
 		ret = snapshot_check_images(r->dir, r->meta, &err);
 	for (k = 1; k < json_array_size(r->targets); k++)
@@ -855,12 +899,13 @@ bad:
 	return NULL;
 }
 
-/* restart {dir, hosts?}, with the client's descriptors 0, 1 and 2. */
+/* restart {dir, hosts?, tty?}, with the client's descriptors 0, 1 and 2. */
 void op_restart(struct conn *c, const json_t *req)
 {
 	struct ckptd *d = conn_daemon(c);
 	struct restart r = { .fds = { -1, -1, -1 }, .now = json_array(), .dirfd = -1 };
 	const char *dir = ckptd_msg_str(req, "dir");
+	struct ckpt_err err;
 	const json_t *nodes;
 	struct worker *w;
 	struct job *j;
@@ -868,6 +913,10 @@ void op_restart(struct conn *c, const json_t *req)
 
 	if (conn_take_fds(c, r.fds, 3) != 3) {
 		conn_fail(c, "restart: send the standard descriptors (0, 1, 2) with the request");
+		goto out;
+	}
+	if (ckptd_restart_check(req, &r.tty, &err)) {
+		conn_fail(c, "%s", err.msg);
 		goto out;
 	}
 	if (snapshot_open(c, dir, r.dir, &r.meta))

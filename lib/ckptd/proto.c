@@ -213,6 +213,16 @@ int ckptd_node_check(const json_t *req, const char **node,
 	return 0;
 }
 
+int ckptd_restart_check(const json_t *req, bool *tty, struct ckpt_err *err)
+{
+	const json_t *v = json_object_get(req, "tty");
+
+	if (v && !json_is_boolean(v))
+		return ckpt_err_set(err, EINVAL, "restart: \"tty\" is true or false");
+	*tty = json_is_true(v);
+	return 0;
+}
+
 int ckptd_copy_check(const json_t *req, struct ckptd_copy *c, struct ckpt_err *err)
 {
 	const json_t *list = json_object_get(req, "names"), *v;

@@ -18,6 +18,7 @@
 #define _CKPT_CKPTD_PROTO_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -105,6 +106,15 @@ int ckptd_ask_check(const json_t *req, const char **mode, json_int_t *uid,
  */
 int ckptd_node_check(const json_t *req, const char **node,
 		     struct ckpt_err *err);
+
+/*
+ * A restart's "tty" (op restart, daemon/restart.c), if there, true or
+ * false; true: the descriptor 0 sent with it is a terminal of the
+ * client's, to be the job's controlling terminal (cli/tty.c). 0 with it in
+ * *@tty, or -EINVAL with @err. "dir" and "hosts" are the daemon's to check
+ * against the snapshot.
+ */
+int ckptd_restart_check(const json_t *req, bool *tty, struct ckpt_err *err);
 
 /*
  * A peer-copy's {job, seq, keep, names, dir?, uid?} (daemon/copy.c: a

@@ -80,29 +80,47 @@ struct tree_restart {
 
 static volatile sig_atomic_t forward_to;	/* a pid, or 0 */
 
+/*
+ * What a terminal sends reaches the tree's foreground members itself, but
+ * its hangup only its session's leader: a restarter that leads the
+ * session of the tree's terminal (ckptd's, daemon/restart.c) passes that
+ * on.
+ */
 static void forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	/* What a terminal sends reaches the tree's foreground members itself. */
-	if (forward_to && si->si_code != SI_KERNEL)
+	if (forward_to && (si->si_code != SI_KERNEL ||
+			   (sig == SIGHUP && getsid(0) == getpid())))
 		kill(forward_to, sig);
 }
 
 static const int forwarded[] = {
 	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP,
 };
+#define FORWARDED	(sizeof(forwarded) / sizeof(forwarded[0]))
 
+/*
+ * On: @to gets the signals this process gets. Off: what they did before
+ * (the defaults, in a member, which then restores its own).
+ */
 static void forward_signals(pid_t to, bool on)
 {
+	static struct sigaction before[FORWARDED];
+	static bool saved;
 	struct sigaction sa = { .sa_flags = SA_SIGINFO };
 	size_t i;
 
 	forward_to = to;
 	sa.sa_sigaction = forward;
-	if (!on)
-		sa.sa_handler = SIG_DFL;
-	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaction(forwarded[i], &sa, NULL);
+	for (i = 0; i < FORWARDED; i++) {
+		if (on)
+			sigaction(forwarded[i], &sa, saved ? NULL : &before[i]);
+		else if (saved)
+			sigaction(forwarded[i], &before[i], NULL);
+		else
+			signal(forwarded[i], SIG_DFL);
+	}
+	saved = on;
 }
 
 /* clone3() with pid @want (0: any); with CLONE_PIDFD, its pidfd in *@pidfd. */

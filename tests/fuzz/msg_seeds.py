@@ -25,6 +25,7 @@ ops = [{"op": "run", "pid": 12, "cmd": ["sh", "-c", "x"], "cwd": "/", "name": "n
        {"op": "checkpoint", "job": "0123abcd", "mode": "kill", "timeout": 5},
        {"op": "checkpoint", "job": "0123abcd", "detach": True},
        {"op": "restart", "dir": "/var/lib/ckpt/0123abcd/1"},
+       {"op": "restart", "dir": "/var/lib/ckpt/0123abcd/1", "tty": True},
        {"op": "signal", "sig": 2}, {"op": "cancel", "job": "0123abcd"},
        {"op": "join", "job": "0123abcd", "coordinator": "node0"},
        {"op": "peer-checkpoint", "job": "0123abcd", "seq": 2, "dir": "/x", "timeout": 0,

@@ -37,6 +37,13 @@
 # come back in one new one, with its segment, each in its session.
 # A process that joins the job (ckpt-join) while a checkpoint is under way
 # waits for its end: joins after a continue, is refused after a --kill.
+# A job on a terminal (script's), killed and restarted by its user on a
+# terminal, has one: its controlling terminal with its group in the
+# foreground, the window's size, a Ctrl-C typed there, its output out
+# through ckpt restart; it checkpoints again; its root gets the hangup of
+# that terminal when ckpt restart is killed. A restart's "tty" that is no boolean, a descriptor 0
+# that is no terminal, or one open for writing only, or another session's
+# terminal, is refused by name and nothing runs.
 #
 # Topology: one node, no network.
 # kernels: 6.1
@@ -140,7 +147,7 @@ kill_cycle() {
 	ktap_check "$2 exits as its killed job: 137" test "$rc" = 137
 }
 
-ktap_plan 61
+ktap_plan 67
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -598,6 +605,100 @@ join_meanwhile
 ktap_check "a join during a checkpoint --kill waits for it too" waiting
 let_go
 ktap_check "the job killed, the join is refused by name and its command never runs" refused_after
+
+# A job restarted on a terminal (cli/tty.c): ckpt restart gives it a
+# pseudo-terminal of its own, ckptd's restarter makes it the job's
+# controlling terminal, and the job's group has its foreground, the
+# window's size, what is typed (a Ctrl-C, ending its sleep), and its
+# output on ckpt restart's terminal. The program (nobody's, under
+# script's terminal) prints what its terminal is once interrupted.
+cat > "$tmp/u/ttyjob.sh" <<'EOF'
+trap 'python3 -c "import os
+fd = os.open(\"/dev/tty\", os.O_RDWR)
+print(\"ctty\", os.tcgetpgrp(fd) == os.getpgrp(), os.get_terminal_size(fd).columns,
+      os.isatty(0) and os.isatty(1))"; exit 5' INT
+echo "$CKPT_JOBID" > "$1/tjob"
+sleep 3600
+exit 9
+EOF
+# on_tty OUT CMD: CMD on a terminal of script's, as bash (as_nobody, raw),
+# what script reads from its standard input typed there.
+on_tty() {
+	local out=$1
+	shift
+	SHELL=/bin/bash timeout 300 script -qec "$*" /dev/null > "$out" 2>&1
+}
+export -f on_tty
+# tty_asleep: the terminal job is in its sleep.
+tty_asleep() {
+	local p
+	for p in $(cat "/sys/fs/cgroup/ckpt/$tjob/cgroup.procs"); do
+		[ "$(cat "/proc/$p/comm" 2> /dev/null)" = sleep ] && return 0
+	done
+	return 1
+}
+(cd "$tmp/u" && on_tty "$tmp/t1.out" "as_nobody '$bin/ckpt-run' --name tty sh '$tmp/u/ttyjob.sh' '$tmp/u'" < /dev/null) &
+trunner=$!
+ktap_poll 60 test -s "$tmp/u/tjob" || true
+tjob=$(cat "$tmp/u/tjob" 2> /dev/null)
+ktap_poll 30 tty_asleep || true
+trc=0
+ktap_check "a job on a terminal: checkpointed with --kill" sh -c \
+	"test -n '$tjob' && '$bin/ckpt' job '$tjob' --kill > /dev/null"
+wait "$trunner" || trc=$?
+# The keys: a FIFO script holds open both ways (it never reads its end).
+mkfifo "$tmp/keys"
+(cd "$tmp/u" && on_tty "$tmp/t2.out" "stty cols 91; as_nobody '$bin/ckpt' restart '$snap/$tjob/latest'" 0<> "$tmp/keys") &
+trunner=$!
+ktap_poll 60 grep -q "job $tjob restarted" "$tmp/t2.out" || true
+ktap_check "restarted by its user on a terminal, it checkpoints again" sh -c \
+	"grep -q 'job $tjob restarted' '$tmp/t2.out' && '$bin/ckpt' job '$tjob' > /dev/null"
+printf '\003' > "$tmp/keys"
+wait "$trunner" || trc=$?
+cat -v "$tmp/t2.out" | sed 's/^/# /'
+ktap_check "the restarted job's controlling terminal: foreground, size, a Ctrl-C, output" \
+	sh -c "test '$trc' = 5 && grep -q 'ctty True 91 True' '$tmp/t2.out'"
+ktap_poll 30 sh -c "! '$bin/ckpt' ls | grep -q '^$tjob '" || true
+# What a client sends as the job's terminal, refused by name, nothing
+# started: "tty" not a boolean, a descriptor 0 that is no terminal, one
+# open for writing only, the client's own controlling terminal.
+tty_raw() {
+	CKPTD_RAW_FDS=1 raw "{\"op\":\"restart\",\"dir\":\"$snap/$tjob/latest\",\"tty\":$1}"
+}
+export -f tty_raw
+export snap tjob
+ktap_check "a restart's tty that is no boolean, or no terminal, or write-only: refused" bash -c \
+	"tty_raw '\"yes\"' < /dev/null > '$tmp/t3.out';
+	 tty_raw true < /dev/null >> '$tmp/t3.out';
+	 on_tty '$tmp/t3.tty' 'exec 0> /dev/tty; tty_raw true' < /dev/null;
+	 cat '$tmp/t3.tty' >> '$tmp/t3.out'; cat '$tmp/t3.out';
+	 grep -q 'restart: .*tty.* is true or false' '$tmp/t3.out' &&
+	 grep -q 'descriptor 0 as the job.s terminal, and it is no terminal' '$tmp/t3.out' &&
+	 grep -q 'is not open for reading and writing' '$tmp/t3.out'"
+ktap_check "another session's terminal as the job's: refused, nothing runs" bash -c \
+	"on_tty '$tmp/t4.out' 'as_nobody bash -c \"tty_raw true\"' < /dev/null;
+	 cat '$tmp/t4.out';
+	 grep -q 'cannot be the job.s controlling terminal: it is another session.s' '$tmp/t4.out' &&
+	 ! '$bin/ckpt' ls | grep -q '^$tjob '"
+
+# ckpt restart killed: the job's terminal hangs up, and its root (the
+# shell, deaf to nothing but INT) gets the SIGHUP and ends.
+tty_shell() {
+	grep -l ttyjob.sh $(sed 's|.*|/proc/&/cmdline|' "/sys/fs/cgroup/ckpt/$tjob/cgroup.procs") 2> /dev/null
+}
+(cd "$tmp/u" && on_tty "$tmp/t5.out" "as_nobody '$bin/ckpt' restart '$snap/$tjob/latest'" 0<> "$tmp/keys") &
+trunner=$!
+ktap_poll 60 grep -q "job $tjob restarted" "$tmp/t5.out" || true
+tty_no_shell() {
+	test -z "$(tty_shell)"
+}
+tty_hup() {
+	test -n "$(tty_shell)" && pkill -KILL -f "restart $snap/$tjob/latest" &&
+	ktap_poll 30 tty_no_shell
+}
+ktap_check "ckpt restart killed: the job's root gets its terminal's hangup" tty_hup
+echo 1 > "/sys/fs/cgroup/ckpt/$tjob/cgroup.kill" 2> /dev/null || true
+wait "$trunner" || true
 
 ktap_note "ckptd's log:"
 ktap_note "$(tail -n 40 "$tmp/ckptd.log")"
