@@ -162,7 +162,7 @@ kmod-debug: debug-kernel
 
 user: $(O)/bin/ckpt $(O)/bin/ckpt-run $(O)/bin/ckpt-join $(O)/bin/ckpt-ssh $(O)/lib/ckpt/ssh/ssh $(O)/bin/ckptd $(LIBCKPT) $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS) $(PRELOADS) \
 	$(MPI_PROGS) $(MPI_HOOKS) $(O)/tests/host/libckpt_unit $(O)/tests/host/tcpjoin_unit \
-	$(O)/tests/host/addrmap_unit
+	$(O)/tests/host/addrmap_unit $(O)/tests/host/tty_unit
 
 $(O)/tests/host/libckpt_unit: tests/host/libckpt_unit.c $(O)/lib/libckpt.a
 	@mkdir -p $(@D)
@@ -173,6 +173,11 @@ $(O)/tests/host/addrmap_unit: tests/host/addrmap_unit.c lib/ckptd/addrmap.c lib/
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) $(PROTO_CFLAGS) -o $@ $(filter %.c,$^) $(JANSSON_LIBS)
+
+$(O)/tests/host/tty_unit: tests/host/tty_unit.c cli/tty.c cli/commands.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(USER_CFLAGS) -Icli -o $@ $(filter %.c,$^)
 
 $(O)/tests/host/tcpjoin_unit: tests/host/tcpjoin_unit.c lib/ckptd/tcpjoin.c lib/ckptd/proto.c lib/restore/err.c lib/ckptd/tcpjoin.h \
 		lib/ckptd/proto.h
