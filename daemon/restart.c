@@ -634,16 +634,18 @@ static int snapshot_mac(struct restart *r, struct ckpt_err *err)
  * ioctl on it could wait on its user: one opened for reading and writing
  * (as root, TIOCSCTTY skips the kernel's check of that), and another
  * session's is refused (arg 0: never stolen). Until the tree takes the
- * foreground, a key typed there (Ctrl-C, Ctrl-\) or a hangup reaches
- * this process's group: ignored, here and in the members until they have
- * their own dispositions back.
+ * foreground, a key typed there (Ctrl-C, Ctrl-\) reaches this process's
+ * group: ignored, here and in the members until they have their own
+ * dispositions back; a hangup meanwhile is held back (blocked) until the
+ * restorer forwards signals to the tree, and then passed on.
  */
 static int take_tty(int fd, struct ckpt_err *err)
 {
 	static const int ignored[] = {
-		SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU,
+		SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU,
 	};
 	int fl = fcntl(fd, F_GETFL);
+	sigset_t hup;
 	size_t i;
 
 	if (!isatty(fd))
@@ -654,6 +656,9 @@ static int take_tty(int fd, struct ckpt_err *err)
 				    "the terminal sent as descriptor 0 is not open for reading and writing");
 	for (i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
 		signal(ignored[i], SIG_IGN);
+	sigemptyset(&hup);
+	sigaddset(&hup, SIGHUP);
+	sigprocmask(SIG_BLOCK, &hup, NULL);
 	if (setsid() < 0)
 		return ckpt_err_set(err, errno, "cannot start a session for the job: %s",
 				    strerror(errno));

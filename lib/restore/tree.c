@@ -100,26 +100,31 @@ static const int forwarded[] = {
 #define FORWARDED	(sizeof(forwarded) / sizeof(forwarded[0]))
 
 /*
- * On: @to gets the signals this process gets. Off: what they did before
- * (the defaults, in a member, which then restores its own).
+ * On: @to gets the signals this process gets, those held back (blocked)
+ * until now too. Off: they do what they did before (in a member, what its
+ * maker's maker had, until it restores its own; a member's children
+ * inherit that).
  */
 static void forward_signals(pid_t to, bool on)
 {
 	static struct sigaction before[FORWARDED];
 	static bool saved;
 	struct sigaction sa = { .sa_flags = SA_SIGINFO };
+	sigset_t set;
 	size_t i;
 
 	forward_to = to;
 	sa.sa_sigaction = forward;
+	sigemptyset(&set);
 	for (i = 0; i < FORWARDED; i++) {
+		sigaddset(&set, forwarded[i]);
 		if (on)
 			sigaction(forwarded[i], &sa, saved ? NULL : &before[i]);
 		else if (saved)
 			sigaction(forwarded[i], &before[i], NULL);
-		else
-			signal(forwarded[i], SIG_DFL);
 	}
+	if (on)
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
 	saved = on;
 }
 

@@ -190,7 +190,7 @@ static size_t user(int m, char *tail, size_t tail_len, bool *raw_seen, int s)
 		out += n;
 		keep_tail(tail, tail_len - 1, &have, buf, n);
 		tail[have] = 0;
-		if (strstr(tail, "done"))
+		if (strstr(tail, "done") && strchr(strstr(tail, "done"), '\n'))
 			break;
 	}
 	return out;
