@@ -15,7 +15,9 @@
 # earlier snapshot intact; the next checkpoint gathers, and copies to
 # node0; one into a --dir each node has of its own is copied into
 # node0's. Every share's output is the uninterrupted run's. A second job,
-# checkpointed with --kill into such a --dir, is copied into node1's.
+# checkpointed with --kill into such a --dir, is copied into node1's. An
+# ordinary user's job over both nodes, checkpointed by the user into a
+# --dir of theirs on each node's own disk, is copied into node1's.
 #
 # Topology: node0 and node1 on the private link, each with ckptd and a
 # snapshot root in its own overlay (/var/lib/ckpt-own).
@@ -36,8 +38,8 @@ local_cleanup() {
 	# The daemons' logs outlive the run, for a failure's story.
 	mkdir -p "$ckptvm_out/ckptd-local-logs"
 	cp "$shared"/ckptd-node*.log "$shared"/*.err "$ckptvm_out/ckptd-local-logs/" 2> /dev/null || true
-	ssh node0 "umount '$own/.ship' 2> /dev/null; rm -rf '$own' '$own.dir'" || true
-	ssh node1 "umount '$own/.ship' 2> /dev/null; rm -rf '$own' '$own.dir'" || true
+	ssh node0 "umount '$own/.ship' 2> /dev/null; rm -rf '$own' '$own.dir' '$own.u'" || true
+	ssh node1 "umount '$own/.ship' 2> /dev/null; rm -rf '$own' '$own.dir' '$own.u'" || true
 	twonodes_cleanup
 }
 trap local_cleanup EXIT
@@ -45,7 +47,7 @@ for n in node0 node1; do
 	ssh "$n" "umount '$own/.ship' 2> /dev/null; rm -rf '$own'; mkdir -p -m 0700 '$own'"
 done
 
-ktap_plan 18
+ktap_plan 20
 start_nodes
 
 reference_run
@@ -204,3 +206,45 @@ kill_dir_copied() {
 ktap_check "--kill into a --dir of each node's own: copied into node1's, its share gone there" \
 	kill_dir_copied
 wait_for "$kdrunner" || true
+
+# An ordinary user's job over both nodes (ckptu, uid 4242 on each; its
+# ssh by the test's key, a password of '*': sshd without PAM refuses a
+# locked account): the user's own checkpoint into a --dir of the
+# user's on each node's own disk is gathered on node0 and copied into
+# node1's, where the user inspects it through ckptd.
+as_user() {
+	setpriv --reuid 4242 --regid 4242 --clear-groups env HOME=/home/ckptu "$@"
+}
+for n in node0 node1; do
+	ssh "$n" "groupadd -g 4242 ckptu && useradd -u 4242 -g 4242 -p '*' -m -d /home/ckptu -s /bin/sh ckptu &&
+		install -d -m 700 -o ckptu -g ckptu /home/ckptu/.ssh &&
+		install -m 600 -o ckptu -g ckptu '$ckptvm_out/ssh/id_ed25519' /home/ckptu/.ssh/id_ed25519 &&
+		printf 'Host *\n\tStrictHostKeyChecking no\n\tUserKnownHostsFile /dev/null\n\tLogLevel ERROR\n\tConnectTimeout 5\n' \
+			> /home/ckptu/.ssh/config && chown ckptu:ckptu /home/ckptu/.ssh/config &&
+		rm -rf '$own.u' && install -d -m 700 -o ckptu -g ckptu '$own.u'" ||
+		ktap_note "$n: the user ckptu could not be made"
+done
+(cd /tmp && as_user "$bin/ckpt-run" --name ud --dir "$own.u" sh -c \
+	"'$bin/ckpt-ssh' node1 \"nohup sleep 600 > /dev/null 2>&1 < /dev/null &\"; exec sleep 600" \
+	2> "$shared/ud.err") &
+udrunner=$!
+ktap_poll 60 grep -q "^ckpt-run: job " "$shared/ud.err" || true
+udjob=$(job_of "$shared/ud.err")
+ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$udjob' --json\" | grep -q '\"processes\":1'" || true
+ktap_check "an ordinary user's job over both nodes, node1's share the user's too" sh -c \
+	"test -n '$udjob' && ssh node1 \"'$bin/ckpt' status '$udjob' --json\" |
+	 grep -q '\"uid\":4242'"
+user_copied() {
+	as_user "$bin/ckpt" job "$udjob" > "$shared/ud.out" 2>&1
+	cat "$shared/ud.out"
+	grep -q "^snapshot *$own.u/$udjob/1\$" "$shared/ud.out" &&
+		grep -q '^copies on *node1$' "$shared/ud.out" &&
+		ssh node1 "setpriv --reuid 4242 --regid 4242 --clear-groups \
+			'$bin/ckpt' inspect '$own.u/$udjob/1' > /dev/null &&
+			test \"\$(readlink '$own.u/$udjob/latest')\" = 1 &&
+			! ls -d '$own.u/$udjob/'*.tmp 2> /dev/null"
+}
+ktap_check "the user's checkpoint into a --dir of theirs on each node: copied into node1's, inspected there by the user" \
+	user_copied
+as_user "$bin/ckpt" job "$udjob" --kill > /dev/null 2>&1 || true
+wait_for "$udrunner" || true
