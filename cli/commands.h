@@ -74,6 +74,7 @@ int tty_relay_open(struct tty_relay *t, int fds[3]);
 int tty_relay_pollfds(struct tty_relay *t, struct pollfd *pfd);
 void tty_relay_copy(struct tty_relay *t, const struct pollfd *pfd);
 void tty_relay_resize(struct tty_relay *t);
+void tty_relay_resume(struct tty_relay *t);	/* after SIGCONT */
 void tty_relay_close(struct tty_relay *t);
 
 #endif /* _CKPT_CLI_COMMANDS_H */

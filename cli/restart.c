@@ -167,6 +167,8 @@ static int restart_job(const char *dir, json_t *hosts)
 			if (si.ssi_signo == SIGWINCH) {
 				tty_relay_resize(&tty);
 			} else {
+				if (si.ssi_signo == SIGCONT)
+					tty_relay_resume(&tty);
 				req = json_pack("{s:s, s:i}", "op", "signal", "sig",
 						(int)si.ssi_signo);
 				ckptd_msg_send(fd, req, NULL, 0, NULL);

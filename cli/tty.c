@@ -49,9 +49,17 @@ static bool same_tty(int fd, const struct stat *st)
 	       fst.st_rdev == st->st_rdev;
 }
 
+/* The command's terminal in raw mode: what is typed goes as it is. */
+static int tty_raw(struct tty_relay *t)
+{
+	struct termios raw = t->saved;
+
+	cfmakeraw(&raw);
+	return tcsetattr(0, TCSADRAIN, &raw);
+}
+
 int tty_relay_open(struct tty_relay *t, int fds[3])
 {
-	struct termios raw;
 	struct stat st;
 	char name[64];
 	int i;
@@ -68,9 +76,7 @@ int tty_relay_open(struct tty_relay *t, int fds[3])
 	if (t->slave < 0 || tcsetattr(t->slave, TCSANOW, &t->saved))
 		goto fail;
 	tty_winsize(t);
-	raw = t->saved;
-	cfmakeraw(&raw);
-	if (tcsetattr(0, TCSADRAIN, &raw))
+	if (tty_raw(t))
 		goto fail;
 	t->raw = true;
 	for (i = 0; i < 3; i++)
@@ -156,6 +162,19 @@ void tty_relay_resize(struct tty_relay *t)
 {
 	if (t->master >= 0)
 		tty_winsize(t);
+}
+
+/*
+ * Continued after a stop (kill -STOP, then fg): a shell gave the terminal
+ * its own settings meanwhile. Raw again, and the size, once in the
+ * foreground (in the background the terminal is the shell's).
+ */
+void tty_relay_resume(struct tty_relay *t)
+{
+	if (t->master < 0 || !t->raw || tcgetpgrp(0) != getpgrp())
+		return;
+	tty_raw(t);
+	tty_winsize(t);
 }
 
 /*

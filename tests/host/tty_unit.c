@@ -6,7 +6,8 @@
  * has the relay's pty as its controlling terminal, as ckptd's restarter
  * gives it. Checked: the slave is put in place of the terminal's
  * descriptors, with the terminal's size; the terminal is raw while the
- * job runs and has its settings back after; a paste larger than the
+ * job runs (again after a stop and a shell's settings) and has its
+ * settings back after; a paste larger than the
  * ptys hold into a job that writes as much before it reads anything
  * goes through both ways (a relay that blocks on either side hangs
  * there: every wait here is bounded, and such a relay fails). TAP on
@@ -87,6 +88,14 @@ static void __attribute__((noreturn)) job(void)
 	_exit(got == BIG ? 0 : 3);
 }
 
+static volatile sig_atomic_t resumed;
+
+static void on_cont(int sig)
+{
+	(void)sig;
+	resumed = 1;
+}
+
 /*
  * The relay's side, as ckpt restart: leads the terminal @slave's session,
  * tells @report what it opened, relays until the job ends. Exits 0, or
@@ -99,6 +108,7 @@ static void __attribute__((noreturn)) relay(const char *slave, int report)
 	struct pollfd pfd[2];
 	pid_t pid;
 
+	signal(SIGCONT, on_cont);
 	fd = open(slave, O_RDWR);
 	if (fd < 0)
 		_exit(10);
@@ -118,6 +128,10 @@ static void __attribute__((noreturn)) relay(const char *slave, int report)
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		poll(pfd, tty_relay_pollfds(&t, pfd), 50);
 		tty_relay_copy(&t, pfd);
+		if (resumed) {
+			resumed = 0;
+			tty_relay_resume(&t);
+		}
 	}
 	tty_relay_close(&t);
 	dprintf(report, "job %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
@@ -207,7 +221,7 @@ int main(void)
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..5\n");
+	printf("TAP version 13\n1..6\n");
 	signal(SIGPIPE, SIG_IGN);
 	if (pty_pair(&m, name, sizeof(name)) || pipe(rep)) {
 		printf("Bail out! no pseudo-terminal: %s\n", strerror(errno));
@@ -230,6 +244,15 @@ int main(void)
 	      "in a terminal's foreground: a pty of its own in place of descriptors 0, 1 and 2");
 	if (report_line(rep[0], line, sizeof(line), DEADLINE_S * 1000))
 		sscanf(line, "pid %d", &job_pid);
+	/* Stopped, the terminal given a shell's settings, continued. */
+	kill(pid, SIGSTOP);
+	waitpid(pid, NULL, WUNTRACED);
+	tcsetattr(s, TCSANOW, &before);
+	kill(pid, SIGCONT);
+	for (int i = 0; i < 100 && !tcgetattr(s, &after) && (after.c_lflag & ICANON); i++)
+		usleep(50000);
+	check(!tcgetattr(s, &after) && !(after.c_lflag & ICANON),
+	      "stopped, the terminal reset by a shell, continued: raw again");
 	out = user(m, tail, sizeof(tail), &raw_seen, s);
 	check(raw_seen, "the terminal is raw while the job runs");
 	/* A relay stuck on either side never reports: both are ended. */
