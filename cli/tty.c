@@ -123,21 +123,28 @@ static void write_all(int fd, const char *buf, ssize_t n)
 	}
 }
 
-/* Copies what @pfd (from tty_relay_pollfds) says is ready. */
-void tty_relay_copy(struct tty_relay *t, const struct pollfd *pfd)
+/* What the job wrote, out here once; out_eof once the pty hung up. */
+static void tty_out(struct tty_relay *t)
 {
 	char buf[4096];
 	ssize_t n;
 
+	n = read(t->master, buf, sizeof(buf));
+	if (n > 0)
+		write_all(1, buf, n);
+	else if (!n || (errno != EAGAIN && errno != EINTR))
+		t->out_eof = true;
+}
+
+/* Copies what @pfd (from tty_relay_pollfds) says is ready. */
+void tty_relay_copy(struct tty_relay *t, const struct pollfd *pfd)
+{
+	ssize_t n;
+
 	if (t->master < 0)
 		return;
-	if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR) && !t->out_eof) {
-		n = read(t->master, buf, sizeof(buf));
-		if (n > 0)
-			write_all(1, buf, n);
-		else if (!n || (errno != EAGAIN && errno != EINTR))
-			t->out_eof = true;
-	}
+	if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR) && !t->out_eof)
+		tty_out(t);
 	if (pfd[1].revents) {
 		n = read(0, t->in, sizeof(t->in));
 		if (n > 0)
@@ -184,18 +191,12 @@ void tty_relay_resume(struct tty_relay *t)
 static void tty_drain(struct tty_relay *t)
 {
 	struct pollfd pfd = { .fd = t->master, .events = POLLIN };
-	char buf[4096];
-	ssize_t n;
 	int i;
 
 	for (i = 0; i < TTY_DRAIN_ROUNDS && !t->out_eof; i++) {
 		if (poll(&pfd, 1, TTY_DRAIN_QUIET_MS) <= 0)
 			return;
-		n = read(t->master, buf, sizeof(buf));
-		if (n > 0)
-			write_all(1, buf, n);
-		else if (!n || (errno != EAGAIN && errno != EINTR))
-			return;
+		tty_out(t);
 	}
 }
 
