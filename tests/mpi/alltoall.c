@@ -6,7 +6,8 @@
  * from each (MPI_Irecv into a buffer one byte larger than the largest
  * message), then waits for all of them (MPI_Waitall) and sleeps SLEEP_MS
  * (default 0), so that a run lasts long enough to be checkpointed in its
- * middle; with WHILE, a path, only while that file exists (as heat's).
+ * middle; with WHILE, a path, only while that file exists, holding after
+ * the last round while it does (as heat's).
  *
  * The message from SRC to DST in round R has a size of 0 to 64 KiB and a
  * content that both derive from (R, SRC, DST) alone: the receiver makes
@@ -72,14 +73,23 @@ static void msg_fill(unsigned char *buf, size_t len, uint64_t seed)
 	}
 }
 
-static void sleep_ms(unsigned long ms, const char *only_while)
+/*
+ * After a step, SLEEP_MS; with WHILE, only while that file exists, and after
+ * the last step for as long as it does: a run cannot end, however slow the
+ * machine, before its test has made its checkpoints and removed the file.
+ */
+static void sleep_ms(unsigned long ms, const char *only_while, int last)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	do {
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
-	if (only_while && access(only_while, F_OK))
-		return;
-	while (ms && nanosleep(&ts, &ts) && errno == EINTR)
-		;
+		if (only_while && access(only_while, F_OK))
+			return;
+		if (last && only_while && ts.tv_sec == 0 && ts.tv_nsec < 100000000L)
+			ts.tv_nsec = 100000000L;
+		while ((ts.tv_sec || ts.tv_nsec) && nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	} while (last && only_while);
 }
 
 static int parse_ulong(const char *s, unsigned long *v)
@@ -184,7 +194,7 @@ int main(int argc, char **argv)
 				continue;
 			bytes += check(r, peer, rank, rbuf[peer], &st[n++], want);
 		}
-		sleep_ms(nap_ms, argc > 3 ? argv[3] : NULL);
+		sleep_ms(nap_ms, argc > 3 ? argv[3] : NULL, r + 1 == rounds);
 	}
 
 	MPI_Reduce(&bytes, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);

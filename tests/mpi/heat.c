@@ -7,9 +7,10 @@
  * exchanges its first and last row with its neighbours' (MPI_Sendrecv,
  * one halo row each way); after it, every rank sleeps SLEEP_MS (default
  * 0), so that a run lasts long enough to be checkpointed in its middle;
- * with WHILE, a path, only while that file exists (a test removes it once
- * its checkpoints are made, and the rest of the run, restarts included,
- * goes at full speed).
+ * with WHILE, a path, only while that file exists, and the run holds after
+ * its last step while it does (a test removes it once its checkpoints are
+ * made, and the rest of the run, restarts included, goes at full speed; a
+ * slow machine cannot see the run end before its last checkpoint).
  *
  * The start is deterministic: the edges and the interior come from a hash
  * of the point's coordinates. Each point's new value is computed from the
@@ -65,14 +66,23 @@ static double init_value(unsigned int i, unsigned int j)
 	return (double)(h % 102400) / 1024.0;
 }
 
-static void sleep_ms(unsigned long ms, const char *only_while)
+/*
+ * After a step, SLEEP_MS; with WHILE, only while that file exists, and after
+ * the last step for as long as it does: a run cannot end, however slow the
+ * machine, before its test has made its checkpoints and removed the file.
+ */
+static void sleep_ms(unsigned long ms, const char *only_while, int last)
 {
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	do {
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
-	if (only_while && access(only_while, F_OK))
-		return;
-	while (ms && nanosleep(&ts, &ts) && errno == EINTR)
-		;
+		if (only_while && access(only_while, F_OK))
+			return;
+		if (last && only_while && ts.tv_sec == 0 && ts.tv_nsec < 100000000L)
+			ts.tv_nsec = 100000000L;
+		while ((ts.tv_sec || ts.tv_nsec) && nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	} while (last && only_while);
 }
 
 static int parse_ulong(const char *s, unsigned long *v)
@@ -145,7 +155,7 @@ int main(int argc, char **argv)
 		tmp = cur;
 		cur = next;
 		next = tmp;
-		sleep_ms(nap_ms, argc > 3 ? argv[3] : NULL);
+		sleep_ms(nap_ms, argc > 3 ? argv[3] : NULL, it + 1 == iters);
 	}
 
 	for (i = 1; i <= rows; i++)
