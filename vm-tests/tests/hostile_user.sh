@@ -123,7 +123,7 @@ sh -c 'sleep 1000 & wait' > /dev/null 2>&1 &
 root_tree=$!
 pids+=("$root_tree")
 root_child=
-for i in $(seq 50); do
+for i in $(seq 300); do
 	root_child=$(cat /proc/$root_tree/task/$root_tree/children 2> /dev/null || true)
 	[ -n "$root_child" ] && break
 	sleep 0.1
@@ -159,7 +159,12 @@ os.setresuid(65534, 65534, 65534); os.execvp("sleep", ["sleep", "1000"])' > /dev
 	pids+=("$secret_holder")
 	ktap_check "nobody's --tmpfs tree checkpoint leaves out a root-only file it holds write-only" bash -c "
 		$(declare -f as_nobody); dir=$dir
-		sleep 1
+		# python3 has become nobody's sleep (30 s at most).
+		for i in \$(seq 300); do
+			[ \"\$(readlink /proc/$secret_holder/exe)\" = /usr/bin/sleep ] &&
+			[ \"\$(stat -c %u /proc/$secret_holder)\" = 65534 ] && break
+			sleep 0.1
+		done
 		as_nobody ckpt checkpoint --tree $secret_holder --tmpfs -o $dir/secret-tree &&
 		ckpt inspect -v $dir/secret-tree/$secret_holder.img > $dir/secret.txt &&
 		grep -q /dev/shm/hostile-secret $dir/secret.txt &&

@@ -23,7 +23,10 @@
 # Some 3 minutes under TCG: on one kernel line only (the engine's TCP and
 # pty paths run on both in tree_tcp and tree_pty; make demo runs MPICH on
 # 6.1).
+# 196 s in a whole make check here (stop 51): a limit of 15 minutes
+# (testing.md, "Time limits").
 # kernels: 6.12
+# timeout: 900
 set -eu
 . "$CKPT_TOP/vm-tests/lib/mpinode.sh"
 
@@ -45,7 +48,7 @@ mpi_job() {
 	start_job $impl-cont "$mpi/heat" 200 100 "$pace"
 	for n in 1 2 3; do
 		ktap_check "$impl: heat, checkpointed and let go on: snapshot $n" sh -c \
-			"timeout 300 ckpt job '$job' --timeout 60 | grep -q '^snapshot *$snap/$job/$n\$'"
+			"timeout 300 ckpt job '$job' --timeout 180 | grep -q '^snapshot *$snap/$job/$n\$'"
 		sleep 1
 	done
 	rm -f "$pace"
@@ -58,7 +61,7 @@ mpi_job() {
 	touch "$pace"
 	start_job $impl-kill "$mpi/heat" 200 100 "$pace"
 	ktap_check "$impl: heat, checkpointed with --kill mid-run" sh -c \
-		"timeout 300 ckpt job '$job' --kill --timeout 60 | grep -q '^snapshot *$snap/$job/1\$'"
+		"timeout 300 ckpt job '$job' --kill --timeout 180 | grep -q '^snapshot *$snap/$job/1\$'"
 	wait "$runner" 2> /dev/null || true
 	rm -f "$pace"
 	ktap_check "$impl: killed before its end: no checksum printed" \
@@ -73,10 +76,10 @@ mpi_job() {
 	touch "$pace"
 	start_job $impl-a2a "$mpi/alltoall" 150 100 "$pace"
 	ktap_check "$impl: alltoall, checkpointed and let go on" sh -c \
-		"timeout 300 ckpt job '$job' --timeout 60 | grep -q '^snapshot *$snap/$job/1\$'"
+		"timeout 300 ckpt job '$job' --timeout 180 | grep -q '^snapshot *$snap/$job/1\$'"
 	sleep 1
 	ktap_check "$impl: alltoall, checkpointed with --kill" sh -c \
-		"timeout 300 ckpt job '$job' --kill --timeout 60 | grep -q '^snapshot *$snap/$job/2\$'"
+		"timeout 300 ckpt job '$job' --kill --timeout 180 | grep -q '^snapshot *$snap/$job/2\$'"
 	wait "$runner" 2> /dev/null || true
 	rm -f "$pace"
 	restart_job $impl-a2a-restart "$snap/$job/latest"

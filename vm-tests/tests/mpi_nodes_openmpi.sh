@@ -21,10 +21,11 @@
 #
 # Topology: node0 and node1 on the private link ckpt0, each with ckptd,
 # the snapshot root on the results share both mount. Some 6 minutes
-# alone (5 more with CKPT_TEST_MPIX=1): a limit of 20.
+# alone (5 more with CKPT_TEST_MPIX=1), 9 in a whole make check (stop
+# 51): a limit of 25 (testing.md, "Time limits").
 # nodes: 2
 # kernels: 6.12
-# timeout: 1200
+# timeout: 1500
 set -eu
 . "$CKPT_TOP/vm-tests/lib/mpinodes.sh"
 if [ "${CKPT_TEST_MPIX:-0}" = 1 ]; then ktap_plan 13; else ktap_plan 11; fi

@@ -107,10 +107,10 @@ restart_go() {
 }
 
 # running: the restarted tree's root once its three run (none stopped,
-# none a zombie, none of $pids: not the original's), 30 s at most.
+# none a zombie, none of $pids: not the original's), 120 s at most.
 running() {
 	local i p pp n top st
-	for i in $(seq 300); do
+	for i in $(seq 1200); do
 		n=0
 		top=
 		for p in $(pgrep -x tcptree); do
@@ -370,7 +370,7 @@ ss -tnpH state syn-sent | sed 's/^/# /'
 touch "$tmp/full.go"
 rc=0
 wait $r || rc=$?
-ktap_poll 10 test -e "$tmp/full.got" || true
+ktap_poll 30 test -e "$tmp/full.got" || true
 ktap_check "restarted, it connects again; let in, its bytes arrive: exit 0" sh -c "
 	cat '$tmp/cn.out' '$tmp/cn.err'; test $rc = 0 && grep -qx connected '$tmp/cn.out' &&
 	test \"\$(cat '$tmp/full.got')\" = 'a connect made again'"
@@ -411,7 +411,7 @@ if [ -z "$debug" ]; then
 	timeout 120 ckpt restart "$tmp/li" > /dev/null 2> "$tmp/li2.err" &
 	outside=$!
 	ktap_check "the port free again: the image restarts and listens on it" \
-		ktap_poll 30 sh -c "ss -tlnpH 'sport = :$lport' | grep -q python3"
+		ktap_poll 60 sh -c "ss -tlnpH 'sport = :$lport' | grep -q python3"
 	kill -TERM $outside 2> /dev/null || true
 	wait $outside 2> /dev/null || true
 	outside=
