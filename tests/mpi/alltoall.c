@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pace.h"
+
 #define MAX_MSG		65536	/* bytes in the largest message */
 
 static uint64_t mix64(uint64_t x)
@@ -71,34 +73,6 @@ static void msg_fill(unsigned char *buf, size_t len, uint64_t seed)
 		n = len - i < sizeof(v) ? len - i : sizeof(v);
 		memcpy(buf + i, &v, n);
 	}
-}
-
-/*
- * After a step, SLEEP_MS; with WHILE, only while that file exists, and after
- * the last step for as long as it does: a run cannot end, however slow the
- * machine, before its test has made its checkpoints and removed the file.
- */
-static void sleep_ms(unsigned long ms, const char *only_while, int last)
-{
-	do {
-		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-		if (only_while && access(only_while, F_OK))
-			return;
-		if (last && only_while && ts.tv_sec == 0 && ts.tv_nsec < 100000000L)
-			ts.tv_nsec = 100000000L;
-		while ((ts.tv_sec || ts.tv_nsec) && nanosleep(&ts, &ts) && errno == EINTR)
-			;
-	} while (last && only_while);
-}
-
-static int parse_ulong(const char *s, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoul(s, &end, 0);
-	return errno || end == s || *end || *s == '-' ? -1 : 0;
 }
 
 static void *xmalloc(size_t len)

@@ -43,6 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pace.h"
+
 #define GRID		512	/* points per side, edges included */
 #define TAG_UP		1	/* a row sent to the rank above */
 #define TAG_DOWN	2	/* a row sent to the rank below */
@@ -64,34 +66,6 @@ static double init_value(unsigned int i, unsigned int j)
 	uint64_t h = mix64(((uint64_t)i << 32 | j) + 0x9e3779b97f4a7c15ULL);
 
 	return (double)(h % 102400) / 1024.0;
-}
-
-/*
- * After a step, SLEEP_MS; with WHILE, only while that file exists, and after
- * the last step for as long as it does: a run cannot end, however slow the
- * machine, before its test has made its checkpoints and removed the file.
- */
-static void sleep_ms(unsigned long ms, const char *only_while, int last)
-{
-	do {
-		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-		if (only_while && access(only_while, F_OK))
-			return;
-		if (last && only_while && ts.tv_sec == 0 && ts.tv_nsec < 100000000L)
-			ts.tv_nsec = 100000000L;
-		while ((ts.tv_sec || ts.tv_nsec) && nanosleep(&ts, &ts) && errno == EINTR)
-			;
-	} while (last && only_while);
-}
-
-static int parse_ulong(const char *s, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoul(s, &end, 0);
-	return errno || end == s || *end || *s == '-' ? -1 : 0;
 }
 
 int main(int argc, char **argv)
