@@ -149,8 +149,7 @@ mpi_job() {
 	# are made (heat's WHILE file): a slow machine's third checkpoint came
 	# once as Open MPI's mpirun was removing its session directory at the
 	# job's end, and once (CI, stop 51) after the job had ended. The
-	# rest of the run and the restart go at full speed: 200 steps, not
-	# 300, the compute after the last snapshot being some 30 s under TCG.
+	# rest of the run and the restart go at full speed (1 to 3 s).
 	touch "$pace"
 	start_job $impl-cont "$heat" 200 200 "$pace"
 	for n in 1 2 3; do
