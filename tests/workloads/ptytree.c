@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ptytree LINES NAP_MS: a process tree whose output goes through a
+ * ptytree LINES NAP_MS [HOLD]: a process tree whose output goes through a
  * pseudo-terminal, as Open MPI's mpirun has its ranks do, and which a
  * session has as its controlling terminal, as `script` or sshd give a
  * shell one, for the tree tests. The root opens a pair (posix_openpt),
@@ -10,7 +10,9 @@
  * 3, turns ONLCR and ECHO off on it and forks the printer: a grandchild
  * that makes a process group of its own the terminal's foreground (as a
  * job-control shell runs a job) and prints "line I" for I in 0..LINES-1,
- * one every NAP_MS milliseconds; then it checks that its terminal still
+ * one every NAP_MS milliseconds, the last one only once the file HOLD, if
+ * given, does not exist (a test's checkpoint cannot come after the end
+ * on a slow machine); then it checks that its terminal still
  * has ONLCR and ECHO off, the window of 33x77 and its group as the
  * foreground, and exits 0 (1 if not). The child reaps it, checks that
  * the slave is still its controlling terminal, in its session, and exits
@@ -38,6 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
+static const char *hold;	/* HOLD: the last line waits while it exists */
+
 static void nap(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -61,6 +65,8 @@ static void __attribute__((noreturn)) printer(long lines, long ms)
 		_exit(2);
 	sigprocmask(SIG_UNBLOCK, &ttou, NULL);
 	for (i = 0; i < lines; i++) {
+		while (i + 1 == lines && hold && !access(hold, F_OK))
+			nap(100);
 		printf("line %ld\n", i);
 		fflush(stdout);
 		nap(ms);
@@ -124,10 +130,11 @@ int main(int argc, char **argv)
 	ssize_t r;
 	pid_t pid;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: ptytree LINES NAP_MS\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: ptytree LINES NAP_MS [HOLD]\n");
 		return 2;
 	}
+	hold = argc == 4 ? argv[3] : NULL;
 	lines = atol(argv[1]);
 	ms = atol(argv[2]);
 	master = posix_openpt(O_RDWR | O_NOCTTY);

@@ -39,11 +39,12 @@ cleanup() {
 trap cleanup EXIT
 
 # start NAME [LINES]: the tree in a session of its own, in the background,
-# LINES ($lines) lines 50 ms apart, output to NAME.out and NAME.err; sets
-# $root once its child and grandchild run and a few lines went through,
-# and $pids.
+# LINES ($lines) lines 50 ms apart, the last held until $tmp/hold is
+# removed (let_go), output to NAME.out and NAME.err; sets $root once its
+# child and grandchild run and a few lines went through, and $pids.
 start() {
-	setsid "$ptytree" "${2:-$lines}" 50 > "$tmp/$1.out" 2> "$tmp/$1.err" &
+	touch "$tmp/hold"
+	setsid "$ptytree" "${2:-$lines}" 50 "$tmp/hold" > "$tmp/$1.out" 2> "$tmp/$1.err" &
 	root=$!
 	for _ in $(seq 300); do
 		[ "$(members "$root" | wc -w)" = 3 ] && break
@@ -51,6 +52,11 @@ start() {
 	done
 	sleep 1
 	pids=$(members "$root")
+}
+
+# let_go: the tree's last line may come (after the checkpoint).
+let_go() {
+	rm -f "$tmp/hold"
 }
 
 ktap_plan 10
@@ -68,6 +74,7 @@ start kill
 ktap_check "--kill mid-run: an image each, both with the pty" sh -c "
 	ckpt checkpoint --tree $root --kill -o '$tmp/k' > /dev/null &&
 	for p in $pids; do ckpt inspect '$tmp/k/'\$p.img | grep -A1 '^pseudo-terminals: 1' | grep -q 'pts .*rows 33 cols 77' || exit 1; done"
+let_go
 reap "$root" 60 > /dev/null 2>&1 || true
 # tree: lines of the root, the child (the session's leader) and the printer.
 ktap_check "the images say whose controlling terminal the pty is, and whose group its foreground" sh -c "
@@ -87,6 +94,7 @@ ktap_check "--kill, restarted: every line once, the terminal as it was: the same
 start cont
 ktap_check "continue: checkpointed mid-run, the tree runs on" sh -c "
 	ckpt checkpoint --tree $root -o '$tmp/c' > /dev/null && kill -0 $root"
+let_go
 reap "$root" 60 && rc=0 || rc=$?
 ktap_check "continue: the original ends with the uninterrupted run's line" sh -c "
 	cat '$tmp/cont.out' '$tmp/cont.err'; test $rc = 3 && cmp '$tmp/expected' '$tmp/cont.out'"
@@ -104,6 +112,7 @@ ktap_check "a slave whose master is outside the tree: refused by name, it runs o
 	! ckpt checkpoint --tree $child -o '$tmp/o' 2> '$tmp/o.err'; cat '$tmp/o.err'
 	grep -q 'pid $child fd 3 (/dev/pts/[0-9]*) is a pseudo-terminal whose master is closed or held outside the tree' '$tmp/o.err' &&
 	test ! -e '$tmp/o' && kill -0 $child && kill -0 $root"
+let_go
 kill -KILL "$child" 2> /dev/null || true
 reap "$root" 10 > /dev/null 2>&1 || true
 ktap_finish
