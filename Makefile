@@ -393,7 +393,8 @@ check: deps-check kmod-all user
 		CHECK_FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS) mk/check-lanes $(O)/check
 	$(Q)mk/summarize $(O)/check
 
-check-host: user
+# The host tests boot guests too (cross_kernel loads each line's module).
+check-host: kmod-all user
 	$(Q)rm -rf $(O)/check/host
 	-$(Q)tests/host/run $(O)/check/host
 	$(Q)mk/summarize $(O)/check/host
