@@ -12,6 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
+static void nap(unsigned long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (ms && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
 /*
  * After a step, SLEEP_MS; with WHILE, only while that file exists, and after
  * the last step for as long as it does: a run cannot end, however slow the
@@ -19,16 +27,11 @@
  */
 static void sleep_ms(unsigned long ms, const char *only_while, int last)
 {
-	do {
-		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-		if (only_while && access(only_while, F_OK))
-			return;
-		if (last && only_while && ts.tv_sec == 0 && ts.tv_nsec < 100000000L)
-			ts.tv_nsec = 100000000L;
-		while ((ts.tv_sec || ts.tv_nsec) && nanosleep(&ts, &ts) && errno == EINTR)
-			;
-	} while (last && only_while);
+	if (only_while && access(only_while, F_OK))
+		return;
+	nap(ms);
+	while (last && only_while && !access(only_while, F_OK))
+		nap(ms > 100 ? ms : 100);
 }
 
 static int parse_ulong(const char *s, unsigned long *v)
