@@ -125,9 +125,9 @@ deps-check:
 # tree stays clean. The mirror keeps the tree's shape (kmod/ckpt two levels
 # below a root holding include/ and VERSION), which Kbuild relies on.
 
-# KMOD_DIR: where the mirrors go (make style's builds use their own, since
-# make check's VMs load build/<kver>'s module meanwhile). Not O=, which the
-# kernel's make would take for its own.
+# KMOD_DIR: where the mirrors go (a build of its own elsewhere, leaving
+# build/<kver>'s module alone). Not O=, which the kernel's make would take
+# for its own.
 KMOD_DIR ?= $(O)
 
 define kmod_build
@@ -369,10 +369,11 @@ $(O)/tests/kselftest/%: tests/kselftest/%.c $(KSFT_HDR) $(O)/lib/libckpt.a \
 # The debug kernel (KASAN, KFENCE, lockdep) runs a named subset
 # (DEBUG_TESTS) with make check-debug, not here: its build alone took a
 # third of CI's hour (Documentation/testing.md, "The debug kernel").
-# Two lanes run side by side, about even (mk/check-lanes): the 6.1 line's
-# engine programs (FIRST61_TESTS), then the 6.12 line's two-node tests
-# (NODES_TESTS) and mpi_node (MPI_TESTS); and the host tests, then the
-# rest of the 6.12 line's suite, then the rest of the 6.1 line's.
+# Two lanes run side by side (mk/check-lanes): the 6.1 line's engine
+# programs (FIRST61_TESTS), then the 6.12 line's two-node tests
+# (NODES_TESTS) and mpi_node (MPI_TESTS); and the rest of the 6.12 line's
+# suite, then the rest of the 6.1 line's. Each then takes host tests from
+# one queue until none is left, which evens them out.
 DEBUG_TESTS ?= $(shell sed 's/\#.*//' vm-tests/debug-tests)
 FIRST61_TESTS = $(DEBUG_TESTS)
 MPI_TESTS := mpi_node
@@ -383,7 +384,13 @@ NODES_TESTS = $(shell vm-tests/suite -l | awk '$$2 ~ /^nodes=2(-|$$)/ { print $$
 CHECK_FUZZ_SECONDS ?= 8
 DEBUG_FUZZ_SECONDS ?= 12
 
-check: deps-check kmod-all user
+# The build before the tests uses every CPU (CHECK_JOBS); should it fail,
+# it runs again one job at a time, so that a failure is a build's, not an
+# ordering's, and its first error is the one printed last.
+CHECK_JOBS ?= $(shell nproc)
+
+check: deps-check
+	$(Q)$(MAKE) -j$(CHECK_JOBS) kmod-all user || $(MAKE) kmod-all user
 	$(Q)rm -rf $(O)/check
 	$(Q)mkdir -p $(O)/check
 	@# A reference that cannot be made fails the heat tests, not the run.

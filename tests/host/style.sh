@@ -3,9 +3,10 @@
 #
 # The kernel code is checkpatch-clean and sparse-clean against the headers
 # of each supported kernel line (make style), and builds warning-free with
-# W=1 (the build turns warnings into errors): one build a line, sparse
-# checking every file of it, in build/style: the VM suites, which run
-# meanwhile, load build/KVER's module.
+# W=1 (every module build turns warnings into errors): sparse checks every
+# file of build/KVER's module, which make check built before the tests and
+# which is not compiled again (the VM suites load it meanwhile; mk/style
+# fails if it was).
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 

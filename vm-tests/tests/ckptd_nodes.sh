@@ -16,7 +16,7 @@
 # that ended leaves the job at its next checkpoint, which says so. ckptd
 # killed on node1 while it writes its share fails that checkpoint, named,
 # and leaves nothing; started again, it lets its share run on. A continue
-# lets a job go once both shares are staged, before node0's 128 MiB are
+# lets a job go once both shares are staged, before node0's 32 MiB are
 # written (held less long than node0's engine call took). Under
 # ckpt-run --outside close, connections to a server outside the job (from
 # node0 over ckpt0 and from node1 over 127.0.0.1) are listed in their own
@@ -205,12 +205,12 @@ ktap_check "on a terminal it showed the images written so far, their size and ra
 wait_for "$hrunner" || true
 
 # A continue lets the job go once every share is captured and staged,
-# before the images are written (CKPT_CHECKPOINT_STAGED): a job of 128 MiB
+# before the images are written (CKPT_CHECKPOINT_STAGED): a job of 32 MiB
 # on node0 and a small share on node1 is held for less time than node0's
-# own engine call takes, which writes (and hashes) the 128 MiB after the
+# own engine call takes, which writes (and hashes) the 32 MiB after the
 # release. Held until every image is written, as before, it could not be:
 # the hold starts before that call and ends after it.
-job_on_both staged "'$memhog' 1 128 128 > /dev/null" "'$memhog' 1 2 2"
+job_on_both staged "'$memhog' 1 32 32 > /dev/null" "'$memhog' 1 2 2"
 sjob=$both_job
 srunner=$both_runner
 released_staged() {
