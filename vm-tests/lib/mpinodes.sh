@@ -78,12 +78,12 @@ end_job() {
 # Whether file $1 has a line matching $2, within $3 seconds; with $4, a
 # pid, not once that process has ended without it.
 has_line() {
-	local end=$(($(date +%s) + $3))
+	local end=$((SECONDS + $3))
 	until grep -qE "$2" "$1" 2> /dev/null; do
-		[ "$(date +%s)" -lt "$end" ] || return 1
+		[ "$SECONDS" -lt "$end" ] || return 1
 		[ -z "${4:-}" ] || kill -0 "$4" 2> /dev/null ||
 			{ grep -qE "$2" "$1" 2> /dev/null; return; }
-		sleep 0.5
+		ktap_nap 0.5
 	done
 }
 

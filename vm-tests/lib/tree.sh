@@ -20,10 +20,15 @@ members() {
 # then kills it), and returns its exit status.
 reap() {
 	local i st
+	# The state field, past the (command) that may hold spaces; read and
+	# the nap are bash's own (a process a try cost 0.1 s of CPU here).
 	for i in $(seq $((${2:-150} * 10))); do
-		st=$(awk '{ print $3 }' /proc/$1/stat 2> /dev/null)
+		st=
+		read -r st 2> /dev/null < "/proc/$1/stat" || :
+		st=${st##*) }
+		st=${st%% *}
 		[ -z "$st" ] || [ "$st" = Z ] && break
-		sleep 0.1
+		ktap_nap 0.1
 	done
 	kill -KILL "$1" 2> /dev/null || true
 	wait "$1"
