@@ -842,16 +842,26 @@ static int one_node(struct snap *s, int dev, struct ckpt_err *err)
 
 /*
  * coordinated(), tried again while bytes in flight between two nodes moved
- * between their captures (-EAGAIN from tcp_join()): the job runs on a
- * moment in between, everything of the try undone.
+ * between their captures (-EAGAIN from tcp_join()), within the timeout:
+ * the job runs on a moment in between, everything of the try undone.
  */
 static int coordinated_tries(struct snap *s, int dev, struct ckpt_err *err)
 {
+	uint64_t t0 = ckptd_now_ns();
 	int ret, tries = 0;
 
 	for (;;) {
 		ret = coordinated(s, dev, err);
 		if (ret != -EAGAIN || ++tries == CKPTD_JOIN_TRIES)
+			return ret;
+		/*
+		 * Nor once the timeout is spent: a share's callbacks that held
+		 * the checkpoint off until it (an MPI rank outside its window)
+		 * answer -EAGAIN too, and the timeout bounds the whole
+		 * checkpoint, not each try.
+		 */
+		if (s->a.timeout_ms &&
+		    ckptd_now_ns() - t0 >= (uint64_t)s->a.timeout_ms * 1000000)
 			return ret;
 		ckptd_log(s->d, 1, "job %s: %s (try %d)", s->j->id, err->msg, tries);
 		finish(s, "abort");

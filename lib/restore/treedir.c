@@ -11,10 +11,12 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -23,6 +25,15 @@
 #include "treedir.h"
 
 #define TREE_TRIES	8
+
+/* CLOCK_MONOTONIC in ms. */
+static uint64_t ckpt_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 void ckpt_tree_free(struct ckpt_tree *t)
 {
@@ -327,6 +338,7 @@ static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
 {
 	pid_t pids[CKPT_TREE_MAX_ROOTS];
 	int ret = 0, try;
+	uint64_t t0 = ckpt_mono_ms();
 
 	for (try = 0; try < TREE_TRIES; try++) {
 		if (try) {
@@ -367,6 +379,16 @@ static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
 			continue;
 		}
 		if (ret != -EBUSY && ret != -ESRCH && ret != -EAGAIN)
+			break;
+		/*
+		 * The timeout bounds the whole checkpoint, not each try: a try
+		 * that waited it out (a callback that held the checkpoint off,
+		 * as an MPI rank outside MPI_Init..MPI_Finalize does, answers
+		 * -EAGAIN at its end) is the last. Eight of them had made a
+		 * --timeout 5 refusal take 40 s.
+		 */
+		if (ret == -EAGAIN && a->timeout_ms &&
+		    ckpt_mono_ms() - t0 >= a->timeout_ms)
 			break;
 		free(*res);
 		*res = NULL;
