@@ -271,16 +271,22 @@ int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size);
 
 /* restart.c */
 void op_restart(struct conn *c, const json_t *req);
-/* meta.json in @dir under a valid MAC, of the right shape: 0 or -errno. */
-int snapshot_meta_read(const struct ckptd *d, const char *dir, json_t **meta,
+/*
+ * meta.json in @dir under a valid MAC (with @expect, that meta.mac text
+ * and no other), of the right shape: 0 or -errno. With @mac, the
+ * meta.mac text checked, for the caller to free.
+ */
+int snapshot_meta_read(const struct ckptd *d, const char *dir,
+		       const char *expect, json_t **meta, char **mac,
 		       struct ckpt_err *err);
 /*
  * The snapshot @dir names, for a request of @c: its real path in @abs and
  * its metadata, under a valid MAC, of the right shape and the caller's
- * job. 0, or -1 with @c answered.
+ * job; with @mac, that MAC's text (meta.mac), for the caller to free.
+ * 0, or -1 with @c answered.
  */
 int snapshot_open(struct conn *c, const char *dir, char abs[PATH_MAX],
-		  json_t **meta);
+		  json_t **meta, char **mac);
 /* Every node's images in @dir are the ones @meta names: 0 or -errno. */
 int snapshot_check_images(const char *dir, const json_t *meta,
 			  struct ckpt_err *err);

@@ -160,7 +160,7 @@ static int copy_place(struct ckptd *d, const struct snapdir *sd, const char *id,
 	char name[16];
 	int ret;
 
-	ret = snapshot_meta_read(d, stage->path, &meta, err);
+	ret = snapshot_meta_read(d, stage->path, NULL, &meta, NULL, err);
 	mid = ret ? NULL : ckptd_msg_str(meta, "job");
 	if (!ret && (!mid || strcmp(mid, id) ||
 		     json_integer_value(json_object_get(meta, "seq")) != seq))

@@ -89,7 +89,7 @@ void op_inspect(struct conn *c, const json_t *req)
 	struct ckptd *d = conn_daemon(c);
 	struct inspect in;
 
-	if (snapshot_open(c, ckptd_msg_str(req, "dir"), in.dir, &in.meta))
+	if (snapshot_open(c, ckptd_msg_str(req, "dir"), in.dir, &in.meta, NULL))
 		return;
 	if (d->inspects >= MAX_INSPECTS)
 		conn_fail(c, "ckptd has %d inspections under way; try again later",

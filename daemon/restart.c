@@ -5,7 +5,8 @@
  *
  * ckptd checks the metadata (its MAC, its shape, that the caller's uid is
  * the job's) before anything else; a worker then joins the job's cgroup,
- * checks every image against the metadata's checksum, takes the client's
+ * checks its share's images against the metadata's checksums (each other
+ * node checks its own before it is ready to start), takes the client's
  * standard descriptors as its own and runs the restorer, which makes the
  * tree under an init of its own. The worker and that init are the job's
  * helpers, not its processes. The client stays connected as the job's
@@ -55,8 +56,15 @@ struct restart {
 	size_t shipping;	/* the peer whose share is on its way */
 };
 
-/* meta.json under a valid MAC, of the right shape: 0 or -errno with @err. */
-int snapshot_meta_read(const struct ckptd *d, const char *dir, json_t **meta,
+/*
+ * meta.json under a valid MAC, of the right shape: 0 or -errno with @err.
+ * With @expect (meta.mac's text, as a coordinator sends it), that MAC and
+ * no other: the very snapshot the coordinator checked, not another one of
+ * the same job put in its place since. With @mac, the text checked there
+ * (the caller frees it).
+ */
+int snapshot_meta_read(const struct ckptd *d, const char *dir,
+		       const char *expect, json_t **meta, char **mac,
 		       struct ckpt_err *err)
 {
 	char hex[2 * CKPTD_MAC_LEN + 1], *text = NULL, *want = NULL;
@@ -86,6 +94,11 @@ int snapshot_meta_read(const struct ckptd *d, const char *dir, json_t **meta,
 				   dir);
 		goto out;
 	}
+	if (expect && (strlen(expect) != wlen || CRYPTO_memcmp(expect, want, wlen))) {
+		ret = ckpt_err_set(err, EBADMSG, "%s: not the snapshot its coordinator restarts (another %s)",
+				   dir, CKPT_META_MAC_FILE);
+		goto out;
+	}
 	ret = ckptd_msg_decode(text, len, meta, err);
 	if (!ret) {
 		ret = ckpt_meta_check(*meta, err);
@@ -93,6 +106,10 @@ int snapshot_meta_read(const struct ckptd *d, const char *dir, json_t **meta,
 			json_decref(*meta);
 			*meta = NULL;
 		}
+	}
+	if (!ret && mac) {
+		*mac = want;
+		want = NULL;
 	}
 out:
 	free(text);
@@ -241,18 +258,20 @@ int snapshot_check_images(const char *dir, const json_t *meta,
 }
 
 int snapshot_open(struct conn *c, const char *dir, char abs[PATH_MAX],
-		  json_t **meta)
+		  json_t **meta, char **mac)
 {
 	struct ckpt_err err;
 
 	*meta = NULL;
+	if (mac)
+		*mac = NULL;
 	if (!dir || *dir != '/' || !realpath(dir, abs)) {
 		conn_fail(c, "\"dir\" must be a snapshot directory's absolute path%s%s",
 			  dir && *dir == '/' ? ": " : "",
 			  dir && *dir == '/' ? strerror(errno) : "");
 		return -1;
 	}
-	if (snapshot_meta_read(conn_daemon(c), abs, meta, &err)) {
+	if (snapshot_meta_read(conn_daemon(c), abs, NULL, meta, mac, &err)) {
 		conn_fail(c, "%s", err.msg);
 		return -1;
 	}
@@ -261,6 +280,10 @@ int snapshot_open(struct conn *c, const char *dir, char abs[PATH_MAX],
 		conn_fail(c, "%s is a snapshot of another user's job", abs);
 		json_decref(*meta);
 		*meta = NULL;
+		if (mac) {
+			free(*mac);
+			*mac = NULL;
+		}
 		return -1;
 	}
 	return 0;
@@ -611,18 +634,17 @@ static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 	return ret;
 }
 
-/* Which snapshot this is, for the shares (r->mac), and its directory. */
-static int snapshot_mac(struct restart *r, struct ckpt_err *err)
+/*
+ * The snapshot's directory, for shipping shares. Which snapshot it is
+ * (r->mac) was read with the metadata it authenticates (snapshot_open):
+ * read again here, it could be another's put in its place meanwhile.
+ */
+static int snapshot_dir(struct restart *r, struct ckpt_err *err)
 {
-	size_t len;
-	int ret;
-
 	r->dirfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r->dirfd < 0)
 		return ckpt_err_set(err, errno, "%s: %s", r->dir, strerror(errno));
-	ret = file_read_max(r->dirfd, CKPT_META_MAC_FILE, &r->mac, &len, 256);
-	return ret ? ckpt_err_set(err, -ret, "%s/%s: %s", r->dir, CKPT_META_MAC_FILE,
-				  strerror(-ret)) : 0;
+	return 0;
 }
 
 /*
@@ -697,14 +719,22 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 			ckpt_err_set(&err, -ret, "cannot join the job's cgroup: %s",
 				     strerror(-ret));
 	}
+	/*
+	 * This node's share only: each peer checks its own before it says
+	 * "ready", and no node makes a share's process or socket before
+	 * every "ready" (the "go"), so no share starts if any is damaged.
+	 * (What does come earlier is end_closed: the original's closed
+	 * connections ended, on this node before the peers' checks.)
+	 * Checking every share here as well had hashed each peer's twice.
+	 */
 	if (!ret)
-		ret = snapshot_check_images(r->dir, r->meta, &err);
+		ret = check_images(r->dir, r->tree, &err);
 	for (k = 1; k < json_array_size(r->targets); k++)
 		json_array_append(others, json_array_get(r->targets, k));
 	for (k = 0; k < json_array_size(nodes); k++)
 		json_array_append_new(r->now, json_null());
 	if (!ret && json_array_size(nodes) > 1)
-		ret = snapshot_mac(r, &err);
+		ret = snapshot_dir(r, &err);
 	if (!ret && snprintf(image, sizeof(image), "%s/%s", r->dir,
 			     json_string_value(json_object_get(r->tree, "dir"))) >=
 		    (int)sizeof(image))
@@ -924,7 +954,7 @@ void op_restart(struct conn *c, const json_t *req)
 		conn_fail(c, "%s", err.msg);
 		goto out;
 	}
-	if (snapshot_open(c, dir, r.dir, &r.meta))
+	if (snapshot_open(c, dir, r.dir, &r.meta, &r.mac))
 		goto out;
 	nodes = json_object_get(r.meta, "nodes");
 	r.targets = map_hosts(c, nodes, json_object_get(req, "hosts"));
@@ -946,6 +976,7 @@ out:
 	for (i = 0; i < 3; i++)
 		if (r.fds[i] >= 0)
 			close(r.fds[i]);
+	free(r.mac);
 	json_decref(r.meta);
 	json_decref(r.targets);
 	json_decref(r.now);
@@ -978,19 +1009,21 @@ void op_signal(struct conn *c, const json_t *req)
 }
 
 /*
- * A peer-restart's share, checked here too (MAC, images) and made job
- * @id of this worker's (ckptd's own record comes later), this worker in
- * it: the share's tree directory in @image, the metadata in *@meta.
+ * A peer-restart's share, checked here (the MAC, the coordinator's
+ * @mac, this share's images: the coordinator checks only its own) and
+ * made job @id of this worker's (ckptd's own record comes later), this
+ * worker in it: the share's tree directory in @image, the metadata in
+ * *@meta.
  */
 static int share_prepare(struct ckptd *d, const char *id, const char *real,
-			 const char *node, struct started_ctx *sc,
+			 const char *node, const char *mac, struct started_ctx *sc,
 			 char image[PATH_MAX], json_t **meta, struct ckpt_err *err)
 {
 	const json_t *tree;
 	char errbuf[256];
 	int ret;
 
-	ret = snapshot_meta_read(d, real, meta, err);
+	ret = snapshot_meta_read(d, real, mac, meta, NULL, err);
 	/* A snapshot of this job, not another one's found or shipped instead. */
 	if (!ret && strcmp(ckptd_msg_str(*meta, "job"), id))
 		ret = ckpt_err_set(err, EINVAL, "%s is a snapshot of job %s, not of job %s",
@@ -1134,7 +1167,7 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 	}
 	ret = share_find(d, p, id, dir, node, mac, &stage, real, &err);
 	if (!ret)
-		ret = share_prepare(d, id, real, node, &sc, image, &meta, &err);
+		ret = share_prepare(d, id, real, node, mac, &sc, image, &meta, &err);
 	if (ret) {
 		peer_fail(p, "node %s: %s", d->node, err.msg);
 		goto out;
