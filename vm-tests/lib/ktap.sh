@@ -82,12 +82,16 @@ ktap_check() {
 # ktap_poll SECONDS COMMAND...: run the command until it succeeds, or fail
 # once SECONDS have passed. Its naps grow from 0.1 s to 1 s: a test waits
 # for a restart or a job over many seconds, and each try is a process or
-# more, about 0.1 s of a CPU under TCG. The clock is bash's SECONDS and the
-# nap a read that times out on a pipe nothing writes: date and sleep cost
-# a process each, and with them a poll took half a vCPU (measured in a
-# guest), CPU the test's own job and the other lane's VM go without.
+# more, about 0.1 s of a CPU under TCG. (A poll for something there only
+# for a moment loops on ktap_nap itself.) The clock is bash's SECONDS and
+# the nap a read that times out on a pipe nothing writes (a fork for the
+# pipe, no exec): date and sleep cost an exec each, and with them a poll
+# took half a vCPU (measured in a guest), CPU the test's own job and the
+# other lane's VM go without. A read that fails other than by its timeout
+# (status 128 or less: no pipe) sleeps instead, rather than not at all.
 ktap_nap() {
-	read -r -t "$1" <> <(:) || :
+	read -r -t "$1" <> <(:) && return 0
+	[ $? -gt 128 ] || sleep "$1"
 }
 ktap_poll() {
 	local end=$((SECONDS + $1)) nap=0.1

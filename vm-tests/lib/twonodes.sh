@@ -81,7 +81,7 @@ wait_for() {
 	local i
 	for i in $(seq 900); do
 		kill -0 "$1" 2> /dev/null || break
-		ktap_nap 0.2
+		sleep 0.2
 	done
 	kill -0 "$1" 2> /dev/null && { kill -KILL "$1"; wait "$1" 2> /dev/null; return 124; }
 	wait "$1"

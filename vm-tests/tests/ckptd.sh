@@ -276,7 +276,7 @@ kill "$ckptd"
 wait "$ckptd" 2> /dev/null || true
 start_ckptd
 ktap_check "ckptd stopped and started again finds the job" bash -c \
-	"$(declare -f ktap_poll); ktap_poll 30 '$bin/ckpt' status '$job' &&
+	"$(declare -f ktap_poll ktap_nap); ktap_poll 30 '$bin/ckpt' status '$job' &&
 	 grep -q 'job $job (uid 65534) found again' '$tmp/ckptd.log'"
 ktap_check "and checkpoints it: snapshot 5" sh -c \
 	"'$bin/ckpt' status '$job' > /dev/null && '$bin/ckpt' job '$job' | grep -q '^snapshot *$snap/$job/5\$'"
@@ -451,11 +451,18 @@ ktap_poll 30 grep -q "job " "$tmp/m.err" || true
 mjob=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$tmp/m.err")
 ktap_poll 60 sh -c "'$bin/ckpt' status '$mjob' --json | grep -q '\"processes\":2'" || true
 sleep 2
-# mid_checkpoint: starts ckpt job in the background once its .tmp exists.
+# mid_checkpoint: starts ckpt job in the background, back once its .tmp
+# exists: looked for every 0.1 s (not ktap_poll's growing nap), since it
+# is there only while the checkpoint runs.
 mid_checkpoint() {
+	local i
 	"$bin/ckpt" job "$mjob" > "$tmp/mid.out" 2> "$tmp/mid.err" &
 	mid=$!
-	ktap_poll 60 sh -c "ls -d '$snap/$mjob/'*.tmp"
+	for i in $(seq 600); do
+		ls -d "$snap/$mjob/"*.tmp > /dev/null 2>&1 && return 0
+		ktap_nap 0.1
+	done
+	return 1
 }
 # whole_after: nothing half-made, both memhogs (or the one left) run on,
 # and the next checkpoint makes a snapshot.
