@@ -647,6 +647,7 @@ static void print_semundos(struct printer *p, const struct ckpt_image *img)
 static const char *const tcp_states[__CKPT_TCP_STATE_MAX] = {
 	[CKPT_TCP_CLOSED] = "closed", [CKPT_TCP_ESTABLISHED] = "established",
 	[CKPT_TCP_LISTEN] = "listening", [CKPT_TCP_CONNECTING] = "connecting",
+	[CKPT_TCP_WAITING] = "waiting",
 };
 
 /* The TCP sockets. */
@@ -660,7 +661,8 @@ static void print_tcp(struct printer *p, const struct ckpt_image *img)
 	print_open_array(p, "tcp");
 	for (i = 0; i < img->nr_tcps; i++) {
 		const struct ckpt_img_tcp *t = img->tcps[i];
-		bool conn = t->state == CKPT_TCP_ESTABLISHED;
+		bool conn = t->state == CKPT_TCP_ESTABLISHED ||
+			    t->state == CKPT_TCP_WAITING;
 
 		print_open_object(p, NULL);
 		print_uint(p, PRINT_ANY, "socket", " socket %llu", t->ino);

@@ -503,6 +503,11 @@ static int capture_tcp(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 			  f->fd, f->path);
 		return -EOPNOTSUPP;
 	}
+	if (scan->nr_tcps == CKPT_IMG_MAX_FILES) {
+		ckpt_whyf(why, "fd %u (%s) is a TCP socket past the most an image holds (%u, with the connections waiting on listening ones)",
+			  f->fd, f->path, CKPT_IMG_MAX_FILES);
+		return -EFBIG;
+	}
 	if (!scan->tcps) {
 		scan->tcps = kvcalloc(CKPT_IMG_MAX_FILES, sizeof(*scan->tcps),
 				      GFP_KERNEL);
@@ -522,6 +527,17 @@ static int capture_tcp(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 		return ret;
 	}
 	scan->nr_tcps++;
+	/* A listening socket's waiting connections follow it. */
+	ret = ckpt_tcp_capture_waiting(file, &scan->tcps[scan->nr_tcps],
+				       &scan->tcp_len[scan->nr_tcps],
+				       &scan->tcp_net[scan->nr_tcps],
+				       CKPT_IMG_MAX_FILES - scan->nr_tcps, &msg);
+	if (ret < 0) {
+		ckpt_whyf(why, "fd %u (%s) is %s", f->fd, f->path,
+			  msg ?: "a listening TCP socket whose queue cannot be read");
+		return ret;
+	}
+	scan->nr_tcps += ret;
 	return 0;
 }
 

@@ -840,9 +840,10 @@ static int check_ptys(struct ckpt_img_state *st, const struct ckpt_img_pty *p,
 
 /*
  * A TCP socket: its queues fill its data exactly, as its sequence numbers
- * say (a connection's: the send queue's unsent part within it); a socket
- * not connected has none, nor sequence numbers, negotiated options or a
- * FIN sent or received, nor a peer but one it is connecting to.
+ * say (a connection's: the send queue's unsent part within it; one
+ * waiting to be accepted has sent nothing); a socket not connected has
+ * none, nor sequence numbers, negotiated options or a FIN sent or
+ * received, nor a peer but one it is connecting to.
  */
 static int check_tcp(struct ckpt_img_state *st, const struct ckpt_img_tcp *t,
 		     __u64 len)
@@ -864,12 +865,17 @@ static int check_tcp(struct ckpt_img_state *st, const struct ckpt_img_tcp *t,
 	if (t->family == 2 && (memchr_inv8(t->src + 4, 12) ||
 			       memchr_inv8(t->dst + 4, 12)))
 		return FAIL(st, EBADMSG, "TCP socket out of bounds");
-	if (t->state == CKPT_TCP_ESTABLISHED) {
+	if (t->state == CKPT_TCP_ESTABLISHED || t->state == CKPT_TCP_WAITING) {
 		if (sendq > CKPT_IMG_MAX_TCPQ || recvq > CKPT_IMG_MAX_TCPQ ||
 		    (__u64)sendq + recvq != t->len ||
 		    t->snd_nxt - t->snd_una > sendq || !t->sport || !t->dport ||
 		    t->flags & CKPT_TCP_BOUND)
 			return FAIL(st, EBADMSG, "TCP connection queues do not match its sequence numbers");
+		/* Not accepted yet: nothing sent, shut down by nobody here. */
+		if (t->state == CKPT_TCP_WAITING &&
+		    (sendq || t->snd_nxt != t->snd_una ||
+		     t->flags & (CKPT_TCP_FIN_OUT | CKPT_TCP_SHUT_RD)))
+			return FAIL(st, EBADMSG, "TCP connection waiting to be accepted that sent or shut down");
 		return 0;
 	}
 	/* A connect under way: its two ends' addresses, nothing else. */

@@ -2,8 +2,9 @@
 /*
  * TCP sockets (Documentation/engine.md, "TCP"), IPv4 and IPv6: a
  * connection both of whose ends are the process's (a tree's: members'), a
- * listening socket with no connection waiting, a socket neither connected
- * nor listening, one whose connect() is under way (made again). A
+ * listening socket and the connections waiting in its queue whose other
+ * ends are, a socket neither connected nor listening, one whose connect()
+ * is under way (made again). A
  * connection's image holds what the TCP_REPAIR interface would read: its
  * addresses, sequence numbers, windows, negotiated options and both
  * queues, the send queue from the first byte its peer has not
@@ -287,12 +288,13 @@ static int read_socket(struct sock *sk, struct ckpt_img_tcp *t,
 	switch (sk->sk_state) {
 	case TCP_LISTEN:
 		/*
-		 * Mostly a moment's state (a runtime connecting lazily, its
-		 * peer accepting in its next poll): -EAGAIN, which a tree's
-		 * checkpoint tries again a little later.
+		 * Its half-open connections are a moment's state (a runtime
+		 * connecting lazily): -EAGAIN, which a tree's checkpoint
+		 * tries again a little later. Those established and waiting
+		 * to be accepted: ckpt_tcp_capture_waiting().
 		 */
-		if (inet_csk_reqsk_queue_len(sk) || READ_ONCE(sk->sk_ack_backlog)) {
-			*why = "a listening TCP socket with connections waiting to be accepted: not supported yet";
+		if (inet_csk_reqsk_queue_len(sk)) {
+			*why = "a listening TCP socket with a connection still in its handshake (SYN_RECV): not supported yet";
 			return -EAGAIN;
 		}
 		t->state = CKPT_TCP_LISTEN;
@@ -355,11 +357,47 @@ static int read_socket(struct sock *sk, struct ckpt_img_tcp *t,
 	return 0;
 }
 
+/*
+ * @head's section, with the queues its sequence numbers say (a
+ * connection's), read from @sk under its lock: *@out, *@out_len bytes.
+ */
+static int section_of(struct sock *sk, const struct ckpt_img_tcp *head,
+		      struct ckpt_img_tcp **out, size_t *out_len,
+		      const char **why)
+{
+	/*
+	 * Sequence numbers wrap: the sizes are u32 differences, never a
+	 * pointer plus one number minus another.
+	 */
+	u32 sendq = head->write_seq - head->snd_una;
+	struct ckpt_img_tcp *t;
+	int ret = 0;
+
+	t = kvzalloc(sizeof(*t) + head->len, GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	*t = *head;
+	if (t->state == CKPT_TCP_ESTABLISHED || t->state == CKPT_TCP_WAITING) {
+		ret = copy_send_queue(sk, t->data, sendq);
+		if (!ret)
+			ret = copy_receive_queue(sk, t->data + sendq,
+						 t->rcv_nxt - t->copied_seq);
+	}
+	if (ret) {
+		*why = "a TCP connection whose queues do not hold what its sequence numbers say";
+		kvfree(t);
+		return ret;
+	}
+	*out = t;
+	*out_len = sizeof(*t) + t->len;
+	return 0;
+}
+
 int ckpt_tcp_capture(struct file *file, struct ckpt_img_tcp **out,
 		     size_t *out_len, const void **net, const char **why)
 {
 	struct sock *sk = tcp_sock_of(file);
-	struct ckpt_img_tcp head = {}, *t;
+	struct ckpt_img_tcp head = {};
 	int ret;
 
 	*out = NULL;
@@ -368,37 +406,118 @@ int ckpt_tcp_capture(struct file *file, struct ckpt_img_tcp **out,
 	*net = sock_net(sk);
 	lock_sock(sk);
 	ret = read_socket(sk, &head, why);
-	if (ret)
-		goto out;
-	t = kvzalloc(sizeof(*t) + head.len, GFP_KERNEL);
-	if (!t) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	*t = head;
-	t->ino = file_inode(file)->i_ino;
-	if (t->state == CKPT_TCP_ESTABLISHED) {
-		/*
-		 * Sequence numbers wrap: the sizes are u32 differences, never
-		 * a pointer plus one number minus another.
-		 */
-		u32 sendq = t->write_seq - t->snd_una;
+	head.ino = file_inode(file)->i_ino;
+	if (!ret)
+		ret = section_of(sk, &head, out, out_len, why);
+	release_sock(sk);
+	return ret;
+}
 
-		ret = copy_send_queue(sk, t->data, sendq);
-		if (!ret)
-			ret = copy_receive_queue(sk, t->data + sendq,
-						 t->rcv_nxt - t->copied_seq);
-		if (ret) {
-			*why = "a TCP connection whose queues do not hold what its sequence numbers say";
-			kvfree(t);
-			goto out;
-		}
+/*
+ * Connection @sk, waiting in a listening socket's accept queue: its
+ * section, or -EAGAIN (*@why) for one reset or closed meanwhile or in a
+ * state its handshake left (a Fast Open child), which accept() or a
+ * moment mends.
+ */
+static int capture_waiting(struct sock *sk, u64 ino, struct ckpt_img_tcp **out,
+			   size_t *out_len, const char **why)
+{
+	struct ckpt_img_tcp head = {};
+	int ret = -EAGAIN;
+
+	/* Under its listener's lock (ckpt_tcp_capture_waiting()). */
+	lock_sock_nested(sk, SINGLE_DEPTH_NESTING);
+	addresses(sk, &head);
+	options(sk, &head);
+	if (sk->sk_state != TCP_ESTABLISHED && sk->sk_state != TCP_CLOSE_WAIT) {
+		*why = "a listening TCP socket with a connection waiting to be accepted that was reset or closed: not supported yet";
+		goto out;
 	}
-	*out = t;
-	*out_len = sizeof(*t) + t->len;
+	*why = connection_refused(sk);
+	if (*why) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	connection(sk, &head);
+	half_closed(sk, &head);
+	if (head.write_seq != head.snd_una) {
+		*why = "a listening TCP socket with a connection waiting to be accepted that is still sending its handshake: not supported yet";
+		goto out;
+	}
+	if (head.rcv_nxt - head.copied_seq > CKPT_IMG_MAX_TCPQ) {
+		*why = "a listening TCP socket with a connection waiting to be accepted with more bytes queued than an image holds (16 MiB)";
+		ret = -EFBIG;
+		goto out;
+	}
+	head.state = CKPT_TCP_WAITING;
+	head.ino = ino;
+	head.len = head.rcv_nxt - head.copied_seq;
+	ret = section_of(sk, &head, out, out_len, why);
 out:
 	release_sock(sk);
 	return ret;
+}
+
+int ckpt_tcp_capture_waiting(struct file *file, struct ckpt_img_tcp **out,
+			     size_t *out_len, const void **net, u32 room,
+			     const char **why)
+{
+	struct sock *sk = tcp_sock_of(file), **kids;
+	struct request_sock_queue *q;
+	struct request_sock *req;
+	int ret = 0, n = 0, i;
+
+	if (!sk || READ_ONCE(sk->sk_state) != TCP_LISTEN)
+		return 0;
+	kids = kcalloc(CKPT_TCP_MAX_WAITING, sizeof(*kids), GFP_KERNEL);
+	if (!kids)
+		return -ENOMEM;
+	/*
+	 * The listener's lock keeps accept() and its close (which empties
+	 * each child's queues) out until every child is read. The stack
+	 * still adds a connection at the tail as its handshake ends: one
+	 * added after the walk is in no image, and its other end's check
+	 * (to_a_listener()) tries again.
+	 */
+	lock_sock(sk);
+	if (sk->sk_state != TCP_LISTEN) {
+		release_sock(sk);
+		kfree(kids);
+		return 0;
+	}
+	q = &inet_csk(sk)->icsk_accept_queue;
+	spin_lock_bh(&q->rskq_lock);
+	for (req = q->rskq_accept_head; req; req = req->dl_next) {
+		if (n == CKPT_TCP_MAX_WAITING || n == room) {
+			ret = -EFBIG;
+			break;
+		}
+		if (req->sk) {
+			sock_hold(req->sk);
+			kids[n++] = req->sk;
+		}
+	}
+	spin_unlock_bh(&q->rskq_lock);
+	if (ret)
+		*why = "a listening TCP socket with more connections waiting to be accepted than an image holds (64 a listening socket, 1024 TCP sockets a process)";
+	for (i = 0; i < n; i++) {
+		if (!ret) {
+			ret = capture_waiting(kids[i], file_inode(file)->i_ino,
+					      &out[i], &out_len[i], why);
+			net[i] = sock_net(kids[i]);
+		}
+		sock_put(kids[i]);
+	}
+	release_sock(sk);
+	kfree(kids);
+	if (ret < 0) {
+		for (i = 0; i < n; i++) {
+			kvfree(out[i]);
+			out[i] = NULL;
+		}
+		return ret;
+	}
+	return n;
 }
 
 /* "ADDR:PORT" of @t's peer (@peer) or its own. */
@@ -417,7 +536,8 @@ static void format_end(const struct ckpt_img_tcp *t, bool peer, char *buf,
 static bool is_peer(const struct ckpt_img_tcp *a, const void *a_net,
 		    const struct ckpt_img_tcp *b, const void *b_net)
 {
-	return b->state == CKPT_TCP_ESTABLISHED && a_net == b_net &&
+	return (b->state == CKPT_TCP_ESTABLISHED ||
+		b->state == CKPT_TCP_WAITING) && a_net == b_net &&
 	       a->family == b->family && a->sport == b->dport &&
 	       a->dport == b->sport && !memcmp(a->src, b->dst, 16) &&
 	       !memcmp(a->dst, b->src, 16);
@@ -441,6 +561,43 @@ static const struct ckpt_img_tcp *find_peer(struct ckpt_cp_group *g,
 	return NULL;
 }
 
+/* Whether @t's peer is on this machine as far as its addresses tell. */
+static bool to_itself(const struct ckpt_img_tcp *t)
+{
+	static const u8 lo6[16] = { [15] = 1 };
+
+	return !memcmp(t->src, t->dst, 16) ||
+	       (t->family == AF_INET && t->dst[0] == 127) ||
+	       (t->family == AF_INET6 && !memcmp(t->dst, lo6, 16));
+}
+
+/*
+ * Whether connection @t goes to a listening socket of @g's, on this
+ * machine: its other end not captured, it is being accepted (its
+ * handshake's last step between the two captures).
+ */
+static bool to_a_listener(struct ckpt_cp_group *g, const struct ckpt_img_tcp *t,
+			  const void *net)
+{
+	static const u8 any[16];
+	const struct ckpt_img_tcp *l;
+	u32 i, k;
+
+	if (!to_itself(t))
+		return false;
+	for (i = 0; i < g->nr; i++)
+		for (k = 0; k < g->m[i].scan.nr_tcps; k++) {
+			l = g->m[i].scan.tcps[k];
+			if (l->state == CKPT_TCP_LISTEN &&
+			    g->m[i].scan.tcp_net[k] == net &&
+			    l->family == t->family && l->sport == t->dport &&
+			    (!memcmp(l->src, t->dst, 16) ||
+			     !memcmp(l->src, any, 16)))
+				return true;
+		}
+	return false;
+}
+
 /* The descriptor of socket @ino in @scan (its first FILES entry). */
 static u32 fd_of(const struct ckpt_fds *scan, u64 ino)
 {
@@ -451,6 +608,26 @@ static u32 fd_of(const struct ckpt_fds *scan, u64 ino)
 		    scan->files[k].ino == ino)
 			return scan->files[k].fd;
 	return 0;
+}
+
+/* Waiting connection @k of member @i, whose other end no member holds. */
+static int waiting_alone(struct ckpt_cp_group *g, u32 i, u32 k)
+{
+	struct ckpt_cp_ctx *ctx = &g->m[i];
+	const struct ckpt_img_tcp *t = ctx->scan.tcps[k];
+	char a[64], b[64];
+
+	g->failed = i;
+	format_end(t, false, a, sizeof(a));
+	format_end(t, true, b, sizeof(b));
+	ckpt_whyf(&ctx->why,
+		  "pid %u fd %u (socket:[%llu]) listens on %s with a TCP connection from %s waiting to be accepted, %s: not supported yet; try again",
+		  ctx->a->pid, fd_of(&ctx->scan, t->ino), t->ino, a, b,
+		  g->flags & CKPT_CHECKPOINT_PEERS_AWAY ?
+		  "whose other end is on another node or outside the job" :
+		  g->tree ? "whose other end is outside the tree" :
+			    "whose other end is another process's");
+	return -EAGAIN;
 }
 
 /*
@@ -468,26 +645,55 @@ static int check_pair(struct ckpt_cp_group *g, u32 i, u32 k, int pass)
 	char a[64], b[64];
 	int ret;
 
-	if (t->state != CKPT_TCP_ESTABLISHED)
+	if (t->state != CKPT_TCP_ESTABLISHED && t->state != CKPT_TCP_WAITING)
 		return 0;
 	p = find_peer(g, t, scan->tcp_net[k]);
+	/*
+	 * Waiting to be accepted, from another node or outside the tree:
+	 * the restart could not connect its other end again. Accepted,
+	 * mostly in moments, it is a connection as any.
+	 */
+	if (t->state == CKPT_TCP_WAITING) {
+		/*
+		 * Each member sharing the listener has a copy, read at its
+		 * own moment: each must end within @p's sent data.
+		 */
+		if (!pass || (p && t->rcv_nxt - p->snd_una <=
+				   p->write_seq - p->snd_una))
+			return 0;
+		if (!p)
+			return waiting_alone(g, i, k);
+		ret = -EAGAIN;
+		goto tell;
+	}
 	/* Its other end on another node: ckptd joins the two. */
 	if (!p && g->flags & CKPT_CHECKPOINT_PEERS_AWAY)
 		return 0;
-	if (!p && pass == closed_by_peer)
+	if (!p && to_a_listener(g, t, scan->tcp_net[k])) {
+		if (!pass)
+			return 0;
+		ret = -EAGAIN;
+	} else if (!p && pass == closed_by_peer)
 		ret = closed_by_peer ? -EAGAIN : -EOPNOTSUPP;
 	/* What @p holds must start where @t's sent data ends. */
 	else if (p && pass && p->rcv_nxt - t->snd_una > t->write_seq - t->snd_una)
 		ret = -EAGAIN;
 	else
 		return 0;
+tell:
 	g->failed = i;
-	format_end(t, false, a, sizeof(a));
-	format_end(t, true, b, sizeof(b));
+	/* Bytes to a waiting connection come from its other end. */
+	format_end(t, t->state == CKPT_TCP_WAITING, a, sizeof(a));
+	format_end(t, t->state != CKPT_TCP_WAITING, b, sizeof(b));
 	if (p)
 		ckpt_whyf(&ctx->why,
 			  "pid %u fd %u (socket:[%llu]): bytes in flight from %s to %s moved while it was captured; try again",
 			  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b);
+	else if (ret == -EAGAIN && !closed_by_peer)
+		ckpt_whyf(&ctx->why,
+			  "pid %u fd %u (socket:[%llu]) is a TCP connection from %s to %s, a listening socket of the %s, still being accepted; try again",
+			  ctx->a->pid, fd_of(scan, t->ino), t->ino, a, b,
+			  g->tree ? "tree" : "process");
 	else
 		ckpt_whyf(&ctx->why,
 			  "pid %u fd %u (socket:[%llu]) is a TCP connection from %s to %s%s",

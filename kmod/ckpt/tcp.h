@@ -21,6 +21,16 @@ int ckpt_tcp_capture(struct file *file, struct ckpt_img_tcp **out,
 		     size_t *out_len, const void **net, const char **why);
 
 /*
+ * The connections waiting in listening socket @file's accept queue, one
+ * CKPT_TCP_WAITING section each at @out[0..), at most @room: how many,
+ * or a refusal with *@why (-EAGAIN for a moment's state). Not a
+ * listening socket: 0.
+ */
+int ckpt_tcp_capture_waiting(struct file *file, struct ckpt_img_tcp **out,
+			     size_t *out_len, const void **net, u32 room,
+			     const char **why);
+
+/*
  * Once every member of @g is captured: every connection's peer is a
  * member's socket (a single process: its own), and the two ends' queues
  * join without a gap. Fails naming the member and its descriptor.

@@ -9,7 +9,9 @@
  * as the image has them. Only once every connection of the tree exists
  * does repair end for each, so that the first segment one sends finds
  * its peer; the bytes it had not sent yet are sent then, and the stack
- * sends again what the peer had not acknowledged.
+ * sends again what the peer had not acknowledged. A connection that
+ * waited to be accepted is connected again instead, from its connecting
+ * end, with a handshake (reconnect()).
  */
 
 #define _GNU_SOURCE		/* POLLRDHUP */
@@ -320,6 +322,101 @@ static void connect_again(struct tcp_make *m, const struct ckpt_restore_opts *o)
 			   strerror(errno));
 }
 
+/*
+ * The connecting end of connection @w, which waited to be accepted: bound
+ * as a connection is (repair mode forces the port's reuse), out of repair
+ * again, its send buffer large enough for every byte reconnect() sends
+ * before anyone reads. Its receive queue was empty: its peer had not
+ * been accepted.
+ */
+static int make_reconnecting(struct tcp_make *m, const struct ckpt_img_tcp *w)
+{
+	const struct ckpt_img_tcp *t = m->t;
+	uint32_t bytes = (w->rcv_nxt - w->copied_seq) + (t->write_seq - t->snd_una);
+	int ret;
+
+	if (t->rcv_nxt != t->copied_seq || t->flags & CKPT_TCP_FIN_IN ||
+	    w->rcv_nxt - t->snd_una > t->write_seq - t->snd_una)
+		return ckpt_err_set(m->err, EBADMSG, "%s: its other end waited to be accepted, but the two ends' sequence numbers do not join",
+				    m->name);
+	ret = early_options(m);
+	if (!ret)
+		ret = set_int(m, SOL_SOCKET, SO_SNDBUFFORCE, "SO_SNDBUF",
+			      buffer_size(t->sndbuf, bytes));
+	if (!ret)
+		ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR (the restarter needs CAP_NET_ADMIN)", 1);
+	if (!ret)
+		ret = bind_again(m);
+	if (!ret)
+		ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR off", 0);
+	return ret;
+}
+
+/* @len bytes of @data sent through @m, waiting for room up to 10 s. */
+static int send_all(struct tcp_make *m, const uint8_t *data, uint32_t len)
+{
+	struct pollfd pfd = { .fd = m->fd, .events = POLLOUT };
+	int waits = 0;
+	ssize_t n;
+
+	while (len) {
+		n = send(m->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && waits++ < 100) {
+			poll(&pfd, 1, 100);
+			continue;
+		}
+		if (n <= 0)
+			return ckpt_err_set(m->err, n ? errno : EIO, "%s: cannot send again the %u bytes its other end had not read yet: %s",
+					    m->name, len, n ? strerror(errno) : "short write");
+		data += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
+ * Connection @w waited in its listener's queue: its connecting end, @m,
+ * connects again to the listener, made again (the stack's handshake, new
+ * sequence numbers: neither process had seen them), and the connection
+ * waits in the listener's queue again. Then, in order, the bytes @w had
+ * received and those @m had not had acknowledged, and its FIN if it had
+ * shut down writing. 10 s at most for the handshake.
+ */
+static int reconnect(struct tcp_make *m, const struct ckpt_img_tcp *w)
+{
+	const struct ckpt_img_tcp *t = m->t;
+	struct pollfd pfd = { .fd = m->fd, .events = POLLOUT };
+	uint32_t from = w->rcv_nxt - t->snd_una;
+	struct sockaddr_storage ss;
+	socklen_t len = sockaddr_of(t, true, &ss), elen = sizeof(int);
+	int fl = fcntl(m->fd, F_GETFL), e = 0, ret, tries = 0;
+
+	/* Its own flags come back when it is placed at its descriptor. */
+	if (fl >= 0)
+		fcntl(m->fd, F_SETFL, fl | O_NONBLOCK);
+	while (connect(m->fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
+		if (!again(m, false, errno, &tries))
+			return cannot(m, "connect it", false);
+	while ((ret = poll(&pfd, 1, 10000)) < 0 && errno == EINTR)
+		;
+	if (ret <= 0)
+		return ckpt_err_set(m->err, ret ? errno : ETIMEDOUT, "%s: its other end waited to be accepted; connected again, no answer in 10 s",
+				    m->name);
+	if (getsockopt(m->fd, SOL_SOCKET, SO_ERROR, &e, &elen) || e) {
+		errno = e ?: errno;
+		return cannot(m, "connect it", false);
+	}
+	ret = send_all(m, w->data, w->rcv_nxt - w->copied_seq);
+	if (!ret)
+		ret = send_all(m, t->data + from, t->write_seq - t->snd_una - from);
+	if (!ret && t->flags & CKPT_TCP_FIN_OUT && shutdown(m->fd, SHUT_WR))
+		ret = ckpt_err_set(m->err, errno, "%s: cannot shut it down for writing again: %s",
+				   m->name, strerror(errno));
+	return ret ?: late_options(m);
+}
+
 /* @len bytes of @data into the repair queue @queue. */
 static int fill_queue(struct tcp_make *m, int queue, const uint8_t *data,
 		      uint32_t len)
@@ -507,7 +604,10 @@ static const struct ckpt_img_tcp *next_tcp(struct ckpt_image *const *imgs,
 	return NULL;
 }
 
-/* The first TCP section of socket @ino (members that share it have one each). */
+/*
+ * The first TCP section of socket @ino (members that share it have one
+ * each), not one of the connections waiting on it.
+ */
 static const struct ckpt_img_tcp *find_tcp(struct ckpt_image *const *imgs,
 					   uint32_t n, uint64_t ino)
 {
@@ -515,8 +615,35 @@ static const struct ckpt_img_tcp *find_tcp(struct ckpt_image *const *imgs,
 	uint32_t i = 0, k = 0;
 
 	while ((t = next_tcp(imgs, n, &i, &k)))
-		if (t->ino == ino)
+		if (t->ino == ino && t->state != CKPT_TCP_WAITING)
 			return t;
+	return NULL;
+}
+
+/* Whether @w is a connection waiting to be accepted from connection @t. */
+static bool waits_for(const struct ckpt_img_tcp *w, const struct ckpt_img_tcp *t)
+{
+	return w->state == CKPT_TCP_WAITING && t->state == CKPT_TCP_ESTABLISHED &&
+	       w->family == t->family && w->sport == t->dport &&
+	       w->dport == t->sport && !memcmp(w->src, t->dst, 16) &&
+	       !memcmp(w->dst, t->src, 16);
+}
+
+/*
+ * The connection waiting to be accepted at the other end of connection
+ * @t (the first copy: members that share its listener have one each), or
+ * NULL: @t is connected again anew (reconnect()).
+ */
+static const struct ckpt_img_tcp *find_waiting(struct ckpt_image *const *imgs,
+					       uint32_t n,
+					       const struct ckpt_img_tcp *t)
+{
+	const struct ckpt_img_tcp *w;
+	uint32_t i = 0, k = 0;
+
+	while ((w = next_tcp(imgs, n, &i, &k)))
+		if (waits_for(w, t))
+			return w;
 	return NULL;
 }
 
@@ -557,6 +684,76 @@ static void map_addresses(struct ckpt_image *const *imgs, uint32_t n,
 		}
 }
 
+/*
+ * Every connection that waited to be accepted, connected again from its
+ * end among @sh[0..@nr) in its listener's queue's order (the order of the
+ * WAITING sections; a copy another member holds is met again, and
+ * passed): accept() takes them in the order it would have.
+ */
+static int reconnect_all(struct ckpt_image *const *imgs, uint32_t n,
+			 const struct restore_shared *sh, uint32_t nr,
+			 struct tcp_make *m)
+{
+	const struct ckpt_img_tcp *w, *t;
+	uint32_t i = 0, k = 0, a = 0, b = 0, j;
+	bool *done = calloc(nr + 1, sizeof(*done));
+	int ret = 0;
+
+	if (!done)
+		return ckpt_err_set(m->err, ENOMEM, "out of memory");
+	while (!ret && (w = next_tcp(imgs, n, &i, &k))) {
+		if (w->state != CKPT_TCP_WAITING)
+			continue;
+		/* Its end (check_waiting() saw it is there). */
+		for (a = 0, b = 0; (t = next_tcp(imgs, n, &a, &b)) && !waits_for(w, t);)
+			;
+		for (j = 0; t && j < nr; j++)
+			if (sh[j].kind == CKPT_FILE_TCP && sh[j].ino == t->ino)
+				break;
+		if (!t || j == nr || done[j])
+			continue;
+		done[j] = true;
+		m->t = t;
+		m->fd = sh[j].fd[0];
+		name_it(m);
+		ret = reconnect(m, find_waiting(imgs, n, t));
+	}
+	free(done);
+	return ret;
+}
+
+/*
+ * Every connection waiting to be accepted follows its listener, and its
+ * connecting end is a member's (the engine refuses a checkpoint
+ * otherwise): nothing made would leave one out.
+ */
+static int check_waiting(struct ckpt_image *const *imgs, uint32_t n,
+			 struct ckpt_err *err)
+{
+	const struct ckpt_img_tcp *w, *l;
+	uint32_t i = 0, k = 0, a, b;
+	char from[64];
+	bool end;
+
+	while ((w = next_tcp(imgs, n, &i, &k))) {
+		if (w->state != CKPT_TCP_WAITING)
+			continue;
+		l = find_tcp(imgs, n, w->ino);
+		for (a = 0, end = false; a < n && !end; a++)
+			for (b = 0; b < imgs[a]->nr_tcps && !end; b++)
+				end = waits_for(w, imgs[a]->tcps[b]);
+		if (l && l->state == CKPT_TCP_LISTEN && end)
+			continue;
+		ckpt_image_tcp_end(from, sizeof(from), w, true);
+		return ckpt_err_set(err, EBADMSG, "socket:[%llu]: a connection from %s waiting to be accepted %s",
+				    (unsigned long long)w->ino, from,
+				    l && l->state == CKPT_TCP_LISTEN ?
+				    "whose other end is in no image" :
+				    "on no listening socket");
+	}
+	return 0;
+}
+
 bool restore_is_closed(uint64_t ino, const uint64_t *closed, uint32_t n)
 {
 	uint32_t i;
@@ -595,11 +792,15 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 {
 	uint32_t i, k, pass, from = *nr;
 	struct tcp_make m = { .err = err };
+	const struct ckpt_img_tcp *w;
 	unsigned int nr_fins = 0;
 	struct pollfd *fins;
 	int ret = 0;
 
 	map_addresses(imgs, n, o);
+	ret = check_waiting(imgs, n, err);
+	if (ret)
+		return ret;
 	/* Nothing of the original in the way of any, before one is made. */
 	restore_end_closed(imgs, n, closed, nr_closed);
 
@@ -607,6 +808,7 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 	for (pass = 0; pass < 2 && !ret; pass++) {
 		for (i = 0, k = 0; !ret && (m.t = next_tcp(imgs, n, &i, &k));) {
 			if ((m.t->state == CKPT_TCP_ESTABLISHED) != pass ||
+			    m.t->state == CKPT_TCP_WAITING ||
 			    restore_find_shared(sh, *nr, CKPT_FILE_TCP, 0, m.t->ino))
 				continue;
 			name_it(&m);
@@ -622,7 +824,9 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 			/* To outside the job: closed, with nothing to make. */
 			if (pass && restore_is_closed(m.t->ino, closed, nr_closed))
 				continue;
-			ret = pass ? make_connection(&m) :
+			w = pass ? find_waiting(imgs, n, m.t) : NULL;
+			ret = w ? make_reconnecting(&m, w) :
+			      pass ? make_connection(&m) :
 			      m.t->state == CKPT_TCP_CONNECTING ? make_connecting(&m) :
 			      make_plain(&m);
 		}
@@ -637,6 +841,8 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 	fins = calloc(*nr - from + 1, sizeof(*fins));
 	if (!fins)
 		return ckpt_err_set(err, ENOMEM, "out of memory");
+	if (!ret)
+		ret = reconnect_all(imgs, n, sh + from, *nr - from, &m);
 	for (i = from; !ret && i < *nr; i++) {
 		m.t = find_tcp(imgs, n, sh[i].ino);
 		if (sh[i].kind != CKPT_FILE_TCP || !m.t ||
@@ -647,7 +853,8 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 		/* Every listening socket of the job exists, on every node. */
 		if (m.t->state == CKPT_TCP_CONNECTING)
 			connect_again(&m, o);
-		if (m.t->state != CKPT_TCP_ESTABLISHED)
+		if (m.t->state != CKPT_TCP_ESTABLISHED ||
+		    find_waiting(imgs, n, m.t))
 			continue;
 		ret = end_repair(&m);
 		if (m.t->flags & CKPT_TCP_FIN_IN)

@@ -238,7 +238,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((120 + nsect))
+ktap_plan $((122 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -732,9 +732,23 @@ assert t[\"state\"] == \"connecting\" and t[\"peer\"] == \"127.0.0.1:5002\" and 
 ktap_check "TCP: a connect under way without its ports, or with sequence numbers, is refused" refuse_all \
 	"$tmp/tcp-c3" "TCP socket that is connecting has no ends $(tat 7)" \
 	"$tmp/tcp-conn-seq" "TCP socket that is not connected has a connection's state $(tat 7)"
+# Waiting to be accepted (state 4): the connection with nothing sent
+# (snd_una and snd_nxt 100 at write_seq 1005; its 11 bytes all received,
+# copied_seq 108 at 1995) is valid, shown as waiting; with bytes sent,
+# refused.
+tdamage tcp-w1 set 5 96 I 1005
+damage_of "$tmp/tcp-w1" tcp-w2 set 5 100 I 1005
+damage_of "$tmp/tcp-w2" tcp-w3 set 5 108 I 1995
+damage_of "$tmp/tcp-w3" tcp-waiting set 5 12 I 4
+tdamage tcp-wsent set 5 12 I 4
+ktap_check "TCP: a connection waiting to be accepted is valid, shown" sh -c "
+	'$ckpt' inspect '$tmp/tcp-waiting' > '$tmp/twtext' && cat '$tmp/twtext' &&
+	grep -qx ' socket 602 state waiting local 127.0.0.1:5000 peer 127.0.0.1:40000 sendq 0 unsent 0 recvq 11 nodelay' '$tmp/twtext'"
+ktap_check "TCP: a connection waiting to be accepted that sent is refused" refuse_all \
+	"$tmp/tcp-wsent" "TCP connection waiting to be accepted that sent or shut down $(tat 5)"
 tdamage tcp-flags set 5 16 I 0x8000
 tdamage tcp-lfin set 4 16 I 0x2000
-tdamage tcp-state set 5 12 I 4
+tdamage tcp-state set 5 12 I 5
 tdamage tcp-family set 5 8 I 1
 tdamage tcp-v4 set 5 28 I 1
 tdamage tcp-seq set 5 104 I 1006

@@ -30,7 +30,12 @@
 # gets through once the listener takes it. A listener whose port another
 # process took after its checkpoint: the restart is refused before any
 # member runs, naming the process that holds the port; once the port is
-# free, the image restarts and listens on it.
+# free, the image restarts and listens on it. Connections waiting to be
+# accepted on the root's IPv4 and IPv6 listening sockets, one with bytes
+# in both ends' queues, two shut down for writing after a line:
+# --kill and restarted, the root accepts them after, in the order they
+# were made, and gets every byte and each end of stream, its child the
+# reply.
 #
 # Topology: one node, no network.
 set -eu
@@ -201,7 +206,7 @@ half() {
 		{ echo "$1: the images do not mark 3 ends shut down and 2 whose peer did"; return 1; }
 }
 
-ktap_plan 20
+ktap_plan 22
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 # An uninterrupted run, let go as soon as it is ready.
@@ -268,6 +273,98 @@ else
 	ktap_skip "half-closed, continue: the original ends with tcphalf's line" "$debug"
 	ktap_skip "half-closed, continue: the image restarted once the original ended" "$debug"
 fi
+
+# Connections waiting to be accepted: the root listens on 127.0.0.1 and
+# [::1]; its child connects to both, sends 4 MiB over IPv4 (as much as the
+# queues take before the checkpoint: in the root's unaccepted end and in
+# its own send queue) and a line over IPv6, then shuts that one down for
+# writing; a second IPv4 connection, made after the first from a lower
+# descriptor, sends a word and shuts down. The root accepts only after
+# the restart, the IPv4 ones in the order they were made.
+cat > "$tmp/waiting.py" <<'EOF'
+import os, socket, sys, time
+ready, go = sys.argv[1:3]
+N = 4 << 20
+data = (bytes(range(251)) * (N // 251 + 1))[:N]
+l4 = socket.socket()
+l4.bind(("127.0.0.1", 0))
+l4.listen(4)
+l6 = socket.socket(socket.AF_INET6)
+l6.bind(("::1", 0))
+l6.listen(4)
+pid = os.fork()
+if pid == 0:
+    # The second connection on a lower descriptor than the first.
+    c2 = socket.socket()
+    c4 = socket.create_connection(("127.0.0.1", l4.getsockname()[1]))
+    c4.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    c2.connect(("127.0.0.1", l4.getsockname()[1]))
+    c2.sendall(b"second")
+    c2.shutdown(socket.SHUT_WR)
+    c6 = socket.create_connection(("::1", l6.getsockname()[1]))
+    c6.sendall(b"over IPv6, then its end")
+    c6.shutdown(socket.SHUT_WR)
+    c4.setblocking(False)
+    sent = 0
+    try:
+        while sent < N:
+            sent += c4.send(data[sent:sent + 65536])
+    except BlockingIOError:
+        pass
+    open(ready, "w").close()
+    c4.setblocking(True)
+    c4.sendall(data[sent:])
+    ok = c4.recv(16)
+    nodelay = c4.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    os._exit(7 if ok == b"all there" and nodelay else 1)
+while not os.path.exists(go):
+    time.sleep(0.05)
+a4, _ = l4.accept()
+a2, _ = l4.accept()
+a6, _ = l6.accept()
+# accept() takes them in the order they were made.
+first = a4.recv(6, socket.MSG_PEEK) == data[:6]
+if not first:
+    a4, a2 = a2, a4
+def to_end(s):
+    got = b""
+    while True:
+        b = s.recv(4096)
+        if not b:
+            return got
+        got += b
+got2 = to_end(a2)
+got6 = to_end(a6)
+got4 = bytearray()
+while len(got4) < N:
+    b = a4.recv(1 << 20)
+    if not b:
+        break
+    got4 += b
+a4.sendall(b"all there" if got4 == data else b"wrong")
+_, st = os.waitpid(pid, 0)
+print(f"IPv4 {len(got4)} bytes {'right' if got4 == data else 'WRONG'}, accepted {'first' if first else 'SECOND'}, then {got2.decode()!r}; IPv6 {got6.decode()!r}; child {os.WEXITSTATUS(st)}", flush=True)
+EOF
+echo "IPv4 4194304 bytes right, accepted first, then 'second'; IPv6 'over IPv6, then its end'; child 7" > "$tmp/w.expected"
+setsid python3 "$tmp/waiting.py" "$tmp/w.ready" "$tmp/w.go" < /dev/null > /dev/null 2> "$tmp/w.err" &
+root=$!
+ktap_poll 60 test -e "$tmp/w.ready" || true
+ktap_check "connections waiting to be accepted (one with bytes in both ends' queues, two shut down after a line), --kill: the root's image has them waiting, the child's their other ends" sh -c "
+	test -e '$tmp/w.ready' || { cat '$tmp/w.err'; exit 1; }
+	w=\$(pgrep -P $root) && ss -tanpH | grep python3 &&
+	ckpt checkpoint --tree $root --kill -o '$tmp/w' > /dev/null &&
+	ckpt inspect '$tmp/w/$root.img' | tee '$tmp/w.txt' &&
+	grep -q '^ socket .* state waiting local 127.0.0.1:.* peer 127.0.0.1:.* recvq [1-9]' '$tmp/w.txt' &&
+	test \$(grep -c '^ socket .* state waiting local 127.0.0.1:.* peer-shut-wr' '$tmp/w.txt') = 1 &&
+	grep -q '^ socket .* state waiting local \[::1\]:.* recvq 23 peer-shut-wr' '$tmp/w.txt' &&
+	ckpt inspect \"$tmp/w/\$w.img\" | tee '$tmp/w.c.txt' &&
+	grep -q '^ socket .* state established local 127.0.0.1:.* sendq [1-9].* nodelay' '$tmp/w.c.txt' &&
+	grep -q '^ socket .* state established local \[::1\]:.* shut-wr' '$tmp/w.c.txt'"
+reap "$root" > /dev/null 2>&1 || true
+ktap_check "restarted, accepted after in the order they were made: every byte once and in order on each, the ends of stream, the reply back, the child's status" \
+	sh -c "timeout 120 ckpt restart '$tmp/w' > '$tmp/w.r.out' 2> '$tmp/w.r.err' &
+	r=\$!; sleep 1; touch '$tmp/w.go'; wait \$r; rc=\$?
+	cat '$tmp/w.r.out' '$tmp/w.r.err'; test \$rc = 0 && cmp '$tmp/w.expected' '$tmp/w.r.out'"
 
 # A connection to a process outside the tree: a server the test runs, a
 # client in a session of its own connected to it.

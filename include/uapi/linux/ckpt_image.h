@@ -620,15 +620,15 @@ struct ckpt_img_upend {
 /*
  * A TCP socket, IPv4 or IPv6 (Documentation/engine.md, "TCP"): a
  * connection both of whose ends are the process's (a tree's: members'),
- * a listening socket with no connection waiting, or a socket neither
- * connected nor listening. Its descriptors are FILES entries of kind
- * CKPT_FILE_TCP with the same ino. A connection's @data is its send queue,
- * the bytes from @snd_una to @write_seq (those from @snd_nxt on not sent
- * yet), then its receive queue, the bytes from @copied_seq to @rcv_nxt;
- * the restart makes it again with TCP_REPAIR, its sequence numbers,
- * windows and options as they were, and the stack sends again whatever
- * its peer had not acknowledged. Addresses are in network order (IPv4:
- * the first 4 bytes), ports in host order.
+ * a listening socket (and the connections waiting in its queue), or a
+ * socket neither connected nor listening. Its descriptors are FILES
+ * entries of kind CKPT_FILE_TCP with the same ino. A connection's @data
+ * is its send queue, the bytes from @snd_una to @write_seq (those from
+ * @snd_nxt on not sent yet), then its receive queue, the bytes from
+ * @copied_seq to @rcv_nxt; the restart makes it again with TCP_REPAIR,
+ * its sequence numbers, windows and options as they were, and the stack
+ * sends again whatever its peer had not acknowledged. Addresses are in
+ * network order (IPv4: the first 4 bytes), ports in host order.
  *
  * A socket whose connect() is under way (SYN_SENT: no answer yet) has its
  * addresses and options, no sequence numbers and no data: the restart
@@ -641,14 +641,26 @@ struct ckpt_img_upend {
  * takes one: the restart makes the connection established, sends what
  * it had not sent, then shuts it down for writing again, and that FIN
  * brings the peer's end back to where it was.
+ *
+ * A connection waiting in a listening socket's accept queue (made by the
+ * stack, not accepted by the process yet) is a CKPT_TCP_WAITING section
+ * after its listener's, with the listener's @ino (it has no descriptor),
+ * its sequence numbers and its receive queue only (it has sent nothing):
+ * at most CKPT_TCP_MAX_WAITING per listener. Its other end is a member's
+ * established socket: the restart connects that end again, anew, to the
+ * listener made again, and sends this section's bytes and its own unsent
+ * and unacknowledged ones through it, in order, then its FIN if it had
+ * shut down writing; the connection waits to be accepted again.
  */
 #define CKPT_IMG_MAX_TCPQ	(16U << 20)	/* bytes in one socket's queues */
+#define CKPT_TCP_MAX_WAITING	64		/* waiting sections of a listener */
 
 enum {
 	CKPT_TCP_CLOSED = 0,	/* neither connected nor listening */
 	CKPT_TCP_ESTABLISHED,
 	CKPT_TCP_LISTEN,
 	CKPT_TCP_CONNECTING,	/* a connect() under way (SYN_SENT): made again */
+	CKPT_TCP_WAITING,	/* in its listener's accept queue: connected again */
 	__CKPT_TCP_STATE_MAX,
 };
 
