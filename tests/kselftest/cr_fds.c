@@ -653,7 +653,8 @@ static void shared_pipe_target(void)
 
 /*
  * A listening TCP socket on 127.0.0.1 with a connection of its own
- * waiting to be accepted, "hello" sent through it. 'a' accepts it and shuts its client end down
+ * waiting to be accepted, "hello" sent through it. 'r' accepts it and
+ * says what it reads. 'a' accepts it and shuts its client end down
  * for writing (both ends half-closed); 'h' closes the client end; 'c'
  * closes both.
  */
@@ -673,6 +674,14 @@ static void pending_accept_target(void)
 	    write(c, "hello", 5) != 5)
 		_exit(9);
 	while (read(0, &ch, 1) == 1 && ch != 'q') {
+		if (ch == 'r') {
+			char got[8] = "";
+
+			if ((s = accept(l, NULL, NULL)) < 0 || read(s, got, 5) != 5)
+				_exit(9);
+			target_say(strcmp(got, "hello") ? "wrong" : got);
+			continue;
+		}
 		if (ch == 'a' && ((s = accept(l, NULL, NULL)) < 0 ||
 				  shutdown(c, SHUT_WR)))
 			_exit(9);
@@ -1352,6 +1361,29 @@ TEST_F(fds, a_tcp_connection_waiting_from_another_process_is_refused_for_now)
 	EXPECT_EQ(0, kill(t.pid, 0));
 	ASSERT_EQ(0, target_send(&t, "q"));
 	target_end(&t);
+}
+
+/*
+ * The same connection, waiting with its bytes, through a checkpoint with
+ * --kill and a restart of the process alone: connected again, it waits
+ * again, and accept() finds the bytes.
+ */
+TEST_F(fds, a_tcp_connection_waiting_to_be_accepted_comes_back_waiting)
+{
+	struct target t = {};
+	char buf[16];
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, pending_accept_target));
+	ASSERT_EQ(0, target_ask(&t, "s", buf, sizeof(buf)));
+	usleep(100000);		/* the client's bytes over the loopback */
+	ASSERT_EQ(0, target_cycle(&t, t.pid, self->image, self->msg,
+				  sizeof(self->msg))) TH_LOG("%s", self->msg);
+	EXPECT_EQ(1, tcp_ends(self->image, CKPT_TCP_WAITING, 0));
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("hello", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
 }
 
 TEST_F(fds, a_pipe_shared_with_another_process_is_refused)

@@ -10,7 +10,8 @@
 # ckpt restart on node0 finds node1's share in node1's copy: nothing is
 # shipped. node0's disk lost (its snapshots removed), node1's copy is
 # restarted from there with the nodes swapped: node0 is shipped its new
-# share. A share whose stage fills up (a small tmpfs) fails the
+# share (first with a byte of it changed: node0 refuses it, named, and
+# nothing runs). A share whose stage fills up (a small tmpfs) fails the
 # checkpoint, naming the node and the cause, and the job runs on, its
 # earlier snapshot intact; the next checkpoint gathers, and copies to
 # node0; one into a --dir each node has of its own is copied into
@@ -47,7 +48,7 @@ for n in node0 node1; do
 	ssh "$n" "umount '$own/.ship' 2> /dev/null; rm -rf '$own'; mkdir -p -m 0700 '$own'"
 done
 
-ktap_plan 20
+ktap_plan 21
 start_nodes
 
 reference_run
@@ -128,6 +129,38 @@ ktap_check "the restarted job's snapshot 3 copied to node1 too, the same metadat
 	"ssh node1 \"cat '$own/$job/3/meta.mac'\" | cmp -s - '$own/$job/3/meta.mac' &&
 	 for i in \$(seq 150); do grep -q 'job $job: a copy of snapshot 3 from its coordinator' '$shared/ckptd-node1.log' && exit 0; sleep 0.2; done; exit 1"
 rm -rf "${own:?}/$job"
+
+# A share shipped damaged: a byte of the image of node1's copy that node0
+# is to be shipped flipped. node0 checks its share as it checks one of its
+# own, before it says ready: the restart is refused, naming node0 and the
+# image; none of the job runs and node0 keeps no stage. Flipped back, the
+# restart below goes through.
+flip_middle() {
+	local off b
+	off=$(($(stat -c %s "$1") / 2))
+	b=$(od -An -tu1 -j "$off" -N1 "$1" | tr -d ' ')
+	# shellcheck disable=SC2059
+	printf "$(printf '\\%03o' $((b ^ 255)))" |
+		dd of="$1" bs=1 seek="$off" conv=notrunc status=none
+}
+bad=$(ssh node1 "ls '$own/$job/3/node1/0/'*.img | head -n 1")
+shipped_damaged() {
+	local rc=0
+	ssh node1 "$(declare -f flip_middle); flip_middle '$bad'" || return 1
+	ssh node1 "cd /tmp && timeout 300 '$bin/ckpt' restart --hosts node0=node1,node1=node0 '$own/$job/3'" \
+		> /dev/null 2> "$shared/bad.err" || rc=$?
+	ssh node1 "$(declare -f flip_middle); flip_middle '$bad'" || return 1
+	cat "$shared/bad.err"
+	test "$rc" = 1 &&
+	grep -q "job $job: node node0: .*/node1/0/${bad##*/} is not the image the snapshot's metadata names" \
+		"$shared/bad.err" &&
+	ktap_poll 60 sh -c "ssh node1 \"! grep -qs . /sys/fs/cgroup/ckpt/$job/cgroup.procs\" &&
+		! grep -qs . /sys/fs/cgroup/ckpt/$job/cgroup.procs" &&
+	ktap_poll 30 nothing_staged node0
+}
+ktap_check "a byte of the share node0 is shipped changed: node0 refuses it, named, before any share starts; no stage left" \
+	shipped_damaged
+
 ssh node1 "cd /tmp && '$bin/ckpt' restart --hosts node0=node1,node1=node0 '$own/$job/3' \
 	> '$shared/r2.out' 2> '$shared/r2.err'" &
 runner=$!
