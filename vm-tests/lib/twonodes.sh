@@ -117,3 +117,15 @@ job_on_both() {
 	ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$both_job' --json\" |
 		grep -q '\"processes\":1'" || true
 }
+
+# flip_middle FILE: the byte in the middle of FILE inverted, in place (a
+# second call puts it back). Run on another node with
+# ssh NODE "$(declare -f flip_middle); flip_middle FILE".
+flip_middle() {
+	local off b
+	off=$(($(stat -c %s "$1") / 2))
+	b=$(od -An -tu1 -j "$off" -N1 "$1" | tr -d ' ')
+	# shellcheck disable=SC2059
+	printf "$(printf '\\%03o' $((b ^ 255)))" |
+		dd of="$1" bs=1 seek="$off" conv=notrunc status=none
+}

@@ -135,14 +135,6 @@ rm -rf "${own:?}/$job"
 # own, before it says ready: the restart is refused, naming node0 and the
 # image; none of the job runs and node0 keeps no stage. Flipped back, the
 # restart below goes through.
-flip_middle() {
-	local off b
-	off=$(($(stat -c %s "$1") / 2))
-	b=$(od -An -tu1 -j "$off" -N1 "$1" | tr -d ' ')
-	# shellcheck disable=SC2059
-	printf "$(printf '\\%03o' $((b ^ 255)))" |
-		dd of="$1" bs=1 seek="$off" conv=notrunc status=none
-}
 bad=$(ssh node1 "ls '$own/$job/3/node1/0/'*.img | head -n 1")
 shipped_damaged() {
 	local rc=0

@@ -85,14 +85,6 @@ mv "$shared/out-a.away" "$shared/out-a"
 # coordinator no longer hashes the others' too): node1 refuses its share
 # before it is ready, naming itself and the image, so node0's never
 # starts; node0's own damaged, node0 refuses it before node1 is asked.
-flip_middle() {
-	local off b
-	off=$(($(stat -c %s "$1") / 2))
-	b=$(od -An -tu1 -j "$off" -N1 "$1" | tr -d ' ')
-	# shellcheck disable=SC2059
-	printf "$(printf '\\%03o' $((b ^ 255)))" |
-		dd of="$1" bs=1 seek="$off" conv=notrunc status=none
-}
 damaged_restart() {
 	local img rc=0
 	rm -rf "$shared/bad-$1"
