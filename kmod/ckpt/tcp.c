@@ -427,33 +427,20 @@ static int capture_waiting(struct sock *sk, u64 ino, struct ckpt_img_tcp **out,
 
 	/* Under its listener's lock (ckpt_tcp_capture_waiting()). */
 	lock_sock_nested(sk, SINGLE_DEPTH_NESTING);
-	addresses(sk, &head);
-	options(sk, &head);
-	if (sk->sk_state != TCP_ESTABLISHED && sk->sk_state != TCP_CLOSE_WAIT) {
+	/* A connection as any (read_socket()), but one that sent nothing. */
+	if (sk->sk_state != TCP_ESTABLISHED && sk->sk_state != TCP_CLOSE_WAIT)
 		*why = "a listening TCP socket with a connection waiting to be accepted that was reset or closed: not supported yet";
-		goto out;
-	}
-	*why = connection_refused(sk);
-	if (*why) {
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
-	connection(sk, &head);
-	half_closed(sk, &head);
-	if (head.write_seq != head.snd_una) {
+	else
+		ret = read_socket(sk, &head, why);
+	if (!ret && head.write_seq != head.snd_una) {
 		*why = "a listening TCP socket with a connection waiting to be accepted that is still sending its handshake: not supported yet";
-		goto out;
+		ret = -EAGAIN;
 	}
-	if (head.rcv_nxt - head.copied_seq > CKPT_IMG_MAX_TCPQ) {
-		*why = "a listening TCP socket with a connection waiting to be accepted with more bytes queued than an image holds (16 MiB)";
-		ret = -EFBIG;
-		goto out;
+	if (!ret) {
+		head.state = CKPT_TCP_WAITING;
+		head.ino = ino;
+		ret = section_of(sk, &head, out, out_len, why);
 	}
-	head.state = CKPT_TCP_WAITING;
-	head.ino = ino;
-	head.len = head.rcv_nxt - head.copied_seq;
-	ret = section_of(sk, &head, out, out_len, why);
-out:
 	release_sock(sk);
 	return ret;
 }

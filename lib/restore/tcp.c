@@ -241,6 +241,21 @@ static int bind_again(struct tcp_make *m)
 	return 0;
 }
 
+/*
+ * A socket that connects later, bound to its address and port as a
+ * connection is: in repair mode, which forces the port's reuse, then out
+ * of it again.
+ */
+static int bind_repaired(struct tcp_make *m)
+{
+	int ret;
+
+	ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR (the restarter needs CAP_NET_ADMIN)", 1);
+	if (!ret)
+		ret = bind_again(m);
+	return ret ?: set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR off", 0);
+}
+
 /* bind() and, a listening socket, listen() as the image says. */
 static int bind_listen(struct tcp_make *m)
 {
@@ -290,16 +305,7 @@ static int make_plain(struct tcp_make *m)
  */
 static int make_connecting(struct tcp_make *m)
 {
-	int ret;
-
-	ret = early_options(m);
-	if (!ret)
-		ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR", 1);
-	if (!ret)
-		ret = bind_again(m);
-	if (!ret)
-		ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR off", 0);
-	return ret ?: late_options(m);
+	return early_options(m) ?: bind_repaired(m) ?: late_options(m);
 }
 
 /*
@@ -343,16 +349,10 @@ static int make_reconnecting(struct tcp_make *m, const struct ckpt_img_tcp *w)
 	if (!ret)
 		ret = set_int(m, SOL_SOCKET, SO_SNDBUFFORCE, "SO_SNDBUF",
 			      buffer_size(t->sndbuf, bytes));
-	if (!ret)
-		ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR (the restarter needs CAP_NET_ADMIN)", 1);
-	if (!ret)
-		ret = bind_again(m);
-	if (!ret)
-		ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR off", 0);
-	return ret;
+	return ret ?: bind_repaired(m);
 }
 
-/* @len bytes of @data sent through @m, waiting for room up to 10 s. */
+/* @len bytes of @data sent through @m, waiting for room 10 s at most. */
 static int send_all(struct tcp_make *m, const uint8_t *data, uint32_t len)
 {
 	struct pollfd pfd = { .fd = m->fd, .events = POLLOUT };
@@ -368,12 +368,27 @@ static int send_all(struct tcp_make *m, const uint8_t *data, uint32_t len)
 			continue;
 		}
 		if (n <= 0)
-			return ckpt_err_set(m->err, n ? errno : EIO, "%s: cannot send again the %u bytes its other end had not read yet: %s",
+			return ckpt_err_set(m->err, n ? errno : EIO, "%s: cannot send its %u bytes again: %s",
 					    m->name, len, n ? strerror(errno) : "short write");
 		data += n;
 		len -= n;
 	}
 	return 0;
+}
+
+/*
+ * The last of a connection made again: the bytes it had not sent (or, made
+ * anew, not had acknowledged), its FIN again if it had shut down writing
+ * (ckpt_image.h), then the options set once it exists.
+ */
+static int send_rest(struct tcp_make *m, const uint8_t *data, uint32_t len)
+{
+	int ret = send_all(m, data, len);
+
+	if (!ret && m->t->flags & CKPT_TCP_FIN_OUT && shutdown(m->fd, SHUT_WR))
+		ret = ckpt_err_set(m->err, errno, "%s: cannot shut it down for writing again: %s",
+				   m->name, strerror(errno));
+	return ret ?: late_options(m);
 }
 
 /*
@@ -408,13 +423,8 @@ static int reconnect(struct tcp_make *m, const struct ckpt_img_tcp *w)
 		errno = e ?: errno;
 		return cannot(m, "connect it", false);
 	}
-	ret = send_all(m, w->data, w->rcv_nxt - w->copied_seq);
-	if (!ret)
-		ret = send_all(m, t->data + from, t->write_seq - t->snd_una - from);
-	if (!ret && t->flags & CKPT_TCP_FIN_OUT && shutdown(m->fd, SHUT_WR))
-		ret = ckpt_err_set(m->err, errno, "%s: cannot shut it down for writing again: %s",
-				   m->name, strerror(errno));
-	return ret ?: late_options(m);
+	return send_all(m, w->data, w->rcv_nxt - w->copied_seq) ?:
+	       send_rest(m, t->data + from, t->write_seq - t->snd_una - from);
 }
 
 /* @len bytes of @data into the repair queue @queue. */
@@ -548,27 +558,10 @@ static int make_connection(struct tcp_make *m)
 static int end_repair(struct tcp_make *m)
 {
 	const struct ckpt_img_tcp *t = m->t;
-	uint32_t off = t->snd_nxt - t->snd_una;
-	uint32_t left = t->write_seq - t->snd_nxt;
-	ssize_t n;
-	int ret;
 
-	ret = set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR off", 0);
-	while (!ret && left) {
-		n = send(m->fd, t->data + off, left, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return ckpt_err_set(m->err, n ? errno : EIO, "%s: cannot send the %u bytes it had not sent yet: %s",
-					    m->name, left,
-					    n ? strerror(errno) : "short write");
-		off += n;
-		left -= n;
-	}
-	if (!ret && t->flags & CKPT_TCP_FIN_OUT && shutdown(m->fd, SHUT_WR))
-		ret = ckpt_err_set(m->err, errno, "%s: cannot shut it down for writing again: %s",
-				   m->name, strerror(errno));
-	return ret ?: late_options(m);
+	return set_int(m, IPPROTO_TCP, TCP_REPAIR, "TCP_REPAIR off", 0) ?:
+	       send_rest(m, t->data + (t->snd_nxt - t->snd_una),
+			 t->write_seq - t->snd_nxt);
 }
 
 /*
