@@ -259,13 +259,6 @@ void ask_coordinator(struct ckptd *d, const struct job *j, const char *mode,
 void peer_ask(struct ckptd *d, struct peer *p, const json_t *req, int out);
 void ask_report(struct ckptd *d, const json_t *msg);
 
-struct ckpt_tree;
-/*
- * The TCP connections of the tree in @dir (@t, its manifest) whose other
- * end is in none of its members, as lib/ckptd/tcpjoin.h lists them, or
- * NULL with @err.
- */
-json_t *tcp_ends(const char *dir, const struct ckpt_tree *t, struct ckpt_err *err);
 /* @path's SHA-256 in hex and its size: 0 or -errno. */
 int ckptd_sha256_file(const char *path, char hex[65], uint64_t *size);
 

@@ -370,13 +370,13 @@ static void await_confirm(struct started_ctx *s, pid_t init)
 }
 
 /*
- * Every node's TCP connections are made, in repair mode, before any of
- * them talks to its peer, which must exist by then (tcpjoin.c). A share
+ * Every node's channels (TCP connections, in repair mode) are made before
+ * any talks to its peer, which must exist by then (tcpjoin.c). A share
  * says "made" (its answer to "go") and waits for "talk"; the coordinator,
  * its own made too, says "talk" to every share and waits until each tree
  * has started. -errno with @err for a share that failed or did not answer.
  */
-static int on_tcp_made(void *arg, struct ckpt_err *err)
+static int on_made(void *arg, struct ckpt_err *err)
 {
 	struct started_ctx *s = arg;
 	json_t *msg = NULL;
@@ -516,7 +516,7 @@ static int build_map(struct ckptd *d, struct restart *r, struct job *j,
  * is ready, with its node's addresses; only when all are does each get
  * "go", with the address map, and make its share's connections ("made");
  * this node's made too, each gets "talk" and starts its share ("started",
- * on_tcp_made()); once this node's runs too, each gets "confirm"
+ * on_made()); once this node's runs too, each gets "confirm"
  * (on_started()).
  * A failure before "go" starts none; one after it, or this node's own,
  * closes the connections unconfirmed, and the shares that started end.
@@ -704,8 +704,8 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 		.forward_signals = true,
 		.started = on_started,
 		.started_arg = &sc,
-		.tcp_made = on_tcp_made,
-		.tcp_made_arg = &sc,
+		.made = on_made,
+		.made_arg = &sc,
 	};
 	char image[PATH_MAX];
 	struct ckpt_err err;
@@ -1152,7 +1152,7 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 	};
 	struct ckpt_restore_opts o = {
 		.started = on_started, .started_arg = &sc,
-		.tcp_made = on_tcp_made, .tcp_made_arg = &sc,
+		.made = on_made, .made_arg = &sc,
 	};
 	struct ckpt_addr_map addrmap[CKPT_ADDRMAP_MAX], filemap[CKPT_ADDRMAP_MAX];
 	char real[PATH_MAX], image[PATH_MAX];

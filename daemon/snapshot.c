@@ -44,7 +44,7 @@
 #include "engine.h"
 #include "err.h"
 #include "meta.h"
-#include "tcpjoin.h"
+#include "channel.h"
 #include "treedir.h"
 
 /* What a checkpoint worker works with: the pipeline's state, in one place. */
@@ -77,7 +77,7 @@ struct snap {
 	json_t *entry[CKPTD_MAX_NODES];	/* peer i's, in s->remote (borrowed) */
 	json_t *local;		/* this node's entry, read back after a release */
 	bool no_sums;		/* a share's entry: its sums come after release */
-	json_t *tcp;		/* every node's TCP ends to other nodes: tcp_join() */
+	json_t *chans;		/* every node's channel ends: channel_add() */
 	json_t *outside;	/* --outside close: {node: its ends to outside the job} */
 	json_t *ended;		/* the nodes whose share has ended */
 	json_int_t nr_all;	/* processes and bytes, every node's */
@@ -402,14 +402,17 @@ static void snap_apply(struct snap *s, const char *action)
 	s->running = resumes;
 }
 
-/* Node @node's TCP ends to other nodes (@ends, taken), for tcp_join(). */
-static int add_tcp_ends(struct snap *s, const char *node, json_t *ends)
+/* This node's channel ends to other nodes, for channel_join(). */
+static int add_own_ends(struct snap *s, struct ckpt_err *err)
 {
+	json_t *ends = channel_ends(s->treedir, &s->t, err);
+	int ret;
+
 	if (!ends)
-		return -EIO;	/* tcp_ends() said why */
-	json_array_append_new(s->tcp, json_pack("{s:s, s:o}", "node", node,
-						"tcp", ends));
-	return 0;
+		return -EIO;
+	ret = channel_add(s->chans, s->d->node, ends, err);
+	json_decref(ends);
+	return ret;
 }
 
 /*
@@ -648,9 +651,9 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 		ret = snap_take_staged(s, dev, hear_staged, NULL, err);
 	else
 		ret = snap_take(s, dev, err);
-	s->tcp = json_array();
+	s->chans = json_object();
 	if (!ret)
-		ret = add_tcp_ends(s, s->d->node, tcp_ends(s->treedir, &s->t, err));
+		ret = add_own_ends(s, err);
 	/* Every answer is awaited, so that no node is left stopped unasked. */
 	for (i = 0; i < s->npeers; i++) {
 		if (s->early_failed[i]) {
@@ -671,12 +674,8 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 		/* Its share is in a stage of its own: gather() takes it. */
 		if (node && json_is_true(json_object_get(reply, "gather")) && !ret)
 			ret = gather_note(s, i, node, err);
-		if (node && !ret && !json_is_array(json_object_get(reply, "tcp")))
-			ret = ckpt_err_set(err, EPROTO, "node %s: no list of its TCP connections",
-					   peer_name(s->peers[i]));
-		else if (node && !ret)
-			ret = add_tcp_ends(s, peer_name(s->peers[i]),
-					   json_incref(json_object_get(reply, "tcp")));
+		if (node && !ret)
+			ret = channel_add(s->chans, peer_name(s->peers[i]), reply, err);
 		/* A share that has ended is no part of the snapshot: it left. */
 		if (json_is_true(json_object_get(reply, "ended"))) {
 			json_array_append(s->ended, json_array_get(s->j->nodes, i));
@@ -685,9 +684,9 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 		}
 		json_decref(reply);
 	}
-	/* Both ends of every connection between nodes, and they fit. */
+	/* Both ends of every channel between nodes, and they fit. */
 	if (!ret)
-		ret = tcp_join(s->tcp, s->outside, err);
+		ret = channel_join(s->chans, s->outside, err);
 	return ret;
 }
 
@@ -800,19 +799,6 @@ static int gather(struct snap *s, struct ckpt_err *err)
 	return 0;
 }
 
-/* tcp_ends()'s entries as the metadata lists them: [pid, fd, from, to]. */
-static json_t *outside_of(const json_t *ends)
-{
-	json_t *list = json_array(), *e;
-	size_t i;
-
-	json_array_foreach(ends, i, e)
-		json_array_append_new(list, json_pack("[OOOO]", json_array_get(e, 0),
-						      json_array_get(e, 1), json_array_get(e, 2),
-						      json_array_get(e, 3)));
-	return list;
-}
-
 /*
  * A job on this node only. With --outside close, a connection to a
  * process outside the job is captured, this end alone, and listed in
@@ -820,7 +806,7 @@ static json_t *outside_of(const json_t *ends)
  */
 static int one_node(struct snap *s, int dev, struct ckpt_err *err)
 {
-	json_t *ends;
+	json_t *ends, *list;
 	int ret;
 
 	if (s->j->outside_close)
@@ -830,19 +816,21 @@ static int one_node(struct snap *s, int dev, struct ckpt_err *err)
 	job_let_joins(s->j, !ret && s->a.flags & CKPT_CHECKPOINT_KILL);
 	if (ret || !s->j->outside_close)
 		return ret;
-	ends = tcp_ends(s->treedir, &s->t, err);
+	ends = channel_ends(s->treedir, &s->t, err);
 	if (!ends)
 		return -EIO;
-	s->outside = json_object();
-	if (json_array_size(ends))
-		json_object_set_new(s->outside, s->d->node, outside_of(ends));
+	list = channel_outside(ends);
 	json_decref(ends);
+	s->outside = json_object();
+	if (json_array_size(list))
+		json_object_set(s->outside, s->d->node, list);
+	json_decref(list);
 	return 0;
 }
 
 /*
  * coordinated(), tried again while bytes in flight between two nodes moved
- * between their captures (-EAGAIN from tcp_join()), within the timeout:
+ * between their captures (-EAGAIN from channel_join()), within the timeout:
  * the job runs on a moment in between, everything of the try undone.
  */
 static int coordinated_tries(struct snap *s, int dev, struct ckpt_err *err)
@@ -870,8 +858,8 @@ static int coordinated_tries(struct snap *s, int dev, struct ckpt_err *err)
 		memset(s->entry, 0, sizeof(s->entry));
 		json_decref(s->remote);
 		json_decref(s->ended);
-		json_decref(s->tcp);
-		s->tcp = NULL;
+		json_decref(s->chans);
+		s->chans = NULL;
 		ckpt_tree_free(&s->t);
 		free(s->res);
 		s->res = NULL;
@@ -1599,12 +1587,12 @@ static void share_staged(struct snap *s, void *arg, bool told)
 
 /*
  * This node's share, taken into its directory (share_dir()) and left
- * stopped: its entry of the metadata in @node and its TCP ends in @tcp
+ * stopped: its entry of the metadata in @node and its channels' ends in @chans
  * (the caller's to free), or -errno and the reason in @err. A continue's
  * may be let go as soon as every share is staged (share_staged()).
  */
 static int share_take(struct ckptd *d, struct share *sh, json_t **node,
-		      json_t **tcp, struct ckpt_err *err)
+		      json_t **chans, struct ckpt_err *err)
 {
 	struct snap *s = &sh->s;
 	int dev, ret;
@@ -1628,9 +1616,9 @@ static int share_take(struct ckptd *d, struct share *sh, json_t **node,
 		ret = ckpt_err_set(err, EPROTO, "no word from the coordinator once the share was staged");
 	if (ret)
 		return ret;
-	*tcp = tcp_ends(s->treedir, &s->t, err);
+	*chans = channel_ends(s->treedir, &s->t, err);
 	s->no_sums = sh->sums_later;
-	if (*tcp)
+	if (*chans)
 		*node = node_entry(s, err);
 	return *node ? 0 : -EIO;
 }
@@ -1730,7 +1718,7 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 {
 	struct share sh = { .s = { .d = d, .sd.fd = -1, .tmp_fd = -1, .stage.fd = -1 } };
 	pid_t roots[CKPT_TREE_MAX_ROOTS];
-	json_t *node = NULL, *tcp = NULL;
+	json_t *node = NULL, *chans = NULL, *msg;
 	struct ckpt_err err;
 	int ret = 0;
 
@@ -1755,11 +1743,11 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 		return;
 	}
 	if (!ret)
-		ret = share_take(d, &sh, &node, &tcp, &err);
+		ret = share_take(d, &sh, &node, &chans, &err);
 	/* Open until the share is done: its sums may be read after release. */
 	snapdir_shown(&sh.s.sd, &err);
 	if (ret) {
-		json_decref(tcp);
+		json_decref(chans);
 		ckptd_log(d, 1, "job %.16s: no share of snapshot %lld: %s", sh.id ?: "",
 			  (long long)sh.seq, err.msg);
 		peer_send(p, json_pack("{s:b, s:o}", "ok", 0, "error",
@@ -1769,8 +1757,13 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 		goto out;
 	}
 	/* An answer too long for one message must not leave the job stopped. */
-	if (peer_send(p, json_pack("{s:b, s:o, s:o, s:b}", "ok", 1, "node", node,
-				   "tcp", tcp, "gather", sh.s.stage.fd >= 0), &err)) {
+	msg = json_pack("{s:b, s:o, s:b}", "ok", 1, "node", node, "gather",
+			sh.s.stage.fd >= 0);
+	/* Each channel kind's ends under its name: channel_add() reads them. */
+	if (msg)
+		json_object_update(msg, chans);
+	json_decref(chans);
+	if (peer_send(p, msg, &err)) {
 		ckptd_log(d, 0, "job %s: no share of snapshot %lld: %s", sh.s.j->id,
 			  (long long)sh.seq, err.msg);
 		peer_send(p, json_pack("{s:b, s:o}", "ok", 0, "error",

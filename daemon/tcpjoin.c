@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TCP connections between a job's nodes (Documentation/ckptd.md, "TCP
- * between nodes"). Each node's share is captured with
- * CKPT_CHECKPOINT_PEERS_AWAY: a connection whose other end is in no member
- * there is captured, its end alone. tcp_ends() lists those ends from the
- * share's images (addresses, sequence numbers, the pid and descriptor to
- * name); the coordinator joins the lists (lib/ckptd/tcpjoin.c).
+ * Channel kind TCP (channel.h): connections between a job's nodes
+ * (Documentation/ckptd.md, "TCP between nodes"). Each node's share is
+ * captured with CKPT_CHECKPOINT_PEERS_AWAY: a connection whose other end
+ * is in no member there is captured, its end alone. tcp_ends() lists
+ * those ends from the share's images (addresses, sequence numbers, the
+ * pid and descriptor to name); the coordinator joins the lists
+ * (lib/ckptd/tcpjoin.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "channel.h"
 #include "ckptd.h"
 #include "err.h"
 #include "image.h"
@@ -104,7 +106,7 @@ static json_t *end_json(const struct ckpt_img_tcp *c, pid_t pid, int fd)
 			 (json_int_t)t.rcv_nxt, !!(t.flags & CKPT_TCP_FIN_IN));
 }
 
-json_t *tcp_ends(const char *dir, const struct ckpt_tree *t, struct ckpt_err *err)
+static json_t *tcp_ends(const char *dir, const struct ckpt_tree *t, struct ckpt_err *err)
 {
 	struct ckpt_image *imgs = calloc(t->nr ?: 1, sizeof(*imgs));
 	json_t *ends = json_array();
@@ -137,3 +139,17 @@ json_t *tcp_ends(const char *dir, const struct ckpt_tree *t, struct ckpt_err *er
 	}
 	return ends;
 }
+
+/* [pid, fd, from, to]: the metadata's entry of a connection to outside. */
+static json_t *tcp_outside(const json_t *e)
+{
+	return json_pack("[OOOO]", json_array_get(e, 0), json_array_get(e, 1),
+			 json_array_get(e, 2), json_array_get(e, 3));
+}
+
+const struct channel_kind channel_tcp = {
+	.name = "tcp",
+	.ends = tcp_ends,
+	.join = tcp_join,
+	.outside = tcp_outside,
+};

@@ -921,8 +921,9 @@ static void make_own_usocks(struct restore *r, int above)
 	if (!r->shared)
 		child_fail(r, "out of memory");
 	if (restore_make_usocks(&img, 1, r->shared, &r->nr_shared, &err) ||
-	    restore_make_tcp(&img, 1, r->shared, &r->nr_shared, NULL, NULL, 0,
-			     &err))
+	    restore_make_channels(&(struct restore_chans){
+			.imgs = &img, .n = 1, .sh = r->shared,
+			.nr = &r->nr_shared, .err = &err }))
 		child_fail(r, "%s", err.msg);
 	for (i = 0; i < img->nr_ulistens; i++) {
 		fd = restore_make_listener(r, &img->ulistens[i], &err);

@@ -67,15 +67,15 @@ struct ckpt_restore_opts {
 	void (*started)(void *arg, pid_t init, pid_t root);
 	void *started_arg;
 	/*
-	 * A tree: called once its TCP connections are made again, still in
-	 * repair mode (they send nothing yet), before they may talk to their
-	 * peers; NULL for none. A job over several nodes waits there until
-	 * every node's connections are made (ckptd: a connection that talked
-	 * to a peer with none would be reset). Non-zero, an -errno with
-	 * @err set, fails the restart.
+	 * A tree: called once its channels (TCP connections) are made
+	 * again, sending nothing yet (TCP's in repair mode), before any may
+	 * talk to its peer; NULL for none. A job over several nodes waits
+	 * there until every node's channels are made (ckptd: a connection
+	 * that talked to a peer with none would be reset). Non-zero, an
+	 * -errno with @err set, fails the restart.
 	 */
-	int (*tcp_made)(void *arg, struct ckpt_err *err);
-	void *tcp_made_arg;
+	int (*made)(void *arg, struct ckpt_err *err);
+	void *made_arg;
 	/*
 	 * A tree restarted on other nodes: every TCP socket's addresses go
 	 * through this map (each at most once) before the socket is made.

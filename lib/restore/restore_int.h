@@ -135,19 +135,37 @@ int restore_connect_unames(struct restore *r, const struct ckpt_image *img,
 			   struct ckpt_err *err);
 
 /*
- * The TCP sockets of @imgs[0..@n) (tcp.c), each once, listening or
- * connected again as they were, an entry in @sh for each after its *@nr
- * entries; a connection's peer is among them or on another node of the
- * job. With @o (NULL: a single process's), its addresses go through
- * @o->addrmap first, and @o->tcp_made is called once all are made, before
- * any leaves repair mode. A connection whose socket inode is one of
- * @closed (@nr_closed) is made a socket that is not connected. 0 or
- * -errno with @err.
+ * The channels of @imgs[0..@n) (channel.c): each kind's sockets made
+ * again, each once, an entry in @sh for each after its *@nr entries; a
+ * connection's peer is among them or on another node of the job. With @o
+ * (NULL: a single process's), TCP's addresses go through @o->addrmap
+ * first, and @o->made is called once all are made, before any talks. A
+ * TCP connection whose socket inode is one of @closed (@nr_closed) is made
+ * a socket that is not connected.
  */
-int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
-		     struct restore_shared *sh, uint32_t *nr,
-		     const struct ckpt_restore_opts *o, const uint64_t *closed,
-		     uint32_t nr_closed, struct ckpt_err *err);
+struct restore_chans {
+	struct ckpt_image *const *imgs;
+	uint32_t n;
+	struct restore_shared *sh;
+	uint32_t *nr;
+	uint32_t from;		/* sh[from..*nr): the channels' own */
+	const struct ckpt_restore_opts *o;
+	const uint64_t *closed;
+	uint32_t nr_closed;
+	struct ckpt_err *err;
+};
+
+/* A kind of channel: its two steps, each 0 or -errno with @c->err. */
+struct restore_channel {
+	const char *name;
+	int (*make)(struct restore_chans *c);	/* made, sending nothing */
+	int (*talk)(struct restore_chans *c);	/* every kind's made: talk */
+};
+
+extern const struct restore_channel restore_channel_tcp;	/* tcp.c */
+
+/* Every kind's make, @c->o->made, every kind's talk: 0 or -errno. */
+int restore_make_channels(struct restore_chans *c);
 
 /*
  * FIFO @o of @img, whose path is gone, made again as the process's user

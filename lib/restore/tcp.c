@@ -778,44 +778,45 @@ int restore_closed_inos(const struct ckpt_tree *t, struct ckpt_image *const *img
 	return i;
 }
 
-int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
-		     struct restore_shared *sh, uint32_t *nr,
-		     const struct ckpt_restore_opts *o, const uint64_t *closed,
-		     uint32_t nr_closed, struct ckpt_err *err)
+/*
+ * Channel kind TCP's first step (channel.c): every socket of @c made, each
+ * once, listening ones and those neither connected nor listening first;
+ * every connection in repair mode, sending nothing.
+ */
+static int tcp_make(struct restore_chans *c)
 {
-	uint32_t i, k, pass, from = *nr;
-	struct tcp_make m = { .err = err };
+	struct ckpt_image *const *imgs = c->imgs;
+	struct tcp_make m = { .err = c->err };
 	const struct ckpt_img_tcp *w;
-	unsigned int nr_fins = 0;
-	struct pollfd *fins;
-	int ret = 0;
+	uint32_t i, k, pass, n = c->n;
+	int ret;
 
-	map_addresses(imgs, n, o);
-	ret = check_waiting(imgs, n, err);
+	map_addresses(imgs, n, c->o);
+	ret = check_waiting(imgs, n, c->err);
 	if (ret)
 		return ret;
 	/* Nothing of the original in the way of any, before one is made. */
-	restore_end_closed(imgs, n, closed, nr_closed);
+	restore_end_closed(imgs, n, c->closed, c->nr_closed);
 
 	/* Listening and plain sockets first: connections share their ports. */
 	for (pass = 0; pass < 2 && !ret; pass++) {
 		for (i = 0, k = 0; !ret && (m.t = next_tcp(imgs, n, &i, &k));) {
 			if ((m.t->state == CKPT_TCP_ESTABLISHED) != pass ||
 			    m.t->state == CKPT_TCP_WAITING ||
-			    restore_find_shared(sh, *nr, CKPT_FILE_TCP, 0, m.t->ino))
+			    restore_find_shared(c->sh, *c->nr, CKPT_FILE_TCP, 0, m.t->ino))
 				continue;
 			name_it(&m);
 			m.fd = socket(m.t->family, SOCK_STREAM | SOCK_CLOEXEC,
 				      IPPROTO_TCP);
 			if (m.fd < 0)
-				return ckpt_err_set(err, errno, "%s: cannot make a socket: %s",
+				return ckpt_err_set(c->err, errno, "%s: cannot make a socket: %s",
 						    m.name, strerror(errno));
-			sh[(*nr)++] = (struct restore_shared){
+			c->sh[(*c->nr)++] = (struct restore_shared){
 				.kind = CKPT_FILE_TCP, .ino = m.t->ino,
 				.fd = { m.fd, -1 },
 			};
 			/* To outside the job: closed, with nothing to make. */
-			if (pass && restore_is_closed(m.t->ino, closed, nr_closed))
+			if (pass && restore_is_closed(m.t->ino, c->closed, c->nr_closed))
 				continue;
 			w = pass ? find_waiting(imgs, n, m.t) : NULL;
 			ret = w ? make_reconnecting(&m, w) :
@@ -824,28 +825,38 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 			      make_plain(&m);
 		}
 	}
-	/*
-	 * Every connection exists, still in repair (it sends nothing): a
-	 * job's other nodes are told, and their connections await (@made).
-	 */
-	if (!ret && o && o->tcp_made)
-		ret = o->tcp_made(o->tcp_made_arg, err);
-	/* Every connection exists: each may talk to its peer now. */
-	fins = calloc(*nr - from + 1, sizeof(*fins));
+	return ret;
+}
+
+/*
+ * Its second step, once every channel of the job exists, on every node:
+ * each connection may talk to its peer. A connect under way is made again,
+ * a connection that waited to be accepted connected anew, and repair ends
+ * for the others, which send what they had not.
+ */
+static int tcp_talk(struct restore_chans *c)
+{
+	struct ckpt_image *const *imgs = c->imgs;
+	struct restore_shared *sh = c->sh;
+	struct tcp_make m = { .err = c->err };
+	uint32_t i, n = c->n, nr = *c->nr;
+	unsigned int nr_fins = 0;
+	struct pollfd *fins;
+	int ret;
+
+	fins = calloc(nr - c->from + 1, sizeof(*fins));
 	if (!fins)
-		return ckpt_err_set(err, ENOMEM, "out of memory");
-	if (!ret)
-		ret = reconnect_all(imgs, n, sh + from, *nr - from, &m);
-	for (i = from; !ret && i < *nr; i++) {
-		m.t = find_tcp(imgs, n, sh[i].ino);
-		if (sh[i].kind != CKPT_FILE_TCP || !m.t ||
-		    restore_is_closed(m.t->ino, closed, nr_closed))
+		return ckpt_err_set(c->err, ENOMEM, "out of memory");
+	ret = reconnect_all(imgs, n, sh + c->from, nr - c->from, &m);
+	for (i = c->from; !ret && i < nr; i++) {
+		m.t = sh[i].kind == CKPT_FILE_TCP ? find_tcp(imgs, n, sh[i].ino) : NULL;
+		if (!m.t || restore_is_closed(m.t->ino, c->closed, c->nr_closed))
 			continue;
 		name_it(&m);
 		m.fd = sh[i].fd[0];
 		/* Every listening socket of the job exists, on every node. */
 		if (m.t->state == CKPT_TCP_CONNECTING)
-			connect_again(&m, o);
+			connect_again(&m, c->o);
 		if (m.t->state != CKPT_TCP_ESTABLISHED ||
 		    find_waiting(imgs, n, m.t))
 			continue;
@@ -858,3 +869,9 @@ int restore_make_tcp(struct ckpt_image *const *imgs, uint32_t n,
 	free(fins);
 	return ret;
 }
+
+const struct restore_channel restore_channel_tcp = {
+	.name = "TCP",
+	.make = tcp_make,
+	.talk = tcp_talk,
+};

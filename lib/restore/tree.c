@@ -888,8 +888,10 @@ static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 	if (!ret)
 		ret = restore_closed_inos(&tr->t, imgs, tr->opts, closed, err);
 	if (ret >= 0)
-		ret = restore_make_tcp(imgs, tr->t.nr, tr->shared,
-				       &tr->nr_shared, tr->opts, closed, ret, err);
+		ret = restore_make_channels(&(struct restore_chans){
+			.imgs = imgs, .n = tr->t.nr, .sh = tr->shared,
+			.nr = &tr->nr_shared, .o = tr->opts, .closed = closed,
+			.nr_closed = ret, .err = err });
 	free(closed);
 	if (!ret)
 		ret = restore_make_ptys(imgs, tr->t.nr, tr->shared,
