@@ -8,7 +8,9 @@
 # checkpoint a process tree of root's or one with a member of root's
 # (CKPT_IOC_CHECKPOINT_TREE, through a small python3 caller: the CLI has
 # no tree command yet), to carry a root-only tmpfs file in a --tmpfs tree
-# checkpoint, and races a target's death against its checkpoints. Every attempt is refused with
+# checkpoint, to make the engine read more connections waiting on a
+# listening socket than an image holds, and races a target's death
+# against its checkpoints. Every attempt is refused with
 # a clear message and the targets run on; the kernel logs nothing (the
 # harness scans the log).
 #
@@ -97,7 +99,7 @@ runs() {
 	kill -0 "$1" 2> /dev/null && ! grep -q ckpt "/proc/$1/wchan" 2> /dev/null
 }
 
-ktap_plan 15
+ktap_plan 16
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 # Processes that sleep until killed: root's and nobody's.
 sleep 1000 > /dev/null 2>&1 &
@@ -171,6 +173,29 @@ os.setresuid(65534, 65534, 65534); os.execvp("sleep", ["sleep", "1000"])' > /dev
 		! grep -E '^  [0-9]+ tmpfs ' $dir/secret.txt && ! grep -rq TOPSECRET $dir/secret-tree &&
 		kill -0 $secret_holder"
 	rm -f /dev/shm/hostile-secret
+	# A listening socket with more connections waiting to be accepted
+	# than an image holds (64 a listener: kmod/ckpt/tcp.c): 64 are
+	# captured, 65 refused by name, and nothing is frozen or logged.
+	for n in 64 65; do
+		nobody_bg python3 -c 'import socket, sys, time
+n, ready = int(sys.argv[1]), sys.argv[2]
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(128)
+c = [socket.create_connection(l.getsockname(), 10) for i in range(n)]
+open(ready, "w").close(); time.sleep(1000)' "$n" "$dir/waiting$n" > /dev/null 2>&1
+		pids+=("$!")
+		eval "waiting$n=$!"
+	done
+	ktap_check "nobody's listener with 65 connections waiting: refused by name, it runs on; 64 captured" bash -c "
+		$(declare -f refused as_nobody runs); dir=$dir
+		for i in \$(seq 300); do
+			[ -e $dir/waiting64 ] && [ -e $dir/waiting65 ] && break
+			sleep 0.1
+		done
+		as_nobody ckpt checkpoint $waiting64 -o $dir/w64.img &&
+		[ \$(ckpt inspect $dir/w64.img | grep -c 'state waiting') = 64 ] &&
+		refused 'more connections waiting to be accepted than an image holds' \
+			as_nobody ckpt checkpoint $waiting65 -o $dir/w65.img &&
+		runs $waiting64 && runs $waiting65 && [ ! -e $dir/w65.img ]"
 	echo 1 > /proc/sys/kernel/yama/ptrace_scope
 	ktap_check "Yama scope 1: not a process that is not its descendant" bash -c "
 		$(declare -f refused as_nobody); dir=$dir
@@ -182,6 +207,7 @@ else
 	ktap_skip "nobody checkpoints its own process (no Yama in this kernel)"
 	ktap_skip "a tree with a member of root's (no Yama in this kernel)"
 	ktap_skip "a --tmpfs tree checkpoint of a root-only file (no Yama in this kernel)"
+	ktap_skip "a listener with 65 connections waiting (no Yama in this kernel)"
 	ktap_skip "Yama scope 1 (no Yama in this kernel)"
 	as_nobody ckpt checkpoint "$user_sleeper" -o "$dir/own.img" || true
 fi
