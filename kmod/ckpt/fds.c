@@ -11,6 +11,7 @@
  * references; last check that every epoll item watches a restored file.
  */
 
+#include <linux/cred.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/kdev_t.h>
@@ -20,6 +21,7 @@
 #include <uapi/linux/ckpt_image.h>
 
 #include "callback.h"
+#include "compat.h"
 #include "fdinfo.h"
 #include "fds.h"
 #include "fileobj.h"
@@ -541,6 +543,27 @@ static int capture_tcp(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 	return 0;
 }
 
+/*
+ * Whether the process may read @file's content, which its image would
+ * carry (and its checkpointer read): it holds the file readable, or its
+ * credentials would let it open the file for reading (a log it opened
+ * write-only; not a file of root's handed to it write-only).
+ */
+static bool may_read(const struct ckpt_fds *scan, struct file *file)
+{
+	const struct cred *old;
+	int ret;
+
+	if (file->f_mode & FMODE_READ)
+		return true;
+	if (!scan->cred)
+		return false;
+	old = override_creds(scan->cred);
+	ret = ckpt_inode_permission(&file->f_path, MAY_READ);
+	revert_creds(old);
+	return !ret;
+}
+
 /* The kind of the lower descriptor shared entry @i names. */
 static int lower_kind(const struct ckpt_fds *scan, u32 i)
 {
@@ -602,7 +625,7 @@ static int read_state(struct ckpt_fds *scan, u32 i)
 		f->ino = st.ino;
 		/* Still by path; its content too where the node may lose it. */
 		if (scan->objs.local && f->kind == CKPT_FILE_REGULAR &&
-		    file->f_mode & FMODE_READ && ckpt_fileobj_local(file, f->path))
+		    ckpt_fileobj_local(file, f->path) && may_read(scan, file))
 			ret = ckpt_fileobj_add(&scan->objs, file, CKPT_FILE_LOCAL,
 					       f->path, f->fd);
 		return min(ret, 0);
@@ -716,6 +739,7 @@ int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
 	scan->objs.local = scan->local_files;
 	scan->objs.ipc = scan->ipc;
 	scan->registered = ckpt_cb_file(reg);
+	scan->cred = get_task_cred(task);
 	task_lock(task);
 	scan->files_table = task->files;
 	if (task->files)
@@ -746,6 +770,9 @@ void ckpt_fds_free(struct ckpt_fds *scan)
 {
 	u32 i;
 
+	if (scan->cred)
+		put_cred(scan->cred);
+	scan->cred = NULL;
 	kvfree(scan->files);
 	kvfree(scan->refs);
 	kvfree(scan->raw_ino);

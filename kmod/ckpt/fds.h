@@ -69,6 +69,7 @@ struct ckpt_fds {
 	 */
 	bool in_tree, all_fds;
 	bool local_files;		/* CKPT_CHECKPOINT_LOCAL_FILES */
+	const struct cred *cred;	/* the process's, referenced */
 	const struct file *root_stdio[3];
 	const struct ckpt_ipc *ipc;	/* a tree's: ckpt_ipc_capture() */
 };

@@ -4,8 +4,9 @@
  * or made anew if unlinked while open, their buffered bytes written back),
  * memfds and regular files unlinked while open (made anew at restart) and,
  * for a job's tree (CKPT_CHECKPOINT_LOCAL_FILES), regular files on a
- * node's own memory file system that it maps shared or holds readable
- * (used at their path at restart, made again where the path is gone).
+ * node's own memory file system that it maps shared or holds readable, or
+ * holds write-only and may read (fds.c, may_read()) (used at their path at
+ * restart, made again where the path is gone).
  * One FILEOBJ entry per inode, however many descriptors and mappings name
  * it, so that a memfd mapped MAP_SHARED and open at a descriptor is one
  * file again after the restart.
@@ -410,8 +411,11 @@ static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 	if (!o->tree && img->kind != CKPT_FILE_LOCAL &&
 	    !IS_ERR_OR_NULL(dentry) && d_count(dentry) != n)
 		return shared(o, first, pid, why);
-	/* A mapping is always readable: @first is a descriptor here. */
-	if (!readable) {
+	/*
+	 * A mapping is always readable: @first is a descriptor here. A tmpfs
+	 * file held only write-only is one its process may read (fds.c).
+	 */
+	if (!readable && img->kind != CKPT_FILE_LOCAL) {
 		ckpt_whyf(why,
 			  "pid %d fd %d: a %s open write-only cannot be saved (%s)",
 			  pid, first->fd,

@@ -3,11 +3,13 @@
  * tmpfstree DIR TURNS READY: a root and its child take turns through a
  * counter in DIR/sub/seg, a tmpfs file both map MAP_SHARED (three pages,
  * the middle one a hole, "hello" at the start of the last), and append each
- * turn's number to DIR/log, one open file (O_APPEND) both hold. READY is
- * made after turn 20. At the end the root reads the log back and prints
- * "tmpfstree: TURNS turns, 'hello', log complete" (or what was wrong) and
- * exits 3. A restart whose files came back without their content, or as
- * two copies, ends otherwise or never (vm-tests/tests/tree_tmpfs.sh).
+ * turn's number to DIR/log, one open file (O_APPEND) both hold, and to
+ * DIR/out, another both hold open write-only (as a shell's "> out" would).
+ * READY is made after turn 20. At the end the root reads both back (out
+ * opened again by its path) and prints "tmpfstree: TURNS turns, 'hello',
+ * log complete, out complete" (or what was wrong) and exits 3. A restart
+ * whose files came back without their content, or as two copies, ends
+ * otherwise or never (vm-tests/tests/tree_tmpfs.sh).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,7 +57,7 @@ int main(int argc, char **argv)
 	volatile unsigned int *count;
 	unsigned int turns, me, v;
 	char path[4096], line[16];
-	int fd, log, status;
+	int fd, log, out, status;
 	pid_t child;
 	char *m;
 
@@ -81,6 +83,10 @@ int main(int argc, char **argv)
 	log = open(path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND, 0600);
 	if (log < 0)
 		die(path);
+	snprintf(path, sizeof(path), "%s/out", argv[1]);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	if (out < 0)
+		die(path);
 
 	child = fork();
 	if (child < 0)
@@ -92,7 +98,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		snprintf(line, sizeof(line), "%u\n", v + 1);
-		if (write(log, line, strlen(line)) != (ssize_t)strlen(line))
+		if (write(log, line, strlen(line)) != (ssize_t)strlen(line) ||
+		    write(out, line, strlen(line)) != (ssize_t)strlen(line))
 			die("write");
 		*count = v + 1;
 		if (v + 1 == 20)
@@ -103,7 +110,9 @@ int main(int argc, char **argv)
 	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		return fprintf(stderr, "tmpfstree: the child ended badly\n"), 1;
-	printf("tmpfstree: %u turns, '%.5s', log %s\n", *count, m + 2 * PAGE,
-	       log_complete(log, turns) ? "complete" : "wrong");
+	fd = open(path, O_RDONLY);
+	printf("tmpfstree: %u turns, '%.5s', log %s, out %s\n", *count,
+	       m + 2 * PAGE, log_complete(log, turns) ? "complete" : "wrong",
+	       fd >= 0 && log_complete(fd, turns) ? "complete" : "wrong");
 	return 3;
 }

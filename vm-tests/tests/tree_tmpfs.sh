@@ -5,8 +5,9 @@
 # with "ckpt checkpoint --tree --tmpfs" (what ckptd does for every job):
 # tests/workloads/tmpfstree, a root and its child taking turns through a
 # tmpfs file both map MAP_SHARED and logging each turn to a tmpfs file both
-# hold open, is checkpointed with --kill mid-run. Its directory removed (as
-# on another node, or after a clean-up), the restart makes both files again
+# hold open and to another both hold open write-only, is checkpointed with
+# --kill mid-run. Its directory removed (as on another node, or after a
+# clean-up), the restart makes the three files again
 # with their content (the hole kept, missing directories 0700, the files
 # their modes) and the tree ends as an uninterrupted run does. Checked too:
 # the same restart with the files still there uses them; a file that is
@@ -58,26 +59,27 @@ rc=0
 "$prog" "$tmp/ref" "$turns" "$tmp/ref.ready" > "$tmp/expected" || rc=$?
 sed 's/^/# uninterrupted: /' "$tmp/expected"
 ktap_check "an uninterrupted run ends with 3 and a complete log" \
-	sh -c "test $rc = 3 && grep -q ', log complete\$' '$tmp/expected'"
+	sh -c "test $rc = 3 && grep -q ', log complete, out complete\$' '$tmp/expected'"
 
 run carried --tmpfs
-ktap_check "the images carry both tmpfs files, the hole left out" sh -c "
+ktap_check "the images carry the three tmpfs files, the hole left out" sh -c "
 	ckpt inspect -v '$tmp/carried/$root.img' > '$tmp/inspect.txt' &&
 	grep -E '^  [0-9]+ tmpfs size 12288 stored 8192 mode 0640 .*$dir/sub/seg' '$tmp/inspect.txt' &&
-	grep -E '^  [0-9]+ tmpfs size [1-9][0-9]* stored [1-9][0-9]* mode 0600 .*$dir/log' '$tmp/inspect.txt'"
+	grep -E '^  [0-9]+ tmpfs size [1-9][0-9]* stored [1-9][0-9]* mode 0600 .*$dir/log' '$tmp/inspect.txt' &&
+	grep -E '^  [0-9]+ tmpfs size [1-9][0-9]* stored [1-9][0-9]* mode 0644 .*$dir/out' '$tmp/inspect.txt'"
 
 rm -rf "$dir"
 restart carried
 ktap_check "their directory removed, the restart makes them again and ends as an uninterrupted run" \
 	sh -c "test $rc = 3 && cmp '$tmp/expected' '$tmp/carried.out'"
 ktap_check "made as they were: the directories 0700, the files their modes" sh -c "
-	test \"\$(stat -c %a '$dir' '$dir/sub' '$dir/sub/seg' '$dir/log' | tr '\n' ' ')\" = '700 700 640 600 '"
+	test \"\$(stat -c %a '$dir' '$dir/sub' '$dir/sub/seg' '$dir/log' '$dir/out' | tr '\n' ' ')\" = '700 700 640 600 644 '"
 
 # The files the restart made are not the checkpoint's: refused, by name.
 restart carried
 ktap_check "another file at the path is refused by name, starting nothing" sh -c "
 	test $rc != 0 && test $rc != 3 &&
-	grep -qE '$dir/(sub/seg|log) is not the file it was at the checkpoint' '$tmp/carried.err' &&
+	grep -qE '$dir/(sub/seg|log|out) is not the file it was at the checkpoint' '$tmp/carried.err' &&
 	! pgrep -x tmpfstree"
 
 # The files still there (the same node, not cleaned): used as they are.
