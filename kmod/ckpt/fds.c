@@ -545,13 +545,16 @@ static int capture_tcp(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 
 /*
  * Whether the process may read @file's content, which its image would
- * carry (and its checkpointer read): it holds the file readable, or its
- * credentials would let it open the file for reading (a log it opened
- * write-only; not a file of root's handed to it write-only).
+ * carry (and its checkpointer read): it holds the file readable, or it
+ * could open the file for reading itself (a log it opened write-only; not
+ * a file of root's handed to it write-only). The checks open() makes,
+ * under its credentials: the permission, then the open itself, whose
+ * LSM hooks (Landlock, AppArmor, SELinux's open) judge by them.
  */
 static bool may_read(const struct ckpt_fds *scan, struct file *file)
 {
 	const struct cred *old;
+	struct file *rf;
 	int ret;
 
 	if (file->f_mode & FMODE_READ)
@@ -559,9 +562,14 @@ static bool may_read(const struct ckpt_fds *scan, struct file *file)
 	if (!scan->cred)
 		return false;
 	old = override_creds(scan->cred);
-	ret = ckpt_inode_permission(&file->f_path, MAY_READ);
+	ret = ckpt_inode_permission(&file->f_path, MAY_READ | MAY_OPEN);
+	rf = ret ? ERR_PTR(ret) :
+	     dentry_open(&file->f_path, O_RDONLY | O_LARGEFILE, scan->cred);
 	revert_creds(old);
-	return !ret;
+	if (IS_ERR(rf))
+		return false;
+	fput(rf);
+	return true;
 }
 
 /* The kind of the lower descriptor shared entry @i names. */

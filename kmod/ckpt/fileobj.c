@@ -25,7 +25,9 @@
  * the image, which its checkpointer reads, only if the process holds the
  * file readable itself: a memfd or deleted file open write-only (handed
  * over by a more privileged process, say) is refused, as is a FIFO with
- * bytes buffered that the process holds only the write end of.
+ * bytes buffered that the process holds only the write end of; a tmpfs
+ * file held write-only is an object only if the process could open it
+ * for reading (fds.c, may_read()), and stays by path otherwise.
  *
  * At restart, every file the engine maps for the restarted process (those
  * the restarter made for the file objects, and the files the image names

@@ -45,7 +45,8 @@ struct ckpt_fileobjs {
 	bool tree;
 	/*
 	 * CKPT_CHECKPOINT_LOCAL_FILES: a tmpfs file the member maps shared or
-	 * holds open for reading is an object too (CKPT_FILE_LOCAL), which
+	 * holds open (write-only only if it may read it: fds.c) is an object
+	 * too (CKPT_FILE_LOCAL), which
 	 * other processes may hold: its content is a copy, taken frozen.
 	 */
 	bool local;

@@ -535,12 +535,18 @@ static int check_objects(struct ckpt_cp_group *g)
 	u = gather_uses(g, &nr);
 	if (IS_ERR_OR_NULL(u))
 		return PTR_ERR_OR_ZERO(u);
-	/* Every reference to each open file is a member's. */
+	/*
+	 * Every reference to each open file is a member's, but a tmpfs
+	 * file's: it has a name, anyone may hold it (its descriptors stay by
+	 * path, as a process's alone do: ckpt_fileobjs_capture()).
+	 */
 	sort(u, nr, sizeof(*u), by_file, NULL);
 	for (i = 0; i < nr && !ret; i = j) {
 		for (j = i, refs = 0; j < nr && u[j].file == u[i].file; j++)
 			refs += u[j].refs;
-		if (file_count(u[i].file) != refs)
+		if (file_count(u[i].file) != refs &&
+		    g->m[u[i].member].scan.objs.img[u[i].obj].kind !=
+		    CKPT_FILE_LOCAL)
 			ret = obj_refused(g, &u[i]);
 	}
 	seen = bitmap_zalloc(g->nr, GFP_KERNEL);

@@ -7,12 +7,12 @@
 # all, to set the key, to restart an edited image through root, to
 # checkpoint a process tree of root's or one with a member of root's
 # (CKPT_IOC_CHECKPOINT_TREE, through a small python3 caller: the CLI has
-# no tree command yet), to carry a root-only tmpfs file in a --tmpfs tree
-# checkpoint, to make the engine read more connections waiting on a
-# listening socket than an image holds, and races a target's death
-# against its checkpoints. Every attempt is refused with
-# a clear message and the targets run on; the kernel logs nothing (the
-# harness scans the log).
+# no tree command yet), to carry a root-only tmpfs file, or one its
+# process's Landlock sandbox may not read, in a --tmpfs tree checkpoint,
+# to make the engine read more connections waiting on a listening socket
+# than an image holds, and races a target's death against its
+# checkpoints. Every attempt is refused with a clear message and the
+# targets run on; the kernel logs nothing (the harness scans the log).
 #
 # Topology: one node, no network. On the 6.12 line only: the engine's
 # refusals it meets are the same code on both lines, where the kselftest
@@ -99,7 +99,7 @@ runs() {
 	kill -0 "$1" 2> /dev/null && ! grep -q ckpt "/proc/$1/wchan" 2> /dev/null
 }
 
-ktap_plan 16
+ktap_plan 17
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 # Processes that sleep until killed: root's and nobody's.
 sleep 1000 > /dev/null 2>&1 &
@@ -173,6 +173,34 @@ os.setresuid(65534, 65534, 65534); os.execvp("sleep", ["sleep", "1000"])' > /dev
 		! grep -E '^  [0-9]+ tmpfs ' $dir/secret.txt && ! grep -rq TOPSECRET $dir/secret-tree &&
 		kill -0 $secret_holder"
 	rm -f /dev/shm/hostile-secret
+	# A file nobody owns and may read, but which its process, sandboxed
+	# by Landlock after opening it write-only, may no longer open for
+	# reading: a --tmpfs checkpoint leaves it out too (the engine's check
+	# is open()'s, LSM hooks included: kmod/ckpt/fds.c, may_read()).
+	as_nobody sh -c 'printf LLSECRET > /dev/shm/hostile-ll; chmod 0644 /dev/shm/hostile-ll'
+	nobody_bg python3 -c 'import ctypes, os, struct, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open("/dev/shm/hostile-ll", os.O_WRONLY)
+# landlock_create_ruleset(): reading files handled, no rule allows it.
+attr = ctypes.create_string_buffer(struct.pack("=Q", 1 << 2))
+rs = libc.syscall(444, attr, 8, 0)
+if rs < 0 or libc.prctl(38, 1, 0, 0, 0) or libc.syscall(446, rs, 0):
+    sys.exit("landlock: error %d" % ctypes.get_errno())
+os.close(rs); open(sys.argv[1], "w").close(); time.sleep(1000)' "$dir/ll-ready" > /dev/null 2>&1
+	ll_holder=$!
+	pids+=("$ll_holder")
+	ktap_check "nor a file its process, sandboxed by Landlock, may not open for reading" bash -c "
+		$(declare -f as_nobody); dir=$dir
+		for i in \$(seq 300); do
+			[ -e $dir/ll-ready ] && break
+			sleep 0.1
+		done
+		as_nobody ckpt checkpoint --tree $ll_holder --tmpfs -o $dir/ll-tree &&
+		ckpt inspect -v $dir/ll-tree/$ll_holder.img > $dir/ll.txt &&
+		grep -q /dev/shm/hostile-ll $dir/ll.txt &&
+		! grep -E '^  [0-9]+ tmpfs ' $dir/ll.txt && ! grep -rq LLSECRET $dir/ll-tree &&
+		kill -0 $ll_holder"
+	rm -f /dev/shm/hostile-ll
 	# A listening socket with more connections waiting to be accepted
 	# than an image holds (64 a listener: kmod/ckpt/tcp.c): 64 are
 	# captured, 65 refused by name, and nothing is frozen or logged.
@@ -208,6 +236,7 @@ else
 	ktap_skip "a tree with a member of root's (no Yama in this kernel)"
 	ktap_skip "a --tmpfs tree checkpoint of a root-only file (no Yama in this kernel)"
 	ktap_skip "a listener with 65 connections waiting (no Yama in this kernel)"
+	ktap_skip "a file a Landlock sandbox may not read (no Yama in this kernel)"
 	ktap_skip "Yama scope 1 (no Yama in this kernel)"
 	as_nobody ckpt checkpoint "$user_sleeper" -o "$dir/own.img" || true
 fi

@@ -11,8 +11,9 @@
 # with their content (the hole kept, missing directories 0700, the files
 # their modes) and the tree ends as an uninterrupted run does. Checked too:
 # the same restart with the files still there uses them; a file that is
-# another at the path is refused by name, starting nothing; without --tmpfs
-# a removed file is refused by name, as before.
+# another at the path is refused by name, starting nothing; one the tree
+# shares with a process outside it is carried; without --tmpfs a removed
+# file is refused by name, as before.
 #
 # Topology: one node, no network.
 set -eu
@@ -52,7 +53,7 @@ restart() {
 	cat "$tmp/$1.err" >&2
 }
 
-ktap_plan 9
+ktap_plan 10
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 rc=0
@@ -87,6 +88,23 @@ run kept --tmpfs
 restart kept
 ktap_check "the files still there are used: the restart ends as an uninterrupted run" \
 	sh -c "test $rc = 3 && cmp '$tmp/expected' '$tmp/kept.out'"
+
+# A tmpfs file the tree's root inherited write-only from a process outside
+# the tree, which holds it too (a launcher's "exec 3>>FILE"): carried all
+# the same, as its name is anyone's, not refused as an open file shared
+# with the outside.
+rm -rf "$dir" "$tmp/ready" "$tmp/outside"
+mkdir "$tmp/outside"
+sh -c 'exec 3>> "$1/shared"; setsid "$2" "$3" "$4" "$5" > /dev/null 2>&1 & echo $! > "$1/pid"; wait' \
+	sh "$tmp/outside" "$prog" "$dir" "$turns" "$tmp/ready" &
+launcher=$!
+ktap_poll 120 test -e "$tmp/ready" || ktap_note "outside: not ready after 120 s"
+root=$(cat "$tmp/outside/pid")
+ktap_check "one shared with a process outside the tree is carried, not refused" sh -c "
+	ckpt checkpoint --tree $root --kill --timeout 60 --tmpfs -o '$tmp/outside/img' &&
+	ckpt inspect -v '$tmp/outside/img/$root.img' |
+		grep -E '^  [0-9]+ tmpfs size 0 stored 0 mode 0644 .*$tmp/outside/shared'"
+wait "$launcher" 2> /dev/null || true
 
 # Without --tmpfs, a removed file is refused as before.
 run plain

@@ -389,7 +389,8 @@ enum ckpt_img_file_kind {
 	/*
 	 * A FILEOBJ entry only (never a descriptor's kind): a regular file
 	 * on a node's own memory file system (tmpfs) that the process maps
-	 * shared or holds open for reading, taken with
+	 * shared or holds open (for writing only if it may open it for
+	 * reading), taken with
 	 * CKPT_CHECKPOINT_LOCAL_FILES. Its mappings name the entry; its
 	 * descriptors stay CKPT_FILE_REGULAR entries, by path. At restart the
 	 * file at its path is used if it is the file it was, or it is made
