@@ -68,6 +68,17 @@ refused() {
 	grep -q -- "$pattern" "$dir/err"
 }
 
+# left_out NAME HOLDER FILE WORD: nobody's --tmpfs tree checkpoint of
+# HOLDER, into $dir/NAME, names FILE by path but stores no tmpfs file and
+# no WORD, and HOLDER runs on.
+left_out() {
+	as_nobody ckpt checkpoint --tree "$2" --tmpfs -o "$dir/$1" &&
+	ckpt inspect -v "$dir/$1/$2.img" > "$dir/$1.txt" &&
+	grep -q "$3" "$dir/$1.txt" &&
+	! grep -E '^  [0-9]+ tmpfs ' "$dir/$1.txt" && ! grep -rq "$4" "$dir/$1" &&
+	kill -0 "$2"
+}
+
 alive() {
 	kill -0 "$1" 2> /dev/null
 }
@@ -160,18 +171,14 @@ os.setresuid(65534, 65534, 65534); os.execvp("sleep", ["sleep", "1000"])' > /dev
 	secret_holder=$!
 	pids+=("$secret_holder")
 	ktap_check "nobody's --tmpfs tree checkpoint leaves out a root-only file it holds write-only" bash -c "
-		$(declare -f as_nobody); dir=$dir
+		$(declare -f as_nobody left_out); dir=$dir
 		# python3 has become nobody's sleep (30 s at most).
 		for i in \$(seq 300); do
 			[ \"\$(readlink /proc/$secret_holder/exe)\" = /usr/bin/sleep ] &&
 			[ \"\$(stat -c %u /proc/$secret_holder)\" = 65534 ] && break
 			sleep 0.1
 		done
-		as_nobody ckpt checkpoint --tree $secret_holder --tmpfs -o $dir/secret-tree &&
-		ckpt inspect -v $dir/secret-tree/$secret_holder.img > $dir/secret.txt &&
-		grep -q /dev/shm/hostile-secret $dir/secret.txt &&
-		! grep -E '^  [0-9]+ tmpfs ' $dir/secret.txt && ! grep -rq TOPSECRET $dir/secret-tree &&
-		kill -0 $secret_holder"
+		left_out secret-tree $secret_holder /dev/shm/hostile-secret TOPSECRET"
 	rm -f /dev/shm/hostile-secret
 	# A file nobody owns and may read, but which its process, sandboxed
 	# by Landlock after opening it write-only, may no longer open for
@@ -190,16 +197,12 @@ os.close(rs); open(sys.argv[1], "w").close(); time.sleep(1000)' "$dir/ll-ready" 
 	ll_holder=$!
 	pids+=("$ll_holder")
 	ktap_check "nor a file its process, sandboxed by Landlock, may not open for reading" bash -c "
-		$(declare -f as_nobody); dir=$dir
+		$(declare -f as_nobody left_out); dir=$dir
 		for i in \$(seq 300); do
 			[ -e $dir/ll-ready ] && break
 			sleep 0.1
 		done
-		as_nobody ckpt checkpoint --tree $ll_holder --tmpfs -o $dir/ll-tree &&
-		ckpt inspect -v $dir/ll-tree/$ll_holder.img > $dir/ll.txt &&
-		grep -q /dev/shm/hostile-ll $dir/ll.txt &&
-		! grep -E '^  [0-9]+ tmpfs ' $dir/ll.txt && ! grep -rq LLSECRET $dir/ll-tree &&
-		kill -0 $ll_holder"
+		left_out ll-tree $ll_holder /dev/shm/hostile-ll LLSECRET"
 	rm -f /dev/shm/hostile-ll
 	# A listening socket with more connections waiting to be accepted
 	# than an image holds (64 a listener: kmod/ckpt/tcp.c): 64 are
