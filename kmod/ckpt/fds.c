@@ -559,8 +559,6 @@ static bool may_read(const struct ckpt_fds *scan, struct file *file)
 
 	if (file->f_mode & FMODE_READ)
 		return true;
-	if (!scan->cred)
-		return false;
 	old = override_creds(scan->cred);
 	ret = ckpt_inode_permission(&file->f_path, MAY_READ | MAY_OPEN);
 	rf = ret ? ERR_PTR(ret) :
