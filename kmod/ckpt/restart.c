@@ -18,7 +18,9 @@
  *      a failure kills the process and the message goes to err_fd;
  *   3. has a worker write every thread's XSAVE state (the regset code will
  *      not rewrite the running task's own);
- *   4. lets every thread go; each queues a task_work on itself that loads
+ *   4. with CKPT_RESTART_HOLD, says the process is whole and waits for the
+ *      holder's go (hold.c);
+ *   5. lets every thread go; each queues a task_work on itself that loads
  *      its registers and per-thread state, and installs the image's
  *      credentials (creds.c), on the way back to user mode, where the
  *      kernel then restarts an interrupted system call exactly as it would
@@ -42,6 +44,7 @@
 #include "creds.h"
 #include "exe.h"
 #include "fileobj.h"
+#include "hold.h"
 #include "image.h"
 #include "lazy.h"
 #include "mm.h"
@@ -310,6 +313,7 @@ struct ckpt_restart_req {
 	struct ckpt_reader r;
 	struct path root;		/* where the image's paths start */
 	struct file *uffd;		/* a lazy restart's, referenced */
+	struct file *hold;		/* a held restart's socket, referenced */
 	struct ckpt_objfiles of;
 	/* The image up to its VMAS section, read and validated. */
 	struct ckpt_img_header *hdr;
@@ -548,6 +552,8 @@ static void close_restarter_fds(struct file *dev,
 		close_fd(args->root_fd);
 	if (args->flags & CKPT_RESTART_LAZY)
 		close_fd(args->uffd);
+	if (args->flags & CKPT_RESTART_HOLD)
+		close_fd(args->hold_fd);
 }
 
 static void late_error(int err_fd, const char *why)
@@ -605,8 +611,9 @@ static void close_obj_fds(const struct ckpt_objfiles *of)
 }
 
 /*
- * Where the image's paths open from, a lazy restart's userfaultfd and the
- * restarter's descriptors of file objects: what the caller handed over.
+ * Where the image's paths open from, a lazy restart's userfaultfd, a held
+ * restart's socket and the restarter's descriptors of file objects: what
+ * the caller handed over.
  */
 static int get_inputs(struct ckpt_restart_req *q)
 {
@@ -625,6 +632,14 @@ static int get_inputs(struct ckpt_restart_req *q)
 		if (IS_ERR(q->uffd)) {
 			ret = PTR_ERR(q->uffd);
 			q->uffd = NULL;
+			return ret;
+		}
+	}
+	if (args->flags & CKPT_RESTART_HOLD) {
+		q->hold = ckpt_hold_get(args->hold_fd, &q->why);
+		if (IS_ERR(q->hold)) {
+			ret = PTR_ERR(q->hold);
+			q->hold = NULL;
 			return ret;
 		}
 	}
@@ -738,8 +753,9 @@ static int gather_threads(struct ckpt_restart_req *q)
 
 /*
  * Past the point of no return: the image's memory and exe file replace
- * the restarter's, every thread's XSAVE state is written, and the main
- * thread's work is queued. A failure from here kills the process.
+ * the restarter's, every thread's XSAVE state is written, the holder (if
+ * any) says go, and the main thread's work is queued. A failure from here
+ * kills the process.
  */
 static int restore(struct ckpt_restart_req *q)
 {
@@ -766,6 +782,11 @@ static int restore(struct ckpt_restart_req *q)
 		q->why.msg = "cannot load the threads' FPU state";
 		return ctx->fpu_err;
 	}
+	if (q->hold) {
+		ret = ckpt_hold_wait(q->hold, &q->why);
+		if (ret)
+			return ret;
+	}
 
 	ret = queue_restore(q->dev, q->own);
 	if (!ret) {
@@ -782,6 +803,8 @@ static void put_req(struct ckpt_restart_req *q)
 
 	if (q->uffd)
 		fput(q->uffd);
+	if (q->hold)
+		fput(q->hold);
 	ckpt_exe_put(q->exe);
 	ckpt_fileobj_put_files(&q->of);
 	if (q->root.mnt)
@@ -854,8 +877,9 @@ static int check_args(const struct ckpt_restart *args)
 	} else if (!(args->flags & CKPT_RESTART_LAZY) &&
 		   (args->uffd || args->flags & CKPT_RESTART_LAZY_UNTIED)) {
 		why = "uffd or CKPT_RESTART_LAZY_UNTIED is set without CKPT_RESTART_LAZY";
-	} else if (args->reserved32 ||
-		   memchr_inv(args->reserved, 0, sizeof(args->reserved))) {
+	} else if (!(args->flags & CKPT_RESTART_HOLD) && args->hold_fd) {
+		why = "hold_fd is set without CKPT_RESTART_HOLD";
+	} else if (memchr_inv(args->reserved, 0, sizeof(args->reserved))) {
 		why = "reserved fields must be 0";
 	} else {
 		return 0;

@@ -787,6 +787,18 @@ TEST_F(errors, restart_flags_and_root_descriptor)
 	EXPECT_NE(NULL, strstr(msg, "root descriptor is not a directory")) TH_LOG("%s", msg);
 	r.root_fd = 1000;
 	EXPECT_EQ(-EBADF, ioctl_restart(&r));
+	/* A hold (CKPT_RESTART_HOLD) on no socket, or on none of UNIX stream. */
+	r.flags = 0;
+	r.root_fd = 0;
+	r.hold_fd = fd;
+	EXPECT_EQ(-EINVAL, ioctl_restart(&r));
+	EXPECT_NE(NULL, strstr(msg, "hold_fd is set without CKPT_RESTART_HOLD")) TH_LOG("%s", msg);
+	r.flags = CKPT_RESTART_HOLD;
+	EXPECT_EQ(-EINVAL, ioctl_restart(&r));
+	EXPECT_NE(NULL, strstr(msg, "not a UNIX stream socket")) TH_LOG("%s", msg);
+	r.hold_fd = 1000;
+	EXPECT_EQ(-EBADF, ioctl_restart(&r));
+	EXPECT_NE(NULL, strstr(msg, "hold descriptor is not open")) TH_LOG("%s", msg);
 	close(fd);
 	EXPECT_TRUE(target_alive(&self->t, "1"));
 }

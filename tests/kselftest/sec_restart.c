@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
@@ -104,8 +105,9 @@ static int own_user_namespace(void)
 
 /*
  * In a child that dropped to nobody (and, with @userns, made itself root
- * of a user namespace of its own): the restart and restart-thread calls.
- * Exit 0: both refused with EPERM, the message naming the capability.
+ * of a user namespace of its own): the restart and restart-thread calls,
+ * and a held restart. Exit 0: all refused with EPERM, the message naming
+ * the capability, nothing sent on the hold's socket.
  */
 static int unprivileged_restart(const char *image, bool userns)
 {
@@ -113,9 +115,12 @@ static int unprivileged_restart(const char *image, bool userns)
 	pid_t pid = fork();
 
 	if (!pid) {
+		struct ckpt_restart h = {
+			.err_fd = -1, .nr_threads = 1, .flags = CKPT_RESTART_HOLD,
+		};
 		char msg[256];
 		__u32 index = 1;
-		int dev, fd;
+		int dev, fd, sv[2];
 
 		fd = open(image, O_RDONLY);
 		dev = open("/dev/ckpt", O_RDWR);
@@ -130,6 +135,15 @@ static int unprivileged_restart(const char *image, bool userns)
 		if (ioctl(dev, CKPT_IOC_RESTART_THREAD, &index) != -1 ||
 		    errno != EPERM)
 			_exit(14);
+		/* A held restart too, refused before its socket is used. */
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+			_exit(15);
+		h.fd = fd;
+		h.hold_fd = sv[0];
+		if (ioctl(dev, CKPT_IOC_RESTART, &h) != -1 || errno != EPERM)
+			_exit(16);
+		if (recv(sv[1], msg, 1, MSG_DONTWAIT) != -1 || errno != EAGAIN)
+			_exit(17);
 		_exit(0);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)

@@ -95,7 +95,20 @@
  *                                       must be a regular file; closed once
  *                                       the restart succeeds. Without the
  *                                       flag, 0
- *            __u32 reserved32;     in:  must be 0
+ *            __s32 hold_fd;        in:  with CKPT_RESTART_HOLD in @flags,
+ *                                       a connected UNIX stream socket:
+ *                                       once the process is whole (memory
+ *                                       in, or registered for a lazy
+ *                                       restart; exe and XSAVE states
+ *                                       set), before any thread runs the
+ *                                       image's code, the engine sends
+ *                                       one byte on it and waits, killable
+ *                                       only, for one byte back; end of
+ *                                       file or an error kills the process
+ *                                       ("the holder called the restart
+ *                                       off" on @err_fd). Closed once the
+ *                                       restart succeeds. Without the
+ *                                       flag, 0
  *            __u64 reserved[1];    in:  must be 0
  *        };
  *
@@ -377,7 +390,8 @@ enum ckpt_restart_flags {
 	 * keeps it instead: lib/restore/tree.c)
 	 */
 	CKPT_RESTART_LAZY_UNTIED	= 1 << 3,
-	__CKPT_RESTART_F_ALL	= (1 << 4) - 1,
+	CKPT_RESTART_HOLD	= 1 << 4,	/* hold_fd is set */
+	__CKPT_RESTART_F_ALL	= (1 << 5) - 1,
 };
 
 struct ckpt_restart {
@@ -392,7 +406,7 @@ struct ckpt_restart {
 	__u32 nr_obj_fds;
 	__s32 root_fd;
 	__s32 uffd;
-	__u32 reserved32;
+	__s32 hold_fd;
 	__u64 reserved[1];
 };
 
