@@ -345,6 +345,13 @@ struct started_ctx {
 	struct ship_stage *stage;	/* a share's, shipped: gone once it runs */
 };
 
+/* A share's end of the restart, logged as such: its tree is killed. */
+static void unconfirmed(const struct started_ctx *s, const char *why)
+{
+	ckptd_log(s->d, 0, "job %s: the restart was not confirmed by %s (%s); this node's share is ended",
+		  s->j->id, s->coordinator, why);
+}
+
 /*
  * A share runs on only once the coordinator's own tree runs too: "confirm"
  * says so. Anything else (the connection closed because a later share or
@@ -364,8 +371,7 @@ static void await_confirm(struct started_ctx *s, pid_t init)
 	if (msg)
 		ckpt_err_set(&err, EPROTO, "no confirm");
 	json_decref(msg);
-	ckptd_log(s->d, 0, "job %s: the restart was not confirmed by %s (%s); this node's share is ended",
-		  s->j->id, s->coordinator, err.msg);
+	unconfirmed(s, err.msg);
 	kill(init, SIGKILL);
 }
 
@@ -373,8 +379,9 @@ static void await_confirm(struct started_ctx *s, pid_t init)
  * Every node's channels (TCP connections, in repair mode) are made before
  * any talks to its peer, which must exist by then (tcpjoin.c). A share
  * says "made" (its answer to "go") and waits for "talk"; the coordinator,
- * its own made too, says "talk" to every share and waits until each tree
- * has started. -errno with @err for a share that failed or did not answer.
+ * its own made too, says "talk" to every share, and each node goes on to
+ * make its tree, all at once (on_held()). -errno with @err for a share
+ * that did not answer.
  */
 static int on_made(void *arg, struct ckpt_err *err)
 {
@@ -394,18 +401,77 @@ static int on_made(void *arg, struct ckpt_err *err)
 		json_decref(msg);
 		/* As await_confirm(): its own share did not get so far. */
 		if (ret)
-			ckptd_log(s->d, 0, "job %s: the restart was not confirmed by %s (%s); this node's share is ended",
-				  s->j->id, s->coordinator, err->msg);
+			unconfirmed(s, err->msg);
 		return ret;
 	}
 	for (i = 1; i < s->npeers; i++)
 		peer_send(s->peers[i], json_pack("{s:b}", "talk", 1), NULL);
+	return 0;
+}
+
+/*
+ * Every node's tree whole and held by the engine before any runs: each
+ * node fills its share's memory at the same time as the others, and a
+ * share that fails (a member, a file, a node gone) leaves nothing of the
+ * job that ran. A share says "held" and waits for "release"; the
+ * coordinator, its own held too, waits for every share's "held", then
+ * says "release". -errno with @err calls this node's tree off.
+ */
+static int on_held(void *arg, struct ckpt_err *err)
+{
+	struct started_ctx *s = arg;
+	json_t *msg = NULL;
+	size_t i;
+	int ret = 0;
+
+	if (s->p) {
+		peer_send(s->p, json_pack("{s:b, s:s}", "ok", 1, "held", s->d->node),
+			  NULL);
+		ret = peer_recv(s->p, &msg, CKPTD_CONFIRM_WAIT_S, err);
+		if (!ret && !json_is_true(json_object_get(msg, "release")))
+			ret = ckpt_err_set(err, EPROTO, "the coordinator %s did not say release",
+					   s->coordinator);
+		json_decref(msg);
+		if (ret)
+			unconfirmed(s, err->msg);
+		return ret;
+	}
 	for (i = 1; !ret && i < s->npeers; i++) {
 		ret = peer_reply(s->peers[i], &msg, CKPTD_PEER_WAIT_S, err);
+		if (!ret && !json_object_get(msg, "held"))
+			ret = ckpt_err_set(err, EPROTO, "node %s did not say held",
+					   peer_name(s->peers[i]));
 		json_decref(msg);
 		msg = NULL;
 	}
+	for (i = 1; !ret && i < s->npeers; i++)
+		peer_send(s->peers[i], json_pack("{s:b}", "release", 1), NULL);
 	return ret;
+}
+
+/*
+ * The coordinator's: every share's "started" (its members handed over).
+ * One that failed past its release (a thread's state refused, say) ends
+ * the job: this node's tree too, and no share is confirmed.
+ */
+static int shares_started(struct started_ctx *s, pid_t init)
+{
+	struct ckpt_err err;
+	json_t *msg = NULL;
+	size_t i;
+
+	for (i = 1; i < s->npeers; i++) {
+		if (!peer_reply(s->peers[i], &msg, CKPTD_PEER_WAIT_S, &err)) {
+			json_decref(msg);
+			msg = NULL;
+			continue;
+		}
+		ckptd_log(s->d, 0, "job %s: a share failed once released (%s); the job is ended",
+			  s->j->id, err.msg);
+		kill(init, SIGKILL);
+		return -1;
+	}
+	return 0;
 }
 
 static void on_started(void *arg, pid_t init, pid_t root)
@@ -423,6 +489,11 @@ static void on_started(void *arg, pid_t init, pid_t root)
 		json_object_set_new(msg, "coordinator", json_string(s->coordinator));
 	if (s->total)
 		json_object_set(msg, "addrmap", (json_t *)s->total);
+	/* Closed unconfirmed: the shares end. */
+	if (!s->p && shares_started(s, init)) {
+		json_decref(msg);
+		return;
+	}
 	worker_send(s->out, msg);
 	if (s->p) {
 		peer_send(s->p, json_pack("{s:b, s:s}", "ok", 1, "started", s->j->id),
@@ -515,9 +586,10 @@ static int build_map(struct ckptd *d, struct restart *r, struct job *j,
  * The other nodes' shares, in steps: each checks the snapshot and says it
  * is ready, with its node's addresses; only when all are does each get
  * "go", with the address map, and make its share's connections ("made");
- * this node's made too, each gets "talk" and starts its share ("started",
- * on_made()); once this node's runs too, each gets "confirm"
- * (on_started()).
+ * this node's made too, each gets "talk" and makes its share's tree, as
+ * this node does its own (on_made()); every tree whole and held by the
+ * engine, each gets "release" (on_held()) and says "started"; once this
+ * node's runs too, each gets "confirm" (on_started()).
  * A failure before "go" starts none; one after it, or this node's own,
  * closes the connections unconfirmed, and the shares that started end.
  * On success the connections stay open for the confirm.
@@ -706,6 +778,7 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 		.started_arg = &sc,
 		.made = on_made,
 		.made_arg = &sc,
+		.held_arg = &sc,
 	};
 	char image[PATH_MAX];
 	struct ckpt_err err;
@@ -755,6 +828,8 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 		if (dup2(r->fds[i], i) < 0)
 			ret = ckpt_err_set(&err, errno, "%s", strerror(errno));
 	o.image = image;
+	if (json_array_size(nodes) > 1)
+		o.held = on_held;
 	o.addrmap = r->addrmap;
 	o.addrmap_len = r->addrmap_len;
 	o.filemap = r->filemap;
@@ -1153,6 +1228,7 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 	struct ckpt_restore_opts o = {
 		.started = on_started, .started_arg = &sc,
 		.made = on_made, .made_arg = &sc,
+		.held = on_held, .held_arg = &sc,
 	};
 	struct ckpt_addr_map addrmap[CKPT_ADDRMAP_MAX], filemap[CKPT_ADDRMAP_MAX];
 	char real[PATH_MAX], image[PATH_MAX];

@@ -86,7 +86,7 @@ const char *ckptd_mode(const char *mode);
  * ckpt version: a request of
  * another protocol is refused, naming both, before its shape is read.
  */
-#define CKPTD_PEER_PROTO	7
+#define CKPTD_PEER_PROTO	8
 
 /* A peer request's "proto": 0, or -EPROTO with @err naming both. */
 int ckptd_peer_proto_check(const json_t *req, struct ckpt_err *err);

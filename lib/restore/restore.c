@@ -1828,6 +1828,8 @@ static void restore_all_files(struct restore *r, int *uffd)
 			r->go_fd = move_fd(r, r->go_fd, above);
 			r->ready_fd = move_fd(r, r->ready_fd, above);
 		}
+		if (r->hold_fd >= 0)
+			r->hold_fd = move_fd(r, r->hold_fd, above);
 		for (i = 0; i < r->nr_shared; i++) {
 			struct restore_shared *sh = &r->shared[i];
 
@@ -1868,6 +1870,10 @@ hand_over(struct restore *r, int root, int uffd)
 	if (root >= 0) {
 		args.flags |= CKPT_RESTART_ROOT_FD;
 		args.root_fd = root;
+	}
+	if (r->hold_fd >= 0) {
+		args.flags |= CKPT_RESTART_HOLD;
+		args.hold_fd = r->hold_fd;
 	}
 	if (uffd >= 0) {
 		/*
@@ -1924,7 +1930,7 @@ static void restore_sysv(struct restore *r)
 /* Closes all the restarter left open but what the child needs. */
 static void keep_needed(struct restore *r, int uffd)
 {
-	int *keep = calloc(6 + 2 * r->nr_shared, sizeof(*keep));
+	int *keep = calloc(7 + 2 * r->nr_shared, sizeof(*keep));
 	uint32_t i, n = 0;
 
 	if (!keep)
@@ -1935,6 +1941,7 @@ static void keep_needed(struct restore *r, int uffd)
 	keep[n++] = uffd;
 	keep[n++] = r->ready_fd;
 	keep[n++] = r->go_fd;
+	keep[n++] = r->hold_fd;
 	for (i = 0; i < r->nr_shared; i++) {
 		keep[n++] = r->shared[i].fd[0];
 		keep[n++] = r->shared[i].fd[1];
@@ -2392,7 +2399,7 @@ void restore_init(struct restore *r, const struct ckpt_restore_opts *opts)
 	memset(r, 0, sizeof(*r));
 	r->opts = opts;
 	r->fd = r->dev = r->errpipe = r->lazy_sock = -1;
-	r->ready_fd = r->go_fd = -1;
+	r->ready_fd = r->go_fd = r->hold_fd = -1;
 	r->restarter = getpid();
 	if (opts->no_verify)
 		r->read_flags = CKPT_IMAGE_TO_VMAS;

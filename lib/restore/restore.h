@@ -77,6 +77,17 @@ struct ckpt_restore_opts {
 	int (*made)(void *arg, struct ckpt_err *err);
 	void *made_arg;
 	/*
+	 * A tree: called once every process of it is whole (its memory in)
+	 * and held there by the engine (CKPT_RESTART_HOLD), before any runs
+	 * its own code; NULL: not held. A job over several nodes waits there
+	 * until every node's share is as far (ckptd), so that the nodes fill
+	 * their memory at once and none runs before all can. Non-zero, an
+	 * -errno with @err set, calls the restart off: the tree is killed,
+	 * none of it having run.
+	 */
+	int (*held)(void *arg, struct ckpt_err *err);
+	void *held_arg;
+	/*
 	 * A tree restarted on other nodes: every TCP socket's addresses go
 	 * through this map (each at most once) before the socket is made.
 	 * NULL (0 entries): none.

@@ -65,10 +65,12 @@ struct restore {
 	 * A member of a tree (tree.c): its pid named in failures, and the
 	 * barrier every member reaches before any is handed over: one byte
 	 * written to @ready_fd, then one read from @go_fd (EOF: give up).
-	 * -1 and 0 for a single process.
+	 * -1 and 0 for a single process. With @hold_fd (not -1), the engine
+	 * holds the member once it is whole (CKPT_RESTART_HOLD).
 	 */
 	pid_t member;
 	int ready_fd, go_fd;
+	int hold_fd;
 	bool sysv_root;			/* made the tree's System V objects */
 	struct restore_shared *shared;	/* [nr_shared], the member's copy */
 	uint32_t nr_shared;

@@ -35,6 +35,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -69,6 +70,7 @@ struct tree_restart {
 	struct restore_shared *shared;		/* [nr_shared] */
 	uint32_t nr_shared;
 	int errpipe[2], ready[2], go[2], status[2];
+	int hold[2];		/* @opts->held: the engine's hold, a socketpair */
 	int root_up[2];		/* several roots: member 0 made its groups, IPC */
 	int root_pidfd;		/* member 0's, for the IPC namespace it made */
 	uint32_t nr_roots;	/* member 0 and the CKPT_TREE_ROOT ones */
@@ -446,7 +448,20 @@ static void __attribute__((noreturn)) member(struct tree_restart *tr, uint32_t i
 	r->errpipe = tr->errpipe[1];
 	r->ready_fd = tr->ready[1];
 	r->go_fd = tr->go[0];
+	r->hold_fd = tr->hold[1];
 	restore_child(r);
+}
+
+/* Both ends of the engine's hold, where this process has them. */
+static void close_hold(struct tree_restart *tr)
+{
+	uint32_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (tr->hold[i] >= 0)
+			close(tr->hold[i]);
+		tr->hold[i] = -1;
+	}
 }
 
 /*
@@ -474,6 +489,7 @@ static void keep_server(struct tree_restart *tr, uint32_t i)
 	close(tr->ready[1]);
 	close(tr->go[0]);
 	close(tr->status[1]);
+	close_hold(tr);
 	close(tr->lazy_sv[i][1]);
 	for (j = 0; j < tr->t.nr; j++) {
 		if (j == i)
@@ -623,6 +639,8 @@ static void __attribute__((noreturn)) holder(struct tree_restart *tr)
 	close(tr->errpipe[1]);
 	close(tr->ready[1]);
 	close(tr->go[0]);
+	/* The members' end of the hold sees the restarter's go, or its end. */
+	close_hold(tr);
 	/* A restarter gone does not end the trees that outlive the root. */
 	signal(SIGPIPE, SIG_IGN);
 	for (;;) {
@@ -1056,15 +1074,18 @@ static int ms_left(const struct timespec *end)
 }
 
 /*
- * Waits for @want bytes on the ready pipe (0: for the error pipe's end,
- * every member handed over) while nothing comes on the error pipe.
+ * Waits for a byte from each member on @fd (the ready pipe, or the
+ * engine's hold; -1: for the error pipe's end, every member handed over)
+ * while nothing comes on the error pipe. @what they are then, for the
+ * error of a wait that ran out.
  */
-static int wait_members(struct tree_restart *tr, uint32_t want,
+static int wait_members(struct tree_restart *tr, int fd, const char *what,
 			const struct timespec *end, struct ckpt_err *err)
 {
+	uint32_t want = fd >= 0 ? tr->t.nr : 0;
 	struct pollfd p[2] = {
 		{ .fd = tr->errpipe[0], .events = POLLIN },
-		{ .fd = want ? tr->ready[0] : -1, .events = POLLIN },
+		{ .fd = fd, .events = POLLIN },
 	};
 	char buf[512];
 	ssize_t n;
@@ -1075,8 +1096,7 @@ static int wait_members(struct tree_restart *tr, uint32_t want,
 			continue;
 		if (n == 0)
 			return ckpt_err_set(err, ETIMEDOUT, "%s: the tree's processes were not all %s within %d s",
-					    tr->opts->image, want ? "ready" : "restarted",
-					    TREE_READY_MS / 1000);
+					    tr->opts->image, what, TREE_READY_MS / 1000);
 		if (p[0].revents) {
 			n = read(tr->errpipe[0], buf, sizeof(buf) - 1);
 			if (n == 0 && !want)
@@ -1090,7 +1110,7 @@ static int wait_members(struct tree_restart *tr, uint32_t want,
 			return ckpt_err_set(err, EIO, "%s: %s", tr->opts->image, buf);
 		}
 		if (want && p[1].revents) {
-			n = read(tr->ready[0], buf, want < sizeof(buf) ? want : sizeof(buf));
+			n = read(fd, buf, want < sizeof(buf) ? want : sizeof(buf));
 			if (n > 0)
 				want -= n;
 			if (!want)
@@ -1194,12 +1214,51 @@ static void give_back_terminal(void)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* A byte for each member on @fd (the go pipe, or the hold socket). */
+static int release(struct tree_restart *tr, int fd, bool sock,
+		   struct ckpt_err *err)
+{
+	char go[64] = "";
+	uint32_t i;
+	ssize_t n;
+
+	for (i = 0; i < tr->t.nr; i += n) {
+		size_t len = tr->t.nr - i < sizeof(go) ? tr->t.nr - i : sizeof(go);
+
+		n = sock ? send(fd, go, len, MSG_NOSIGNAL) : write(fd, go, len);
+		if (n <= 0)
+			return ckpt_err_set(err, EIO, "%s: cannot release the tree's processes: %s",
+					    tr->opts->image, strerror(errno));
+	}
+	return 0;
+}
+
+/*
+ * @opts->held: once every member is whole and held by the engine, the
+ * caller's word, then the engine's go; the hold's end closed either way
+ * (a member still held then is killed, having run nothing).
+ */
+static int hold_tree(struct tree_restart *tr, struct timespec *end,
+		     struct ckpt_err *err)
+{
+	int ret = wait_members(tr, tr->hold[0], "whole", end, err);
+
+	if (!ret)
+		ret = tr->opts->held(tr->opts->held_arg, err);
+	if (!ret)
+		ret = release(tr, tr->hold[0], true, err);
+	close_hold(tr);
+	/* The caller's wait (other nodes') is not the members'. */
+	clock_gettime(CLOCK_MONOTONIC, end);
+	end->tv_sec += TREE_READY_MS / 1000;
+	return ret;
+}
+
 /* The restarter's side: the barrier, the hand-over, then the root's end. */
 static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 {
 	struct timespec end;
 	uint32_t i;
-	char go[64] = "";
 	ssize_t n;
 	pid_t fg_leader;
 	bool fg;
@@ -1210,6 +1269,9 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	close(tr->go[0]);
 	close(tr->status[1]);
 	tr->errpipe[1] = tr->ready[1] = tr->go[0] = tr->status[1] = -1;
+	if (tr->hold[1] >= 0)
+		close(tr->hold[1]);
+	tr->hold[1] = -1;
 	if (tr->root_up[0] >= 0) {
 		close(tr->root_up[0]);
 		close(tr->root_up[1]);
@@ -1224,7 +1286,7 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += TREE_READY_MS / 1000;
-	ret = wait_members(tr, tr->t.nr, &end, err);
+	ret = wait_members(tr, tr->ready[0], "ready", &end, err);
 	if (!ret)
 		ret = finish_objects(tr, err);
 	/* Read before the images are let go. */
@@ -1233,17 +1295,14 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 	for (i = 0; i < tr->t.nr; i++)
 		restore_free(&tr->r[i]);
 	close_shared(tr);
-	for (i = 0; !ret && i < tr->t.nr; i += n) {
-		n = write(tr->go[1], go, tr->t.nr - i < sizeof(go) ?
-			  tr->t.nr - i : sizeof(go));
-		if (n <= 0)
-			ret = ckpt_err_set(err, EIO, "%s: cannot release the tree's processes: %s",
-					   tr->opts->image, strerror(errno));
-	}
+	if (!ret)
+		ret = release(tr, tr->go[1], false, err);
 	close(tr->go[1]);
 	tr->go[1] = -1;
+	if (!ret && tr->hold[0] >= 0)
+		ret = hold_tree(tr, &end, err);
 	if (!ret)
-		ret = wait_members(tr, 0, &end, err);
+		ret = wait_members(tr, -1, "restarted", &end, err);
 	if (ret) {
 		/* Nothing of the tree may run on: its init takes it along. */
 		kill(tr->holder, SIGKILL);
@@ -1276,7 +1335,8 @@ static int run_tree(struct tree_restart *tr, int *status, struct ckpt_err *err)
 static void tree_free(struct tree_restart *tr)
 {
 	uint32_t i;
-	int *fds[] = { tr->errpipe, tr->ready, tr->go, tr->status, tr->root_up };
+	int *fds[] = { tr->errpipe, tr->ready, tr->go, tr->status, tr->root_up,
+		       tr->hold };
 
 	for (i = 0; tr->r && i < tr->t.nr; i++)
 		restore_free(&tr->r[i]);
@@ -1290,7 +1350,7 @@ static void tree_free(struct tree_restart *tr)
 	free(tr->servers);
 	close_shared(tr);
 	free(tr->shared);
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (fds[i][0] >= 0)
 			close(fds[i][0]);
 		if (fds[i][1] >= 0)
@@ -1320,7 +1380,7 @@ int ckpt_restore_tree(const struct ckpt_restore_opts *opts, int *status,
 		.opts = opts,
 		.errpipe = { -1, -1 }, .ready = { -1, -1 },
 		.go = { -1, -1 }, .status = { -1, -1 },
-		.root_up = { -1, -1 }, .root_pidfd = -1,
+		.root_up = { -1, -1 }, .hold = { -1, -1 }, .root_pidfd = -1,
 	};
 	int ret;
 
@@ -1335,6 +1395,9 @@ int ckpt_restore_tree(const struct ckpt_restore_opts *opts, int *status,
 		     pipe2(tr.go, O_CLOEXEC) || pipe2(tr.status, O_CLOEXEC) ||
 		     (tr.nr_roots > 1 && pipe2(tr.root_up, O_CLOEXEC))))
 		ret = ckpt_err_set(err, errno, "pipe: %s", strerror(errno));
+	if (!ret && opts->held &&
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, tr.hold))
+		ret = ckpt_err_set(err, errno, "socketpair: %s", strerror(errno));
 	if (!ret) {
 		tr.holder = clone_pid(0, CLONE_NEWPID, SIGCHLD);
 		if (tr.holder < 0)

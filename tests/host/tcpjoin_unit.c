@@ -178,10 +178,10 @@ int main(void)
 		      "{\"a\":[[7,5,\"192.0.2.10:4000\",\"198.51.100.1:2\"]]}"),
 	      "--outside close: one whose other end shut down writing too, as on one node");
 	/* Every peer request's protocol version, checked before its shape. */
-	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 7}", &err) == 0,
-	      "a peer request of this protocol (7): taken");
-	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 6}", &err) == -EPROTO &&
-	      strstr(err.msg, "protocol 6, this node 7: every node must run the same ckpt version") &&
+	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 8}", &err) == 0,
+	      "a peer request of this protocol (8): taken");
+	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 7}", &err) == -EPROTO &&
+	      strstr(err.msg, "protocol 7, this node 8: every node must run the same ckpt version") &&
 	      proto("{\"op\": \"peer-join\"}", &err) == -EPROTO &&
 	      strstr(err.msg, "older ckptd peer protocol (no version)") &&
 	      proto("{\"op\": \"peer-join\", \"proto\": \"2\"}", &err) == -EPROTO,

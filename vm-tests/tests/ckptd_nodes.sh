@@ -12,7 +12,8 @@
 # brings both shares back, each on its node; checkpointed and killed again,
 # the job is restarted with the nodes swapped (--hosts, from node1). Every
 # share's output is the uninterrupted run's. A restart whose node0 share
-# fails to start after node1's started ends node1's too, named. A byte
+# fails to start after node1's was made ends node1's too, named, before
+# it ran. A byte
 # changed in one node's images: that node refuses its share, named, and
 # none of the job starts on either node. A share
 # that ended leaves the job at its next checkpoint, which says so. ckptd
@@ -41,7 +42,7 @@ shared=${ckptvm_out:?}/ckptd-nodes
 . "$CKPT_TOP/vm-tests/lib/twonodes.sh"
 trap twonodes_cleanup EXIT
 
-ktap_plan 34
+ktap_plan 35
 start_nodes
 
 reference_run
@@ -65,10 +66,13 @@ rc=0
 wait_for "$runner" || rc=$?
 ktap_check "ckpt-run exits as its killed job: 137" test "$rc" = 137
 
-# A restart whose own share cannot start after node1's did (the file its
-# output goes to is gone): it fails, naming it, and node1's share ends
-# unconfirmed; nothing of the job runs. The file back, it restarts.
+# A restart whose own share cannot start after node1's was made (the file
+# its output goes to is gone): it fails, naming it, and node1's share,
+# held by the engine once whole, ends unconfirmed without having run (its
+# ckptd never logs it restarted); nothing of the job runs. The file back,
+# it restarts.
 mv "$shared/out-a" "$shared/out-a.away"
+started1=$(grep -c "job $job restarted" "$shared/ckptd-node1.log" || true)
 rc=0
 timeout 300 "$bin/ckpt" restart "$snap/$job/2" > /dev/null 2> "$shared/r0.err" || rc=$?
 ktap_check "node0's share cannot start: the restart fails, naming the file" sh -c \
@@ -78,6 +82,8 @@ ktap_check "node1's share, started first, ended unconfirmed: none of the job run
 		! grep -qs . /sys/fs/cgroup/ckpt/$job/cgroup.procs &&
 		grep -q 'job $job: the restart was not confirmed' '$shared/ckptd-node1.log'"
 ktap_note "node1: $(grep -E 'confirm|share' "$shared/ckptd-node1.log" | tail -n 3 | tr '\n' ' ')"
+ktap_check "node1's share was held and never ran: never released, never logged restarted" \
+	test "$(grep -c "job $job restarted" "$shared/ckptd-node1.log" || true)" = "$started1"
 mv "$shared/out-a.away" "$shared/out-a"
 
 # A damaged share: a copy of snapshot 2 with a byte of one node's first
