@@ -343,6 +343,7 @@ struct started_ctx {
 	struct peer **peers;		/* the coordinator's: the shares', from 1 */
 	size_t npeers;
 	struct ship_stage *stage;	/* a share's, shipped: gone once it runs */
+	struct ckpt_err failed;		/* the coordinator's: a share failed once released */
 };
 
 /* A share's end of the restart, logged as such: its tree is killed. */
@@ -444,34 +445,39 @@ static int on_held(void *arg, struct ckpt_err *err)
 		json_decref(msg);
 		msg = NULL;
 	}
+	/* One not told: the job ends before this node's tree runs too. */
 	for (i = 1; !ret && i < s->npeers; i++)
-		peer_send(s->peers[i], json_pack("{s:b}", "release", 1), NULL);
+		ret = peer_send(s->peers[i], json_pack("{s:b}", "release", 1), err);
 	return ret;
 }
 
 /*
  * The coordinator's: every share's "started" (its members handed over).
  * One that failed past its release (a thread's state refused, say) ends
- * the job: this node's tree too, and no share is confirmed.
+ * the job: this node's tree too, and no share is confirmed; the restart's
+ * error names the share (s->failed).
  */
 static int shares_started(struct started_ctx *s, pid_t init)
 {
-	struct ckpt_err err;
+	struct ckpt_err *err = &s->failed;
 	json_t *msg = NULL;
 	size_t i;
+	int ret = 0;
 
-	for (i = 1; i < s->npeers; i++) {
-		if (!peer_reply(s->peers[i], &msg, CKPTD_PEER_WAIT_S, &err)) {
-			json_decref(msg);
-			msg = NULL;
-			continue;
-		}
-		ckptd_log(s->d, 0, "job %s: a share failed once released (%s); the job is ended",
-			  s->j->id, err.msg);
-		kill(init, SIGKILL);
-		return -1;
+	for (i = 1; !ret && i < s->npeers; i++) {
+		ret = peer_reply(s->peers[i], &msg, CKPTD_PEER_WAIT_S, err);
+		if (!ret && !json_object_get(msg, "started"))
+			ret = ckpt_err_set(err, EPROTO, "node %s did not say started",
+					   peer_name(s->peers[i]));
+		json_decref(msg);
+		msg = NULL;
 	}
-	return 0;
+	if (ret) {
+		ckptd_log(s->d, 0, "job %s: a share failed once released (%s); the job is ended",
+			  s->j->id, err->msg);
+		kill(init, SIGKILL);
+	}
+	return ret;
 }
 
 static void on_started(void *arg, pid_t init, pid_t root)
@@ -842,6 +848,11 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	free((void *)o.closed);
 	/* Not confirmed (this node's tree did not start): the others end. */
 	close_peers(r);
+	/* Its own tree ended for a share's failure: that is the error. */
+	if (*sc.failed.msg) {
+		ret = -EIO;
+		err = sc.failed;
+	}
 	if (ret) {
 		worker_send(out, json_pack("{s:b, s:o}", "ok", 0, "error",
 					   json_sprintf("job %s: %s", j->id, err.msg)));

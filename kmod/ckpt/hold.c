@@ -7,7 +7,7 @@
  * byte back, the go. End of file (the holder closed its end or died) or
  * an error calls the restart off: the process is killed having run none
  * of its code. Only a fatal signal ends the wait otherwise; a stop or
- * any other signal waits with it. ckptd holds the shares of a job
+ * any other signal waits with it, and so does a freeze (suspend). ckptd holds the shares of a job
  * restarted over several nodes so, each node filling its memory at the
  * same time as the others and none running before all are whole
  * (Documentation/ckptd.md, "Restart").
@@ -36,9 +36,10 @@ struct file *ckpt_hold_get(int fd, struct ckpt_why *why)
 		return ERR_PTR(-EBADF);
 	}
 	if (!sock || sock->type != SOCK_STREAM ||
-	    sock->sk->sk_family != AF_UNIX) {
+	    sock->sk->sk_family != AF_UNIX ||
+	    READ_ONCE(sock->sk->sk_state) != TCP_ESTABLISHED) {
 		fput(f);
-		why->msg = "the hold descriptor is not a UNIX stream socket";
+		why->msg = "the hold descriptor is not a connected UNIX stream socket";
 		return ERR_PTR(-EINVAL);
 	}
 	return f;
@@ -51,14 +52,26 @@ static int hold_wake(struct wait_queue_entry *wq, unsigned int mode, int sync,
 }
 
 /* Something to read, the peer gone, or an error: the wait is over. */
-static bool hold_over(struct sock *sk)
+static bool can_recv(struct sock *sk)
 {
 	return !skb_queue_empty_lockless(&sk->sk_receive_queue) ||
 	       (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
 	       READ_ONCE(sk->sk_err);
 }
 
-static void hold_sleep(struct sock *sk)
+/* Room to send (the socket wakes its writers at less), or the peer gone. */
+static bool can_send(struct sock *sk)
+{
+	return sock_writeable(sk) ||
+	       (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN) ||
+	       READ_ONCE(sk->sk_err);
+}
+
+/*
+ * Killable only; freezable, and out of the load average, since the
+ * holder may take minutes (other nodes' shares).
+ */
+static void hold_sleep(struct sock *sk, bool (*ready)(struct sock *sk))
 {
 	struct wait_queue_entry wq;
 	wait_queue_head_t *head = sk_sleep(sk);
@@ -67,8 +80,8 @@ static void hold_sleep(struct sock *sk)
 	wq.private = current;
 	add_wait_queue(head, &wq);
 	for (;;) {
-		set_current_state(TASK_KILLABLE);
-		if (hold_over(sk) || fatal_signal_pending(current))
+		set_current_state(TASK_KILLABLE | TASK_FREEZABLE | TASK_NOLOAD);
+		if (ready(sk) || fatal_signal_pending(current))
 			break;
 		schedule();
 	}
@@ -79,19 +92,33 @@ static void hold_sleep(struct sock *sk)
 int ckpt_hold_wait(struct file *hold, struct ckpt_why *why)
 {
 	struct socket *sock = sock_from_file(hold);
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct msghdr msg;
 	char c = 'w';
 	struct kvec v = { .iov_base = &c, .iov_len = 1 };
 	int ret;
 
-	ret = kernel_sendmsg(sock, &msg, &v, 1, 1);
+	/*
+	 * Members of a tree share one socket, each byte a message on its
+	 * send buffer until the holder reads it: wait for room.
+	 */
+	for (;;) {
+		msg = (struct msghdr){ .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+		ret = kernel_sendmsg(sock, &msg, &v, 1, 1);
+		if (ret != -EAGAIN)
+			break;
+		hold_sleep(sock->sk, can_send);
+		if (fatal_signal_pending(current)) {
+			why->msg = "killed while held";
+			return -EINTR;
+		}
+	}
 	if (ret != 1) {
 		why->msg = "cannot tell the holder the process is whole";
 		return ret < 0 ? ret : -EIO;
 	}
 	/* Members of a tree share one socket: another may take the byte seen. */
 	do {
-		hold_sleep(sock->sk);
+		hold_sleep(sock->sk, can_recv);
 		if (fatal_signal_pending(current)) {
 			why->msg = "killed while held";
 			return -EINTR;

@@ -923,20 +923,24 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 	q->args = &args;
 	ret = do_restart(q);
 
+	/*
+	 * Nothing of the restarter is left to return to: the kill comes
+	 * first, so that the threads woken below die before user mode,
+	 * where the image's memory (not their code) is now.
+	 */
+	if (ret && q->fatal)
+		send_sig_info(SIGKILL, SEND_SIG_PRIV, current);
 	mutex_lock(&ctx->lock);
 	ctx->state = ret ? ret : 1;
 	mutex_unlock(&ctx->lock);
 	wake_up_all(&ctx->wq);
 
-	if (ret && q->fatal) {
-		/* Nothing of the restarter is left to return to. */
+	if (ret && q->fatal)
 		late_error(args.err_fd, q->why.msg);
-		send_sig_info(SIGKILL, SEND_SIG_PRIV, current);
-	} else if (ret) {
+	else if (ret)
 		ckpt_put_errmsg(args.errmsg, args.errmsg_len, q->why.msg);
-	} else {
+	else
 		close_restarter_fds(file, &args);
-	}
 	kfree(q);
 	return ret;
 }

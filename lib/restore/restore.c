@@ -2417,9 +2417,15 @@ int ckpt_restore(const struct ckpt_restore_opts *opts, int *status,
 
 	if (opts->lazy && opts->no_verify)
 		return ckpt_err_set(err, EINVAL, "--lazy brings pages in from the image as verified before the restart: it cannot go with --no-verify");
+	/* A lazy process is not whole when held: its memory comes later. */
+	if (opts->held && opts->lazy)
+		return ckpt_err_set(err, EINVAL, "a held restart cannot be lazy");
 	if (strcmp(opts->image, "-") && !stat(opts->image, &st) &&
 	    S_ISDIR(st.st_mode))
 		return ckpt_restore_tree(opts, status, err);
+	if (opts->held)
+		return ckpt_err_set(err, EINVAL, "%s: only a process tree's restart is held",
+				    opts->image);
 	restore_init(&r, opts);
 	ret = run(&r, status, err);
 	restore_free(&r);

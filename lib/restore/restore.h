@@ -83,7 +83,7 @@ struct ckpt_restore_opts {
 	 * until every node's share is as far (ckptd), so that the nodes fill
 	 * their memory at once and none runs before all can. Non-zero, an
 	 * -errno with @err set, calls the restart off: the tree is killed,
-	 * none of it having run.
+	 * none of it having run. Not with @lazy, nor for a single image.
 	 */
 	int (*held)(void *arg, struct ckpt_err *err);
 	void *held_arg;

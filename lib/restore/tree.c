@@ -1241,10 +1241,16 @@ static int release(struct tree_restart *tr, int fd, bool sock,
 static int hold_tree(struct tree_restart *tr, struct timespec *end,
 		     struct ckpt_err *err)
 {
+	struct pollfd p = { .fd = tr->errpipe[0], .events = POLLIN };
 	int ret = wait_members(tr, tr->hold[0], "whole", end, err);
 
 	if (!ret)
 		ret = tr->opts->held(tr->opts->held_arg, err);
+	/* A member killed while the caller waited: none goes then. */
+	if (!ret && poll(&p, 1, 0) > 0)
+		ret = wait_members(tr, -1, "held", end, err) ?:
+		      ckpt_err_set(err, EIO, "%s: a process of the tree ended while held",
+				   tr->opts->image);
 	if (!ret)
 		ret = release(tr, tr->hold[0], true, err);
 	close_hold(tr);

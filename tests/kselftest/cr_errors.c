@@ -761,7 +761,7 @@ TEST_F(errors, restart_flags_and_root_descriptor)
 {
 	struct ckpt_restart r = { .nr_threads = 1, .err_fd = -1 };
 	char msg[256] = "";
-	int fd;
+	int fd, sock;
 
 	CKPT_SETUP_SKIPPED();
 
@@ -795,7 +795,15 @@ TEST_F(errors, restart_flags_and_root_descriptor)
 	EXPECT_NE(NULL, strstr(msg, "hold_fd is set without CKPT_RESTART_HOLD")) TH_LOG("%s", msg);
 	r.flags = CKPT_RESTART_HOLD;
 	EXPECT_EQ(-EINVAL, ioctl_restart(&r));
-	EXPECT_NE(NULL, strstr(msg, "not a UNIX stream socket")) TH_LOG("%s", msg);
+	EXPECT_NE(NULL, strstr(msg, "not a connected UNIX stream socket")) TH_LOG("%s", msg);
+	/* Not connected: found before anything changes, not at the hold. */
+	sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	ASSERT_LE(0, sock);
+	r.hold_fd = sock;
+	msg[0] = '\0';
+	EXPECT_EQ(-EINVAL, ioctl_restart(&r));
+	EXPECT_NE(NULL, strstr(msg, "not a connected UNIX stream socket")) TH_LOG("%s", msg);
+	close(sock);
 	r.hold_fd = 1000;
 	EXPECT_EQ(-EBADF, ioctl_restart(&r));
 	EXPECT_NE(NULL, strstr(msg, "hold descriptor is not open")) TH_LOG("%s", msg);
