@@ -660,14 +660,47 @@ static int ship_share(struct restart *r, size_t i, json_t **reply,
 	return ret ? ret : peer_reply(r->peers[i], reply, CKPTD_PEER_WAIT_S, err);
 }
 
+/*
+ * The coordinator's own share, checked while the other nodes check
+ * theirs (start_remote() asks them meanwhile), as each of them does its
+ * own: until stop 56 the coordinator's check came first, the nodes'
+ * hashing one after the other.
+ */
+struct own_check {
+	const char *dir;
+	const json_t *tree;	/* read only, as the asking thread reads the rest */
+	struct ckpt_err err;
+	int ret;
+};
+
+static void *own_check_run(void *arg)
+{
+	struct own_check *c = arg;
+
+	c->ret = check_images(c->dir, c->tree, &c->err);
+	return NULL;
+}
+
 static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 			struct ckpt_err *err)
 {
 	const json_t *nodes = json_object_get(r->meta, "nodes");
+	struct own_check own = { .dir = r->dir, .tree = r->tree };
 	json_t *reply;
 	size_t i, n = json_array_size(nodes);
+	pthread_t tid;
+	bool apart;
 	int ret = 0;
 
+	/* Without a thread, the check comes first, as it did. */
+	apart = !pthread_create(&tid, NULL, own_check_run, &own);
+	if (!apart) {
+		own_check_run(&own);
+		if (own.ret) {
+			*err = own.err;
+			return own.ret;
+		}
+	}
 	for (i = 1; !ret && i < n; i++) {
 		const char *target = json_string_value(json_array_get(r->targets, i));
 
@@ -691,6 +724,13 @@ static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 			json_array_set(r->now, i, json_object_get(reply, "addrs") ?: json_null());
 			json_decref(reply);
 		}
+	}
+	if (apart)
+		pthread_join(tid, NULL);
+	/* Its own share damaged: the others, ready, never get "go". */
+	if (!ret && own.ret) {
+		*err = own.err;
+		ret = own.ret;
 	}
 	if (!ret)
 		ret = build_map(d, r, j, err);
@@ -805,8 +845,10 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	 * (What does come earlier is end_closed: the original's closed
 	 * connections ended, on this node before the peers' checks.)
 	 * Checking every share here as well had hashed each peer's twice.
+	 * Over several nodes, start_remote() checks it while the peers
+	 * check theirs.
 	 */
-	if (!ret)
+	if (!ret && json_array_size(nodes) == 1)
 		ret = check_images(r->dir, r->tree, &err);
 	for (k = 1; k < json_array_size(r->targets); k++)
 		json_array_append(others, json_array_get(r->targets, k));

@@ -90,7 +90,8 @@ mv "$shared/out-a.away" "$shared/out-a"
 # image flipped. Each node checks its own share's images (the
 # coordinator no longer hashes the others' too): node1 refuses its share
 # before it is ready, naming itself and the image, so node0's never
-# starts; node0's own damaged, node0 refuses it before node1 is asked.
+# starts; node0's own damaged (checked while node1 checks its own),
+# node0 refuses it, naming it, and node1, ready, never gets "go".
 damaged_restart() {
 	local img rc=0
 	rm -rf "$shared/bad-$1"
