@@ -377,6 +377,28 @@ static void await_confirm(struct started_ctx *s, pid_t init)
 }
 
 /*
+ * A share's step of the restart: says @said to its coordinator and waits
+ * for @word. -errno with @err if another word or none came: its tree is
+ * ended then, as await_confirm() ends one that runs.
+ */
+static int share_step(struct started_ctx *s, const char *said,
+		      const char *word, struct ckpt_err *err)
+{
+	json_t *msg = NULL;
+	int ret;
+
+	peer_send(s->p, json_pack("{s:b, s:s}", "ok", 1, said, s->d->node), NULL);
+	ret = peer_recv(s->p, &msg, CKPTD_CONFIRM_WAIT_S, err);
+	if (!ret && !json_is_true(json_object_get(msg, word)))
+		ret = ckpt_err_set(err, EPROTO, "the coordinator %s did not say %s",
+				   s->coordinator, word);
+	json_decref(msg);
+	if (ret)
+		unconfirmed(s, err->msg);
+	return ret;
+}
+
+/*
  * Every node's channels (TCP connections, in repair mode) are made before
  * any talks to its peer, which must exist by then (tcpjoin.c). A share
  * says "made" (its answer to "go") and waits for "talk"; the coordinator,
@@ -387,24 +409,11 @@ static void await_confirm(struct started_ctx *s, pid_t init)
 static int on_made(void *arg, struct ckpt_err *err)
 {
 	struct started_ctx *s = arg;
-	json_t *msg = NULL;
 	size_t i;
-	int ret = 0;
 
-	if (s->p) {
-		peer_send(s->p, json_pack("{s:b, s:s}", "ok", 1, "made", s->d->node),
-			  NULL);
-		/* Every other node reads its images first: the confirm's wait. */
-		ret = peer_recv(s->p, &msg, CKPTD_CONFIRM_WAIT_S, err);
-		if (!ret && !json_is_true(json_object_get(msg, "talk")))
-			ret = ckpt_err_set(err, EPROTO, "the coordinator %s did not say talk",
-					   s->coordinator);
-		json_decref(msg);
-		/* As await_confirm(): its own share did not get so far. */
-		if (ret)
-			unconfirmed(s, err->msg);
-		return ret;
-	}
+	/* Every other node reads its images first: the confirm's wait. */
+	if (s->p)
+		return share_step(s, "made", "talk", err);
 	for (i = 1; i < s->npeers; i++)
 		peer_send(s->peers[i], json_pack("{s:b}", "talk", 1), NULL);
 	return 0;
@@ -425,18 +434,8 @@ static int on_held(void *arg, struct ckpt_err *err)
 	size_t i;
 	int ret = 0;
 
-	if (s->p) {
-		peer_send(s->p, json_pack("{s:b, s:s}", "ok", 1, "held", s->d->node),
-			  NULL);
-		ret = peer_recv(s->p, &msg, CKPTD_CONFIRM_WAIT_S, err);
-		if (!ret && !json_is_true(json_object_get(msg, "release")))
-			ret = ckpt_err_set(err, EPROTO, "the coordinator %s did not say release",
-					   s->coordinator);
-		json_decref(msg);
-		if (ret)
-			unconfirmed(s, err->msg);
-		return ret;
-	}
+	if (s->p)
+		return share_step(s, "held", "release", err);
 	for (i = 1; !ret && i < s->npeers; i++) {
 		ret = peer_reply(s->peers[i], &msg, CKPTD_PEER_WAIT_S, err);
 		if (!ret && !json_object_get(msg, "held"))
