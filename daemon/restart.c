@@ -419,6 +419,25 @@ static int on_made(void *arg, struct ckpt_err *err)
 	return 0;
 }
 
+/* The coordinator's: @word from every share, in turn; -errno with @err. */
+static int shares_say(struct started_ctx *s, const char *word,
+		      struct ckpt_err *err)
+{
+	json_t *msg = NULL;
+	size_t i;
+	int ret = 0;
+
+	for (i = 1; !ret && i < s->npeers; i++) {
+		ret = peer_reply(s->peers[i], &msg, CKPTD_PEER_WAIT_S, err);
+		if (!ret && !json_object_get(msg, word))
+			ret = ckpt_err_set(err, EPROTO, "node %s did not say %s",
+					   peer_name(s->peers[i]), word);
+		json_decref(msg);
+		msg = NULL;
+	}
+	return ret;
+}
+
 /*
  * Every node's tree whole and held by the engine before any runs: each
  * node fills its share's memory at the same time as the others, and a
@@ -430,20 +449,12 @@ static int on_made(void *arg, struct ckpt_err *err)
 static int on_held(void *arg, struct ckpt_err *err)
 {
 	struct started_ctx *s = arg;
-	json_t *msg = NULL;
 	size_t i;
-	int ret = 0;
+	int ret;
 
 	if (s->p)
 		return share_step(s, "held", "release", err);
-	for (i = 1; !ret && i < s->npeers; i++) {
-		ret = peer_reply(s->peers[i], &msg, CKPTD_PEER_WAIT_S, err);
-		if (!ret && !json_object_get(msg, "held"))
-			ret = ckpt_err_set(err, EPROTO, "node %s did not say held",
-					   peer_name(s->peers[i]));
-		json_decref(msg);
-		msg = NULL;
-	}
+	ret = shares_say(s, "held", err);
 	/* One not told: the job ends before this node's tree runs too. */
 	for (i = 1; !ret && i < s->npeers; i++)
 		ret = peer_send(s->peers[i], json_pack("{s:b}", "release", 1), err);
@@ -458,22 +469,11 @@ static int on_held(void *arg, struct ckpt_err *err)
  */
 static int shares_started(struct started_ctx *s, pid_t init)
 {
-	struct ckpt_err *err = &s->failed;
-	json_t *msg = NULL;
-	size_t i;
-	int ret = 0;
+	int ret = shares_say(s, "started", &s->failed);
 
-	for (i = 1; !ret && i < s->npeers; i++) {
-		ret = peer_reply(s->peers[i], &msg, CKPTD_PEER_WAIT_S, err);
-		if (!ret && !json_object_get(msg, "started"))
-			ret = ckpt_err_set(err, EPROTO, "node %s did not say started",
-					   peer_name(s->peers[i]));
-		json_decref(msg);
-		msg = NULL;
-	}
 	if (ret) {
 		ckptd_log(s->d, 0, "job %s: a share failed once released (%s); the job is ended",
-			  s->j->id, err->msg);
+			  s->j->id, s->failed.msg);
 		kill(init, SIGKILL);
 	}
 	return ret;

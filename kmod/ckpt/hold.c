@@ -7,10 +7,10 @@
  * byte back, the go. End of file (the holder closed its end or died) or
  * an error calls the restart off: the process is killed having run none
  * of its code. Only a fatal signal ends the wait otherwise; a stop or
- * any other signal waits with it, and so does a freeze (suspend). ckptd holds the shares of a job
- * restarted over several nodes so, each node filling its memory at the
- * same time as the others and none running before all are whole
- * (Documentation/ckptd.md, "Restart").
+ * any other signal waits with it, and so does a freeze (suspend). ckptd
+ * holds the shares of a job restarted over several nodes so, each node
+ * filling its memory at the same time as the others and none running
+ * before all are whole (Documentation/ckptd.md, "Restart").
  *
  * The wait sleeps killable on the socket's wait queue with a wake
  * function of its own: the socket's wake-ups are for interruptible
@@ -69,9 +69,11 @@ static bool can_send(struct sock *sk)
 
 /*
  * Killable only; freezable, and out of the load average, since the
- * holder may take minutes (other nodes' shares).
+ * holder may take minutes (other nodes' shares). 0 once @ready, -EINTR
+ * when killed.
  */
-static void hold_sleep(struct sock *sk, bool (*ready)(struct sock *sk))
+static int hold_sleep(struct sock *sk, bool (*ready)(struct sock *sk),
+		      struct ckpt_why *why)
 {
 	struct wait_queue_entry wq;
 	wait_queue_head_t *head = sk_sleep(sk);
@@ -87,6 +89,10 @@ static void hold_sleep(struct sock *sk, bool (*ready)(struct sock *sk))
 	}
 	__set_current_state(TASK_RUNNING);
 	remove_wait_queue(head, &wq);
+	if (!fatal_signal_pending(current))
+		return 0;
+	why->msg = "killed while held";
+	return -EINTR;
 }
 
 int ckpt_hold_wait(struct file *hold, struct ckpt_why *why)
@@ -106,11 +112,9 @@ int ckpt_hold_wait(struct file *hold, struct ckpt_why *why)
 		ret = kernel_sendmsg(sock, &msg, &v, 1, 1);
 		if (ret != -EAGAIN)
 			break;
-		hold_sleep(sock->sk, can_send);
-		if (fatal_signal_pending(current)) {
-			why->msg = "killed while held";
-			return -EINTR;
-		}
+		ret = hold_sleep(sock->sk, can_send, why);
+		if (ret)
+			return ret;
 	}
 	if (ret != 1) {
 		why->msg = "cannot tell the holder the process is whole";
@@ -118,11 +122,9 @@ int ckpt_hold_wait(struct file *hold, struct ckpt_why *why)
 	}
 	/* Members of a tree share one socket: another may take the byte seen. */
 	do {
-		hold_sleep(sock->sk, can_recv);
-		if (fatal_signal_pending(current)) {
-			why->msg = "killed while held";
-			return -EINTR;
-		}
+		ret = hold_sleep(sock->sk, can_recv, why);
+		if (ret)
+			return ret;
 		msg = (struct msghdr){ .msg_flags = MSG_DONTWAIT };
 		ret = kernel_recvmsg(sock, &msg, &v, 1, 1, MSG_DONTWAIT);
 	} while (ret == -EAGAIN);
