@@ -53,7 +53,7 @@ struct restart {
 	unsigned int filemap_len;
 	char *mac;		/* meta.mac's text: which snapshot this is */
 	int dirfd;		/* the snapshot, for shipping shares */
-	size_t shipping;	/* the peer whose share is on its way */
+	bool waiting[CKPTD_MAX_NODES];	/* the peers "wait" keeps waiting */
 };
 
 /*
@@ -599,14 +599,18 @@ static int build_map(struct ckptd *d, struct restart *r, struct job *j,
  * closes the connections unconfirmed, and the shares that started end.
  * On success the connections stay open for the confirm.
  */
-/* While one share is on its way, the shares ready before wait anew. */
+/*
+ * While a share is on its way or checked, the peers that have their own
+ * (checking it, or ready) wait anew for their "go", which skips "wait".
+ */
 static void keep_waiting(void *arg)
 {
 	struct restart *r = arg;
 	size_t i;
 
-	for (i = 1; i < r->shipping; i++)
-		peer_send(r->peers[i], json_pack("{s:b}", "wait", 1), NULL);
+	for (i = 1; i < CKPTD_MAX_NODES; i++)
+		if (r->waiting[i])
+			peer_send(r->peers[i], json_pack("{s:b}", "wait", 1), NULL);
 }
 
 /*
@@ -650,7 +654,6 @@ static int ship_share(struct restart *r, size_t i, json_t **reply,
 			 json_string_value(json_object_get(m, "image")));
 		names[len++] = at;
 	}
-	r->shipping = i;
 	ret = ship_send(r->peers[i], r->dirfd, names, false, &tick, err);
 	free(names);
 	free(paths);
@@ -680,13 +683,70 @@ static void *own_check_run(void *arg)
 	return NULL;
 }
 
+/* Share @i's "ready": its node's addresses kept; 0 or -errno with @err. */
+static int share_ready(struct restart *r, size_t i, json_t *reply,
+		       struct ckpt_err *err)
+{
+	if (!ckptd_msg_str(reply, "ready")) {
+		json_decref(reply);
+		return ckpt_err_set(err, EPROTO, "node %s: no \"ready\" for its share",
+				    json_string_value(json_array_get(r->targets, i)));
+	}
+	json_array_set(r->now, i, json_object_get(reply, "addrs") ?: json_null());
+	json_decref(reply);
+	r->waiting[i] = true;
+	return 0;
+}
+
+/*
+ * Share @i's node asked to restart it. It answers at once: it has the
+ * share ("have", *@have: it checks it now, beside the others, and says
+ * "ready" later), or it needs it shipped (ship_share(), after which it checks
+ * it and says "ready"). Until stop 57 each node answered only once its
+ * check was done, and the next was asked then: over K nodes, K - 1
+ * checks one after the other.
+ */
+static int ask_share(struct ckptd *d, struct restart *r, struct job *j,
+		     size_t i, bool *have, struct ckpt_err *err)
+{
+	const json_t *nodes = json_object_get(r->meta, "nodes");
+	const char *target = json_string_value(json_array_get(r->targets, i));
+	json_t *reply;
+	int ret;
+
+	r->peers[i] = peer_connect(d, target, err);
+	if (!r->peers[i])
+		return -EHOSTUNREACH;
+	ret = peer_call(r->peers[i], json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}",
+			"op", "peer-restart", "job", j->id, "dir", r->dir,
+			"node", json_string_value(json_object_get(json_array_get(nodes, i), "node")),
+			"coordinator", d->node, "mac", r->mac), &reply,
+			CKPTD_PEER_WAIT_S, err);
+	if (ret)
+		return ret;
+	*have = json_is_true(json_object_get(reply, "have"));
+	if (*have) {
+		json_decref(reply);
+		r->waiting[i] = true;
+		return 0;
+	}
+	if (!json_is_true(json_object_get(reply, "need"))) {
+		json_decref(reply);
+		return ckpt_err_set(err, EPROTO, "node %s: neither \"have\" nor \"need\" for its share",
+				    target);
+	}
+	json_decref(reply);
+	ret = ship_share(r, i, &reply, err);
+	return ret ? ret : share_ready(r, i, reply, err);
+}
+
 static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 			struct ckpt_err *err)
 {
-	const json_t *nodes = json_object_get(r->meta, "nodes");
+	size_t i, n = json_array_size(json_object_get(r->meta, "nodes"));
 	struct own_check own = { .dir = r->dir, .tree = r->tree };
+	bool checking[CKPTD_MAX_NODES] = { false };
 	json_t *reply;
-	size_t i, n = json_array_size(nodes);
 	pthread_t tid;
 	bool apart;
 	int ret = 0;
@@ -700,29 +760,17 @@ static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 			return own.ret;
 		}
 	}
+	for (i = 1; !ret && i < n; i++)
+		ret = ask_share(d, r, j, i, &checking[i], err);
+	/* Every node with its share checks it now; each "ready" in turn. */
 	for (i = 1; !ret && i < n; i++) {
-		const char *target = json_string_value(json_array_get(r->targets, i));
-
-		/* Those ready before wait for "go" while this one gets ready. */
-		r->shipping = i;
+		if (!checking[i])
+			continue;	/* shipped, checked and ready */
+		r->waiting[i] = false;
 		keep_waiting(r);
-		r->peers[i] = peer_connect(d, target, err);
-		if (!r->peers[i])
-			ret = -EHOSTUNREACH;
-		else
-			ret = peer_call(r->peers[i], json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}",
-					"op", "peer-restart", "job", j->id, "dir", r->dir,
-					"node", json_string_value(json_object_get(json_array_get(nodes, i), "node")),
-					"coordinator", d->node, "mac", r->mac), &reply,
-					CKPTD_PEER_WAIT_S, err);
-		if (!ret && json_is_true(json_object_get(reply, "need"))) {
-			json_decref(reply);
-			ret = ship_share(r, i, &reply, err);
-		}
-		if (!ret) {
-			json_array_set(r->now, i, json_object_get(reply, "addrs") ?: json_null());
-			json_decref(reply);
-		}
+		ret = peer_reply(r->peers[i], &reply, CKPTD_PEER_WAIT_S, err);
+		if (!ret)
+			ret = share_ready(r, i, reply, err);
 	}
 	if (apart)
 		pthread_join(tid, NULL);
@@ -1242,8 +1290,9 @@ static int share_find(struct ckptd *d, struct peer *p, const char *id,
 	free(text);
 	if (dfd >= 0)
 		close(dfd);
+	/* Said at once: the coordinator asks the next node while this one checks. */
 	if (same)
-		return 0;
+		return peer_send(p, json_pack("{s:b, s:b}", "ok", 1, "have", 1), err);
 	snprintf(what, sizeof(what), "%.16s.in", id);
 	ret = ship_stage_make(d, what, stage, err);
 	if (ret)

@@ -81,12 +81,14 @@ const char *ckptd_mode(const char *mode);
  * snapshot kept whole on another node too (daemon/copy.c); 6: a
  * continue's shares say when they are staged ({"staged"}) and go on when
  * every one is ({"release"}), before their images are written; 7:
- * peer-copy's "dir" and "uid", a copy into a --dir. The nodes of a
- * cluster run one
+ * peer-copy's "dir" and "uid", a copy into a --dir; 8: a restart's
+ * shares say "held" once whole and run on "release"; 9: a node that has
+ * its share of a restart says "have" at once and checks it beside the
+ * other nodes. The nodes of a cluster run one
  * ckpt version: a request of
  * another protocol is refused, naming both, before its shape is read.
  */
-#define CKPTD_PEER_PROTO	8
+#define CKPTD_PEER_PROTO	9
 
 /* A peer request's "proto": 0, or -EPROTO with @err naming both. */
 int ckptd_peer_proto_check(const json_t *req, struct ckpt_err *err);

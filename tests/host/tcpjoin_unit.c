@@ -127,6 +127,7 @@ static int copy(const char *text, struct ckpt_err *err)
 int main(void)
 {
 	struct ckpt_err err;
+	char req[96], want[128];
 	char first[65];
 
 	printf("TAP version 13\n1..29\n");
@@ -178,10 +179,14 @@ int main(void)
 		      "{\"a\":[[7,5,\"192.0.2.10:4000\",\"198.51.100.1:2\"]]}"),
 	      "--outside close: one whose other end shut down writing too, as on one node");
 	/* Every peer request's protocol version, checked before its shape. */
-	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 8}", &err) == 0,
-	      "a peer request of this protocol (8): taken");
-	check(proto("{\"op\": \"peer-checkpoint\", \"proto\": 7}", &err) == -EPROTO &&
-	      strstr(err.msg, "protocol 7, this node 8: every node must run the same ckpt version") &&
+	snprintf(req, sizeof(req), "{\"op\": \"peer-checkpoint\", \"proto\": %d}",
+		 CKPTD_PEER_PROTO);
+	check(proto(req, &err) == 0, "a peer request of this protocol: taken");
+	snprintf(req, sizeof(req), "{\"op\": \"peer-checkpoint\", \"proto\": %d}",
+		 CKPTD_PEER_PROTO - 1);
+	snprintf(want, sizeof(want), "protocol %d, this node %d: every node must run the same ckpt version",
+		 CKPTD_PEER_PROTO - 1, CKPTD_PEER_PROTO);
+	check(proto(req, &err) == -EPROTO && strstr(err.msg, want) &&
 	      proto("{\"op\": \"peer-join\"}", &err) == -EPROTO &&
 	      strstr(err.msg, "older ckptd peer protocol (no version)") &&
 	      proto("{\"op\": \"peer-join\", \"proto\": \"2\"}", &err) == -EPROTO,
