@@ -387,6 +387,11 @@ int peer_send_raw(struct peer *p, const void *buf, size_t len,
 		  struct ckpt_err *err);
 int peer_recv_raw(struct peer *p, void *buf, size_t len, int secs,
 		  struct ckpt_err *err);
+/*
+ * Whether a message (or the connection's end) is there to read within
+ * @ms: 1, or 0. It tells when peer_recv() would not wait.
+ */
+int peer_wait(struct peer *p, int ms);
 /* The reply to a request sent ("ok" true, else -EPERM with its error). */
 int peer_reply(struct peer *p, json_t **reply, int secs, struct ckpt_err *err);
 /* In a peer worker: a refusal, named. */

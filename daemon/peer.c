@@ -29,6 +29,7 @@
 #include <time.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,6 +409,18 @@ int peer_recv_raw(struct peer *p, void *buf, size_t len, int secs,
 		return ckpt_err_set(err, EIO, "node %s: connection lost (%s)",
 				    p->name, errno == EAGAIN ? "timed out" : tls_error());
 	return 0;
+}
+
+int peer_wait(struct peer *p, int ms)
+{
+	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+	int ret;
+
+	if (SSL_pending(p->ssl) > 0)
+		return 1;
+	while ((ret = poll(&pfd, 1, ms)) < 0 && errno == EINTR)
+		;
+	return ret > 0;
 }
 
 int peer_reply(struct peer *p, json_t **reply, int secs, struct ckpt_err *err)

@@ -53,7 +53,10 @@ struct restart {
 	unsigned int filemap_len;
 	char *mac;		/* meta.mac's text: which snapshot this is */
 	int dirfd;		/* the snapshot, for shipping shares */
-	bool waiting[CKPTD_MAX_NODES];	/* the peers "wait" keeps waiting */
+	bool checking[CKPTD_MAX_NODES];	/* the peers checking their share */
+	bool waiting[CKPTD_MAX_NODES];	/* those ready: "wait" keeps them */
+	int failed;		/* a checking peer's refusal, read meanwhile */
+	struct ckpt_err fail_err;
 };
 
 /*
@@ -587,21 +590,37 @@ static int build_map(struct ckptd *d, struct restart *r, struct job *j,
 	return ret;
 }
 
+/* How often the nodes that wait for "go" are told to wait on (as ship.c's). */
+#define WAIT_TICK_S	20
+
+static int share_ready(struct restart *r, size_t i, json_t *reply,
+		       struct ckpt_err *err);
+
 /*
- * The other nodes' shares, in steps: each checks the snapshot and says it
- * is ready, with its node's addresses; only when all are does each get
- * "go", with the address map, and make its share's connections ("made");
- * this node's made too, each gets "talk" and makes its share's tree, as
- * this node does its own (on_made()); every tree whole and held by the
- * engine, each gets "release" (on_held()) and says "started"; once this
- * node's runs too, each gets "confirm" (on_started()).
- * A failure before "go" starts none; one after it, or this node's own,
- * closes the connections unconfirmed, and the shares that started end.
- * On success the connections stay open for the confirm.
+ * A checking node's "ready", read now that it came, or its refusal, kept
+ * in r->failed for the restart's error (the first one).
  */
+static void take_ready(struct restart *r, size_t i)
+{
+	struct ckpt_err err;
+	json_t *reply;
+	int ret;
+
+	r->checking[i] = false;
+	ret = peer_reply(r->peers[i], &reply, CKPTD_PEER_WAIT_S, &err);
+	if (!ret)
+		ret = share_ready(r, i, reply, &err);
+	if (ret && !r->failed) {
+		r->failed = ret;
+		r->fail_err = err;
+	}
+}
+
 /*
- * While a share is on its way or checked, the peers that have their own
- * (checking it, or ready) wait anew for their "go", which skips "wait".
+ * While a share is on its way or checked: every "ready" that came is
+ * read, and the nodes that said it wait anew for their "go" (which skips
+ * "wait"). Only those: a node still checking reads nothing until then,
+ * and one whose check fails closes with nothing of ours unread.
  */
 static void keep_waiting(void *arg)
 {
@@ -609,8 +628,27 @@ static void keep_waiting(void *arg)
 	size_t i;
 
 	for (i = 1; i < CKPTD_MAX_NODES; i++)
+		if (r->checking[i] && peer_wait(r->peers[i], 0))
+			take_ready(r, i);
+	for (i = 1; i < CKPTD_MAX_NODES; i++)
 		if (r->waiting[i])
 			peer_send(r->peers[i], json_pack("{s:b}", "wait", 1), NULL);
+}
+
+/*
+ * Node @i's reply, waiting up to CKPTD_PEER_WAIT_S, the others kept
+ * waiting meanwhile: a node's 120 s for its "go" never runs out while
+ * another is checked or shipped.
+ */
+static int reply_ticking(struct restart *r, size_t i, json_t **reply,
+			 struct ckpt_err *err)
+{
+	int waited;
+
+	for (waited = 0; waited < CKPTD_PEER_WAIT_S &&
+	     !peer_wait(r->peers[i], WAIT_TICK_S * 1000); waited += WAIT_TICK_S)
+		keep_waiting(r);
+	return peer_reply(r->peers[i], reply, CKPTD_PEER_WAIT_S, err);
 }
 
 /*
@@ -657,9 +695,9 @@ static int ship_share(struct restart *r, size_t i, json_t **reply,
 	ret = ship_send(r->peers[i], r->dirfd, names, false, &tick, err);
 	free(names);
 	free(paths);
-	/* Its own check of what came may take a while: the others wait anew. */
+	/* Its own check of what came may take a while: the others wait on. */
 	keep_waiting(r);
-	return ret ? ret : peer_reply(r->peers[i], reply, CKPTD_PEER_WAIT_S, err);
+	return ret ? ret : reply_ticking(r, i, reply, err);
 }
 
 /*
@@ -700,20 +738,21 @@ static int share_ready(struct restart *r, size_t i, json_t *reply,
 
 /*
  * Share @i's node asked to restart it. It answers at once: it has the
- * share ("have", *@have: it checks it now, beside the others, and says
- * "ready" later), or it needs it shipped (ship_share(), after which it checks
+ * share ("have": it checks it now, beside the others, and says "ready"
+ * later), or it needs it shipped (ship_share(), after which it checks
  * it and says "ready"). Until stop 57 each node answered only once its
  * check was done, and the next was asked then: over K nodes, K - 1
  * checks one after the other.
  */
 static int ask_share(struct ckptd *d, struct restart *r, struct job *j,
-		     size_t i, bool *have, struct ckpt_err *err)
+		     size_t i, struct ckpt_err *err)
 {
 	const json_t *nodes = json_object_get(r->meta, "nodes");
 	const char *target = json_string_value(json_array_get(r->targets, i));
 	json_t *reply;
 	int ret;
 
+	keep_waiting(r);	/* a connect may take its 10 s */
 	r->peers[i] = peer_connect(d, target, err);
 	if (!r->peers[i])
 		return -EHOSTUNREACH;
@@ -724,10 +763,9 @@ static int ask_share(struct ckptd *d, struct restart *r, struct job *j,
 			CKPTD_PEER_WAIT_S, err);
 	if (ret)
 		return ret;
-	*have = json_is_true(json_object_get(reply, "have"));
-	if (*have) {
+	if (json_is_true(json_object_get(reply, "have"))) {
 		json_decref(reply);
-		r->waiting[i] = true;
+		r->checking[i] = true;
 		return 0;
 	}
 	if (!json_is_true(json_object_get(reply, "need"))) {
@@ -740,17 +778,32 @@ static int ask_share(struct ckptd *d, struct restart *r, struct job *j,
 	return ret ? ret : share_ready(r, i, reply, err);
 }
 
+/*
+ * The other nodes' shares, in steps: each checks the snapshot and says it
+ * is ready, with its node's addresses; only when all are does each get
+ * "go", with the address map, and make its share's connections ("made");
+ * this node's made too, each gets "talk" and makes its share's tree, as
+ * this node does its own (on_made()); every tree whole and held by the
+ * engine, each gets "release" (on_held()) and says "started"; once this
+ * node's runs too, each gets "confirm" (on_started()).
+ * A failure before "go" starts none; one after it, or this node's own,
+ * closes the connections unconfirmed, and the shares that started end.
+ * On success the connections stay open for the confirm.
+ */
 static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 			struct ckpt_err *err)
 {
 	size_t i, n = json_array_size(json_object_get(r->meta, "nodes"));
 	struct own_check own = { .dir = r->dir, .tree = r->tree };
-	bool checking[CKPTD_MAX_NODES] = { false };
+	struct timespec until;
 	json_t *reply;
 	pthread_t tid;
 	bool apart;
 	int ret = 0;
 
+	if (n > CKPTD_MAX_NODES)
+		return ckpt_err_set(err, E2BIG, "job %s: %zu nodes, at most %d", j->id,
+				    n, CKPTD_MAX_NODES);
 	/* Without a thread, the check comes first, as it did. */
 	apart = !pthread_create(&tid, NULL, own_check_run, &own);
 	if (!apart) {
@@ -760,20 +813,29 @@ static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 			return own.ret;
 		}
 	}
-	for (i = 1; !ret && i < n; i++)
-		ret = ask_share(d, r, j, i, &checking[i], err);
+	for (i = 1; !ret && !r->failed && i < n; i++)
+		ret = ask_share(d, r, j, i, err);
 	/* Every node with its share checks it now; each "ready" in turn. */
-	for (i = 1; !ret && i < n; i++) {
-		if (!checking[i])
-			continue;	/* shipped, checked and ready */
-		r->waiting[i] = false;
-		keep_waiting(r);
-		ret = peer_reply(r->peers[i], &reply, CKPTD_PEER_WAIT_S, err);
+	for (i = 1; !ret && !r->failed && i < n; i++) {
+		if (!r->checking[i])
+			continue;	/* shipped and ready, or read meanwhile */
+		r->checking[i] = false;
+		ret = reply_ticking(r, i, &reply, err);
 		if (!ret)
 			ret = share_ready(r, i, reply, err);
 	}
-	if (apart)
-		pthread_join(tid, NULL);
+	/* A refusal read while waiting for another: the first one told. */
+	if (!ret && r->failed) {
+		*err = r->fail_err;
+		ret = r->failed;
+	}
+	while (apart) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += WAIT_TICK_S;
+		if (pthread_timedjoin_np(tid, NULL, &until) != ETIMEDOUT)
+			break;
+		keep_waiting(r);
+	}
 	/* Its own share damaged: the others, ready, never get "go". */
 	if (!ret && own.ret) {
 		*err = own.err;
