@@ -1748,12 +1748,19 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 	snapdir_shown(&sh.s.sd, &err);
 	if (ret) {
 		json_decref(chans);
+		if (sh.s.j)
+			snap_apply(&sh.s, "abort");
+		/* Its last process gone while it was taken: it ended, as above. */
+		if (sh.s.j && !job_roots(sh.s.j, roots, CKPT_TREE_MAX_ROOTS)) {
+			ckptd_log(d, 1, "job %.16s: its share here ended as it was taken (%s); no part of snapshot %lld",
+				  sh.id, err.msg, (long long)sh.seq);
+			peer_send(p, json_pack("{s:b, s:b}", "ok", 1, "ended", 1), NULL);
+			goto out;
+		}
 		ckptd_log(d, 1, "job %.16s: no share of snapshot %lld: %s", sh.id ?: "",
 			  (long long)sh.seq, err.msg);
 		peer_send(p, json_pack("{s:b, s:o}", "ok", 0, "error",
 				       json_sprintf("node %s: %s", d->node, err.msg)), NULL);
-		if (sh.s.j)
-			snap_apply(&sh.s, "abort");
 		goto out;
 	}
 	/* An answer too long for one message must not leave the job stopped. */
