@@ -643,11 +643,21 @@ static void keep_waiting(void *arg)
 static int reply_ticking(struct restart *r, size_t i, json_t **reply,
 			 struct ckpt_err *err)
 {
-	int waited;
+	int waited = 0;
 
-	for (waited = 0; waited < CKPTD_PEER_WAIT_S &&
-	     !peer_wait(r->peers[i], WAIT_TICK_S * 1000); waited += WAIT_TICK_S)
+	while (!peer_wait(r->peers[i], WAIT_TICK_S * 1000)) {
+		waited += WAIT_TICK_S;
+		if (waited >= CKPTD_PEER_WAIT_S)
+			return ckpt_err_set(err, ETIMEDOUT, "node %s: no answer in %d s",
+					    json_string_value(json_array_get(r->targets, i)),
+					    CKPTD_PEER_WAIT_S);
 		keep_waiting(r);
+		/* Another node refused meanwhile: this restart is over. */
+		if (r->failed) {
+			*err = r->fail_err;
+			return r->failed;
+		}
+	}
 	return peer_reply(r->peers[i], reply, CKPTD_PEER_WAIT_S, err);
 }
 
@@ -824,17 +834,17 @@ static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 		if (!ret)
 			ret = share_ready(r, i, reply, err);
 	}
+	while (apart) {
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += WAIT_TICK_S;
+		if (pthread_clockjoin_np(tid, NULL, CLOCK_MONOTONIC, &until) != ETIMEDOUT)
+			break;
+		keep_waiting(r);
+	}
 	/* A refusal read while waiting for another: the first one told. */
 	if (!ret && r->failed) {
 		*err = r->fail_err;
 		ret = r->failed;
-	}
-	while (apart) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += WAIT_TICK_S;
-		if (pthread_timedjoin_np(tid, NULL, &until) != ETIMEDOUT)
-			break;
-		keep_waiting(r);
 	}
 	/* Its own share damaged: the others, ready, never get "go". */
 	if (!ret && own.ret) {

@@ -1553,6 +1553,20 @@ static int share_dir(struct ckptd *d, struct share *sh, struct ckpt_err *err)
 }
 
 /*
+ * The directory share_dir() made under the shared root (DIR/NODE), gone
+ * with the share it held no part of; a stage is removed as always.
+ */
+static void share_dir_remove(struct share *sh)
+{
+	char *slash = strrchr(sh->s.treedir, '/');
+
+	if (sh->s.stage.fd >= 0 || !slash || strcmp(slash, "/0"))
+		return;
+	*slash = '\0';
+	file_remove_tree(sh->s.treedir);
+}
+
+/*
  * A continue's share, staged and stopped while the engine writes its
  * images: the coordinator hears so, and says whether every share is
  * ({"release": true}: it goes on now). No word, or another: it waits for
@@ -1720,6 +1734,7 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 	pid_t roots[CKPT_TREE_MAX_ROOTS];
 	json_t *node = NULL, *chans = NULL, *msg;
 	struct ckpt_err err;
+	bool taken;
 	int ret = 0;
 
 	sh.id = ckptd_msg_str(req, "job");
@@ -1742,7 +1757,8 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 		peer_send(p, json_pack("{s:b, s:b}", "ok", 1, "ended", 1), NULL);
 		return;
 	}
-	if (!ret)
+	taken = !ret;
+	if (taken)
 		ret = share_take(d, &sh, &node, &chans, &err);
 	/* Open until the share is done: its sums may be read after release. */
 	snapdir_shown(&sh.s.sd, &err);
@@ -1750,10 +1766,14 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 		json_decref(chans);
 		if (sh.s.j)
 			snap_apply(&sh.s, "abort");
-		/* Its last process gone while it was taken: it ended, as above. */
-		if (sh.s.j && !job_roots(sh.s.j, roots, CKPT_TREE_MAX_ROOTS)) {
+		/*
+		 * Its last process gone while it was taken: it ended, as
+		 * above, and nothing of it stays in the snapshot.
+		 */
+		if (taken && !job_roots(sh.s.j, roots, CKPT_TREE_MAX_ROOTS)) {
 			ckptd_log(d, 1, "job %.16s: its share here ended as it was taken (%s); no part of snapshot %lld",
 				  sh.id, err.msg, (long long)sh.seq);
+			share_dir_remove(&sh);
 			peer_send(p, json_pack("{s:b, s:b}", "ok", 1, "ended", 1), NULL);
 			goto out;
 		}
