@@ -57,7 +57,12 @@
  *        normally, with a message in @errmsg. A failure after the caller's
  *        memory is replaced kills the process and writes the message to
  *        @err_fd. On success no call returns to the caller's code: every
- *        thread resumes where the image left it.
+ *        thread resumes where the image left it. The engine closes the
+ *        image's descriptor, @err_fd (a pipe's reader sees its end: the
+ *        restart took), the /dev/ckpt descriptor and those @flags name;
+ *        any other descriptor of the caller's the image does not name
+ *        stays open in the restarted process, so the caller closes what
+ *        it must not keep before the call.
  *
  *        struct ckpt_restart {
  *            __s32 fd;             in:  the image
