@@ -314,6 +314,7 @@ struct ckpt_restart_req {
 	struct path root;		/* where the image's paths start */
 	struct file *uffd;		/* a lazy restart's, referenced */
 	struct file *hold;		/* a held restart's socket, referenced */
+	struct file *err;		/* where late errors go, referenced */
 	struct ckpt_objfiles of;
 	/* The image up to its VMAS section, read and validated. */
 	struct ckpt_img_header *hdr;
@@ -556,18 +557,48 @@ static void close_restarter_fds(struct file *dev,
 		close_fd(args->hold_fd);
 }
 
-static void late_error(int err_fd, const char *why)
+/*
+ * The descriptor late errors go to, taken when the restart starts: a
+ * restart whose failure could not be told is refused while it still can
+ * be, and the file written later is the one checked now.
+ */
+static int get_err_file(struct ckpt_restart_req *q)
 {
-	struct file *f = err_fd >= 0 ? fget(err_fd) : NULL;
+	int fd = q->args->err_fd;
+	struct file *f;
+
+	if (fd < 0)
+		return 0;
+	f = fget(fd);
+	if (!f) {
+		q->why.msg = "err_fd is not open";
+		return -EBADF;
+	}
+	if (!(f->f_mode & FMODE_WRITE)) {
+		fput(f);
+		q->why.msg = "err_fd is not open for writing";
+		return -EBADF;
+	}
+	q->err = f;
+	return 0;
+}
+
+/*
+ * The message, on a file kernel_write() takes: one with write_iter alone
+ * (a pipe, a socket, a regular file), not /dev/null's kind, which has
+ * write too (and would only be warned about).
+ */
+static void late_error(struct file *f, const char *why)
+{
 	char buf[CKPT_WHY_LEN];
 	loff_t pos = 0;
 	int len;
 
-	if (!f)
+	if (!(f->f_mode & FMODE_CAN_WRITE) || !f->f_op->write_iter ||
+	    f->f_op->write)
 		return;
 	len = scnprintf(buf, sizeof(buf), "%s\n", why ?: "restart failed");
 	kernel_write(f, buf, len, &pos);
-	fput(f);
 }
 
 /*
@@ -620,7 +651,9 @@ static int get_inputs(struct ckpt_restart_req *q)
 	const struct ckpt_restart *args = q->args;
 	int ret;
 
-	ret = get_root(args, &q->root, &q->why);
+	ret = get_err_file(q);
+	if (!ret)
+		ret = get_root(args, &q->root, &q->why);
 	if (ret)
 		return ret;
 	if (args->flags & CKPT_RESTART_LAZY) {
@@ -935,12 +968,15 @@ long ckpt_ioctl_restart(struct file *file, struct ckpt_restart __user *uarg)
 	mutex_unlock(&ctx->lock);
 	wake_up_all(&ctx->wq);
 
-	if (ret && q->fatal)
-		late_error(args.err_fd, q->why.msg);
-	else if (ret)
+	if (ret && q->fatal) {
+		if (q->err)
+			late_error(q->err, q->why.msg);
+	} else if (ret)
 		ckpt_put_errmsg(args.errmsg, args.errmsg_len, q->why.msg);
 	else
 		close_restarter_fds(file, &args);
+	if (q->err)
+		fput(q->err);
 	kfree(q);
 	return ret;
 }

@@ -756,7 +756,10 @@ static int ioctl_restart(struct ckpt_restart *r)
 	return ret;
 }
 
-/* Unknown flags, a flag without its mate, and a root for the image's paths that is none. */
+/*
+ * Unknown flags, a flag without its mate, a root for the image's paths that
+ * is none, and an err_fd that cannot be written.
+ */
 TEST_F(errors, restart_flags_and_root_descriptor)
 {
 	struct ckpt_restart r = { .nr_threads = 1, .err_fd = -1 };
@@ -807,6 +810,21 @@ TEST_F(errors, restart_flags_and_root_descriptor)
 	r.hold_fd = 1000;
 	EXPECT_EQ(-EBADF, ioctl_restart(&r));
 	EXPECT_NE(NULL, strstr(msg, "hold descriptor is not open")) TH_LOG("%s", msg);
+	/*
+	 * Late errors to a descriptor the kernel may not write: refused at
+	 * once (it once reached kernel_write() at a late failure, and warned).
+	 */
+	r.flags = 0;
+	r.hold_fd = 0;
+	r.err_fd = fd;
+	msg[0] = '\0';
+	EXPECT_EQ(-EBADF, ioctl_restart(&r));
+	EXPECT_NE(NULL, strstr(msg, "err_fd is not open for writing")) TH_LOG("%s", msg);
+	r.err_fd = 1000;
+	msg[0] = '\0';
+	EXPECT_EQ(-EBADF, ioctl_restart(&r));
+	EXPECT_NE(NULL, strstr(msg, "err_fd is not open")) TH_LOG("%s", msg);
+	EXPECT_EQ(NULL, strstr(msg, "for writing")) TH_LOG("%s", msg);
 	close(fd);
 	EXPECT_TRUE(target_alive(&self->t, "1"));
 }

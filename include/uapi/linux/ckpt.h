@@ -66,7 +66,9 @@
  *
  *        struct ckpt_restart {
  *            __s32 fd;             in:  the image
- *            __s32 err_fd;         in:  late errors are written here, or -1
+ *            __s32 err_fd;         in:  late errors are written here, or -1;
+ *                                       open for writing (-EBADF otherwise;
+ *                                       /dev/null takes none)
  *            __u32 flags;          in:  CKPT_RESTART_* (-EINVAL otherwise)
  *            __u32 nr_threads;     in:  threads taking part, caller included
  *            __u64 errmsg;         in:  user buffer for a message, or 0
