@@ -1721,6 +1721,22 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 }
 
 /*
+ * Whether the job's share on this node has ended: no record, no process
+ * left, or no cgroup. A peer worker's records are ckptd's at its fork, and
+ * ckptd may since have dropped the job, its cgroup with it (job_reap()).
+ */
+static bool share_ended(const struct job *j)
+{
+	pid_t roots[CKPT_TREE_MAX_ROOTS];
+	int n;
+
+	if (!j)
+		return true;
+	n = job_roots(j, roots, CKPT_TREE_MAX_ROOTS);
+	return !n || n == -ENOENT;
+}
+
+/*
  * peer-checkpoint {job, seq, dir, timeout, root?, token}: this node's
  * share of a coordinated checkpoint into DIR/NODE/0 (DIR, the
  * coordinator's SEQ.tmp, under the snapshot root the job's nodes share or
@@ -1731,7 +1747,6 @@ static const char *share_await(struct ckptd *d, struct peer *p,
 void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 {
 	struct share sh = { .s = { .d = d, .sd.fd = -1, .tmp_fd = -1, .stage.fd = -1 } };
-	pid_t roots[CKPT_TREE_MAX_ROOTS];
 	json_t *node = NULL, *chans = NULL, *msg;
 	struct ckpt_err err;
 	bool taken;
@@ -1751,7 +1766,7 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 	    sh.timeout < 0 || sh.timeout > CKPT_TIMEOUT_MAX_MS / 1000)
 		ret = ckpt_err_set(&err, EINVAL, "a bad request");
 	/* Its processes all gone (its record too, maybe): the share ended. */
-	if (!ret && (!sh.s.j || !job_roots(sh.s.j, roots, CKPT_TREE_MAX_ROOTS))) {
+	if (!ret && share_ended(sh.s.j)) {
 		ckptd_log(d, 1, "job %.16s: its share here has ended; no part of snapshot %lld",
 			  sh.id, (long long)sh.seq);
 		peer_send(p, json_pack("{s:b, s:b}", "ok", 1, "ended", 1), NULL);
@@ -1770,7 +1785,7 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 		 * Its last process gone while it was taken: it ended, as
 		 * above, and nothing of it stays in the snapshot.
 		 */
-		if (taken && !job_roots(sh.s.j, roots, CKPT_TREE_MAX_ROOTS)) {
+		if (taken && share_ended(sh.s.j)) {
 			ckptd_log(d, 1, "job %.16s: its share here ended as it was taken (%s); no part of snapshot %lld",
 				  sh.id, err.msg, (long long)sh.seq);
 			share_dir_remove(&sh);
