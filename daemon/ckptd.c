@@ -140,14 +140,9 @@ bad:
 
 static void on_sigchld(evutil_socket_t fd, short what, void *arg)
 {
-	struct ckptd *d = arg;
-	pid_t pid;
-	int st;
-
 	(void)fd;
 	(void)what;
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-		worker_child_exited(d, pid, st);
+	workers_reap(arg);
 }
 
 static void on_stop(evutil_socket_t fd, short what, void *arg)

@@ -328,6 +328,8 @@ void progress_phase(const char *phase, json_int_t procs, json_int_t bytes);
 struct job *worker_job(const struct worker *w);
 struct conn *worker_conn(const struct worker *w);
 void worker_child_exited(struct ckptd *d, pid_t pid, int status);
+/* Every worker that has exited, handled now rather than at its SIGCHLD. */
+void workers_reap(struct ckptd *d);
 void worker_detach_conn(struct worker *w);
 
 /*

@@ -285,6 +285,18 @@ int job_add_pid(struct ckptd *d, const struct job *j, pid_t pid)
 	if (cgroup_path(j, "cgroup.procs", path, sizeof(path)))
 		return -ENAMETOOLONG;
 	fd = open(path, O_WRONLY | O_CLOEXEC);
+	/*
+	 * Gone since job_new() found it: ckptd dropped an earlier record of
+	 * this id (a worker's records are ckptd's at its fork), and its
+	 * tick removed the empty cgroup once. Made again, once.
+	 */
+	if (fd < 0 && errno == ENOENT) {
+		char dir[PATH_MAX];
+
+		cgroup_path(j, NULL, dir, sizeof(dir));
+		if (!mkdir(dir, 0755) || errno == EEXIST)
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+	}
 	if (fd < 0)
 		return -errno;
 	n = snprintf(buf, sizeof(buf), "%d", (int)pid);

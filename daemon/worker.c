@@ -234,13 +234,17 @@ void worker_child_exited(struct ckptd *d, pid_t pid, int status)
 			  w->job ? " of job " : "", w->job ? w->job->id : "",
 			  WIFSIGNALED(status) ? "signal" : "status",
 			  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	/*
+	 * Its report first: a cancelled checkpoint's half-made snapshot is
+	 * swept before its client hears of the end and looks.
+	 */
+	if (w->report)
+		w->report(w, NULL);
 	if (!w->replied && w->conn)
 		conn_fail(w->conn, "ckptd's worker%s%s ended (%s %d) without a result",
 			  w->job ? " for job " : "", w->job ? w->job->id : "",
 			  WIFSIGNALED(status) ? "signal" : "status",
 			  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	if (w->report)
-		w->report(w, NULL);
 	if (w->conn)
 		conn_set_worker(w->conn, NULL);
 	if (w->job && w->job->busy == w)
@@ -251,6 +255,15 @@ void worker_child_exited(struct ckptd *d, pid_t pid, int status)
 	close(w->sock);
 	free(w);
 	job_resume_cut(d);
+}
+
+void workers_reap(struct ckptd *d)
+{
+	pid_t pid;
+	int st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+		worker_child_exited(d, pid, st);
 }
 
 /* In a worker: one frame to its client only, if it has one. */
