@@ -54,14 +54,17 @@ static void checkpoint_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s checkpoint PID [-o IMAGE] [--stop|--kill] [--timeout SECONDS] [--json]\n"
-		"       %s checkpoint --tree PID [-o DIR] [--stop|--kill] [--tmpfs] [--timeout SECONDS] [--json]\n"
+		"       %s checkpoint --tree PID [-o DIR] [--stop|--kill] [--local-files]\n"
+		"                         [--timeout SECONDS] [--json]\n"
 		"Captures process PID (all its threads) into IMAGE (default ckpt-PID.img;\n"
 		"'-' writes to standard output). The process continues, unless --stop\n"
 		"leaves it stopped (SIGSTOP) or --kill ends it once captured.\n"
 		"With --tree, PID and all its descendants, frozen together, into the new\n"
 		"directory DIR (default ckpt-tree-PID): one image per process and a manifest;\n"
-		"with --tmpfs, the content of the tmpfs files they map shared or hold open\n"
-		"for reading too, made again at restart where they are gone.\n",
+		"with --local-files (formerly --tmpfs), the content of the node's own files\n"
+		"they map shared or hold open for reading too (on a tmpfs, as /dev/shm;\n"
+		"under /tmp or /var/tmp on a local disk), made again at restart where\n"
+		"they are gone.\n",
 		prog, prog);
 }
 
@@ -76,7 +79,8 @@ static int checkpoint_parse(int argc, char **argv, struct ckpt_checkpoint *a,
 		{ "timeout", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "tree", no_argument, NULL, 'T' },
-		{ "tmpfs", no_argument, NULL, 'L' },
+		{ "local-files", no_argument, NULL, 'L' },
+		{ "tmpfs", no_argument, NULL, 'L' },	/* its first name */
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -139,7 +143,7 @@ static int checkpoint_parse(int argc, char **argv, struct ckpt_checkpoint *a,
 		return 1;
 	}
 	if ((a->flags & CKPT_CHECKPOINT_LOCAL_FILES) && !*tree) {
-		fprintf(stderr, "%s checkpoint: --tmpfs goes with --tree\n", prog);
+		fprintf(stderr, "%s checkpoint: --local-files goes with --tree\n", prog);
 		return 1;
 	}
 	a->pid = pid;

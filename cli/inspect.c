@@ -25,7 +25,7 @@ static const char *fileobj_kind(__u32 kind)
 {
 	return kind == CKPT_FILE_FIFO ? "fifo" : kind == CKPT_FILE_MEMFD ?
 	       "memfd" : kind == CKPT_FILE_SHMEM ? "shmem" :
-	       kind == CKPT_FILE_LOCAL ? "tmpfs" : "deleted";
+	       kind == CKPT_FILE_LOCAL ? "local" : "deleted";
 }
 
 /*

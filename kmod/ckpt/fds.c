@@ -631,9 +631,16 @@ static int read_state(struct ckpt_fds *scan, u32 i)
 		f->ino = st.ino;
 		/* Still by path; its content too where the node may lose it. */
 		if (scan->objs.local && f->kind == CKPT_FILE_REGULAR &&
-		    ckpt_fileobj_local(file, f->path) && may_read(scan, file))
+		    ckpt_fileobj_local(&scan->objs, file, f->path) &&
+		    may_read(scan, file))
 			ret = ckpt_fileobj_add(&scan->objs, file, CKPT_FILE_LOCAL,
 					       f->path, f->fd);
+		/*
+		 * No room left for its content: by path, as without the flag
+		 * (a mapping of it, which must be an object, fails later).
+		 */
+		if (ret == -E2BIG)
+			ret = 0;
 		return min(ret, 0);
 	}
 }
@@ -654,7 +661,7 @@ static int file_state(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 			  f->fd, f->path,
 			  ret != -E2BIG ? "" : f->kind == CKPT_FILE_EPOLL ?
 			  ": too many epoll items" :
-			  ": too many FIFOs, memfds, deleted and tmpfs files");
+			  ": too many FIFOs, memfds, deleted and node-local files");
 	return ret;
 }
 
@@ -743,6 +750,7 @@ int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
 		return ret;
 	scan->objs.tree = scan->in_tree;
 	scan->objs.local = scan->local_files;
+	ckpt_fileobjs_find_scratch(&scan->objs);
 	scan->objs.ipc = scan->ipc;
 	scan->registered = ckpt_cb_file(reg);
 	scan->cred = get_task_cred(task);

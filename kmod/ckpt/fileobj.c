@@ -3,8 +3,9 @@
  * Files the image carries by content: FIFOs (reopened by path at restart,
  * or made anew if unlinked while open, their buffered bytes written back),
  * memfds and regular files unlinked while open (made anew at restart) and,
- * for a job's tree (CKPT_CHECKPOINT_LOCAL_FILES), regular files on a
- * node's own memory file system that it maps shared or holds readable, or
+ * for a job's tree (CKPT_CHECKPOINT_LOCAL_FILES), regular files of the
+ * node's own (a tmpfs; /tmp and /var/tmp on a local disk: node_local())
+ * that it maps shared or holds readable, or
  * holds write-only and may read (fds.c, may_read()) (used at their path at
  * restart, made again where the path is gone).
  * One FILEOBJ entry per inode, however many descriptors and mappings name
@@ -38,6 +39,7 @@
  * thus give the process no file its user could not open itself.
  */
 
+#include <linux/namei.h>
 #include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/fcntl.h>
@@ -88,6 +90,8 @@ void ckpt_fileobjs_free(struct ckpt_fileobjs *o)
 	}
 	for (i = 0; i < o->nr_uses; i++)
 		fput(o->uses[i].file);
+	for (i = 0; i < o->nr_scratch; i++)
+		path_put(&o->scratch[i]);
 	kvfree(o->img);
 	kvfree(o->key);
 	kvfree(o->file);
@@ -131,17 +135,57 @@ int ckpt_fileobj_kind(struct file *file, const char *p)
 	return CKPT_FILE_DELETED;
 }
 
-bool ckpt_fileobj_local(struct file *file, const char *p)
+/*
+ * /tmp and /var/tmp from the root of the task that runs the scan (whose
+ * view d_path() gives), links followed: a /tmp that is a link to a
+ * scratch file system's directory counts, and a file of a mount no longer
+ * reachable from that root (lazily unmounted, an overlay's private upper
+ * layer) is under neither, whatever its path reads.
+ */
+void ckpt_fileobjs_find_scratch(struct ckpt_fileobjs *o)
+{
+	static const char *const dirs[] = { "/tmp", "/var/tmp" };
+	unsigned int i;
+
+	for (i = 0; o->local && i < ARRAY_SIZE(dirs); i++)
+		if (!kern_path(dirs[i], LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
+			       &o->scratch[o->nr_scratch]))
+			o->nr_scratch++;
+}
+
+/*
+ * What a node keeps for itself: a tmpfs anywhere (/dev/shm, a /tmp in
+ * memory), and its scratch directories, /tmp and /var/tmp, on whatever
+ * local disk file system holds them (Debian 12's /tmp is the root file
+ * system's). Not a network file system's: other nodes see those files.
+ */
+static bool node_local(const struct ckpt_fileobjs *o, struct file *file)
+{
+	const struct super_block *sb = file_inode(file)->i_sb;
+	unsigned int i;
+
+	if (sb->s_magic == TMPFS_MAGIC)
+		return true;
+	if (!(sb->s_type->fs_flags & FS_REQUIRES_DEV))
+		return false;
+	for (i = 0; i < o->nr_scratch; i++)
+		if (path_is_under(&file->f_path, &o->scratch[i]))
+			return true;
+	return false;
+}
+
+bool ckpt_fileobj_local(const struct ckpt_fileobjs *o, struct file *file,
+			const char *p)
 {
 	struct inode *inode = file_inode(file);
 	size_t len = strlen(p);
 
 	return *p == '/' && S_ISREG(inode->i_mode) &&
 	       !(file->f_path.mnt->mnt_flags & MNT_INTERNAL) &&
-	       inode->i_sb->s_magic == TMPFS_MAGIC &&
 	       file->f_op == inode->i_fop &&
 	       !(len > 10 && !strcmp(p + len - 10, " (deleted)")) &&
-	       i_size_read(inode) <= CKPT_IMG_MAX_FILESIZE;
+	       i_size_read(inode) <= CKPT_IMG_MAX_FILESIZE &&
+	       node_local(o, file);
 }
 
 static struct fileobj_use *use_of(struct ckpt_fileobjs *o, struct file *file,
@@ -217,7 +261,7 @@ int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,
 	/* A tree's members share it by its file (ckpt_fileobjs_tree()). */
 	if (o->tree && shmem_anon(file, path))
 		kind = CKPT_FILE_SHMEM;
-	if (o->local && (fl & VM_MAYSHARE) && ckpt_fileobj_local(file, path))
+	if (o->local && (fl & VM_MAYSHARE) && ckpt_fileobj_local(o, file, path))
 		kind = CKPT_FILE_LOCAL;
 	if (kind != CKPT_FILE_MEMFD && kind != CKPT_FILE_DELETED &&
 	    kind != CKPT_FILE_SHMEM && kind != CKPT_FILE_LOCAL) {
@@ -238,7 +282,7 @@ int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,
 	if (idx < 0) {
 		ckpt_whyf(why, "mapping %lx-%lx of %s: %s",
 			  vma->vm_start, vma->vm_end, path,
-			  idx == -E2BIG ? "too many memfds, deleted, tmpfs files and FIFOs" :
+			  idx == -E2BIG ? "too many memfds, deleted, node-local files and FIFOs" :
 			  "path too long");
 		return idx;
 	}
@@ -307,7 +351,7 @@ static const char *const kind_names[__CKPT_FILE_KIND_MAX] = {
 	[CKPT_FILE_FIFO] = "FIFO", [CKPT_FILE_MEMFD] = "memfd",
 	[CKPT_FILE_DELETED] = "deleted file",
 	[CKPT_FILE_SHMEM] = "shared anonymous memory",
-	[CKPT_FILE_LOCAL] = "tmpfs file",
+	[CKPT_FILE_LOCAL] = "node-local file",
 };
 
 /* Names use @u (its descriptor, or that it is a mapping) in @why. */
@@ -563,11 +607,11 @@ int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w,
 		}
 		ret = ckpt_write_runs(w, CKPT_SECT_FILEDATA, i, o->rfile[i],
 				      img->size, img->stored);
-		/* Others may write or truncate a tmpfs file: try again later. */
+		/* Others may write or truncate a node-local file: try again later. */
 		if ((ret == -EAGAIN || ret == -EIO) &&
 		    img->kind == CKPT_FILE_LOCAL) {
 			ckpt_whyf(why,
-				  "tmpfs file %s changed during the checkpoint (a process outside writes it)",
+				  "node-local file %s changed during the checkpoint (a process outside writes it)",
 				  img->name);
 			ret = -EAGAIN;
 		}

@@ -50,11 +50,21 @@ struct ckpt_fileobjs {
 	 * other processes may hold: its content is a copy, taken frozen.
 	 */
 	bool local;
+	/*
+	 * With @local: the node's scratch directories on a local disk, /tmp
+	 * and /var/tmp, as the task running the scan finds them (links
+	 * followed), resolved once, before any mm is locked.
+	 */
+	struct path scratch[2];
+	unsigned int nr_scratch;
 	/* A tree's System V IPC (ipc.h): its segments' mappings name them. */
 	const struct ckpt_ipc *ipc;
 };
 
 int ckpt_fileobjs_init(struct ckpt_fileobjs *o);
+
+/* @o->local set: its scratch directories looked up (ckpt_fileobj_local()). */
+void ckpt_fileobjs_find_scratch(struct ckpt_fileobjs *o);
 
 struct ckpt_writer;
 
@@ -80,11 +90,13 @@ void ckpt_fileobjs_free(struct ckpt_fileobjs *o);
 int ckpt_fileobj_kind(struct file *file, const char *path);
 
 /*
- * Whether @file (whose d_path() is @path) is a regular file on a node's own
- * memory file system (a tmpfs mount, not a memfd, not deleted, not System
- * V memory) small enough for an image: a CKPT_FILE_LOCAL object.
+ * Whether @file (whose d_path() is @path) is a regular file of the node's
+ * own (on a tmpfs mount, or under /tmp or /var/tmp on a local disk file
+ * system; not a memfd, not deleted, not System V memory) small enough for
+ * an image: a CKPT_FILE_LOCAL object.
  */
-bool ckpt_fileobj_local(struct file *file, const char *path);
+bool ckpt_fileobj_local(const struct ckpt_fileobjs *o, struct file *file,
+			const char *path);
 
 /*
  * The index of @file's object, added if new. @fd is the descriptor @file is
@@ -95,7 +107,7 @@ int ckpt_fileobj_add(struct ckpt_fileobjs *o, struct file *file, int kind,
 
 /*
  * Describes a mapping of a memfd, a deleted file or (@o->local, shared) a
- * tmpfs file (@path its d_path()) in
+ * node-local file (@path its d_path()) in
  * @v, or fails naming why it cannot be restored.
  */
 int ckpt_fileobj_vma(struct ckpt_fileobjs *o, struct vm_area_struct *vma,
@@ -113,7 +125,7 @@ int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, struct ckpt_why *w
 
 /*
  * The FILEDATA sections, object by object; -EAGAIN naming it in @why for a
- * tmpfs file that changed since its capture.
+ * node-local file that changed since its capture.
  */
 int ckpt_fileobjs_write(struct ckpt_fileobjs *o, struct ckpt_writer *w,
 			struct ckpt_why *why);

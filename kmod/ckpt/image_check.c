@@ -799,7 +799,7 @@ static int check_fileobjs(struct ckpt_img_state *st,
 		if (o->kind == CKPT_FILE_SHMEM && !st->has_tree)
 			return FAIL(st, EBADMSG, "shared anonymous memory object outside a tree's member");
 		if (o->kind == CKPT_FILE_LOCAL && !st->has_tree)
-			return FAIL(st, EBADMSG, "tmpfs file object outside a tree's member");
+			return FAIL(st, EBADMSG, "node-local file object outside a tree's member");
 		if (!str_ok(o->name, sizeof(o->name)) ||
 		    (o->kind != CKPT_FILE_MEMFD && o->name[0] != '/') ||
 		    (o->kind == CKPT_FILE_MEMFD &&

@@ -152,7 +152,7 @@ static int describe_vma(struct vm_area_struct *vma, struct mm_struct *mm,
 			return ckpt_fileobj_vma(objs, vma, p, v, why);
 		}
 		if (objs->local && (fl & VM_MAYSHARE) &&
-		    ckpt_fileobj_local(file, p)) {
+		    ckpt_fileobj_local(objs, file, p)) {
 			/* A job's tmpfs file: the image carries it too. */
 			return ckpt_fileobj_vma(objs, vma, p, v, why);
 		}

@@ -226,7 +226,7 @@ static const char *const obj_kinds[__CKPT_FILE_KIND_MAX] = {
 	[CKPT_FILE_FIFO] = "FIFO", [CKPT_FILE_MEMFD] = "memfd",
 	[CKPT_FILE_DELETED] = "deleted file",
 	[CKPT_FILE_SHMEM] = "shared anonymous memory",
-	[CKPT_FILE_LOCAL] = "tmpfs file",
+	[CKPT_FILE_LOCAL] = "node-local file",
 };
 
 /* Fails naming @u's member and how it holds the object, held outside. */

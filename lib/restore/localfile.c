@@ -5,7 +5,7 @@
  * hold a FIFO and files in their session directory under /tmp, which is
  * the old node's), or on the same node once its temporary files were
  * cleaned. A FIFO keeps nothing on disk (its bytes are in the image); a
- * job's tmpfs file (CKPT_FILE_LOCAL) has its content in the image. Either
+ * job's node-local file (CKPT_FILE_LOCAL) has its content in the image. Either
  * is made again where it was, its missing directories 0700, all as the
  * process's user (its fsuid, fsgid and groups, which drop root's file
  * capabilities): nothing is made where the user could not make it, no
@@ -144,7 +144,7 @@ static int as_user(const struct ckpt_image *img, const struct ckpt_img_fileobj *
 	uid_t old_uid = setfsuid(-1);
 	gid_t old_gid = setfsgid(-1), groups[NGROUPS_MAX];
 	int ngroups = getgroups(NGROUPS_MAX, groups), ret;
-	const char *what = o->kind == CKPT_FILE_FIFO ? "FIFO" : "tmpfs file";
+	const char *what = o->kind == CKPT_FILE_FIFO ? "FIFO" : "node-local file";
 
 	if (o->name[0] != '/' || strlen(o->name) >= PATH_MAX)
 		return ckpt_err_set(err, EINVAL, "%s %.64s: not an absolute path",

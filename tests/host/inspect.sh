@@ -832,16 +832,16 @@ ktap_check "PTY: an unknown flag, a reserved field set, an entry naming no end" 
 	"$tmp/pty-flags" "pseudo-terminal out of bounds $(yat 5)" \
 	"$tmp/pty-reserved" "pseudo-terminal out of bounds $(yat 5)" \
 	"$tmp/pty-end" "pseudo-terminal entry without its end, or outside a tree $(yat 4)"
-# A tree root's tmpfs file (mkimage -L): section 2 TREE, 4 FILEOBJ, 5 FILES
+# A tree root's node-local file (mkimage -L): section 2 TREE, 4 FILEOBJ, 5 FILES
 # (struct ckpt_img_file: kind 12); -l: the same without TREE (3 FILEOBJ).
 "$mkimage" -L -P > "$tmp/local.img"
 "$mkimage" -l -P > "$tmp/local-alone.img"
-ktap_check "a tmpfs file carried by content: shown, valid" sh -c "
+ktap_check "a node-local file carried by content: shown, valid" sh -c "
 	'$ckpt' inspect '$tmp/local.img' > '$tmp/ltext' && cat '$tmp/ltext' &&
-	grep -qx '  0 tmpfs size 12288 stored 8192 mode 0640 /tmp/job/seg' '$tmp/ltext'"
+	grep -qx '  0 local size 12288 stored 8192 mode 0640 /tmp/job/seg' '$tmp/ltext'"
 damage_of "$tmp/local.img" local-fd set 5 12 I 18
-ktap_check "a tmpfs file outside a tree, a descriptor of that kind: refused" refuse_all \
-	"$tmp/local-alone.img" "tmpfs file object outside a tree's member $(at_of "$tmp/local-alone.img" 3)" \
+ktap_check "a node-local file outside a tree, a descriptor of that kind: refused" refuse_all \
+	"$tmp/local-alone.img" "node-local file object outside a tree's member $(at_of "$tmp/local-alone.img" 3)" \
 	"$tmp/local-fd" "unknown file flags or kind $(at_of "$tmp/local.img" 5)"
 # Several trees taken as one (CKPT_CHECKPOINT_ROOTS): a member past 0 with
 # no parent is marked CKPT_TREE_ROOT (struct ckpt_img_tree: index at 16,

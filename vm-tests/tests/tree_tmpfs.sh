@@ -13,7 +13,11 @@
 # the same restart with the files still there uses them; a file that is
 # another at the path is refused by name, starting nothing; one the tree
 # shares with a process outside it is carried; without --tmpfs a removed
-# file is refused by name, as before.
+# file is refused by name, as before. Debian 12's /tmp is on the root
+# file system, not a tmpfs: the same tree in /var/tmp on an ext4 file
+# system (a loop device here) is carried as well (--local-files, the
+# option's name now), and in a directory elsewhere on that file system
+# it is not.
 #
 # Topology: one node, no network.
 set -eu
@@ -25,9 +29,19 @@ turns=3000
 tmp=$(mktemp -d)
 dir=$tmp/job
 
+elsewhere=/mnt/ckpt-tree-tmpfs
+
+# on_ext4 DIR: DIR is the test's ext4 file system (the guest's own /var/tmp
+# is a tmpfs, which must stay).
+on_ext4() {
+	test "$(stat -f -c %T "$1" 2> /dev/null)" = ext2/ext3
+}
+
 cleanup() {
 	pkill -KILL -x tmpfstree 2> /dev/null || true
 	wait 2> /dev/null || true
+	! on_ext4 /var/tmp || umount /var/tmp 2> /dev/null || true
+	! on_ext4 "$elsewhere" || umount "$elsewhere" 2> /dev/null || true
 	rmmod ckpt 2> /dev/null || true
 	rm -rf "$tmp"
 }
@@ -53,7 +67,7 @@ restart() {
 	cat "$tmp/$1.err" >&2
 }
 
-ktap_plan 10
+ktap_plan 13
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 rc=0
@@ -65,9 +79,9 @@ ktap_check "an uninterrupted run ends with 3 and a complete log" \
 run carried --tmpfs
 ktap_check "the images carry the three tmpfs files, the hole left out" sh -c "
 	ckpt inspect -v '$tmp/carried/$root.img' > '$tmp/inspect.txt' &&
-	grep -E '^  [0-9]+ tmpfs size 12288 stored 8192 mode 0640 .*$dir/sub/seg' '$tmp/inspect.txt' &&
-	grep -E '^  [0-9]+ tmpfs size [1-9][0-9]* stored [1-9][0-9]* mode 0600 .*$dir/log' '$tmp/inspect.txt' &&
-	grep -E '^  [0-9]+ tmpfs size [1-9][0-9]* stored [1-9][0-9]* mode 0644 .*$dir/out' '$tmp/inspect.txt'"
+	grep -E '^  [0-9]+ local size 12288 stored 8192 mode 0640 .*$dir/sub/seg' '$tmp/inspect.txt' &&
+	grep -E '^  [0-9]+ local size [1-9][0-9]* stored [1-9][0-9]* mode 0600 .*$dir/log' '$tmp/inspect.txt' &&
+	grep -E '^  [0-9]+ local size [1-9][0-9]* stored [1-9][0-9]* mode 0644 .*$dir/out' '$tmp/inspect.txt'"
 
 rm -rf "$dir"
 restart carried
@@ -103,14 +117,46 @@ root=$(cat "$tmp/outside/pid")
 ktap_check "one shared with a process outside the tree is carried, not refused" sh -c "
 	ckpt checkpoint --tree $root --kill --timeout 60 --tmpfs -o '$tmp/outside/img' &&
 	ckpt inspect -v '$tmp/outside/img/$root.img' |
-		grep -E '^  [0-9]+ tmpfs size 0 stored 0 mode 0644 .*$tmp/outside/shared'"
+		grep -E '^  [0-9]+ local size 0 stored 0 mode 0644 .*$tmp/outside/shared'"
 wait "$launcher" 2> /dev/null || true
+
+# On a local disk: /var/tmp an ext4 file system, the tree in it.
+truncate -s 64M "$tmp/disk.img"
+# (No /dev/loop* until the module is in: mount would say EPERM.)
+modprobe loop || true
+mkfs.ext4 -q -F "$tmp/disk.img" > /dev/null 2>&1 && mount -o loop "$tmp/disk.img" /var/tmp ||
+	ktap_note "no ext4 file system on /var/tmp"
+tmpfs_dir=$dir
+dir=/var/tmp/job
+run disk --local-files
+ktap_check "under /var/tmp on ext4, the images carry the three files" sh -c "
+	test \"\$(stat -f -c %T /var/tmp)\" = ext2/ext3 &&
+	ckpt inspect -v '$tmp/disk/$root.img' > '$tmp/disk.txt' &&
+	grep -E '^  [0-9]+ local size 12288 stored 8192 mode 0640 $dir/sub/seg\$' '$tmp/disk.txt' &&
+	grep -E '^  [0-9]+ local size [1-9][0-9]* stored [1-9][0-9]* mode 0600 $dir/log\$' '$tmp/disk.txt' &&
+	grep -E '^  [0-9]+ local size [1-9][0-9]* stored [1-9][0-9]* mode 0644 $dir/out\$' '$tmp/disk.txt'"
+rm -rf "$dir"
+restart disk
+ktap_check "their directory removed from the disk, the restart makes them again and ends as an uninterrupted run" \
+	sh -c "test $rc = 3 && cmp '$tmp/expected' '$tmp/disk.out' && test -s '$dir/sub/seg'"
+# The same file system elsewhere: files of a disk, maybe shared, by path.
+on_ext4 /var/tmp && { umount /var/tmp || ktap_note "cannot unmount /var/tmp"; }
+mkdir -p "$elsewhere"
+mount -o loop "$tmp/disk.img" "$elsewhere" || ktap_note "cannot mount the ext4 file system at $elsewhere"
+dir=$elsewhere/job
+run away --local-files
+ktap_check "the same ext4 file system outside /tmp and /var/tmp: its files stay by path" sh -c "
+	test \"\$(stat -f -c %T '$elsewhere')\" = ext2/ext3 &&
+	ckpt inspect -v '$tmp/away/$root.img' > '$tmp/away.txt' &&
+	grep -q '$dir/sub/seg' '$tmp/away.txt' && ! grep -E '^  [0-9]+ local ' '$tmp/away.txt'"
+! on_ext4 "$elsewhere" || umount "$elsewhere" || true
+dir=$tmpfs_dir
 
 # Without --tmpfs, a removed file is refused as before.
 run plain
 ktap_check "without --tmpfs the images carry no tmpfs file" sh -c "
 	ckpt inspect -v '$tmp/plain/$root.img' > '$tmp/plain.txt' &&
-	grep -q '$dir/sub/seg' '$tmp/plain.txt' && ! grep -E '^  [0-9]+ tmpfs ' '$tmp/plain.txt'"
+	grep -q '$dir/sub/seg' '$tmp/plain.txt' && ! grep -E '^  [0-9]+ local ' '$tmp/plain.txt'"
 rm -rf "$dir"
 restart plain
 ktap_check "without --tmpfs a removed file is refused by name" sh -c "

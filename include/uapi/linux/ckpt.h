@@ -328,8 +328,9 @@ enum ckpt_checkpoint_flags {
 	 */
 	CKPT_CHECKPOINT_PEERS_AWAY	= 1 << 2,
 	/*
-	 * A tree's only: a regular file on a node's own memory file system
-	 * (tmpfs: /tmp, /dev/shm) that a member maps shared or holds open
+	 * A tree's only: a regular file of the node's own (on a tmpfs, as
+	 * /dev/shm; under /tmp or /var/tmp on a local disk file system, not
+	 * a network one's) that a member maps shared or holds open
 	 * for reading is carried by content too (CKPT_FILE_LOCAL), so the
 	 * restart can make it again where its path is gone: on another node,
 	 * or once the files were cleaned (ckptd sets it for a job's share).
