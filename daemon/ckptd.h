@@ -330,6 +330,12 @@ struct conn *worker_conn(const struct worker *w);
 void worker_child_exited(struct ckptd *d, pid_t pid, int status);
 /* Every worker that has exited, handled now rather than at its SIGCHLD. */
 void workers_reap(struct ckptd *d);
+/*
+ * Every report the workers have sent, taken now, and the workers that
+ * exited reaped: a request served next sees what its client has heard (a
+ * checkpoint committed, a node that left, a job that ended).
+ */
+void workers_catch_up(struct ckptd *d);
 void worker_detach_conn(struct worker *w);
 
 /*

@@ -230,6 +230,14 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 	int ret;
 
 	(void)what;
+	/*
+	 * Before a request is read (its descriptors not yet here, for no
+	 * worker forked meanwhile to inherit), what the workers reported is
+	 * taken: the request sees what its client heard. Not on a busy
+	 * connection (a signal for a restart that may end meanwhile).
+	 */
+	if (!c->busy && !c->fr.have)
+		workers_catch_up(c->d);
 	for (;;) {
 		ret = ckptd_frame_read(fd, &c->fr, &err);
 		if (!ret)

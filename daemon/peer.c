@@ -655,6 +655,8 @@ static void on_peer(evutil_socket_t lfd, short what, void *arg)
 	int fd;
 
 	(void)what;
+	/* A share's "started", sent to ckptd before its coordinator, taken. */
+	workers_catch_up(d);
 	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
 		return;

@@ -1105,11 +1105,11 @@ static struct job *restart_job(struct conn *c, const json_t *meta)
 	struct job *j;
 
 	/*
-	 * A job that just ended gives its id back now, not at the next tick,
-	 * nor after its last worker's SIGCHLD: a new id would be refused by
-	 * the job's other nodes (not the snapshot's job).
+	 * A job that just ended gives its id back now, not at the next tick
+	 * (its exited workers were reaped before this request: serve()): a
+	 * new id would be refused by the job's other nodes (not the
+	 * snapshot's job).
 	 */
-	workers_reap(d);
 	job_reap(d);
 	j = job_new(d, job_find(d, id) ? NULL : id,
 		    json_integer_value(json_object_get(meta, "uid")),

@@ -274,11 +274,25 @@ void worker_tell_client(json_t *msg)
 	json_decref(msg);
 }
 
-/* In a worker: one frame to its client and to ckptd; either may be gone. */
+void workers_catch_up(struct ckptd *d)
+{
+	struct worker *w;
+
+	for (w = d->workers; w; w = w->next)
+		if (w->ev)
+			drain(w);
+	workers_reap(d);
+}
+
+/*
+ * In a worker: one frame to ckptd and to its client; either may be gone.
+ * ckptd's first: by the time the client acts on it, ckptd has it queued,
+ * and takes it before the client's next request (workers_catch_up()).
+ */
 void worker_send(int out, json_t *msg)
 {
+	ckptd_msg_send(out, msg, NULL, 0, NULL);
 	if (client_fd >= 0)
 		ckptd_msg_send(client_fd, msg, NULL, 0, NULL);
-	ckptd_msg_send(out, msg, NULL, 0, NULL);
 	json_decref(msg);
 }
