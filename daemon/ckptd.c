@@ -161,6 +161,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	job_reap(arg);
+	job_sweep_cgroups(arg);
 	checkpoint_due(arg);
 }
 

@@ -194,6 +194,13 @@ void job_resume_cut(struct ckptd *d);
 void job_hold_joins(const struct job *j);
 void job_let_joins(const struct job *j, bool killed);
 void job_reap(struct ckptd *d);
+/*
+ * The job cgroups of no record here, empty and older than 10 s: a share's
+ * restart that never started (no "go", its coordinator's own share
+ * refused) leaves the one its worker made and joined. rmdir() refuses a
+ * cgroup with a process in it. From the tick only.
+ */
+void job_sweep_cgroups(struct ckptd *d);
 void op_run(struct conn *c, const json_t *req);
 void op_ls(struct conn *c, const json_t *req);
 void op_status(struct conn *c, const json_t *req);

@@ -17,6 +17,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ckptd.h"
@@ -287,8 +288,9 @@ int job_add_pid(struct ckptd *d, const struct job *j, pid_t pid)
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	/*
 	 * Gone since job_new() found it: ckptd dropped an earlier record of
-	 * this id (a worker's records are ckptd's at its fork), and its
-	 * tick removed the empty cgroup once. Made again, once.
+	 * this id (a worker's records are ckptd's at its fork) and its empty
+	 * cgroup. Made again, once: the tick's sweep leaves a new one be
+	 * (job_sweep_cgroups()).
 	 */
 	if (fd < 0 && errno == ENOENT) {
 		char dir[PATH_MAX];
@@ -569,6 +571,36 @@ json_t *job_info(const struct job *j)
 			 "uid", (json_int_t)j->uid, "gid", (json_int_t)j->gid,
 			 "name", j->name, "cmd", j->cmd, "cwd", j->cwd,
 			 "seq", (json_int_t)j->seq);
+}
+
+/* A cgroup younger than this may be a worker's, not joined yet. */
+#define CGROUP_SWEEP_AGE_S	10
+
+void job_sweep_cgroups(struct ckptd *d)
+{
+	time_t now = time(NULL);
+	char path[PATH_MAX];
+	struct dirent *e;
+	struct stat st;
+	DIR *dir;
+
+	dir = opendir(CKPTD_CGROUP);
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		if (e->d_type != DT_DIR ||
+		    strlen(e->d_name) != CKPTD_JOB_ID_LEN ||
+		    strspn(e->d_name, "0123456789abcdef") != CKPTD_JOB_ID_LEN ||
+		    job_find(d, e->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", CKPTD_CGROUP, e->d_name);
+		if (stat(path, &st) || now - st.st_ctime < CGROUP_SWEEP_AGE_S)
+			continue;
+		if (!rmdir(path))
+			ckptd_log(d, 1, "job %s: its cgroup here, of no record and empty, removed",
+				  e->d_name);
+	}
+	closedir(dir);
 }
 
 void job_reap(struct ckptd *d)
