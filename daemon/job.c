@@ -435,8 +435,12 @@ bool job_running(const struct job *j)
 	if (cgroup_path(j, "cgroup.events", path, sizeof(path)))
 		return false;
 	f = fopen(path, "re");
+	/*
+	 * No cgroup: ended. Not readable now (out of descriptors or memory):
+	 * running, so that job_reap() drops no live job's record.
+	 */
 	if (!f)
-		return false;
+		return errno != ENOENT;
 	while (fgets(line, sizeof(line), f))
 		if (!strcmp(line, "populated 1\n"))
 			populated = true;
