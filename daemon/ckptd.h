@@ -175,6 +175,8 @@ int job_roots(const struct job *j, pid_t *roots, int max);
 /* @id is a job id: CKPTD_JOB_ID_LEN lowercase hex digits. */
 bool job_id_valid(const char *id);
 bool job_running(const struct job *j);
+/* The same by id, whether or not this ckptd has a record of it. */
+bool job_id_running(const char *id);
 /* @sig to every process of the job on this node, helpers left out. */
 void job_signal(const struct job *j, int sig);
 json_t *job_info(const struct job *j);

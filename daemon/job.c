@@ -428,12 +428,18 @@ static int job_nprocs(const struct job *j)
 
 bool job_running(const struct job *j)
 {
+	return job_id_running(j->id);
+}
+
+bool job_id_running(const char *id)
+{
 	char path[PATH_MAX], line[64];
 	bool populated = false;
 	FILE *f;
 
-	if (cgroup_path(j, "cgroup.events", path, sizeof(path)))
+	if (!job_id_valid(id))
 		return false;
+	snprintf(path, sizeof(path), "%s/%s/cgroup.events", CKPTD_CGROUP, id);
 	f = fopen(path, "re");
 	/*
 	 * No cgroup: ended. Not readable now (out of descriptors or memory):

@@ -1765,6 +1765,15 @@ void peer_checkpoint(struct ckptd *d, struct peer *p, const json_t *req)
 	    !sh.id || !sh.dir || !sh.token || sh.seq <= 0 || sh.seq > UINT32_MAX ||
 	    sh.timeout < 0 || sh.timeout > CKPT_TIMEOUT_MAX_MS / 1000)
 		ret = ckpt_err_set(&err, EINVAL, "a bad request");
+	/*
+	 * No record, but processes in the job's cgroup: a share restarted
+	 * here whose "started" ckptd has not read yet. Not "ended", which
+	 * would drop this node from the job for good.
+	 */
+	if (!ret && !sh.s.j && job_id_running(sh.id))
+		ret = ckpt_err_set(&err, EAGAIN,
+				   "job %.16s: its share here is still being restarted; try again",
+				   sh.id);
 	/* Its processes all gone (its record too, maybe): the share ended. */
 	if (!ret && share_ended(sh.s.j)) {
 		ckptd_log(d, 1, "job %.16s: its share here has ended; no part of snapshot %lld",
