@@ -664,11 +664,11 @@ static int reply_ticking(struct restart *r, size_t i, json_t **reply,
 /*
  * Share @i's node has not this snapshot: the metadata, its MAC and the
  * files the metadata names of share @i (its tree's directory, manifest
- * and images, nothing else a copy may have picked up), then its "ready"
- * in *@reply.
+ * and images, nothing else a copy may have picked up). The node checks
+ * what came and says "ready" later, as one that had it does: the next
+ * node's share is shipped meanwhile.
  */
-static int ship_share(struct restart *r, size_t i, json_t **reply,
-		      struct ckpt_err *err)
+static int ship_share(struct restart *r, size_t i, struct ckpt_err *err)
 {
 	const json_t *n = json_array_get(json_object_get(r->meta, "nodes"), i);
 	const json_t *tree = json_array_get(json_object_get(n, "trees"), 0);
@@ -705,9 +705,10 @@ static int ship_share(struct restart *r, size_t i, json_t **reply,
 	ret = ship_send(r->peers[i], r->dirfd, names, false, &tick, err);
 	free(names);
 	free(paths);
-	/* Its own check of what came may take a while: the others wait on. */
+	if (!ret)
+		r->checking[i] = true;
 	keep_waiting(r);
-	return ret ? ret : reply_ticking(r, i, reply, err);
+	return ret;
 }
 
 /*
@@ -750,9 +751,11 @@ static int share_ready(struct restart *r, size_t i, json_t *reply,
  * Share @i's node asked to restart it. It answers at once: it has the
  * share ("have": it checks it now, beside the others, and says "ready"
  * later), or it needs it shipped (ship_share(), after which it checks
- * it and says "ready"). Until stop 57 each node answered only once its
- * check was done, and the next was asked then: over K nodes, K - 1
- * checks one after the other.
+ * it, while the next node is asked or shipped its share, and says
+ * "ready"). Until stop 57 each node answered only once its check was
+ * done, and the next was asked then: over K nodes, K - 1 checks one
+ * after the other; until stop 58 a node shipped its share was waited
+ * for until its check was done.
  */
 static int ask_share(struct ckptd *d, struct restart *r, struct job *j,
 		     size_t i, struct ckpt_err *err)
@@ -784,8 +787,7 @@ static int ask_share(struct ckptd *d, struct restart *r, struct job *j,
 				    target);
 	}
 	json_decref(reply);
-	ret = ship_share(r, i, &reply, err);
-	return ret ? ret : share_ready(r, i, reply, err);
+	return ship_share(r, i, err);
 }
 
 /*
@@ -825,10 +827,10 @@ static int start_remote(struct ckptd *d, struct restart *r, struct job *j,
 	}
 	for (i = 1; !ret && !r->failed && i < n; i++)
 		ret = ask_share(d, r, j, i, err);
-	/* Every node with its share checks it now; each "ready" in turn. */
+	/* Every node checks its share now; each "ready" in turn. */
 	for (i = 1; !ret && !r->failed && i < n; i++) {
 		if (!r->checking[i])
-			continue;	/* shipped and ready, or read meanwhile */
+			continue;	/* its "ready" read meanwhile */
 		r->checking[i] = false;
 		ret = reply_ticking(r, i, &reply, err);
 		if (!ret)
