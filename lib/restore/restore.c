@@ -93,6 +93,24 @@ static bool same_or_made(const struct restore *r, const struct stat *st,
 	       restore_file_made(st->st_dev, st->st_ino);
 }
 
+/*
+ * The same for a node's own FIFO or file, which a restart makes again
+ * where it is gone: on another boot or node the device says nothing and
+ * an inode number may be anyone's (another user could make files in
+ * /tmp until one has it), so one found there must be the process's
+ * user's too.
+ */
+static bool own_same_or_made(const struct restore *r, const struct stat *st,
+			     __u64 dev, __u64 ino)
+{
+	const struct ckpt_image *img = &r->img;
+	uid_t uid = img->has_creds ? img->creds.fsuid : img->proc.uid;
+
+	return restore_file_made(st->st_dev, st->st_ino) ||
+	       (same_file(r, st, dev, ino) &&
+		(r->same_boot || st->st_uid == uid));
+}
+
 /* In the child: report why the restart failed, then leave. */
 static void __attribute__((noreturn, format(printf, 2, 3)))
 child_fail(const struct restore *r, const char *fmt, ...)
@@ -780,7 +798,7 @@ static int open_fifo(struct restore *r, const struct ckpt_img_fileobj *o,
 		return ckpt_err_set(err, errno, "cannot reopen FIFO %s: %s",
 				    o->name, strerror(errno));
 	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode) ||
-	    !same_or_made(r, &st, o->dev, o->ino)) {
+	    !own_same_or_made(r, &st, o->dev, o->ino)) {
 		close(fd);
 		return ckpt_err_set(err, ESTALE, "%s is not the FIFO it was at the checkpoint",
 				    o->name);
@@ -789,7 +807,7 @@ static int open_fifo(struct restore *r, const struct ckpt_img_fileobj *o,
 }
 
 /*
- * A job's tmpfs file: the file at its path if it is the one it was (or one
+ * A job's node-local file: the file at its path if it is the one it was (or one
  * this restart made), else made again, empty, where the path is gone
  * (localfile.c; *@made).
  */
@@ -802,9 +820,9 @@ static int open_local(struct restore *r, const struct ckpt_img_fileobj *o,
 	if (fd < 0 || *made)
 		return fd;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    !same_or_made(r, &st, o->dev, o->ino)) {
+	    !own_same_or_made(r, &st, o->dev, o->ino)) {
 		close(fd);
-		return ckpt_err_set(err, ESTALE, "%s is not the file it was at the checkpoint (a tmpfs file: it is made again only where its path is gone)",
+		return ckpt_err_set(err, ESTALE, "%s is not the file it was at the checkpoint (a node-local file: it is made again only where its path is gone)",
 				    o->name);
 	}
 	return fd;
@@ -856,7 +874,7 @@ int restore_make_object(struct restore *r, uint32_t obj, struct ckpt_err *err)
 		fd = o->kind == CKPT_FILE_LOCAL ? open_local(r, o, &made, err) :
 						  new_object(o, err);
 		if (!made)
-			return fd;	/* a tmpfs file that was there: as it is */
+			return fd;	/* a node-local file that was there: as it is */
 		if (fd >= 0 && ftruncate(fd, o->size)) {
 			ret = ckpt_err_set(err, errno, "cannot size %s to %llu bytes: %s",
 					   o->name, (unsigned long long)o->size,
@@ -878,7 +896,7 @@ int restore_make_object(struct restore *r, uint32_t obj, struct ckpt_err *err)
 int restore_finish_object(const struct ckpt_img_fileobj *o, int fd,
 			  struct ckpt_err *err)
 {
-	/* A tmpfs file that was there stays as it is. */
+	/* A node-local file that was there stays as it is. */
 	if (o->kind == CKPT_FILE_LOCAL && !restore_file_made_fd(fd))
 		return 0;
 	if (fchmod(fd, o->mode))
