@@ -353,7 +353,12 @@ void worker_detach_conn(struct worker *w);
  * every 20 s of a long stream (the other peers' keep-alive).
  */
 struct ship_tick {
-	void (*fn)(void *arg);
+	/*
+	 * Called every few seconds of a stream. Sending, -errno (with @err)
+	 * stops it there (the caller has given up: another node refused);
+	 * receiving, the stream is read on whatever it returns.
+	 */
+	int (*fn)(void *arg, struct ckpt_err *err);
 	void *arg;
 };
 /*

@@ -636,6 +636,21 @@ static void keep_waiting(void *arg)
 }
 
 /*
+ * keep_waiting() while a share is shipped, which stops once a node has
+ * refused: the restart is over, and the rest of the share (gigabytes,
+ * maybe) would go for nothing.
+ */
+static int ship_waiting(void *arg, struct ckpt_err *err)
+{
+	struct restart *r = arg;
+
+	keep_waiting(r);
+	if (r->failed)
+		*err = r->fail_err;
+	return r->failed;
+}
+
+/*
  * Node @i's reply, waiting up to CKPTD_PEER_WAIT_S, the others kept
  * waiting meanwhile: a node's 120 s for its "go" never runs out while
  * another is checked or shipped.
@@ -675,7 +690,7 @@ static int ship_share(struct restart *r, size_t i, struct ckpt_err *err)
 	const json_t *members = json_object_get(tree, "members"), *m;
 	const char *node = json_string_value(json_object_get(n, "node"));
 	const char *dir = json_string_value(json_object_get(tree, "dir"));
-	const struct ship_tick tick = { keep_waiting, r };
+	const struct ship_tick tick = { ship_waiting, r };
 	size_t k, nr = json_array_size(members), len = 0;
 	const char **names;
 	char *paths;

@@ -68,12 +68,12 @@ static time_t now_s(void)
 	return now.tv_sec;
 }
 
-static void maybe_tick(struct ship *sh)
+static int maybe_tick(struct ship *sh, struct ckpt_err *err)
 {
 	if (!sh->tick || !sh->tick->fn || now_s() - sh->last_tick < SHIP_TICK_S)
-		return;
+		return 0;
 	sh->last_tick = now_s();
-	sh->tick->fn(sh->tick->arg);
+	return sh->tick->fn(sh->tick->arg, err);
 }
 
 static int send_file(struct ship *sh, const char *path, struct ckpt_err *err)
@@ -106,7 +106,9 @@ static int send_file(struct ship *sh, const char *path, struct ckpt_err *err)
 		if (ret)
 			break;
 		sh->bytes += n;
-		maybe_tick(sh);
+		ret = maybe_tick(sh, err);
+		if (ret)
+			break;
 	}
 	if (fd >= 0)
 		close(fd);
@@ -255,7 +257,7 @@ static int recv_file(struct ship *sh, const char *path, uint64_t bytes,
 		}
 		bytes -= n;
 		sh->bytes += n;
-		maybe_tick(sh);
+		maybe_tick(sh, NULL);
 	}
 	if (fd >= 0 && sh->sync && fsync(fd))
 		sh->failed = ckpt_err_set(err, errno, "writing %s: %s", path,

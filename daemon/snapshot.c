@@ -743,14 +743,16 @@ static void gather_forget(struct snap *s)
 }
 
 /* While one share is on its way, the others wait for their word anew. */
-static void keep_waiting(void *arg)
+static int keep_waiting(void *arg, struct ckpt_err *err)
 {
 	struct snap *s = arg;
 	unsigned int i;
 
+	(void)err;
 	for (i = 0; i < s->npeers; i++)
 		if (s->peers[i] && i != s->shipping)
 			peer_send(s->peers[i], json_pack("{s:b}", "wait", 1), NULL);
+	return 0;
 }
 
 /*
@@ -775,7 +777,7 @@ static int gather(struct snap *s, struct ckpt_err *err)
 		if (!n++)
 			progress_phase("gathering", 0, 0);
 		s->shipping = i;
-		keep_waiting(s);
+		keep_waiting(s, NULL);
 		ret = peer_send(s->peers[i], json_pack("{s:b}", "send", 1), &why);
 		if (!ret)
 			ret = ship_recv(s->peers[i], s->tmp_fd, allowed, true, &tick,
