@@ -116,6 +116,7 @@ ktap_check "a byte of node1's share changed: node1 refuses it, named, before nod
 	damaged_restart node1 "node node1: "
 ktap_check "a byte of node0's share changed: its coordinator refuses it, named; none of the job runs, no cgroup of it stays" \
 	node0_damaged
+ktap_note "node1: $(grep -E "job $job: its cgroup here" "$shared/ckptd-node1.log" | tail -n 1)"
 rm -rf "$shared/bad-node0" "$shared/bad-node1"
 
 # restarted_by R NODE COORD: restart R's stderr says the job restarted
