@@ -79,12 +79,15 @@ int channel_join(const json_t *all, json_t *outside, struct ckpt_err *err)
 
 json_t *channel_outside(const json_t *from)
 {
-	json_t *list = json_array(), *e;
+	json_t *list = json_array(), *e, *o;
 	unsigned int i;
 	size_t k;
 
 	for (i = 0; list && i < NR_KINDS; i++)
-		json_array_foreach(json_object_get(from, kinds[i]->name), k, e)
-			json_array_append_new(list, kinds[i]->outside(e));
+		json_array_foreach(json_object_get(from, kinds[i]->name), k, e) {
+			o = kinds[i]->outside(e);
+			if (o)
+				json_array_append_new(list, o);
+		}
 	return list;
 }

@@ -31,7 +31,10 @@ struct channel_kind {
 	 * ...]...]}, instead (ckpt-run --outside close).
 	 */
 	int (*join)(const json_t *shares, json_t *outside, struct ckpt_err *err);
-	/* An entry of ends' as the metadata lists one to outside the job. */
+	/*
+	 * An entry of ends' as the metadata lists one to outside the job, or
+	 * NULL for an entry that is no connection (a listener).
+	 */
 	json_t *(*outside)(const json_t *end);
 };
 

@@ -83,7 +83,8 @@ static bool inside_or_seen(struct ckpt_image *imgs, uint32_t n, uint32_t i,
 }
 
 /*
- * [pid, fd, from, to, una, wseq, rnxt, peer_shut]: lib/ckptd/tcpjoin.h. An IPv6
+ * [pid, fd, from, to, una, wseq, rnxt, peer_shut], or a listener's
+ * "ADDR:PORT": lib/ckptd/tcpjoin.h. An IPv6
  * socket's IPv4-mapped addresses (::ffff:a.b.c.d: a dual-stack listener's
  * connection) are given as the IPv4 addresses its peer has.
  */
@@ -94,12 +95,15 @@ static json_t *end_json(const struct ckpt_img_tcp *c, pid_t pid, int fd)
 	char from[64], to[64];
 
 	if (t.family == AF_INET6 && !memcmp(t.src, prefix, 12) &&
-	    !memcmp(t.dst, prefix, 12)) {
+	    (c->state == CKPT_TCP_LISTEN || !memcmp(t.dst, prefix, 12))) {
 		memmove(t.src, t.src + 12, 4);
 		memmove(t.dst, t.dst + 12, 4);
 		t.family = AF_INET;
 	}
 	ckpt_image_tcp_end(from, sizeof(from), &t, false);
+	/* A listener: "ADDR:PORT", which a connection the node took in late meets. */
+	if (c->state == CKPT_TCP_LISTEN)
+		return json_string(from);
 	ckpt_image_tcp_end(to, sizeof(to), &t, true);
 	return json_pack("[i, i, s, s, I, I, I, b]", (int)pid, fd, from, to,
 			 (json_int_t)t.snd_una, (json_int_t)t.write_seq,
@@ -121,7 +125,9 @@ static json_t *tcp_ends(const char *dir, const struct ckpt_tree *t, struct ckpt_
 		for (k = 0; !ret && k < imgs[i].nr_tcps; k++) {
 			const struct ckpt_img_tcp *c = imgs[i].tcps[k];
 
-			if (c->state != CKPT_TCP_ESTABLISHED || inside_or_seen(imgs, n, i, k))
+			if ((c->state != CKPT_TCP_ESTABLISHED &&
+			     c->state != CKPT_TCP_LISTEN) ||
+			    inside_or_seen(imgs, n, i, k))
 				continue;
 			if (json_array_size(ends) >= TCP_JOIN_ENDS_MAX)
 				ret = ckpt_err_set(err, E2BIG, "more than %d TCP connections to other nodes",
@@ -140,9 +146,14 @@ static json_t *tcp_ends(const char *dir, const struct ckpt_tree *t, struct ckpt_
 	return ends;
 }
 
-/* [pid, fd, from, to]: the metadata's entry of a connection to outside. */
+/*
+ * [pid, fd, from, to]: the metadata's entry of a connection to outside;
+ * NULL for a listener's entry, which is none.
+ */
 static json_t *tcp_outside(const json_t *e)
 {
+	if (json_is_string(e))
+		return NULL;
 	return json_pack("[OOOO]", json_array_get(e, 0), json_array_get(e, 1),
 			 json_array_get(e, 2), json_array_get(e, 3));
 }

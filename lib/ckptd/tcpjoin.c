@@ -26,6 +26,7 @@ struct tcp_end {
 	json_int_t una, wseq, rnxt;
 	int peer_shut;		/* its other end shut down writing */
 	bool outside;		/* no other end: a process outside the job's */
+	bool listen;		/* a listening socket of the share's, at @from */
 };
 
 static bool seq_ok(json_int_t v)
@@ -38,6 +39,16 @@ static int end_read(const json_t *e, const char *node, struct tcp_end *out,
 		    struct ckpt_err *err)
 {
 	out->node = node;
+	/* A listening socket: its address alone, a string. */
+	if (json_is_string(e)) {
+		out->from = json_string_value(e);
+		out->to = "";
+		out->listen = true;
+		if (strlen(out->from) > TCP_JOIN_ADDR_MAX || !strrchr(out->from, ':'))
+			return ckpt_err_set(err, EPROTO, "node %.64s: a TCP listener of the wrong shape",
+					    node);
+		return 0;
+	}
 	if (json_unpack((json_t *)e, "[iissIIIb!]", &out->pid, &out->fd,
 			&out->from, &out->to, &out->una, &out->wseq, &out->rnxt,
 			&out->peer_shut) ||
@@ -78,6 +89,35 @@ static int read_all(const json_t *shares, struct tcp_end *all, size_t n,
 }
 
 /*
+ * Whether @t goes to a listening socket of another node's share: its port,
+ * and its address or a wildcard ("HOST:PORT", "[V6]:PORT": the host is
+ * what is before the last colon).
+ */
+static bool to_job_listener(const struct tcp_end *all, size_t n,
+			    const struct tcp_end *t)
+{
+	const char *colon = strrchr(t->to, ':'), *c;
+	size_t len = colon ? (size_t)(colon - t->to) : 0;
+	size_t i;
+
+	if (!colon)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!all[i].listen || !strcmp(all[i].node, t->node))
+			continue;
+		c = strrchr(all[i].from, ':');
+		if (strcmp(c, colon))
+			continue;	/* another port */
+		if (((size_t)(c - all[i].from) == len &&
+		     !strncmp(all[i].from, t->to, len)) ||
+		    !strncmp(all[i].from, "0.0.0.0:", 8) ||
+		    !strncmp(all[i].from, "[::]:", 5))
+			return true;
+	}
+	return false;
+}
+
+/*
  * End @i of @all (@n, sorted): its own checks (@pass 0), or the gap (1).
  * With @outside, an end with no other end is added to it, not refused.
  */
@@ -89,10 +129,10 @@ static int check_end(struct tcp_end *all, size_t n, size_t i, int pass,
 	bool unpaired;
 	json_t *list;
 
-	if (t->outside)
+	if (t->outside || t->listen)
 		return 0;
 	/* One end listed twice: two nodes claim the same addresses. */
-	if (!pass && i + 1 < n && !by_ends(t, &all[i + 1]))
+	if (!pass && i + 1 < n && !all[i + 1].listen && !by_ends(t, &all[i + 1]))
 		return ckpt_err_set(err, EPROTO, "nodes %.64s and %.64s both hold a TCP connection from %s to %s",
 				    t->node, all[i + 1].node, t->from, t->to);
 	key.from = t->to;
@@ -107,6 +147,18 @@ static int check_end(struct tcp_end *all, size_t n, size_t i, int pass,
 	if (unpaired && t->peer_shut && !outside)
 		return !pass ? 0 : ckpt_err_set(err, EAGAIN,
 				    "node %.64s: pid %d fd %d is a TCP connection from %s to %s closed by its other end, which no share of the job holds; try again",
+				    t->node, t->pid, t->fd, t->from, t->to);
+	/*
+	 * To a listener of another node's share, which has no end of it: the
+	 * nodes are taken one after the other, not at one instant, and that
+	 * node's kernel took the connection in after its share was taken,
+	 * before this one's (its frozen processes could not have made it).
+	 * A retry mends it; told with the gaps, and never taken for one to
+	 * outside.
+	 */
+	if (unpaired && !t->peer_shut && to_job_listener(all, n, t))
+		return !pass ? 0 : ckpt_err_set(err, EAGAIN,
+				    "node %.64s: pid %d fd %d is a TCP connection from %s to %s, a listener of another node's share, which has no end of it (made between the two nodes' captures); try again",
 				    t->node, t->pid, t->fd, t->from, t->to);
 	if (!pass && unpaired && outside) {
 		list = json_object_get(outside, t->node);

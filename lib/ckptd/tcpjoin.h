@@ -18,11 +18,13 @@
 
 /*
  * @shares, [{node, tcp: [[pid, fd, from, to, una, wseq, rnxt,
- * peer_shut]...]}...] of every node of a checkpoint (peer_shut: a
- * boolean, its other end's FIN received): each end joined with its other
- * end in another node's list, and the two checked. 0; -EAGAIN for an
- * end with none whose other end shut down writing (a socket closed: its
- * holder closes its own in moments); -EOPNOTSUPP for another end
+ * peer_shut] or "ADDR:PORT" of a listening socket...]}...] of every node
+ * of a checkpoint (peer_shut: a boolean, its other end's FIN received):
+ * each end joined with its other end in another node's list, and the two
+ * checked. 0; -EAGAIN for an end with none whose other end shut down
+ * writing (a socket closed: its holder closes its own in moments), or
+ * that goes to another node's listener (it came in after that node's
+ * share was taken); -EOPNOTSUPP for another end
  * with none (with @outside, an object, that end is added to its node's
  * list there, {NODE: [[pid, fd, from, to]...]}, instead: a connection to
  * a process outside the job, ckpt-run --outside close), -EAGAIN for bytes

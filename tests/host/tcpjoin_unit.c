@@ -130,7 +130,7 @@ int main(void)
 	char req[96], want[128];
 	char first[65];
 
-	printf("TAP version 13\n1..29\n");
+	printf("TAP version 13\n1..31\n");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 200) "]", &err),
 	      "the two ends of a connection fit: joined");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 100) "]", &err),
@@ -171,6 +171,31 @@ int main(void)
 	      "... told after a refusal, which a retry would not mend; peer_shut a boolean");
 	check(!join("[]", &err) && !join("[{\"node\": \"a\", \"tcp\": []}]", &err),
 	      "no connection between nodes: nothing to join");
+	check(join("[{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", 1, 1, 1, false]]}, "
+		   "{\"node\": \"b\", \"tcp\": [\"0.0.0.0:5000\", \"0.0.0.0:4000\"]}]",
+		   &err) == -EAGAIN && strstr(err.msg, "node a: pid 7 fd 5") &&
+	      strstr(err.msg, "a listener of another node's share") &&
+	      strstr(err.msg, "try again") &&
+	      join("[{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", 1, 1, 1, false]]}, "
+		   "{\"node\": \"b\", \"tcp\": [\"192.0.2.11:5000\"]}]", &err) == -EAGAIN,
+	      "an end with no other end, to another node's listener (taken in after its capture): -EAGAIN, named");
+	{
+		json_t *s = json_loads("[{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", 1, 1, 1, false], \"0.0.0.0:4000\"]}, "
+				       "{\"node\": \"b\", \"tcp\": [\"[::]:5000\", \"0.0.0.0:4000\"]}]", 0, NULL);
+		json_t *out = json_object();
+
+		check(s && tcp_join(s, out, &err) == -EAGAIN && !json_object_size(out) &&
+		      join("[{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", 1, 1, 1, false]]}, "
+			   "{\"node\": \"b\", \"tcp\": [\"192.0.2.12:5000\", \"0.0.0.0:5001\", \"0.0.0.0:4000\"]}]",
+			   &err) == -EOPNOTSUPP &&
+		      join("[{\"node\": \"a\", \"tcp\": [\"0.0.0.0:5000\", \"0.0.0.0:4000\"]}, "
+			   "{\"node\": \"b\", \"tcp\": [\"0.0.0.0:5000\", \"x\"]}]", &err) == -EPROTO &&
+		      !join("[{\"node\": \"a\", \"tcp\": [\"0.0.0.0:5000\"]}, "
+			    "{\"node\": \"b\", \"tcp\": [\"0.0.0.0:5000\"]}]", &err),
+		      "... not taken for one to outside; another address or port is outside; listeners: the same on two nodes is fine, one without a port refused");
+		json_decref(out);
+		json_decref(s);
+	}
 	check(outside("[" A(100, 300, 880) ", " B(880, 880, 200) ", "
 		      "{\"node\": \"c\", \"tcp\": [[9, 4, \"192.0.2.12:1\", \"198.51.100.1:2\", 1, 1, 1, false]]}]",
 		      "{\"c\":[[9,4,\"192.0.2.12:1\",\"198.51.100.1:2\"]]}"),
