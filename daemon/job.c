@@ -22,13 +22,19 @@
 
 #include "ckptd.h"
 
-static int cgroup_path(const struct job *j, const char *file, char *buf,
-		       size_t len)
+static int cgroup_path_id(const char *id, const char *file, char *buf,
+			  size_t len)
 {
-	int n = snprintf(buf, len, "%s/%s%s%s", CKPTD_CGROUP, j->id,
+	int n = snprintf(buf, len, "%s/%s%s%s", CKPTD_CGROUP, id,
 			 file ? "/" : "", file ? file : "");
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int cgroup_path(const struct job *j, const char *file, char *buf,
+		       size_t len)
+{
+	return cgroup_path_id(j->id, file, buf, len);
 }
 
 struct job *job_find(struct ckptd *d, const char *id)
@@ -437,9 +443,9 @@ bool job_id_running(const char *id)
 	bool populated = false;
 	FILE *f;
 
-	if (!job_id_valid(id))
+	if (!job_id_valid(id) ||
+	    cgroup_path_id(id, "cgroup.events", path, sizeof(path)))
 		return false;
-	snprintf(path, sizeof(path), "%s/%s/cgroup.events", CKPTD_CGROUP, id);
 	f = fopen(path, "re");
 	/*
 	 * No cgroup: ended. Not readable now (out of descriptors or memory):
@@ -598,12 +604,10 @@ void job_sweep_cgroups(struct ckptd *d)
 	if (!dir)
 		return;
 	while ((e = readdir(dir))) {
-		if (e->d_type != DT_DIR ||
-		    strlen(e->d_name) != CKPTD_JOB_ID_LEN ||
-		    strspn(e->d_name, "0123456789abcdef") != CKPTD_JOB_ID_LEN ||
-		    job_find(d, e->d_name))
+		if (e->d_type != DT_DIR || !job_id_valid(e->d_name) ||
+		    job_find(d, e->d_name) ||
+		    cgroup_path_id(e->d_name, NULL, path, sizeof(path)))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", CKPTD_CGROUP, e->d_name);
 		if (stat(path, &st) || now - st.st_ctime < CGROUP_SWEEP_AGE_S)
 			continue;
 		if (!rmdir(path))

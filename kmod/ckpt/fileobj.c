@@ -39,7 +39,6 @@
  * thus give the process no file its user could not open itself.
  */
 
-#include <linux/namei.h>
 #include <linux/cred.h>
 #include <linux/dcache.h>
 #include <linux/fcntl.h>
@@ -49,6 +48,7 @@
 #include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/mount.h>
+#include <linux/namei.h>
 #include <linux/sched/signal.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
