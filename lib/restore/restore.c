@@ -1185,7 +1185,30 @@ send_made(struct restore *r, restore_make_fn make, const void *arg, int sock)
 		cm->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 	}
-	_exit(sendmsg(sock, &mh, 0) < 0);
+	/* Why it could not say so, in its status (restore_as_member()). */
+	_exit(sendmsg(sock, &mh, 0) < 0 ? (errno > 0 && errno < 126 ? errno : 126) : 0);
+}
+
+/*
+ * What is known of a helper that sent neither a descriptor nor a reason:
+ * the restarter's receive failed (@rerr), or how the helper ended (@st):
+ * killed, or with the errno its sendmsg() failed with as its status
+ * (send_made(), which exits with nothing else but 0).
+ */
+static int helper_silent(const char *what, int rerr, int st,
+			 struct ckpt_err *err)
+{
+	if (rerr)
+		return ckpt_err_set(err, rerr, "cannot make %s: no answer from the helper: %s",
+				    what, strerror(rerr));
+	if (WIFSIGNALED(st))
+		return ckpt_err_set(err, EIO, "cannot make %s: the helper was killed by signal %d (%s) before it answered",
+				    what, WTERMSIG(st), strsignal(WTERMSIG(st)));
+	if (WIFEXITED(st) && WEXITSTATUS(st))
+		return ckpt_err_set(err, WEXITSTATUS(st), "cannot make %s: the helper could not send its answer: %s",
+				    what, strerror(WEXITSTATUS(st)));
+	return ckpt_err_set(err, EIO, "cannot make %s: the helper ended without an answer",
+			    what);
 }
 
 int restore_as_member(struct restore *r, restore_make_fn make, const void *arg,
@@ -1198,7 +1221,7 @@ int restore_as_member(struct restore *r, restore_make_fn make, const void *arg,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
 	};
 	struct cmsghdr *cm;
-	int sv[2], fd = -1;
+	int sv[2], fd = -1, st = 0, rerr = 0;
 	ssize_t n;
 	pid_t pid;
 
@@ -1217,8 +1240,10 @@ int restore_as_member(struct restore *r, restore_make_fn make, const void *arg,
 	do
 		n = recvmsg(sv[0], &mh, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		rerr = errno;
 	close(sv[0]);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
 	if (cm && cm->cmsg_type == SCM_RIGHTS &&
@@ -1229,8 +1254,11 @@ int restore_as_member(struct restore *r, restore_make_fn make, const void *arg,
 	if (n > 0 && strchr(msg, ' '))
 		return ckpt_err_set(err, atoi(msg) > 0 ? atoi(msg) : EIO, "%s",
 				    strchr(msg, ' ') + 1);
-	return ckpt_err_set(err, EIO, "cannot make %s: the helper said nothing",
-			    what);
+	/* Made and sent, but not received here (no descriptor left). */
+	if (n > 0 && mh.msg_flags & MSG_CTRUNC)
+		return ckpt_err_set(err, EMFILE, "cannot make %s: the restarter could not take the descriptor the helper sent (too many open files?)",
+				    what);
+	return helper_silent(what, rerr, st, err);
 }
 
 static int open_file(struct restore *r, const void *f, struct ckpt_err *err)
