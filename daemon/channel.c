@@ -63,7 +63,8 @@ int channel_add(json_t *all, const char *node, const json_t *from,
 	return 0;
 }
 
-int channel_join(const json_t *all, json_t *outside, struct ckpt_err *err)
+int channel_join(const json_t *all, json_t *outside, json_t *later,
+		 struct ckpt_err *err)
 {
 	json_t *none = json_array(), *list;
 	unsigned int i;
@@ -71,7 +72,7 @@ int channel_join(const json_t *all, json_t *outside, struct ckpt_err *err)
 
 	for (i = 0; !ret && i < NR_KINDS; i++) {
 		list = json_object_get(all, kinds[i]->name);
-		ret = kinds[i]->join(list ?: none, outside, err);
+		ret = kinds[i]->join(list ?: none, outside, later, err);
 	}
 	json_decref(none);
 	return ret;

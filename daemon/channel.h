@@ -28,9 +28,12 @@ struct channel_kind {
 	 * [{node, NAME: ends}...], each end met by its other end, or
 	 * -EAGAIN (a retry may mend it), another -errno, with @err; with
 	 * @outside, an end met by none is listed there, {NODE: [[pid, fd,
-	 * ...]...]}, instead (ckpt-run --outside close).
+	 * ...]...]}, instead (ckpt-run --outside close). What a node's
+	 * restart needs of the join goes to @later, {NODE: {KEY: [...]}},
+	 * each KEY the kind's own, into that node's entry of the metadata.
 	 */
-	int (*join)(const json_t *shares, json_t *outside, struct ckpt_err *err);
+	int (*join)(const json_t *shares, json_t *outside, json_t *later,
+		    struct ckpt_err *err);
 	/*
 	 * An entry of ends' as the metadata lists one to outside the job, or
 	 * NULL for an entry that is no connection (a listener).
@@ -50,8 +53,12 @@ json_t *channel_ends(const char *dir, const struct ckpt_tree *t,
  */
 int channel_add(json_t *all, const char *node, const json_t *from,
 		struct ckpt_err *err);
-/* Every kind's join of @all: 0 or the first kind's -errno, with @err. */
-int channel_join(const json_t *all, json_t *outside, struct ckpt_err *err);
+/*
+ * Every kind's join of @all: 0 or the first kind's -errno, with @err;
+ * what each node's restart needs in @later (join's).
+ */
+int channel_join(const json_t *all, json_t *outside, json_t *later,
+		 struct ckpt_err *err);
 /* Every end in @from (channel_ends()'s) as one to outside the job. */
 json_t *channel_outside(const json_t *from);
 

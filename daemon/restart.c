@@ -18,6 +18,7 @@
  * removes once its tree runs.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -310,29 +311,102 @@ static const json_t *tree_of(const json_t *meta, const char *node)
 	return json_array_get(json_object_get(node_of(meta, node), "trees"), 0);
 }
 
-/*
- * Node entry @n's connections to outside the job (checked metadata:
- * [[pid, fd, from, to]...]) into @o, to be made closed; freed by the
- * caller (o->closed). 0 or -ENOMEM.
- */
-static int closed_of(const json_t *n, struct ckpt_restore_opts *o)
+/* List @key of node entry @n's (checked metadata: [[pid, fd, ...]...]). */
+static struct ckpt_restore_sock *socks_of(const json_t *n, const char *key,
+					  unsigned int *nr)
 {
-	const json_t *list = json_object_get(n, "outside"), *e;
-	struct ckpt_restore_closed *c;
+	const json_t *list = json_object_get(n, key), *e;
+	struct ckpt_restore_sock *c;
 	size_t i;
 
-	if (!json_array_size(list))
-		return 0;
-	c = calloc(json_array_size(list), sizeof(*c));
+	*nr = 0;
+	c = calloc(json_array_size(list) + 1, sizeof(*c));
 	if (!c)
-		return -ENOMEM;
+		return NULL;
 	json_array_foreach(list, i, e) {
 		c[i].pid = json_integer_value(json_array_get(e, 0));
 		c[i].fd = json_integer_value(json_array_get(e, 1));
 	}
-	o->closed = c;
-	o->nr_closed = i;
-	return 0;
+	*nr = i;
+	return c;
+}
+
+/* @hex (checked: even, lowercase) as bytes at @out. */
+static void unhex(const char *hex, uint8_t *out)
+{
+	size_t k;
+
+	for (k = 0; hex[2 * k]; k++)
+		out[k] = (uint8_t)(((isdigit(hex[2 * k]) ? hex[2 * k] - '0' :
+				     hex[2 * k] - 'a' + 10) << 4) |
+				   (isdigit(hex[2 * k + 1]) ? hex[2 * k + 1] - '0' :
+				    hex[2 * k + 1] - 'a' + 10));
+}
+
+/* Node entry @n's "reconnect" (checked: [[pid, fd, seq, hex]...]). */
+static struct ckpt_restore_reconnect *reconnect_of(const json_t *n,
+						   unsigned int *nr)
+{
+	const json_t *list = json_object_get(n, "reconnect"), *e;
+	struct ckpt_restore_reconnect *c;
+	const char *hex;
+	uint8_t *data;
+	size_t i;
+
+	*nr = 0;
+	c = calloc(json_array_size(list) + 1, sizeof(*c));
+	if (!c)
+		return NULL;
+	json_array_foreach(list, i, e) {
+		hex = json_string_value(json_array_get(e, 3));
+		data = malloc(strlen(hex) / 2 + 1);
+		if (!data)
+			break;
+		unhex(hex, data);
+		c[i] = (struct ckpt_restore_reconnect){
+			.pid = json_integer_value(json_array_get(e, 0)),
+			.fd = json_integer_value(json_array_get(e, 1)),
+			.seq = json_integer_value(json_array_get(e, 2)),
+			.len = strlen(hex) / 2, .data = data,
+		};
+		*nr = i + 1;
+	}
+	if (*nr == json_array_size(list))
+		return c;
+	for (i = 0; i < *nr; i++)
+		free((void *)c[i].data);
+	free(c);
+	return NULL;
+}
+
+/*
+ * What node entry @n (checked metadata) asks of its restart, into @o:
+ * its connections to outside the job, made closed ("outside": [[pid, fd,
+ * from, to]...]); those to connect again, whose other end waited to be
+ * accepted on another node ("reconnect"), and its listeners such
+ * connections waited on ("awaited"). Freed with entry_opts_free(). 0 or
+ * -ENOMEM.
+ */
+static int entry_opts(const json_t *n, struct ckpt_restore_opts *o)
+{
+	o->closed = socks_of(n, "outside", &o->nr_closed);
+	o->awaited = socks_of(n, "awaited", &o->nr_awaited);
+	o->reconnect = reconnect_of(n, &o->nr_reconnect);
+	return o->closed && o->awaited && o->reconnect ? 0 : -ENOMEM;
+}
+
+static void entry_opts_free(struct ckpt_restore_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; o->reconnect && i < o->nr_reconnect; i++)
+		free((void *)o->reconnect[i].data);
+	free((void *)o->reconnect);
+	free((void *)o->awaited);
+	free((void *)o->closed);
+	o->reconnect = NULL;
+	o->awaited = o->closed = NULL;
+	o->nr_reconnect = o->nr_awaited = o->nr_closed = 0;
 }
 
 struct started_ctx {
@@ -533,10 +607,12 @@ static void end_closed(struct ckptd *d, const struct job *j, const char *image,
 	int n;
 
 	/* Its connections to outside the job are left to close as they do. */
-	if (closed_of(node, &o))
+	if (entry_opts(node, &o)) {
+		entry_opts_free(&o);
 		return;
+	}
 	n = ckpt_restore_end_closed(image, &o, &err);
-	free((void *)o.closed);
+	entry_opts_free(&o);
 
 	if (n < 0)
 		ckptd_log(d, 1, "job %s: %s", j->id, err.msg);
@@ -1019,11 +1095,11 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	o.filemap = r->filemap;
 	o.filemap_len = r->filemap_len;
 	sc.total = r->total;
-	if (!ret && closed_of(json_array_get(nodes, 0), &o))
+	if (!ret && entry_opts(json_array_get(nodes, 0), &o))
 		ret = ckpt_err_set(&err, ENOMEM, "out of memory");
 	if (!ret)
 		ret = ckpt_restore(&o, &status, &err);
-	free((void *)o.closed);
+	entry_opts_free(&o);
 	/* Not confirmed (this node's tree did not start): the others end. */
 	close_peers(r);
 	/* Its own tree ended for a share's failure: that is the error. */
@@ -1449,7 +1525,7 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 	ret = share_go(d, p, id, &o, addrmap, filemap, &err);
 	if (ret == -ECANCELED)
 		goto out;
-	if (!ret && closed_of(node_of(meta, node), &o))
+	if (!ret && entry_opts(node_of(meta, node), &o))
 		ret = ckpt_err_set(&err, ENOMEM, "out of memory");
 	if (ret) {
 		peer_fail(p, "node %s: %s", d->node, err.msg);
@@ -1466,6 +1542,6 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out)
 		ckptd_log(d, 1, "job %s: the share's root ended (status %d)", id, status);
 out:
 	ship_stage_remove(&stage);
-	free((void *)o.closed);
+	entry_opts_free(&o);
 	json_decref(meta);
 }

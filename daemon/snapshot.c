@@ -79,6 +79,7 @@ struct snap {
 	bool no_sums;		/* a share's entry: its sums come after release */
 	json_t *chans;		/* every node's channel ends: channel_add() */
 	json_t *outside;	/* --outside close: {node: its ends to outside the job} */
+	json_t *later;		/* the join's for the restart: {node: {key: list}} */
 	json_t *ended;		/* the nodes whose share has ended */
 	json_int_t nr_all;	/* processes and bytes, every node's */
 	json_int_t bytes_all;
@@ -342,13 +343,19 @@ static int build_meta(struct snap *s, struct ckpt_err *err)
 	json_array_append_new(nodes, local);
 	if (s->remote)
 		json_array_extend(nodes, s->remote);
-	/* Connections to outside the job, each node's: closed at restart. */
+	/*
+	 * Connections to outside the job, each node's: closed at restart;
+	 * and what the channels' join left for each node's restart.
+	 */
 	json_array_foreach(nodes, i, n) {
 		const char *name = json_string_value(json_object_get(n, "node"));
 		json_t *ends = s->outside ? json_object_get(s->outside, name) : NULL;
+		json_t *later = s->later ? json_object_get(s->later, name) : NULL;
 
 		if (ends)
 			json_object_set(n, "outside", ends);
+		if (later)
+			json_object_update(n, later);
 	}
 	s->meta = json_pack("{s:s, s:i, s:s, s:s, s:I, s:I, s:I, s:I, s:O, s:s, s:o}",
 		"format", CKPT_META_FORMAT, "version", CKPT_META_VERSION,
@@ -617,6 +624,8 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 	memset(s->early_failed, 0, sizeof(s->early_failed));
 	json_decref(s->outside);
 	s->outside = s->j->outside_close ? json_object() : NULL;
+	json_decref(s->later);
+	s->later = json_object();
 	n = json_array_size(s->j->nodes);
 	if (n > CKPTD_MAX_NODES)
 		return ckpt_err_set(err, E2BIG, "job %s: %u nodes, at most %d", s->j->id,
@@ -643,7 +652,8 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 		s->npeers = i + 1;
 	}
 	s->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY |
-		     CKPT_CHECKPOINT_LOCAL_FILES | CKPT_CHECKPOINT_DIGESTS;
+		     CKPT_CHECKPOINT_WAITING_AWAY | CKPT_CHECKPOINT_LOCAL_FILES |
+		     CKPT_CHECKPOINT_DIGESTS;
 	s->stop_t0 = ckptd_now_ns();
 	s->stopped_ns = 0;
 	job_mark_stopped(s->j, true);
@@ -686,7 +696,7 @@ static int coordinated(struct snap *s, int dev, struct ckpt_err *err)
 	}
 	/* Both ends of every channel between nodes, and they fit. */
 	if (!ret)
-		ret = channel_join(s->chans, s->outside, err);
+		ret = channel_join(s->chans, s->outside, s->later, err);
 	return ret;
 }
 
@@ -1620,7 +1630,8 @@ static int share_take(struct ckptd *d, struct share *sh, json_t **node,
 	if (dev < 0)
 		return ckpt_err_set(err, -dev, "engine not loaded");
 	s->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_PEERS_AWAY |
-		     CKPT_CHECKPOINT_LOCAL_FILES | CKPT_CHECKPOINT_DIGESTS;
+		     CKPT_CHECKPOINT_WAITING_AWAY | CKPT_CHECKPOINT_LOCAL_FILES |
+		     CKPT_CHECKPOINT_DIGESTS;
 	s->a.timeout_ms = sh->timeout * 1000;
 	job_mark_stopped(s->j, true);
 	if (sh->staged)

@@ -64,35 +64,79 @@ static int read_member(const char *dir, const struct ckpt_tree *t, uint32_t i,
 	return 0;
 }
 
-/* Whether @t's other end is in one of @imgs, or @t was listed already. */
+/*
+ * Whether @t's other end is in one of @imgs, or @t was listed already: the
+ * same socket held by an earlier member, or (waiting to be accepted, its
+ * ino its listener's) the same connection in an earlier member's copy of
+ * that listener's queue.
+ */
 static bool inside_or_seen(struct ckpt_image *imgs, uint32_t n, uint32_t i,
 			   uint32_t k)
 {
-	const struct ckpt_img_tcp *t = imgs[i].tcps[k];
+	const struct ckpt_img_tcp *t = imgs[i].tcps[k], *o;
+	bool waiting = t->state == CKPT_TCP_WAITING;
 	uint32_t a, b;
 
 	for (a = 0; a < n; a++)
 		for (b = 0; b < imgs[a].nr_tcps; b++) {
-			if (ends_meet(t, imgs[a].tcps[b]))
+			o = imgs[a].tcps[b];
+			if (ends_meet(t, o))
 				return true;
-			/* The same socket, held by an earlier member. */
-			if (imgs[a].tcps[b]->ino == t->ino && (a < i || (a == i && b < k)))
+			if (!(a < i || (a == i && b < k)) || o->ino != t->ino ||
+			    waiting != (o->state == CKPT_TCP_WAITING))
+				continue;
+			if (!waiting || (o->sport == t->sport && o->dport == t->dport &&
+					 !memcmp(o->dst, t->dst, 16)))
 				return true;
 		}
 	return false;
 }
 
 /*
- * [pid, fd, from, to, una, wseq, rnxt, peer_shut], or a listener's
- * "ADDR:PORT": lib/ckptd/tcpjoin.h. An IPv6
+ * Connection @c waiting to be accepted: the bytes it received, as hex
+ * (json), while they fit TCP_JOIN_WAIT_MAX and, with those of the share's
+ * connections before it (*@total), TCP_JOIN_WAIT_TOTAL; else their count,
+ * which the join refuses with -EAGAIN (a retry finds it accepted). NULL:
+ * out of memory.
+ */
+static json_t *waiting_data(const struct ckpt_img_tcp *c, uint32_t *total)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *s;
+	json_t *j;
+	uint32_t k;
+
+	if (c->len > TCP_JOIN_WAIT_MAX || *total + c->len > TCP_JOIN_WAIT_TOTAL)
+		return json_integer(c->len);
+	*total += c->len;
+	s = malloc(2 * c->len + 1);
+	if (!s)
+		return NULL;
+	for (k = 0; k < c->len; k++) {
+		s[2 * k] = hex[c->data[k] >> 4];
+		s[2 * k + 1] = hex[c->data[k] & 15];
+	}
+	s[2 * k] = '\0';
+	j = json_string(s);
+	free(s);
+	return j;
+}
+
+/*
+ * [pid, fd, from, to, una, wseq, rnxt, peer_shut], and for a connection
+ * waiting to be accepted its bytes (waiting_data(), *@total the share's so
+ * far), or a listener's "ADDR:PORT":
+ * lib/ckptd/tcpjoin.h. An IPv6
  * socket's IPv4-mapped addresses (::ffff:a.b.c.d: a dual-stack listener's
  * connection) are given as the IPv4 addresses its peer has.
  */
-static json_t *end_json(const struct ckpt_img_tcp *c, pid_t pid, int fd)
+static json_t *end_json(const struct ckpt_img_tcp *c, pid_t pid, int fd,
+		       uint32_t *total)
 {
 	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
 	struct ckpt_img_tcp t = *c;
 	char from[64], to[64];
+	json_t *e;
 
 	if (t.family == AF_INET6 && !memcmp(t.src, prefix, 12) &&
 	    (c->state == CKPT_TCP_LISTEN || !memcmp(t.dst, prefix, 12))) {
@@ -105,16 +149,22 @@ static json_t *end_json(const struct ckpt_img_tcp *c, pid_t pid, int fd)
 	if (c->state == CKPT_TCP_LISTEN)
 		return json_string(from);
 	ckpt_image_tcp_end(to, sizeof(to), &t, true);
-	return json_pack("[i, i, s, s, I, I, I, b]", (int)pid, fd, from, to,
-			 (json_int_t)t.snd_una, (json_int_t)t.write_seq,
-			 (json_int_t)t.rcv_nxt, !!(t.flags & CKPT_TCP_FIN_IN));
+	e = json_pack("[i, i, s, s, I, I, I, b]", (int)pid, fd, from, to,
+		      (json_int_t)t.snd_una, (json_int_t)t.write_seq,
+		      (json_int_t)t.rcv_nxt, !!(t.flags & CKPT_TCP_FIN_IN));
+	if (e && c->state == CKPT_TCP_WAITING &&
+	    json_array_append_new(e, waiting_data(c, total))) {
+		json_decref(e);
+		return NULL;
+	}
+	return e;
 }
 
 static json_t *tcp_ends(const char *dir, const struct ckpt_tree *t, struct ckpt_err *err)
 {
 	struct ckpt_image *imgs = calloc(t->nr ?: 1, sizeof(*imgs));
 	json_t *ends = json_array();
-	uint32_t i, k, n = 0;
+	uint32_t i, k, n = 0, total = 0;
 	int ret = 0;
 
 	if (!imgs || !ends)
@@ -125,16 +175,23 @@ static json_t *tcp_ends(const char *dir, const struct ckpt_tree *t, struct ckpt_
 		for (k = 0; !ret && k < imgs[i].nr_tcps; k++) {
 			const struct ckpt_img_tcp *c = imgs[i].tcps[k];
 
+			json_t *e;
+
 			if ((c->state != CKPT_TCP_ESTABLISHED &&
-			     c->state != CKPT_TCP_LISTEN) ||
+			     c->state != CKPT_TCP_LISTEN &&
+			     c->state != CKPT_TCP_WAITING) ||
 			    inside_or_seen(imgs, n, i, k))
 				continue;
-			if (json_array_size(ends) >= TCP_JOIN_ENDS_MAX)
+			if (json_array_size(ends) >= TCP_JOIN_ENDS_MAX) {
 				ret = ckpt_err_set(err, E2BIG, "more than %d TCP connections to other nodes",
 						   TCP_JOIN_ENDS_MAX);
+				break;
+			}
+			e = end_json(c, t->m[i].pid, fd_of(&imgs[i], c->ino), &total);
+			if (e)
+				json_array_append_new(ends, e);
 			else
-				json_array_append_new(ends, end_json(c, t->m[i].pid,
-								     fd_of(&imgs[i], c->ino)));
+				ret = ckpt_err_set(err, ENOMEM, "out of memory");
 		}
 	for (i = 0; i < n; i++)
 		ckpt_image_free(&imgs[i]);
@@ -148,11 +205,12 @@ static json_t *tcp_ends(const char *dir, const struct ckpt_tree *t, struct ckpt_
 
 /*
  * [pid, fd, from, to]: the metadata's entry of a connection to outside;
- * NULL for a listener's entry, which is none.
+ * NULL for a listener's entry, which is none, and for a connection
+ * waiting to be accepted (only a join takes one, never as outside).
  */
 static json_t *tcp_outside(const json_t *e)
 {
-	if (json_is_string(e))
+	if (json_is_string(e) || json_array_size(e) != 8)
 		return NULL;
 	return json_pack("[OOOO]", json_array_get(e, 0), json_array_get(e, 1),
 			 json_array_get(e, 2), json_array_get(e, 3));

@@ -943,7 +943,8 @@ long ckpt_ioctl_checkpoint(struct ckpt_checkpoint __user *uarg)
 	if (a.flags & ~__CKPT_CHECKPOINT_F_ALL ||
 	    a.flags & (CKPT_CHECKPOINT_PEERS_AWAY |	/* a tree's only */
 		       CKPT_CHECKPOINT_LOCAL_FILES | CKPT_CHECKPOINT_ROOTS |
-		       CKPT_CHECKPOINT_DIGESTS | CKPT_CHECKPOINT_STAGED) ||
+		       CKPT_CHECKPOINT_DIGESTS | CKPT_CHECKPOINT_STAGED |
+		       CKPT_CHECKPOINT_WAITING_AWAY) ||
 	    (a.flags & CKPT_CHECKPOINT_STOP && a.flags & CKPT_CHECKPOINT_KILL)) {
 		ckpt_put_errmsg(a.errmsg, a.errmsg_len, "unknown or conflicting flags");
 		return -EINVAL;

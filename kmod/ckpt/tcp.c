@@ -611,7 +611,7 @@ static int waiting_alone(struct ckpt_cp_group *g, u32 i, u32 k)
 		  "pid %u fd %u (socket:[%llu]) listens on %s with a TCP connection from %s waiting to be accepted, %s: not supported yet; try again",
 		  ctx->a->pid, fd_of(&ctx->scan, t->ino), t->ino, a, b,
 		  g->flags & CKPT_CHECKPOINT_PEERS_AWAY ?
-		  "whose other end is on another node or outside the job" :
+		  "whose other end is outside the job" :
 		  g->tree ? "whose other end is outside the tree" :
 			    "whose other end is another process's");
 	return -EAGAIN;
@@ -636,9 +636,10 @@ static int check_pair(struct ckpt_cp_group *g, u32 i, u32 k, int pass)
 		return 0;
 	p = find_peer(g, t, scan->tcp_net[k]);
 	/*
-	 * Waiting to be accepted, from another node or outside the tree:
-	 * the restart could not connect its other end again. Accepted,
-	 * mostly in moments, it is a connection as any.
+	 * Waiting to be accepted, from outside the tree: the restart could
+	 * not connect its other end again (but from another node, which
+	 * ckptd asks for). Accepted, mostly in moments, it is a connection
+	 * as any.
 	 */
 	if (t->state == CKPT_TCP_WAITING) {
 		/*
@@ -647,6 +648,13 @@ static int check_pair(struct ckpt_cp_group *g, u32 i, u32 k, int pass)
 		 */
 		if (!pass || (p && t->rcv_nxt - p->snd_una <=
 				   p->write_seq - p->snd_una))
+			return 0;
+		/*
+		 * From another node: ckptd joins it with its other end, which
+		 * connects again at the restart (Documentation/ckptd.md,
+		 * "TCP between nodes").
+		 */
+		if (!p && g->flags & CKPT_CHECKPOINT_WAITING_AWAY)
 			return 0;
 		if (!p)
 			return waiting_alone(g, i, k);

@@ -46,6 +46,9 @@ static const char *check_args(const struct ckpt_checkpoint_tree *a)
 		return "reserved fields must be 0";
 	if (a->flags & CKPT_CHECKPOINT_STAGED && !(a->flags & CKPT_CHECKPOINT_STOP))
 		return "CKPT_CHECKPOINT_STAGED needs CKPT_CHECKPOINT_STOP";
+	if (a->flags & CKPT_CHECKPOINT_WAITING_AWAY &&
+	    !(a->flags & CKPT_CHECKPOINT_PEERS_AWAY))
+		return "CKPT_CHECKPOINT_WAITING_AWAY needs CKPT_CHECKPOINT_PEERS_AWAY";
 	if (!(a->flags & CKPT_CHECKPOINT_STAGED) && a->staged_fd)
 		return "staged_fd is set with CKPT_CHECKPOINT_STAGED, and only then";
 	if (!(a->flags & CKPT_CHECKPOINT_DIGESTS) != !a->digests)

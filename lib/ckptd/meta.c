@@ -70,6 +70,50 @@ static bool outside_ok(const json_t *list)
 	return true;
 }
 
+/*
+ * A node's connections to connect again at a restart, whose other end
+ * waited to be accepted on another node: [[pid, fd, seq, hex]...]
+ * (tcpjoin.h); a node's listening sockets such connections waited on:
+ * [[pid, fd]...]. Absent: none.
+ */
+static bool reconnect_ok(const json_t *list)
+{
+	json_int_t pid, fd, seq;
+	const char *hex;
+	json_t *e;
+	size_t i;
+
+	if (!list)
+		return true;
+	if (!json_is_array(list) || json_array_size(list) > TCP_JOIN_ENDS_MAX)
+		return false;
+	json_array_foreach(list, i, e)
+		if (json_unpack(e, "[IIIs!]", &pid, &fd, &seq, &hex) ||
+		    pid <= 0 || pid > INT32_MAX || fd < 0 || fd > INT32_MAX ||
+		    seq < 0 || seq > UINT32_MAX ||
+		    strlen(hex) > 2 * TCP_JOIN_WAIT_MAX || strlen(hex) & 1 ||
+		    !hex_of(hex, strlen(hex)))
+			return false;
+	return true;
+}
+
+static bool awaited_ok(const json_t *list)
+{
+	json_int_t pid, fd;
+	json_t *e;
+	size_t i;
+
+	if (!list)
+		return true;
+	if (!json_is_array(list) || json_array_size(list) > TCP_JOIN_ENDS_MAX)
+		return false;
+	json_array_foreach(list, i, e)
+		if (json_unpack(e, "[II!]", &pid, &fd) ||
+		    pid <= 0 || pid > INT32_MAX || fd < 0 || fd > INT32_MAX)
+			return false;
+	return true;
+}
+
 static int check_nodes(const json_t *nodes, struct ckpt_err *err)
 {
 	const char *node, *kernel, *dir, *id;
@@ -91,6 +135,10 @@ static int check_nodes(const json_t *nodes, struct ckpt_err *err)
 		if (json_object_get(n, "outside") &&
 		    !outside_ok(json_object_get(n, "outside")))
 			return ckpt_err_set(err, EINVAL, "node %s: \"outside\" must list at most %d [pid, fd, from, to]",
+					    node, TCP_JOIN_ENDS_MAX);
+		if (!reconnect_ok(json_object_get(n, "reconnect")) ||
+		    !awaited_ok(json_object_get(n, "awaited")))
+			return ckpt_err_set(err, EINVAL, "node %s: \"reconnect\" must list at most %d [pid, fd, seq, hex] and \"awaited\" [pid, fd]",
 					    node, TCP_JOIN_ENDS_MAX);
 		/* Its addresses, for a restart elsewhere: not in older snapshots. */
 		if (json_object_get(n, "addrs") &&

@@ -85,11 +85,12 @@ const char *ckptd_mode(const char *mode);
  * shares say "held" once whole and run on "release"; 9: a node that has
  * its share of a restart says "have" at once and checks it beside the
  * other nodes; 10: a share's TCP list names its listeners too, as
- * "ADDR:PORT" strings. The nodes of a cluster run one
- * ckpt version: a request of
+ * "ADDR:PORT" strings; 11: and its connections waiting to be accepted
+ * from another node, with their bytes (a ninth entry). The nodes of a
+ * cluster run one ckpt version: a request of
  * another protocol is refused, naming both, before its shape is read.
  */
-#define CKPTD_PEER_PROTO	10
+#define CKPTD_PEER_PROTO	11
 
 /* A peer request's "proto": 0, or -EPROTO with @err naming both. */
 int ckptd_peer_proto_check(const json_t *req, struct ckpt_err *err);

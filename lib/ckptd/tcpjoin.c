@@ -27,11 +27,24 @@ struct tcp_end {
 	int peer_shut;		/* its other end shut down writing */
 	bool outside;		/* no other end: a process outside the job's */
 	bool listen;		/* a listening socket of the share's, at @from */
+	const char *waiting;	/* waiting to be accepted: its bytes, hex */
+	json_int_t held;	/* ... or their count, too many to carry */
+	size_t order;		/* its place in its node's list */
+	struct tcp_end *peer;	/* waiting, joined: its other end */
 };
 
 static bool seq_ok(json_int_t v)
 {
 	return v >= 0 && v <= UINT32_MAX;
+}
+
+/* Whether @s is the hex of at most TCP_JOIN_WAIT_MAX bytes. */
+static bool hex_ok(const char *s)
+{
+	size_t len = strlen(s);
+
+	return !(len & 1) && len <= 2 * TCP_JOIN_WAIT_MAX &&
+	       strspn(s, "0123456789abcdef") == len;
 }
 
 /* Entry @e of node @node's list: 0, or -EPROTO for one of the wrong shape. */
@@ -49,11 +62,20 @@ static int end_read(const json_t *e, const char *node, struct tcp_end *out,
 					    node);
 		return 0;
 	}
-	if (json_unpack((json_t *)e, "[iissIIIb!]", &out->pid, &out->fd,
-			&out->from, &out->to, &out->una, &out->wseq, &out->rnxt,
-			&out->peer_shut) ||
+	if ((json_unpack((json_t *)e, "[iissIIIb!]", &out->pid, &out->fd,
+			 &out->from, &out->to, &out->una, &out->wseq,
+			 &out->rnxt, &out->peer_shut) &&
+	     json_unpack((json_t *)e, "[iissIIIbs!]", &out->pid, &out->fd,
+			 &out->from, &out->to, &out->una, &out->wseq,
+			 &out->rnxt, &out->peer_shut, &out->waiting) &&
+	     json_unpack((json_t *)e, "[iissIIIbI!]", &out->pid, &out->fd,
+			 &out->from, &out->to, &out->una, &out->wseq,
+			 &out->rnxt, &out->peer_shut, &out->held)) ||
+	    out->pid <= 0 || out->fd < 0 ||
 	    strlen(out->from) > TCP_JOIN_ADDR_MAX || strlen(out->to) > TCP_JOIN_ADDR_MAX ||
-	    !seq_ok(out->una) || !seq_ok(out->wseq) || !seq_ok(out->rnxt))
+	    !seq_ok(out->una) || !seq_ok(out->wseq) || !seq_ok(out->rnxt) ||
+	    (out->waiting && !hex_ok(out->waiting)) ||
+	    out->held < 0 || out->held > UINT32_MAX)
 		return ckpt_err_set(err, EPROTO, "node %.64s: a TCP end of the wrong shape",
 				    node);
 	return 0;
@@ -82,8 +104,10 @@ static int read_all(const json_t *shares, struct tcp_end *all, size_t n,
 		if (!node)
 			return ckpt_err_set(err, EPROTO, "a node's TCP ends without its name");
 		json_array_foreach(json_object_get(share, "tcp"), k, e)
-			if (!ret && have < n)
+			if (!ret && have < n) {
+				all[have].order = have;
 				ret = end_read(e, node, &all[have++], err);
+			}
 	}
 	return ret;
 }
@@ -117,6 +141,60 @@ static bool to_job_listener(const struct tcp_end *all, size_t n,
 	return false;
 }
 
+/* @e appended to @later's list @key of @node's: 0 or -ENOMEM. */
+static int later_add(json_t *later, const char *node, const char *key,
+		     json_t *e)
+{
+	json_t *n = json_object_get(later, node), *list;
+
+	if (!n && json_object_set_new(later, node, n = json_object()))
+		n = NULL;
+	list = n ? json_object_get(n, key) : NULL;
+	if (n && !list && json_object_set_new(n, key, list = json_array()))
+		list = NULL;
+	if (!list || json_array_append_new(list, e))
+		return -ENOMEM;
+	return 0;
+}
+
+static int by_order(const void *a, const void *b)
+{
+	const struct tcp_end *x = *(struct tcp_end *const *)a;
+	const struct tcp_end *y = *(struct tcp_end *const *)b;
+
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * Every connection of @all waiting to be accepted, joined with its other
+ * end, which connects again at the restart: what each node's restart
+ * needs, in @later (tcpjoin.h), in the order of the listeners' node's
+ * list, which is its queues' order.
+ */
+static int waiting_later(json_t *later, struct tcp_end *all, size_t n,
+			 struct ckpt_err *err)
+{
+	struct tcp_end **w = calloc(n + 1, sizeof(*w));
+	size_t i, nw = 0;
+	int ret = 0;
+
+	if (!w)
+		return ckpt_err_set(err, ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		if (all[i].waiting && all[i].peer)
+			w[nw++] = &all[i];
+	qsort(w, nw, sizeof(*w), by_order);
+	for (i = 0; !ret && i < nw; i++)
+		if (later_add(later, w[i]->peer->node, "reconnect",
+			      json_pack("[i, i, I, s]", w[i]->peer->pid, w[i]->peer->fd,
+					w[i]->rnxt, w[i]->waiting)) ||
+		    later_add(later, w[i]->node, "awaited",
+			      json_pack("[i, i]", w[i]->pid, w[i]->fd)))
+			ret = ckpt_err_set(err, ENOMEM, "out of memory");
+	free(w);
+	return ret;
+}
+
 /*
  * End @i of @all (@n, sorted): its own checks (@pass 0), or the gap (1).
  * With @outside, an end with no other end is added to it, not refused.
@@ -126,7 +204,7 @@ static int check_end(struct tcp_end *all, size_t n, size_t i, int pass,
 {
 	struct tcp_end *t = &all[i], *p;
 	struct tcp_end key;
-	bool unpaired;
+	bool unpaired, waiting = t->waiting || t->held;
 	json_t *list;
 
 	if (t->outside || t->listen)
@@ -139,6 +217,23 @@ static int check_end(struct tcp_end *all, size_t n, size_t i, int pass,
 	key.to = t->from;
 	p = bsearch(&key, all, n, sizeof(*all), by_ends);
 	unpaired = !p || !strcmp(p->node, t->node);
+	/*
+	 * Waiting to be accepted: from a connection of another node's share
+	 * (not one waiting too), or from outside the job, which the process
+	 * mostly accepts in moments: told with the gaps, never outside.
+	 */
+	if (waiting && !unpaired && (p->waiting || p->held))
+		return ckpt_err_set(err, EPROTO, "nodes %.64s and %.64s both list a TCP connection between %s and %s as waiting to be accepted",
+				    t->node, p->node, t->from, t->to);
+	if (waiting && unpaired)
+		return !pass ? 0 : ckpt_err_set(err, EAGAIN,
+				    "node %.64s: pid %d fd %d listens on %s with a TCP connection from %s waiting to be accepted, whose other end is in no share of the job; try again",
+				    t->node, t->pid, t->fd, t->from, t->to);
+	if (t->held)
+		return !pass ? 0 : ckpt_err_set(err, EAGAIN,
+				    "node %.64s: pid %d fd %d listens on %s with a TCP connection from %s (node %.64s) waiting to be accepted that holds %lld bytes, more than a share's answer carries (%d a connection, %d in all); try again",
+				    t->node, t->pid, t->fd, t->from, t->to, p->node,
+				    (long long)t->held, TCP_JOIN_WAIT_MAX, TCP_JOIN_WAIT_TOTAL);
 	/*
 	 * Closed by a socket no share holds, whose holder closes its own in
 	 * moments: told with the gaps, after any refusal, as a retry mends it
@@ -178,10 +273,13 @@ static int check_end(struct tcp_end *all, size_t n, size_t i, int pass,
 		return ckpt_err_set(err, EAGAIN,
 				    "node %.64s: pid %d fd %d: bytes in flight from %s to %s (node %.64s) moved between the two nodes' captures; try again",
 				    t->node, t->pid, t->fd, t->from, t->to, p->node);
+	if (pass && t->waiting)
+		t->peer = p;
 	return 0;
 }
 
-int tcp_join(const json_t *shares, json_t *outside, struct ckpt_err *err)
+int tcp_join(const json_t *shares, json_t *outside, json_t *later,
+	     struct ckpt_err *err)
 {
 	struct tcp_end *all;
 	const json_t *share;
@@ -216,6 +314,8 @@ int tcp_join(const json_t *shares, json_t *outside, struct ckpt_err *err)
 	for (pass = 0; !ret && pass < 2; pass++)
 		for (i = 0; !ret && i < n; i++)
 			ret = check_end(all, n, i, pass, outside, err);
+	if (!ret && later)
+		ret = waiting_later(later, all, n, err);
 	free(all);
 	return ret;
 }

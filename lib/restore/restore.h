@@ -15,6 +15,7 @@
 #define _CKPT_RESTORE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct ckpt_err {
@@ -108,10 +109,32 @@ struct ckpt_restore_opts {
 	 * descriptor: made again as TCP sockets that are not connected, so
 	 * reads and writes fail and poll() says the peer hung up.
 	 */
-	const struct ckpt_restore_closed {
+	const struct ckpt_restore_sock {
 		int pid, fd;
 	} *closed;
 	unsigned int nr_closed;
+	/*
+	 * A tree of a job over several nodes: its connections whose other
+	 * end waited to be accepted on another node at the checkpoint (the
+	 * coordinator's join: ckptd.md, "TCP between nodes"), by member pid
+	 * and descriptor. Each connects again to its listener, with a
+	 * handshake, once every node's are made, and sends first the @len
+	 * bytes at @data that the other end had received, which end at its
+	 * sequence number @seq, then those of its own past @seq.
+	 */
+	const struct ckpt_restore_reconnect {
+		int pid, fd;
+		uint32_t seq, len;
+		const uint8_t *data;
+	} *reconnect;
+	unsigned int nr_reconnect;
+	/*
+	 * Its listening sockets, by member pid and descriptor, that had
+	 * connections from another node waiting to be accepted: those come
+	 * again from there (that node's @reconnect), none is made here.
+	 */
+	const struct ckpt_restore_sock *awaited;
+	unsigned int nr_awaited;
 };
 
 /*

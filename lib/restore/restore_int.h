@@ -154,6 +154,7 @@ struct restore_chans {
 	const struct ckpt_restore_opts *o;
 	const uint64_t *closed;
 	uint32_t nr_closed;
+	struct restore_remote_waits *waits;	/* restore_remote_waits() */
 	struct ckpt_err *err;
 };
 
@@ -246,6 +247,24 @@ struct ckpt_tree;
 int restore_closed_inos(const struct ckpt_tree *t, struct ckpt_image *const *imgs,
 			const struct ckpt_restore_opts *o, uint64_t *inos,
 			struct ckpt_err *err);
+/*
+ * A tree's connections whose other end waited to be accepted on another
+ * node, and its listeners such connections waited on (@o->reconnect,
+ * @o->awaited): their sockets' inodes and, for each connection, its other
+ * end as a WAITING section would have it.
+ */
+struct restore_remote_waits {
+	uint32_t nr, nr_awaited;
+	uint64_t *ino, *awaited;
+	struct ckpt_img_tcp **w;
+};
+
+/* @o's into *@out (tree @t, images @imgs): 0 or -errno with @err. */
+int restore_remote_waits(const struct ckpt_tree *t, struct ckpt_image *const *imgs,
+			 const struct ckpt_restore_opts *o,
+			 struct restore_remote_waits *out, struct ckpt_err *err);
+void restore_remote_waits_free(struct restore_remote_waits *w);
+
 /* Whether socket @ino is one of @closed[@n]. */
 bool restore_is_closed(uint64_t ino, const uint64_t *closed, uint32_t n);
 

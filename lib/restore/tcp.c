@@ -640,6 +640,40 @@ static const struct ckpt_img_tcp *find_waiting(struct ckpt_image *const *imgs,
 	return NULL;
 }
 
+/*
+ * The other end of connection @t if it waited to be accepted on another
+ * node (restore_remote_waits()), or NULL.
+ */
+static const struct ckpt_img_tcp *remote_waiting(const struct restore_chans *c,
+						 const struct ckpt_img_tcp *t)
+{
+	uint32_t i;
+
+	for (i = 0; c->waits && t->state == CKPT_TCP_ESTABLISHED &&
+		    i < c->waits->nr; i++)
+		if (c->waits->ino[i] == t->ino)
+			return c->waits->w[i];
+	return NULL;
+}
+
+/* Whether listening socket @ino had connections from another node waiting. */
+static bool awaits_remote(const struct restore_chans *c, uint64_t ino)
+{
+	uint32_t i;
+
+	for (i = 0; c->waits && i < c->waits->nr_awaited; i++)
+		if (c->waits->awaited[i] == ino)
+			return true;
+	return false;
+}
+
+/* The other end of connection @t if it waited to be accepted, or NULL. */
+static const struct ckpt_img_tcp *waiting_end(const struct restore_chans *c,
+					      const struct ckpt_img_tcp *t)
+{
+	return find_waiting(c->imgs, c->n, t) ?: remote_waiting(c, t);
+}
+
 /* @a, of a socket of @family, through the map: once, if it is in it. */
 static void map_address(const struct ckpt_restore_opts *o, uint32_t family,
 			uint8_t *a)
@@ -716,13 +750,37 @@ static int reconnect_all(struct ckpt_image *const *imgs, uint32_t n,
 }
 
 /*
+ * Every connection whose other end waited to be accepted on another node,
+ * connected again (in the order the coordinator's join listed them).
+ */
+static int reconnect_remote(const struct restore_chans *c, struct tcp_make *m)
+{
+	const struct restore_shared *sh;
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && c->waits && i < c->waits->nr; i++) {
+		sh = restore_find_shared(c->sh + c->from, *c->nr - c->from,
+					 CKPT_FILE_TCP, 0, c->waits->ino[i]);
+		m->t = find_tcp(c->imgs, c->n, c->waits->ino[i]);
+		if (!sh || !m->t)
+			continue;
+		m->fd = sh->fd[0];
+		name_it(m);
+		ret = reconnect(m, c->waits->w[i]);
+	}
+	return ret;
+}
+
+/*
  * Every connection waiting to be accepted follows its listener, and its
  * connecting end is a member's (the engine refuses a checkpoint
  * otherwise): nothing made would leave one out.
  */
-static int check_waiting(struct ckpt_image *const *imgs, uint32_t n,
-			 struct ckpt_err *err)
+static int check_waiting(const struct restore_chans *c)
 {
+	struct ckpt_image *const *imgs = c->imgs;
+	uint32_t n = c->n;
 	const struct ckpt_img_tcp *w, *l;
 	uint32_t i = 0, k = 0, a, b;
 	char from[64];
@@ -735,10 +793,11 @@ static int check_waiting(struct ckpt_image *const *imgs, uint32_t n,
 		for (a = 0, end = false; a < n && !end; a++)
 			for (b = 0; b < imgs[a]->nr_tcps && !end; b++)
 				end = waits_for(w, imgs[a]->tcps[b]);
-		if (l && l->state == CKPT_TCP_LISTEN && end)
+		/* From another node: connected again from there. */
+		if (l && l->state == CKPT_TCP_LISTEN && (end || awaits_remote(c, w->ino)))
 			continue;
 		ckpt_image_tcp_end(from, sizeof(from), w, true);
-		return ckpt_err_set(err, EBADMSG, "socket:[%llu]: a connection from %s waiting to be accepted %s",
+		return ckpt_err_set(c->err, EBADMSG, "socket:[%llu]: a connection from %s waiting to be accepted %s",
 				    (unsigned long long)w->ino, from,
 				    l && l->state == CKPT_TCP_LISTEN ?
 				    "whose other end is in no image" :
@@ -757,25 +816,96 @@ bool restore_is_closed(uint64_t ino, const uint64_t *closed, uint32_t n)
 	return false;
 }
 
+/*
+ * The inode of member @pid's TCP socket at descriptor @fd (@what for the
+ * refusal): 0 with *@ino, or -EINVAL with @err.
+ */
+static int sock_ino(const struct ckpt_tree *t, struct ckpt_image *const *imgs,
+		    const struct ckpt_restore_opts *o, int pid, int fd,
+		    const char *what, uint64_t *ino, struct ckpt_err *err)
+{
+	uint32_t k, m;
+
+	for (m = 0; m < t->nr && (int)t->m[m].pid != pid; m++)
+		;
+	for (k = 0; m < t->nr && k < imgs[m]->nr_files; k++)
+		if (imgs[m]->files[k].kind == CKPT_FILE_TCP &&
+		    (int)imgs[m]->files[k].fd == fd)
+			break;
+	if (m == t->nr || k == imgs[m]->nr_files)
+		return ckpt_err_set(err, EINVAL, "%s: pid %d fd %d, %s, is no TCP socket of the tree",
+				    o->image, pid, fd, what);
+	*ino = imgs[m]->files[k].ino;
+	return 0;
+}
+
 int restore_closed_inos(const struct ckpt_tree *t, struct ckpt_image *const *imgs,
 			const struct ckpt_restore_opts *o, uint64_t *inos,
 			struct ckpt_err *err)
 {
-	uint32_t i, k, m;
+	uint32_t i;
+	int ret;
 
 	for (i = 0; i < o->nr_closed; i++) {
-		for (m = 0; m < t->nr && (int)t->m[m].pid != o->closed[i].pid; m++)
-			;
-		for (k = 0; m < t->nr && k < imgs[m]->nr_files; k++)
-			if (imgs[m]->files[k].kind == CKPT_FILE_TCP &&
-			    (int)imgs[m]->files[k].fd == o->closed[i].fd)
-				break;
-		if (m == t->nr || k == imgs[m]->nr_files)
-			return ckpt_err_set(err, EINVAL, "%s: pid %d fd %d, a connection to outside the job, is no TCP connection of the tree",
-					    o->image, o->closed[i].pid, o->closed[i].fd);
-		inos[i] = imgs[m]->files[k].ino;
+		ret = sock_ino(t, imgs, o, o->closed[i].pid, o->closed[i].fd,
+			       "a connection to outside the job", &inos[i], err);
+		if (ret)
+			return ret;
 	}
 	return i;
+}
+
+int restore_remote_waits(const struct ckpt_tree *t, struct ckpt_image *const *imgs,
+			 const struct ckpt_restore_opts *o,
+			 struct restore_remote_waits *out, struct ckpt_err *err)
+{
+	const struct ckpt_restore_reconnect *r;
+	struct ckpt_img_tcp *w;
+	uint32_t i;
+	int ret = 0;
+
+	*out = (struct restore_remote_waits){ 0 };
+	out->ino = calloc(o->nr_reconnect + 1, sizeof(*out->ino));
+	out->w = calloc(o->nr_reconnect + 1, sizeof(*out->w));
+	out->awaited = calloc(o->nr_awaited + 1, sizeof(*out->awaited));
+	if (!out->ino || !out->w || !out->awaited)
+		ret = ckpt_err_set(err, ENOMEM, "out of memory");
+	for (i = 0; !ret && i < o->nr_awaited; i++, out->nr_awaited++)
+		ret = sock_ino(t, imgs, o, o->awaited[i].pid, o->awaited[i].fd,
+			       "a listening socket connections from another node waited on",
+			       &out->awaited[i], err);
+	for (i = 0; !ret && i < o->nr_reconnect; i++) {
+		r = &o->reconnect[i];
+		ret = sock_ino(t, imgs, o, r->pid, r->fd,
+			       "a connection to connect again", &out->ino[i], err);
+		w = ret ? NULL : calloc(1, sizeof(*w) + r->len);
+		if (!ret && !w)
+			ret = ckpt_err_set(err, ENOMEM, "out of memory");
+		if (ret)
+			break;
+		/* Its other end's WAITING section, as far as reconnect() reads it. */
+		w->state = CKPT_TCP_WAITING;
+		w->rcv_nxt = r->seq;
+		w->copied_seq = r->seq - r->len;
+		w->len = r->len;
+		memcpy(w->data, r->data, r->len);
+		out->w[out->nr++] = w;
+	}
+	if (ret)
+		restore_remote_waits_free(out);
+	return ret;
+}
+
+void restore_remote_waits_free(struct restore_remote_waits *w)
+{
+	uint32_t i;
+
+	for (i = 0; w->w && i < w->nr; i++)
+		free(w->w[i]);
+	free(w->w);
+	free(w->ino);
+	free(w->awaited);
+	*w = (struct restore_remote_waits){ 0 };
 }
 
 /*
@@ -792,7 +922,7 @@ static int tcp_make(struct restore_chans *c)
 	int ret;
 
 	map_addresses(imgs, n, c->o);
-	ret = check_waiting(imgs, n, c->err);
+	ret = check_waiting(c);
 	if (ret)
 		return ret;
 	/* Nothing of the original in the way of any, before one is made. */
@@ -818,7 +948,7 @@ static int tcp_make(struct restore_chans *c)
 			/* To outside the job: closed, with nothing to make. */
 			if (pass && restore_is_closed(m.t->ino, c->closed, c->nr_closed))
 				continue;
-			w = pass ? find_waiting(imgs, n, m.t) : NULL;
+			w = pass ? waiting_end(c, m.t) : NULL;
 			ret = w ? make_reconnecting(&m, w) :
 			      pass ? make_connection(&m) :
 			      m.t->state == CKPT_TCP_CONNECTING ? make_connecting(&m) :
@@ -847,7 +977,8 @@ static int tcp_talk(struct restore_chans *c)
 	fins = calloc(nr - c->from + 1, sizeof(*fins));
 	if (!fins)
 		return ckpt_err_set(c->err, ENOMEM, "out of memory");
-	ret = reconnect_all(imgs, n, sh + c->from, nr - c->from, &m);
+	ret = reconnect_all(imgs, n, sh + c->from, nr - c->from, &m) ?:
+	      reconnect_remote(c, &m);
 	for (i = c->from; !ret && i < nr; i++) {
 		m.t = sh[i].kind == CKPT_FILE_TCP ? find_tcp(imgs, n, sh[i].ino) : NULL;
 		if (!m.t || restore_is_closed(m.t->ino, c->closed, c->nr_closed))
@@ -857,8 +988,7 @@ static int tcp_talk(struct restore_chans *c)
 		/* Every listening socket of the job exists, on every node. */
 		if (m.t->state == CKPT_TCP_CONNECTING)
 			connect_again(&m, c->o);
-		if (m.t->state != CKPT_TCP_ESTABLISHED ||
-		    find_waiting(imgs, n, m.t))
+		if (m.t->state != CKPT_TCP_ESTABLISHED || waiting_end(c, m.t))
 			continue;
 		ret = end_repair(&m);
 		if (m.t->flags & CKPT_TCP_FIN_IN)

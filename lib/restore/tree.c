@@ -891,6 +891,7 @@ static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 {
 	struct ckpt_image **imgs = calloc(tr->t.nr, sizeof(*imgs));
 	uint64_t *closed = calloc(tr->opts->nr_closed ?: 1, sizeof(*closed));
+	struct restore_remote_waits waits = { 0 };
 	uint32_t i, from = tr->nr_shared;
 	int ret;
 
@@ -904,12 +905,15 @@ static int make_usocks(struct tree_restart *tr, struct ckpt_err *err)
 	ret = restore_make_usocks(imgs, tr->t.nr, tr->shared, &tr->nr_shared,
 				  err);
 	if (!ret)
+		ret = restore_remote_waits(&tr->t, imgs, tr->opts, &waits, err);
+	if (!ret)
 		ret = restore_closed_inos(&tr->t, imgs, tr->opts, closed, err);
 	if (ret >= 0)
 		ret = restore_make_channels(&(struct restore_chans){
 			.imgs = imgs, .n = tr->t.nr, .sh = tr->shared,
 			.nr = &tr->nr_shared, .o = tr->opts, .closed = closed,
-			.nr_closed = ret, .err = err });
+			.nr_closed = ret, .waits = &waits, .err = err });
+	restore_remote_waits_free(&waits);
 	free(closed);
 	if (!ret)
 		ret = restore_make_ptys(imgs, tr->t.nr, tr->shared,

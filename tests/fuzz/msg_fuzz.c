@@ -29,7 +29,7 @@ static void check(const void *buf, size_t len)
 	static struct ckpt_addr_map map[CKPT_ADDRMAP_MAX];
 	struct ckptd_copy copy;
 	uint64_t bytes;
-	json_t *msg, *built = NULL, *outside;
+	json_t *msg, *built = NULL, *outside, *later;
 	json_int_t uid, timeout;
 	const char *mode;
 	unsigned int n;
@@ -47,10 +47,12 @@ static void check(const void *buf, size_t len)
 	/* A share's sums into its entry (both from the same message here). */
 	ckptd_sums_merge(json_object_get(msg, "node"), json_object_get(msg, "sums"), "n", NULL);
 	ckpt_meta_check(msg, NULL);
-	tcp_join(json_object_get(msg, "shares"), NULL, NULL);
+	tcp_join(json_object_get(msg, "shares"), NULL, NULL, NULL);
 	outside = json_object();
-	tcp_join(json_object_get(msg, "shares"), outside, NULL);
+	later = json_object();
+	tcp_join(json_object_get(msg, "shares"), outside, later, NULL);
 	json_decref(outside);
+	json_decref(later);
 	/* The whole map is composed from checked maps only. */
 	if (!ckpt_addrmap_read(json_object_get(msg, "addrmap"), map, &n, NULL)) {
 		built = ckpt_addrmap_compose(json_object_get(msg, "addrmap"),

@@ -46,6 +46,12 @@ ends = {"shares": [
     {"node": "n0", "tcp": [[7, 5, "192.0.2.10:4000", "192.0.2.11:5000", 100, 300, 900, False]]},
     {"node": "n1", "tcp": [[8, 6, "192.0.2.11:5000", "192.0.2.10:4000", 880, 880, 200, True]]}]}
 open(f"{d}/tcp-ends", "wb").write(frame(ends))
+# A connection waiting to be accepted on n1, from n0's end.
+waits = {"shares": [
+    {"node": "n0", "tcp": [[7, 5, "192.0.2.10:4000", "192.0.2.11:5000", 100, 300, 880, False]]},
+    {"node": "n1", "tcp": ["0.0.0.0:5000",
+                           [8, 6, "192.0.2.11:5000", "192.0.2.10:4000", 880, 880, 200, False, "6869"]]}]}
+open(f"{d}/tcp-waiting", "wb").write(frame(waits))
 a0 = ["192.0.2.10/24", "2001:db8::10/64"]
 a1 = ["192.0.2.11/24", "2001:db8::11/64"]
 open(f"{d}/addrs", "wb").write(frame({"old": [a0, a1], "now": [a1, a0], "addrmap": [
@@ -55,7 +61,8 @@ member = {"pid": 1, "image": "1.img", "bytes": 4096, "sha256": "ab" * 32}
 meta = {"format": "ckpt-snapshot", "version": 1, "job": "0123abcd",
         "name": "n", "uid": 1000, "gid": 1000, "seq": 3, "time": 1700000000,
         "cmd": ["a", "b"], "cwd": "/home/u",
-        "nodes": [{"node": "n0", "kernel": "6.1.0", "addrs": a0, "trees": [
+        "nodes": [{"node": "n0", "kernel": "6.1.0", "addrs": a0,
+                   "reconnect": [[1, 5, 200, "6869"]], "awaited": [[2, 6]], "trees": [
             {"dir": "n0/0", "id": "00112233445566778899aabbccddeeff",
              "members": [member, dict(member, pid=2, image="2.img")]}]}]}
 open(f"{d}/meta.json", "wb").write(json.dumps(meta).encode())

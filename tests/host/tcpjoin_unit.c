@@ -6,6 +6,7 @@
  * stdout.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,7 @@ static int join(const char *text, struct ckpt_err *err)
 	int ret;
 
 	err->msg[0] = 0;
-	ret = shares ? tcp_join(shares, NULL, err) : -999;
+	ret = shares ? tcp_join(shares, NULL, NULL, err) : -999;
 	json_decref(shares);
 	return ret;
 }
@@ -54,7 +55,7 @@ static int outside(const char *text, const char *want)
 	char *got;
 	int ok;
 
-	ok = shares && !tcp_join(shares, out, NULL);
+	ok = shares && !tcp_join(shares, out, NULL, NULL);
 	got = json_dumps(out, JSON_COMPACT | JSON_SORT_KEYS);
 	ok = ok && got && !strcmp(got, want);
 	if (!ok)
@@ -66,12 +67,37 @@ static int outside(const char *text, const char *want)
 }
 
 /*
+ * tcp_join() of @text: whether it joins and leaves @want for the restarts
+ * (with --outside close when @out).
+ */
+static int later(const char *text, bool out, const char *want)
+{
+	json_t *shares = json_loads(text, 0, NULL), *l = json_object();
+	json_t *o = out ? json_object() : NULL;
+	char *got;
+	int ok;
+
+	ok = shares && !tcp_join(shares, o, l, NULL);
+	got = json_dumps(l, JSON_COMPACT | JSON_SORT_KEYS);
+	ok = ok && got && !strcmp(got, want) && !json_object_size(o);
+	if (!ok)
+		printf("# got %s\n", got ? got : "nothing");
+	free(got);
+	json_decref(shares);
+	json_decref(l);
+	json_decref(o);
+	return ok;
+}
+
+/*
  * A connection from node a (192.0.2.10:4000) to node b (192.0.2.11:5000).
  * a sent up to 300 and holds from 100 (una) on; b received 200 from a.
  * b sent up to 880, all acknowledged; a received 880.
  */
 #define A(una, wseq, rnxt) "{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", " #una ", " #wseq ", " #rnxt ", false]]}"
 #define B(una, wseq, rnxt) "{\"node\": \"b\", \"tcp\": [[8, 6, \"192.0.2.11:5000\", \"192.0.2.10:4000\", " #una ", " #wseq ", " #rnxt ", false]]}"
+/* The same, waiting in b's listening socket (fd 6) to be accepted: its bytes. */
+#define W(una, wseq, rnxt, hex) "{\"node\": \"b\", \"tcp\": [\"0.0.0.0:5000\", [8, 6, \"192.0.2.11:5000\", \"192.0.2.10:4000\", " #una ", " #wseq ", " #rnxt ", false, \"" hex "\"]]}"
 
 /*
  * ckptd_sums_merge() of @sums into a node entry of two images; 0 with
@@ -130,7 +156,7 @@ int main(void)
 	char req[96], want[128];
 	char first[65];
 
-	printf("TAP version 13\n1..31\n");
+	printf("TAP version 13\n1..38\n");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 200) "]", &err),
 	      "the two ends of a connection fit: joined");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 100) "]", &err),
@@ -184,7 +210,7 @@ int main(void)
 				       "{\"node\": \"b\", \"tcp\": [\"[::]:5000\", \"0.0.0.0:4000\"]}]", 0, NULL);
 		json_t *out = json_object();
 
-		check(s && tcp_join(s, out, &err) == -EAGAIN && !json_object_size(out) &&
+		check(s && tcp_join(s, out, NULL, &err) == -EAGAIN && !json_object_size(out) &&
 		      join("[{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", 1, 1, 1, false]]}, "
 			   "{\"node\": \"b\", \"tcp\": [\"192.0.2.12:5000\", \"0.0.0.0:5001\", \"0.0.0.0:4000\"]}]",
 			   &err) == -EOPNOTSUPP &&
@@ -203,6 +229,52 @@ int main(void)
 	check(outside("[{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"198.51.100.1:2\", 1, 1, 1, true]]}]",
 		      "{\"a\":[[7,5,\"192.0.2.10:4000\",\"198.51.100.1:2\"]]}"),
 	      "--outside close: one whose other end shut down writing too, as on one node");
+	/* Waiting to be accepted on node b: a connects again at the restart. */
+	check(later("[" A(100, 300, 880) ", " W(880, 880, 200, "6869") "]", false,
+		    "{\"a\":{\"reconnect\":[[7,5,200,\"6869\"]]},\"b\":{\"awaited\":[[8,6]]}}") &&
+	      later("[" A(100, 300, 880) ", " W(880, 880, 200, "") "]", true,
+		    "{\"a\":{\"reconnect\":[[7,5,200,\"\"]]},\"b\":{\"awaited\":[[8,6]]}}"),
+	      "a connection waiting to be accepted on another node: joined, its bytes and sequence number for its other end's node, its listener for its own");
+	check(join("[" A(100, 300, 880) ", " W(880, 880, 301, "68") "]", &err) == -EAGAIN &&
+	      strstr(err.msg, "moved between the two nodes' captures"),
+	      "... the waiting end past what the other ever wrote: -EAGAIN");
+	check(join("[" W(880, 880, 200, "68") "]", &err) == -EAGAIN &&
+	      strstr(err.msg, "node b: pid 8 fd 6 listens on 192.0.2.11:5000 with a TCP connection from 192.0.2.10:4000 waiting to be accepted, whose other end is in no share of the job; try again") &&
+	      !outside("[" W(880, 880, 200, "68") "]", "{}"),
+	      "... with its other end in no share: -EAGAIN, named, never outside");
+	check(join("[{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", 1, 1, 1, false, \"\"]]}, "
+		   W(1, 1, 1, "") "]", &err) == -EPROTO && strstr(err.msg, "both list") &&
+	      join("[" A(100, 300, 880) ", " W(880, 880, 200, "686") "]", &err) == -EPROTO &&
+	      join("[" A(100, 300, 880) ", " W(880, 880, 200, "6G") "]", &err) == -EPROTO &&
+	      join("[" A(100, 300, 880) ", " W(880, 880, 200, "6A") "]", &err) == -EPROTO &&
+	      join("[{\"node\": \"b\", \"tcp\": [[8, 6, \"x:1\", \"y:2\", 1, 1, 1, false, true]]}]", &err) == -EPROTO &&
+	      join("[{\"node\": \"b\", \"tcp\": [[8, 6, \"x:1\", \"y:2\", 1, 1, 1, false, -1]]}]", &err) == -EPROTO &&
+	      join("[{\"node\": \"b\", \"tcp\": [[0, 6, \"x:1\", \"y:2\", 1, 1, 1, false]]}]", &err) == -EPROTO &&
+	      join("[{\"node\": \"b\", \"tcp\": [[8, -1, \"x:1\", \"y:2\", 1, 1, 1, false]]}]", &err) == -EPROTO,
+	      "... both ends waiting, bytes not lower-case hex of whole bytes nor a count, no pid or descriptor: refused");
+	check(join("[" A(100, 300, 880) ", {\"node\": \"b\", \"tcp\": [[8, 6, \"192.0.2.11:5000\", \"192.0.2.10:4000\", 880, 880, 200, false, 5000]]}]",
+		   &err) == -EAGAIN &&
+	      strstr(err.msg, "node b: pid 8 fd 6 listens on 192.0.2.11:5000 with a TCP connection from 192.0.2.10:4000 (node a) waiting to be accepted that holds 5000 bytes") &&
+	      strstr(err.msg, "try again"),
+	      "... holding more bytes than an answer carries (their count listed): -EAGAIN, named");
+	check(later("[{\"node\": \"a\", \"tcp\": [[7, 5, \"192.0.2.10:4000\", \"192.0.2.11:5000\", 1, 1, 880, false], "
+		    "[7, 9, \"192.0.2.10:3000\", \"192.0.2.11:5000\", 1, 1, 880, false]]}, "
+		    "{\"node\": \"b\", \"tcp\": [[8, 6, \"192.0.2.11:5000\", \"192.0.2.10:4000\", 880, 880, 1, false, \"\"], "
+		    "[8, 6, \"192.0.2.11:5000\", \"192.0.2.10:3000\", 880, 880, 1, false, \"\"]]}]", false,
+		    "{\"a\":{\"reconnect\":[[7,5,1,\"\"],[7,9,1,\"\"]]},\"b\":{\"awaited\":[[8,6],[8,6]]}}"),
+	      "... two on one listener: connected again in the order of its queue, not of their addresses");
+	{
+		char *big = malloc(2 * TCP_JOIN_WAIT_MAX + 3), *text;
+
+		memset(big, 'a', 2 * TCP_JOIN_WAIT_MAX + 2);
+		big[2 * TCP_JOIN_WAIT_MAX + 2] = 0;
+		text = malloc(strlen(big) + 256);
+		snprintf(text, strlen(big) + 256,
+			 "[{\"node\": \"b\", \"tcp\": [[8, 6, \"x:1\", \"y:2\", 1, 1, 1, false, \"%s\"]]}]", big);
+		check(join(text, &err) == -EPROTO, "... more bytes than TCP_JOIN_WAIT_MAX: refused");
+		free(text);
+		free(big);
+	}
 	/* Every peer request's protocol version, checked before its shape. */
 	snprintf(req, sizeof(req), "{\"op\": \"peer-checkpoint\", \"proto\": %d}",
 		 CKPTD_PEER_PROTO);

@@ -242,7 +242,7 @@ TEST_F(errors, bad_requests)
 
 	CKPT_SETUP_SKIPPED();
 
-	a.flags = 1 << 7;
+	a.flags = __CKPT_CHECKPOINT_F_ALL + 1;	/* unknown */
 	EXPECT_EQ(-EINVAL, ioctl_checkpoint(&a));
 	a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_KILL;
 	EXPECT_EQ(-EINVAL, ioctl_checkpoint(&a));

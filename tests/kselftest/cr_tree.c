@@ -1343,7 +1343,7 @@ TEST_F(tree, bad_arguments)
 	set_members(self, in_order, NR);
 	self->a.flags = CKPT_CHECKPOINT_STOP | CKPT_CHECKPOINT_KILL;
 	EXPECT_REFUSED(-EINVAL, "flags");
-	self->a.flags = 1 << 7;
+	self->a.flags = __CKPT_CHECKPOINT_F_ALL + 1;	/* unknown */
 	EXPECT_REFUSED(-EINVAL, "flags");
 	set_members(self, in_order, NR);
 	self->a.timeout_ms = CKPT_TIMEOUT_MAX_MS + 1;

@@ -102,11 +102,11 @@ job_of() {
 	sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$1"
 }
 
-# job_on_both NAME NODE0_COMMAND NODE1_COMMAND: a job under ckpt-run from
-# node0 (its stderr in $shared/NAME.err) whose share on node1 is
+# job_on_both NAME NODE0_COMMAND NODE1_COMMAND [N]: a job under ckpt-run
+# from node0 (its stderr in $shared/NAME.err) whose share on node1 is
 # NODE1_COMMAND, started through ckpt-ssh, and on node0 NODE0_COMMAND;
-# back once node1's share has joined, the job's id in $both_job,
-# ckpt-run's pid in $both_runner.
+# back once node1's share has joined (N processes there, 1 by default),
+# the job's id in $both_job, ckpt-run's pid in $both_runner.
 job_on_both() {
 	(cd /tmp && "$bin/ckpt-run" --name "$1" sh -c \
 		"'$bin/ckpt-ssh' node1 \"nohup $3 > /dev/null 2>&1 < /dev/null &\"; exec $2" \
@@ -115,7 +115,7 @@ job_on_both() {
 	ktap_poll 60 grep -q "^ckpt-run: job " "$shared/$1.err" || true
 	both_job=$(job_of "$shared/$1.err")
 	ktap_poll 120 sh -c "ssh node1 \"'$bin/ckpt' status '$both_job' --json\" |
-		grep -q '\"processes\":1'" || true
+		grep -q '\"processes\":${4:-1}'" || true
 }
 
 # flip_middle FILE: the byte in the middle of FILE inverted, in place (a

@@ -23,8 +23,9 @@
 # written (held less long than node0's engine call took). Under
 # ckpt-run --outside close, connections to a server outside the job (from
 # node0 over ckpt0 and from node1 over 127.0.0.1) are listed in their own
-# node's entry and come back closed. A TLS client without the cluster key
-# gets nothing from ckptd's port.
+# node's entry and come back closed. A connection waiting to be accepted
+# on node1 from node0 comes back, the nodes swapped, with its bytes. A TLS
+# client without the cluster key gets nothing from ckptd's port.
 #
 # Topology: node0 and node1 on the private link, each with ckptd, the
 # snapshot root on the results share both mount.
@@ -42,7 +43,7 @@ shared=${ckptvm_out:?}/ckptd-nodes
 . "$CKPT_TOP/vm-tests/lib/twonodes.sh"
 trap twonodes_cleanup EXIT
 
-ktap_plan 35
+ktap_plan 38
 start_nodes
 
 reference_run
@@ -334,6 +335,51 @@ ktap_check "restarted: both clients find their connection closed and end; the jo
 	"cat '$shared/or.out' '$shared/oc-a.out' '$shared/oc-b.out'; test $rc = 0 &&
 	 grep -qx closed '$shared/oc-a.out' && grep -qx closed '$shared/oc-b.out'"
 ssh node1 "pkill -KILL -f '[o]utside.py server'" 2> /dev/null || true
+
+# A connection waiting to be accepted on another node (ckptd.md, "TCP
+# between nodes"): node1's server listens and accepts nothing until file
+# wgo exists; node0's client connects to it and sends 1000 bytes, which
+# wait with the connection in the listener's queue, and so does a client
+# on node1, the server's child. Checkpointed with --kill: node0's entry of
+# the metadata says to connect again, first sending those bytes, node1's
+# that its listener awaits one connection (node1's own is within its
+# share, as in a tree). Restarted with the nodes swapped: the client, now
+# on node1, connects again to the server, now on node0, and sends the
+# bytes again; told to go, the server accepts both, reads every byte and
+# answers; the job ends 0.
+wpy=$CKPT_TOP/vm-tests/lib/waiting.py
+job_on_both waiting "python3 '$wpy' client '$shared/wport' 192.0.2.11 '$shared/w-c.out'" \
+	"python3 '$wpy' server '$shared/wport' '$shared/wgo' '$shared/w-s.out' '$shared/w-l.out'" 2
+wjob=$both_job
+ktap_poll 90 sh -c "grep -q sent '$shared/w-c.out' && grep -q sent '$shared/w-l.out'" || true
+ktap_check "a connection waiting to be accepted on node1, from node0: checkpointed with --kill" sh -c \
+	"'$bin/ckpt' job '$wjob' --kill | grep -q '^snapshot *$snap/$wjob/1\$'"
+wait_for "$both_runner" || true
+waiting_listed() {
+	python3 - "$snap/$wjob/1/meta.json" "$(cat "$shared/wport")" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+n = {e["node"]: e for e in m["nodes"]}
+print(n["node0"].get("reconnect"), n["node1"].get("awaited"))
+(pid, fd, seq, data), = n["node0"]["reconnect"]
+assert bytes.fromhex(data) == bytes((i * 131 + 7) & 0xff for i in range(1000))
+assert len(n["node1"]["awaited"]) == 1 and "reconnect" not in n["node1"]
+PY
+}
+ktap_check "node0's entry: connect again, with the 1000 bytes; node1's: its listener awaits one" \
+	waiting_listed
+ssh node1 "cd /tmp && '$bin/ckpt' restart --hosts node0=node1,node1=node0 '$snap/$wjob/1' \
+	> '$shared/wr.out' 2> '$shared/wr.err'" &
+wrunner=$!
+ktap_poll 180 grep -q "job $wjob restarted" "$shared/wr.err" || true
+touch "$shared/wgo"
+rc=0
+wait_for "$wrunner" || rc=$?
+ktap_check "restarted with the nodes swapped: the server accepts both, reads every byte, the clients hear back; the job ends 0" sh -c \
+	"cat '$shared/wr.err' '$shared/w-s.out' '$shared/w-c.out' '$shared/w-l.out'; test $rc = 0 &&
+	 test \$(grep -cx 'server got 1000 ok' '$shared/w-s.out') = 2 &&
+	 grep -qx 'client heard ack 1000' '$shared/w-c.out' &&
+	 grep -qx 'client heard ack 1000' '$shared/w-l.out'"
 
 ktap_check "a TLS client without the cluster key: refused" sh -c \
 	"! echo '{}' | timeout 20 openssl s_client -connect node1:7201 -tls1_3 -quiet \

@@ -363,7 +363,19 @@ enum ckpt_checkpoint_flags {
 	 * the errors a caller may try again for.
 	 */
 	CKPT_CHECKPOINT_STAGED	= 1 << 6,
-	__CKPT_CHECKPOINT_F_ALL	= (1 << 7) - 1,
+	/*
+	 * A tree's only, with CKPT_CHECKPOINT_PEERS_AWAY: a TCP connection
+	 * waiting in a member's listening socket's queue whose other end is
+	 * in no member is captured too (its WAITING section, with the bytes
+	 * it received), for the caller (ckptd) to join with its other end on
+	 * another node, which connects again at the restart. Without it
+	 * such a connection is refused, -EAGAIN (it is mostly accepted in
+	 * moments); ckptd sets it only for a job's shares over several nodes,
+	 * where the join of every node's ends comes before any member is
+	 * stopped or killed for good (a continue's try is undone).
+	 */
+	CKPT_CHECKPOINT_WAITING_AWAY	= 1 << 7,
+	__CKPT_CHECKPOINT_F_ALL	= (1 << 8) - 1,
 };
 
 #define CKPT_DIGEST_LEN		32	/* SHA-256 */
