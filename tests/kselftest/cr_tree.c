@@ -1396,6 +1396,32 @@ TEST_F(tree, peers_away_needs_cap_net_admin)
 }
 
 /*
+ * CKPT_CHECKPOINT_WAITING_AWAY (connections waiting to be accepted whose
+ * other end is on another node, for ckptd to join) only with
+ * CKPT_CHECKPOINT_PEERS_AWAY, and without CAP_NET_ADMIN not at all: each
+ * refused before anything is looked at, the tree running on. The
+ * single-process ioctl does not take it. What it captures:
+ * vm-tests/tests/ckptd_nodes.sh.
+ */
+TEST_F(tree, waiting_away_needs_peers_away)
+{
+	struct ckpt_checkpoint one = {
+		.flags = CKPT_CHECKPOINT_PEERS_AWAY | CKPT_CHECKPOINT_WAITING_AWAY,
+	};
+
+	CKPT_SETUP_SKIPPED();
+	set_members(self, in_order, NR);
+	self->a.flags = CKPT_CHECKPOINT_WAITING_AWAY;
+	EXPECT_REFUSED(-EINVAL, "CKPT_CHECKPOINT_WAITING_AWAY needs CKPT_CHECKPOINT_PEERS_AWAY");
+	one.pid = self->pid[0];
+	one.fd = self->m[0].fd;
+	EXPECT_EQ(-EINVAL, ioctl(self->dev, CKPT_IOC_CHECKPOINT, &one) ? -errno : 0);
+	self->a.flags = CKPT_CHECKPOINT_PEERS_AWAY | CKPT_CHECKPOINT_WAITING_AWAY;
+	ASSERT_EQ(0, drop_net_admin());
+	EXPECT_REFUSED(-EPERM, "CAP_NET_ADMIN");
+}
+
+/*
  * CKPT_CHECKPOINT_LOCAL_FILES (tmpfs files by content, ckptd's for a job):
  * a tree's, taken by any user; the single-process ioctl does not take it.
  * What it carries: vm-tests/tests/tree_tmpfs.sh.

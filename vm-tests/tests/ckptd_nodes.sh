@@ -360,7 +360,8 @@ waiting_listed() {
 import json, sys
 m = json.load(open(sys.argv[1]))
 n = {e["node"]: e for e in m["nodes"]}
-print(n["node0"].get("reconnect"), n["node1"].get("awaited"))
+print([e[:3] + [len(e[3]) // 2] for e in n["node0"].get("reconnect", [])],
+      n["node1"].get("awaited"))
 (pid, fd, seq, data), = n["node0"]["reconnect"]
 assert bytes.fromhex(data) == bytes((i * 131 + 7) & 0xff for i in range(1000))
 assert len(n["node1"]["awaited"]) == 1 and "reconnect" not in n["node1"]
