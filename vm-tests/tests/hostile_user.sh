@@ -10,7 +10,7 @@
 # no tree command yet), to carry a root-only tmpfs file, or one its
 # process's Landlock sandbox may not read, in a --tmpfs tree checkpoint,
 # to make the engine read more connections waiting on a listening socket
-# than an image holds, and races a target's death against its
+# than an image holds, to ask for TCP ends alone (ckptd's flags), and races a target's death against its
 # checkpoints. Every attempt is refused with a clear message and the
 # targets run on; the kernel logs nothing (the harness scans the log).
 #
@@ -84,7 +84,8 @@ alive() {
 }
 
 # tree_ckpt DIR PID...: CKPT_IOC_CHECKPOINT_TREE of the PIDs (the first the
-# root), images DIR/tree.N.img; the engine's message on stderr if refused.
+# root), images DIR/tree.N.img, with $TREE_FLAGS (0 by default); the
+# engine's message on stderr if refused.
 cat > "$dir/tree_ckpt" << 'EOF'
 #!/usr/bin/python3
 import ctypes, fcntl, os, struct, sys
@@ -94,7 +95,8 @@ fds = [os.open("%s/tree.%d.img" % (out, i), os.O_WRONLY | os.O_CREAT | os.O_TRUN
 mem = ctypes.create_string_buffer(b"".join(struct.pack("=IiIIQQ", p, f, 0, 0, 0, 0)
                                            for p, f in zip(pids, fds)))
 msg = ctypes.create_string_buffer(256)
-arg = bytearray(struct.pack("=QIIIIQQQ16s4Q", ctypes.addressof(mem), len(pids), 0, 0,
+flags = int(os.environ.get("TREE_FLAGS", "0"))
+arg = bytearray(struct.pack("=QIIIIQQQ16s4Q", ctypes.addressof(mem), len(pids), flags, 0,
                             256, ctypes.addressof(msg), 0, 0, bytes(16), 0, 0, 0, 0))
 dev = os.open("/dev/ckpt", os.O_RDWR)
 try:
@@ -110,7 +112,7 @@ runs() {
 	kill -0 "$1" 2> /dev/null && ! grep -q ckpt "/proc/$1/wchan" 2> /dev/null
 }
 
-ktap_plan 17
+ktap_plan 18
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 # Processes that sleep until killed: root's and nobody's.
 sleep 1000 > /dev/null 2>&1 &
@@ -160,6 +162,15 @@ if [ -n "$old_scope" ]; then
 		refused 'Operation not permitted' \
 			as_nobody $dir/tree_ckpt $dir $user_sleeper $root_sleeper &&
 		runs $user_sleeper && runs $root_sleeper && [ ! -s $dir/tree.0.img ]"
+	# The ends of connections to other nodes, and those waiting to be
+	# accepted from there, are ckptd's to join: CAP_NET_ADMIN's.
+	ktap_check "nor ask for connections' ends alone (PEERS_AWAY, WAITING_AWAY): CAP_NET_ADMIN's" bash -c "
+		$(declare -f refused as_nobody runs); dir=$dir
+		TREE_FLAGS=132 refused 'CAP_NET_ADMIN' \
+			as_nobody $dir/tree_ckpt $dir $user_sleeper &&
+		TREE_FLAGS=128 refused 'WAITING_AWAY needs CKPT_CHECKPOINT_PEERS_AWAY' \
+			as_nobody $dir/tree_ckpt $dir $user_sleeper &&
+		runs $user_sleeper && [ ! -s $dir/tree.0.img ]"
 	# A root-only tmpfs file handed to nobody's process write-only: a
 	# --tmpfs checkpoint stores only what the process may read.
 	printf TOPSECRET > /dev/shm/hostile-secret
@@ -237,6 +248,7 @@ open(ready, "w").close(); time.sleep(1000)' "$n" "$dir/waiting$n" > /dev/null 2>
 else
 	ktap_skip "nobody checkpoints its own process (no Yama in this kernel)"
 	ktap_skip "a tree with a member of root's (no Yama in this kernel)"
+	ktap_skip "connections' ends alone (no Yama in this kernel)"
 	ktap_skip "a --tmpfs tree checkpoint of a root-only file (no Yama in this kernel)"
 	ktap_skip "a listener with 65 connections waiting (no Yama in this kernel)"
 	ktap_skip "a file a Landlock sandbox may not read (no Yama in this kernel)"
