@@ -345,6 +345,11 @@ void workers_reap(struct ckptd *d);
  * checkpoint committed, a node that left, a job that ended).
  */
 void workers_catch_up(struct ckptd *d);
+/*
+ * Job @j's workers that have given their result, waited for (@ms at most)
+ * and reaped: whether none is left.
+ */
+bool workers_await_replied(struct ckptd *d, const struct job *j, int ms);
 void worker_detach_conn(struct worker *w);
 
 /*

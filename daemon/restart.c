@@ -1201,8 +1201,13 @@ static struct job *restart_job(struct conn *c, const json_t *meta)
 	 * A job that just ended gives its id back now, not at the next tick
 	 * (its exited workers were reaped before this request: serve()): a
 	 * new id would be refused by the job's other nodes (not the
-	 * snapshot's job).
+	 * snapshot's job). One whose last worker gave its result but has
+	 * not exited yet (a restart the client ran right after the last
+	 * one's end) is waited for, a second at most.
 	 */
+	j = job_find(d, id);
+	if (j && !j->busy && !job_running(j))
+		workers_await_replied(d, j, 1000);
 	job_reap(d);
 	j = job_new(d, job_find(d, id) ? NULL : id,
 		    json_integer_value(json_object_get(meta, "uid")),

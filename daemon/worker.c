@@ -285,6 +285,28 @@ void workers_catch_up(struct ckptd *d)
 }
 
 /*
+ * Job @j's workers that have given their result (and end in moments),
+ * waited for up to @ms, reaped: whether none is left. A restart of the
+ * job's snapshot right after the last restart's result must find the id
+ * free (restart_job()), not get a new one its other nodes refuse.
+ */
+bool workers_await_replied(struct ckptd *d, const struct job *j, int ms)
+{
+	const struct worker *w;
+	bool left;
+
+	for (;;) {
+		workers_catch_up(d);
+		for (w = d->workers, left = false; w && !left; w = w->next)
+			left = w->job == j && w->replied;
+		if (!left || ms <= 0)
+			return !left;
+		usleep(10000);
+		ms -= 10;
+	}
+}
+
+/*
  * In a worker: one frame to ckptd and to its client; either may be gone.
  * ckptd's first: by the time the client acts on it, ckptd has it queued,
  * and takes it before the client's next request (workers_catch_up()).
