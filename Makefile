@@ -179,8 +179,8 @@ $(O)/tests/host/tty_unit: tests/host/tty_unit.c cli/tty.c cli/commands.h
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -Icli -o $@ $(filter %.c,$^)
 
-$(O)/tests/host/tcpjoin_unit: tests/host/tcpjoin_unit.c lib/ckptd/tcpjoin.c lib/ckptd/proto.c lib/restore/err.c lib/ckptd/tcpjoin.h \
-		lib/ckptd/proto.h
+$(O)/tests/host/tcpjoin_unit: tests/host/tcpjoin_unit.c lib/ckptd/tcpjoin.c lib/ckptd/proto.c lib/ckptd/meta.c lib/ckptd/addrmap.c \
+		lib/restore/err.c lib/ckptd/tcpjoin.h lib/ckptd/proto.h lib/ckptd/meta.h lib/ckptd/addrmap.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) $(PROTO_CFLAGS) -o $@ $(filter %.c,$^) $(JANSSON_LIBS)

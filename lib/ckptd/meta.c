@@ -49,58 +49,57 @@ static int check_members(const json_t *members, const char *where,
 	return 0;
 }
 
-/*
- * A node's connections to processes outside the job (ckpt-run --outside
- * close): at most TCP_JOIN_ENDS_MAX [pid, fd, from, to].
- */
-static bool outside_ok(const json_t *list)
+/* Entry @e of a node's list: [pid, fd, ...], each a number of its range. */
+static bool pid_fd_ok(const json_t *e)
 {
-	const char *from, *to;
-	json_int_t pid, fd;
-	json_t *e;
-	size_t i;
+	const json_t *pid = json_array_get(e, 0), *fd = json_array_get(e, 1);
 
-	if (!json_is_array(list) || json_array_size(list) > TCP_JOIN_ENDS_MAX)
-		return false;
-	json_array_foreach(list, i, e)
-		if (json_unpack(e, "[IIss!]", &pid, &fd, &from, &to) ||
-		    pid <= 0 || pid > INT32_MAX || fd < 0 || fd > INT32_MAX ||
-		    strlen(from) > TCP_JOIN_ADDR_MAX || strlen(to) > TCP_JOIN_ADDR_MAX)
-			return false;
-	return true;
+	return json_is_integer(pid) && json_is_integer(fd) &&
+	       json_integer_value(pid) > 0 && json_integer_value(pid) <= INT32_MAX &&
+	       json_integer_value(fd) >= 0 && json_integer_value(fd) <= INT32_MAX;
 }
 
 /*
- * A node's connections to connect again at a restart, whose other end
- * waited to be accepted on another node: [[pid, fd, seq, hex]...]
- * (tcpjoin.h); a node's listening sockets such connections waited on:
- * [[pid, fd]...]. Absent: none.
+ * A connection to a process outside the job (ckpt-run --outside close):
+ * [pid, fd, from, to].
  */
-static bool reconnect_ok(const json_t *list)
+static bool outside_ok(const json_t *e)
+{
+	json_int_t pid, fd;
+	const char *from, *to;
+
+	return !json_unpack((json_t *)e, "[IIss!]", &pid, &fd, &from, &to) &&
+	       strlen(from) <= TCP_JOIN_ADDR_MAX && strlen(to) <= TCP_JOIN_ADDR_MAX;
+}
+
+/*
+ * A connection to connect again at a restart, whose other end waited to be
+ * accepted on another node: [pid, fd, seq, hex] (tcpjoin.h).
+ */
+static bool reconnect_ok(const json_t *e)
 {
 	json_int_t pid, fd, seq;
 	const char *hex;
-	json_t *e;
-	size_t i;
 
-	if (!list)
-		return true;
-	if (!json_is_array(list) || json_array_size(list) > TCP_JOIN_ENDS_MAX)
-		return false;
-	json_array_foreach(list, i, e)
-		if (json_unpack(e, "[IIIs!]", &pid, &fd, &seq, &hex) ||
-		    pid <= 0 || pid > INT32_MAX || fd < 0 || fd > INT32_MAX ||
-		    seq < 0 || seq > UINT32_MAX ||
-		    strlen(hex) > 2 * TCP_JOIN_WAIT_MAX || strlen(hex) & 1 ||
-		    !hex_of(hex, strlen(hex)))
-			return false;
-	return true;
+	return !json_unpack((json_t *)e, "[IIIs!]", &pid, &fd, &seq, &hex) &&
+	       seq >= 0 && seq <= UINT32_MAX && !(strlen(hex) & 1) &&
+	       strlen(hex) <= 2 * TCP_JOIN_WAIT_MAX && hex_of(hex, strlen(hex));
 }
 
-static bool awaited_ok(const json_t *list)
+/* A listening socket such connections waited on: [pid, fd]. */
+static bool awaited_ok(const json_t *e)
 {
-	json_int_t pid, fd;
-	json_t *e;
+	return json_array_size(e) == 2;
+}
+
+/*
+ * Node entry @n's list @key: absent, or at most TCP_JOIN_ENDS_MAX entries
+ * [pid, fd, ...], each as @ok says.
+ */
+static bool list_ok(const json_t *n, const char *key,
+		    bool (*ok)(const json_t *e))
+{
+	const json_t *list = json_object_get(n, key), *e;
 	size_t i;
 
 	if (!list)
@@ -108,8 +107,7 @@ static bool awaited_ok(const json_t *list)
 	if (!json_is_array(list) || json_array_size(list) > TCP_JOIN_ENDS_MAX)
 		return false;
 	json_array_foreach(list, i, e)
-		if (json_unpack(e, "[II!]", &pid, &fd) ||
-		    pid <= 0 || pid > INT32_MAX || fd < 0 || fd > INT32_MAX)
+		if (!json_is_array(e) || !pid_fd_ok(e) || !ok(e))
 			return false;
 	return true;
 }
@@ -132,12 +130,11 @@ static int check_nodes(const json_t *nodes, struct ckpt_err *err)
 		    json_array_size(trees) != 1)
 			return ckpt_err_set(err, EINVAL, "node %zu: needs \"node\" (a plain name), \"kernel\" and \"trees\" (one tree)",
 					    i);
-		if (json_object_get(n, "outside") &&
-		    !outside_ok(json_object_get(n, "outside")))
+		if (!list_ok(n, "outside", outside_ok))
 			return ckpt_err_set(err, EINVAL, "node %s: \"outside\" must list at most %d [pid, fd, from, to]",
 					    node, TCP_JOIN_ENDS_MAX);
-		if (!reconnect_ok(json_object_get(n, "reconnect")) ||
-		    !awaited_ok(json_object_get(n, "awaited")))
+		if (!list_ok(n, "reconnect", reconnect_ok) ||
+		    !list_ok(n, "awaited", awaited_ok))
 			return ckpt_err_set(err, EINVAL, "node %s: \"reconnect\" must list at most %d [pid, fd, seq, hex] and \"awaited\" [pid, fd]",
 					    node, TCP_JOIN_ENDS_MAX);
 		/* Its addresses, for a restart elsewhere: not in older snapshots. */

@@ -36,6 +36,31 @@ static int join(const char *text, struct ckpt_err *err)
 	return ret;
 }
 
+/*
+ * ckpt_meta_check() of a snapshot's metadata whose one node entry has
+ * @extra ("" or ", KEY: ...") besides what every entry has.
+ */
+static int meta(const char *extra, struct ckpt_err *err)
+{
+	char text[2048];
+	json_t *m;
+	int ret;
+
+	snprintf(text, sizeof(text),
+		 "{\"format\": \"ckpt-snapshot\", \"version\": 1, \"job\": \"0123abcd\", "
+		 "\"name\": \"n\", \"uid\": 1000, \"gid\": 1000, \"seq\": 3, \"time\": 1700000000, "
+		 "\"cmd\": [\"a\"], \"cwd\": \"/home/u\", \"nodes\": [{\"node\": \"n0\", "
+		 "\"kernel\": \"6.1.0\", \"trees\": [{\"dir\": \"n0/0\", "
+		 "\"id\": \"00112233445566778899aabbccddeeff\", \"members\": [{\"pid\": 1, "
+		 "\"image\": \"1.img\", \"bytes\": 4096, \"sha256\": \"%s\"}]}]%s}]}",
+		 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", extra);
+	m = json_loads(text, 0, NULL);
+	err->msg[0] = 0;
+	ret = m ? ckpt_meta_check(m, err) : -999;
+	json_decref(m);
+	return ret;
+}
+
 /* ckptd_peer_proto_check() of the request @text. */
 static int proto(const char *text, struct ckpt_err *err)
 {
@@ -156,7 +181,7 @@ int main(void)
 	char req[96], want[128];
 	char first[65];
 
-	printf("TAP version 13\n1..38\n");
+	printf("TAP version 13\n1..40\n");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 200) "]", &err),
 	      "the two ends of a connection fit: joined");
 	check(!join("[" A(100, 300, 880) ", " B(880, 880, 100) "]", &err),
@@ -275,6 +300,24 @@ int main(void)
 		free(text);
 		free(big);
 	}
+	/* What the join leaves in a node's entry, checked as the metadata is. */
+	check(!meta("", &err) &&
+	      !meta(", \"reconnect\": [[1, 5, 200, \"6869\"]], \"awaited\": [[1, 6]], "
+		    "\"outside\": [[1, 7, \"192.0.2.10:1\", \"198.51.100.1:2\"]]", &err) &&
+	      !meta(", \"reconnect\": [], \"awaited\": []", &err),
+	      "a node entry's reconnect, awaited and outside lists: taken");
+	check(meta(", \"reconnect\": [[1, 5, 200, \"686\"]]", &err) == -EINVAL &&
+	      strstr(err.msg, "node n0: \"reconnect\"") &&
+	      meta(", \"reconnect\": [[1, 5, 4294967296, \"68\"]]", &err) == -EINVAL &&
+	      meta(", \"reconnect\": [[0, 5, 1, \"68\"]]", &err) == -EINVAL &&
+	      meta(", \"reconnect\": [[1, 5, 1]]", &err) == -EINVAL &&
+	      meta(", \"reconnect\": {}", &err) == -EINVAL &&
+	      meta(", \"awaited\": [[1, -1]]", &err) == -EINVAL &&
+	      meta(", \"awaited\": [[1, 2, 3]]", &err) == -EINVAL &&
+	      meta(", \"awaited\": null", &err) == -EINVAL &&
+	      meta(", \"outside\": [[1, 7, \"x\"]]", &err) == -EINVAL &&
+	      meta(", \"outside\": null", &err) == -EINVAL,
+	      "... an odd hex, a sequence number out of range, no pid, a short or long entry, not a list: refused, named");
 	/* Every peer request's protocol version, checked before its shape. */
 	snprintf(req, sizeof(req), "{\"op\": \"peer-checkpoint\", \"proto\": %d}",
 		 CKPTD_PEER_PROTO);
