@@ -175,6 +175,11 @@ int job_roots(const struct job *j, pid_t *roots, int max);
 /* @id is a job id: CKPTD_JOB_ID_LEN lowercase hex digits. */
 bool job_id_valid(const char *id);
 bool job_running(const struct job *j);
+/*
+ * Whether job @j's cgroup holds no process but its helpers and its
+ * workers: a job whose last restart has ended but whose worker has not.
+ */
+bool job_idle(const struct ckptd *d, const struct job *j);
 /* The same by id, whether or not this ckptd has a record of it. */
 bool job_id_running(const char *id);
 /* @sig to every process of the job on this node, helpers left out. */
@@ -350,6 +355,8 @@ void workers_catch_up(struct ckptd *d);
  * and reaped: whether none is left.
  */
 bool workers_await_replied(struct ckptd *d, const struct job *j, int ms);
+/* Whether @pid is a worker of job @j's (restart workers join its cgroup). */
+bool worker_pid_of_job(const struct ckptd *d, const struct job *j, pid_t pid);
 void worker_detach_conn(struct worker *w);
 
 /*

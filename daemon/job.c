@@ -432,6 +432,18 @@ static int job_nprocs(const struct job *j)
 	return n;
 }
 
+bool job_idle(const struct ckptd *d, const struct job *j)
+{
+	pid_t *pids = calloc(CKPT_TREE_MAX_MEMBERS, sizeof(*pids));
+	int n = pids ? job_procs(j, pids, CKPT_TREE_MAX_MEMBERS) : -ENOMEM, i;
+	bool idle = n >= 0;
+
+	for (i = 0; idle && i < n; i++)
+		idle = worker_pid_of_job(d, j, pids[i]);
+	free(pids);
+	return idle;
+}
+
 bool job_running(const struct job *j)
 {
 	return job_id_running(j->id);

@@ -1203,10 +1203,12 @@ static struct job *restart_job(struct conn *c, const json_t *meta)
 	 * new id would be refused by the job's other nodes (not the
 	 * snapshot's job). One whose last worker gave its result but has
 	 * not exited yet (a restart the client ran right after the last
-	 * one's end) is waited for, a second at most.
+	 * one's end, or its failure) is waited for, a second at most, when
+	 * no process but its workers is left in the job (a restart worker
+	 * is in its cgroup).
 	 */
 	j = job_find(d, id);
-	if (j && !j->busy && !job_running(j))
+	if (j && job_idle(d, j))
 		workers_await_replied(d, j, 1000);
 	job_reap(d);
 	j = job_new(d, job_find(d, id) ? NULL : id,

@@ -284,6 +284,16 @@ void workers_catch_up(struct ckptd *d)
 	workers_reap(d);
 }
 
+bool worker_pid_of_job(const struct ckptd *d, const struct job *j, pid_t pid)
+{
+	const struct worker *w;
+
+	for (w = d->workers; w; w = w->next)
+		if (w->job == j && w->pid == pid)
+			return true;
+	return false;
+}
+
 /*
  * Job @j's workers that have given their result (and end in moments),
  * waited for up to @ms, reaped: whether none is left. A restart of the
