@@ -72,10 +72,12 @@ static int end_read(const json_t *e, const char *node, struct tcp_end *out,
 			 &out->from, &out->to, &out->una, &out->wseq,
 			 &out->rnxt, &out->peer_shut, &out->held)) ||
 	    out->pid <= 0 || out->fd < 0 ||
+	    !strrchr(out->from, ':') || !strrchr(out->to, ':') ||
 	    strlen(out->from) > TCP_JOIN_ADDR_MAX || strlen(out->to) > TCP_JOIN_ADDR_MAX ||
 	    !seq_ok(out->una) || !seq_ok(out->wseq) || !seq_ok(out->rnxt) ||
 	    (out->waiting && !hex_ok(out->waiting)) ||
-	    out->held < 0 || out->held > UINT32_MAX)
+	    (json_is_integer(json_array_get(e, 8)) &&
+	     (out->held < 1 || out->held > UINT32_MAX)))
 		return ckpt_err_set(err, EPROTO, "node %.64s: a TCP end of the wrong shape",
 				    node);
 	return 0;
@@ -175,14 +177,22 @@ static int waiting_later(json_t *later, struct tcp_end *all, size_t n,
 			 struct ckpt_err *err)
 {
 	struct tcp_end **w = calloc(n + 1, sizeof(*w));
-	size_t i, nw = 0;
+	size_t i, nw = 0, bytes = 0;
 	int ret = 0;
 
 	if (!w)
 		return ckpt_err_set(err, ENOMEM, "out of memory");
 	for (i = 0; i < n; i++)
-		if (all[i].waiting && all[i].peer)
+		if (all[i].waiting && all[i].peer) {
 			w[nw++] = &all[i];
+			bytes += strlen(all[i].waiting) / 2;
+		}
+	/* The metadata carries them: bounded for the whole job too. */
+	if (bytes > TCP_JOIN_WAIT_JOB) {
+		free(w);
+		return ckpt_err_set(err, EAGAIN, "the job's TCP connections waiting to be accepted from another node hold %zu bytes in all, more than its snapshot's metadata carries (%d); try again",
+				    bytes, TCP_JOIN_WAIT_JOB);
+	}
 	qsort(w, nw, sizeof(*w), by_order);
 	for (i = 0; !ret && i < nw; i++)
 		if (later_add(later, w[i]->peer->node, "reconnect",
@@ -216,7 +226,7 @@ static int check_end(struct tcp_end *all, size_t n, size_t i, int pass,
 	key.from = t->to;
 	key.to = t->from;
 	p = bsearch(&key, all, n, sizeof(*all), by_ends);
-	unpaired = !p || !strcmp(p->node, t->node);
+	unpaired = !p || p->listen || !strcmp(p->node, t->node);
 	/*
 	 * Waiting to be accepted: from a connection of another node's share
 	 * (not one waiting too), or from outside the job, which the process

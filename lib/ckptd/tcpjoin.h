@@ -23,6 +23,7 @@
  */
 #define TCP_JOIN_WAIT_MAX	4096
 #define TCP_JOIN_WAIT_TOTAL	16384	/* a share's, all its answer carries */
+#define TCP_JOIN_WAIT_JOB	131072	/* a job's, all its metadata carries */
 
 /*
  * @shares, [{node, tcp: [[pid, fd, from, to, una, wseq, rnxt,
@@ -38,7 +39,8 @@
  * fd]...]}}: on the connecting end's node, that end connects again and
  * first sends those bytes, which end at its sequence number seq (in the
  * order the listeners' queues had them, within a node's list); on the
- * listener's, that its queue's connection comes from another node.
+ * listener's, that its queue's connection comes from another node (more
+ * than TCP_JOIN_WAIT_JOB bytes in all: -EAGAIN).
  * 0; -EAGAIN for an end with none whose other end shut down
  * writing (a socket closed: its holder closes its own in moments), or
  * that goes to another node's listener (it came in after that node's
