@@ -446,6 +446,8 @@ void key_mac(const struct ckptd *d, const void *buf, size_t len,
 	     char hex[2 * CKPTD_MAC_LEN + 1]);
 /* @len bytes of @b as 2 * @len lower-case hex digits and a NUL, in @out. */
 void ckptd_hex(const uint8_t *b, size_t len, char *out);
+/* ckptd_hex()'s digits (checked: lower-case, whole bytes) back, at @out. */
+void ckptd_unhex(const char *hex, uint8_t *out);
 
 /* snapdir.c: ROOT/JOB, a job's snapshots' directory, and how it is reached. */
 struct snapdir {

@@ -95,6 +95,19 @@ void ckptd_hex(const uint8_t *b, size_t len, char *out)
 	out[2 * len] = '\0';
 }
 
+static unsigned int digit(char c)
+{
+	return c <= '9' ? (unsigned int)(c - '0') : (unsigned int)(c - 'a' + 10);
+}
+
+void ckptd_unhex(const char *hex, uint8_t *out)
+{
+	size_t i;
+
+	for (i = 0; hex[2 * i] && hex[2 * i + 1]; i++)
+		out[i] = (uint8_t)(digit(hex[2 * i]) << 4 | digit(hex[2 * i + 1]));
+}
+
 void key_mac(const struct ckptd *d, const void *buf, size_t len,
 	     char hex[2 * CKPTD_MAC_LEN + 1])
 {

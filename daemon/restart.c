@@ -18,7 +18,6 @@
  * removes once its tree runs.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -331,18 +330,6 @@ static struct ckpt_restore_sock *socks_of(const json_t *n, const char *key,
 	return c;
 }
 
-/* @hex (checked: even, lowercase) as bytes at @out. */
-static void unhex(const char *hex, uint8_t *out)
-{
-	size_t k;
-
-	for (k = 0; hex[2 * k]; k++)
-		out[k] = (uint8_t)(((isdigit(hex[2 * k]) ? hex[2 * k] - '0' :
-				     hex[2 * k] - 'a' + 10) << 4) |
-				   (isdigit(hex[2 * k + 1]) ? hex[2 * k + 1] - '0' :
-				    hex[2 * k + 1] - 'a' + 10));
-}
-
 /* Node entry @n's "reconnect" (checked: [[pid, fd, seq, hex]...]). */
 static struct ckpt_restore_reconnect *reconnect_of(const json_t *n,
 						   unsigned int *nr)
@@ -362,7 +349,7 @@ static struct ckpt_restore_reconnect *reconnect_of(const json_t *n,
 		data = malloc(strlen(hex) / 2 + 1);
 		if (!data)
 			break;
-		unhex(hex, data);
+		ckptd_unhex(hex, data);
 		c[i] = (struct ckpt_restore_reconnect){
 			.pid = json_integer_value(json_array_get(e, 0)),
 			.fd = json_integer_value(json_array_get(e, 1)),
@@ -607,12 +594,11 @@ static void end_closed(struct ckptd *d, const struct job *j, const char *image,
 	int n;
 
 	/* Its connections to outside the job are left to close as they do. */
-	if (entry_opts(node, &o)) {
-		entry_opts_free(&o);
+	o.closed = socks_of(node, "outside", &o.nr_closed);
+	if (!o.closed)
 		return;
-	}
 	n = ckpt_restore_end_closed(image, &o, &err);
-	entry_opts_free(&o);
+	free((void *)o.closed);
 
 	if (n < 0)
 		ckptd_log(d, 1, "job %s: %s", j->id, err.msg);

@@ -101,10 +101,8 @@ static bool inside_or_seen(struct ckpt_image *imgs, uint32_t n, uint32_t i,
  */
 static json_t *waiting_data(const struct ckpt_img_tcp *c, uint32_t *total)
 {
-	static const char hex[] = "0123456789abcdef";
 	char *s;
 	json_t *j;
-	uint32_t k;
 
 	if (c->len > TCP_JOIN_WAIT_MAX || *total + c->len > TCP_JOIN_WAIT_TOTAL)
 		return json_integer(c->len);
@@ -112,11 +110,7 @@ static json_t *waiting_data(const struct ckpt_img_tcp *c, uint32_t *total)
 	s = malloc(2 * c->len + 1);
 	if (!s)
 		return NULL;
-	for (k = 0; k < c->len; k++) {
-		s[2 * k] = hex[c->data[k] >> 4];
-		s[2 * k + 1] = hex[c->data[k] & 15];
-	}
-	s[2 * k] = '\0';
+	ckptd_hex(c->data, c->len, s);
 	j = json_string(s);
 	free(s);
 	return j;

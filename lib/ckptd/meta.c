@@ -82,8 +82,7 @@ static bool reconnect_ok(const json_t *e)
 	const char *hex;
 
 	return !json_unpack((json_t *)e, "[IIIs!]", &pid, &fd, &seq, &hex) &&
-	       seq >= 0 && seq <= UINT32_MAX && !(strlen(hex) & 1) &&
-	       strlen(hex) <= 2 * TCP_JOIN_WAIT_MAX && hex_of(hex, strlen(hex));
+	       seq >= 0 && seq <= UINT32_MAX && tcp_join_bytes_ok(hex);
 }
 
 /* A listening socket such connections waited on: [pid, fd]. */

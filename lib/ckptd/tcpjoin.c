@@ -38,8 +38,7 @@ static bool seq_ok(json_int_t v)
 	return v >= 0 && v <= UINT32_MAX;
 }
 
-/* Whether @s is the hex of at most TCP_JOIN_WAIT_MAX bytes. */
-static bool hex_ok(const char *s)
+bool tcp_join_bytes_ok(const char *s)
 {
 	size_t len = strlen(s);
 
@@ -75,7 +74,7 @@ static int end_read(const json_t *e, const char *node, struct tcp_end *out,
 	    !strrchr(out->from, ':') || !strrchr(out->to, ':') ||
 	    strlen(out->from) > TCP_JOIN_ADDR_MAX || strlen(out->to) > TCP_JOIN_ADDR_MAX ||
 	    !seq_ok(out->una) || !seq_ok(out->wseq) || !seq_ok(out->rnxt) ||
-	    (out->waiting && !hex_ok(out->waiting)) ||
+	    (out->waiting && !tcp_join_bytes_ok(out->waiting)) ||
 	    (json_is_integer(json_array_get(e, 8)) &&
 	     (out->held < 1 || out->held > UINT32_MAX)))
 		return ckpt_err_set(err, EPROTO, "node %.64s: a TCP end of the wrong shape",

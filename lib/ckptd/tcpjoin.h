@@ -55,4 +55,10 @@
 int tcp_join(const json_t *shares, json_t *outside, json_t *later,
 	     struct ckpt_err *err);
 
+/*
+ * Whether @s is the lower-case hex of at most TCP_JOIN_WAIT_MAX bytes: a
+ * waiting connection's bytes, in a share's list and in the metadata.
+ */
+bool tcp_join_bytes_ok(const char *s);
+
 #endif /* _CKPTD_TCPJOIN_H */
