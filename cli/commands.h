@@ -77,4 +77,14 @@ void tty_relay_resize(struct tty_relay *t);
 void tty_relay_resume(struct tty_relay *t);	/* after SIGCONT */
 void tty_relay_close(struct tty_relay *t);
 
+/*
+ * foreground.c: @req (its "tty" set here) sent to ckptd with this
+ * command's standard descriptors, for a job ckptd runs with them; this
+ * command stays its foreground until it ends: signals go on to it, a
+ * terminal is relayed, its "started" said as "@who: job ID@started". The
+ * job's exit status as a shell gives it, or 1 with the error said.
+ */
+struct json_t;
+int ckptd_foreground(const char *who, struct json_t *req, const char *started);
+
 #endif /* _CKPT_CLI_COMMANDS_H */

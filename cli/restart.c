@@ -57,12 +57,6 @@ static void restart_usage(FILE *f)
 		prog, prog);
 }
 
-/*
- * A job's snapshot restarts through ckptd, which runs the job with this
- * command's standard descriptors; this command stays its foreground:
- * signals it gets (Ctrl-C too: the job is not on this terminal's process
- * group) go to the job's root, and the root's status is its exit status.
- */
 /* --hosts OLD=NEW,...: the node each snapshot node's share restarts on. */
 static json_t *parse_hosts(const char *arg)
 {
@@ -86,110 +80,29 @@ static json_t *parse_hosts(const char *arg)
 	return hosts;
 }
 
-/* A line of the command's own, also while its terminal is raw. */
-static void __attribute__((format(printf, 2, 3)))
-restart_say(const struct tty_relay *tty, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s restart: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(tty->raw ? "\r\n" : "\n", stderr);
-}
-
-/* What ckptd says; 1 once it gave the job's end (in *@status) or refused. */
-static int restart_heard(int fd, const struct tty_relay *tty, int *status,
-			 struct ckpt_err *err)
-{
-	json_t *msg;
-	int ret;
-
-	ret = ckptd_msg_recv(fd, &msg, err);
-	if (ret)
-		return ret;
-	ret = 1;
-	if (!json_object_get(msg, "ok")) {
-		if (!strcmp(ckptd_msg_str(msg, "event") ?: "", "started"))
-			restart_say(tty, "job %s restarted", ckptd_msg_str(msg, "job") ?: "?");
-		ret = 0;
-	} else if (json_is_true(json_object_get(msg, "ok"))) {
-		*status = json_integer_value(json_object_get(msg, "status"));
-	} else {
-		ret = ckpt_err_set(err, EPERM, "%s", ckptd_msg_str(msg, "error") ?: "refused");
-	}
-	json_decref(msg);
-	return ret;
-}
-
+/*
+ * A job's snapshot restarts through ckptd, which runs the job with this
+ * command's standard descriptors; this command stays its foreground
+ * (foreground.c).
+ */
 static int restart_job(const char *dir, json_t *hosts)
 {
-	static const int sigs[] = {
-		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT,
-		SIGWINCH,
-	};
-	int stdfds[3] = { 0, 1, 2 };
-	struct tty_relay tty = { .master = -1, .slave = -1 };
-	char abs[PATH_MAX];
-	struct signalfd_siginfo si;
-	struct ckpt_err err;
-	struct pollfd pfd[4];
+	char abs[PATH_MAX], who[64];
 	json_t *req;
-	sigset_t set;
-	int fd = -1, sfd, ret, status = -1;
-	size_t i;
+	int ret;
 
 	if (snapshot_path("restart", dir, abs))
 		return 1;
-	sigemptyset(&set);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&set, sigs[i]);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	ret = tty_relay_open(&tty, stdfds);
-	if (ret < 0)
-		ckpt_err_set(&err, -ret, "cannot open a terminal for the job: %s",
-			     strerror(-ret));
-	else
-		fd = ckptd_connect(&err);
-	req = json_pack("{s:s, s:s, s:O?, s:b}", "op", "restart", "dir", abs,
-			"hosts", hosts, "tty", ret > 0);
-	ret = ret < 0 ? ret : fd < 0 ? fd : ckptd_msg_send(fd, req, stdfds, 3, &err);
-	json_decref(req);
-	while (!ret) {
-		pfd[0] = (struct pollfd){ .fd = fd, .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		if (poll(pfd, 2 + tty_relay_pollfds(&tty, pfd + 2), -1) < 0)
-			continue;
-		tty_relay_copy(&tty, pfd + 2);
-		if (pfd[1].revents && read(sfd, &si, sizeof(si)) == sizeof(si)) {
-			if (si.ssi_signo == SIGWINCH) {
-				tty_relay_resize(&tty);
-			} else {
-				if (si.ssi_signo == SIGCONT)
-					tty_relay_resume(&tty);
-				req = json_pack("{s:s, s:i}", "op", "signal", "sig",
-						(int)si.ssi_signo);
-				ckptd_msg_send(fd, req, NULL, 0, NULL);
-				json_decref(req);
-			}
-		}
-		if (pfd[0].revents)
-			ret = restart_heard(fd, &tty, &status, &err);
-	}
-	if (fd >= 0)
-		close(fd);
-	tty_relay_close(&tty);
-	if (ret < 0) {
-		fprintf(stderr, "%s restart: %s\n", prog,
-			ret == -EPIPE ? "ckptd closed the connection before the job ended" :
-			err.msg);
+	req = json_pack("{s:s, s:s, s:O?}", "op", "restart", "dir", abs,
+			"hosts", hosts);
+	if (!req) {
+		fprintf(stderr, "%s restart: out of memory\n", prog);
 		return 1;
 	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
+	snprintf(who, sizeof(who), "%s restart", prog);
+	ret = ckptd_foreground(who, req, " restarted");
+	json_decref(req);
+	return ret;
 }
 
 /* The restorer's notes, as the command's own messages. */

@@ -36,7 +36,7 @@ static void run_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s run [--name NAME] [--dir DIR] [--interval T] [--keep K]\n"
-		"                [--outside close] [--no-job] [--lib PATH] [--] PROGRAM [ARGS...]\n"
+		"                [--outside close] [--ns] [--no-job] [--lib PATH] [--] PROGRAM [ARGS...]\n"
 		"       ckpt-run [the same]\n"
 		"Starts PROGRAM as a new job of ckptd's (its id on standard error and\n"
 		"in CKPT_JOBID), with libckpt preloaded into it and the programs it\n"
@@ -52,6 +52,10 @@ static void run_usage(FILE *f)
 		"  --outside close  a TCP connection to a process outside the job does\n"
 		"               not refuse a checkpoint: it comes back closed (default:\n"
 		"               refuse)\n"
+		"  --ns         ckptd starts PROGRAM in a pid and an IPC namespace of\n"
+		"               the job's own (System V objects then checkpoint too;\n"
+		"               PROGRAM sees itself as pid 2, and the namespace's other\n"
+		"               processes end with it)\n"
 		"  --no-job     preload libckpt only: no job, ckptd not needed\n"
 		"  --lib PATH   the libckpt.so to preload (default: next to this\n"
 		"               program in ../lib, then " CKPT_LIBDIR ")\n",
@@ -176,6 +180,50 @@ static int start_job(pid_t pid, char **argv, const struct job_opts *jo,
 	return 0;
 }
 
+/*
+ * --ns: ckptd starts PROGRAM in a pid and an IPC namespace of the job's
+ * own, with this command's descriptors, environment and working
+ * directory; this command stays its foreground (foreground.c).
+ */
+static int run_job_ns(char **argv, const struct job_opts *jo)
+{
+	extern char **environ;
+	char cwd[PATH_MAX];
+	json_t *req, *cmd = json_array(), *env = json_array();
+	int i, ret;
+
+	for (i = 0; cmd && argv[i]; i++)
+		json_array_append_new(cmd, json_string(argv[i]));
+	for (i = 0; env && environ[i]; i++)
+		if (strncmp(environ[i], "CKPT_JOBID=", 11))
+			json_array_append_new(env, json_string(environ[i]));
+	if (!getcwd(cwd, sizeof(cwd))) {
+		fprintf(stderr, "%s: the working directory: %s\n", prog, strerror(errno));
+		json_decref(cmd);
+		json_decref(env);
+		return 1;
+	}
+	req = json_pack("{s:s, s:b, s:o, s:o, s:s}", "op", "run", "ns", 1,
+			"cmd", cmd, "env", env, "cwd", cwd);
+	if (req && jo->name)
+		json_object_set_new(req, "name", json_string(jo->name));
+	if (req && jo->dir[0])
+		json_object_set_new(req, "dir", json_string(jo->dir));
+	if (req && jo->interval)
+		json_object_set_new(req, "interval", json_integer(jo->interval));
+	if (req && jo->keep)
+		json_object_set_new(req, "keep", json_integer(jo->keep));
+	if (req && jo->outside_close)
+		json_object_set_new(req, "outside", json_string("close"));
+	if (!req) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	ret = ckptd_foreground(prog, req, "");
+	json_decref(req);
+	return ret;
+}
+
 /* The job's root: forked, joined to a new job, then PROGRAM; its status. */
 static int run_job(char **argv, const struct job_opts *jo)
 {
@@ -237,12 +285,13 @@ int cmd_run(int argc, char **argv)
 		{ "keep", required_argument, NULL, 'k' },
 		{ "outside", required_argument, NULL, 'o' },
 		{ "no-job", no_argument, NULL, 'J' },
+		{ "ns", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	char lib[PATH_MAX], *end;
 	struct job_opts jo = {};
-	bool job = true;
+	bool job = true, ns = false;
 	int c;
 
 	lib[0] = '\0';
@@ -290,6 +339,9 @@ int cmd_run(int argc, char **argv)
 		case 'J':
 			job = false;
 			break;
+		case 'N':
+			ns = true;
+			break;
 		case 'h':
 			run_usage(stdout);
 			return 0;
@@ -302,8 +354,14 @@ int cmd_run(int argc, char **argv)
 		run_usage(stderr);
 		return 1;
 	}
+	if (ns && !job) {
+		fprintf(stderr, "%s: --ns starts a job: not with --no-job\n", prog);
+		return 1;
+	}
 	if (preload(lib))
 		return 1;
+	if (job && ns)
+		return launch_shim() ? 1 : run_job_ns(argv + optind, &jo);
 	if (job)
 		return launch_shim() ? 1 : run_job(argv + optind, &jo);
 	return exec_program(argv + optind);

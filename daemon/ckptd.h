@@ -305,6 +305,19 @@ void peer_restart(struct ckptd *d, struct peer *p, const json_t *req, int out);
 void restart_started(struct ckptd *d, struct worker *w, json_t *msg);
 /* The restarter @pid ended: no job's helper any more. */
 void restart_ended(struct ckptd *d, pid_t pid);
+/*
+ * In a worker: @fd, a terminal open for reading and writing, as the
+ * controlling terminal of a new session of the worker's: 0 or -errno.
+ */
+int restart_take_tty(int fd, struct ckpt_err *err);
+
+/* start.c: a job started in namespaces of its own (ckpt-run --ns). */
+/*
+ * Job @j's program, run by a worker of @c's (the client's descriptors, a
+ * process of theirs read for the rest), in @cwd; @req checked first
+ * (ckptd_run_ns_check()): 0, or -1 with @c answered.
+ */
+int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd);
 
 /*
  * worker.c: @fn runs in the child with the report socket. A worker

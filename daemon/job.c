@@ -679,20 +679,28 @@ static long proc_status(pid_t pid, const char *key)
  * run {pid, cmd, cwd, name?, interval?, keep?, outside?, dir?}: a new job
  * of the caller's, whose first process is @pid, the caller's own child
  * (ckpt-run's, waiting to exec); DIR, a directory of the caller's, holds
- * its snapshots (snapdir.c).
+ * its snapshots (snapdir.c). With "ns": true, no pid: ckptd starts cmd
+ * itself, in namespaces of the job's own, with "env" and the descriptors
+ * 0, 1 and 2 sent (start.c), and answers once it ends.
  */
 void op_run(struct conn *c, const json_t *req)
 {
 	struct ckptd *d = conn_daemon(c);
 	const char *name = NULL, *cwd, *outside = "refuse", *dir = NULL;
+	bool ns = json_is_true(json_object_get(req, "ns"));
 	struct ckpt_err derr;
 	char err[512];
-	json_int_t pid, interval = 0, keep = 0;
+	json_int_t pid = ns ? INT32_MAX : 0, interval = 0, keep = 0;
 	struct job *j;
 	json_t *cmd;
 	int ret;
 
-	if (json_unpack((json_t *)req, "{s:I, s:o, s:s, s?:s, s?:I, s?:I, s?:s, s?:s}", "pid", &pid,
+	if (ns && json_object_get(req, "pid")) {
+		conn_fail(c, "run: \"ns\" starts the program here: no \"pid\"");
+		return;
+	}
+	if (json_unpack((json_t *)req, ns ? "{s?:I, s:o, s:s, s?:s, s?:I, s?:I, s?:s, s?:s}" :
+			"{s:I, s:o, s:s, s?:s, s?:I, s?:I, s?:s, s?:s}", "pid", &pid,
 			"cmd", &cmd, "cwd", &cwd, "name", &name,
 			"interval", &interval, "keep", &keep, "outside", &outside,
 			"dir", &dir) ||
@@ -710,8 +718,8 @@ void op_run(struct conn *c, const json_t *req)
 		conn_fail(c, "run: %s", derr.msg);
 		return;
 	}
-	if (proc_status(pid, "PPid:") != conn_pid(c) ||
-	    proc_status(pid, "Uid:") != (long)conn_uid(c)) {
+	if (!ns && (proc_status(pid, "PPid:") != conn_pid(c) ||
+		    proc_status(pid, "Uid:") != (long)conn_uid(c))) {
 		conn_fail(c, "run: process %d is not a child of yours", (int)pid);
 		return;
 	}
@@ -720,7 +728,8 @@ void op_run(struct conn *c, const json_t *req)
 			  CKPTD_MAX_JOBS_UID);
 		return;
 	}
-	j = job_new(d, NULL, conn_uid(c), proc_status(pid, "Gid:"), name, cmd,
+	j = job_new(d, NULL, conn_uid(c),
+		    proc_status(ns ? conn_pid(c) : pid, "Gid:"), name, cmd,
 		    cwd, err, sizeof(err));
 	if (!j) {
 		conn_fail(c, "run: %s", err);
@@ -731,6 +740,16 @@ void op_run(struct conn *c, const json_t *req)
 	j->outside_close = !strcmp(outside, "close");
 	snprintf(j->dir, sizeof(j->dir), "%s", dir ?: "");
 	j->last = time(NULL);
+	if (ns) {
+		if (start_job(c, j, req, cwd)) {
+			job_drop(d, j);
+			return;
+		}
+		job_save(d, j);
+		ckptd_log(d, 1, "job %s started by uid %u, in namespaces of its own",
+			  j->id, (unsigned int)j->uid);
+		return;
+	}
 	ret = job_add_pid(d, j, pid);
 	if (ret) {
 		conn_fail(c, "run: cannot put process %d into job %s: %s",

@@ -977,7 +977,7 @@ static int snapshot_dir(struct restart *r, struct ckpt_err *err)
  * dispositions back; a hangup meanwhile is held back (blocked) until the
  * restorer forwards signals to the tree, and then passed on.
  */
-static int take_tty(int fd, struct ckpt_err *err)
+int restart_take_tty(int fd, struct ckpt_err *err)
 {
 	static const int ignored[] = {
 		SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU,
@@ -1029,7 +1029,7 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	int i, ret, status;
 	size_t k;
 
-	ret = r->tty ? take_tty(r->fds[0], &err) : 0;
+	ret = r->tty ? restart_take_tty(r->fds[0], &err) : 0;
 	if (!ret) {
 		ret = job_add_pid(d, j, getpid());
 		if (ret)

@@ -223,6 +223,42 @@ int ckptd_restart_check(const json_t *req, bool *tty, struct ckpt_err *err)
 	return 0;
 }
 
+/* Strings; for the environment, each NAME=VALUE. */
+static bool strings_ok(const json_t *a, size_t max, bool env)
+{
+	const char *v;
+	size_t i;
+	json_t *s;
+
+	if (!json_is_array(a) || json_array_size(a) > max)
+		return false;
+	json_array_foreach(a, i, s) {
+		v = json_string_value(s);
+		if (!v || strlen(v) != json_string_length(s))
+			return false;
+		if (env && (!strchr(v, '=') || *v == '='))
+			return false;
+	}
+	return true;
+}
+
+int ckptd_run_ns_check(const json_t *req, bool *tty, struct ckpt_err *err)
+{
+	const json_t *cmd = json_object_get(req, "cmd"), *v = json_object_get(req, "tty");
+	const char *cwd = json_string_value(json_object_get(req, "cwd"));
+
+	if (!strings_ok(cmd, CKPTD_MSG_MAX, false) || !json_array_size(cmd) ||
+	    !strings_ok(json_object_get(req, "env"), CKPTD_ENV_MAX, true) ||
+	    (v && !json_is_boolean(v)))
+		return ckpt_err_set(err, EINVAL,
+				    "run: \"ns\" needs \"cmd\" (strings), \"env\" (at most %d NAME=VALUE strings), \"tty\" true or false",
+				    CKPTD_ENV_MAX);
+	if (!cwd || *cwd != '/' || strlen(cwd) >= PATH_MAX)
+		return ckpt_err_set(err, EINVAL, "run: \"cwd\" is to be an absolute path");
+	*tty = json_is_true(v);
+	return 0;
+}
+
 int ckptd_copy_check(const json_t *req, struct ckptd_copy *c, struct ckpt_err *err)
 {
 	const json_t *list = json_object_get(req, "names"), *v;

@@ -8,7 +8,8 @@
  * (lib/ckptd/proto.c) and the address lists
  * and map of a restart (lib/ckptd/addrmap.c). Each input goes through
  * ckptd's code twice: as a byte stream on a socket, cut into frames, each
- * decoded and, as an object, checked as metadata and as a restart, its "shares" joined as
+ * decoded and, as an object, checked as metadata, as a restart and as a
+ * run in namespaces of its own, its "shares" joined as
  * TCP ends, its "addrmap" read and a map built from its "old" and "now";
  * and whole, as the text of one message or one meta.json.
  */
@@ -43,6 +44,7 @@ static void check(const void *buf, size_t len)
 	ckptd_ship_check(msg, ship_names, &mode, &bytes, NULL);
 	ckptd_copy_check(msg, &copy, NULL);
 	ckptd_restart_check(msg, &tty, NULL);
+	ckptd_run_ns_check(msg, &tty, NULL);
 	ckptd_peer_proto_check(msg, NULL);
 	/* A share's sums into its entry (both from the same message here). */
 	ckptd_sums_merge(json_object_get(msg, "node"), json_object_get(msg, "sums"), "n", NULL);

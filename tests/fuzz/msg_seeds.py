@@ -21,6 +21,8 @@ def frame(o):
 
 ops = [{"op": "run", "pid": 12, "cmd": ["sh", "-c", "x"], "cwd": "/", "name": "n",
         "interval": 60, "keep": 3},
+       {"op": "run", "ns": True, "cmd": ["sh", "-c", "x"], "env": ["A=b", "PATH=/bin"],
+        "cwd": "/home/u", "tty": True, "name": "n"},
        {"op": "ls"}, {"op": "status", "job": "0123abcd"},
        {"op": "checkpoint", "job": "0123abcd", "mode": "kill", "timeout": 5},
        {"op": "checkpoint", "job": "0123abcd", "detach": True},

@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ckpt-run --ns: a job started by ckptd in a pid and an IPC namespace of
+# its own (Documentation/ckptd.md, "Jobs in namespaces of their own").
+# The program is pid 2 of its namespace, in an IPC namespace of its own,
+# with the caller's uid, groups, umask, limits, working directory and
+# environment, CKPT_JOBID added; its exit status is ckpt-run's, a program
+# not found is 127 and named, a SIGTERM to ckpt-run reaches it, and a
+# process it leaves behind ends with it. An ordinary user's job holding a
+# System V segment and semaphore (refused in the node's shared IPC
+# namespace) is checkpointed continuing and with --kill, restarted by its
+# user with both objects in a new IPC namespace, and counts every line
+# once. ckptd stopped and started again meanwhile finds the job, and
+# ckpt-run still gets its status. Requests of the wrong shape are refused
+# by name and start nothing. On a terminal, the program has one of its
+# own as its controlling terminal, in the foreground.
+#
+# Topology: one node, no network.
+# kernels: 6.1 6.12
+# timeout: 600
+set -eu
+. "$CKPT_TOP/vm-tests/lib/ktap.sh"
+
+bin=$CKPT_TOP/build/bin
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+mkdir -m 1777 "$tmp/u"
+snap=$tmp/snap
+sock=$tmp/ckptd.sock
+export CKPTD_SOCKET=$sock
+
+cleanup() {
+	[ -n "${ckptd:-}" ] && kill "$ckptd" 2> /dev/null
+	pkill -KILL -f "sleep 30[0-9][0-9]" 2> /dev/null || true
+	wait 2> /dev/null || true
+	rmmod ckpt 2> /dev/null || true
+	rm -rf "$tmp" /etc/ckpt/ckptd-ns.conf
+}
+trap cleanup EXIT
+
+as_nobody() {
+	python3 -c 'import os, sys
+os.setgroups([]); os.setresgid(65534, 65534, 65534)
+os.setresuid(65534, 65534, 65534); os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+export -f as_nobody
+start_ckptd() {
+	"$bin/ckptd" --foreground --config /etc/ckpt/ckptd-ns.conf \
+		>> "$tmp/ckptd.log" 2>&1 &
+	ckptd=$!
+}
+raw() {
+	CKPTD_RAW_FDS=${CKPTD_RAW_FDS:-1} python3 "$CKPT_TOP/vm-tests/lib/ckptd_raw.py" "$CKPTD_SOCKET" "$1"
+}
+export -f raw
+job_of() {
+	sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$1"
+}
+
+ktap_plan 12
+ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
+mkdir -p /etc/ckpt
+head -c 32 /dev/urandom > "$tmp/key"
+chmod 600 "$tmp/key"
+cat > /etc/ckpt/ckptd-ns.conf <<EOF
+snapshot_root = $snap
+key_file = $tmp/key
+socket = $sock
+log_level = 2
+EOF
+"$bin/ckpt" key "$tmp/key"
+start_ckptd
+ktap_poll 30 "$bin/ckpt" ls > /dev/null || true
+
+# What the program is given, printed by it: pid, ids, umask, limit,
+# directory, a variable of the caller's, the job's id; its namespaces.
+rc=0
+(cd "$tmp/u" && umask 027 && ulimit -n 512 &&
+	FOO=bar setpriv --reuid 1 --regid 1 --groups 1,4,24 "$bin/ckpt-run" --ns sh -c \
+	'echo $$ $(id -u) $(id -G) $(umask) $(ulimit -n) $PWD $FOO $CKPT_JOBID
+	 readlink /proc/self/ns/pid /proc/self/ns/ipc; exit 3' > "$tmp/p.out" 2> "$tmp/p.err") || rc=$?
+cat "$tmp/p.out" "$tmp/p.err" | sed 's/^/# /'
+pjob=$(job_of "$tmp/p.err")
+ktap_check "--ns: pid 2 of new pid and IPC namespaces, the caller's ids, umask, limit, directory, environment; its status" \
+	sh -c "test $rc = 3 && test -n '$pjob' &&
+	 test \"\$(head -n 1 '$tmp/p.out')\" = '2 1 1 4 24 0027 512 $tmp/u bar $pjob' &&
+	 test \"\$(sed -n 2p '$tmp/p.out')\" != \"\$(readlink /proc/self/ns/pid)\" &&
+	 test \"\$(sed -n 3p '$tmp/p.out')\" != \"\$(readlink /proc/self/ns/ipc)\""
+rc=0
+as_nobody "$bin/ckpt-run" --ns no-such-program 2> "$tmp/n.err" || rc=$?
+ktap_check "--ns: a program not found: 127, named" sh -c \
+	"cat '$tmp/n.err'; test $rc = 127 && grep -q 'cannot run no-such-program: No such file' '$tmp/n.err'"
+# setpriv executes ckpt-run: $! is its pid (as_nobody is a function).
+setpriv --reuid 65534 --regid 65534 --clear-groups "$bin/ckpt-run" --ns sh -c \
+	'setsid -f sleep 3001; exec sleep 3002' 2> "$tmp/t.err" &
+runner=$!
+ktap_poll 60 pgrep -x -f "sleep 3001" > /dev/null || true
+ktap_poll 60 pgrep -x -f "sleep 3002" > /dev/null || true
+kill -TERM "$runner"
+rc=0
+wait "$runner" || rc=$?
+ktap_check "--ns: a SIGTERM to ckpt-run ends the program (143); what it left behind ends with it" \
+	bash -c "$(declare -f ktap_poll ktap_nap); test $rc = 143 && ktap_poll 30 sh -c '! pgrep -x -f \"sleep 300[12]\"'"
+
+# An ordinary user's job with a System V segment and a semaphore: one
+# line every 0.3 s, held at 15 until the test removes the file hold.
+count='ipcmk -M 4096 > /dev/null && ipcmk -S 1 > /dev/null || exit 9
+i=0; while [ $i -lt 30 ]; do echo $i; i=$((i+1)); while [ $i = 15 ] && [ -e hold ]; do sleep 0.3; done; sleep 0.3; done'
+touch "$tmp/u/hold"
+(cd "$tmp/u" && as_nobody "$bin/ckpt-run" --ns --name sysv sh -c "$count" \
+	> "$tmp/u/out" 2> "$tmp/s.err") &
+runner=$!
+ktap_poll 60 grep -q "job " "$tmp/s.err" || true
+job=$(job_of "$tmp/s.err")
+ktap_poll 60 sh -c "test \$(wc -l < '$tmp/u/out') -ge 3" || true
+ktap_check "--ns: a job's System V segment and semaphore: checkpointed continuing, snapshot 1" bash -c \
+	"as_nobody '$bin/ckpt' job '$job' > '$tmp/c1.out' 2>&1 || { cat '$tmp/c1.out'; false; } &&
+	 grep -q '^snapshot *$snap/$job/1\$' '$tmp/c1.out'"
+kill "$ckptd"
+wait "$ckptd" 2> /dev/null || true
+start_ckptd
+ktap_check "ckptd stopped and started again finds the job and checkpoints it: snapshot 2" bash -c \
+	"$(declare -f ktap_poll ktap_nap); ktap_poll 30 '$bin/ckpt' status '$job' > /dev/null &&
+	 as_nobody '$bin/ckpt' job '$job' | grep -q '^snapshot *$snap/$job/2\$'"
+ktap_check "--kill: snapshot 3" bash -c \
+	"as_nobody '$bin/ckpt' job '$job' --kill | grep -q '^snapshot *$snap/$job/3\$'"
+rc=0
+wait "$runner" || rc=$?
+ktap_check "ckpt-run exits as its killed job: 137" test "$rc" = 137
+(cd "$tmp/u" && as_nobody "$bin/ckpt" restart "$snap/$job/3" >> "$tmp/u/out" 2> "$tmp/r.err") &
+runner=$!
+ktap_poll 60 grep -q "job $job restarted" "$tmp/r.err" || cat "$tmp/r.err"
+# The restarted sh's IPC namespace: not the node's, with both objects.
+sh_pid() {
+	local p
+	for p in $(cat "/sys/fs/cgroup/ckpt/$job/cgroup.procs"); do
+		[ "$(cat "/proc/$p/comm" 2> /dev/null)" = sh ] && echo "$p" && return 0
+	done
+	return 1
+}
+ktap_check "restarted by its user: the segment and the semaphore, in a new IPC namespace" bash -c \
+	"$(declare -f sh_pid); job=$job; p=\$(sh_pid) &&
+	 test \"\$(readlink /proc/\$p/ns/ipc)\" != \"\$(readlink /proc/self/ns/ipc)\" &&
+	 nsenter -t \$p -i ipcs -m | grep -q ' 4096 ' && nsenter -t \$p -i ipcs -s | grep -q 'nobody .* 1 *\$'"
+rm -f "$tmp/u/hold"
+rc=0
+ktap_poll 120 sh -c "! kill -0 $runner" || kill -KILL "$runner" 2> /dev/null || true
+wait "$runner" || rc=$?
+ktap_check "the job ends (0); every line once" sh -c \
+	"cat '$tmp/r.err'; test $rc = 0 && seq 0 29 | cmp - '$tmp/u/out'"
+
+# Requests of the wrong shape: refused by name, nothing started.
+ktap_check "run with ns: a pid, env not NAME=VALUE, no descriptors, a relative cwd: refused" bash -c "
+	as_nobody bash -c 'raw \"{\\\"op\\\":\\\"run\\\",\\\"ns\\\":true,\\\"pid\\\":1,\\\"cmd\\\":[\\\"true\\\"],\\\"env\\\":[],\\\"cwd\\\":\\\"/\\\"}\"' > '$tmp/b.out'
+	as_nobody bash -c 'raw \"{\\\"op\\\":\\\"run\\\",\\\"ns\\\":true,\\\"cmd\\\":[\\\"true\\\"],\\\"env\\\":[\\\"=x\\\"],\\\"cwd\\\":\\\"/\\\"}\"' >> '$tmp/b.out'
+	as_nobody bash -c 'CKPTD_RAW_FDS=0 raw \"{\\\"op\\\":\\\"run\\\",\\\"ns\\\":true,\\\"cmd\\\":[\\\"true\\\"],\\\"env\\\":[],\\\"cwd\\\":\\\"/\\\"}\"' >> '$tmp/b.out'
+	as_nobody bash -c 'raw \"{\\\"op\\\":\\\"run\\\",\\\"ns\\\":true,\\\"cmd\\\":[\\\"touch\\\",\\\"$tmp/u/ran\\\"],\\\"env\\\":[],\\\"cwd\\\":\\\"u\\\"}\"' >> '$tmp/b.out'
+	cat '$tmp/b.out'
+	grep -q 'ns.. starts the program here: no .pid' '$tmp/b.out' &&
+	grep -q 'ns.. needs .cmd. (strings), .env. (at most' '$tmp/b.out' &&
+	grep -q 'send the standard descriptors (0, 1, 2) with the request' '$tmp/b.out' &&
+	grep -q 'cwd.. is to be an absolute path' '$tmp/b.out' && ! test -e '$tmp/u/ran'"
+
+# On a terminal (script's): the program's own, relayed by ckpt-run, its
+# controlling terminal with its group in the foreground.
+SHELL=/bin/bash timeout 120 script -qec "as_nobody '$bin/ckpt-run' --ns python3 -c 'import os
+fd = os.open(\"/dev/tty\", os.O_RDWR)
+print(\"ctty\", os.tcgetpgrp(fd) == os.getpgrp(), os.isatty(0) and os.isatty(1))'" /dev/null \
+	< /dev/null > "$tmp/tty.out" 2>&1 || true
+cat -v "$tmp/tty.out" | sed 's/^/# /'
+ktap_check "--ns on a terminal: the program's controlling terminal, in the foreground" \
+	grep -q 'ctty True True' "$tmp/tty.out"
+
+ktap_note "ckptd's log:"
+ktap_note "$(tail -n 30 "$tmp/ckptd.log")"
+ktap_finish
