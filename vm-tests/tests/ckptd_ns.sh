@@ -158,7 +158,7 @@ ktap_check "run with ns: a pid, env not NAME=VALUE, no descriptors, a relative c
 	as_nobody bash -c 'raw \"{\\\"op\\\":\\\"run\\\",\\\"ns\\\":true,\\\"cmd\\\":[\\\"touch\\\",\\\"$tmp/u/ran\\\"],\\\"env\\\":[],\\\"cwd\\\":\\\"u\\\"}\"' >> '$tmp/b.out'
 	cat '$tmp/b.out'
 	grep -q 'ns.. starts the program here: no .pid' '$tmp/b.out' &&
-	grep -q 'ns.. needs .cmd. (strings), .env. (at most' '$tmp/b.out' &&
+	grep -q 'ns.. needs ..cmd.. (strings), ..env.. (at most' '$tmp/b.out' &&
 	grep -q 'send the standard descriptors (0, 1, 2) with the request' '$tmp/b.out' &&
 	grep -q 'cwd.. is to be an absolute path' '$tmp/b.out' && ! test -e '$tmp/u/ran'"
 
