@@ -513,7 +513,7 @@ int ckpt_ipc_vma(const struct ckpt_ipc *c, const struct vm_area_struct *vma,
 	if (!c->own) {
 		if (c->initial || !c->ns)
 			ckpt_whyf(why,
-				  "mapping %lx-%lx of System V shared memory segment %u of the initial IPC namespace: start the tree in an IPC namespace of its own (unshare --ipc)",
+				  "mapping %lx-%lx of System V shared memory segment %u of the initial IPC namespace: start the tree in an IPC namespace of its own (a job: ckpt-run --ns; a tree: unshare --ipc)",
 				  vma->vm_start, vma->vm_end, id);
 		else
 			ckpt_whyf(why,

@@ -377,7 +377,7 @@ static int refuse_user(struct ckpt_cp_group *g, const struct ckpt_undo_owner *o)
 			  m->a->pid);
 	else if (c->initial)
 		ckpt_whyf(&m->why,
-			  "pid %u uses System V semaphore undo (SEM_UNDO) in the initial IPC namespace: start the tree in an IPC namespace of its own (unshare --ipc)",
+			  "pid %u uses System V semaphore undo (SEM_UNDO) in the initial IPC namespace: start the tree in an IPC namespace of its own (a job: ckpt-run --ns; a tree: unshare --ipc)",
 			  m->a->pid);
 	else
 		ckpt_whyf(&m->why,

@@ -17,8 +17,11 @@
 # checkpointed with --kill mid-run and restarted from its snapshot, it prints that same
 # checksum; the all-to-all job, checkpointed once and then with --kill and
 # restarted, finds every byte right. Heat's final reduction has ranks 0
-# and 2 exchange their first message, after the restart. How each library
-# is run: vm-tests/lib/mpinode.sh.
+# and 2 exchange their first message, after the restart. Open MPI's heat
+# once more over its shared-memory BTL on System V segments, started
+# with ckpt-run --ns: checkpointed, killed, restarted, the same checksum;
+# without --ns, refused by name. How each library is run:
+# vm-tests/lib/mpinode.sh.
 #
 # Some 3 minutes under TCG: on one kernel line only (the engine's TCP and
 # pty paths run on both in tree_tcp and tree_pty; make demo runs MPICH on
@@ -30,7 +33,7 @@
 set -eu
 . "$CKPT_TOP/vm-tests/lib/mpinode.sh"
 
-ktap_plan 23
+ktap_plan 27
 mpinode_start
 
 # mpi_job IMPL "MPIRUN ARGS": every check above with IMPL's programs
@@ -90,6 +93,40 @@ mpi_job() {
 	cat "$tmp/$impl-a2a-restart.out" "$tmp/$impl-cont.out" | sed 's/^/# /'
 }
 
+# Open MPI's shared-memory BTL (vader) over System V segments (its shmem
+# sysv component), the job started with ckpt-run --ns (ckptd.md, "Jobs in
+# namespaces of their own"): checkpointed continuing and with --kill,
+# restarted, the uninterrupted run's checksum. Without --ns, the same
+# job's checkpoint is refused, naming the segment and --ns, and it runs on.
+sysv_job() {
+	local mpi=$CKPT_TOP/build/tests/mpi/openmpi pace=$tmp/pace want
+	want=$(heat_ref openmpi 200)
+	run="${MPIRUN_OPENMPI/btl tcp,self/btl vader,self} --mca shmem sysv
+		--mca btl_vader_single_copy_mechanism none"
+	touch "$pace"
+	run="--ns $run" start_job openmpi-sysv "$mpi/heat" 200 100 "$pace"
+	ktap_check "openmpi --ns, vader over System V segments: checkpointed, let go on" sh -c \
+		"timeout 300 ckpt job '$job' --timeout 180 | grep -q '^snapshot *$snap/$job/1\$'"
+	ktap_check "and with --kill" sh -c \
+		"timeout 300 ckpt job '$job' --kill --timeout 180 | grep -q '^snapshot *$snap/$job/2\$'"
+	wait "$runner" 2> /dev/null || true
+	rm -f "$pace"
+	restart_job openmpi-sysv-restart "$snap/$job/latest"
+	has_line "$tmp/openmpi-sysv-restart.out" '^heat: ' 300 || cat "$tmp/openmpi-sysv-restart.err"
+	end_job "$job" "$runner"
+	ktap_check "openmpi --ns: restarted, the uninterrupted run's checksum" \
+		grep -qxF "$want" "$tmp/openmpi-sysv-restart.out"
+	touch "$pace"
+	start_job openmpi-sysv-host "$mpi/heat" 200 100 "$pace"
+	ktap_check "without --ns: refused, naming the segment and --ns; the job runs on" sh -c \
+		"! timeout 300 ckpt job '$job' --timeout 180 2> '$tmp/sysv.err' && cat '$tmp/sysv.err' &&
+		 grep -q 'System V shared memory segment .* a job: ckpt-run --ns' '$tmp/sysv.err' &&
+		 ckpt status '$job' | grep -q running"
+	rm -f "$pace"
+	end_job "$job" "$runner"
+}
+
 mpi_job mpich "$MPIRUN_MPICH"
 mpi_job openmpi "$MPIRUN_OPENMPI"
+sysv_job
 ktap_finish
