@@ -189,22 +189,31 @@ static int run_job_ns(char **argv, const struct job_opts *jo)
 {
 	extern char **environ;
 	char cwd[PATH_MAX];
-	json_t *req, *cmd = json_array(), *env = json_array();
+	json_t *req, *cmd = json_array(), *env = json_array(), *jcwd;
 	int i, ret;
 
+	/* JSON carries UTF-8 only: another argument would be lost, not sent. */
 	for (i = 0; cmd && argv[i]; i++)
-		json_array_append_new(cmd, json_string(argv[i]));
+		if (json_array_append_new(cmd, json_string(argv[i]))) {
+			fprintf(stderr, "%s: --ns: argument %d is not UTF-8 text\n", prog, i + 1);
+			goto bad;
+		}
 	for (i = 0; env && environ[i]; i++)
-		if (strncmp(environ[i], "CKPT_JOBID=", 11))
-			json_array_append_new(env, json_string(environ[i]));
-	if (!getcwd(cwd, sizeof(cwd))) {
-		fprintf(stderr, "%s: the working directory: %s\n", prog, strerror(errno));
-		json_decref(cmd);
-		json_decref(env);
-		return 1;
+		if (strncmp(environ[i], "CKPT_JOBID=", 11) &&
+		    json_array_append_new(env, json_string(environ[i]))) {
+			fprintf(stderr, "%s: --ns: the environment's %.*s is not UTF-8 text\n", prog,
+				(int)strcspn(environ[i], "="), environ[i]);
+			goto bad;
+		}
+	errno = 0;
+	jcwd = getcwd(cwd, sizeof(cwd)) ? json_string(cwd) : NULL;
+	if (!jcwd) {
+		fprintf(stderr, "%s: --ns: the working directory: %s\n", prog,
+			errno ? strerror(errno) : "not UTF-8 text");
+		goto bad;
 	}
-	req = json_pack("{s:s, s:b, s:o, s:o, s:s}", "op", "run", "ns", 1,
-			"cmd", cmd, "env", env, "cwd", cwd);
+	req = json_pack("{s:s, s:b, s:o, s:o, s:o}", "op", "run", "ns", 1,
+			"cmd", cmd, "env", env, "cwd", jcwd);
 	if (req && jo->name)
 		json_object_set_new(req, "name", json_string(jo->name));
 	if (req && jo->dir[0])
@@ -222,6 +231,10 @@ static int run_job_ns(char **argv, const struct job_opts *jo)
 	ret = ckptd_foreground(prog, req, "");
 	json_decref(req);
 	return ret;
+bad:
+	json_decref(cmd);
+	json_decref(env);
+	return 1;
 }
 
 /* The job's root: forked, joined to a new job, then PROGRAM; its status. */

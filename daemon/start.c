@@ -29,8 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/keyctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,6 +56,8 @@ struct start {
 	bool have_cpus;
 	int nice;
 	unsigned long long ignored;	/* SigIgn: bit N-1 for signal N */
+	unsigned int loginuid;	/* the audit login uid, or -1 unset */
+	int oom_adj;		/* oom_score_adj */
 };
 
 static const int forwarded[] = {
@@ -74,29 +78,44 @@ static char **strings_of(const json_t *a, const char *last)
 	return v;
 }
 
-/*
- * /proc/@pid/status's "@key" line, after the key: 0, or -1 when the
- * process or the line is not there.
- */
-static int status_line(pid_t pid, const char *key, char *buf, size_t len)
-{
-	char path[64], line[4096];
-	size_t klen = strlen(key);
-	int ret = -1;
-	FILE *f;
+#define STATUS_MAX	(64 * 1024)	/* /proc/PID/status: a few KiB */
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
+/* /proc/@pid/@name whole (NUL-ended), in @buf: its length, or -1. */
+static ssize_t proc_read(pid_t pid, const char *name, char *buf, size_t len)
+{
+	char path[64];
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, klen)) {
-			snprintf(buf, len, "%s", line + klen);
-			ret = 0;
+	while (got < len - 1) {
+		n = read(fd, buf + got, len - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
 			break;
-		}
-	fclose(f);
-	return ret;
+		got += n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	/* Cut short (too long for @len): as good as unread. */
+	return got == len - 1 ? -1 : (ssize_t)got;
+}
+
+/* The value of status line @key ("Uid:") in @status, up to its newline. */
+static const char *field(const char *status, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *p;
+
+	for (p = status; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, klen))
+			return p + klen;
+	return NULL;
 }
 
 /* Every one of the four ids on the line is @want. */
@@ -104,61 +123,143 @@ static bool ids_are(const char *line, unsigned long want)
 {
 	unsigned long v[4];
 
-	return sscanf(line, "%lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3]) == 4 &&
+	return line &&
+	       sscanf(line, "%lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3]) == 4 &&
 	       v[0] == want && v[1] == want && v[2] == want && v[3] == want;
+}
+
+/* The number in @line, which must be @want. */
+static bool num_is(const char *line, long want)
+{
+	char *end;
+	long v;
+
+	if (!line)
+		return false;
+	v = strtol(line, &end, 10);
+	return end != line && v == want;
+}
+
+/* Whether the client's namespace @ns (and root) is ckptd's own. */
+static bool same_ns(pid_t pid, const char *ns)
+{
+	char path[64], mine[64];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, ns);
+	snprintf(mine, sizeof(mine), "/proc/self/%s", ns);
+	return !stat(path, &a) && !stat(mine, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* The groups on @line, at most START_GROUPS_MAX: 0 or -E2BIG. */
+static int take_groups(struct start *s, const char *line)
+{
+	const char *p;
+	char *end;
+	unsigned long v;
+
+	for (p = line, s->ngroups = 0; p; p = end) {
+		v = strtoul(p, &end, 10);
+		if (end == p || (*end && *end != ' ' && *end != '\t' && *end != '\n'))
+			break;
+		if (s->ngroups == START_GROUPS_MAX)
+			return -E2BIG;
+		s->groups[s->ngroups++] = v;
+	}
+	return 0;
 }
 
 /*
  * What the client's process @pid has that its program would have
  * inherited from it. Only from a process all of whose ids are the
- * caller's (@uid) and one group's: what the user may give their programs
- * anyway, not a set-id program's. 0, or -errno with @err.
+ * caller's (@uid) and one group's, that set-id never made (its /proc
+ * directory is the caller's), without no_new_privs or a seccomp filter,
+ * and in ckptd's namespaces and root: what the user may give their
+ * programs anyway, not a set-id program's or a sandbox's, which the
+ * program would escape. 0, or -errno with @err.
  */
 static int take_client(struct start *s, pid_t pid, uid_t uid,
 		       struct ckpt_err *err)
 {
-	char line[4096], *p, *end;
-	unsigned long v;
-	int r;
+	static const char *const nss[] = {
+		"ns/mnt", "ns/net", "ns/user", "ns/uts", "ns/cgroup", "root",
+	};
+	char *st = malloc(STATUS_MAX), num[32];
+	int r, pidfd = syscall(SYS_pidfd_open, pid, 0), ret = 0;
+	const char *gid_line;
+	struct stat pst;
+	unsigned long gid;
+	size_t i;
 
-	if (status_line(pid, "Uid:", line, sizeof(line)) || !ids_are(line, uid) ||
-	    status_line(pid, "Gid:", line, sizeof(line)) ||
-	    sscanf(line, "%lu", &v) != 1 || !ids_are(line, v))
-		return ckpt_err_set(err, EPERM,
-				    "the calling process %d is not all of uid %u and one group (a set-id program?)",
-				    (int)pid, (unsigned int)uid);
-	s->uid = uid;
-	s->gid = v;
-	if (status_line(pid, "Groups:", line, sizeof(line)))
-		return ckpt_err_set(err, ESRCH, "process %d: no groups to read", (int)pid);
-	for (p = line, s->ngroups = 0;; p = end) {
-		v = strtoul(p, &end, 10);
-		if (end == p)
-			break;
-		if (s->ngroups == START_GROUPS_MAX)
-			return ckpt_err_set(err, E2BIG, "process %d is in more than %d groups",
-					    (int)pid, START_GROUPS_MAX);
-		s->groups[s->ngroups++] = v;
+	if (!st || pidfd < 0 || proc_read(pid, "status", st, STATUS_MAX) < 0) {
+		ret = ckpt_err_set(err, ESRCH, "the calling process %d: cannot read its status",
+				   (int)pid);
+		goto out;
 	}
-	if (status_line(pid, "Umask:", line, sizeof(line)) ||
-	    sscanf(line, "%o", &s->umask) != 1 ||
-	    status_line(pid, "SigIgn:", line, sizeof(line)) ||
-	    sscanf(line, "%llx", &s->ignored) != 1)
-		return ckpt_err_set(err, ESRCH, "process %d: cannot read its umask and signals",
-				    (int)pid);
+	gid_line = field(st, "Gid:");
+	if (!ids_are(field(st, "Uid:"), uid) || !gid_line ||
+	    sscanf(gid_line, "%lu", &gid) != 1 || !ids_are(gid_line, gid) ||
+	    snprintf(num, sizeof(num), "/proc/%d", (int)pid) < 0 || stat(num, &pst) ||
+	    pst.st_uid != uid) {
+		ret = ckpt_err_set(err, EPERM,
+				   "the calling process %d is not all of uid %u and one group (a set-id program?)",
+				   (int)pid, (unsigned int)uid);
+		goto out;
+	}
+	if (!num_is(field(st, "NoNewPrivs:"), 0) || !num_is(field(st, "Seccomp:"), 0)) {
+		ret = ckpt_err_set(err, EPERM,
+				   "the calling process %d runs with no_new_privs or a seccomp filter, which its program would not have: run it without --ns",
+				   (int)pid);
+		goto out;
+	}
+	for (i = 0; i < sizeof(nss) / sizeof(nss[0]); i++)
+		if (!same_ns(pid, nss[i])) {
+			ret = ckpt_err_set(err, EPERM,
+					   "the calling process %d is in a %s other than ckptd's, where its program would not be: run it without --ns",
+					   (int)pid, i + 1 < sizeof(nss) / sizeof(nss[0]) ?
+					   "namespace" : "root directory");
+			goto out;
+		}
+	s->uid = uid;
+	s->gid = gid;
+	if (take_groups(s, field(st, "Groups:"))) {
+		ret = ckpt_err_set(err, E2BIG, "process %d is in more than %d groups",
+				   (int)pid, START_GROUPS_MAX);
+		goto out;
+	}
+	if (!field(st, "Umask:") || sscanf(field(st, "Umask:"), "%o", &s->umask) != 1 ||
+	    !field(st, "SigIgn:") || sscanf(field(st, "SigIgn:"), "%llx", &s->ignored) != 1 ||
+	    proc_read(pid, "loginuid", num, sizeof(num)) < 0 ||
+	    sscanf(num, "%u", &s->loginuid) != 1 ||
+	    proc_read(pid, "oom_score_adj", num, sizeof(num)) < 0 ||
+	    sscanf(num, "%d", &s->oom_adj) != 1) {
+		ret = ckpt_err_set(err, ESRCH, "process %d: cannot read its umask, signals, login uid and OOM score",
+				   (int)pid);
+		goto out;
+	}
 	for (r = 0; r < RLIM_NLIMITS; r++)
-		if (prlimit(pid, r, NULL, &s->lim[r]))
-			return ckpt_err_set(err, errno, "process %d: cannot read its limits: %s",
-					    (int)pid, strerror(errno));
+		if (prlimit(pid, r, NULL, &s->lim[r])) {
+			ret = ckpt_err_set(err, errno, "process %d: cannot read its limits: %s",
+					   (int)pid, strerror(errno));
+			goto out;
+		}
 	s->have_cpus = !sched_getaffinity(pid, sizeof(s->cpus), &s->cpus);
 	errno = 0;
 	s->nice = getpriority(PRIO_PROCESS, pid);
 	if (errno)
 		s->nice = 0;
-	/* Still the caller's: not a process that got its pid since. */
-	if (status_line(pid, "Uid:", line, sizeof(line)) || !ids_are(line, uid))
-		return ckpt_err_set(err, ESRCH, "the calling process %d is gone", (int)pid);
-	return 0;
+	/*
+	 * Alive still, the one the pidfd named before the first read: no
+	 * other process had its pid meanwhile.
+	 */
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0))
+		ret = ckpt_err_set(err, ESRCH, "the calling process %d is gone", (int)pid);
+out:
+	if (pidfd >= 0)
+		close(pidfd);
+	free(st);
+	return ret;
 }
 
 /* Says @fmt on @fd (the worker reads it as the start's error), and exits. */
@@ -177,21 +278,71 @@ start_fail(int fd, int code, const char *fmt, ...)
 	_exit(code);
 }
 
+/* @value into /proc/self/@name, as root: 0 or -1. */
+static int proc_write(const char *name, const char *value)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = write(fd, value, strlen(value));
+	close(fd);
+	return n == (ssize_t)strlen(value) ? 0 : -1;
+}
+
+/*
+ * What the program takes while still root: the client's audit login uid
+ * (ckptd's is unset, which anyone may set: left so, the user could claim
+ * another's) and OOM score adjustment, limits, affinity, nice value and
+ * umask.
+ */
+static void program_as_root(const struct start *s, int ep)
+{
+	char v[32];
+	int r;
+
+	if (proc_read(getpid(), "loginuid", v, sizeof(v)) < 0 ||
+	    strtoul(v, NULL, 10) != s->loginuid) {
+		snprintf(v, sizeof(v), "%u", s->loginuid);
+		if (proc_write("loginuid", v))
+			start_fail(ep, 126, "cannot set the audit login uid %u: %s",
+				   s->loginuid, strerror(errno));
+	}
+	snprintf(v, sizeof(v), "%d", s->oom_adj);
+	if (proc_write("oom_score_adj", v))
+		start_fail(ep, 126, "cannot set oom_score_adj %d: %s", s->oom_adj,
+			   strerror(errno));
+	for (r = 0; r < RLIM_NLIMITS; r++)
+		if (setrlimit(r, &s->lim[r]))
+			start_fail(ep, 126, "cannot set limit %d: %s", r, strerror(errno));
+	if (s->have_cpus)
+		sched_setaffinity(0, sizeof(s->cpus), &s->cpus);
+	setpriority(PRIO_PROCESS, 0, s->nice);
+	umask(s->umask);
+}
+
 /* The program: pid 2 of the namespace; nothing of ckptd's goes with it. */
 static void __attribute__((noreturn)) start_program(const struct start *s, int ep)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t none;
-	int sig, r;
+	int sig;
 
 	if (unshare(CLONE_NEWIPC))
 		start_fail(ep, 126, "cannot make the job's IPC namespace: %s", strerror(errno));
 	/*
-	 * On a terminal, in the worker's session, whose group has it in the
-	 * foreground; otherwise in a session of its own, not ckptd's.
+	 * On a terminal: a group of its own in the worker's session, in the
+	 * foreground (the worker ignores SIGTTOU, so this may be asked), so
+	 * that the terminal's signals are the program's alone. Otherwise a
+	 * session of its own, not ckptd's.
 	 */
-	if (!s->tty && setsid() < 0)
-		start_fail(ep, 126, "cannot start a session: %s", strerror(errno));
+	if (s->tty ? setpgid(0, 0) || tcsetpgrp(0, getpid()) : setsid() < 0)
+		start_fail(ep, 126, "cannot start a %s: %s",
+			   s->tty ? "process group" : "session", strerror(errno));
 	for (sig = 1; sig < NSIG; sig++) {
 		if (sig == SIGKILL || sig == SIGSTOP)
 			continue;
@@ -201,17 +352,18 @@ static void __attribute__((noreturn)) start_program(const struct start *s, int e
 	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	for (r = 0; r < RLIM_NLIMITS; r++)
-		if (setrlimit(r, &s->lim[r]))
-			start_fail(ep, 126, "cannot set limit %d: %s", r, strerror(errno));
-	if (s->have_cpus)
-		sched_setaffinity(0, sizeof(s->cpus), &s->cpus);
-	setpriority(PRIO_PROCESS, 0, s->nice);
-	umask(s->umask);
+	program_as_root(s, ep);
 	if (setgroups(s->ngroups, s->groups) || setresgid(s->gid, s->gid, s->gid) ||
 	    setresuid(s->uid, s->uid, s->uid))
 		start_fail(ep, 126, "cannot take uid %u and its groups: %s",
 			   (unsigned int)s->uid, strerror(errno));
+	/*
+	 * A session keyring of its own, as a login's, the user's linked in:
+	 * ckptd's would be every job's.
+	 */
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) >= 0)
+		syscall(SYS_keyctl, KEYCTL_LINK, KEY_SPEC_USER_KEYRING,
+			KEY_SPEC_SESSION_KEYRING);
 	/* As the user: a directory they may not enter is not entered. */
 	if (chdir(s->cwd))
 		start_fail(ep, 126, "cannot enter %s: %s", s->cwd, strerror(errno));
@@ -225,38 +377,72 @@ static void __attribute__((noreturn)) start_program(const struct start *s, int e
 
 static volatile sig_atomic_t forward_to;
 
-static void forward(int sig)
+/* A signal from a process (the client's, through ckptd), not the kernel's. */
+static void forward(int sig, siginfo_t *si, void *uc)
 {
-	if (forward_to > 0)
+	(void)uc;
+	if (forward_to > 0 && si->si_code != SI_KERNEL)
 		kill(forward_to, sig);
 }
 
-/* @pid gets the signals forwarded here (from the client, through ckptd). */
-static void forward_signals(pid_t pid)
+/* The forwarded signals in @set. */
+static void forwarded_set(sigset_t *set)
 {
-	struct sigaction sa = { .sa_handler = forward, .sa_flags = SA_RESTART };
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(set, forwarded[i]);
+}
+
+/* The forwarded signals go to forward_to once it is set; blocked till then. */
+static void forward_signals(void)
+{
+	struct sigaction sa = { .sa_sigaction = forward,
+				.sa_flags = SA_SIGINFO | SA_RESTART };
 	sigset_t set;
 	size_t i;
 
-	forward_to = pid;
-	sigemptyset(&set);
-	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+	forwarded_set(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaction(forwarded[i], &sa, NULL);
-		sigaddset(&set, forwarded[i]);
-	}
+}
+
+/* Forwarding to @pid from now on, and what came meanwhile. */
+static void forward_now(pid_t pid)
+{
+	sigset_t set;
+
+	forward_to = pid;
+	forwarded_set(&set);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* Every descriptor from 3 up closed but @a and @b (a < b). */
+static void close_but(int a, int b)
+{
+	if (a > 3)
+		close_range(3, a - 1, 0);
+	if (b > a + 1)
+		close_range(a + 1, b - 1, 0);
+	close_range(b + 1, ~0U, 0);
 }
 
 /*
  * The init: forks the program, passes on the signals it is sent, reaps
  * what the namespace leaves to it, and writes the program's wait status
- * on @sp once it has ended. Its own end ends the namespace.
+ * on @sp once it has ended. Its own end ends the namespace. It keeps
+ * nothing of the worker's but @ep and @sp; the forwarded signals are
+ * blocked when it starts (forward_signals()).
  */
 static void __attribute__((noreturn)) start_init(const struct start *s, int ep, int sp)
 {
 	pid_t prog, pid;
 	int st;
 
+	forward_to = 0;
+	close_but(ep < sp ? ep : sp, ep < sp ? sp : ep);
 	prog = fork();
 	if (prog < 0) {
 		st = 126 << 8;
@@ -267,7 +453,7 @@ static void __attribute__((noreturn)) start_init(const struct start *s, int ep, 
 	if (!prog)
 		start_program(s, ep);
 	close(ep);
-	forward_signals(prog);
+	forward_now(prog);
 	for (;;) {
 		pid = waitpid(-1, &st, 0);
 		if (pid == prog)
@@ -275,6 +461,7 @@ static void __attribute__((noreturn)) start_init(const struct start *s, int ep, 
 		if (pid < 0 && errno != EINTR)
 			_exit(1);
 	}
+	forward_to = 0;
 	if (write(sp, &st, sizeof(st)) != sizeof(st))
 		_exit(1);
 	_exit(0);
@@ -306,9 +493,12 @@ static void start_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	ssize_t n;
 	pid_t init;
 
+	/* Nothing of ckptd's keys in a process that becomes the user's. */
+	explicit_bzero(d->mac_key, sizeof(d->mac_key));
+	explicit_bzero(d->psk, sizeof(d->psk));
 	ret = s->tty ? restart_take_tty(s->fds[0], &err) : 0;
 	/* The client's signals, from now on: to the init once it is there. */
-	forward_signals(0);
+	forward_signals();
 	if (!ret) {
 		ret = job_add_pid(d, j, getpid());
 		if (ret)
@@ -330,7 +520,6 @@ static void start_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	if (!init) {
 		close(ep[0]);
 		close(sp[0]);
-		forward_to = 0;
 		start_init(s, ep[1], sp[1]);
 	}
 	if (ret) {
@@ -338,6 +527,10 @@ static void start_worker(struct ckptd *d, struct job *j, int out, void *arg)
 					   json_sprintf("job %s: %s", j->id, err.msg)));
 		return;
 	}
+	forward_now(init);
+	/* A helper of the job from now on, not one of its processes. */
+	worker_send(out, json_pack("{s:s, s:s, s:i}", "event", "init",
+				   "job", j->id, "init", (int)init));
 	close(ep[1]);
 	close(sp[1]);
 	/* The program's exec closes its end: nothing said is a start. */
@@ -353,7 +546,6 @@ static void start_worker(struct ckptd *d, struct job *j, int out, void *arg)
 					   "status", st));
 		return;
 	}
-	forward_to = init;
 	worker_send(out, json_pack("{s:s, s:s, s:i}", "event", "started",
 				   "job", j->id, "init", (int)init));
 	n = read_all(sp[0], (char *)&st, sizeof(st));
@@ -382,11 +574,13 @@ static void start_report(struct worker *w, json_t *msg)
 		return;
 	j->helpers[0] = worker_pid(w);
 	j->helpers[1] = init;
-	if (j->busy == w)
-		j->busy = NULL;
+	if (!strcmp(ckptd_msg_str(msg, "event"), "started")) {
+		if (j->busy == w)
+			j->busy = NULL;
+		ckptd_log(d, 1, "job %s started in namespaces of its own: init %d",
+			  j->id, (int)init);
+	}
 	job_save(d, j);
-	ckptd_log(d, 1, "job %s started in namespaces of its own: init %d",
-		  j->id, (int)init);
 }
 
 int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd)
@@ -422,6 +616,8 @@ int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd)
 		w = worker_start(d, c, j, start_worker, start_report, s);
 		if (!w)
 			conn_fail(c, "run: cannot start a worker: %s", strerror(errno));
+		else
+			j->helpers[0] = worker_pid(w);	/* saved by the caller */
 		ret = w ? 0 : -1;
 	}
 	for (i = 0; i < 3; i++)

@@ -12,9 +12,12 @@
 # namespace) is checkpointed continuing and with --kill, restarted by its
 # user with both objects in a new IPC namespace, and counts every line
 # once. ckptd stopped and started again meanwhile finds the job, and
-# ckpt-run still gets its status. Requests of the wrong shape are refused
-# by name and start nothing. On a terminal, the program has one of its
-# own as its controlling terminal, in the foreground.
+# ckpt-run still gets its status. Requests of the wrong shape, and a
+# caller with no_new_privs (its program would escape it), are refused by
+# name and start nothing. On a terminal, the program has one of its own
+# as its controlling terminal, its group in the foreground, and a Ctrl-C
+# reaches it once. The program has its caller's nice value and ignored
+# signals, and none of ckptd's descriptors.
 #
 # Topology: one node, no network.
 # kernels: 6.1 6.12
@@ -58,7 +61,7 @@ job_of() {
 	sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$1"
 }
 
-ktap_plan 12
+ktap_plan 13
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -75,29 +78,40 @@ ktap_poll 30 "$bin/ckpt" ls > /dev/null || true
 
 # What the program is given, printed by it: pid, ids, umask, limit,
 # directory, a variable of the caller's, the job's id; its namespaces.
+# The nice value, an ignored SIGUSR1 (a kill of itself it survives) and
+# its descriptors (ls's own: nothing of ckptd's) too.
 rc=0
-(cd "$tmp/u" && umask 027 && ulimit -n 512 &&
-	FOO=bar setpriv --reuid 1 --regid 1 --groups 1,4,24 "$bin/ckpt-run" --ns sh -c \
+(cd "$tmp/u" && umask 027 && ulimit -n 512 && trap '' USR1 &&
+	FOO=bar nice -n 5 setpriv --reuid 1 --regid 1 --groups 1,4,24 "$bin/ckpt-run" --ns sh -c \
 	'echo $$ $(id -u) $(id -G) $(umask) $(ulimit -n) $PWD $FOO $CKPT_JOBID
-	 readlink /proc/self/ns/pid /proc/self/ns/ipc; exit 3' > "$tmp/p.out" 2> "$tmp/p.err") || rc=$?
+	 readlink /proc/self/ns/pid /proc/self/ns/ipc; nice; kill -USR1 $$; echo alive
+	 echo $(ls /proc/self/fd); exit 3' > "$tmp/p.out" 2> "$tmp/p.err") || rc=$?
 cat "$tmp/p.out" "$tmp/p.err" | sed 's/^/# /'
 pjob=$(job_of "$tmp/p.err")
-ktap_check "--ns: pid 2 of new pid and IPC namespaces, the caller's ids, umask, limit, directory, environment; its status" \
+ktap_check "--ns: pid 2 of new pid and IPC namespaces, the caller's ids, umask, limit, directory, environment, nice, ignored signals; its status" \
 	sh -c "test $rc = 3 && test -n '$pjob' &&
 	 test \"\$(head -n 1 '$tmp/p.out')\" = '2 1 1 4 24 0027 512 $tmp/u bar $pjob' &&
 	 test \"\$(sed -n 2p '$tmp/p.out')\" != \"\$(readlink /proc/self/ns/pid)\" &&
-	 test \"\$(sed -n 3p '$tmp/p.out')\" != \"\$(readlink /proc/self/ns/ipc)\""
+	 test \"\$(sed -n 3p '$tmp/p.out')\" != \"\$(readlink /proc/self/ns/ipc)\" &&
+	 test \"\$(sed -n 4,6p '$tmp/p.out' | tr '\n' ' ')\" = '5 alive 0 1 2 3 '"
+ktap_check "--ns from a process with no_new_privs: refused, named, nothing run" sh -c \
+	"cd '$tmp/u' && ! setpriv --no-new-privs --reuid 65534 --regid 65534 --clear-groups \
+	 '$bin/ckpt-run' --ns touch '$tmp/u/nnp' 2> '$tmp/nnp.err' && cat '$tmp/nnp.err' &&
+	 grep -q 'runs with no_new_privs or a seccomp filter' '$tmp/nnp.err' && ! test -e '$tmp/u/nnp'"
 rc=0
-as_nobody "$bin/ckpt-run" --ns no-such-program 2> "$tmp/n.err" || rc=$?
+(cd "$tmp/u" && as_nobody "$bin/ckpt-run" --ns no-such-program 2> "$tmp/n.err") || rc=$?
 ktap_check "--ns: a program not found: 127, named" sh -c \
 	"cat '$tmp/n.err'; test $rc = 127 && grep -q 'cannot run no-such-program: No such file' '$tmp/n.err'"
 # setpriv executes ckpt-run: $! is its pid (as_nobody is a function).
+cd "$tmp/u"
 setpriv --reuid 65534 --regid 65534 --clear-groups "$bin/ckpt-run" --ns sh -c \
 	'setsid -f sleep 3001; exec sleep 3002' 2> "$tmp/t.err" &
 runner=$!
+cd /
 ktap_poll 60 pgrep -x -f "sleep 3001" > /dev/null || true
 ktap_poll 60 pgrep -x -f "sleep 3002" > /dev/null || true
 kill -TERM "$runner"
+ktap_poll 60 sh -c "! kill -0 $runner 2> /dev/null" || kill -KILL "$runner" 2> /dev/null || true
 rc=0
 wait "$runner" || rc=$?
 ktap_check "--ns: a SIGTERM to ckpt-run ends the program (143); what it left behind ends with it" \
@@ -125,6 +139,7 @@ ktap_check "ckptd stopped and started again finds the job and checkpoints it: sn
 	 as_nobody '$bin/ckpt' job '$job' | grep -q '^snapshot *$snap/$job/2\$'"
 ktap_check "--kill: snapshot 3" bash -c \
 	"as_nobody '$bin/ckpt' job '$job' --kill | grep -q '^snapshot *$snap/$job/3\$'"
+ktap_poll 60 sh -c "! kill -0 $runner 2> /dev/null" || kill -KILL "$runner" 2> /dev/null || true
 rc=0
 wait "$runner" || rc=$?
 ktap_check "ckpt-run exits as its killed job: 137" test "$rc" = 137
@@ -163,14 +178,37 @@ ktap_check "run with ns: a pid, env not NAME=VALUE, no descriptors, a relative c
 	grep -q 'cwd.. is to be an absolute path' '$tmp/b.out' && ! test -e '$tmp/u/ran'"
 
 # On a terminal (script's): the program's own, relayed by ckpt-run, its
-# controlling terminal with its group in the foreground.
-SHELL=/bin/bash timeout 120 script -qec "as_nobody '$bin/ckpt-run' --ns python3 -c 'import os
-fd = os.open(\"/dev/tty\", os.O_RDWR)
-print(\"ctty\", os.tcgetpgrp(fd) == os.getpgrp(), os.isatty(0) and os.isatty(1))'" /dev/null \
-	< /dev/null > "$tmp/tty.out" 2>&1 || true
+# controlling terminal, its own group (pid 2's) in the foreground; a
+# Ctrl-C typed there reaches it once. The keys: a FIFO script holds open
+# both ways (it never reads its end).
+cat > "$tmp/u/tty.py" <<'EOF'
+import os, signal, sys, time
+n = 0
+def count(sig, frame):
+    global n
+    n += 1
+signal.signal(signal.SIGINT, count)
+fd = os.open("/dev/tty", os.O_RDWR)
+open(sys.argv[1], "w").close()
+end = time.time() + 60
+while not n and time.time() < end:
+    time.sleep(0.1)
+time.sleep(2)
+print("ctty", os.getpgrp() == os.getpid() == 2, os.tcgetpgrp(fd) == 2,
+      os.isatty(0) and os.isatty(1), "sigint", n)
+EOF
+mkfifo "$tmp/keys"
+(cd "$tmp/u" && SHELL=/bin/bash timeout 120 script -qec \
+	"as_nobody '$bin/ckpt-run' --ns python3 '$tmp/u/tty.py' '$tmp/u/tty.ready'" /dev/null \
+	0<> "$tmp/keys" > "$tmp/tty.out" 2>&1) &
+trunner=$!
+ktap_poll 60 test -e "$tmp/u/tty.ready" || true
+printf '\003' > "$tmp/keys"
+ktap_poll 60 sh -c "! kill -0 $trunner 2> /dev/null" || kill -KILL "$trunner" 2> /dev/null || true
+wait "$trunner" 2> /dev/null || true
 cat -v "$tmp/tty.out" | sed 's/^/# /'
-ktap_check "--ns on a terminal: the program's controlling terminal, in the foreground" \
-	grep -q 'ctty True True' "$tmp/tty.out"
+ktap_check "--ns on a terminal: its controlling terminal, its group in the foreground; a Ctrl-C once" \
+	grep -q 'ctty True True True sigint 1' "$tmp/tty.out"
 
 ktap_note "ckptd's log:"
 ktap_note "$(tail -n 30 "$tmp/ckptd.log")"
