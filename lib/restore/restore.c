@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include <linux/ckpt.h>
+#include <linux/keyctl.h>
 
 #include "engine.h"
 #include "err.h"
@@ -1760,6 +1761,14 @@ creds_helper(struct restore *r, uid_t ruid, gid_t rgid)
 	if (ret)
 		child_fail(r, "the image's process ran as uid %u, gid %u; ckpt restart runs as uid %u, gid %u and cannot switch to it (%s: %s)",
 			   c->uid, c->gid, ruid, rgid, call, strerror(errno));
+	/*
+	 * A session keyring of its own, the user's linked in, as a login's
+	 * (the engine takes it with the ids): the restarter's, ckptd's or a
+	 * root login's, would be shared with every process it restarts.
+	 */
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) >= 0)
+		syscall(SYS_keyctl, KEYCTL_LINK, KEY_SPEC_USER_KEYRING,
+			KEY_SPEC_SESSION_KEYRING);
 	if (ckpt_dev_restart_creds(r->dev))
 		child_fail(r, "cannot hand the image's credentials to the engine: %s",
 			   strerror(errno));

@@ -61,7 +61,7 @@ job_of() {
 	sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$1"
 }
 
-ktap_plan 13
+ktap_plan 14
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -79,7 +79,7 @@ ktap_poll 30 "$bin/ckpt" ls > /dev/null || true
 # What the program is given, printed by it: pid, ids, umask, limit,
 # directory, a variable of the caller's, the job's id; its namespaces.
 # The nice value, an ignored SIGUSR1 (a kill of itself it survives) and
-# its descriptors (ls's own: nothing of ckptd's) too.
+# its descriptors (ls's own and libckpt's: nothing of ckptd's) too.
 rc=0
 (cd "$tmp/u" && umask 027 && ulimit -n 512 && trap '' USR1 &&
 	FOO=bar nice -n 5 setpriv --reuid 1 --regid 1 --groups 1,4,24 "$bin/ckpt-run" --ns sh -c \
@@ -88,12 +88,22 @@ rc=0
 	 echo $(ls /proc/self/fd); exit 3' > "$tmp/p.out" 2> "$tmp/p.err") || rc=$?
 cat "$tmp/p.out" "$tmp/p.err" | sed 's/^/# /'
 pjob=$(job_of "$tmp/p.err")
+# ls's descriptors with libckpt and no job: the same as in the job's.
+fds=$(cd "$tmp/u" && as_nobody "$bin/ckpt-run" --no-job sh -c 'echo $(ls /proc/self/fd)')
+ktap_note "descriptors without --ns: $fds"
 ktap_check "--ns: pid 2 of new pid and IPC namespaces, the caller's ids, umask, limit, directory, environment, nice, ignored signals; its status" \
 	sh -c "test $rc = 3 && test -n '$pjob' &&
 	 test \"\$(head -n 1 '$tmp/p.out')\" = '2 1 1 4 24 0027 512 $tmp/u bar $pjob' &&
 	 test \"\$(sed -n 2p '$tmp/p.out')\" != \"\$(readlink /proc/self/ns/pid)\" &&
 	 test \"\$(sed -n 3p '$tmp/p.out')\" != \"\$(readlink /proc/self/ns/ipc)\" &&
-	 test \"\$(sed -n 4,6p '$tmp/p.out' | tr '\n' ' ')\" = '5 alive 0 1 2 3 '"
+	 test \"\$(sed -n 4,6p '$tmp/p.out' | tr '\n' ' ')\" = '5 alive $fds '"
+# Each job's session keyring: its own (ckptd's would be every job's).
+keyring='import ctypes; print(ctypes.CDLL(None).syscall(250, 0, -3, 0))'
+(cd "$tmp/u" && as_nobody "$bin/ckpt-run" --ns python3 -c "$keyring" > "$tmp/k1" 2> /dev/null &&
+	as_nobody "$bin/ckpt-run" --ns python3 -c "$keyring" > "$tmp/k2" 2> /dev/null) || true
+ktap_check "--ns: each job a session keyring of its own" sh -c \
+	"cat '$tmp/k1' '$tmp/k2'; test \"\$(cat '$tmp/k1')\" -gt 0 && test \"\$(cat '$tmp/k2')\" -gt 0 &&
+	 test \"\$(cat '$tmp/k1')\" != \"\$(cat '$tmp/k2')\""
 ktap_check "--ns from a process with no_new_privs: refused, named, nothing run" sh -c \
 	"cd '$tmp/u' && ! setpriv --no-new-privs --reuid 65534 --regid 65534 --clear-groups \
 	 '$bin/ckpt-run' --ns touch '$tmp/u/nnp' 2> '$tmp/nnp.err' && cat '$tmp/nnp.err' &&
@@ -172,7 +182,7 @@ ktap_check "run with ns: a pid, env not NAME=VALUE, no descriptors, a relative c
 	as_nobody bash -c 'CKPTD_RAW_FDS=0 raw \"{\\\"op\\\":\\\"run\\\",\\\"ns\\\":true,\\\"cmd\\\":[\\\"true\\\"],\\\"env\\\":[],\\\"cwd\\\":\\\"/\\\"}\"' >> '$tmp/b.out'
 	as_nobody bash -c 'raw \"{\\\"op\\\":\\\"run\\\",\\\"ns\\\":true,\\\"cmd\\\":[\\\"touch\\\",\\\"$tmp/u/ran\\\"],\\\"env\\\":[],\\\"cwd\\\":\\\"u\\\"}\"' >> '$tmp/b.out'
 	cat '$tmp/b.out'
-	grep -q 'ns.. starts the program here: no .pid' '$tmp/b.out' &&
+	grep -q 'ns.. starts the program here: no ..pid' '$tmp/b.out' &&
 	grep -q 'ns.. needs ..cmd.. (strings), ..env.. (at most' '$tmp/b.out' &&
 	grep -q 'send the standard descriptors (0, 1, 2) with the request' '$tmp/b.out' &&
 	grep -q 'cwd.. is to be an absolute path' '$tmp/b.out' && ! test -e '$tmp/u/ran'"
