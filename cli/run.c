@@ -141,6 +141,22 @@ static long parse_interval(const char *arg)
 	return v > 7 * 24 * 3600 ? -1 : v;
 }
 
+/* @req with the job's options ckpt-run was given (NULL stays NULL). */
+static json_t *with_opts(json_t *req, const struct job_opts *jo)
+{
+	if (req && jo->name)
+		json_object_set_new(req, "name", json_string(jo->name));
+	if (req && jo->dir[0])
+		json_object_set_new(req, "dir", json_string(jo->dir));
+	if (req && jo->interval)
+		json_object_set_new(req, "interval", json_integer(jo->interval));
+	if (req && jo->keep)
+		json_object_set_new(req, "keep", json_integer(jo->keep));
+	if (req && jo->outside_close)
+		json_object_set_new(req, "outside", json_string("close"));
+	return req;
+}
+
 /* The new job's id from ckptd, for the child waiting on @go. */
 static int start_job(pid_t pid, char **argv, const struct job_opts *jo,
 		     char id[16])
@@ -157,16 +173,7 @@ static int start_job(pid_t pid, char **argv, const struct job_opts *jo,
 		snprintf(cwd, sizeof(cwd), "/");
 	req = json_pack("{s:s, s:i, s:o, s:s}", "op", "run", "pid", (int)pid,
 			"cmd", cmd, "cwd", cwd);
-	if (req && jo->name)
-		json_object_set_new(req, "name", json_string(jo->name));
-	if (req && jo->dir[0])
-		json_object_set_new(req, "dir", json_string(jo->dir));
-	if (req && jo->interval)
-		json_object_set_new(req, "interval", json_integer(jo->interval));
-	if (req && jo->keep)
-		json_object_set_new(req, "keep", json_integer(jo->keep));
-	if (req && jo->outside_close)
-		json_object_set_new(req, "outside", json_string("close"));
+	req = with_opts(req, jo);
 	ret = req ? ckptd_call(req, &res, &err) : -ENOMEM;
 	json_decref(req);
 	if (ret) {
@@ -214,16 +221,7 @@ static int run_job_ns(char **argv, const struct job_opts *jo)
 	}
 	req = json_pack("{s:s, s:b, s:o, s:o, s:o}", "op", "run", "ns", 1,
 			"cmd", cmd, "env", env, "cwd", jcwd);
-	if (req && jo->name)
-		json_object_set_new(req, "name", json_string(jo->name));
-	if (req && jo->dir[0])
-		json_object_set_new(req, "dir", json_string(jo->dir));
-	if (req && jo->interval)
-		json_object_set_new(req, "interval", json_integer(jo->interval));
-	if (req && jo->keep)
-		json_object_set_new(req, "keep", json_integer(jo->keep));
-	if (req && jo->outside_close)
-		json_object_set_new(req, "outside", json_string("close"));
+	req = with_opts(req, jo);
 	if (!req) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
