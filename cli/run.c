@@ -141,13 +141,23 @@ static long parse_interval(const char *arg)
 	return v > 7 * 24 * 3600 ? -1 : v;
 }
 
-/* @req with the job's options ckpt-run was given (NULL stays NULL). */
+/*
+ * @req with the job's options ckpt-run was given, or NULL (@req freed)
+ * with the reason said: a --name or --dir that is not UTF-8 text would be
+ * lost, not sent; no @req, out of memory.
+ */
 static json_t *with_opts(json_t *req, const struct job_opts *jo)
 {
-	if (req && jo->name)
-		json_object_set_new(req, "name", json_string(jo->name));
-	if (req && jo->dir[0])
-		json_object_set_new(req, "dir", json_string(jo->dir));
+	if (!req)
+		fprintf(stderr, "%s: out of memory\n", prog);
+	if (req && jo->name && json_object_set_new(req, "name", json_string(jo->name))) {
+		fprintf(stderr, "%s: --name: not UTF-8 text\n", prog);
+		goto bad;
+	}
+	if (req && jo->dir[0] && json_object_set_new(req, "dir", json_string(jo->dir))) {
+		fprintf(stderr, "%s: --dir: not UTF-8 text\n", prog);
+		goto bad;
+	}
 	if (req && jo->interval)
 		json_object_set_new(req, "interval", json_integer(jo->interval));
 	if (req && jo->keep)
@@ -155,6 +165,9 @@ static json_t *with_opts(json_t *req, const struct job_opts *jo)
 	if (req && jo->outside_close)
 		json_object_set_new(req, "outside", json_string("close"));
 	return req;
+bad:
+	json_decref(req);
+	return NULL;
 }
 
 /* The new job's id from ckptd, for the child waiting on @go. */
@@ -174,11 +187,13 @@ static int start_job(pid_t pid, char **argv, const struct job_opts *jo,
 	req = json_pack("{s:s, s:i, s:o, s:s}", "op", "run", "pid", (int)pid,
 			"cmd", cmd, "cwd", cwd);
 	req = with_opts(req, jo);
-	ret = req ? ckptd_call(req, &res, &err) : -ENOMEM;
+	if (!req)
+		return -1;
+	ret = ckptd_call(req, &res, &err);
 	json_decref(req);
 	if (ret) {
 		/* Refused by ckptd, or ckptd is not there to ask. */
-		fprintf(stderr, "%s: %s%s\n", prog, req ? err.msg : "out of memory",
+		fprintf(stderr, "%s: %s%s\n", prog, err.msg,
 			ret != -EPERM && ret != -ENOMEM ? "; or run with --no-job" : "");
 		return -1;
 	}
@@ -222,10 +237,8 @@ static int run_job_ns(char **argv, const struct job_opts *jo)
 	req = json_pack("{s:s, s:b, s:o, s:o, s:o}", "op", "run", "ns", 1,
 			"cmd", cmd, "env", env, "cwd", jcwd);
 	req = with_opts(req, jo);
-	if (!req) {
-		fprintf(stderr, "%s: out of memory\n", prog);
+	if (!req)
 		return 1;
-	}
 	ret = ckptd_foreground(prog, req, "");
 	json_decref(req);
 	return ret;

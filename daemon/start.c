@@ -57,6 +57,7 @@ struct start {
 	int nice;
 	unsigned long long ignored;	/* SigIgn: bit N-1 for signal N */
 	unsigned int loginuid;	/* the audit login uid, or -1 unset */
+	bool has_loginuid;	/* the kernel has audit's */
 	int oom_adj;		/* oom_score_adj */
 };
 
@@ -80,7 +81,7 @@ static char **strings_of(const json_t *a, const char *last)
 
 #define STATUS_MAX	(64 * 1024)	/* /proc/PID/status: a few KiB */
 
-/* /proc/@pid/@name whole (NUL-ended), in @buf: its length, or -1. */
+/* /proc/@pid/@name (@pid 0: self) whole (NUL-ended), in @buf: its length, or -1. */
 static ssize_t proc_read(pid_t pid, const char *name, char *buf, size_t len)
 {
 	char path[64];
@@ -88,7 +89,10 @@ static ssize_t proc_read(pid_t pid, const char *name, char *buf, size_t len)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	else
+		snprintf(path, sizeof(path), "/proc/self/%s", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -171,56 +175,109 @@ static int take_groups(struct start *s, const char *line)
 }
 
 /*
- * What the client's process @pid has that its program would have
- * inherited from it. Only from a process all of whose ids are the
- * caller's (@uid) and one group's, that set-id never made (its /proc
- * directory is the caller's), without no_new_privs or a seccomp filter,
- * and in ckptd's namespaces and root: what the user may give their
- * programs anyway, not a set-id program's or a sandbox's, which the
- * program would escape. 0, or -errno with @err.
+ * Whether capability set @key of @st (the client's) holds every one of
+ * @mine's (ckptd's): one ckptd has and the client dropped would be the
+ * program's again. Fewer in ckptd's (its unit's bounding set) is fine.
  */
-static int take_client(struct start *s, pid_t pid, uid_t uid,
-		       struct ckpt_err *err)
+static bool caps_kept(const char *st, const char *mine, const char *key)
+{
+	const char *x = field(st, key), *y = field(mine, key);
+	unsigned long long c, m;
+
+	if (!x || !y)
+		return !y;
+	return sscanf(x, "%llx", &c) == 1 && sscanf(y, "%llx", &m) == 1 && !(m & ~c);
+}
+
+/* /proc/@pid/attr/current, the security module's label, is ckptd's own. */
+static bool same_label(pid_t pid)
+{
+	char a[256], b[256];
+	ssize_t n = proc_read(pid, "attr/current", a, sizeof(a));
+
+	/* None to read (no module, or none that labels): nothing to escape. */
+	if (n < 0 && proc_read(getpid(), "attr/current", b, sizeof(b)) < 0)
+		return true;
+	return n >= 0 && proc_read(getpid(), "attr/current", b, sizeof(b)) == n &&
+	       !memcmp(a, b, n);
+}
+
+/*
+ * Whether the client's process @pid, whose status is @st, is one whose
+ * attributes its program may take (take_client()): 0 with its gid in
+ * *@gid, or -EPERM with @err. Asked before and after the reads, so that
+ * an exec of a set-id program meanwhile is seen.
+ */
+static int client_ok(pid_t pid, uid_t uid, const char *st, const char *mine,
+		     unsigned long *gid, struct ckpt_err *err)
 {
 	static const char *const nss[] = {
 		"ns/mnt", "ns/net", "ns/user", "ns/uts", "ns/cgroup", "root",
 	};
-	char *st = malloc(STATUS_MAX), num[32];
-	int r, pidfd = syscall(SYS_pidfd_open, pid, 0), ret = 0;
-	const char *gid_line;
+	const char *gid_line = field(st, "Gid:"), *v;
 	struct stat pst;
-	unsigned long gid;
+	char path[64];
 	size_t i;
 
-	if (!st || pidfd < 0 || proc_read(pid, "status", st, STATUS_MAX) < 0) {
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (!ids_are(field(st, "Uid:"), uid) || !gid_line ||
+	    sscanf(gid_line, "%lu", gid) != 1 || !ids_are(gid_line, *gid) ||
+	    stat(path, &pst) || pst.st_uid != uid)
+		return ckpt_err_set(err, EPERM,
+				    "the calling process %d is not all of uid %u and one group (a set-id program?)",
+				    (int)pid, (unsigned int)uid);
+	/* No such line (a kernel without seccomp): none. */
+	v = field(st, "Seccomp:");
+	if (!num_is(field(st, "NoNewPrivs:"), 0) || (v && !num_is(v, 0)))
+		return ckpt_err_set(err, EPERM,
+				    "the calling process %d runs with no_new_privs or a seccomp filter, which its program would not have: run it without --ns",
+				    (int)pid);
+	/* Capabilities it dropped would be ckptd's full sets again. */
+	if (!caps_kept(st, mine, "CapBnd:") ||
+	    (!uid && (!caps_kept(st, mine, "CapPrm:") || !caps_kept(st, mine, "CapEff:"))))
+		return ckpt_err_set(err, EPERM,
+				    "the calling process %d has fewer capabilities than ckptd, which its program would not: run it without --ns",
+				    (int)pid);
+	if (!same_label(pid))
+		return ckpt_err_set(err, EPERM,
+				    "the calling process %d has a security label other than ckptd's, which its program would not: run it without --ns",
+				    (int)pid);
+	for (i = 0; i < sizeof(nss) / sizeof(nss[0]); i++)
+		if (!same_ns(pid, nss[i]))
+			return ckpt_err_set(err, EPERM,
+					    "the calling process %d is in a %s other than ckptd's, where its program would not be: run it without --ns",
+					    (int)pid, i + 1 < sizeof(nss) / sizeof(nss[0]) ?
+					    "namespace" : "root directory");
+	return 0;
+}
+
+/*
+ * What the client's process @pid has that its program would have
+ * inherited from it. Only from a process all of whose ids are the
+ * caller's (@uid) and one group's, that set-id never made (its /proc
+ * directory is the caller's), without no_new_privs, a seccomp filter,
+ * fewer capabilities or another security label than ckptd's, and in
+ * ckptd's namespaces and root: what the user may give their programs
+ * anyway, not a set-id program's or a sandbox's, which the program would
+ * escape. Checked before and after the reads, one process held by a
+ * pidfd throughout. 0, or -errno with @err.
+ */
+static int take_client(struct start *s, pid_t pid, uid_t uid,
+		       struct ckpt_err *err)
+{
+	char *st = malloc(STATUS_MAX), *mine = malloc(STATUS_MAX), num[32];
+	int r, pidfd = syscall(SYS_pidfd_open, pid, 0), ret = 0;
+	unsigned long gid, again;
+
+	if (!st || !mine || pidfd < 0 || proc_read(pid, "status", st, STATUS_MAX) < 0 ||
+	    proc_read(getpid(), "status", mine, STATUS_MAX) < 0) {
 		ret = ckpt_err_set(err, ESRCH, "the calling process %d: cannot read its status",
 				   (int)pid);
 		goto out;
 	}
-	gid_line = field(st, "Gid:");
-	if (!ids_are(field(st, "Uid:"), uid) || !gid_line ||
-	    sscanf(gid_line, "%lu", &gid) != 1 || !ids_are(gid_line, gid) ||
-	    snprintf(num, sizeof(num), "/proc/%d", (int)pid) < 0 || stat(num, &pst) ||
-	    pst.st_uid != uid) {
-		ret = ckpt_err_set(err, EPERM,
-				   "the calling process %d is not all of uid %u and one group (a set-id program?)",
-				   (int)pid, (unsigned int)uid);
+	ret = client_ok(pid, uid, st, mine, &gid, err);
+	if (ret)
 		goto out;
-	}
-	if (!num_is(field(st, "NoNewPrivs:"), 0) || !num_is(field(st, "Seccomp:"), 0)) {
-		ret = ckpt_err_set(err, EPERM,
-				   "the calling process %d runs with no_new_privs or a seccomp filter, which its program would not have: run it without --ns",
-				   (int)pid);
-		goto out;
-	}
-	for (i = 0; i < sizeof(nss) / sizeof(nss[0]); i++)
-		if (!same_ns(pid, nss[i])) {
-			ret = ckpt_err_set(err, EPERM,
-					   "the calling process %d is in a %s other than ckptd's, where its program would not be: run it without --ns",
-					   (int)pid, i + 1 < sizeof(nss) / sizeof(nss[0]) ?
-					   "namespace" : "root directory");
-			goto out;
-		}
 	s->uid = uid;
 	s->gid = gid;
 	if (take_groups(s, field(st, "Groups:"))) {
@@ -230,12 +287,16 @@ static int take_client(struct start *s, pid_t pid, uid_t uid,
 	}
 	if (!field(st, "Umask:") || sscanf(field(st, "Umask:"), "%o", &s->umask) != 1 ||
 	    !field(st, "SigIgn:") || sscanf(field(st, "SigIgn:"), "%llx", &s->ignored) != 1 ||
-	    proc_read(pid, "loginuid", num, sizeof(num)) < 0 ||
-	    sscanf(num, "%u", &s->loginuid) != 1 ||
 	    proc_read(pid, "oom_score_adj", num, sizeof(num)) < 0 ||
 	    sscanf(num, "%d", &s->oom_adj) != 1) {
-		ret = ckpt_err_set(err, ESRCH, "process %d: cannot read its umask, signals, login uid and OOM score",
+		ret = ckpt_err_set(err, ESRCH, "process %d: cannot read its umask, signals and OOM score",
 				   (int)pid);
+		goto out;
+	}
+	/* No audit in the kernel: no login uid to carry. */
+	s->has_loginuid = proc_read(pid, "loginuid", num, sizeof(num)) >= 0;
+	if (s->has_loginuid && sscanf(num, "%u", &s->loginuid) != 1) {
+		ret = ckpt_err_set(err, ESRCH, "process %d: cannot read its login uid", (int)pid);
 		goto out;
 	}
 	for (r = 0; r < RLIM_NLIMITS; r++)
@@ -250,15 +311,23 @@ static int take_client(struct start *s, pid_t pid, uid_t uid,
 	if (errno)
 		s->nice = 0;
 	/*
-	 * Alive still, the one the pidfd named before the first read: no
+	 * The same as before the reads (no exec of a set-id program since),
+	 * and alive still, the one the pidfd named before the first read: no
 	 * other process had its pid meanwhile.
 	 */
-	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0))
+	if (proc_read(pid, "status", st, STATUS_MAX) < 0 ||
+	    syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0)) {
 		ret = ckpt_err_set(err, ESRCH, "the calling process %d is gone", (int)pid);
+		goto out;
+	}
+	ret = client_ok(pid, uid, st, mine, &again, err);
+	if (!ret && again != gid)
+		ret = ckpt_err_set(err, EPERM, "the calling process %d changed its group", (int)pid);
 out:
 	if (pidfd >= 0)
 		close(pidfd);
 	free(st);
+	free(mine);
 	return ret;
 }
 
@@ -305,8 +374,9 @@ static void program_as_root(const struct start *s, int ep)
 	char v[32];
 	int r;
 
-	if (proc_read(getpid(), "loginuid", v, sizeof(v)) < 0 ||
-	    strtoul(v, NULL, 10) != s->loginuid) {
+	/* Its own (pid 0 is self: getpid() is 2 here, in the new namespace). */
+	if (s->has_loginuid && (proc_read(0, "loginuid", v, sizeof(v)) < 0 ||
+				strtoul(v, NULL, 10) != s->loginuid)) {
 		snprintf(v, sizeof(v), "%u", s->loginuid);
 		if (proc_write("loginuid", v))
 			start_fail(ep, 126, "cannot set the audit login uid %u: %s",
@@ -364,6 +434,9 @@ static void __attribute__((noreturn)) start_program(const struct start *s, int e
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) >= 0)
 		syscall(SYS_keyctl, KEYCTL_LINK, KEY_SPEC_USER_KEYRING,
 			KEY_SPEC_SESSION_KEYRING);
+	else if (errno != ENOSYS)
+		start_fail(ep, 126, "cannot join a session keyring of its own: %s",
+			   strerror(errno));
 	/* As the user: a directory they may not enter is not entered. */
 	if (chdir(s->cwd))
 		start_fail(ep, 126, "cannot enter %s: %s", s->cwd, strerror(errno));
@@ -438,7 +511,9 @@ static void close_but(int a, int b)
  */
 static void __attribute__((noreturn)) start_init(const struct start *s, int ep, int sp)
 {
-	pid_t prog, pid;
+	siginfo_t si;
+	sigset_t set;
+	pid_t prog;
 	int st;
 
 	forward_to = 0;
@@ -454,15 +529,26 @@ static void __attribute__((noreturn)) start_init(const struct start *s, int ep, 
 		start_program(s, ep);
 	close(ep);
 	forward_now(prog);
+	/*
+	 * Each child seen ended before it is reaped: the program's pid is
+	 * forwarded to no more once free for another process.
+	 */
 	for (;;) {
-		pid = waitpid(-1, &st, 0);
-		if (pid == prog)
-			break;
-		if (pid < 0 && errno != EINTR)
+		si.si_pid = 0;
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) < 0) {
+			if (errno == EINTR)
+				continue;
 			_exit(1);
+		}
+		if (si.si_pid == prog)
+			break;
+		waitpid(si.si_pid, NULL, 0);
 	}
+	forwarded_set(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
 	forward_to = 0;
-	if (write(sp, &st, sizeof(st)) != sizeof(st))
+	if (waitpid(prog, &st, 0) != prog ||
+	    write(sp, &st, sizeof(st)) != sizeof(st))
 		_exit(1);
 	_exit(0);
 }

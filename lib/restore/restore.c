@@ -1769,6 +1769,9 @@ creds_helper(struct restore *r, uid_t ruid, gid_t rgid)
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) >= 0)
 		syscall(SYS_keyctl, KEYCTL_LINK, KEY_SPEC_USER_KEYRING,
 			KEY_SPEC_SESSION_KEYRING);
+	else if (errno != ENOSYS)
+		child_fail(r, "cannot give the restarted process a session keyring of its own (uid %u: %s)",
+			   c->uid, strerror(errno));
 	if (ckpt_dev_restart_creds(r->dev))
 		child_fail(r, "cannot hand the image's credentials to the engine: %s",
 			   strerror(errno));

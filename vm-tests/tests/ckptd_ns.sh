@@ -14,7 +14,8 @@
 # once. ckptd stopped and started again meanwhile finds the job, and
 # ckpt-run still gets its status. Requests of the wrong shape, and a
 # caller with no_new_privs (its program would escape it), are refused by
-# name and start nothing. On a terminal, the program has one of its own
+# name and start nothing, as does one with a capability dropped from its
+# bounding set. On a terminal, the program has one of its own
 # as its controlling terminal, its group in the foreground, and a Ctrl-C
 # reaches it once. The program has its caller's nice value and ignored
 # signals, and none of ckptd's descriptors.
@@ -104,10 +105,13 @@ keyring='import ctypes; print(ctypes.CDLL(None).syscall(250, 0, -3, 0))'
 ktap_check "--ns: each job a session keyring of its own" sh -c \
 	"cat '$tmp/k1' '$tmp/k2'; test \"\$(cat '$tmp/k1')\" -gt 0 && test \"\$(cat '$tmp/k2')\" -gt 0 &&
 	 test \"\$(cat '$tmp/k1')\" != \"\$(cat '$tmp/k2')\""
-ktap_check "--ns from a process with no_new_privs: refused, named, nothing run" sh -c \
+ktap_check "--ns from a process with no_new_privs, or a capability dropped: refused, named, nothing run" sh -c \
 	"cd '$tmp/u' && ! setpriv --no-new-privs --reuid 65534 --regid 65534 --clear-groups \
 	 '$bin/ckpt-run' --ns touch '$tmp/u/nnp' 2> '$tmp/nnp.err' && cat '$tmp/nnp.err' &&
-	 grep -q 'runs with no_new_privs or a seccomp filter' '$tmp/nnp.err' && ! test -e '$tmp/u/nnp'"
+	 grep -q 'runs with no_new_privs or a seccomp filter' '$tmp/nnp.err' && ! test -e '$tmp/u/nnp' &&
+	 ! setpriv --bounding-set -net_raw --reuid 65534 --regid 65534 --clear-groups \
+	 '$bin/ckpt-run' --ns touch '$tmp/u/nnp' 2> '$tmp/nnp.err' && cat '$tmp/nnp.err' &&
+	 grep -q 'has fewer capabilities than ckptd' '$tmp/nnp.err' && ! test -e '$tmp/u/nnp'"
 rc=0
 (cd "$tmp/u" && as_nobody "$bin/ckpt-run" --ns no-such-program 2> "$tmp/n.err") || rc=$?
 ktap_check "--ns: a program not found: 127, named" sh -c \
