@@ -20,8 +20,8 @@
 # and 2 exchange their first message, after the restart. Open MPI's heat
 # once more over its shared-memory BTL on System V segments, started
 # with ckpt-run --ns: checkpointed, killed, restarted, the same checksum;
-# without --ns, refused by name, and it runs on to that checksum. How each library is run:
-# vm-tests/lib/mpinode.sh.
+# without --ns, refused by name, and it runs on to that checksum. How
+# each library is run: vm-tests/lib/mpinode.sh.
 #
 # Some 3 minutes under TCG: on one kernel line only (the engine's TCP and
 # pty paths run on both in tree_tcp and tree_pty; make demo runs MPICH on
