@@ -132,9 +132,12 @@ ktap_check "--ns: a SIGTERM to ckpt-run ends the program (143); what it left beh
 	bash -c "$(declare -f ktap_poll ktap_nap); test $rc = 143 && ktap_poll 30 sh -c '! pgrep -x -f \"sleep 300[12]\"'"
 
 # An ordinary user's job with a System V segment and a semaphore: one
-# line every 0.3 s, held at 15 until the test removes the file hold.
+# line every 0.3 s, held at 15 until the test removes the file hold,
+# looking every second (each look a sleep forked: a child new since the
+# checkpoint's look at the tree makes it look again, and a loaded make
+# check saw all eight looks of a --kill fail so with 0.3 s).
 count='ipcmk -M 4096 > /dev/null && ipcmk -S 1 > /dev/null || exit 9
-i=0; while [ $i -lt 30 ]; do echo $i; i=$((i+1)); while [ $i = 15 ] && [ -e hold ]; do sleep 0.3; done; sleep 0.3; done'
+i=0; while [ $i -lt 30 ]; do echo $i; i=$((i+1)); while [ $i = 15 ] && [ -e hold ]; do sleep 1; done; sleep 0.3; done'
 touch "$tmp/u/hold"
 (cd "$tmp/u" && as_nobody "$bin/ckpt-run" --ns --name sysv sh -c "$count" \
 	> "$tmp/u/out" 2> "$tmp/s.err") &
