@@ -120,7 +120,7 @@ sysv_job() {
 	start_job openmpi-sysv-host "$mpi/heat" 200 100 "$pace"
 	ktap_check "without --ns: refused, naming the segment and --ns" sh -c \
 		"! timeout 300 ckpt job '$job' --timeout 180 2> '$tmp/sysv.err' && cat '$tmp/sysv.err' &&
-		 grep -q 'System V shared memory segment .* a job: ckpt-run --ns' '$tmp/sysv.err'"
+		 grep -q 'System V shared memory segment .*(a job: ckpt-run --ns' '$tmp/sysv.err'"
 	rm -f "$pace"
 	has_line "$tmp/openmpi-sysv-host.out" '^heat: ' 300 || cat "$tmp/openmpi-sysv-host.err"
 	end_job "$job" "$runner"
