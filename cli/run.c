@@ -148,21 +148,23 @@ static long parse_interval(const char *arg)
  */
 static json_t *with_opts(json_t *req, const struct job_opts *jo)
 {
-	if (!req)
+	if (!req) {
 		fprintf(stderr, "%s: out of memory\n", prog);
-	if (req && jo->name && json_object_set_new(req, "name", json_string(jo->name))) {
+		return NULL;
+	}
+	if (jo->name && json_object_set_new(req, "name", json_string(jo->name))) {
 		fprintf(stderr, "%s: --name: not UTF-8 text\n", prog);
 		goto bad;
 	}
-	if (req && jo->dir[0] && json_object_set_new(req, "dir", json_string(jo->dir))) {
+	if (jo->dir[0] && json_object_set_new(req, "dir", json_string(jo->dir))) {
 		fprintf(stderr, "%s: --dir: not UTF-8 text\n", prog);
 		goto bad;
 	}
-	if (req && jo->interval)
+	if (jo->interval)
 		json_object_set_new(req, "interval", json_integer(jo->interval));
-	if (req && jo->keep)
+	if (jo->keep)
 		json_object_set_new(req, "keep", json_integer(jo->keep));
-	if (req && jo->outside_close)
+	if (jo->outside_close)
 		json_object_set_new(req, "outside", json_string("close"));
 	return req;
 bad:

@@ -314,10 +314,12 @@ int restart_take_tty(int fd, struct ckpt_err *err);
 /* start.c: a job started in namespaces of its own (ckpt-run --ns). */
 /*
  * Job @j's program, run by a worker of @c's (the client's descriptors, a
- * process of theirs read for the rest), in @cwd; @req checked first
- * (ckptd_run_ns_check()): 0, or -1 with @c answered.
+ * process of theirs read for the rest), in @cwd, on the terminal sent as
+ * descriptor 0 with @tty; @req checked (ckptd_run_ns_check()): 0, or -1
+ * with @c answered.
  */
-int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd);
+int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd,
+	      bool tty);
 
 /*
  * worker.c: @fn runs in the child with the report socket. A worker

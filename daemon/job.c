@@ -687,27 +687,27 @@ void op_run(struct conn *c, const json_t *req)
 {
 	struct ckptd *d = conn_daemon(c);
 	const char *name = NULL, *cwd, *outside = "refuse", *dir = NULL;
-	bool ns = json_is_true(json_object_get(req, "ns"));
+	bool ns = json_is_true(json_object_get(req, "ns")), tty = false;
 	struct ckpt_err derr;
 	char err[512];
-	json_int_t pid = ns ? INT32_MAX : 0, interval = 0, keep = 0;
+	json_int_t pid = 0, interval = 0, keep = 0;
 	struct job *j;
 	json_t *cmd;
 	int ret;
 
-	if (ns && json_object_get(req, "pid")) {
-		conn_fail(c, "run: \"ns\" starts the program here: no \"pid\"");
+	/* Its own members first: a refused request makes no job. */
+	if (ns && ckptd_run_ns_check(req, &tty, &derr)) {
+		conn_fail(c, "%s", derr.msg);
 		return;
 	}
-	if (json_unpack((json_t *)req, ns ? "{s?:I, s:o, s:s, s?:s, s?:I, s?:I, s?:s, s?:s}" :
-			"{s:I, s:o, s:s, s?:s, s?:I, s?:I, s?:s, s?:s}", "pid", &pid,
+	if (json_unpack((json_t *)req, "{s?:I, s:o, s:s, s?:s, s?:I, s?:I, s?:s, s?:s}", "pid", &pid,
 			"cmd", &cmd, "cwd", &cwd, "name", &name,
 			"interval", &interval, "keep", &keep, "outside", &outside,
 			"dir", &dir) ||
 	    (strcmp(outside, "refuse") && strcmp(outside, "close")) ||
 	    interval < 0 || interval > CKPTD_MAX_INTERVAL || keep < 0 ||
 	    keep > CKPTD_MAX_KEEP ||
-	    pid <= 0 || pid > INT32_MAX || !valid_cmd(cmd) ||
+	    (!ns && (pid <= 0 || pid > INT32_MAX)) || !valid_cmd(cmd) ||
 	    json_dumpb(cmd, NULL, 0, 0) > CKPTD_MSG_MAX / 2 ||
 	    (name && strlen(name) >= sizeof(j->name))) {
 		conn_fail(c, "run: needs \"pid\" (a process id), \"cmd\" (strings), \"cwd\"; at most a \"name\" of %zu bytes, an \"interval\" of %d s, a \"keep\" of %d, \"outside\" refuse or close",
@@ -741,7 +741,7 @@ void op_run(struct conn *c, const json_t *req)
 	snprintf(j->dir, sizeof(j->dir), "%s", dir ?: "");
 	j->last = time(NULL);
 	if (ns) {
-		if (start_job(c, j, req, cwd)) {
+		if (start_job(c, j, req, cwd, tty)) {
 			job_drop(d, j);
 			return;
 		}

@@ -195,11 +195,12 @@ static bool same_label(pid_t pid)
 	char a[256], b[256];
 	ssize_t n = proc_read(pid, "attr/current", a, sizeof(a));
 
+	ssize_t m = proc_read(0, "attr/current", b, sizeof(b));
+
 	/* None to read (no module, or none that labels): nothing to escape. */
-	if (n < 0 && proc_read(getpid(), "attr/current", b, sizeof(b)) < 0)
+	if (n < 0 && m < 0)
 		return true;
-	return n >= 0 && proc_read(getpid(), "attr/current", b, sizeof(b)) == n &&
-	       !memcmp(a, b, n);
+	return n >= 0 && m == n && !memcmp(a, b, n);
 }
 
 /*
@@ -270,7 +271,7 @@ static int take_client(struct start *s, pid_t pid, uid_t uid,
 	unsigned long gid, again;
 
 	if (!st || !mine || pidfd < 0 || proc_read(pid, "status", st, STATUS_MAX) < 0 ||
-	    proc_read(getpid(), "status", mine, STATUS_MAX) < 0) {
+	    proc_read(0, "status", mine, STATUS_MAX) < 0) {
 		ret = ckpt_err_set(err, ESRCH, "the calling process %d: cannot read its status",
 				   (int)pid);
 		goto out;
@@ -669,7 +670,8 @@ static void start_report(struct worker *w, json_t *msg)
 	job_save(d, j);
 }
 
-int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd)
+int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd,
+	      bool tty)
 {
 	struct ckptd *d = conn_daemon(c);
 	char jobid[64];
@@ -686,18 +688,17 @@ int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd)
 	for (i = 0; i < 3; i++)
 		s->fds[i] = -1;
 	snprintf(jobid, sizeof(jobid), "CKPT_JOBID=%s", j->id);
+	s->tty = tty;
+	snprintf(s->cwd, sizeof(s->cwd), "%s", cwd);
 	s->argv = strings_of(json_object_get(req, "cmd"), NULL);
 	s->envp = strings_of(json_object_get(req, "env"), jobid);
 	if (conn_take_fds(c, s->fds, 3) != 3) {
 		conn_fail(c, "run: \"ns\": send the standard descriptors (0, 1, 2) with the request");
 	} else if (!s->argv || !s->envp) {
 		conn_fail(c, "run: out of memory");
-	} else if (ckptd_run_ns_check(req, &s->tty, &err)) {
-		conn_fail(c, "%s", err.msg);
 	} else if (take_client(s, conn_pid(c), conn_uid(c), &err)) {
 		conn_fail(c, "run: %s", err.msg);
 	} else {
-		snprintf(s->cwd, sizeof(s->cwd), "%s", cwd);
 		/* The program has its copies (fork): these are freed below. */
 		w = worker_start(d, c, j, start_worker, start_report, s);
 		if (!w)

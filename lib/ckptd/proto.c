@@ -247,6 +247,8 @@ int ckptd_run_ns_check(const json_t *req, bool *tty, struct ckpt_err *err)
 	const json_t *cmd = json_object_get(req, "cmd"), *v = json_object_get(req, "tty");
 	const char *cwd = json_string_value(json_object_get(req, "cwd"));
 
+	if (json_object_get(req, "pid"))
+		return ckpt_err_set(err, EINVAL, "run: \"ns\" starts the program here: no \"pid\"");
 	if (!strings_ok(cmd, CKPTD_MSG_MAX, false) || !json_array_size(cmd) ||
 	    !strings_ok(json_object_get(req, "env"), CKPTD_ENV_MAX, true) ||
 	    (v && !json_is_boolean(v)))
