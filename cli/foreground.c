@@ -63,10 +63,7 @@ static int heard(int fd, const char *who, const char *started,
 
 int ckptd_foreground(const char *who, json_t *req, const char *started)
 {
-	static const int sigs[] = {
-		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT,
-		SIGWINCH,
-	};
+	static const int sigs[] = { CKPTD_FORWARDED_SIGNALS, SIGWINCH };
 	int stdfds[3] = { 0, 1, 2 };
 	struct tty_relay tty = { .master = -1, .slave = -1 };
 	struct signalfd_siginfo si;

@@ -343,6 +343,11 @@ struct ckptd *worker_daemon(const struct worker *w);
 bool worker_of_job(const struct ckptd *d, const struct job *j);
 /* In a worker: one message to ckptd (@msg is taken). */
 void worker_send(int out, json_t *msg);
+/*
+ * In a worker of a job's foreground, once its job runs: the client's
+ * signals are passed on also after ckptd is gone (worker.c).
+ */
+void worker_watch_client(struct ckptd *d, int out);
 /* In a worker: one event for its client alone (@msg is taken). */
 void worker_tell_client(json_t *msg);
 

@@ -564,6 +564,7 @@ static void on_started(void *arg, pid_t init, pid_t root)
 		return;
 	}
 	worker_send(s->out, msg);
+	worker_watch_client(s->d, s->out);
 	if (s->p) {
 		peer_send(s->p, json_pack("{s:b, s:s}", "ok", 1, "started", s->j->id),
 			  NULL);
@@ -1325,24 +1326,15 @@ out:
 /* signal {sig}: to the job this connection restarted, through its worker. */
 void op_signal(struct conn *c, const json_t *req)
 {
-	static const int allowed[] = {
-		SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT,
-	};
 	struct worker *w = conn_worker(c);
-	json_int_t sig;
-	size_t i;
+	int sig = ckptd_signal_of(req);
 
 	if (!w) {
 		conn_fail(c, "signal: this connection restarted no job");
 		return;
 	}
-	if (json_unpack((json_t *)req, "{s:I}", "sig", &sig))
-		sig = 0;
-	for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
-		if (sig == allowed[i])
-			break;
 	/* No reply: the restart's own reply is still to come. */
-	if (i < sizeof(allowed) / sizeof(allowed[0]))
+	if (sig)
 		kill(worker_pid(w), sig);
 }
 

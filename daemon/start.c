@@ -61,9 +61,7 @@ struct start {
 	int oom_adj;		/* oom_score_adj */
 };
 
-static const int forwarded[] = {
-	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT,
-};
+static const int forwarded[] = { CKPTD_FORWARDED_SIGNALS };
 
 static char **strings_of(const json_t *a, const char *last)
 {
@@ -635,6 +633,7 @@ static void start_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	}
 	worker_send(out, json_pack("{s:s, s:s, s:i}", "event", "started",
 				   "job", j->id, "init", (int)init));
+	worker_watch_client(d, out);
 	n = read_all(sp[0], (char *)&st, sizeof(st));
 	close(sp[0]);
 	forward_to = 0;

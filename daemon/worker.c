@@ -12,11 +12,16 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -264,6 +269,96 @@ void workers_reap(struct ckptd *d)
 
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
 		worker_child_exited(d, pid, st);
+}
+
+/*
+ * In a worker whose client is a job's foreground: waits for ckptd to be
+ * gone (its end of the report socket closed), then reads the client's
+ * "signal" requests itself, which no ckptd reads any more (a ckptd
+ * started again does not know this client), and raises each here, where
+ * the worker's handler passes it on as ckptd's kill() did. Anything else
+ * is dropped; the connection's end, or a frame out of bounds (one ckptd
+ * had begun to read when it died), ends the watch.
+ */
+static void *watch_client(void *arg)
+{
+	struct pollfd p = { .fd = (int)(intptr_t)arg };
+	struct ckptd_frame *fr;
+	json_t *msg;
+	int ret, sig;
+
+	while ((ret = poll(&p, 1, -1)) < 0 && errno == EINTR)
+		;
+	if (ret < 0 || !(p.revents & (POLLHUP | POLLERR)))
+		return NULL;
+	fr = malloc(sizeof(*fr));
+	if (!fr)
+		return NULL;
+	ckptd_frame_init(fr);
+	p = (struct pollfd){ .fd = client_fd, .events = POLLIN };
+	for (;;) {
+		ret = ckptd_frame_read(client_fd, fr, NULL);
+		if (ret < 0)
+			break;
+		if (!ret) {
+			if (poll(&p, 1, -1) < 0 && errno != EINTR)
+				break;
+			continue;
+		}
+		if (!ckptd_msg_decode(fr->buf + 4, fr->have - 4, &msg, NULL)) {
+			sig = strcmp(ckptd_msg_str(msg, "op") ?: "", "signal") ? 0 :
+			      ckptd_signal_of(msg);
+			if (sig)
+				kill(getpid(), sig);
+			json_decref(msg);
+		}
+		ckptd_frame_reset(fr);
+	}
+	ckptd_frame_reset(fr);
+	free(fr);
+	return NULL;
+}
+
+/* Whether @a and @b are one namespace. */
+static bool same_ns(int a, int b)
+{
+	struct stat sa, sb;
+
+	return !fstat(a, &sa) && !fstat(b, &sb) && sa.st_ino == sb.st_ino &&
+	       sa.st_dev == sb.st_dev;
+}
+
+void worker_watch_client(struct ckptd *d, int out)
+{
+	int self, children;
+	sigset_t all, old;
+	bool moved = false;
+	pthread_t t;
+
+	if (client_fd < 0)
+		return;
+	/*
+	 * A worker whose children go to a pid namespace of the job's
+	 * (unshare) can make no thread there (clone refuses a thread across
+	 * pid namespaces): its own, for the moment of pthread_create().
+	 */
+	self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	children = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
+	if (self >= 0 && children >= 0 && !same_ns(self, children))
+		moved = !setns(self, CLONE_NEWPID);
+	/* The thread takes no signal: they are the worker's to pass on. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (!pthread_create(&t, NULL, watch_client, (void *)(intptr_t)out))
+		pthread_detach(t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (moved && setns(children, CLONE_NEWPID))
+		ckptd_log(d, 0, "worker %d: cannot return to the job's pid namespace: %s",
+			  (int)getpid(), strerror(errno));
+	if (self >= 0)
+		close(self);
+	if (children >= 0)
+		close(children);
 }
 
 /* In a worker: one frame to its client only, if it has one. */

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -154,6 +155,20 @@ json_t *ckptd_msg_error(const char *fmt, va_list ap)
 const char *ckptd_msg_str(const json_t *msg, const char *key)
 {
 	return json_string_value(json_object_get(msg, key));
+}
+
+int ckptd_signal_of(const json_t *req)
+{
+	static const int forwarded[] = { CKPTD_FORWARDED_SIGNALS };
+	json_int_t sig;
+	size_t i;
+
+	if (json_unpack((json_t *)req, "{s:I}", "sig", &sig))
+		return 0;
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		if (sig == forwarded[i])
+			return sig;
+	return 0;
 }
 
 const char *ckptd_mode(const char *mode)

@@ -67,6 +67,16 @@ json_t *ckptd_msg_error(const char *fmt, va_list ap);
 /* The string member @key of @msg, or NULL (absent or not a string). */
 const char *ckptd_msg_str(const json_t *msg, const char *key);
 
+/*
+ * The signals a job's foreground (ckpt-run --ns, ckpt restart) passes on
+ * to it through ckptd ("signal"): the others it gets are its own.
+ */
+#define CKPTD_FORWARDED_SIGNALS \
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT
+
+/* A "signal" request's signal if it is one passed on, or 0. */
+int ckptd_signal_of(const json_t *req);
+
 /* A checkpoint's mode, "continue", "stop" or "kill": its literal, or NULL. */
 const char *ckptd_mode(const char *mode);
 

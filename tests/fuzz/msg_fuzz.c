@@ -9,11 +9,12 @@
  * and map of a restart (lib/ckptd/addrmap.c). Each input goes through
  * ckptd's code twice: as a byte stream on a socket, cut into frames, each
  * decoded and, as an object, checked as metadata, as a restart and as a
- * run in namespaces of its own, its "shares" joined as
+ * run in namespaces of its own and a signal passed on, its "shares" joined as
  * TCP ends, its "addrmap" read and a map built from its "old" and "now";
  * and whole, as the text of one message or one meta.json.
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -45,6 +46,11 @@ static void check(const void *buf, size_t len)
 	ckptd_copy_check(msg, &copy, NULL);
 	ckptd_restart_check(msg, &tty, NULL);
 	ckptd_run_ns_check(msg, &tty, NULL);
+	/* A signal passed on is one of the forwarded, or none. */
+	n = ckptd_signal_of(msg);
+	if (n && n != SIGHUP && n != SIGINT && n != SIGQUIT && n != SIGTERM &&
+	    n != SIGUSR1 && n != SIGUSR2 && n != SIGCONT)
+		abort();
 	ckptd_peer_proto_check(msg, NULL);
 	/* A share's sums into its entry (both from the same message here). */
 	ckptd_sums_merge(json_object_get(msg, "node"), json_object_get(msg, "sums"), "n", NULL);

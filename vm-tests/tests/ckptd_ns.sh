@@ -12,7 +12,9 @@
 # namespace) is checkpointed continuing and with --kill, restarted by its
 # user with both objects in a new IPC namespace, and counts every line
 # once. ckptd stopped and started again meanwhile finds the job, and
-# ckpt-run still gets its status. Requests of the wrong shape, and a
+# ckpt-run still gets its status; a SIGUSR1 sent to ckpt-run then, and to
+# ckpt restart after ckptd was stopped and started again once more, still
+# reaches the program. Requests of the wrong shape, and a
 # caller with no_new_privs (its program would escape it), are refused by
 # name and start nothing, as does one with a capability dropped from its
 # bounding set. On a terminal, the program has one of its own
@@ -62,7 +64,7 @@ job_of() {
 	sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$1"
 }
 
-ktap_plan 14
+ktap_plan 16
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -136,7 +138,8 @@ ktap_check "--ns: a SIGTERM to ckpt-run ends the program (143); what it left beh
 # looking every second (each look a sleep forked: a child new since the
 # checkpoint's look at the tree makes it look again, and a loaded make
 # check saw all eight looks of a --kill fail so with 0.3 s).
-count='ipcmk -M 4096 > /dev/null && ipcmk -S 1 > /dev/null || exit 9
+count='trap "echo usr1 >> sig" USR1
+ipcmk -M 4096 > /dev/null && ipcmk -S 1 > /dev/null || exit 9
 i=0; while [ $i -lt 30 ]; do echo $i; i=$((i+1)); while [ $i = 15 ] && [ -e hold ]; do sleep 1; done; sleep 0.3; done'
 touch "$tmp/u/hold"
 (cd "$tmp/u" && as_nobody "$bin/ckpt-run" --ns --name sysv sh -c "$count" \
@@ -154,6 +157,11 @@ start_ckptd
 ktap_check "ckptd stopped and started again finds the job and checkpoints it: snapshot 2" bash -c \
 	"$(declare -f ktap_poll ktap_nap); ktap_poll 30 '$bin/ckpt' status '$job' > /dev/null &&
 	 as_nobody '$bin/ckpt' job '$job' | grep -q '^snapshot *$snap/$job/2\$'"
+# The foreground's signals go through ckptd: the one started again has
+# no word of this client, and the job's worker reads them itself.
+pkill -USR1 -f "^[^ ]*/ckpt-run --ns --name sysv " || true
+ktap_check "a SIGUSR1 to ckpt-run after ckptd was started again reaches the program" \
+	bash -c "$(declare -f ktap_poll ktap_nap); ktap_poll 30 test -s '$tmp/u/sig'"
 ktap_check "--kill: snapshot 3" bash -c \
 	"as_nobody '$bin/ckpt' job '$job' --kill | grep -q '^snapshot *$snap/$job/3\$'"
 ktap_poll 60 sh -c "! kill -0 $runner 2> /dev/null" || kill -KILL "$runner" 2> /dev/null || true
@@ -175,6 +183,14 @@ ktap_check "restarted by its user: the segment and the semaphore, in a new IPC n
 	"$(declare -f sh_pid); job=$job; p=\$(sh_pid) &&
 	 test \"\$(readlink /proc/\$p/ns/ipc)\" != \"\$(readlink /proc/self/ns/ipc)\" &&
 	 nsenter -t \$p -i ipcs -m | grep -q ' 4096 ' && nsenter -t \$p -i ipcs -s | grep -q 'nobody .* 1 *\$'"
+kill "$ckptd"
+wait "$ckptd" 2> /dev/null || true
+start_ckptd
+ktap_poll 30 "$bin/ckpt" ls > /dev/null || true
+pkill -USR1 -f "^[^ ]*/ckpt restart $snap/$job/3\$" || ktap_note "no ckpt restart to signal"
+ktap_check "a SIGUSR1 to ckpt restart after ckptd was started again reaches the program" \
+	bash -c "$(declare -f ktap_poll ktap_nap); ktap_poll 30 sh -c 'test \$(grep -c . $tmp/u/sig) = 2' ||
+	 { cat '$tmp/u/sig'; false; }"
 rm -f "$tmp/u/hold"
 rc=0
 ktap_poll 120 sh -c "! kill -0 $runner" || kill -KILL "$runner" 2> /dev/null || true
