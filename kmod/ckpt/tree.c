@@ -10,6 +10,7 @@
  * and the TREE section, with pids numbered in the root's pid namespace.
  */
 
+#include <linux/delay.h>
 #include <linux/eventfd.h>
 #include <linux/fdtable.h>
 #include <linux/mm.h>
@@ -28,6 +29,9 @@
 #include "tree.h"
 #include "tree_files.h"
 #include "why.h"
+
+/* How long a frozen tree waits for a child no member forked late (ms). */
+#define CKPT_TREE_CHILD_WAIT_MS	2000
 
 /* The arguments alone, before anything is looked up. */
 static const char *check_args(const struct ckpt_checkpoint_tree *a)
@@ -347,6 +351,46 @@ static int scan_relatives(struct ckpt_cp_group *g, bool fill,
 	return i;
 }
 
+/* Whether a member has a child that is no member and has not ended. */
+static bool live_outsider(const struct ckpt_cp_group *g)
+{
+	enum outsider_kind kind;
+	struct task_struct *p;
+	bool ret = false;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if (same_thread_group(p, current))
+			continue;
+		if (outsider(g, p, &kind) >= 0 && kind == NOT_IN_TREE) {
+			ret = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * A child a member forked between the caller's look at the tree and the
+ * freeze (a shell loop's next command) is no member. Each such child is
+ * given up to CKPT_TREE_CHILD_WAIT_MS, within the request's deadline, to
+ * end: a zombie then, which its parent's image records. One that lives
+ * on fails the try with -EBUSY, named, as before, and the caller looks
+ * again. A loaded machine's callbacks and staging had let a loop's
+ * short-lived children fail every one of a checkpoint's tries.
+ */
+static void await_outsiders(const struct ckpt_cp_group *g)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(CKPT_TREE_CHILD_WAIT_MS);
+
+	if (time_after(end, g->deadline))
+		end = g->deadline;
+	while (live_outsider(g) && time_before(jiffies, end) &&
+	       !fatal_signal_pending(current))
+		msleep(20);
+}
+
 /* The members' zombie children, and every other relative: in the tree. */
 static int check_relatives(struct ckpt_cp_group *g)
 {
@@ -357,6 +401,7 @@ static int check_relatives(struct ckpt_cp_group *g)
 	int i;
 	u32 pid;
 
+	await_outsiders(g);
 	i = scan_relatives(g, false, &kind, &other);
 	for (j = 0; i < 0 && j < g->nr; j++) {
 		struct ckpt_cp_ctx *ctx = &g->m[j];

@@ -9,7 +9,9 @@
  * tree, anonymous memory shared by fork, the caller in
  * the tree, bad arguments) names what it refuses and leaves every member
  * running, none frozen: each still makes progress afterwards; so does a
- * member killed while the tree is checkpointed. A tree in an
+ * member killed while the tree is checkpointed. A child no member list
+ * names that ends during the checkpoint is waited for and recorded as a
+ * zombie. A tree in an
  * IPC namespace of its own has its System V objects in the root's image;
  * one that maps a segment of the initial namespace, or uses semaphore
  * undo, is refused. A TCP connection whose send queue spans the sequence
@@ -49,7 +51,13 @@ enum { ROOT, C1, C2, GC };
 enum tree_opt {
 	PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON, OUTSIDE_ANON, SHARED_MEMFD,
 	SYSV_OWN, SYSV_HOST, SYSV_UNDO, SYSV_HOST_UNDO, ZOMBIE, BIG_ROOT,
+	LATE_CHILD,
 };
+
+/* LATE_CHILD: the root's child no member list names, and how long it lives. */
+#define LATE	NR
+#define LATE_CHILD_MS	1200
+static pid_t late_child;
 
 /* BIG_ROOT: the root's own anonymous memory, every page written. */
 #define BIG_ROOT_MB	16
@@ -243,6 +251,23 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 				_exit(9);
 			memset(m, 0x5a, BIG_ROOT_MB << 20);
 		}
+		/*
+		 * LATE_CHILD: one more child, as if forked after the caller
+		 * looked at the tree, that ends (7) during the checkpoint.
+		 */
+		if (opt == LATE_CHILD) {
+			pid_t c = fork();
+
+			if (!c) {
+				close(p[1]);
+				usleep(LATE_CHILD_MS * 1000);
+				_exit(7);
+			}
+			msg[0] = LATE;
+			msg[1] = c;
+			if (c < 0 || write(p[1], msg, sizeof(msg)) != sizeof(msg))
+				_exit(9);
+		}
 		tell(p[1], ROOT);
 		spin();
 	}
@@ -250,7 +275,9 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 	if (q[1] >= 0)
 		close(q[1]);	/* q[0], the end outside the tree, stays open */
 	while (read(p[0], msg, sizeof(msg)) == sizeof(msg))
-		if (msg[0] >= 0 && msg[0] < NR && ++n)
+		if (msg[0] == LATE)
+			late_child = msg[1];
+		else if (msg[0] >= 0 && msg[0] < NR && ++n)
 			pid[msg[0]] = msg[1];
 	close(p[0]);
 	return n == NR ? 0 : -1;
@@ -1237,6 +1264,34 @@ TEST_F(tree, zombie_child)
 	EXPECT_EQ((__u32)self->pgid[ROOT], z->pgid);
 	EXPECT_NE((__u32)self->pid[ROOT], z->pid);
 	EXPECT_FALSE(has_section(self->image[1], CKPT_SECT_ZOMBIE));
+	EXPECT_TRUE(inspect_ok(self->image[0]));
+	free(z);
+}
+
+/*
+ * A member's child forked after the look (not listed) and ending during
+ * the checkpoint: waited for with every member frozen, then recorded as
+ * the zombie it is, not refused as a process left out of the tree.
+ */
+TEST_F(tree, child_ending_during_the_checkpoint)
+{
+	struct ckpt_img_zombie *z;
+	size_t len = 0;
+	off_t pos = 0;
+
+	CKPT_SETUP_SKIPPED();
+	end_tree(self->pid);
+	ASSERT_EQ(0, make_tree(self->pid, LATE_CHILD));
+	ASSERT_GT(late_child, 0);
+	/* Alive as the checkpoint starts (a zombie already proves nothing). */
+	ASSERT_NE('Z', state(late_child));
+	set_members(self, in_order, NR);
+	ASSERT_EQ(0, tree_ioctl(self)) TH_LOG("%s", self->msg);
+	EXPECT_TRUE(all_progress(self));
+	z = ckpt_section_payload(self->image[0], CKPT_SECT_ZOMBIE, &pos, &len);
+	ASSERT_NE(NULL, z);
+	EXPECT_EQ(sizeof(*z), len);
+	EXPECT_EQ(7U << 8, z->status);
 	EXPECT_TRUE(inspect_ok(self->image[0]));
 	free(z);
 }
