@@ -25,6 +25,13 @@
 #include "treedir.h"
 
 #define TREE_TRIES	8
+/*
+ * After a try a member ended in (a shell loop's command, listed by the
+ * look and gone by the freeze), the looks leave out children this young
+ * that have none of their own: the engine waits for such a child to end
+ * and records it as the zombie it is (or names it if it lives on).
+ */
+#define TREE_YOUNG_MS	1000
 
 /* CLOCK_MONOTONIC in ms. */
 static uint64_t ckpt_mono_ms(void)
@@ -67,33 +74,95 @@ static int tree_add(struct ckpt_tree *t, uint32_t nr_roots, pid_t pid,
 	return 0;
 }
 
-/*
- * Whether @pid has ended and waits to be reaped: no member, but a zombie
- * child its parent's image records (the engine finds those itself).
- */
-static bool is_zombie(long pid)
+/* @pid's state letter and start time (clock ticks after boot): 0, or -1. */
+static int read_stat(long pid, char *state, unsigned long long *start)
 {
-	char path[64], buf[512], *p;
+	char path[64], buf[1024], *p;
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return false;
+		return -1;
 	buf[n] = '\0';
 	/* "pid (comm) S ...": comm may hold anything, ')' included. */
 	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'Z';
+	if (!p || p[1] != ' ' || !p[2])
+		return -1;
+	*state = p[2];
+	/* The start time is the 22nd field, the 20th after the state. */
+	return sscanf(p + 3, "%*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		      start) == 1 ? 0 : -1;
 }
 
-/* The children of every thread of member @i, from /proc. */
+/*
+ * Whether @pid has ended and waits to be reaped: no member, but a zombie
+ * child its parent's image records (the engine finds those itself).
+ */
+static bool is_zombie(long pid)
+{
+	unsigned long long start;
+	char state;
+
+	return !read_stat(pid, &state, &start) && state == 'Z';
+}
+
+/* Whether any thread of @pid has a child. */
+static bool has_children(long pid)
+{
+	char path[64];
+	struct dirent *d;
+	bool ret = false;
+	long child;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+	dir = opendir(path);
+	while (dir && !ret && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/task/%.16s/children",
+			 pid, d->d_name);
+		f = fopen(path, "re");
+		if (f) {
+			ret = fscanf(f, "%ld", &child) == 1;
+			fclose(f);
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return ret;
+}
+
+/* Whether @pid started less than @ms ago and has no child (TREE_YOUNG_MS). */
+static bool young_leaf(long pid, unsigned int ms)
+{
+	unsigned long long start;
+	struct timespec now;
+	long hz = sysconf(_SC_CLK_TCK);
+	char state;
+
+	if (!ms || hz <= 0 || read_stat(pid, &state, &start) ||
+	    clock_gettime(CLOCK_BOOTTIME, &now))
+		return false;
+	if ((unsigned long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 >=
+	    start * 1000 / hz + ms)
+		return false;
+	return !has_children(pid);
+}
+
+/*
+ * The children of every thread of member @i, from /proc; with @young_ms,
+ * not those younger that have none (TREE_YOUNG_MS).
+ */
 static int add_children(struct ckpt_tree *t, uint32_t nr_roots, uint32_t i,
-			struct ckpt_err *err)
+			unsigned int young_ms, struct ckpt_err *err)
 {
 	char path[64];
 	struct dirent *d;
@@ -118,7 +187,8 @@ static int add_children(struct ckpt_tree *t, uint32_t nr_roots, uint32_t i,
 		if (!f)
 			continue;	/* the thread exited */
 		while (!ret && fscanf(f, "%ld", &pid) == 1)
-			if (pid > 0 && pid <= INT_MAX && !is_zombie(pid))
+			if (pid > 0 && pid <= INT_MAX && !is_zombie(pid) &&
+			    !young_leaf(pid, young_ms))
 				ret = tree_add(t, nr_roots, pid, i, err);
 		fclose(f);
 	}
@@ -131,8 +201,9 @@ int ckpt_tree_find(pid_t root, struct ckpt_tree *t, struct ckpt_err *err)
 	return ckpt_tree_find_roots(&root, 1, t, err);
 }
 
-int ckpt_tree_find_roots(const pid_t *roots, uint32_t nr_roots,
-			 struct ckpt_tree *t, struct ckpt_err *err)
+static int find_roots(const pid_t *roots, uint32_t nr_roots,
+		      unsigned int young_ms, struct ckpt_tree *t,
+		      struct ckpt_err *err)
 {
 	uint32_t i;
 	int ret;
@@ -151,13 +222,19 @@ int ckpt_tree_find_roots(const pid_t *roots, uint32_t nr_roots,
 	t->nr = nr_roots;
 	/* Breadth first: parents before children. */
 	for (i = 0; i < t->nr; i++) {
-		ret = add_children(t, nr_roots, i, err);
+		ret = add_children(t, nr_roots, i, young_ms, err);
 		if (ret) {
 			ckpt_tree_free(t);
 			return ret;
 		}
 	}
 	return 0;
+}
+
+int ckpt_tree_find_roots(const pid_t *roots, uint32_t nr_roots,
+			 struct ckpt_tree *t, struct ckpt_err *err)
+{
+	return find_roots(roots, nr_roots, 0, t, err);
 }
 
 int ckpt_tree_image_path(const char *dir, const struct ckpt_tree *t,
@@ -337,6 +414,7 @@ static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
 			    struct ckpt_err *err)
 {
 	pid_t pids[CKPT_TREE_MAX_ROOTS];
+	unsigned int young_ms = 0;
 	int ret = 0, try;
 	uint64_t t0 = ckpt_mono_ms();
 
@@ -353,7 +431,7 @@ static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
 			a->flags |= CKPT_CHECKPOINT_ROOTS;
 		else
 			a->flags &= ~CKPT_CHECKPOINT_ROOTS;
-		ret = ckpt_tree_find_roots(pids, ret, t, err);
+		ret = find_roots(pids, ret, young_ms, t, err);
 		/* A process gone, or a root a child now, meanwhile: a new look. */
 		if (ret == -EBUSY || ret == -ESRCH)
 			continue;
@@ -403,6 +481,9 @@ static int checkpoint_tries(int dev, struct ckpt_checkpoint_tree *a,
 			usleep(100000 * (try + 1));
 		else if (ret == -ESRCH)
 			usleep(37000 * (try + 1));
+		/* A member gone or a zombie by the freeze: the young left out. */
+		if (ret == -ESRCH || (ret == -EBUSY && strstr(err->msg, "is a zombie")))
+			young_ms = TREE_YOUNG_MS;
 	}
 	return ret;
 }

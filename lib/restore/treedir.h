@@ -68,7 +68,9 @@ int ckpt_tree_find_roots(const pid_t *roots, uint32_t nr_roots,
  * results out; @t gets the members as the manifest has them (pids in the
  * tree's own pid namespace), *@res the engine's results per member
  * (caller's pids in pid). A tree that forked or lost a process meanwhile
- * is looked at again (three times at most).
+ * is looked at again (eight tries in all); after a try in which a listed
+ * process ended, the looks leave out children younger than a second that
+ * have none of their own, which the engine waits for.
  */
 int ckpt_tree_checkpoint(int dev, struct ckpt_checkpoint_tree *a, pid_t root,
 			 const char *dir, struct ckpt_tree *t,
