@@ -1008,6 +1008,68 @@ int restart_take_tty(int fd, struct ckpt_err *err)
 	return 0;
 }
 
+/*
+ * The worker's steps before the restorer: the terminal and the cgroup
+ * taken, this node's share checked (one node) or every node's asked for
+ * (several), the address map made, the client's descriptors its own;
+ * @image gets the share's tree directory. 0, or -errno with @err.
+ */
+static int restart_prepare(struct ckptd *d, struct job *j, struct restart *r,
+			   json_t *others, char image[PATH_MAX],
+			   struct ckpt_err *err)
+{
+	const json_t *nodes = json_object_get(r->meta, "nodes");
+	bool several = json_array_size(nodes) > 1;
+	int i, ret;
+	size_t k;
+
+	ret = r->tty ? restart_take_tty(r->fds[0], err) : 0;
+	if (!ret) {
+		ret = job_add_pid(d, j, getpid());
+		if (ret)
+			ckpt_err_set(err, -ret, "cannot join the job's cgroup: %s",
+				     strerror(-ret));
+	}
+	/*
+	 * This node's share only: each peer checks its own before it says
+	 * "ready", and no node makes a share's process or socket before
+	 * every "ready" (the "go"), so no share starts if any is damaged.
+	 * (What does come earlier is end_closed: the original's closed
+	 * connections ended, on this node before the peers' checks.)
+	 * Checking every share here as well had hashed each peer's twice.
+	 * Over several nodes, start_remote() checks it while the peers
+	 * check theirs.
+	 */
+	if (!ret && json_array_size(nodes) == 1)
+		ret = check_images(r->dir, r->tree, err);
+	for (k = 1; k < json_array_size(r->targets); k++)
+		json_array_append(others, json_array_get(r->targets, k));
+	for (k = 0; k < json_array_size(nodes); k++)
+		json_array_append_new(r->now, json_null());
+	if (!ret && several)
+		ret = snapshot_dir(r, err);
+	if (!ret && snprintf(image, PATH_MAX, "%s/%s", r->dir,
+			     json_string_value(json_object_get(r->tree, "dir"))) >=
+		    PATH_MAX)
+		ret = ckpt_err_set(err, ENAMETOOLONG, "%s: path too long", r->dir);
+	/* Every node ends what is in its share's way before any "go". */
+	if (!ret && several)
+		end_closed(d, j, image, json_array_get(nodes, 0));
+	if (!ret && several)
+		ret = start_remote(d, r, j, err);
+	else if (!ret)
+		ret = build_map(d, r, j, err);
+	/* Shipped: the restarter, which stays, holds none of it. */
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	free(r->mac);
+	r->mac = NULL;
+	for (i = 0; !ret && i < 3; i++)
+		if (dup2(r->fds[i], i) < 0)
+			ret = ckpt_err_set(err, errno, "%s", strerror(errno));
+	return ret;
+}
+
 static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 {
 	struct restart *r = arg;
@@ -1027,53 +1089,9 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	};
 	char image[PATH_MAX];
 	struct ckpt_err err;
-	int i, ret, status;
-	size_t k;
+	int ret, status;
 
-	ret = r->tty ? restart_take_tty(r->fds[0], &err) : 0;
-	if (!ret) {
-		ret = job_add_pid(d, j, getpid());
-		if (ret)
-			ckpt_err_set(&err, -ret, "cannot join the job's cgroup: %s",
-				     strerror(-ret));
-	}
-	/*
-	 * This node's share only: each peer checks its own before it says
-	 * "ready", and no node makes a share's process or socket before
-	 * every "ready" (the "go"), so no share starts if any is damaged.
-	 * (What does come earlier is end_closed: the original's closed
-	 * connections ended, on this node before the peers' checks.)
-	 * Checking every share here as well had hashed each peer's twice.
-	 * Over several nodes, start_remote() checks it while the peers
-	 * check theirs.
-	 */
-	if (!ret && json_array_size(nodes) == 1)
-		ret = check_images(r->dir, r->tree, &err);
-	for (k = 1; k < json_array_size(r->targets); k++)
-		json_array_append(others, json_array_get(r->targets, k));
-	for (k = 0; k < json_array_size(nodes); k++)
-		json_array_append_new(r->now, json_null());
-	if (!ret && json_array_size(nodes) > 1)
-		ret = snapshot_dir(r, &err);
-	if (!ret && snprintf(image, sizeof(image), "%s/%s", r->dir,
-			     json_string_value(json_object_get(r->tree, "dir"))) >=
-		    (int)sizeof(image))
-		ret = ckpt_err_set(&err, ENAMETOOLONG, "%s: path too long", r->dir);
-	/* Every node ends what is in its share's way before any "go". */
-	if (!ret && json_array_size(nodes) > 1)
-		end_closed(d, j, image, json_array_get(nodes, 0));
-	if (!ret && json_array_size(nodes) > 1)
-		ret = start_remote(d, r, j, &err);
-	else if (!ret)
-		ret = build_map(d, r, j, &err);
-	/* Shipped: the restarter, which stays, holds none of it. */
-	if (r->dirfd >= 0)
-		close(r->dirfd);
-	free(r->mac);
-	r->mac = NULL;
-	for (i = 0; !ret && i < 3; i++)
-		if (dup2(r->fds[i], i) < 0)
-			ret = ckpt_err_set(&err, errno, "%s", strerror(errno));
+	ret = restart_prepare(d, j, r, others, image, &err);
 	o.image = image;
 	if (json_array_size(nodes) > 1)
 		o.held = on_held;
