@@ -10,6 +10,7 @@
  * and the TREE section, with pids numbered in the root's pid namespace.
  */
 
+#include <linux/cgroup.h>
 #include <linux/delay.h>
 #include <linux/eventfd.h>
 #include <linux/fdtable.h>
@@ -32,6 +33,8 @@
 
 /* How long a frozen tree waits for a child no member forked late (ms). */
 #define CKPT_TREE_CHILD_WAIT_MS	2000
+/* A member's zombie child that started this long before the request: late. */
+#define CKPT_TREE_LATE_MS	3000
 
 /* The arguments alone, before anything is looked up. */
 static const char *check_args(const struct ckpt_checkpoint_tree *a)
@@ -351,24 +354,28 @@ static int scan_relatives(struct ckpt_cp_group *g, bool fill,
 	return i;
 }
 
-/* Whether a member has a child that is no member and has not ended. */
-static bool live_outsider(const struct ckpt_cp_group *g)
+/*
+ * The earliest start of a member's child that is no member and has not
+ * ended, or, with @zombies, also of one that ended lately (started less
+ * than CKPT_TREE_LATE_MS before the request): U64_MAX if none.
+ */
+static u64 outsiders_since(const struct ckpt_cp_group *g, bool zombies)
 {
 	enum outsider_kind kind;
 	struct task_struct *p;
-	bool ret = false;
+	u64 since = U64_MAX;
 
 	rcu_read_lock();
 	for_each_process(p) {
-		if (same_thread_group(p, current))
+		if (same_thread_group(p, current) || outsider(g, p, &kind) < 0)
 			continue;
-		if (outsider(g, p, &kind) >= 0 && kind == NOT_IN_TREE) {
-			ret = true;
-			break;
-		}
+		if (kind == NOT_IN_TREE ||
+		    (zombies && kind == ZOMBIE_CHILD &&
+		     p->start_time + CKPT_TREE_LATE_MS * NSEC_PER_MSEC >= g->t0))
+			since = min(since, p->start_time);
 	}
 	rcu_read_unlock();
-	return ret;
+	return since;
 }
 
 /*
@@ -386,9 +393,63 @@ static void await_outsiders(const struct ckpt_cp_group *g)
 
 	if (time_after(end, g->deadline))
 		end = g->deadline;
-	while (live_outsider(g) && time_before(jiffies, end) &&
+	while (outsiders_since(g, false) != U64_MAX && time_before(jiffies, end) &&
 	       !fatal_signal_pending(current))
 		msleep(20);
+}
+
+/*
+ * A process such a child left behind: one it started and ended before (a
+ * double fork: `setsid -f`, `( cmd & )`) was given to a reaper, where no
+ * member's children show it. Any live process that is no member, started
+ * since @since, in member 0's cgroup, whose parent is the members' pid
+ * namespace's init or a subreaper, is taken for one: its pid, or 0. (An
+ * unrelated one fails a try the caller makes again.)
+ */
+static pid_t orphan_since(const struct ckpt_cp_group *g, u64 since)
+{
+	struct task_struct *p, *parent, *m0 = g->m[0].task;
+	struct task_struct *reaper;
+	pid_t ret = 0;
+
+	rcu_read_lock();
+	reaper = task_active_pid_ns(m0)->child_reaper;
+	for_each_process(p) {
+		if (p->start_time < since || p->exit_state ||
+		    p->flags & PF_KTHREAD || same_thread_group(p, current) ||
+		    ckpt_tree_member_of(g, p) >= 0 ||
+		    task_dfl_cgroup(p) != task_dfl_cgroup(m0))
+			continue;
+		parent = rcu_dereference(p->real_parent)->group_leader;
+		if (parent == reaper || parent->signal->is_child_subreaper) {
+			ret = task_pid_vnr(p);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * The late children waited for; then none of them, nor a child that ended
+ * lately, may have left a process of its own behind outside the tree.
+ */
+static int await_late_children(struct ckpt_cp_group *g)
+{
+	u64 since = outsiders_since(g, true);
+	pid_t orphan;
+
+	if (since == U64_MAX)
+		return 0;
+	await_outsiders(g);
+	orphan = orphan_since(g, since);
+	if (!orphan)
+		return 0;
+	g->failed = 0;
+	ckpt_whyf(&g->m[0].why,
+		  "process %d, started during the checkpoint by a child of the tree's that has ended since, is not in the tree",
+		  orphan);
+	return -EBUSY;
 }
 
 /* The members' zombie children, and every other relative: in the tree. */
@@ -401,7 +462,9 @@ static int check_relatives(struct ckpt_cp_group *g)
 	int i;
 	u32 pid;
 
-	await_outsiders(g);
+	i = await_late_children(g);
+	if (i)
+		return i;
 	i = scan_relatives(g, false, &kind, &other);
 	for (j = 0; i < 0 && j < g->nr; j++) {
 		struct ckpt_cp_ctx *ctx = &g->m[j];

@@ -11,7 +11,8 @@
  * running, none frozen: each still makes progress afterwards; so does a
  * member killed while the tree is checkpointed. A child no member list
  * names that ends during the checkpoint is waited for and recorded as a
- * zombie. A tree in an
+ * zombie; one that leaves a process of its own behind is refused. A tree
+ * in an
  * IPC namespace of its own has its System V objects in the root's image;
  * one that maps a segment of the initial namespace, or uses semaphore
  * undo, is refused. A TCP connection whose send queue spans the sequence
@@ -51,10 +52,14 @@ enum { ROOT, C1, C2, GC };
 enum tree_opt {
 	PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON, OUTSIDE_ANON, SHARED_MEMFD,
 	SYSV_OWN, SYSV_HOST, SYSV_UNDO, SYSV_HOST_UNDO, ZOMBIE, BIG_ROOT,
-	LATE_CHILD,
+	LATE_CHILD, LATE_ORPHAN,
 };
 
-/* LATE_CHILD: the root's child no member list names, and how long it lives. */
+/*
+ * LATE_CHILD: the root's child no member list names, and how long it
+ * lives; LATE_ORPHAN: one that starts a process of its own (living 5 s)
+ * after 0.3 s and ends at once, leaving it to a reaper.
+ */
 #define LATE	NR
 #define LATE_CHILD_MS	1200
 static pid_t late_child;
@@ -255,12 +260,16 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 		 * LATE_CHILD: one more child, as if forked after the caller
 		 * looked at the tree, that ends (7) during the checkpoint.
 		 */
-		if (opt == LATE_CHILD) {
+		if (opt == LATE_CHILD || opt == LATE_ORPHAN) {
 			pid_t c = fork();
 
 			if (!c) {
 				close(p[1]);
-				usleep(LATE_CHILD_MS * 1000);
+				usleep(opt == LATE_ORPHAN ? 300000 : LATE_CHILD_MS * 1000);
+				if (opt == LATE_ORPHAN && !fork()) {
+					usleep(5000000);
+					_exit(0);
+				}
 				_exit(7);
 			}
 			msg[0] = LATE;
@@ -1292,6 +1301,19 @@ TEST_F(tree, child_ending_during_the_checkpoint)
 	/* Alive as the checkpoint starts (a zombie already proves nothing). */
 	ASSERT_NE('Z', state(late_child));
 	expect_root_zombie(_metadata, self);
+}
+
+/*
+ * Such a child that starts a process and ends before it (a double fork)
+ * leaves that process to a reaper, outside the tree: refused, named.
+ */
+TEST_F(tree, late_child_leaving_a_process_behind)
+{
+	CKPT_SETUP_SKIPPED();
+	end_tree(self->pid);
+	ASSERT_EQ(0, make_tree(self->pid, LATE_ORPHAN));
+	set_members(self, in_order, NR);
+	EXPECT_REFUSED(-EBUSY, "started during the checkpoint by a child of the tree's that has ended since");
 }
 
 /* A zombie listed as a member: refused, named (ckpt leaves them out). */
