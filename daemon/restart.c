@@ -1008,6 +1008,15 @@ int restart_take_tty(int fd, struct ckpt_err *err)
 	return 0;
 }
 
+/* In a worker whose job has ended: the signals its client passes on, held. */
+static void block_forwarded(void)
+{
+	sigset_t set;
+
+	ckptd_forwarded_set(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 /*
  * The worker's steps before the restorer: the terminal and the cgroup
  * taken, this node's share checked (one node) or every node's asked for
@@ -1105,6 +1114,12 @@ static void restart_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	if (!ret)
 		ret = ckpt_restore(&o, &status, &err);
 	entry_opts_free(&o);
+	/*
+	 * The tree has ended and the signals it was sent have their old
+	 * dispositions back: one passed on now (by ckptd, or by the watch of
+	 * worker_watch_client()) must not end the worker before its reply.
+	 */
+	block_forwarded();
 	/* Not confirmed (this node's tree did not start): the others end. */
 	close_peers(r);
 	/* Its own tree ended for a share's failure: that is the error. */

@@ -457,16 +457,6 @@ static void forward(int sig, siginfo_t *si, void *uc)
 		kill(forward_to, sig);
 }
 
-/* The forwarded signals in @set. */
-static void forwarded_set(sigset_t *set)
-{
-	size_t i;
-
-	sigemptyset(set);
-	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(set, forwarded[i]);
-}
-
 /* The forwarded signals go to forward_to once it is set; blocked till then. */
 static void forward_signals(void)
 {
@@ -475,7 +465,7 @@ static void forward_signals(void)
 	sigset_t set;
 	size_t i;
 
-	forwarded_set(&set);
+	ckptd_forwarded_set(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaction(forwarded[i], &sa, NULL);
@@ -487,7 +477,7 @@ static void forward_now(pid_t pid)
 	sigset_t set;
 
 	forward_to = pid;
-	forwarded_set(&set);
+	ckptd_forwarded_set(&set);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
@@ -543,7 +533,7 @@ static void __attribute__((noreturn)) start_init(const struct start *s, int ep, 
 			break;
 		waitpid(si.si_pid, NULL, 0);
 	}
-	forwarded_set(&set);
+	ckptd_forwarded_set(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	forward_to = 0;
 	if (waitpid(prog, &st, 0) != prog ||

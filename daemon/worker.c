@@ -330,7 +330,7 @@ static bool same_ns(int a, int b)
 
 void worker_watch_client(struct ckptd *d, int out)
 {
-	int self, children;
+	int self, children, ret;
 	sigset_t all, old;
 	bool moved = false;
 	pthread_t t;
@@ -349,8 +349,12 @@ void worker_watch_client(struct ckptd *d, int out)
 	/* The thread takes no signal: they are the worker's to pass on. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (!pthread_create(&t, NULL, watch_client, (void *)(intptr_t)out))
+	ret = pthread_create(&t, NULL, watch_client, (void *)(intptr_t)out);
+	if (!ret)
 		pthread_detach(t);
+	else
+		ckptd_log(d, 0, "worker %d: no thread to pass its client's signals on once ckptd is gone: %s",
+			  (int)getpid(), strerror(ret));
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (moved && setns(children, CLONE_NEWPID))
 		ckptd_log(d, 0, "worker %d: cannot return to the job's pid namespace: %s",

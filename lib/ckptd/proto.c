@@ -157,9 +157,19 @@ const char *ckptd_msg_str(const json_t *msg, const char *key)
 	return json_string_value(json_object_get(msg, key));
 }
 
+static const int forwarded[] = { CKPTD_FORWARDED_SIGNALS };
+
+void ckptd_forwarded_set(sigset_t *set)
+{
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(set, forwarded[i]);
+}
+
 int ckptd_signal_of(const json_t *req)
 {
-	static const int forwarded[] = { CKPTD_FORWARDED_SIGNALS };
 	json_int_t sig;
 	size_t i;
 

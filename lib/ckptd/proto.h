@@ -17,6 +17,7 @@
 #ifndef _CKPT_CKPTD_PROTO_H
 #define _CKPT_CKPTD_PROTO_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -73,6 +74,9 @@ const char *ckptd_msg_str(const json_t *msg, const char *key);
  */
 #define CKPTD_FORWARDED_SIGNALS \
 	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT
+
+/* The signals passed on, in @set (emptied first). */
+void ckptd_forwarded_set(sigset_t *set);
 
 /* A "signal" request's signal if it is one passed on, or 0. */
 int ckptd_signal_of(const json_t *req);

@@ -95,7 +95,7 @@ static int read_stat(long pid, char *state, unsigned long long *start)
 	if (!p || p[1] != ' ' || !p[2])
 		return -1;
 	*state = p[2];
-	/* The start time is the 22nd field, the 20th after the state. */
+	/* The start time is the 22nd field, the 19th after the state. */
 	return sscanf(p + 3, "%*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
 		      start) == 1 ? 0 : -1;
 }
