@@ -278,8 +278,34 @@ static void make_children(struct tree_restart *tr, uint32_t i)
 			make_member(tr, j, 0);
 }
 
-/* A zombie child again: in its group and session, gone as it went. */
-static void __attribute__((noreturn)) zombie(const struct ckpt_img_zombie *z)
+/*
+ * Whether process group @pgid is made again: a member or a zombie child
+ * of one leads it. Another (one led by a process outside the tree, as
+ * ckpt-run's group is its job's) is not: who was in it stays in its
+ * maker's group, the restarter's, as a member does (join_groups()).
+ */
+static bool group_made(const struct tree_restart *tr, uint32_t pgid)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < tr->t.nr; i++) {
+		const struct ckpt_image *img = &tr->r[i].img;
+
+		if ((uint32_t)tr->t.m[i].pid == pgid)
+			return true;
+		for (k = 0; k < img->nr_zombies; k++)
+			if (img->zombies[k].pid == pgid)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * A zombie child again: in its group (@pgid, 0 for its maker's) and
+ * session, gone as it went.
+ */
+static void __attribute__((noreturn)) zombie(const struct ckpt_img_zombie *z,
+					     uint32_t pgid)
 {
 	struct rlimit none = { 0, 0 };
 	int sig = z->status & 0x7f;
@@ -287,10 +313,10 @@ static void __attribute__((noreturn)) zombie(const struct ckpt_img_zombie *z)
 
 	if (z->sid == z->pid)
 		setsid();
-	else if (z->pgid == z->pid)
+	else if (pgid == z->pid)
 		setpgid(0, 0);
-	else if (z->pgid && z->pgid != (uint32_t)getpgrp())
-		setpgid(0, z->pgid);
+	else if (pgid && pgid != (uint32_t)getpgrp())
+		setpgid(0, pgid);
 	if (!sig)
 		_exit((z->status >> 8) & 0xff);
 	/* No core: a dump would be a file the original did not leave. */
@@ -324,6 +350,7 @@ static void make_zombies(struct tree_restart *tr, uint32_t i)
 	sigprocmask(SIG_UNBLOCK, &chld, NULL);
 	for (j = 0; j < img->nr_zombies; j++) {
 		const struct ckpt_img_zombie *z = &img->zombies[j];
+		uint32_t pgid = group_made(tr, z->pgid) ? z->pgid : 0;
 		int sig = z->status & 0x7f, code;
 		siginfo_t si = {};
 		pid_t pid;
@@ -333,7 +360,7 @@ static void make_zombies(struct tree_restart *tr, uint32_t i)
 			tree_fail(tr, "pid %d: cannot make its zombie child %u again: %s",
 				  tr->t.m[i].pid, z->pid, strerror(errno));
 		if (!pid)
-			zombie(z);
+			zombie(z, pgid);
 		if (waitid(P_PID, pid, &si, WEXITED | WNOWAIT | __WALL))
 			tree_fail(tr, "pid %d: its zombie child %u is lost: %s",
 				  tr->t.m[i].pid, z->pid, strerror(errno));
@@ -342,9 +369,9 @@ static void make_zombies(struct tree_restart *tr, uint32_t i)
 		if (code != (sig ? sig : (int)z->status))
 			tree_fail(tr, "pid %d: its zombie child %u cannot end with status %#x again",
 				  tr->t.m[i].pid, z->pid, z->status);
-		if (z->pgid && getpgid(pid) != (pid_t)z->pgid)
+		if (pgid && getpgid(pid) != (pid_t)pgid)
 			tree_fail(tr, "pid %d: its zombie child %u cannot join process group %u again",
-				  tr->t.m[i].pid, z->pid, z->pgid);
+				  tr->t.m[i].pid, z->pid, pgid);
 	}
 }
 
