@@ -43,7 +43,9 @@
 # through ckpt restart; it checkpoints again; its root gets the hangup of
 # that terminal when ckpt restart is killed. A restart's "tty" that is no boolean, a descriptor 0
 # that is no terminal, or one open for writing only, or another session's
-# terminal, is refused by name and nothing runs.
+# terminal, is refused by name and nothing runs. A root's zombie child in
+# ckpt-run's process group comes back through ckptd and is reaped with
+# its status.
 #
 # Topology: one node, no network.
 # kernels: 6.1
@@ -151,7 +153,7 @@ kill_cycle() {
 	ktap_check "$2 exits as its killed job: 137" test "$rc" = 137
 }
 
-ktap_plan 67
+ktap_plan 68
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -715,6 +717,36 @@ tty_hup() {
 ktap_check "ckpt restart killed: the job's root gets its terminal's hangup" tty_hup
 echo 1 > "/sys/fs/cgroup/ckpt/$tjob/cgroup.kill" 2> /dev/null || true
 wait "$trunner" || true
+
+# A root whose zombie child is in ckpt-run's process group, which no
+# member leads: killed, restarted through ckptd (a session of its own,
+# where that group cannot be joined), the zombie is in its maker's group
+# and the root reaps it with its status.
+cat > "$tmp/u/zg.py" <<'EOF'
+import os, time
+c = os.fork()
+if c == 0:
+    os._exit(5)
+os.waitid(os.P_PID, c, os.WEXITED | os.WNOWAIT)
+open("zg.ready", "w").close()
+while not os.path.exists("zg.go"):
+    time.sleep(0.1)
+pid, st = os.waitpid(c, 0)
+print("reaped", os.waitstatus_to_exitcode(st), flush=True)
+EOF
+(cd "$tmp/u" && as_nobody "$bin/ckpt-run" --name zg python3 zg.py 2> "$tmp/zg.err") &
+zrunner=$!
+ktap_poll 60 test -e "$tmp/u/zg.ready" || true
+zjob=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$tmp/zg.err")
+as_nobody "$bin/ckpt" job "$zjob" --kill > "$tmp/zg.k" 2>&1 || cat "$tmp/zg.k"
+wait "$zrunner" 2> /dev/null || true
+touch "$tmp/u/zg.go"
+rc=0
+(cd "$tmp/u" && timeout 120 bash -c "as_nobody '$bin/ckpt' restart '$snap/$zjob/latest'" \
+	> "$tmp/zg.out" 2> "$tmp/zg.r.err") || rc=$?
+ktap_check "a root's zombie child in ckpt-run's group: --kill, restarted through ckptd, reaped with its status" \
+	sh -c "cat '$tmp/zg.k' '$tmp/zg.r.err' '$tmp/zg.out'; test -n '$zjob' && test $rc = 0 &&
+	 grep -qx 'reaped 5' '$tmp/zg.out'"
 
 ktap_note "ckptd's log:"
 ktap_note "$(tail -n 40 "$tmp/ckptd.log")"
