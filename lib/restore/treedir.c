@@ -112,32 +112,45 @@ static bool is_zombie(long pid)
 	return !read_stat(pid, &state, &start) && state == 'Z';
 }
 
-/* Whether any thread of @pid has a child. */
-static bool has_children(long pid)
+/*
+ * @fn on each child of every thread of @pid, from /proc, until one returns
+ * non-zero, which is returned; -errno if @pid's threads cannot be listed.
+ */
+static int each_child(long pid, int (*fn)(long child, void *arg), void *arg)
 {
 	char path[64];
 	struct dirent *d;
-	bool ret = false;
 	long child;
+	int ret = 0;
 	DIR *dir;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%ld/task", pid);
 	dir = opendir(path);
-	while (dir && !ret && (d = readdir(dir))) {
+	if (!dir)
+		return -errno;
+	while (!ret && (d = readdir(dir))) {
 		if (d->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/task/%.16s/children",
 			 pid, d->d_name);
 		f = fopen(path, "re");
-		if (f) {
-			ret = fscanf(f, "%ld", &child) == 1;
-			fclose(f);
-		}
+		if (!f)
+			continue;	/* the thread exited */
+		while (!ret && fscanf(f, "%ld", &child) == 1)
+			if (child > 0 && child <= INT_MAX)
+				ret = fn(child, arg);
+		fclose(f);
 	}
-	if (dir)
-		closedir(dir);
+	closedir(dir);
 	return ret;
+}
+
+static int any_child(long child, void *arg)
+{
+	(void)child;
+	(void)arg;
+	return 1;
 }
 
 /* Whether @pid started less than @ms ago and has no child (TREE_YOUNG_MS). */
@@ -154,46 +167,43 @@ static bool young_leaf(long pid, unsigned int ms)
 	if ((unsigned long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 >=
 	    start * 1000 / hz + ms)
 		return false;
-	return !has_children(pid);
+	return each_child(pid, any_child, NULL) == 0;
+}
+
+struct adding {
+	struct ckpt_tree *t;
+	uint32_t nr_roots, parent;
+	unsigned int young_ms;
+	struct ckpt_err *err;
+};
+
+static int add_child(long pid, void *arg)
+{
+	struct adding *a = arg;
+
+	if (is_zombie(pid) || young_leaf(pid, a->young_ms))
+		return 0;
+	/* Positive: tree_add()'s error, set in a->err. */
+	return -tree_add(a->t, a->nr_roots, pid, a->parent, a->err);
 }
 
 /*
- * The children of every thread of member @i, from /proc; with @young_ms,
- * not those younger that have none (TREE_YOUNG_MS).
+ * The children of every thread of member @i; with @young_ms, not those
+ * younger that have none (TREE_YOUNG_MS).
  */
 static int add_children(struct ckpt_tree *t, uint32_t nr_roots, uint32_t i,
 			unsigned int young_ms, struct ckpt_err *err)
 {
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int ret = 0;
+	struct adding a = { t, nr_roots, i, young_ms, err };
+	int ret = each_child(t->m[i].pid, add_child, &a);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", t->m[i].pid);
-	dir = opendir(path);
-	if (!dir)
-		return ckpt_err_set(err, errno == ENOENT ? ESRCH : errno,
+	if (ret > 0)
+		return -ret;
+	if (ret < 0)
+		return ckpt_err_set(err, ret == -ENOENT ? ESRCH : -ret,
 				    "pid %d: cannot list its threads: %s",
-				    t->m[i].pid, strerror(errno));
-	while (!ret && (d = readdir(dir))) {
-		long pid;
-		FILE *f;
-
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children",
-			 t->m[i].pid, d->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;	/* the thread exited */
-		while (!ret && fscanf(f, "%ld", &pid) == 1)
-			if (pid > 0 && pid <= INT_MAX && !is_zombie(pid) &&
-			    !young_leaf(pid, young_ms))
-				ret = tree_add(t, nr_roots, pid, i, err);
-		fclose(f);
-	}
-	closedir(dir);
-	return ret;
+				    t->m[i].pid, strerror(-ret));
+	return 0;
 }
 
 int ckpt_tree_find(pid_t root, struct ckpt_tree *t, struct ckpt_err *err)
