@@ -491,6 +491,16 @@ static void close_but(int a, int b)
 	close_range(b + 1, ~0U, 0);
 }
 
+/* The init's step @what failed (errno): the program's status 126, and why. */
+static void __attribute__((noreturn)) init_fail(int ep, int sp, const char *what)
+{
+	int st = 126 << 8, e = errno;
+
+	if (write(sp, &st, sizeof(st)) < 0)
+		_exit(1);
+	start_fail(ep, 126, "%s: %s", what, strerror(e));
+}
+
 /*
  * The init: forks the program, passes on the signals it is sent, reaps
  * what the namespace leaves to it, and writes the program's wait status
@@ -502,18 +512,18 @@ static void __attribute__((noreturn)) start_init(const struct start *s, int ep, 
 {
 	siginfo_t si;
 	sigset_t set;
+	const char *what;
 	pid_t prog;
 	int st;
 
 	forward_to = 0;
 	close_but(ep < sp ? ep : sp, ep < sp ? sp : ep);
+	/* /proc/<getpid()> the program's own, as in its restarts. */
+	if (ckpt_restore_own_proc(&what))
+		init_fail(ep, sp, what);
 	prog = fork();
-	if (prog < 0) {
-		st = 126 << 8;
-		if (write(sp, &st, sizeof(st)) < 0)
-			_exit(1);
-		start_fail(ep, 126, "cannot fork the program: %s", strerror(errno));
-	}
+	if (prog < 0)
+		init_fail(ep, sp, "cannot fork the program");
 	if (!prog)
 		start_program(s, ep);
 	close(ep);

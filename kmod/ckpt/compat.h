@@ -194,4 +194,16 @@ static inline struct file *ckpt_get_file_rcu(struct file __rcu **fpp)
 	(tcp_time_stamp_raw() + READ_ONCE((tp)->tsoffset))
 #endif
 
+/*
+ * vfs_path_lookup(), exported on both lines, is declared in linux/namei.h
+ * only on 6.12; 6.1 keeps its declaration in fs/internal.h.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+struct dentry;
+struct path;
+struct vfsmount;
+int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
+		    const char *name, unsigned int flags, struct path *path);
+#endif
+
 #endif /* _CKPT_COMPAT_H */

@@ -750,7 +750,7 @@ int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
 		return ret;
 	scan->objs.tree = scan->in_tree;
 	scan->objs.local = scan->local_files;
-	ckpt_fileobjs_find_scratch(&scan->objs);
+	ckpt_fileobjs_find_scratch(&scan->objs, task);
 	scan->objs.ipc = scan->ipc;
 	scan->registered = ckpt_cb_file(reg);
 	scan->cred = get_task_cred(task);

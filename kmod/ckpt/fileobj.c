@@ -44,12 +44,15 @@
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
 #include <linux/kdev_t.h>
 #include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
+#include <linux/nsproxy.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -135,22 +138,57 @@ int ckpt_fileobj_kind(struct file *file, const char *p)
 	return CKPT_FILE_DELETED;
 }
 
+bool ckpt_root_elsewhere(struct task_struct *task, const struct path *root,
+			 const struct path *mine)
+{
+	bool other;
+
+	if (root->dentry != mine->dentry || root->mnt == mine->mnt)
+		return false;
+	task_lock(task);
+	other = task->nsproxy && current->nsproxy &&
+		task->nsproxy->mnt_ns != current->nsproxy->mnt_ns;
+	task_unlock(task);
+	return other;
+}
+
 /*
  * /tmp and /var/tmp from the root of the task that runs the scan (whose
  * view d_path() gives), links followed: a /tmp that is a link to a
  * scratch file system's directory counts, and a file of a mount no longer
  * reachable from that root (lazily unmounted, an overlay's private upper
- * layer) is under neither, whatever its path reads.
+ * layer) is under neither, whatever its path reads. A @task in a mount
+ * namespace of its own, a copy of the checkpointer's, has its own mounts
+ * of them: those are looked up from its root the same way.
  */
-void ckpt_fileobjs_find_scratch(struct ckpt_fileobjs *o)
+void ckpt_fileobjs_find_scratch(struct ckpt_fileobjs *o,
+				struct task_struct *task)
 {
 	static const char *const dirs[] = { "/tmp", "/var/tmp" };
+	struct path root = {}, mine;
 	unsigned int i;
 
-	for (i = 0; o->local && i < ARRAY_SIZE(dirs); i++)
+	if (!o->local)
+		return;
+	for (i = 0; i < ARRAY_SIZE(dirs); i++)
 		if (!kern_path(dirs[i], LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
 			       &o->scratch[o->nr_scratch]))
 			o->nr_scratch++;
+	task_lock(task);
+	if (task->fs)
+		get_fs_root(task->fs, &root);
+	task_unlock(task);
+	if (!root.mnt)
+		return;
+	get_fs_root(current->fs, &mine);
+	for (i = 0; ckpt_root_elsewhere(task, &root, &mine) &&
+		    i < ARRAY_SIZE(dirs); i++)
+		if (!vfs_path_lookup(root.dentry, root.mnt, dirs[i],
+				     LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
+				     &o->scratch[o->nr_scratch]))
+			o->nr_scratch++;
+	path_put(&mine);
+	path_put(&root);
 }
 
 /*

@@ -55,7 +55,7 @@ struct ckpt_fileobjs {
 	 * and /var/tmp, as the task running the scan finds them (links
 	 * followed), resolved once, before any mm is locked.
 	 */
-	struct path scratch[2];
+	struct path scratch[4];
 	unsigned int nr_scratch;
 	/* A tree's System V IPC (ipc.h): its segments' mappings name them. */
 	const struct ckpt_ipc *ipc;
@@ -63,8 +63,23 @@ struct ckpt_fileobjs {
 
 int ckpt_fileobjs_init(struct ckpt_fileobjs *o);
 
-/* @o->local set: its scratch directories looked up (ckpt_fileobj_local()). */
-void ckpt_fileobjs_find_scratch(struct ckpt_fileobjs *o);
+/*
+ * @o->local set: its scratch directories looked up (ckpt_fileobj_local()),
+ * from the checkpointer's root and, for a @task whose root is the same
+ * directory through another mount namespace, from @task's too.
+ */
+void ckpt_fileobjs_find_scratch(struct ckpt_fileobjs *o,
+				struct task_struct *task);
+
+/*
+ * @root, @task's root directory, is the checkpointer's (@mine) in another
+ * mount namespace: the root of one made as a copy of the checkpointer's
+ * (a restarted tree's, a job's under ckpt-run --ns), or the checkpointer's
+ * seen from inside one. The paths d_path() gives for @task's files name
+ * them from there.
+ */
+bool ckpt_root_elsewhere(struct task_struct *task, const struct path *root,
+			 const struct path *mine);
 
 struct ckpt_writer;
 

@@ -15,6 +15,22 @@ members() {
 	echo $out
 }
 
+# restarted_root PID N COMM: the root of the tree `ckpt restart` (PID)
+# makes, the only child of its namespace's init, printed once it and its
+# descendants are N processes that all run COMM again; fails before.
+restarted_root() {
+	local init root p n=0
+	init=$(cat /proc/$1/task/*/children 2> /dev/null | tr -d ' ')
+	[ -n "$init" ] || return 1
+	root=$(cat /proc/$init/task/*/children 2> /dev/null | tr -d ' ')
+	[ -n "$root" ] || return 1
+	for p in $(members "$root"); do
+		[ "$(cat /proc/$p/comm 2> /dev/null)" = "$3" ] || return 1
+		n=$((n + 1))
+	done
+	[ "$n" = "$2" ] && echo "$root"
+}
+
 # reap PID [SECONDS]: waits for the background job PID to end (a zombie,
 # or gone: the shell reaps its jobs on its own), SECONDS at most (150;
 # then kills it), and returns its exit status.

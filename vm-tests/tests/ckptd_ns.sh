@@ -3,7 +3,8 @@
 #
 # ckpt-run --ns: a job started by ckptd in a pid and an IPC namespace of
 # its own (Documentation/ckptd.md, "Jobs in namespaces of their own").
-# The program is pid 2 of its namespace, in an IPC namespace of its own,
+# The program is pid 2 of its namespace, in an IPC namespace of its own
+# and a mount namespace whose /proc is its pid namespace's,
 # with the caller's uid, groups, umask, limits, working directory and
 # environment, CKPT_JOBID added; its exit status is ckpt-run's, a program
 # not found is 127 and named, a SIGTERM to ckpt-run reaches it, and a
@@ -88,18 +89,21 @@ rc=0
 	FOO=bar nice -n 5 setpriv --reuid 1 --regid 1 --groups 1,4,24 "$bin/ckpt-run" --ns sh -c \
 	'echo $$ $(id -u) $(id -G) $(umask) $(ulimit -n) $PWD $FOO $CKPT_JOBID
 	 readlink /proc/self/ns/pid /proc/self/ns/ipc; nice; kill -USR1 $$; echo alive
-	 echo $(ls /proc/self/fd); exit 3' > "$tmp/p.out" 2> "$tmp/p.err") || rc=$?
+	 echo $(ls /proc/self/fd); readlink /proc/self/ns/mnt; cat /proc/$$/comm
+	 exit 3' > "$tmp/p.out" 2> "$tmp/p.err") || rc=$?
 cat "$tmp/p.out" "$tmp/p.err" | sed 's/^/# /'
 pjob=$(job_of "$tmp/p.err")
 # ls's descriptors with libckpt and no job: the same as in the job's.
 fds=$(cd "$tmp/u" && as_nobody "$bin/ckpt-run" --no-job sh -c 'echo $(ls /proc/self/fd)')
 ktap_note "descriptors without --ns: $fds"
-ktap_check "--ns: pid 2 of new pid and IPC namespaces, the caller's ids, umask, limit, directory, environment, nice, ignored signals; its status" \
+ktap_check "--ns: pid 2 of new pid, IPC and mount namespaces, /proc its namespace's, the caller's ids, umask, limit, directory, environment, nice, ignored signals; its status" \
 	sh -c "test $rc = 3 && test -n '$pjob' &&
 	 test \"\$(head -n 1 '$tmp/p.out')\" = '2 1 1 4 24 0027 512 $tmp/u bar $pjob' &&
 	 test \"\$(sed -n 2p '$tmp/p.out')\" != \"\$(readlink /proc/self/ns/pid)\" &&
 	 test \"\$(sed -n 3p '$tmp/p.out')\" != \"\$(readlink /proc/self/ns/ipc)\" &&
-	 test \"\$(sed -n 4,6p '$tmp/p.out' | tr '\n' ' ')\" = '5 alive $fds '"
+	 test \"\$(sed -n 4,6p '$tmp/p.out' | tr '\n' ' ')\" = '5 alive $fds ' &&
+	 test \"\$(sed -n 7p '$tmp/p.out')\" != \"\$(readlink /proc/self/ns/mnt)\" &&
+	 test \"\$(sed -n 8p '$tmp/p.out')\" = sh"
 # Each job's session keyring: its own (ckptd's would be every job's).
 keyring='import ctypes; print(ctypes.CDLL(None).syscall(250, 0, -3, 0))'
 (cd "$tmp/u" && as_nobody "$bin/ckpt-run" --ns python3 -c "$keyring" > "$tmp/k1" 2> /dev/null &&

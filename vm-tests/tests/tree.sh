@@ -22,7 +22,10 @@
 # their statuses. A shell loop of 0.05 s commands beside 256 MiB is
 # checkpointed although each look's command ends before the freeze. A
 # root that is a child subreaper is one again: a process orphaned after
-# the restart comes to it.
+# the restart comes to it. A restarted tree has a /proc of its own pid
+# namespace (in a mount namespace of its own): /proc/<getpid()> is the
+# member's, and only the tree's processes are listed; checkpointed again
+# from outside that mount namespace, it restarts the same way.
 #
 # Topology: one node, no network.
 #
@@ -67,7 +70,7 @@ same() {
 	cmp "$tmp/expected" "$tmp/$1.out"
 }
 
-ktap_plan 22
+ktap_plan 24
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 "$tree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
@@ -377,4 +380,61 @@ ktap_check "restarted: a subreaper again, it reaps the orphan it had and the one
 	{ timeout 120 ckpt restart '$tmp/s' > '$tmp/s.out' & r=\$!; } &&
 	sleep 1 && touch '$tmp/s.go' && wait \$r; rc=\$?;
 	cat '$tmp/s.out'; test \$rc = 0 && echo 'subreaper 1 reaped [3, 4]' | cmp - '$tmp/s.out'"
+
+# A parent and its child, waiting for GO; the parent says on SIGUSR1, and
+# at the end, what its namespace's /proc shows: its own pid under
+# /proc/<getpid()>, its child's parent there, how many processes it lists.
+cat > "$tmp/procself.py" <<'EOF'
+import os, signal, sys, time
+ready, go = sys.argv[1:3]
+def report():
+    me = os.getpid()
+    try:
+        pid = int(open(f"/proc/{me}/stat").read().split()[0])
+        ppid = int(open(f"/proc/{c}/stat").read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError) as e:
+        pid = ppid = str(e)
+    n = sum(d.isdigit() for d in os.listdir("/proc"))
+    print(f"pid {'ok' if pid == me else pid}, child's parent {'ok' if ppid == me else ppid}, {n} processes", flush=True)
+asked = False
+def ask(sig, frame):
+    global asked
+    asked = True
+c = os.fork()
+if c == 0:
+    while not os.path.exists(go):
+        time.sleep(0.05)
+    os._exit(0)
+signal.signal(signal.SIGUSR1, ask)
+open(ready, "w").close()
+while not os.path.exists(go):
+    time.sleep(0.05)
+    if asked:
+        asked = False
+        report()
+report()
+os.waitpid(c, 0)
+EOF
+# Its processes and the namespace's init.
+echo "pid ok, child's parent ok, 3 processes" > "$tmp/ps-expected"
+rm -f "$tmp/ps.ready" "$tmp/ps.go"
+setsid python3 "$tmp/procself.py" "$tmp/ps.ready" "$tmp/ps.go" > /dev/null &
+ps=$!
+ktap_poll 120 test -e "$tmp/ps.ready" || ktap_note "ps.ready not there after 120 s"
+ckpt checkpoint --tree "$ps" --kill -o "$tmp/ps1" > /dev/null || ktap_note "ps1: the checkpoint failed"
+reap "$ps" 30 2> /dev/null || true
+ckpt restart "$tmp/ps1" > "$tmp/ps1.out" 2> "$tmp/ps1.err" &
+restarter=$!
+ps_found() { ps_root=$(restarted_root "$restarter" 2 python3); }
+ps_root=
+ktap_poll 150 ps_found || ktap_note "the restart's two never ran: $(cat "$tmp/ps1.err")"
+ktap_check "restarted: /proc/<getpid()> is the member's own, its child's parent is right, the tree alone is listed" sh -c "
+	kill -USR1 $ps_root && for i in \$(seq 100); do grep -q processes '$tmp/ps1.out' && break; sleep 0.3; done;
+	cat '$tmp/ps1.out';
+	cmp '$tmp/ps-expected' '$tmp/ps1.out'"
+ktap_check "that tree checkpointed again (--kill) from the node's mount namespace, restarted: the same" sh -c "
+	ckpt checkpoint --tree $ps_root --kill -o '$tmp/ps2' && touch '$tmp/ps.go' &&
+	timeout 120 ckpt restart '$tmp/ps2' > '$tmp/ps2.out'; rc=\$?; cat '$tmp/ps2.out';
+	test \$rc = 0 && cmp '$tmp/ps-expected' '$tmp/ps2.out'"
+reap "$restarter" 30 2> /dev/null || true
 ktap_finish

@@ -17,7 +17,9 @@
 # file system, not a tmpfs: the same tree in /var/tmp on an ext4 file
 # system (a loop device here) is carried as well (--local-files, the
 # option's name now), and in a directory elsewhere on that file system
-# it is not.
+# it is not. A restarted tree, in a mount namespace of its own with its
+# own mount of /var/tmp, has a file it opened there carried when
+# checkpointed again.
 #
 # Topology: one node, no network.
 set -eu
@@ -67,7 +69,7 @@ restart() {
 	cat "$tmp/$1.err" >&2
 }
 
-ktap_plan 13
+ktap_plan 15
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 rc=0
@@ -139,6 +141,57 @@ rm -rf "$dir"
 restart disk
 ktap_check "their directory removed from the disk, the restart makes them again and ends as an uninterrupted run" \
 	sh -c "test $rc = 3 && cmp '$tmp/expected' '$tmp/disk.out' && test -s '$dir/sub/seg'"
+# A restarted tree is in a mount namespace of its own (its /proc), where
+# /var/tmp is a mount of its own too: a file it opens there after the
+# restart is still the node's.
+cat > "$tmp/hold.py" <<'EOF'
+import os, signal, sys, time
+path, ready, opened, go = sys.argv[1:5]
+fd = None
+asked = False
+def ask(sig, frame):
+    global asked
+    asked = True
+c = os.fork()
+if c == 0:
+    while not os.path.exists(go):
+        time.sleep(0.05)
+    os._exit(0)
+signal.signal(signal.SIGUSR1, ask)
+open(ready, "w").close()
+while not os.path.exists(go):
+    time.sleep(0.05)
+    if asked and fd is None:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        os.write(fd, b"kept\n")
+        open(opened, "w").close()
+os.lseek(fd, 0, os.SEEK_SET)
+print(os.read(fd, 64).decode().strip(), flush=True)
+os.waitpid(c, 0)
+EOF
+rm -f "$tmp/h.ready" "$tmp/h.opened" "$tmp/h.go"
+setsid python3 "$tmp/hold.py" /var/tmp/held/h "$tmp/h.ready" "$tmp/h.opened" "$tmp/h.go" > /dev/null &
+h=$!
+ktap_poll 120 test -e "$tmp/h.ready" || ktap_note "h.ready not there after 120 s"
+ckpt checkpoint --tree "$h" --kill -o "$tmp/h1" > /dev/null || ktap_note "h1: the checkpoint failed"
+reap "$h" 30 2> /dev/null || true
+ckpt restart "$tmp/h1" > /dev/null 2> "$tmp/h1.err" &
+restarter=$!
+h_found() { h_root=$(restarted_root "$restarter" 2 python3); }
+h_root=
+ktap_poll 150 h_found || ktap_note "the restart's two never ran: $(cat "$tmp/h1.err")"
+# (Its images are named by the pids of its first run, which it has again.)
+ktap_check "a restarted tree's file opened in /var/tmp (its mount namespace's), checkpointed: carried" sh -c "
+	kill -USR1 '$h_root' && for i in \$(seq 100); do test -e '$tmp/h.opened' && break; sleep 0.3; done &&
+	ckpt checkpoint --tree '$h_root' --kill --local-files -o '$tmp/h2' &&
+	ckpt inspect -v '$tmp/h2/$h.img' | grep -E '^  [0-9]+ local size 5 stored [0-9]+ mode 0600 /var/tmp/held/h\$'"
+reap "$restarter" 30 2> /dev/null || true
+rm -rf /var/tmp/held
+touch "$tmp/h.go"
+ktap_check "that file removed, the restart makes it again with its content" sh -c "
+	timeout 120 ckpt restart '$tmp/h2' > '$tmp/h2.out'; rc=\$?; cat '$tmp/h2.out'; test \$rc = 0 && grep -qx kept '$tmp/h2.out'"
+
 # The same file system elsewhere: files of a disk, maybe shared, by path.
 on_ext4 /var/tmp && { umount /var/tmp || ktap_note "cannot unmount /var/tmp"; }
 mkdir -p "$elsewhere"
