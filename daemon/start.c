@@ -519,7 +519,7 @@ static void __attribute__((noreturn)) start_init(const struct start *s, int ep, 
 	forward_to = 0;
 	close_but(ep < sp ? ep : sp, ep < sp ? sp : ep);
 	/* /proc/<getpid()> the program's own, as in its restarts. */
-	if (ckpt_restore_own_proc(&what))
+	if (ckpt_restore_own_proc(&what) < 0)
 		init_fail(ep, sp, what);
 	prog = fork();
 	if (prog < 0)

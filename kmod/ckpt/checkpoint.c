@@ -111,20 +111,19 @@ static int check_relatives(struct task_struct *task, struct ckpt_why *why)
  * The working and root directories by path (from the checkpointer's root,
  * as every path of the image) and identity. The root must lie under the
  * checkpointer's: from anywhere else (another mount namespace's tree, a
- * root the checkpointer is itself confined below) no path names it. A
- * root that is the checkpointer's own directory through another mount
- * namespace (a restarted tree's /proc of its own needs one) is "/": the
- * task's paths are its namespace's names, the same as the checkpointer's
- * but for what is mounted in one only.
+ * root the checkpointer is itself confined below) no path names it. In a
+ * copy of the checkpointer's mount namespace (ckpt_mount_view(): a
+ * restarted tree's /proc of its own needs one) d_path() names it, and
+ * every path of the task, from that namespace's top, the checkpointer's
+ * root directory: the same names but for what is mounted in one only.
  */
 static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
 		      struct ckpt_why *why)
 {
-	struct path pwd, root, myroot;
+	struct path pwd, root, myroot, top;
 	struct kstat st;
-	bool elsewhere;
 	char *p;
-	int ret;
+	int ret, view;
 
 	task_lock(task);
 	if (!task->fs) {
@@ -138,14 +137,22 @@ static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
 	get_fs_root(current->fs, &myroot);
 
 	ret = -EOPNOTSUPP;
-	elsewhere = ckpt_root_elsewhere(task, &root, &myroot);
-	if (!elsewhere && !path_is_under(&root, &myroot)) {
+	view = ckpt_mount_view(task, &root, &top);
+	if (!view)
+		path_put(&top);
+	if (view == -EOPNOTSUPP) {
+		ckpt_whyf(why,
+			  "the root directory of pid %d is outside the checkpointer's: in another mount namespace, whose root directory, /tmp, /var/tmp or /dev/shm is not the checkpointer's",
+			  task_tgid_vnr(task));
+		goto out;
+	}
+	if (view && !path_is_under(&root, &myroot)) {
 		ckpt_whyf(why,
 			  "the root directory of pid %d is outside the checkpointer's",
 			  task_tgid_vnr(task));
 		goto out;
 	}
-	if (elsewhere || path_equal(&root, &myroot)) {
+	if (path_equal(&root, &myroot)) {
 		strscpy(fs->root, "/", sizeof(fs->root));
 	} else {
 		p = d_path(&root, fs->root, sizeof(fs->root));

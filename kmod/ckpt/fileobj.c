@@ -138,18 +138,71 @@ int ckpt_fileobj_kind(struct file *file, const char *p)
 	return CKPT_FILE_DELETED;
 }
 
-bool ckpt_root_elsewhere(struct task_struct *task, const struct path *root,
-			 const struct path *mine)
+/*
+ * The root directory of @p's mount namespace as its processes see it, into
+ * @top (a reference): the top of its mount tree (the initramfs's rootfs,
+ * on a system booted through one), then down the mounts stacked on that
+ * (the real root, mounted over the rootfs's / and entered by the boot).
+ * d_path() names a file of a mount the caller cannot reach from the top
+ * of its tree, which is the same name as from there.
+ */
+static void mount_top(const struct path *p, struct path *top)
 {
-	bool other;
+	*top = *p;
+	path_get(top);
+	while (follow_up(top))
+		;
+	dput(top->dentry);
+	top->dentry = dget(top->mnt->mnt_root);
+	while (follow_down_one(top))
+		;
+}
 
-	if (root->dentry != mine->dentry || root->mnt == mine->mnt)
-		return false;
+/* What a copy of the checkpointer's namespace has as the checkpointer has. */
+static const char *const shared_dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
+
+/* @dir is the same directory from @top and from the checkpointer's root. */
+static bool same_dir(const struct path *top, const char *dir)
+{
+	struct path a, b;
+	int ea, eb;
+	bool same;
+
+	ea = kern_path(dir, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &a);
+	eb = vfs_path_lookup(top->dentry, top->mnt, dir,
+			     LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &b);
+	same = ea || eb ? ea && eb : a.dentry == b.dentry;
+	if (!ea)
+		path_put(&a);
+	if (!eb)
+		path_put(&b);
+	return same;
+}
+
+int ckpt_mount_view(struct task_struct *task, const struct path *root,
+		    struct path *top)
+{
+	struct path mine;
+	bool other, ok;
+	unsigned int i;
+
 	task_lock(task);
 	other = task->nsproxy && current->nsproxy &&
 		task->nsproxy->mnt_ns != current->nsproxy->mnt_ns;
 	task_unlock(task);
-	return other;
+	if (!other)
+		return -EXDEV;
+	mount_top(root, top);
+	get_fs_root(current->fs, &mine);
+	ok = top->dentry == mine.dentry;
+	path_put(&mine);
+	for (i = 0; ok && i < ARRAY_SIZE(shared_dirs); i++)
+		ok = same_dir(top, shared_dirs[i]);
+	if (!ok) {
+		path_put(top);
+		return -EOPNOTSUPP;
+	}
+	return 0;
 }
 
 /*
@@ -159,13 +212,13 @@ bool ckpt_root_elsewhere(struct task_struct *task, const struct path *root,
  * reachable from that root (lazily unmounted, an overlay's private upper
  * layer) is under neither, whatever its path reads. A @task in a mount
  * namespace of its own, a copy of the checkpointer's, has its own mounts
- * of them: those are looked up from its root the same way.
+ * of them: those are looked up from its namespace's root the same way.
  */
 void ckpt_fileobjs_find_scratch(struct ckpt_fileobjs *o,
 				struct task_struct *task)
 {
 	static const char *const dirs[] = { "/tmp", "/var/tmp" };
-	struct path root = {}, mine;
+	struct path root = {}, top;
 	unsigned int i;
 
 	if (!o->local)
@@ -180,14 +233,14 @@ void ckpt_fileobjs_find_scratch(struct ckpt_fileobjs *o,
 	task_unlock(task);
 	if (!root.mnt)
 		return;
-	get_fs_root(current->fs, &mine);
-	for (i = 0; ckpt_root_elsewhere(task, &root, &mine) &&
-		    i < ARRAY_SIZE(dirs); i++)
-		if (!vfs_path_lookup(root.dentry, root.mnt, dirs[i],
-				     LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
-				     &o->scratch[o->nr_scratch]))
-			o->nr_scratch++;
-	path_put(&mine);
+	if (!ckpt_mount_view(task, &root, &top)) {
+		for (i = 0; i < ARRAY_SIZE(dirs); i++)
+			if (!vfs_path_lookup(top.dentry, top.mnt, dirs[i],
+					     LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
+					     &o->scratch[o->nr_scratch]))
+				o->nr_scratch++;
+		path_put(&top);
+	}
 	path_put(&root);
 }
 

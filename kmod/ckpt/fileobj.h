@@ -65,21 +65,29 @@ int ckpt_fileobjs_init(struct ckpt_fileobjs *o);
 
 /*
  * @o->local set: its scratch directories looked up (ckpt_fileobj_local()),
- * from the checkpointer's root and, for a @task whose root is the same
- * directory through another mount namespace, from @task's too.
+ * from the checkpointer's root and, for a @task in a copy of the
+ * checkpointer's mount namespace (ckpt_mount_view()), from its top too.
  */
 void ckpt_fileobjs_find_scratch(struct ckpt_fileobjs *o,
 				struct task_struct *task);
 
 /*
- * @root, @task's root directory, is the checkpointer's (@mine) in another
- * mount namespace: the root of one made as a copy of the checkpointer's
- * (a restarted tree's, a job's under ckpt-run --ns), or the checkpointer's
- * seen from inside one. The paths d_path() gives for @task's files name
- * them from there.
+ * Whether the paths d_path() gives for @task's files (named from the top
+ * of their mount namespace's tree) are the checkpointer's names, @task
+ * being in another mount namespace than the checkpointer (current): 0,
+ * with @top (a reference) the root directory of the namespace @root
+ * (@task's root directory) is in, when that namespace is a copy of the
+ * checkpointer's as the restarter and ckptd make one (a restarted tree's,
+ * a job's under ckpt-run --ns, for a /proc of its own; or the
+ * checkpointer's own, seen from inside one): that root is the
+ * checkpointer's root directory, and /tmp, /var/tmp and /dev/shm are the
+ * checkpointer's (not a sandbox's private ones, whose files would be made
+ * again in the node's).
+ * -EXDEV: @task is in the checkpointer's namespace. -EOPNOTSUPP: another
+ * namespace, whose names are not the checkpointer's.
  */
-bool ckpt_root_elsewhere(struct task_struct *task, const struct path *root,
-			 const struct path *mine);
+int ckpt_mount_view(struct task_struct *task, const struct path *root,
+		    struct path *top);
 
 struct ckpt_writer;
 

@@ -11,28 +11,43 @@
  * slave of it, so the mounts the node makes later reach the tree as
  * before; only /proc differs. The engine takes the tree's files by the
  * same names (engine.md, "The root directory").
+ *
+ * A caller confined below a directory that is no mount's root (a chroot)
+ * cannot make its mounts slaves (the call needs a mount's root): there
+ * the tree keeps the caller's namespace and /proc, as before.
  */
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 
 #include "restore.h"
 
 int ckpt_restore_own_proc(const char **what)
 {
+	struct statx stx;
+
+	if (statx(AT_FDCWD, "/", AT_STATX_DONT_SYNC, STATX_TYPE, &stx)) {
+		*what = "cannot read the root directory";
+		return -1;
+	}
+	if (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT &&
+	    !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return 1;
 	if (unshare(CLONE_NEWNS)) {
-		*what = "cannot make the tree's mount namespace";
+		*what = "cannot make a mount namespace of its own";
 		return -1;
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) {
-		*what = "cannot make the tree's mounts slaves of the node's";
+		*what = "cannot make its mounts slaves of the node's";
 		return -1;
 	}
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  NULL)) {
-		*what = "cannot mount the tree's /proc";
+		*what = "cannot mount a /proc of its pid namespace";
 		return -1;
 	}
 	return 0;

@@ -158,15 +158,16 @@ int ckpt_restore(const struct ckpt_restore_opts *opts, int *status,
  * other end). How many were ended, or -errno with @err (an image that
  * cannot be read).
  */
+int ckpt_restore_end_closed(const char *dir, const struct ckpt_restore_opts *o,
+			    struct ckpt_err *err);
+
 /*
  * In pid 1 of a tree's new pid namespace, before it forks: a mount
  * namespace of the tree's, a slave copy of the caller's, with a /proc of
- * that pid namespace (procns.c). 0, or -1 with errno and *@what, the step
- * that failed.
+ * that pid namespace (procns.c). 0; 1 when the caller's root is no
+ * mount's (a chroot), which leaves it all as it was; or -1 with errno and
+ * *@what, the step that failed.
  */
 int ckpt_restore_own_proc(const char **what);
-
-int ckpt_restore_end_closed(const char *dir, const struct ckpt_restore_opts *o,
-			    struct ckpt_err *err);
 
 #endif /* _CKPT_RESTORE_H */

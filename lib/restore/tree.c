@@ -645,8 +645,8 @@ static void __attribute__((noreturn)) holder(struct tree_restart *tr)
 	close(tr->go[1]);
 	close(tr->status[0]);
 	forward_signals(root, true);
-	if (ckpt_restore_own_proc(&what))
-		tree_fail(tr, "%s: %s", what, strerror(errno));
+	if (ckpt_restore_own_proc(&what) < 0)
+		tree_fail(tr, "the tree's init: %s: %s", what, strerror(errno));
 	pid = clone_pidfd(root, tr->root_up[0] >= 0 ? CLONE_PIDFD : 0, SIGCHLD,
 			  &tr->root_pidfd);
 	if (pid < 0)

@@ -25,7 +25,9 @@
 # the restart comes to it. A restarted tree has a /proc of its own pid
 # namespace (in a mount namespace of its own): /proc/<getpid()> is the
 # member's, and only the tree's processes are listed; checkpointed again
-# from outside that mount namespace, it restarts the same way.
+# from outside that mount namespace, a member confined below a directory
+# (chroot) too, it restarts the same way. A process in another mount
+# namespace with a /tmp of its own is refused by name.
 #
 # Topology: one node, no network.
 #
@@ -45,7 +47,7 @@ tmp=$(mktemp -d)
 cleanup() {
 	pkill -KILL -x tree 2> /dev/null || true
 	pkill -KILL -x producer 2> /dev/null || true
-	pkill -KILL -f "sleep 314[12]" 2> /dev/null || true
+	pkill -KILL -f "sleep 314[123]" 2> /dev/null || true
 	wait 2> /dev/null || true
 	rmmod ckpt 2> /dev/null || true
 	rm -rf "$tmp"
@@ -70,7 +72,7 @@ same() {
 	cmp "$tmp/expected" "$tmp/$1.out"
 }
 
-ktap_plan 24
+ktap_plan 25
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 "$tree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
@@ -384,9 +386,11 @@ ktap_check "restarted: a subreaper again, it reaps the orphan it had and the one
 # A parent and its child, waiting for GO; the parent says on SIGUSR1, and
 # at the end, what its namespace's /proc shows: its own pid under
 # /proc/<getpid()>, its child's parent there, how many processes it lists.
+# The child is confined to JAIL (chroot), and waits for the parent's end
+# of a pipe to close.
 cat > "$tmp/procself.py" <<'EOF'
 import os, signal, sys, time
-ready, go = sys.argv[1:3]
+ready, go, jail = sys.argv[1:4]
 def report():
     me = os.getpid()
     try:
@@ -400,11 +404,15 @@ asked = False
 def ask(sig, frame):
     global asked
     asked = True
+r, w = os.pipe()
 c = os.fork()
 if c == 0:
-    while not os.path.exists(go):
-        time.sleep(0.05)
+    os.close(w)
+    os.chroot(jail)
+    os.chdir("/")
+    os.read(r, 1)
     os._exit(0)
+os.close(r)
 signal.signal(signal.SIGUSR1, ask)
 open(ready, "w").close()
 while not os.path.exists(go):
@@ -413,12 +421,14 @@ while not os.path.exists(go):
         asked = False
         report()
 report()
+os.close(w)
 os.waitpid(c, 0)
 EOF
 # Its processes and the namespace's init.
 echo "pid ok, child's parent ok, 3 processes" > "$tmp/ps-expected"
 rm -f "$tmp/ps.ready" "$tmp/ps.go"
-setsid python3 "$tmp/procself.py" "$tmp/ps.ready" "$tmp/ps.go" > /dev/null &
+mkdir -p "$tmp/jail"
+setsid python3 "$tmp/procself.py" "$tmp/ps.ready" "$tmp/ps.go" "$tmp/jail" > /dev/null &
 ps=$!
 ktap_poll 120 test -e "$tmp/ps.ready" || ktap_note "ps.ready not there after 120 s"
 ckpt checkpoint --tree "$ps" --kill -o "$tmp/ps1" > /dev/null || ktap_note "ps1: the checkpoint failed"
@@ -432,9 +442,21 @@ ktap_check "restarted: /proc/<getpid()> is the member's own, its child's parent 
 	kill -USR1 $ps_root && for i in \$(seq 100); do grep -q processes '$tmp/ps1.out' && break; sleep 0.3; done;
 	cat '$tmp/ps1.out';
 	cmp '$tmp/ps-expected' '$tmp/ps1.out'"
-ktap_check "that tree checkpointed again (--kill) from the node's mount namespace, restarted: the same" sh -c "
+ktap_check "that tree, a member confined below a directory, checkpointed again (--kill) from the node's mount namespace, restarted: the same" sh -c "
 	ckpt checkpoint --tree $ps_root --kill -o '$tmp/ps2' && touch '$tmp/ps.go' &&
 	timeout 120 ckpt restart '$tmp/ps2' > '$tmp/ps2.out'; rc=\$?; cat '$tmp/ps2.out';
 	test \$rc = 0 && cmp '$tmp/ps-expected' '$tmp/ps2.out'"
 reap "$restarter" 30 2> /dev/null || true
+
+# Another mount namespace, whose /tmp is a file system of its own (as a
+# sandbox's private /tmp): its names are not the node's, and its files
+# would be made again in the node's /tmp. Refused, named.
+unshare -m --propagation private sh -c 'mount -t tmpfs none /tmp && exec sleep 3143' &
+priv=$!
+ktap_poll 30 sh -c "test \"\$(cat /proc/$priv/comm)\" = sleep" || true
+ktap_check "refused: a process in a mount namespace whose /tmp is its own, named; it runs on" sh -c "
+	! ckpt checkpoint --tree $priv -o '$tmp/priv' 2> '$tmp/priv.err'; cat '$tmp/priv.err';
+	grep -q 'root directory of pid $priv is outside the checkpointer.s: in another mount namespace, whose root directory, /tmp, /var/tmp or /dev/shm is not' '$tmp/priv.err' &&
+	test ! -e '$tmp/priv' && kill -0 $priv"
+kill -KILL "$priv" 2> /dev/null || true
 ktap_finish
