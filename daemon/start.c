@@ -29,7 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/ioprio.h>
 #include <linux/keyctl.h>
+#include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -59,6 +61,8 @@ struct start {
 	unsigned int loginuid;	/* the audit login uid, or -1 unset */
 	bool has_loginuid;	/* the kernel has audit's */
 	int oom_adj;		/* oom_score_adj */
+	int ioprio;		/* ioprio_get()'s: class and level */
+	unsigned int persona;	/* personality(2)'s */
 };
 
 static const int forwarded[] = { CKPTD_FORWARDED_SIGNALS };
@@ -292,6 +296,13 @@ static int take_client(struct start *s, pid_t pid, uid_t uid,
 				   (int)pid);
 		goto out;
 	}
+	s->ioprio = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, pid);
+	if (s->ioprio < 0 || proc_read(pid, "personality", num, sizeof(num)) < 0 ||
+	    sscanf(num, "%x", &s->persona) != 1) {
+		ret = ckpt_err_set(err, ESRCH, "process %d: cannot read its I/O priority and personality",
+				   (int)pid);
+		goto out;
+	}
 	/* No audit in the kernel: no login uid to carry. */
 	s->has_loginuid = proc_read(pid, "loginuid", num, sizeof(num)) >= 0;
 	if (s->has_loginuid && sscanf(num, "%u", &s->loginuid) != 1) {
@@ -365,8 +376,9 @@ static int proc_write(const char *name, const char *value)
 /*
  * What the program takes while still root: the client's audit login uid
  * (ckptd's is unset, which anyone may set: left so, the user could claim
- * another's) and OOM score adjustment, limits, affinity, nice value and
- * umask.
+ * another's) and OOM score adjustment, limits, affinity, nice value, I/O
+ * priority (a real-time class the client had needs root to set again),
+ * personality and umask.
  */
 static void program_as_root(const struct start *s, int ep)
 {
@@ -391,6 +403,12 @@ static void program_as_root(const struct start *s, int ep)
 	if (s->have_cpus)
 		sched_setaffinity(0, sizeof(s->cpus), &s->cpus);
 	setpriority(PRIO_PROCESS, 0, s->nice);
+	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, s->ioprio))
+		start_fail(ep, 126, "cannot set the I/O priority %#x: %s", s->ioprio,
+			   strerror(errno));
+	if (personality(s->persona) < 0)
+		start_fail(ep, 126, "cannot set the personality %#x: %s", s->persona,
+			   strerror(errno));
 	umask(s->umask);
 }
 

@@ -15,7 +15,9 @@
 # once. ckptd stopped and started again meanwhile finds the job, and
 # ckpt-run still gets its status; a SIGUSR1 sent to ckpt-run then, and to
 # ckpt restart after ckptd was stopped and started again once more, still
-# reaches the program. Requests of the wrong shape, and a
+# reaches the program. Its caller's I/O priority (idle) and personality
+# (no address randomization) are the program's. Requests of the wrong
+# shape, and a
 # caller with no_new_privs (its program would escape it), are refused by
 # name and start nothing, as does one with a capability dropped from its
 # bounding set. On a terminal, the program has one of its own
@@ -86,24 +88,25 @@ ktap_poll 30 "$bin/ckpt" ls > /dev/null || true
 # its descriptors (ls's own and libckpt's: nothing of ckptd's) too.
 rc=0
 (cd "$tmp/u" && umask 027 && ulimit -n 512 && trap '' USR1 &&
-	FOO=bar nice -n 5 setpriv --reuid 1 --regid 1 --groups 1,4,24 "$bin/ckpt-run" --ns sh -c \
+	FOO=bar nice -n 5 ionice -c 3 setarch "$(uname -m)" -R \
+	setpriv --reuid 1 --regid 1 --groups 1,4,24 "$bin/ckpt-run" --ns sh -c \
 	'echo $$ $(id -u) $(id -G) $(umask) $(ulimit -n) $PWD $FOO $CKPT_JOBID
 	 readlink /proc/self/ns/pid /proc/self/ns/ipc; nice; kill -USR1 $$; echo alive
 	 echo $(ls /proc/self/fd); readlink /proc/self/ns/mnt; cat /proc/$$/comm
-	 exit 3' > "$tmp/p.out" 2> "$tmp/p.err") || rc=$?
+	 ionice -p $$; cat /proc/$$/personality; exit 3' > "$tmp/p.out" 2> "$tmp/p.err") || rc=$?
 cat "$tmp/p.out" "$tmp/p.err" | sed 's/^/# /'
 pjob=$(job_of "$tmp/p.err")
 # ls's descriptors with libckpt and no job: the same as in the job's.
 fds=$(cd "$tmp/u" && as_nobody "$bin/ckpt-run" --no-job sh -c 'echo $(ls /proc/self/fd)')
 ktap_note "descriptors without --ns: $fds"
-ktap_check "--ns: pid 2 of new pid, IPC and mount namespaces, /proc its namespace's, the caller's ids, umask, limit, directory, environment, nice, ignored signals; its status" \
+ktap_check "--ns: pid 2 of new pid, IPC and mount namespaces, /proc its namespace's, the caller's ids, umask, limit, directory, environment, nice, I/O priority, personality, ignored signals; its status" \
 	sh -c "test $rc = 3 && test -n '$pjob' &&
 	 test \"\$(head -n 1 '$tmp/p.out')\" = '2 1 1 4 24 0027 512 $tmp/u bar $pjob' &&
 	 test \"\$(sed -n 2p '$tmp/p.out')\" != \"\$(readlink /proc/self/ns/pid)\" &&
 	 test \"\$(sed -n 3p '$tmp/p.out')\" != \"\$(readlink /proc/self/ns/ipc)\" &&
 	 test \"\$(sed -n 4,6p '$tmp/p.out' | tr '\n' ' ')\" = '5 alive $fds ' &&
 	 test \"\$(sed -n 7p '$tmp/p.out')\" != \"\$(readlink /proc/self/ns/mnt)\" &&
-	 test \"\$(sed -n 8p '$tmp/p.out')\" = sh"
+	 test \"\$(sed -n 8,10p '$tmp/p.out' | tr '\n' ' ')\" = 'sh idle 00040000 '"
 # Each job's session keyring: its own (ckptd's would be every job's).
 keyring='import ctypes; print(ctypes.CDLL(None).syscall(250, 0, -3, 0))'
 (cd "$tmp/u" && as_nobody "$bin/ckpt-run" --ns python3 -c "$keyring" > "$tmp/k1" 2> /dev/null &&
