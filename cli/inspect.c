@@ -72,7 +72,7 @@ static const char *timer_notify(__u32 notify)
 }
 
 static const char *const thread_flag_names[] = {
-	"in_syscall",
+	"in_syscall", "nice",
 };
 
 static const char *const rlimit_names[CKPT_IMG_NRLIMITS] = {
@@ -390,6 +390,8 @@ static void print_thread(struct printer *p, const struct ckpt_img_thread *t,
 		    t->gregs[CKPT_GREG_RIP]);
 	print_xuint(p, PRINT_ANY, "sp", "0x%llx", " sp 0x%llx",
 		    t->gregs[CKPT_GREG_RSP]);
+	if (t->flags & CKPT_THREAD_NICE)
+		print_int(p, PRINT_ANY, "nice", " nice %lld", t->nice);
 	print_bool(p, PRINT_TEXT, NULL, " in syscall",
 		   t->flags & CKPT_THREAD_IN_SYSCALL);
 	print_text(p, "\n");

@@ -529,8 +529,10 @@ static int check_thread(struct ckpt_img_state *st,
 		return FAIL(st, EBADMSG, "thread XSAVE state size mismatch");
 	if (!t->tid || t->tid > (1 << 22))
 		return FAIL(st, EBADMSG, "thread id out of bounds");
-	if (t->flags & ~__CKPT_THREAD_ALL || t->pad)
+	if (t->flags & ~__CKPT_THREAD_ALL)
 		return FAIL(st, EINVAL, "unknown thread flags");
+	if (t->flags & CKPT_THREAD_NICE ? t->nice < -20 || t->nice > 19 : t->nice)
+		return FAIL(st, EBADMSG, "thread nice value out of range");
 	if (st->nr_threads == 0 && t->tid != st->pid)
 		return FAIL(st, EBADMSG, "the first thread is not the process's main thread");
 	if (!str_ok(t->comm, sizeof(t->comm)))

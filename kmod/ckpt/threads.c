@@ -12,6 +12,7 @@
  * thread itself on its way back to user mode.
  */
 
+#include <linux/capability.h>
 #include <linux/elf.h>
 #include <linux/futex.h>
 #include <linux/ptrace.h>
@@ -107,6 +108,8 @@ int ckpt_thread_capture(struct ckpt_thread_state *ts)
 	}
 
 	t->flags = (long)regs->orig_ax >= 0 ? CKPT_THREAD_IN_SYSCALL : 0;
+	t->flags |= CKPT_THREAD_NICE;
+	t->nice = task_nice(current);
 	t->blocked = current->blocked.sig[0];
 	t->clear_child_tid = (unsigned long)current->clear_child_tid;
 	t->robust_list = (unsigned long)current->robust_list;
@@ -120,6 +123,23 @@ int ckpt_thread_capture(struct ckpt_thread_state *ts)
 	t->sas_ss_flags = current->sas_ss_flags;
 	__get_task_comm(t->comm, sizeof(t->comm), current);
 	return 0;
+}
+
+/*
+ * The thread's nice value (the restarter's, inherited, in an image of an
+ * older engine), never a higher priority than the restarter's without
+ * CAP_SYS_NICE: a job restarted by root's ckptd does not come back ahead
+ * of where its user left it.
+ */
+static void restore_nice(const struct ckpt_img_thread *t)
+{
+	int nice = t->nice;
+
+	if (!(t->flags & CKPT_THREAD_NICE))
+		return;
+	if (nice < task_nice(current) && !capable(CAP_SYS_NICE))
+		nice = task_nice(current);
+	set_user_nice(current, nice);
 }
 
 void ckpt_thread_release_fpu(void)
@@ -210,5 +230,6 @@ int ckpt_thread_restore(const struct ckpt_img_thread *t, struct ckpt_why *why)
 	task_lock(current);
 	strscpy_pad(current->comm, t->comm, sizeof(current->comm));
 	task_unlock(current);
+	restore_nice(t);
 	return 0;
 }

@@ -8,7 +8,8 @@
  *   personality, comm, the argument and environment areas with the mm
  *   fields that point at them, the auxiliary vector, MADV_DONTFORK and
  *   MADV_DONTDUMP;
- * - each thread: its signal mask, its sigaltstack (a handler runs on it),
+ * - each thread: its signal mask, its nice value (raised above the
+ *   restarter's, which is not lowered), its sigaltstack (a handler runs on it),
  *   the rseq registration glibc made, its robust-futex list (a robust mutex
  *   its owner leaves locked when it exits after the restart is handed on
  *   with EOWNERDEAD instead of hanging), and its SSE and x87 control words
@@ -20,6 +21,7 @@
  * made must be in them (so a restart that reset everything cannot pass).
  */
 #define _GNU_SOURCE
+#include <linux/capability.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -353,6 +355,9 @@ static void thread_settings(struct tstate *t)
 		_exit(9);
 	asm volatile("ldmxcsr %0" : : "m"(mxcsr));
 	asm volatile("fldcw %0" : : "m"(fcw));
+	/* 2, 5 and 8: nice is each thread's own. */
+	if (setpriority(PRIO_PROCESS, syscall(SYS_gettid), 2 + 3 * t->index))
+		_exit(9);
 }
 
 /*
@@ -401,8 +406,10 @@ static void thread_report(struct tstate *t, char *out, size_t size)
 		rseq_errno = errno;
 	arithmetic(arith, sizeof(arith));
 	snprintf(out, size,
-		 "t%d tid %ld mask %d/%d alt %d:%d:%zu mxcsr %#x fcw %#x robust %ld:%zu rseq %s %s",
-		 t->index, (long)syscall(SYS_gettid), sigismember(&set, t->block),
+		 "t%d tid %ld nice %d mask %d/%d alt %d:%d:%zu mxcsr %#x fcw %#x robust %ld:%zu rseq %s %s",
+		 t->index, (long)syscall(SYS_gettid),
+		 getpriority(PRIO_PROCESS, syscall(SYS_gettid)),
+		 sigismember(&set, t->block),
 		 sigismember(&set, SIGWINCH) + sigismember(&set, SIGTTIN) +
 		 sigismember(&set, SIGXCPU),
 		 ss.ss_sp == t->altstack, ss.ss_flags, ss.ss_size,
@@ -623,9 +630,9 @@ TEST_F(state, thread_settings_come_back)
 	 */
 	for (i = 0; i <= NR_TTHREADS; i++) {
 		static const char *const want[] = {
-			"mask 1/1 alt 1:0:65536 mxcsr 0x3f80 fcw 0x7f robust ",
-			"mask 1/1 alt 1:0:65536 mxcsr 0xff80 fcw 0x27f robust ",
-			"mask 1/1 alt 1:0:65536 mxcsr 0x5f80 fcw 0xf7f robust ",
+			" nice 2 mask 1/1 alt 1:0:65536 mxcsr 0x3f80 fcw 0x7f robust ",
+			" nice 5 mask 1/1 alt 1:0:65536 mxcsr 0xff80 fcw 0x27f robust ",
+			" nice 8 mask 1/1 alt 1:0:65536 mxcsr 0x5f80 fcw 0xf7f robust ",
 		};
 		static const char *const arith[] = {
 			"div 3eaaaaaa ftz 0 x87 aaaaab0000000000",
@@ -658,6 +665,46 @@ TEST_F(state, thread_settings_come_back)
 	/* Thread 1 took the robust mutex before the checkpoint. */
 	ASSERT_EQ(0, target_ask(&t, "r", alt, sizeof(alt)));
 	EXPECT_STREQ("robust lock EOWNERDEAD", alt);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	status = target_end(&t);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* A restarter at nice 10 without CAP_SYS_NICE (gone at its exec). */
+static void nice_10_no_cap(void)
+{
+	if (setpriority(PRIO_PROCESS, 0, 10) ||
+	    prctl(PR_CAPBSET_DROP, CAP_SYS_NICE, 0, 0, 0))
+		_exit(120);
+}
+
+/*
+ * The threads' nice values (2, 5, 8) are a higher priority than such a
+ * restarter's: none comes back above it, each at 10.
+ */
+TEST_F(state, thread_nice_not_above_the_restarter)
+{
+	char lines[1024], *line, *save = NULL;
+	struct target t = {};
+	int status, n = 0;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, target_start(&t, threads_target));
+	ASSERT_EQ(0, ask_lines(&t, "s", 1 + NR_TTHREADS, lines, sizeof(lines)));
+	ASSERT_NE(NULL, strstr(lines, " nice 2 ")) TH_LOG("%s", lines);
+	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
+					self->msg, sizeof(self->msg), NULL))
+		TH_LOG("%s", self->msg);
+	target_end(&t);
+	ASSERT_EQ(0, target_restart_after(&t, self->image, nice_10_no_cap));
+	ASSERT_EQ(0, ask_lines(&t, "s", 1 + NR_TTHREADS, lines, sizeof(lines)));
+	TH_LOG("after:\n%s", lines);
+	for (line = strtok_r(lines, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		n += !!strstr(line, " nice 10 ");
+	EXPECT_EQ(1 + NR_TTHREADS, n);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	status = target_end(&t);
 	ASSERT_TRUE(WIFEXITED(status));

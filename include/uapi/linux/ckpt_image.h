@@ -269,7 +269,8 @@ struct ckpt_img_mac {
 
 enum ckpt_img_thread_flags {
 	CKPT_THREAD_IN_SYSCALL = 1 << 0,	/* regs describe a syscall exit */
-	__CKPT_THREAD_ALL = (1 << 1) - 1,
+	CKPT_THREAD_NICE = 1 << 1,	/* @nice recorded (not by older engines) */
+	__CKPT_THREAD_ALL = (1 << 2) - 1,
 };
 
 struct ckpt_img_thread {
@@ -283,7 +284,7 @@ struct ckpt_img_thread {
 	__u32 xstate_size;	/* bytes of XSAVE state after this struct */
 	__u64 sas_ss_sp, sas_ss_size;
 	__u32 sas_ss_flags;
-	__u32 pad;
+	__s32 nice;		/* CKPT_THREAD_NICE: -20 to 19; else 0 */
 	char comm[16];
 	__u64 gregs[CKPT_IMG_GREGS];	/* struct user_regs_struct */
 };
