@@ -297,12 +297,18 @@ static int take_client(struct start *s, pid_t pid, uid_t uid,
 		goto out;
 	}
 	s->ioprio = syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, pid);
-	if (s->ioprio < 0 || proc_read(pid, "personality", num, sizeof(num)) < 0 ||
-	    sscanf(num, "%x", &s->persona) != 1) {
-		ret = ckpt_err_set(err, ESRCH, "process %d: cannot read its I/O priority and personality",
-				   (int)pid);
+	if (s->ioprio < 0) {
+		ret = ckpt_err_set(err, errno, "process %d: cannot read its I/O priority: %s",
+				   (int)pid, strerror(errno));
 		goto out;
 	}
+	/*
+	 * Its personality needs ptrace's attach access (denied under Yama's
+	 * scope 3, or by an LSM): without it, plain PER_LINUX.
+	 */
+	if (proc_read(pid, "personality", num, sizeof(num)) < 0 ||
+	    sscanf(num, "%x", &s->persona) != 1)
+		s->persona = PER_LINUX;
 	/* No audit in the kernel: no login uid to carry. */
 	s->has_loginuid = proc_read(pid, "loginuid", num, sizeof(num)) >= 0;
 	if (s->has_loginuid && sscanf(num, "%u", &s->loginuid) != 1) {

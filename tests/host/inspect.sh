@@ -215,6 +215,7 @@ assert c["no_new_privs"] is True, c
 assert d["process"]["pid"] == 4242 and d["process"]["exe"] == "/bin/sh"
 assert [t["tid"] for t in d["threads"]] == [4242]
 assert d["threads"][0]["ip"] == "0x555555554123"
+assert d["threads"][0]["nice"] == 7 and d["threads"][0]["flags"] == ["nice"], d["threads"]
 v = d["vmas"]
 assert len(v) == 6 and v[0]["path"] == "/bin/sh" and v[0]["prot"] == "r-x"
 assert v[0]["flags"] == ["file"] and v[5]["flags"] == ["growsdown", "stack"]
@@ -238,7 +239,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((122 + nsect))
+ktap_plan $((124 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -264,7 +265,7 @@ ktap_check "'-' from a pipe, --json" sh -c \
 ktap_check "two threads: both listed, leader first" sh -c "
 	'$mkimage' -t 2 | '$ckpt' inspect - > '$tmp/two' &&
 	grep -A2 '^threads: 2' '$tmp/two' | sed -n 2p | grep -q 'tid 4242 ' &&
-	grep -q '^  tid 4243 \"worker-1\" .* in syscall\$' '$tmp/two'"
+	grep -q '^  tid 4243 \"worker-1\" .* nice 8 in syscall\$' '$tmp/two'"
 ktap_check "no pages stored: valid" sh -c \
 	"'$mkimage' -P | '$ckpt' inspect - | grep -qx 'pages: 0 in 0 PAGES sections, 0 bytes'"
 ktap_check "-v: registers, file details and the section list" sh -c "
@@ -352,6 +353,12 @@ damage pad0 set 2 1148 I 0
 img_py "$tmp/pad0-short" shorten "$tmp/pad0" 2 4
 ktap_check "zero padding passes, on to the section's own checks" \
 	refuse "$tmp/pad0-short" "thread XSAVE state size mismatch $(at 2)"
+
+damage nice set 2 84 i 20
+ktap_check "a thread's nice value above 19" refuse "$tmp/nice" "thread nice value out of range $(at 2)"
+damage nice0 set 2 4 I 0
+ktap_check "a nice value without its flag (an older engine's pad)" \
+	refuse "$tmp/nice0" "thread nice value out of range $(at 2)"
 
 damage endpages set $((nsect - 1)) 8 Q 7
 ktap_check "END counting other pages than stored" \

@@ -840,7 +840,8 @@ int main(int argc, char **argv)
 
 		memset(thread, 0, sizeof(*t) + XSTATE_SIZE);
 		t->tid = PID + i;
-		t->flags = i ? CKPT_THREAD_IN_SYSCALL : 0;
+		t->flags = (i ? CKPT_THREAD_IN_SYSCALL : 0) | CKPT_THREAD_NICE;
+		t->nice = 7 + i;
 		t->clear_child_tid = i ? ANON + 0x100 * i : 0;
 		t->robust_list = ANON + 0x1000 + 0x40 * i;
 		t->robust_list_len = 24;
