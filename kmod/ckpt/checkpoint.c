@@ -23,7 +23,6 @@
 #include <linux/kthread.h>
 #include <linux/kdev_t.h>
 #include <linux/ktime.h>
-#include <linux/namei.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched/coredump.h>
@@ -108,19 +107,6 @@ static int check_relatives(struct task_struct *task, struct ckpt_why *why)
 	return -EBUSY;
 }
 
-/* @name, from the checkpointer's root, is @dir's dentry. */
-static bool same_by_name(const char *name, const struct path *dir)
-{
-	struct path p;
-	bool same;
-
-	if (kern_path(name, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &p))
-		return false;
-	same = p.dentry == dir->dentry;
-	path_put(&p);
-	return same;
-}
-
 /*
  * The working and root directories by path (from the checkpointer's root,
  * as every path of the image) and identity. The root must lie under the
@@ -179,7 +165,7 @@ static int capture_fs(struct task_struct *task, struct ckpt_img_fs *fs,
 		memmove(fs->root, p, strlen(p) + 1);
 	}
 	/* Named in its namespace: the same directory in the checkpointer's. */
-	if (!view && !same_by_name(fs->root, &root)) {
+	if (!view && !ckpt_names_dir(fs->root, &root)) {
 		ckpt_whyf(why,
 			  "the root directory of pid %d, %s in its mount namespace, is another directory in the checkpointer's",
 			  task_tgid_vnr(task), fs->root);

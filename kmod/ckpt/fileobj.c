@@ -146,7 +146,7 @@ int ckpt_fileobj_kind(struct file *file, const char *p)
  * d_path() names a file of a mount the caller cannot reach from the top
  * of its tree, which is the same name as from there.
  */
-static void mount_top(const struct path *p, struct path *top)
+static void mount_view_root(const struct path *p, struct path *top)
 {
 	*top = *p;
 	path_get(top);
@@ -161,21 +161,29 @@ static void mount_top(const struct path *p, struct path *top)
 /* What a copy of the checkpointer's namespace has as the checkpointer has. */
 static const char *const shared_dirs[] = { "/tmp", "/var/tmp", "/dev/shm" };
 
-/* @dir is the same directory from @top and from the checkpointer's root. */
-static bool same_dir(const struct path *top, const char *dir)
+bool ckpt_names_dir(const char *name, const struct path *dir)
 {
-	struct path a, b;
-	int ea, eb;
+	struct path p;
 	bool same;
 
-	ea = kern_path(dir, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &a);
-	eb = vfs_path_lookup(top->dentry, top->mnt, dir,
-			     LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &b);
-	same = ea || eb ? ea && eb : a.dentry == b.dentry;
-	if (!ea)
-		path_put(&a);
-	if (!eb)
-		path_put(&b);
+	if (kern_path(name, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &p))
+		return !dir;
+	same = dir && p.dentry == dir->dentry;
+	path_put(&p);
+	return same;
+}
+
+/* @dir names the same directory, or none, from @top and from the checkpointer's root. */
+static bool same_dir(const struct path *top, const char *dir)
+{
+	struct path p;
+	bool same;
+
+	if (vfs_path_lookup(top->dentry, top->mnt, dir,
+			    LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &p))
+		return ckpt_names_dir(dir, NULL);
+	same = ckpt_names_dir(dir, &p);
+	path_put(&p);
 	return same;
 }
 
@@ -192,7 +200,7 @@ int ckpt_mount_view(struct task_struct *task, const struct path *root,
 	task_unlock(task);
 	if (!other)
 		return -EXDEV;
-	mount_top(root, top);
+	mount_view_root(root, top);
 	get_fs_root(current->fs, &mine);
 	ok = top->dentry == mine.dentry;
 	path_put(&mine);

@@ -89,6 +89,12 @@ void ckpt_fileobjs_find_scratch(struct ckpt_fileobjs *o,
 int ckpt_mount_view(struct task_struct *task, const struct path *root,
 		    struct path *top);
 
+/*
+ * @name, looked up from the checkpointer's root, is @dir's directory; with
+ * @dir NULL, names no directory there.
+ */
+bool ckpt_names_dir(const char *name, const struct path *dir);
+
 struct ckpt_writer;
 
 /*
