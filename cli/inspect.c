@@ -211,9 +211,17 @@ static void print_process(struct printer *p, const struct ckpt_image *img,
 	print_uint(p, PRINT_ANY, "pid", "process: pid %llu", pr->pid);
 	print_uint(p, PRINT_ANY, "ppid", ", ppid %llu", pr->ppid);
 	print_string(p, PRINT_ANY, "comm", ", comm \"%s\"\n", pr->comm);
-	print_string(p, PRINT_ANY, "exe", "exe: %s\n", pr->exe);
-	print_uint(p, more, "exe_dev", "  exe dev 0x%llx", pr->exe_dev);
-	print_uint(p, more, "exe_ino", " ino %llu\n", pr->exe_ino);
+	if (pr->exe_dev == CKPT_IMG_EXE_OBJ) {
+		/* Deleted while it ran: the image carries it. */
+		print_string(p, PRINT_ANY, "exe", "exe: %s", pr->exe);
+		print_bool(p, PRINT_ANY, "exe_deleted", " (deleted", true);
+		print_uint(p, PRINT_ANY, "exe_object", ", object %llu)\n",
+			   pr->exe_ino);
+	} else {
+		print_string(p, PRINT_ANY, "exe", "exe: %s\n", pr->exe);
+		print_uint(p, more, "exe_dev", "  exe dev 0x%llx", pr->exe_dev);
+		print_uint(p, more, "exe_ino", " ino %llu\n", pr->exe_ino);
+	}
 	print_uint(p, more, "uid", "  uid %llu", pr->uid);
 	print_uint(p, more, "euid", " euid %llu", pr->euid);
 	print_uint(p, more, "gid", " gid %llu", pr->gid);

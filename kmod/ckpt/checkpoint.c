@@ -576,7 +576,7 @@ static int capture(struct ckpt_cp_ctx *ctx)
 		ret = capture_fs(task, ctx->fs, &ctx->why);
 	if (!ret)
 		ret = ckpt_exe_capture(ctx->mm, ctx->proc, task_tgid_vnr(task),
-				       &ctx->why);
+				       &ctx->scan, &ctx->why);
 	if (!ret)
 		ret = capture_signals(ctx);
 	if (!ret)

@@ -9,6 +9,14 @@
  * mapped file that changed; then, once the restarter's own mappings are
  * gone, makes it the exe file.
  *
+ * An executable deleted while the process ran (a program rebuilt or a
+ * package upgraded under a running job: the linker and the package
+ * manager unlink the old file, they do not write into it), or a memfd run
+ * with fexecve(), has no name to open again. It is the file its text is
+ * mapped from, so it becomes a file object (fileobj.c) like those
+ * mappings, carried by content and made anew, unlinked, by the restarter,
+ * which hands it over read-only: an exe file denies writes.
+ *
  * prctl(PR_SET_MM_EXE_FILE) cannot be used for that: it runs in user mode,
  * where the restarter is still the restarter and its binary still mapped
  * (replace_mm_exe_file() refuses while the old exe file is mapped), and
@@ -33,11 +41,54 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "exe.h"
+#include "fds.h"
+#include "fileobj.h"
 #include "why.h"
 
+/* @p: d_path()'s name of @exe, which ends in " (deleted)". */
+static int exe_object(struct file *exe, char *p, struct ckpt_img_process *proc,
+		      struct ckpt_fds *scan, pid_t pid, struct ckpt_why *why)
+{
+	int kind = ckpt_fileobj_kind(exe, p), idx = -EOPNOTSUPP;
+	size_t len = strlen(p);
+	const struct cred *old;
+
+	/*
+	 * exec() needs no read permission (its file is open for reading all
+	 * the same): the content of one the process could not read (mode
+	 * 0711) must not reach its image. The permission only, as the
+	 * process: a file opened to ask the LSMs too would be given back only
+	 * once the request returns (fput() is deferred), and be counted as a
+	 * holder by the checks of fileobj.c.
+	 */
+	old = override_creds(scan->cred);
+	if (ckpt_inode_permission(&exe->f_path, MAY_READ | MAY_OPEN))
+		idx = -EACCES;
+	revert_creds(old);
+	if (idx != -EACCES &&
+	    (kind == CKPT_FILE_DELETED || kind == CKPT_FILE_MEMFD))
+		idx = ckpt_fileobj_add(&scan->objs, exe, kind, p, -1);
+	if (len > 10 && !strcmp(p + len - 10, " (deleted)"))
+		p[len - 10] = '\0';
+	if (idx < 0) {
+		ckpt_whyf(why, "the executable of pid %d (%s) was deleted, and %s",
+			  pid, p,
+			  idx == -EACCES ? "the process may not read it: its content cannot be saved" :
+			  idx == -E2BIG ? "the process holds too many memfds, deleted, node-local files and FIFOs" :
+			  idx == -ENAMETOOLONG ? "its name is too long to carry it" :
+			  "is no file the image can carry: not supported yet");
+		return idx;
+	}
+	strscpy(proc->exe, p, sizeof(proc->exe));
+	proc->exe_dev = CKPT_IMG_EXE_OBJ;
+	proc->exe_ino = idx;
+	return 0;
+}
+
 int ckpt_exe_capture(struct mm_struct *mm, struct ckpt_img_process *proc,
-		     pid_t pid, struct ckpt_why *why)
+		     pid_t pid, struct ckpt_fds *scan, struct ckpt_why *why)
 {
 	struct file *exe;
 	struct kstat st;
@@ -70,14 +121,10 @@ int ckpt_exe_capture(struct mm_struct *mm, struct ckpt_img_process *proc,
 		ret = IS_ERR(p) ? PTR_ERR(p) : -EOPNOTSUPP;
 		goto out;
 	}
-	if (d_unlinked(exe->f_path.dentry)) {
-		size_t len = strlen(p);
-
-		if (len > 10 && !strcmp(p + len - 10, " (deleted)"))
-			p[len - 10] = '\0';
-		ckpt_whyf(why, "the executable of pid %d (%s) was deleted: not supported yet",
-			  pid, p);
-		ret = -EOPNOTSUPP;
+	/* A memfd's dentry is a root of its own: never "unlinked". */
+	if (d_unlinked(exe->f_path.dentry) ||
+	    ckpt_fileobj_kind(exe, p) == CKPT_FILE_MEMFD) {
+		ret = exe_object(exe, p, proc, scan, pid, why);
 		goto out;
 	}
 	BUILD_BUG_ON(CKPT_IMG_EXE_MAX < PATH_MAX);
@@ -102,20 +149,15 @@ static bool noexec(const struct path *path)
 	       (path->mnt->mnt_sb->s_iflags & SB_I_NOEXEC);
 }
 
-struct file *ckpt_exe_open(const struct ckpt_img_process *proc,
-			   const struct path *root, bool same_boot,
-			   struct ckpt_why *why)
+/* The executable at its path, if it is still the file it was. */
+static struct file *exe_at_path(const struct ckpt_img_process *proc,
+				const struct path *root, bool same_boot,
+				struct ckpt_why *why)
 {
 	struct file *file;
 	struct kstat st;
 	int ret;
 
-	if (!checkpoint_restore_ns_capable(current_user_ns())) {
-		ckpt_whyf(why,
-			  "restoring the executable link (%s) needs CAP_CHECKPOINT_RESTORE",
-			  proc->exe);
-		return ERR_PTR(-EPERM);
-	}
 	file = file_open_root(root, proc->exe, O_RDONLY | O_LARGEFILE, 0);
 	if (IS_ERR(file)) {
 		ckpt_whyf(why, "cannot open the executable %s: error %ld",
@@ -132,7 +174,62 @@ struct file *ckpt_exe_open(const struct ckpt_img_process *proc,
 			  "the executable %s is not the file it was at the checkpoint",
 			  proc->exe);
 		ret = -ESTALE;
-	} else if (!S_ISREG(file_inode(file)->i_mode) || noexec(&file->f_path)) {
+	}
+	if (ret) {
+		fput(file);
+		return ERR_PTR(ret);
+	}
+	return file;
+}
+
+/*
+ * A deleted executable the image carries: a new open file, read-only, of
+ * the one the restarter made for its object, as the process's mappings of
+ * it are (ckpt_fileobj_open()).
+ */
+static struct file *exe_made(const struct ckpt_img_process *proc,
+			     const struct ckpt_objfiles *of,
+			     struct ckpt_why *why)
+{
+	struct file *made = proc->exe_ino < of->nr ? of->files[proc->exe_ino] : NULL;
+	struct file *file;
+
+	if (!made) {
+		ckpt_whyf(why,
+			  "no file was made for the deleted executable %s (object %llu)",
+			  proc->exe, proc->exe_ino);
+		return ERR_PTR(-EBADF);
+	}
+	file = dentry_open(&made->f_path, O_RDONLY | O_LARGEFILE,
+			   of->cred ?: current_cred());
+	if (IS_ERR(file))
+		ckpt_whyf(why,
+			  "cannot open the file made for the deleted executable %s: error %ld",
+			  proc->exe, PTR_ERR(file));
+	return file;
+}
+
+struct file *ckpt_exe_open(const struct ckpt_img_process *proc,
+			   const struct path *root,
+			   const struct ckpt_objfiles *of,
+			   struct ckpt_why *why)
+{
+	struct file *file;
+	int ret = 0;
+
+	if (!checkpoint_restore_ns_capable(current_user_ns())) {
+		ckpt_whyf(why,
+			  "restoring the executable link (%s) needs CAP_CHECKPOINT_RESTORE",
+			  proc->exe);
+		return ERR_PTR(-EPERM);
+	}
+	if (proc->exe_dev == CKPT_IMG_EXE_OBJ)
+		file = exe_made(proc, of, why);
+	else
+		file = exe_at_path(proc, root, of->same_boot, why);
+	if (IS_ERR(file))
+		return file;
+	if (!S_ISREG(file_inode(file)->i_mode) || noexec(&file->f_path)) {
 		ckpt_whyf(why,
 			  "the executable %s is not a regular file on an exec mount here",
 			  proc->exe);

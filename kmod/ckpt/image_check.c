@@ -435,6 +435,8 @@ static int check_process(struct ckpt_img_state *st,
 		return FAIL(st, EBADMSG, "process strings not terminated");
 	if (p->exe[0] != '/')
 		return FAIL(st, EBADMSG, "executable path not absolute");
+	if (p->exe_dev == CKPT_IMG_EXE_OBJ && p->exe_ino >= CKPT_IMG_MAX_FILEOBJS)
+		return FAIL(st, EBADMSG, "executable object out of bounds");
 	if (p->umask & ~0777)
 		return FAIL(st, EBADMSG, "umask out of bounds");
 	return 0;
@@ -1266,6 +1268,8 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 			st->egid = p->egid;
 			st->vdso_size = p->vdso_size;
 			st->vdso_csum = p->vdso_csum;
+			st->exe_obj = p->exe_dev == CKPT_IMG_EXE_OBJ ?
+				      p->exe_ino + 1 : 0;
 			st->expect = CKPT_SECT_THREAD;
 		}
 		break;
@@ -1283,6 +1287,12 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		break;
 	case CKPT_SECT_VMAS:
 		ret = filedata_upto(st, st->nr_fileobjs);
+		/* A deleted executable: a deleted file or memfd the image holds. */
+		if (!ret && st->exe_obj &&
+		    (st->exe_obj > st->nr_fileobjs ||
+		     (st->fileobjs[st->exe_obj - 1].kind != CKPT_FILE_DELETED &&
+		      st->fileobjs[st->exe_obj - 1].kind != CKPT_FILE_MEMFD)))
+			ret = FAIL(st, EBADMSG, "executable object is no deleted file or memfd of FILEOBJ");
 		if (!ret)
 			ret = check_vmas(st, payload, st->hdr.nr_vmas);
 		/* Not needed (nor kept) any longer. */

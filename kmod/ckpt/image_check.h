@@ -75,6 +75,7 @@ struct ckpt_img_state {
 	__u32 has_tree;		/* TREE accepted: tree is valid */
 	struct ckpt_img_tree tree;	/* a tree member's place */
 	__u32 uid, euid, gid, egid;	/* from PROCESS, for CREDS */
+	__u32 exe_obj;		/* from PROCESS: FILEOBJ entry + 1 of its exe, or 0 */
 	/*
 	 * The FILES payload, for EPOLL's items to name its descriptors: the
 	 * caller keeps it alive until VMAS.

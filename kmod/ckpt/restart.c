@@ -719,7 +719,7 @@ static int check_image(struct ckpt_restart_req *q)
 		q->proxy = NULL;
 		return ret;
 	}
-	q->exe = ckpt_exe_open(q->proc, &q->root, q->of.same_boot, &q->why);
+	q->exe = ckpt_exe_open(q->proc, &q->root, &q->of, &q->why);
 	if (IS_ERR(q->exe)) {
 		ret = PTR_ERR(q->exe);
 		q->exe = NULL;

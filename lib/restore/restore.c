@@ -829,6 +829,9 @@ static int open_local(struct restore *r, const struct ckpt_img_fileobj *o,
 	return fd;
 }
 
+/* memfd_create()'s MFD_EXEC (Linux 6.3), which glibc 2.36 lacks. */
+#define CKPT_MFD_EXEC	0x0010U
+
 /* A new, empty file for a memfd, a deleted file or shared memory. */
 static int new_object(const struct ckpt_img_fileobj *o, struct ckpt_err *err)
 {
@@ -836,9 +839,20 @@ static int new_object(const struct ckpt_img_fileobj *o, struct ckpt_err *err)
 	int fd;
 
 	if (o->kind == CKPT_FILE_MEMFD || o->kind == CKPT_FILE_SHMEM) {
-		/* Shared anonymous memory is a memfd's from now on. */
-		fd = memfd_create(o->kind == CKPT_FILE_SHMEM ? "dev/zero" : o->name,
-				  MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		const char *name = o->kind == CKPT_FILE_SHMEM ? "dev/zero" : o->name;
+
+		/*
+		 * Shared anonymous memory is a memfd's from now on. One that
+		 * may be executed says so: with vm.memfd_noexec set (6.3 on),
+		 * a memfd is otherwise made sealed against it. 6.1 knows no
+		 * MFD_EXEC (EINVAL) and makes every memfd executable.
+		 */
+		fd = -1;
+		if (o->mode & 0111)
+			fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING |
+					  CKPT_MFD_EXEC);
+		if (fd < 0 && (!(o->mode & 0111) || errno == EINVAL))
+			fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 		if (fd < 0)
 			return ckpt_err_set(err, errno, "cannot create memfd %s: %s",
 					    o->name, strerror(errno));
@@ -892,6 +906,39 @@ int restore_make_object(struct restore *r, uint32_t obj, struct ckpt_err *err)
 		return ret;
 	}
 	return fd;
+}
+
+bool restore_is_exe(const struct ckpt_image *img,
+		    const struct ckpt_img_fileobj *o)
+{
+	const struct ckpt_img_process *p = &img->proc;
+	const struct ckpt_img_fileobj *e;
+
+	if (p->exe_dev != CKPT_IMG_EXE_OBJ || p->exe_ino >= img->nr_fileobjs)
+		return false;
+	e = &img->fileobjs[p->exe_ino];
+	return e == o || (e->kind == o->kind && e->dev == o->dev &&
+			  e->ino == o->ino);
+}
+
+int restore_object_readonly(const struct ckpt_img_fileobj *o, int fd,
+			    struct ckpt_err *err)
+{
+	char path[64];
+	int ro, ret;
+
+	if (o->kind != CKPT_FILE_DELETED)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ro = open(path, O_RDONLY | O_CLOEXEC);
+	if (ro < 0) {
+		ret = ckpt_err_set(err, errno, "cannot reopen the deleted executable %s read-only: %s",
+				   o->name, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	close(fd);
+	return ro;
 }
 
 int restore_finish_object(const struct ckpt_img_fileobj *o, int fd,
@@ -993,6 +1040,8 @@ static void make_objects(struct restore *r, int above)
 			fd = fcntl(sh->fd[0], F_DUPFD_CLOEXEC, above);
 		else
 			fd = restore_make_object(r, i, &err);
+		if (!sh && fd >= 0 && restore_is_exe(img, &img->fileobjs[i]))
+			fd = restore_object_readonly(&img->fileobjs[i], fd, &err);
 		if (fd < 0)
 			child_fail(r, "%s", sh ? strerror(errno) : err.msg);
 		r->obj_fds[i] = move_fd(r, fd, above);
@@ -1025,7 +1074,16 @@ static void restore_fileobj(struct restore *r,
 		 * both a reader and a writer, so no open of it waits).
 		 */
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", r->obj_fds[f->ino]);
-		fd = open(path, f->open_flags | O_CLOEXEC);
+		if (o->kind == CKPT_FILE_MEMFD && restore_is_exe(img, o) &&
+		    (f->open_flags & O_ACCMODE) != O_RDONLY) {
+			/* memfd_create()'s own file (restore_is_exe()). */
+			fd = fcntl(r->obj_fds[f->ino], F_DUPFD_CLOEXEC, 0);
+			if (fd >= 0 &&
+			    fcntl(fd, F_SETFL, f->open_flags & ~O_ACCMODE))
+				child_fail(r, "fd %u: %s", f->fd, strerror(errno));
+		} else {
+			fd = open(path, f->open_flags | O_CLOEXEC);
+		}
 		if (fd < 0)
 			child_fail(r, "cannot reopen %s (fd %u): %s", f->path, f->fd,
 				   strerror(errno));

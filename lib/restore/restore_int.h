@@ -90,6 +90,22 @@ int restore_make_pipe(const struct ckpt_img_pipe *pd, int above, int p[2]);
 int restore_make_object(struct restore *r, uint32_t obj, struct ckpt_err *err);
 
 /*
+ * Whether @o is the executable of @img's process, deleted while it ran or
+ * a memfd, carried by the image (CKPT_IMG_EXE_OBJ). An exe file denies
+ * writes, which it cannot while an open file of it takes write access: a
+ * deleted file made anew goes to the engine read-only, once filled
+ * (restore_object_readonly()). A memfd's own file (memfd_create()) takes
+ * none, as fexecve() of a memfd open read-write shows: it stays as it is,
+ * and the process's writable descriptor of it is that file (there was
+ * one at most: another open for writing fails while it runs).
+ */
+bool restore_is_exe(const struct ckpt_image *img,
+		    const struct ckpt_img_fileobj *o);
+/* A deleted file's read-only descriptor in place of @fd, or -errno. */
+int restore_object_readonly(const struct ckpt_img_fileobj *o, int fd,
+			    struct ckpt_err *err);
+
+/*
  * What @make makes of @arg (an open file: its descriptor, or -errno with
  * @err), made in a helper process that has taken @r's image's groups and
  * file-system ids, so files are opened and names bound as the process

@@ -842,11 +842,35 @@ static void add_shared(struct tree_restart *tr, uint32_t holder,
 	};
 }
 
+/* restore_make_object(): object *@arg of @r's image. */
+static int make_object(struct restore *r, const void *arg,
+		       struct ckpt_err *err)
+{
+	return restore_make_object(r, *(const uint32_t *)arg, err);
+}
+
+/* Whether @o is a member's deleted executable (restore_is_exe()). */
+static bool tree_exe(const struct tree_restart *tr,
+		     const struct ckpt_img_fileobj *o)
+{
+	uint32_t i;
+
+	for (i = 0; i < tr->t.nr; i++)
+		if (restore_is_exe(&tr->r[i].img, o))
+			return true;
+	return false;
+}
+
 /*
  * The file objects several members hold (memfds, deleted files, shared
  * anonymous memory, FIFOs unlinked while open), made once from the image
  * of the first that holds them, which alone stores their content: the
  * members map and open this one file, as they did the one they shared.
+ * A memfd or deleted file is made as that member's process
+ * (restore_as_member()): its user's, as a member's own are, not the
+ * restarter's (root's, under ckptd) with the mode the image asks for. An
+ * unlinked FIFO and a node-local file are given their user by their own
+ * code (localfile.c).
  */
 static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
 {
@@ -864,8 +888,15 @@ static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
 			    is_shared(tr, o->kind, o->dev, o->ino) ||
 			    !held_after(tr, i, o))
 				continue;
-			fd = above_stdio(restore_make_object(&tr->r[i], k, err),
-					 err);
+			if (o->kind == CKPT_FILE_FIFO ||
+			    o->kind == CKPT_FILE_LOCAL)
+				fd = restore_make_object(&tr->r[i], k, err);
+			else
+				fd = restore_as_member(&tr->r[i], make_object,
+						       &k, o->name, err);
+			if (fd >= 0 && tree_exe(tr, o))
+				fd = restore_object_readonly(o, fd, err);
+			fd = above_stdio(fd, err);
 			if (fd < 0)
 				return fd;
 			add_shared(tr, i, o->kind, o->dev, o->ino, fd);

@@ -239,7 +239,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((124 + nsect))
+ktap_plan $((126 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -474,6 +474,27 @@ import json, sys
 d = json.load(sys.stdin)
 o = d[\"fileobjs\"]
 assert [x[\"kind\"] for x in o] == [\"memfd\", \"fifo\"] and o[0][\"seals\"] == 5, o'"
+# PROCESS's exe_dev (offset 7088) CKPT_IMG_EXE_OBJ: exe_ino (7096) is
+# the FILEOBJ entry of an executable deleted while it ran.
+odamage exe-obj0 set 1 7088 Q 0xffffffffffffffff
+damage_of "$tmp/exe-obj0" exe-obj set 1 7096 Q 0
+ktap_check "a deleted executable the image carries: a memfd entry, shown" sh -c "
+	'$ckpt' inspect '$tmp/exe-obj' > '$tmp/exe-text' &&
+	grep '^exe: ' '$tmp/exe-text' && grep -q '^exe: .* (deleted, object 0)\$' '$tmp/exe-text' &&
+	'$ckpt' inspect --json '$tmp/exe-obj' | python3 -c '
+import json, sys
+p = json.load(sys.stdin)[\"process\"]
+assert p[\"exe_deleted\"] is True and p[\"exe_object\"] == 0 and \"exe_dev\" not in p, p'"
+damage_of "$tmp/exe-obj" exe-fifo set 1 7096 Q 1
+damage_of "$tmp/exe-obj" exe-none set 1 7096 Q 2
+damage_of "$tmp/exe-obj" exe-far set 1 7096 Q 1024
+damage exe-noobj0 set 1 7088 Q 0xffffffffffffffff
+damage_of "$tmp/exe-noobj0" exe-noobj set 1 7096 Q 0
+ktap_check "a deleted executable naming a FIFO, an entry past the last, past the bound, none at all" refuse_all \
+	"$tmp/exe-fifo" "executable object is no deleted file or memfd of FILEOBJ $(oat 9)" \
+	"$tmp/exe-none" "executable object is no deleted file or memfd of FILEOBJ $(oat 9)" \
+	"$tmp/exe-far" "executable object out of bounds $(oat 1)" \
+	"$tmp/exe-noobj" "executable object is no deleted file or memfd of FILEOBJ $(at 4)"
 odamage obj-kind set 4 12 I 9
 ktap_check "a FILES entry naming an object of another kind" \
 	refuse "$tmp/obj-kind" "file names an object the image does not carry $(oat 4)"

@@ -27,7 +27,10 @@
 # member's, and only the tree's processes are listed; checkpointed again
 # from outside that mount namespace, a member confined below a directory
 # (chroot) too, it restarts the same way. A process in another mount
-# namespace with a /tmp of its own is refused by name.
+# namespace with a /tmp of its own is refused by name. Two trees run by
+# a shell from one binary, rebuilt (replaced, the old file deleted) while
+# they run, as a job's ranks are: their executable travels in the images
+# and the restarted shell prints both lines.
 #
 # Topology: one node, no network.
 #
@@ -47,6 +50,7 @@ tmp=$(mktemp -d)
 cleanup() {
 	pkill -KILL -x tree 2> /dev/null || true
 	pkill -KILL -x producer 2> /dev/null || true
+	pkill -KILL -x app 2> /dev/null || true
 	pkill -KILL -f "sleep 314[123]" 2> /dev/null || true
 	wait 2> /dev/null || true
 	rmmod ckpt 2> /dev/null || true
@@ -72,7 +76,7 @@ same() {
 	cmp "$tmp/expected" "$tmp/$1.out"
 }
 
-ktap_plan 25
+ktap_plan 27
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 "$tree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
@@ -459,4 +463,42 @@ ktap_check "refused: a process in a mount namespace whose /tmp is its own, named
 	grep -q 'root directory of pid $priv is outside the checkpointer.s: in another mount namespace, whose root directory, /tmp, /var/tmp or /dev/shm is not' '$tmp/priv.err' &&
 	test ! -e '$tmp/priv' && kill -0 $priv"
 kill -KILL "$priv" 2> /dev/null || true
+
+# One binary run twice by a shell of user 1000's, as a launcher runs its
+# ranks, then rebuilt under them: a new file renamed over the old, which
+# lives on deleted, each process with its own open file of it. Restarted
+# by root, the file made again is the user's, not root's.
+appdir=$(mktemp -d)
+chown 1000:1000 "$appdir"
+cp "$tree" "$appdir/app"
+chown 1000:1000 "$appdir/app"
+setpriv --reuid=1000 --regid=1000 --clear-groups sh -c "'$appdir/app' $steps '$appdir/1.ready' 20 & '$appdir/app' $steps '$appdir/2.ready' 20; rc=\$?; wait; exit \$rc" > "$tmp/app.out" &
+app=$!
+ktap_poll 120 sh -c "test -e '$appdir/1.ready' && test -e '$appdir/2.ready'" || ktap_note "app: not all run after 120 s"
+cp /bin/true "$appdir/app.new" && mv "$appdir/app.new" "$appdir/app"
+app_pids=$(members "$app")
+ktap_check "a tree whose executable was rebuilt while it ran: --kill, the images carry it" sh -c "
+	ckpt checkpoint --tree $app --kill -o '$tmp/appimg' > '$tmp/app.txt' && cat '$tmp/app.txt' &&
+	grep -q 'tree of pid $app: 9 processes' '$tmp/app.txt' &&
+	for p in \$(echo $app_pids | cut -d' ' -f2-); do
+		ckpt inspect '$tmp/appimg/'\$p.img | grep -q '^exe: $appdir/app (deleted, object [0-9]*)\$' || exit 1; done"
+reap "$app" 60 2> /dev/null || true
+cat "$tmp/expected" "$tmp/expected" > "$tmp/app-expected"
+# The eight, running their executable again: user 1000's, mode 0755.
+cat > "$tmp/app-exes.sh" <<'EOF'
+n=0
+for p in $(pgrep -x app); do
+	[ "$(stat -L -c %u:%a /proc/$p/exe 2> /dev/null)" = 1000:755 ] || exit 1
+	n=$((n + 1))
+done
+[ "$n" = 8 ]
+EOF
+ktap_check "restarted by root: the eight run a file of the user's again, and print both lines of an uninterrupted run, exit 3" sh -c "
+	timeout 300 ckpt restart '$tmp/appimg' > '$tmp/app-r.out' & r=\$!;
+	for i in \$(seq 300); do sh '$tmp/app-exes.sh' && break; sleep 0.2; done;
+	for p in \$(pgrep -x app); do echo \"# \$p: \$(stat -L -c %u:%a /proc/\$p/exe) \$(readlink /proc/\$p/exe)\"; done;
+	ok=0; sh '$tmp/app-exes.sh' || ok=1;
+	wait \$r; rc=\$?; cat '$tmp/app-r.out';
+	test \$ok = 0 && test \$rc = 3 && cmp '$tmp/app-expected' '$tmp/app-r.out'"
+rm -rf "$appdir"
 ktap_finish

@@ -213,6 +213,14 @@ struct ckpt_img_process {
 };
 
 /*
+ * @exe_dev of a process whose executable was deleted while it ran, or is
+ * a memfd: the image carries it by content, and @exe_ino is its FILEOBJ
+ * entry (CKPT_FILE_DELETED or CKPT_FILE_MEMFD), @exe its name without
+ * " (deleted)". No encoded device number is this large.
+ */
+#define CKPT_IMG_EXE_OBJ	(~0ULL)
+
+/*
  * The process's credentials, which all its threads shared: user and group
  * ids as the checkpointer's user namespace names them (the process was in
  * that namespace), the supplementary groups (@nr_groups __u32 ids follow,
