@@ -383,8 +383,80 @@ static void print_mac(struct printer *p, const struct ckpt_image *img)
 	print_close_object(p);
 }
 
+static const char *policy_name(__u32 policy)
+{
+	static const char *const names[] = {
+		"normal", "fifo", "rr", "batch", "?", "idle",
+	};
+
+	return policy < ARRAY_SIZE(names) ? names[policy] : "?";
+}
+
+/* @s's CPUs, "0,2-3", into @buf. */
+static const char *cpu_list(char *buf, size_t len,
+			    const struct ckpt_img_sched *s)
+{
+	unsigned int cpu, end, n = CKPT_IMG_CPU_WORDS * 64;
+	size_t at = 0;
+
+#define HAS(c) ((c) < n && (s->cpus[(c) / 64] >> ((c) % 64) & 1))
+	buf[0] = '\0';
+	for (cpu = 0; cpu < n; cpu = end + 1) {
+		end = cpu;
+		if (!HAS(cpu))
+			continue;
+		while (HAS(end + 1))
+			end++;
+		at += snprintf(buf + at, at < len ? len - at : 0,
+			       end > cpu ? "%s%u-%u" : "%s%u", at ? "," : "",
+			       cpu, end);
+	}
+#undef HAS
+	return buf;
+}
+
+/* How the thread is scheduled, where not as any thread is by default. */
+static void print_sched(struct printer *p, const struct ckpt_img_sched *s)
+{
+	char cpus[CKPT_IMG_CPU_WORDS * 64 * 6];
+	unsigned int cpu;
+
+	print_open_object(p, "sched");
+	print_string(p, s->policy ? PRINT_ANY : PRINT_JSON, "policy",
+		     " policy %s", policy_name(s->policy));
+	if (s->rt_priority)
+		print_uint(p, PRINT_ANY, "rt_priority", " %llu", s->rt_priority);
+	else
+		print_uint(p, PRINT_JSON, "rt_priority", "", 0);
+	print_bool(p, PRINT_ANY, "reset_on_fork", " reset-on-fork",
+		   s->flags & CKPT_SCHED_RESET_ON_FORK);
+	if (s->ioprio) {
+		static const char *const class[] = { "", "rt", "be", "idle" };
+
+		print_string(p, PRINT_ANY, "ioprio_class", " ioprio %s",
+			     class[s->ioprio >> 13 & 3]);
+		if (s->ioprio >> 13 != 3)
+			print_uint(p, PRINT_ANY, "ioprio_level", "/%llu",
+				   s->ioprio & 7);
+	} else {
+		print_null(p, "ioprio_class");
+	}
+	if (s->flags & CKPT_SCHED_ALL_CPUS) {
+		print_null(p, "cpus");
+	} else {
+		print_string(p, PRINT_TEXT, NULL, " cpus %s",
+			     cpu_list(cpus, sizeof(cpus), s));
+		print_open_array(p, "cpus");
+		for (cpu = 0; cpu < CKPT_IMG_CPU_WORDS * 64; cpu++)
+			if (s->cpus[cpu / 64] >> (cpu % 64) & 1)
+				print_uint(p, PRINT_JSON, NULL, "", cpu);
+		print_close_array(p);
+	}
+	print_close_object(p);
+}
+
 static void print_thread(struct printer *p, const struct ckpt_img_thread *t,
-			 bool verbose)
+			 const struct ckpt_img_sched *s, bool verbose)
 {
 	enum print_which more = verbose ? PRINT_ANY : PRINT_JSON;
 	unsigned int i;
@@ -400,6 +472,8 @@ static void print_thread(struct printer *p, const struct ckpt_img_thread *t,
 		    t->gregs[CKPT_GREG_RSP]);
 	if (t->flags & CKPT_THREAD_NICE)
 		print_int(p, PRINT_ANY, "nice", " nice %lld", t->nice);
+	if (s)
+		print_sched(p, s);
 	print_bool(p, PRINT_TEXT, NULL, " in syscall",
 		   t->flags & CKPT_THREAD_IN_SYSCALL);
 	print_text(p, "\n");
@@ -943,7 +1017,8 @@ static void report(FILE *f, const char *name, const struct ckpt_image *img,
 	print_text(p, "threads: %u\n", img->nr_threads);
 	print_open_array(p, "threads");
 	for (i = 0; i < img->nr_threads; i++)
-		print_thread(p, &img->threads[i], verbose);
+		print_thread(p, &img->threads[i],
+			     i < img->nr_scheds ? &img->scheds[i] : NULL, verbose);
 	print_close_array(p);
 	print_files(p, img);
 	print_fileobjs(p, img);

@@ -249,7 +249,27 @@ static int capture_process(struct task_struct *task,
 	ckpt_unlock_sighand(sighand, &flags);
 	return 0;
 }
-/* HEADER, PROCESS and a THREAD section per live thread. */
+/* SCHED: the live threads' entries, in the order of their THREADs. */
+static int write_sched(struct ckpt_cp_ctx *ctx, u32 nr)
+{
+	struct ckpt_freeze *fz = ctx->fz;
+	struct ckpt_img_sched *s;
+	unsigned int i, n = 0;
+	int ret;
+
+	s = kvcalloc(nr, sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < fz->nr && n < nr; i++)
+		if (!fz->threads[i].exited)
+			s[n++] = fz->threads[i].ts.sched;
+	ret = ckpt_write_sect(&ctx->w, CKPT_SECT_SCHED, s, nr * sizeof(*s),
+			      NULL, 0);
+	kvfree(s);
+	return ret;
+}
+
+/* HEADER, PROCESS, a THREAD section per live thread, and SCHED. */
 static int write_threads(struct ckpt_cp_ctx *ctx)
 {
 	struct ckpt_freeze *fz = ctx->fz;
@@ -294,7 +314,7 @@ static int write_threads(struct ckpt_cp_ctx *ctx)
 				      sizeof(p->ts.img), p->ts.xstate,
 				      fz->xstate_size);
 	}
-	return ret;
+	return ret ?: write_sched(ctx, hdr.nr_threads);
 }
 
 /* What the descriptor scan found (fds.c). */

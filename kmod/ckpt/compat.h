@@ -63,6 +63,17 @@ struct task_struct;
 #define ckpt_fd_cloexec(files, fd)	close_on_exec(fd, files_fdtable(files))
 #endif
 
+/*
+ * Whether @t's CPUs may be ones it asked for: since 6.2 sched_setaffinity()
+ * keeps the request in user_cpus_ptr (NULL: never asked, its CPUs are its
+ * cpuset's); before, the kernel does not say.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define ckpt_cpus_asked(t)	((t)->user_cpus_ptr != NULL)
+#else
+#define ckpt_cpus_asked(t)	true
+#endif
+
 /* eventfd_signal() lost its count in 6.8: it adds 1. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
 #define ckpt_eventfd_signal(ctx)	eventfd_signal(ctx)

@@ -42,6 +42,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_FILEDATA]	= "FILEDATA",
 	[CKPT_SECT_VDSO]	= "VDSO",
 	[CKPT_SECT_TIMERS]	= "TIMERS",
+	[CKPT_SECT_SCHED]	= "SCHED",
 	[CKPT_SECT_CREDS]	= "CREDS",
 	[CKPT_SECT_MAC]		= "MAC",
 	[CKPT_SECT_TREE]	= "TREE",
@@ -142,6 +143,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 	case CKPT_SECT_SIGNALS:
 		return sizeof(struct ckpt_img_signals) +
 		       (__u64)CKPT_IMG_MAX_SIGQUEUE * sizeof(struct ckpt_img_siginfo);
+	case CKPT_SECT_SCHED:
+		return (__u64)st->hdr.nr_threads * sizeof(struct ckpt_img_sched);
 	case CKPT_SECT_TIMERS:
 		return sizeof(struct ckpt_img_timers) +
 		       (__u64)CKPT_IMG_MAX_TIMERS * sizeof(struct ckpt_img_timer);
@@ -228,6 +231,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		if (s->type == CKPT_SECT_VDSO && !st->vdso_seen)
 			break;
 		if (s->type == CKPT_SECT_TIMERS && !st->timers_seen)
+			break;
+		if (s->type == CKPT_SECT_SCHED && !st->sched_seen)
 			break;
 		if (s->type == CKPT_SECT_CREDS && !st->creds_seen)
 			break;
@@ -439,6 +444,37 @@ static int check_process(struct ckpt_img_state *st,
 		return FAIL(st, EBADMSG, "executable object out of bounds");
 	if (p->umask & ~0777)
 		return FAIL(st, EBADMSG, "umask out of bounds");
+	return 0;
+}
+
+/*
+ * SCHED: a policy the engine restores (not SCHED_DEADLINE), a real-time
+ * priority for a real-time one only, and some CPU unless any will do.
+ */
+static int check_sched(struct ckpt_img_state *st,
+		       const struct ckpt_img_sched *s, __u32 n)
+{
+	__u64 any;
+	__u32 i, k;
+
+	for (i = 0; i < n; i++, s++) {
+		int rt = s->policy == 1 || s->policy == 2;	/* FIFO, RR */
+
+		if (s->policy > 5 || s->policy == 4 ||
+		    (rt ? s->rt_priority < 1 || s->rt_priority > 99 :
+			  s->rt_priority))
+			return FAIL(st, EBADMSG, "thread scheduling policy out of range");
+		if (s->flags & ~__CKPT_SCHED_ALL)
+			return FAIL(st, EBADMSG, "unknown thread scheduling flags");
+		/* No class but RT (1), BE (2), IDLE (3); a level below 8. */
+		if (s->ioprio & ~0x6007U || (s->ioprio >> 13) > 3 ||
+		    (!(s->ioprio >> 13) && s->ioprio))
+			return FAIL(st, EBADMSG, "thread I/O priority out of range");
+		for (k = 0, any = 0; k < CKPT_IMG_CPU_WORDS; k++)
+			any |= s->cpus[k];
+		if (!any != !!(s->flags & CKPT_SCHED_ALL_CPUS))
+			return FAIL(st, EBADMSG, "thread CPU set empty, or given with any CPU");
+	}
 	return 0;
 }
 
@@ -1419,6 +1455,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = check_timers(st, payload, s->len);
 		if (!ret)
 			st->timers_seen = 1;
+		break;
+	case CKPT_SECT_SCHED:
+		ret = check_sched(st, payload, st->hdr.nr_threads);
+		if (!ret)
+			st->sched_seen = 1;
 		break;
 	case CKPT_SECT_CREDS:
 		ret = check_creds(st, payload, s->len);

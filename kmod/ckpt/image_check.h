@@ -70,6 +70,7 @@ struct ckpt_img_state {
 	__u32 vdso_csum;	/* from PROCESS */
 	__u64 vdso_size;	/* from PROCESS */
 	__u32 timers_seen;	/* TIMERS accepted */
+	__u32 sched_seen;	/* SCHED accepted */
 	__u32 creds_seen;	/* CREDS accepted */
 	__u32 mac_seen;		/* MAC accepted: VMAS must follow */
 	__u32 has_tree;		/* TREE accepted: tree is valid */

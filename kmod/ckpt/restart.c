@@ -72,6 +72,8 @@ struct restore_work {
 	struct callback_head cb;
 	struct file *dev;	/* /dev/ckpt: pins the module until after the work */
 	struct ckpt_img_thread img;
+	struct ckpt_img_sched sched;	/* its SCHED entry, if has_sched */
+	bool has_sched;
 	struct ckpt_creds_set *creds;	/* this thread's to install or drop */
 	pid_t lazy_ppid;	/* main thread of a lazy restart: its restarter */
 };
@@ -152,7 +154,8 @@ static void restore_fn(struct callback_head *cb)
 	struct ckpt_why why = {};
 	struct file *dev;
 
-	if (ckpt_thread_restore(&w->img, &why)) {
+	if (ckpt_thread_restore(&w->img, w->has_sched ? &w->sched : NULL,
+				&why)) {
 		pr_info_ratelimited("restart of pid %d failed: %s\n",
 				    task_tgid_vnr(current), why.msg);
 		force_sig(SIGKILL);
@@ -174,6 +177,15 @@ static void restore_fn(struct callback_head *cb)
 	 * that runs after this function has returned out of module code.
 	 */
 	fput(dev);
+}
+
+/* Thread @index's SCHED entry into @w, if the image has them. */
+static void set_sched(struct restore_work *w, const struct ckpt_img_sched *s,
+		      u32 index)
+{
+	w->has_sched = s;
+	if (s)
+		w->sched = s[index];
 }
 
 /* Hands @w to current, to run on its way back to user mode. */
@@ -321,6 +333,7 @@ struct ckpt_restart_req {
 	struct ckpt_img_process *proc;
 	struct image_threads it;
 	struct ckpt_img_timers *timers;
+	struct ckpt_img_sched *sched;	/* SCHED: [nr_threads], or NULL */
 	struct ckpt_img_vdso *vdso;
 	struct ckpt_img_creds *creds;
 	struct ckpt_img_vma *vmas;
@@ -411,6 +424,8 @@ static int read_front(struct ckpt_restart_req *q)
 			q->vdso = p;
 		else if (s.type == CKPT_SECT_TIMERS)
 			q->timers = p;
+		else if (s.type == CKPT_SECT_SCHED)
+			q->sched = p;
 		else if (s.type == CKPT_SECT_CREDS)
 			q->creds = p;
 		else
@@ -765,14 +780,18 @@ static int gather_threads(struct ckpt_restart_req *q)
 			ret = -ENOMEM;
 			continue;
 		}
-		if (a->img)
+		/* Matched: its index is one of the image's threads. */
+		if (a->img) {
 			a->work->img = *a->img;
+			set_sched(a->work, q->sched, a->index);
+		}
 		a->work->creds = ckpt_creds_get(q->cs);
 	}
 	mutex_unlock(&ctx->lock);
 	if (ret)
 		return ret;
 	q->own->img = *q->it.t[0];
+	set_sched(q->own, q->sched, 0);
 	q->own->creds = ckpt_creds_get(q->cs);
 	if (q->uffd && !(q->args->flags & CKPT_RESTART_LAZY_UNTIED)) {
 		rcu_read_lock();
@@ -853,6 +872,7 @@ static void put_req(struct ckpt_restart_req *q)
 	free_threads(&q->it);
 	kvfree(q->creds);
 	kvfree(q->timers);
+	kvfree(q->sched);
 	kvfree(q->vmas);
 	kvfree(q->vdso);
 	kvfree(q->proxy);

@@ -2,7 +2,9 @@
 /*
  * Per-thread state: registers (through the architecture's regsets, the
  * interface ptrace and core dumps use), FPU/XSAVE state, TLS base, signal
- * mask, the futex/rseq registrations glibc makes, sigaltstack and name.
+ * mask, the futex/rseq registrations glibc makes, sigaltstack and name,
+ * nice value, scheduling policy and (captured only: the restarter's thread
+ * sets them itself, lib/restore) its I/O priority and CPUs.
  *
  * Capture runs in the thread itself, parked on its way back to user mode,
  * so its FPU registers are current when they are read. Restore is split:
@@ -13,8 +15,10 @@
  */
 
 #include <linux/capability.h>
+#include <linux/cpumask.h>
 #include <linux/elf.h>
 #include <linux/futex.h>
+#include <linux/iocontext.h>
 #include <linux/ptrace.h>
 #include <linux/regset.h>
 #include <linux/sched.h>
@@ -24,6 +28,7 @@
 #include <linux/slab.h>
 #include <linux/signal.h>
 #include <linux/string.h>
+#include <uapi/linux/sched/types.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
 #include <asm/fpu/xcr.h>
@@ -32,6 +37,7 @@
 #include <asm/segment.h>
 #include <asm/user.h>
 
+#include "compat.h"
 #include "threads.h"
 #include "why.h"
 
@@ -77,6 +83,53 @@ int ckpt_machine_xfeatures(u64 *xfeatures)
 	return 0;
 }
 
+/*
+ * The thread's policy, I/O priority and CPUs (SCHED): a deadline task's
+ * parameters are not kept, nor CPUs from 1024 on of a thread bound to
+ * some. Any CPU: it may run on every online one, or (since 6.2, where the
+ * kernel says) it never asked for some, and runs where its cpuset lets it.
+ */
+static int capture_sched(struct ckpt_thread_state *ts)
+{
+	struct ckpt_img_sched *s = &ts->sched;
+	unsigned int cpu;
+
+	memset(s, 0, sizeof(*s));
+	if (current->policy != SCHED_NORMAL && current->policy != SCHED_BATCH &&
+	    current->policy != SCHED_IDLE && current->policy != SCHED_FIFO &&
+	    current->policy != SCHED_RR) {
+		ts->why = current->policy == SCHED_DEADLINE ?
+			  "thread runs under SCHED_DEADLINE: not supported yet" :
+			  "thread runs under a scheduling policy this engine does not know";
+		return -EOPNOTSUPP;
+	}
+	s->policy = current->policy;
+	/* The class and level it set; the hints a request carries are not. */
+	task_lock(current);
+	if (current->io_context)
+		s->ioprio = current->io_context->ioprio & 0x6007U;
+	task_unlock(current);
+	if (!(s->ioprio >> 13))
+		s->ioprio = 0;
+	if (s->policy == SCHED_FIFO || s->policy == SCHED_RR)
+		s->rt_priority = current->rt_priority;
+	if (current->sched_reset_on_fork)
+		s->flags |= CKPT_SCHED_RESET_ON_FORK;
+	if (cpumask_subset(cpu_active_mask, &current->cpus_mask) ||
+	    !ckpt_cpus_asked(current)) {
+		s->flags |= CKPT_SCHED_ALL_CPUS;
+		return 0;
+	}
+	for_each_cpu(cpu, &current->cpus_mask) {
+		if (cpu >= CKPT_IMG_CPU_WORDS * 64) {
+			ts->why = "thread is bound to CPUs from 1024 on: not supported yet";
+			return -EOPNOTSUPP;
+		}
+		s->cpus[cpu / 64] |= 1ULL << (cpu % 64);
+	}
+	return 0;
+}
+
 int ckpt_thread_capture(struct ckpt_thread_state *ts)
 {
 	const struct user_regset *gr = find_regset(NT_PRSTATUS);
@@ -106,6 +159,9 @@ int ckpt_thread_capture(struct ckpt_thread_state *ts)
 		ts->why = "thread uses the GS base or segment selectors";
 		return -EOPNOTSUPP;
 	}
+	ret = capture_sched(ts);
+	if (ret)
+		return ret;
 
 	t->flags = (long)regs->orig_ax >= 0 ? CKPT_THREAD_IN_SYSCALL : 0;
 	t->flags |= CKPT_THREAD_NICE;
@@ -142,6 +198,41 @@ static void restore_nice(const struct ckpt_img_thread *t)
 	set_user_nice(current, nice);
 }
 
+/*
+ * The policy, as sched_setattr() would let the restarter set it: a
+ * real-time one with CAP_SYS_NICE or within RLIMIT_RTPRIO (the image's,
+ * which the restarter set), out of SCHED_IDLE or SCHED_RESET_ON_FORK with
+ * CAP_SYS_NICE; else the thread keeps the restarter's, as a nice value is
+ * clamped. The nice value (restored first) stays. The LSMs' say on it
+ * (security_task_setscheduler()) is not asked: the unchecked setter is the
+ * only one a module may call.
+ */
+static void restore_policy(const struct ckpt_img_sched *s)
+{
+	bool rt = s->policy == SCHED_FIFO || s->policy == SCHED_RR;
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = s->policy,
+		.sched_priority = s->rt_priority,
+		.sched_nice = task_nice(current),
+		.sched_flags = s->flags & CKPT_SCHED_RESET_ON_FORK ?
+			       SCHED_FLAG_RESET_ON_FORK : 0,
+	};
+
+	if (current->policy == s->policy &&
+	    current->rt_priority == s->rt_priority &&
+	    current->sched_reset_on_fork == !!attr.sched_flags)
+		return;
+	if (rt && !capable(CAP_SYS_NICE) &&
+	    s->rt_priority > task_rlimit(current, RLIMIT_RTPRIO))
+		return;
+	if (((current->policy == SCHED_IDLE && s->policy != SCHED_IDLE) ||
+	     (current->sched_reset_on_fork && !attr.sched_flags)) &&
+	    !capable(CAP_SYS_NICE))
+		return;
+	sched_setattr_nocheck(current, &attr);
+}
+
 void ckpt_thread_release_fpu(void)
 {
 	/*
@@ -165,7 +256,8 @@ int ckpt_thread_set_xstate(struct task_struct *task, const void *xstate,
 	return xr->set(task, xr, 0, size, xstate, NULL);
 }
 
-int ckpt_thread_restore(const struct ckpt_img_thread *t, struct ckpt_why *why)
+int ckpt_thread_restore(const struct ckpt_img_thread *t,
+			const struct ckpt_img_sched *s, struct ckpt_why *why)
 {
 	const struct user_regs_struct *u = (const void *)t->gregs;
 	struct pt_regs *regs = current_pt_regs();
@@ -231,5 +323,7 @@ int ckpt_thread_restore(const struct ckpt_img_thread *t, struct ckpt_why *why)
 	strscpy_pad(current->comm, t->comm, sizeof(current->comm));
 	task_unlock(current);
 	restore_nice(t);
+	if (s)
+		restore_policy(s);
 	return 0;
 }

@@ -10,6 +10,7 @@ struct ckpt_why;
 
 struct ckpt_thread_state {
 	struct ckpt_img_thread img;
+	struct ckpt_img_sched sched;
 	void *xstate;		/* img.xstate_size bytes */
 	int err;
 	const char *why;
@@ -36,8 +37,11 @@ void ckpt_thread_release_fpu(void);
 
 /*
  * In the thread's own context, on its way back to user mode: take the
- * image's registers and per-thread state (everything but the FPU).
+ * image's registers and per-thread state (everything but the FPU), and its
+ * scheduling policy from @s (SCHED; NULL in an image without; its CPUs
+ * the restarter set with sched_setaffinity()).
  */
-int ckpt_thread_restore(const struct ckpt_img_thread *t, struct ckpt_why *why);
+int ckpt_thread_restore(const struct ckpt_img_thread *t,
+			const struct ckpt_img_sched *s, struct ckpt_why *why);
 
 #endif /* _CKPT_THREADS_H */

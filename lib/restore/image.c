@@ -57,6 +57,7 @@ void ckpt_image_free(struct ckpt_image *img)
 	free(img->epitems);
 	free(img->timerfds);
 	free(img->ptys);
+	free(img->scheds);
 	free(img->timer_list);
 	img->timer_list = NULL;
 	free(img->groups);
@@ -450,6 +451,9 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 	case CKPT_SECT_PTY:
 		return copy_array(img, (void **)&img->ptys, &img->nr_ptys,
 				  payload, s->len, sizeof(*img->ptys));
+	case CKPT_SECT_SCHED:
+		return copy_array(img, (void **)&img->scheds, &img->nr_scheds,
+				  payload, s->len, sizeof(*img->scheds));
 	case CKPT_SECT_VDSO:
 		memcpy(&img->vdso, payload, sizeof(img->vdso));
 		img->has_vdso = true;

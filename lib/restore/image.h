@@ -90,6 +90,8 @@ struct ckpt_image {
 	__u32 nr_timerfds;
 	struct ckpt_img_pty *ptys;		/* [nr_ptys] */
 	__u32 nr_ptys;
+	struct ckpt_img_sched *scheds;	/* [nr_scheds]: none, or a thread's each */
+	__u32 nr_scheds;
 	struct ckpt_img_epitem *epitems;	/* [nr_epitems] */
 	__u32 nr_epitems;
 	struct ckpt_img_pipe **pipes;		/* [nr_pipes], each malloc'ed */

@@ -143,6 +143,9 @@ struct thread_arg {
 	pid_t pid, tid;
 	const struct ckpt_img_siginfo *sigs;	/* the image's queue */
 	uint32_t nr_sigs;
+	bool has_cpus;
+	cpu_set_t cpus;		/* with has_cpus: the image's, to take first */
+	int ioprio;		/* the image's I/O priority, to take first; 0 */
 };
 
 static long raw_syscall4(long nr, long a, long b, long c, long d)
@@ -197,6 +200,11 @@ static void __attribute__((noreturn, used)) thread_main(struct thread_arg *t)
 			raw_syscall3(SYS_exit_group, 1, 0, 0);
 		}
 	}
+	if (t->has_cpus)
+		raw_syscall3(SYS_sched_setaffinity, 0, sizeof(t->cpus),
+			     (long)&t->cpus);
+	if (t->ioprio)	/* IOPRIO_WHO_PROCESS 0: this thread */
+		raw_syscall3(SYS_ioprio_set, 1, 0, t->ioprio);
 	raw_syscall3(SYS_ioctl, t->dev, CKPT_IOC_RESTART_THREAD,
 		     (long)&t->index);
 	/* Only a failed restart gets here; the main thread reports it. */
@@ -1893,6 +1901,52 @@ static void restore_creds(struct restore *r)
 }
 
 /* The image's other threads, made with their tids; all signals blocked. */
+/*
+ * Thread @i's CPUs (SCHED) into @set, if the image binds it to some and
+ * every one of them is this restarter's to give (its own, within its
+ * cpuset): a restart never widens what the restarter was given, and where
+ * only a part is left (another machine, another allocation of cores)
+ * threads bound to them would crowd onto fewer CPUs than they had, so the
+ * thread keeps the restarter's. Set with sched_setaffinity() by the thread
+ * itself before the engine takes it over: the kernel's checks, and since
+ * 6.2 a binding that a later cpuset change keeps (user_cpus_ptr), as the
+ * engine's set_cpus_allowed_ptr() would not.
+ */
+static bool image_cpus(const struct ckpt_image *img, uint32_t i,
+		       cpu_set_t *set)
+{
+	const struct ckpt_img_sched *s;
+	cpu_set_t own;
+	unsigned int cpu;
+
+	if (i >= img->nr_scheds)
+		return false;
+	s = &img->scheds[i];
+	if ((s->flags & CKPT_SCHED_ALL_CPUS) ||
+	    sched_getaffinity(0, sizeof(own), &own))
+		return false;
+	CPU_ZERO(set);
+	for (cpu = 0; cpu < CKPT_IMG_CPU_WORDS * 64; cpu++) {
+		if (!(s->cpus[cpu / 64] >> (cpu % 64) & 1))
+			continue;
+		if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &own))
+			return false;
+		CPU_SET(cpu, set);
+	}
+	return true;
+}
+
+/*
+ * Thread @i's I/O priority (SCHED), if it set one: set with ioprio_set()
+ * by the thread itself before the engine takes it over, where the kernel
+ * lets the restarter (the real-time class needs privilege); else it keeps
+ * the restarter's.
+ */
+static int image_ioprio(const struct ckpt_image *img, uint32_t i)
+{
+	return i < img->nr_scheds ? (int)img->scheds[i].ioprio : 0;
+}
+
 static void make_threads(struct restore *r, struct thread_arg *targs)
 {
 	const struct ckpt_image *img = &r->img;
@@ -1920,6 +1974,8 @@ static void make_threads(struct restore *r, struct thread_arg *targs)
 		targs[i].tid = tid;
 		targs[i].sigs = img->sigqueue;
 		targs[i].nr_sigs = img->signals.nr;
+		targs[i].has_cpus = image_cpus(img, i, &targs[i].cpus);
+		targs[i].ioprio = image_ioprio(img, i);
 		ret = clone3_thread(&ca, &targs[i]);
 		if (ret == -EEXIST)
 			child_fail(r, "thread id %d of the image is in use on this node", tid);
@@ -2104,6 +2160,11 @@ void restore_child(struct restore *r)
 	if (r->sysv_root && restore_remove_sysv(&r->img, &err))
 		child_fail(r, "%s", err.msg);
 	make_threads(r, targs);
+	/* The main thread's own, now that the others were cloned. */
+	if (image_cpus(img, 0, &targs[0].cpus))
+		sched_setaffinity(0, sizeof(targs[0].cpus), &targs[0].cpus);
+	if (image_ioprio(img, 0))
+		syscall(SYS_ioprio_set, 1, 0, image_ioprio(img, 0));
 	restore_signals(r);
 	make_timers(r);
 	arm_timers(r);

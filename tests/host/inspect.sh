@@ -22,7 +22,7 @@ names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END"
          7: "FILES", 8: "FS", 9: "SIGNALS", 10: "EPOLL", 11: "PIPE", 12: "TIMERFD", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
          16: "TIMERS", 17: "CREDS", 18: "MAC", 19: "TREE", 20: "USOCK", 21: "ULISTEN", 22: "UPEND",
          23: "SYSVSHM", 24: "SYSVDATA", 25: "SYSVSEM", 26: "SYSVMSG", 27: "ZOMBIE", 28: "TCP", 29: "PTY",
-         30: "UNAME", 31: "SEMUNDO"}
+         30: "UNAME", 31: "SEMUNDO", 32: "SCHED"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -239,7 +239,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((126 + nsect))
+ktap_plan $((128 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -459,6 +459,50 @@ head -c "$(off 4)" "$img" > "$tmp/cr-two"
 tail -c +$(($(off 3) + 1)) "$img" >> "$tmp/cr-two"
 ktap_check "two CREDS sections" \
 	refuse "$tmp/cr-two" "sections out of order (section 4 CREDS at offset $(off 4))"
+
+# Scheduling (mkimage -t 3 -B): section 5 SCHED, an entry of 144 bytes
+# a thread (policy, rt_priority, flags, ioprio, then the CPU words at 16).
+"$mkimage" -t 3 -B > "$tmp/sched.img"
+sdamage() { damage_of "$tmp/sched.img" "$@"; }
+sat() { at_of "$tmp/sched.img" "$1"; }
+ktap_check "SCHED: each thread's policy and CPUs shown, text and --json; valid" sh -c "
+	'$ckpt' inspect '$tmp/sched.img' > '$tmp/stext' && grep '^  tid' '$tmp/stext' &&
+	grep -q '^  tid 4242 \"sh\" .* nice 7\$' '$tmp/stext' &&
+	grep -q '^  tid 4243 \"worker-1\" .* nice 8 policy batch ioprio idle cpus 0,2-3 in syscall\$' '$tmp/stext' &&
+	grep -q '^  tid 4244 \"worker-2\" .* nice 9 policy fifo 10 reset-on-fork ioprio be/2 cpus 1023 in syscall\$' '$tmp/stext' &&
+	tail -n 1 '$tmp/stext' | grep -qx valid &&
+	'$ckpt' inspect --json '$tmp/sched.img' | python3 -c '
+import json, sys
+s = [t[\"sched\"] for t in json.load(sys.stdin)[\"threads\"]]
+assert s[0] == {\"policy\": \"normal\", \"rt_priority\": 0, \"reset_on_fork\": False, \"ioprio_class\": None, \"cpus\": None}, s
+assert s[1][\"policy\"] == \"batch\" and s[1][\"cpus\"] == [0, 2, 3] and s[1][\"ioprio_class\"] == \"idle\", s
+assert s[2][\"ioprio_class\"] == \"be\" and s[2][\"ioprio_level\"] == 2, s
+assert s[2][\"policy\"] == \"fifo\" and s[2][\"rt_priority\"] == 10 and s[2][\"reset_on_fork\"], s'"
+sdamage s-dl set 5 144 I 6
+sdamage s-four set 5 144 I 4
+sdamage s-fifo0 set 5 292 I 0
+sdamage s-prio set 5 148 I 5
+sdamage s-prio100 set 5 292 I 100
+sdamage s-flags set 5 152 I 4
+sdamage s-io4 set 5 156 I 0x8000
+sdamage s-io0 set 5 156 I 3
+sdamage s-iohint set 5 156 I 0x4008
+sdamage s-all set 5 16 Q 1
+sdamage s-none set 5 160 Q 0
+sdamage s-short shorten 5 144
+ktap_check "SCHED: a policy past the known, SCHED_DEADLINE's 4, a real-time priority missing, given to SCHED_BATCH, above 99; unknown flags; an I/O class past IDLE, a level without class, a hint; CPUs with any CPU, none without; an entry short" refuse_all \
+	"$tmp/s-dl" "thread scheduling policy out of range $(sat 5)" \
+	"$tmp/s-four" "thread scheduling policy out of range $(sat 5)" \
+	"$tmp/s-fifo0" "thread scheduling policy out of range $(sat 5)" \
+	"$tmp/s-prio" "thread scheduling policy out of range $(sat 5)" \
+	"$tmp/s-prio100" "thread scheduling policy out of range $(sat 5)" \
+	"$tmp/s-flags" "unknown thread scheduling flags $(sat 5)" \
+	"$tmp/s-io4" "thread I/O priority out of range $(sat 5)" \
+	"$tmp/s-io0" "thread I/O priority out of range $(sat 5)" \
+	"$tmp/s-iohint" "thread I/O priority out of range $(sat 5)" \
+	"$tmp/s-all" "thread CPU set empty, or given with any CPU $(sat 5)" \
+	"$tmp/s-none" "thread CPU set empty, or given with any CPU $(sat 5)" \
+	"$tmp/s-short" "section length does not match its kind $(at_of "$tmp/s-short" 5)"
 
 # File objects (mkimage -O): sections 3 FILEOBJ, 4 FILES, 5-7 FILEDATA.
 "$mkimage" -O > "$tmp/obj.img"

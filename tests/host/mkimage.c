@@ -148,7 +148,7 @@ static struct ckpt_img_vdso *vdso_section(size_t *len)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O | -U | -C | -Y | -L | -l] [-V] [-F] [-T] [-I] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O | -U | -C | -Y | -L | -l] [-V] [-F] [-T] [-I] [-B] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n"
 		   "       mkimage -R IMAGE    (edits IMAGE to claim root, see below)\n"
 		   "       mkimage -S IMAGE    (takes IMAGE's MAC out, see below)\n");
@@ -365,6 +365,38 @@ static void creds(void)
 	};
 
 	section(CKPT_SECT_CREDS, &cr, sizeof(cr));
+}
+
+/*
+ * -B: SCHED after the threads: the first may run anywhere, the others are
+ * SCHED_BATCH on CPUs 0, 2 and 3, I/O class idle, and SCHED_FIFO 10 on CPU
+ * 1023 with SCHED_RESET_ON_FORK, best effort 2, in turn.
+ */
+static void sched_section(unsigned int nr)
+{
+	struct ckpt_img_sched *s = calloc(nr, sizeof(*s));
+	unsigned int i;
+
+	if (!s) {
+		perror("mkimage");
+		exit(1);
+	}
+	s[0].flags = CKPT_SCHED_ALL_CPUS;
+	for (i = 1; i < nr; i++) {
+		if (i % 2) {
+			s[i].policy = 3;	/* SCHED_BATCH */
+			s[i].ioprio = 3 << 13;	/* IOPRIO_CLASS_IDLE */
+			s[i].cpus[0] = 0xd;
+		} else {
+			s[i].policy = 1;	/* SCHED_FIFO */
+			s[i].rt_priority = 10;
+			s[i].flags = CKPT_SCHED_RESET_ON_FORK;
+			s[i].ioprio = 2 << 13 | 2;	/* best effort, 2 */
+			s[i].cpus[1023 / 64] = 1ULL << (1023 % 64);
+		}
+	}
+	section(CKPT_SECT_SCHED, s, nr * sizeof(*s));
+	free(s);
 }
 
 static void file_objects(void)
@@ -711,14 +743,17 @@ int main(int argc, char **argv)
 	};
 	bool no_pages = false, objects = false, dirs = false;
 	bool with_timers = false, sockets = false, sysv = false, tcp = false;
-	bool pty = false, local = false, local_alone = false;
+	bool pty = false, local = false, local_alone = false, sched = false;
 	unsigned int nr_vmas = 6;
 	struct ckpt_img_vdso *vdso = NULL;
 	size_t vdso_len = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POVFTUCYILlcR:S:h")) != -1) {
+	while ((c = getopt(argc, argv, "t:POVFTUCYILlBcR:S:h")) != -1) {
 		switch (c) {
+		case 'B':
+			sched = true;
+			break;
 		case 'c':
 			return csum_stdin();
 		case 'R':
@@ -869,6 +904,8 @@ int main(int argc, char **argv)
 			sizeof(*t) + XSTATE_SIZE);
 	}
 	free(thread);
+	if (sched)
+		sched_section(nr_threads);
 	if (vdso)
 		section(CKPT_SECT_VDSO, vdso, vdso_len);
 	free(vdso);

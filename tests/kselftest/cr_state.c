@@ -9,7 +9,11 @@
  *   fields that point at them, the auxiliary vector, MADV_DONTFORK and
  *   MADV_DONTDUMP;
  * - each thread: its signal mask, its nice value (raised above the
- *   restarter's, which is not lowered), its sigaltstack (a handler runs on it),
+ *   restarter's, which is not lowered), its scheduling policy (SCHED_IDLE,
+ *   SCHED_BATCH, SCHED_FIFO with SCHED_RESET_ON_FORK, which a restarter
+ *   without CAP_SYS_NICE does not give), its I/O priority and the CPUs it
+ *   may run on, its
+ *   sigaltstack (a handler runs on it),
  *   the rseq registration glibc made, its robust-futex list (a robust mutex
  *   its owner leaves locked when it exits after the restart is handed on
  *   with EOWNERDEAD instead of hanging), and its SSE and x87 control words
@@ -23,6 +27,7 @@
 #define _GNU_SOURCE
 #include <linux/capability.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -336,7 +341,68 @@ static unsigned short get_fcw(void)
 	return v;
 }
 
-/* Sets this thread's own settings: mask, altstack, MXCSR, x87 CW. */
+/* The last CPU this process may run on (its first is 0 in the VMs). */
+static int last_cpu(void)
+{
+	cpu_set_t set;
+	int cpu, last = 0;
+
+	CPU_ZERO(&set);
+	sched_getaffinity(0, sizeof(set), &set);
+	for (cpu = 0; cpu < 64; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			last = cpu;
+	return last;
+}
+
+/*
+ * Thread 0 SCHED_IDLE on any CPU; 1 SCHED_BATCH on the last CPU, I/O
+ * class idle; 2 SCHED_FIFO 3, reset on fork, on CPU 0, I/O best effort 2.
+ */
+static void thread_sched(int index)
+{
+	static const int policy[] = {
+		SCHED_IDLE, SCHED_BATCH, SCHED_FIFO | SCHED_RESET_ON_FORK,
+	};
+	struct sched_param sp = { .sched_priority = index == 2 ? 3 : 0 };
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(index == 1 ? last_cpu() : 0, &set);
+	static const int ioprio[] = { 0, 3 << 13, 2 << 13 | 2 };
+
+	if (sched_setscheduler(0, policy[index], &sp) ||
+	    (index && sched_setaffinity(0, sizeof(set), &set)) ||
+	    (index && syscall(SYS_ioprio_set, 1, 0, ioprio[index])))
+		_exit(9);
+}
+
+/*
+ * "sched POLICY/PRIORITY cpus MASK io IOPRIO": what the kernel says of this
+ * thread.
+ */
+static void sched_report(char *out, size_t size)
+{
+	struct sched_param sp = {};
+	unsigned long mask = 0;
+	cpu_set_t set;
+	int cpu;
+
+	CPU_ZERO(&set);
+	sched_getparam(0, &sp);
+	sched_getaffinity(0, sizeof(set), &set);
+	for (cpu = 0; cpu < 64; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			mask |= 1UL << cpu;
+	snprintf(out, size, "sched %#x/%d cpus %#lx io %#lx",
+		 sched_getscheduler(0), sp.sched_priority, mask,
+		 syscall(SYS_ioprio_get, 1, 0));
+}
+
+/*
+ * Sets this thread's own settings: mask, altstack, MXCSR, x87 CW, nice,
+ * policy and CPUs.
+ */
 static void thread_settings(struct tstate *t)
 {
 	stack_t ss = { .ss_size = ALTSTACK_SIZE };
@@ -358,6 +424,7 @@ static void thread_settings(struct tstate *t)
 	/* 2, 5 and 8: nice is each thread's own. */
 	if (setpriority(PRIO_PROCESS, syscall(SYS_gettid), 2 + 3 * t->index))
 		_exit(9);
+	thread_sched(t->index);
 }
 
 /*
@@ -383,7 +450,7 @@ static void arithmetic(char *out, size_t size)
 /* This thread's state, as one line. */
 static void thread_report(struct tstate *t, char *out, size_t size)
 {
-	char arith[64];
+	char arith[64], sched[64];
 
 	char *tp = __builtin_thread_pointer();
 	struct robust_list_head *head = NULL;
@@ -405,8 +472,9 @@ static void thread_report(struct tstate *t, char *out, size_t size)
 	if (rseq_ret)
 		rseq_errno = errno;
 	arithmetic(arith, sizeof(arith));
+	sched_report(sched, sizeof(sched));
 	snprintf(out, size,
-		 "t%d tid %ld nice %d mask %d/%d alt %d:%d:%zu mxcsr %#x fcw %#x robust %ld:%zu rseq %s %s",
+		 "t%d tid %ld nice %d mask %d/%d alt %d:%d:%zu mxcsr %#x fcw %#x robust %ld:%zu rseq %s %s %s",
 		 t->index, (long)syscall(SYS_gettid),
 		 getpriority(PRIO_PROCESS, syscall(SYS_gettid)),
 		 sigismember(&set, t->block),
@@ -417,7 +485,7 @@ static void thread_report(struct tstate *t, char *out, size_t size)
 		 head ? (long)((char *)head - tp) : -1L, len,
 		 __rseq_size == 0 ? "off" : rseq_errno == EBUSY ? "registered" :
 		 rseq_ret == 0 ? "was-not-registered" : strerror(rseq_errno),
-		 arith);
+		 arith, sched);
 }
 
 static void *tthread_main(void *arg)
@@ -639,7 +707,7 @@ TEST_F(state, thread_settings_come_back)
 			"div 3eaaaaaa ftz 1 x87 aaaaaaaaaaaaa800",
 			"div 3eaaaaab ftz 0 x87 aaaaaaaaaaaaaaaa",
 		};
-		char *line = before, *end;
+		char *line = before, *end, sched[64];
 
 		for (status = 0; status < i; status++)
 			line = strchr(line, '\n') + 1;
@@ -647,6 +715,17 @@ TEST_F(state, thread_settings_come_back)
 		if (end)
 			*end = '\0';
 		EXPECT_NE(NULL, strstr(line, want[i])) TH_LOG("%s", line);
+		/* SCHED_IDLE, SCHED_BATCH, SCHED_FIFO 3 | SCHED_RESET_ON_FORK */
+		if (i == 0)
+			snprintf(sched, sizeof(sched), " sched 0x5/0 cpus ");
+		else if (i == 1)
+			snprintf(sched, sizeof(sched),
+				 " sched 0x3/0 cpus %#lx io 0x6000",
+				 1UL << last_cpu());
+		else
+			snprintf(sched, sizeof(sched),
+				 " sched 0x40000001/3 cpus 0x1 io 0x4002");
+		EXPECT_NE(NULL, strstr(line, sched)) TH_LOG("%s: %s", sched, line);
 		EXPECT_NE(NULL, strstr(line, arith[i])) TH_LOG("%s", line);
 		EXPECT_NE(NULL, strstr(line, __rseq_size ? ":24 rseq registered" :
 						 ":24 rseq off")) TH_LOG("%s", line);
@@ -681,7 +760,9 @@ static void nice_10_no_cap(void)
 
 /*
  * The threads' nice values (2, 5, 8) are a higher priority than such a
- * restarter's: none comes back above it, each at 10.
+ * restarter's: none comes back above it, each at 10. Nor does thread 2's
+ * SCHED_FIFO come back (its RLIMIT_RTPRIO is 0): it is SCHED_OTHER, on
+ * its CPU; thread 1 is SCHED_BATCH again, which anyone may choose.
  */
 TEST_F(state, thread_nice_not_above_the_restarter)
 {
@@ -701,6 +782,9 @@ TEST_F(state, thread_nice_not_above_the_restarter)
 	ASSERT_EQ(0, target_restart_after(&t, self->image, nice_10_no_cap));
 	ASSERT_EQ(0, ask_lines(&t, "s", 1 + NR_TTHREADS, lines, sizeof(lines)));
 	TH_LOG("after:\n%s", lines);
+	EXPECT_NE(NULL, strstr(lines, " sched 0x3/0 ")) TH_LOG("%s", lines);
+	EXPECT_NE(NULL, strstr(lines, " sched 0/0 cpus 0x1 io 0x4002"))
+		TH_LOG("%s", lines);
 	for (line = strtok_r(lines, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
 		n += !!strstr(line, " nice 10 ");

@@ -26,6 +26,7 @@
  *   FILEDATA   struct ckpt_img_filedata + data  after FILEOBJ, by object and offset
  *   VDSO       struct ckpt_img_vdso + text      at most once, also before VMAS
  *   TIMERS     struct ckpt_img_timers + [nr]    at most once, also before VMAS
+ *   SCHED      struct ckpt_img_sched[nr_threads] at most once, also before VMAS
  *   SYSVSHM    struct ckpt_img_sysvshm          per System V segment, also before VMAS
  *   SYSVDATA   struct ckpt_img_sysvdata + data  after its SYSVSHM, by offset
  *   SYSVSEM    struct ckpt_img_sysvsem + [nsems] per semaphore set, also before VMAS
@@ -98,6 +99,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_PTY,
 	CKPT_SECT_UNAME,
 	CKPT_SECT_SEMUNDO,
+	CKPT_SECT_SCHED,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -295,6 +297,32 @@ struct ckpt_img_thread {
 	__s32 nice;		/* CKPT_THREAD_NICE: -20 to 19; else 0 */
 	char comm[16];
 	__u64 gregs[CKPT_IMG_GREGS];	/* struct user_regs_struct */
+};
+
+/*
+ * SCHED (optional, once, before VMAS): how each thread is scheduled, one
+ * entry per THREAD section, in their order. Its policy and real-time
+ * priority as sched_getattr() shows them, the I/O priority it set
+ * (ioprio_set(); 0: none, it follows its nice value) and the CPUs it may
+ * run on (sched_getaffinity()), unless any will do. A restart binds each
+ * thread to those CPUs if the restarter may use them all, and sets the
+ * policy and I/O priority where the restarter may (a real-time one needs
+ * privilege): Documentation/engine.md, "Scheduling".
+ */
+#define CKPT_IMG_CPU_WORDS	16	/* CPUs 0 to 1023 */
+
+enum ckpt_img_sched_flags {
+	CKPT_SCHED_ALL_CPUS	= 1 << 0,	/* any CPU: @cpus all 0 */
+	CKPT_SCHED_RESET_ON_FORK = 1 << 1,	/* SCHED_RESET_ON_FORK */
+	__CKPT_SCHED_ALL	= (1 << 2) - 1,
+};
+
+struct ckpt_img_sched {
+	__u32 policy;		/* SCHED_NORMAL (0), _FIFO, _RR, _BATCH or _IDLE */
+	__u32 rt_priority;	/* 1 to 99 for _FIFO and _RR; else 0 */
+	__u32 flags;		/* CKPT_SCHED_* */
+	__u32 ioprio;		/* class << 13 | level: RT, BE 0-7, IDLE; 0 */
+	__u64 cpus[CKPT_IMG_CPU_WORDS];	/* bit n of word n / 64: CPU n */
 };
 
 enum ckpt_img_vma_flags {
