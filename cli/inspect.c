@@ -399,7 +399,7 @@ static const char *cpu_list(char *buf, size_t len,
 	unsigned int cpu, end, n = CKPT_IMG_CPU_WORDS * 64;
 	size_t at = 0;
 
-#define HAS(c) ((c) < n && (s->cpus[(c) / 64] >> ((c) % 64) & 1))
+#define HAS(c) ((c) < n && ckpt_sched_cpu(s, c))
 	buf[0] = '\0';
 	for (cpu = 0; cpu < n; cpu = end + 1) {
 		end = cpu;
@@ -448,7 +448,7 @@ static void print_sched(struct printer *p, const struct ckpt_img_sched *s)
 			     cpu_list(cpus, sizeof(cpus), s));
 		print_open_array(p, "cpus");
 		for (cpu = 0; cpu < CKPT_IMG_CPU_WORDS * 64; cpu++)
-			if (s->cpus[cpu / 64] >> (cpu % 64) & 1)
+			if (ckpt_sched_cpu(s, cpu))
 				print_uint(p, PRINT_JSON, NULL, "", cpu);
 		print_close_array(p);
 	}

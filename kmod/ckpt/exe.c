@@ -47,11 +47,15 @@
 #include "fileobj.h"
 #include "why.h"
 
-/* @p: d_path()'s name of @exe, which ends in " (deleted)". */
-static int exe_object(struct file *exe, char *p, struct ckpt_img_process *proc,
-		      struct ckpt_fds *scan, pid_t pid, struct ckpt_why *why)
+/*
+ * @p: d_path()'s name of @exe, which ends in " (deleted)"; @kind, what
+ * ckpt_fileobj_kind() makes of it.
+ */
+static int exe_object(struct file *exe, char *p, int kind,
+		      struct ckpt_img_process *proc, struct ckpt_fds *scan,
+		      pid_t pid, struct ckpt_why *why)
 {
-	int kind = ckpt_fileobj_kind(exe, p), idx = -EOPNOTSUPP;
+	int idx = -EOPNOTSUPP;
 	size_t len = strlen(p);
 	const struct cred *old;
 
@@ -93,7 +97,7 @@ int ckpt_exe_capture(struct mm_struct *mm, struct ckpt_img_process *proc,
 	struct file *exe;
 	struct kstat st;
 	char *buf, *p;
-	int ret;
+	int ret, kind;
 
 	/*
 	 * No thread of the process can exec or change it now, but a process
@@ -122,9 +126,9 @@ int ckpt_exe_capture(struct mm_struct *mm, struct ckpt_img_process *proc,
 		goto out;
 	}
 	/* A memfd's dentry is a root of its own: never "unlinked". */
-	if (d_unlinked(exe->f_path.dentry) ||
-	    ckpt_fileobj_kind(exe, p) == CKPT_FILE_MEMFD) {
-		ret = exe_object(exe, p, proc, scan, pid, why);
+	kind = ckpt_fileobj_kind(exe, p);
+	if (d_unlinked(exe->f_path.dentry) || kind == CKPT_FILE_MEMFD) {
+		ret = exe_object(exe, p, kind, proc, scan, pid, why);
 		goto out;
 	}
 	BUILD_BUG_ON(CKPT_IMG_EXE_MAX < PATH_MAX);

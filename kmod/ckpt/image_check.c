@@ -467,7 +467,7 @@ static int check_sched(struct ckpt_img_state *st,
 		if (s->flags & ~__CKPT_SCHED_ALL)
 			return FAIL(st, EBADMSG, "unknown thread scheduling flags");
 		/* No class but RT (1), BE (2), IDLE (3); a level below 8. */
-		if (s->ioprio & ~0x6007U || (s->ioprio >> 13) > 3 ||
+		if (s->ioprio & ~CKPT_IMG_IOPRIO_MASK ||
 		    (!(s->ioprio >> 13) && s->ioprio))
 			return FAIL(st, EBADMSG, "thread I/O priority out of range");
 		for (k = 0, any = 0; k < CKPT_IMG_CPU_WORDS; k++)

@@ -107,7 +107,7 @@ static int capture_sched(struct ckpt_thread_state *ts)
 	/* The class and level it set; the hints a request carries are not. */
 	task_lock(current);
 	if (current->io_context)
-		s->ioprio = current->io_context->ioprio & 0x6007U;
+		s->ioprio = current->io_context->ioprio & CKPT_IMG_IOPRIO_MASK;
 	task_unlock(current);
 	if (!(s->ioprio >> 13))
 		s->ioprio = 0;

@@ -190,6 +190,13 @@ int ckpt_image_check_pages(struct ckpt_image *img);
  * Frees what ckpt_image_read() allocated; after ckpt_image_init() img can be
  * read into again.
  */
+/* Whether SCHED entry @s names CPU @cpu (below CKPT_IMG_CPU_WORDS * 64). */
+static inline bool ckpt_sched_cpu(const struct ckpt_img_sched *s,
+				  unsigned int cpu)
+{
+	return s->cpus[cpu / 64] >> (cpu % 64) & 1;
+}
+
 void ckpt_image_free(struct ckpt_image *img);
 
 /*

@@ -1900,7 +1900,6 @@ static void restore_creds(struct restore *r)
 			   strerror(-ret));
 }
 
-/* The image's other threads, made with their tids; all signals blocked. */
 /*
  * Thread @i's CPUs (SCHED) into @set, if the image binds it to some and
  * every one of them is this restarter's to give (its own, within its
@@ -1927,7 +1926,7 @@ static bool image_cpus(const struct ckpt_image *img, uint32_t i,
 		return false;
 	CPU_ZERO(set);
 	for (cpu = 0; cpu < CKPT_IMG_CPU_WORDS * 64; cpu++) {
-		if (!(s->cpus[cpu / 64] >> (cpu % 64) & 1))
+		if (!ckpt_sched_cpu(s, cpu))
 			continue;
 		if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &own))
 			return false;
@@ -1947,6 +1946,7 @@ static int image_ioprio(const struct ckpt_image *img, uint32_t i)
 	return i < img->nr_scheds ? (int)img->scheds[i].ioprio : 0;
 }
 
+/* The image's other threads, made with their tids; all signals blocked. */
 static void make_threads(struct restore *r, struct thread_arg *targs)
 {
 	const struct ckpt_image *img = &r->img;
@@ -2163,8 +2163,9 @@ void restore_child(struct restore *r)
 	/* The main thread's own, now that the others were cloned. */
 	if (image_cpus(img, 0, &targs[0].cpus))
 		sched_setaffinity(0, sizeof(targs[0].cpus), &targs[0].cpus);
-	if (image_ioprio(img, 0))
-		syscall(SYS_ioprio_set, 1, 0, image_ioprio(img, 0));
+	targs[0].ioprio = image_ioprio(img, 0);
+	if (targs[0].ioprio)
+		syscall(SYS_ioprio_set, 1, 0, targs[0].ioprio);
 	restore_signals(r);
 	make_timers(r);
 	arm_timers(r);

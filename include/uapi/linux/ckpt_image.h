@@ -310,6 +310,8 @@ struct ckpt_img_thread {
  * privilege): Documentation/engine.md, "Scheduling".
  */
 #define CKPT_IMG_CPU_WORDS	16	/* CPUs 0 to 1023 */
+/* An I/O priority's class (RT 1, BE 2, IDLE 3) and level (0 to 7). */
+#define CKPT_IMG_IOPRIO_MASK	0x6007U
 
 enum ckpt_img_sched_flags {
 	CKPT_SCHED_ALL_CPUS	= 1 << 0,	/* any CPU: @cpus all 0 */
@@ -321,7 +323,7 @@ struct ckpt_img_sched {
 	__u32 policy;		/* SCHED_NORMAL (0), _FIFO, _RR, _BATCH or _IDLE */
 	__u32 rt_priority;	/* 1 to 99 for _FIFO and _RR; else 0 */
 	__u32 flags;		/* CKPT_SCHED_* */
-	__u32 ioprio;		/* class << 13 | level: RT, BE 0-7, IDLE; 0 */
+	__u32 ioprio;		/* CKPT_IMG_IOPRIO_MASK: class << 13 | level; 0 */
 	__u64 cpus[CKPT_IMG_CPU_WORDS];	/* bit n of word n / 64: CPU n */
 };
 
