@@ -77,7 +77,7 @@ started1=$(grep -c "job $job restarted" "$shared/ckptd-node1.log" || true)
 rc=0
 timeout 300 "$bin/ckpt" restart "$snap/$job/2" > /dev/null 2> "$shared/r0.err" || rc=$?
 ktap_check "node0's share cannot start: the restart fails, naming the file" sh -c \
-	"test $rc = 1 && grep -q 'cannot reopen $shared/out-a ' '$shared/r0.err'"
+	"cat '$shared/r0.err'; test $rc = 1 && grep -q 'cannot reopen $shared/out-a ' '$shared/r0.err'"
 ktap_check "node1's share, started first, ended unconfirmed: none of the job runs" \
 	ktap_poll 60 sh -c "ssh node1 \"! grep -qs . /sys/fs/cgroup/ckpt/$job/cgroup.procs\" &&
 		! grep -qs . /sys/fs/cgroup/ckpt/$job/cgroup.procs &&
@@ -126,7 +126,8 @@ restarted_by() {
 	local on=
 	[ "$2" = node0 ] || on="ssh $2"
 	ktap_poll 180 grep -q "job $job restarted" "$shared/$1.err" &&
-	$on "$bin/ckpt" status "$job" --json | grep -q "\"coordinator\":\"$3\""
+	$on "$bin/ckpt" status "$job" --json | grep -q "\"coordinator\":\"$3\"" ||
+	{ cat "$shared/$1.err"; return 1; }
 }
 
 # Restarted on the same nodes, from node0.
