@@ -11,12 +11,14 @@
  * program rebuilt under a running job: the linker unlinks the old file)
  * or a memfd run by fexecve() comes back from the image's copy, with the
  * same bytes, denying writes, over repeated cycles; one the process may
- * not read (mode 0711) is refused at checkpoint, named, and runs on.
+ * not read (mode 0711) is refused at checkpoint, named, and runs on; one
+ * whose directory is a noexec mount at the restart is refused, named.
  */
 #define _GNU_SOURCE
 #include <grp.h>
 #include <limits.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
@@ -363,6 +365,42 @@ TEST_F(exe, a_deleted_executable_comes_back)
 	EXPECT_EQ(0, strncmp(buf, prefix, strlen(prefix))) TH_LOG("%s", buf);
 	snprintf(prefix, sizeof(prefix), "%s/", dir);
 	deleted_cycles(_metadata, &t, self->image, prefix, "-1");
+}
+
+/*
+ * The file the restart makes for a deleted executable is made in its
+ * directory: on a mount there that forbids exec, the engine refuses it,
+ * naming it, and nothing runs; the mount gone, the same image restarts.
+ */
+TEST_F(exe, a_deleted_executable_made_on_a_noexec_mount_is_refused)
+{
+	char buf[PATH_MAX + 64], msg[256], other[128], err[1024];
+	struct target t = {};
+	int status;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, exec_target(&t, copy));
+	snprintf(other, sizeof(other), "%s/rebuilt", dir);
+	ASSERT_EQ(0, copy_file("/bin/true", other));
+	ASSERT_EQ(0, rename(other, copy));
+	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
+					msg, sizeof(msg), NULL)) TH_LOG("%s", msg);
+	target_end(&t);
+	ASSERT_EQ(0, mount("none", dir, "tmpfs", MS_NOEXEC, "mode=0755"));
+	status = ckpt_run_restart(self->image, NULL, err, sizeof(err));
+	EXPECT_EQ(0, umount(dir));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0)
+		TH_LOG("status %#x: %s", status, err);
+	snprintf(buf, sizeof(buf),
+		 "the executable %s is not a regular file on an exec mount here",
+		 copy);
+	EXPECT_NE(NULL, strstr(err, buf)) TH_LOG("%s", err);
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_EQ(0, strncmp(buf, dir, strlen(dir))) TH_LOG("%s", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
 }
 
 static void exec_memfd(void)
