@@ -16,7 +16,9 @@
  * -P stores no pages at all (a smaller seed). -O adds file objects:
  * FILEOBJ (0: memfd "buf", 10000 bytes, 4196 stored in two FILEDATA runs;
  * 1: FIFO /tmp/fifo holding "hello"), FILES (fd 3 the memfd, fd 4 the FIFO)
- * and the three FILEDATA sections, right after the THREAD sections. -V adds
+ * and the three FILEDATA sections, right after the THREAD sections. -E
+ * (with -O) makes object 0 the executable (PROCESS's exe_dev
+ * CKPT_IMG_EXE_OBJ, exe_ino 0), as of one run from a memfd. -V adds
  * a VDSO section right after the THREAD sections: 8 KiB of text and the
  * entry points clock_gettime and __vdso_clock_gettime at 0x700, getcpu at
  * 0x900. -F adds an FS section after them (working directory /srv/job/run
@@ -148,7 +150,7 @@ static struct ckpt_img_vdso *vdso_section(size_t *len)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O | -U | -C | -Y | -L | -l] [-V] [-F] [-T] [-I] [-B] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O [-E] | -U | -C | -Y | -L | -l] [-V] [-F] [-T] [-I] [-B] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n"
 		   "       mkimage -R IMAGE    (edits IMAGE to claim root, see below)\n"
 		   "       mkimage -S IMAGE    (takes IMAGE's MAC out, see below)\n");
@@ -744,12 +746,13 @@ int main(int argc, char **argv)
 	bool no_pages = false, objects = false, dirs = false;
 	bool with_timers = false, sockets = false, sysv = false, tcp = false;
 	bool pty = false, local = false, local_alone = false, sched = false;
+	bool exe_obj = false;
 	unsigned int nr_vmas = 6;
 	struct ckpt_img_vdso *vdso = NULL;
 	size_t vdso_len = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POVFTUCYILlBcR:S:h")) != -1) {
+	while ((c = getopt(argc, argv, "t:POEVFTUCYILlBcR:S:h")) != -1) {
 		switch (c) {
 		case 'B':
 			sched = true;
@@ -768,6 +771,9 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			objects = true;
+			break;
+		case 'E':
+			exe_obj = true;
 			break;
 		case 'T':
 			with_timers = true;
@@ -804,7 +810,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (optind != argc || nr_threads < 1 || nr_threads > 64) {
+	if (optind != argc || nr_threads < 1 || nr_threads > 64 ||
+	    (exe_obj && !objects)) {
 		usage(stderr);
 		return 1;
 	}
@@ -857,8 +864,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < CKPT_IMG_NRLIMITS; i++)
 		proc.rlimit[i].cur = proc.rlimit[i].max = ~0ULL;
 	strcpy(proc.exe, "/bin/sh");
-	proc.exe_dev = 0x801;
-	proc.exe_ino = 1234;
+	proc.exe_dev = exe_obj ? CKPT_IMG_EXE_OBJ : 0x801;
+	proc.exe_ino = exe_obj ? 0 : 1234;
 	section(CKPT_SECT_PROCESS, &proc, sizeof(proc));
 	if (sysv || pty || (local && !local_alone))
 		tree_root();

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The image fuzzer, against the engine itself (security.md): valid images
- * of three kinds of process (a plain one, a multithreaded one, one with
+ * of four kinds of process (a plain one, a multithreaded one, one with
  * open files, a pipe, a POSIX timer and a half-closed TCP connection on
- * the loopback, both ends its own) are mutated a few bytes at a time,
+ * the loopback, both ends its own, one run from a memfd, whose image
+ * carries its executable) are mutated a few bytes at a time,
  * their checksums made right again so that the engine's own checks meet
  * the damage, their MAC taken out, and restarted through `ckpt restart
  * --unauthenticated --no-verify` (the engine validates everything itself)
@@ -93,6 +94,36 @@ static void files_target(void)
 		_exit(5);
 	usleep(100000);		/* its FIN in */
 	counter_target();
+}
+
+/*
+ * A target run from a memfd copy of this program (fexecve()), so that its
+ * image carries its executable as a file object (exe_dev
+ * CKPT_IMG_EXE_OBJ): the engine's checks of that index, and of the file
+ * the restarter makes for it, meet the damage too. The copy, started with
+ * FUZZ_ENGINE_MEMFD set, is the counter from its constructor on.
+ */
+static void __attribute__((constructor)) memfd_exe_main(void)
+{
+	if (getenv("FUZZ_ENGINE_MEMFD"))
+		counter_target();
+}
+
+static void memfd_target(void)
+{
+	char *argv[] = { "fuzz_engine", NULL };
+	int fd = memfd_create("fuzz_engine", MFD_CLOEXEC);
+	int self = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	char b[65536];
+	ssize_t n;
+
+	while (fd >= 0 && self >= 0 && (n = read(self, b, sizeof(b))) > 0)
+		if (write(fd, b, n) != n)
+			_exit(6);
+	if (fd < 0 || self < 0 || setenv("FUZZ_ENGINE_MEMFD", "1", 1))
+		_exit(6);
+	fexecve(fd, argv, environ);
+	_exit(6);
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
@@ -318,6 +349,15 @@ static void run(struct __test_metadata *_metadata, FIXTURE_DATA(fuzz) *self,
 	int r;
 
 	ASSERT_EQ(0, target_start(&self->t, fn));
+	if (fn == memfd_target) {
+		char proc[64], link[128] = "";
+
+		/* It answers from the copy: its executable is the memfd. */
+		ASSERT_EQ(0, target_ask(&self->t, "p", cmd, sizeof(cmd)));
+		snprintf(proc, sizeof(proc), "/proc/%d/exe", self->t.pid);
+		ASSERT_LT(0, readlink(proc, link, sizeof(link) - 1));
+		ASSERT_EQ(0, strncmp(link, "/memfd:fuzz_engine ", 19)) TH_LOG("%s", link);
+	}
 	ASSERT_EQ(0, ckpt_checkpoint_to(self->t.pid, self->image,
 					CKPT_CHECKPOINT_KILL, self->msg,
 					sizeof(self->msg), NULL)) TH_LOG("%s", self->msg);
@@ -371,6 +411,12 @@ TEST_F_TIMEOUT(fuzz, a_process_with_files_a_pipe_timers_and_tcp, 300)
 {
 	CKPT_SETUP_SKIPPED();
 	run(_metadata, self, files_target);
+}
+
+TEST_F_TIMEOUT(fuzz, a_process_run_from_a_memfd, 300)
+{
+	CKPT_SETUP_SKIPPED();
+	run(_metadata, self, memfd_target);
 }
 
 /* One random or boundary value of @n, most often a boundary. */
