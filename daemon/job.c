@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "ckptd.h"
+#include "treedir.h"
 
 static int cgroup_path_id(const char *id, const char *file, char *buf,
 			  size_t len)
@@ -314,31 +315,6 @@ int job_add_pid(struct ckptd *d, const struct job *j, pid_t pid)
 	return ret;
 }
 
-/* @pid's parent and start time (in clock ticks since boot), or -1. */
-static int proc_stat(pid_t pid, pid_t *ppid, unsigned long long *start)
-{
-	char path[64], buf[1024], *p;
-	int fd, pp;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* "pid (comm) state ppid ..." and starttime the 22nd field. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p, ") %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-			 &pp, start) != 2)
-		return -1;
-	*ppid = pp;
-	return 0;
-}
-
 /* The pids of the job's cgroup, helpers left out: count, or -errno. */
 static int job_procs(const struct job *j, pid_t *pids, int max)
 {
@@ -387,9 +363,11 @@ int job_roots(const struct job *j, pid_t *roots, int max)
 {
 	struct job_root *found;
 	unsigned long long start;
-	pid_t *pids, pp;
+	pid_t *pids;
 	int n, i, k, nr = 0;
 	bool inside;
+	long pp;
+	char state;
 
 	pids = calloc(CKPT_TREE_MAX_MEMBERS, sizeof(*pids));
 	found = calloc(max > 0 ? max : 1, sizeof(*found));
@@ -400,7 +378,7 @@ int job_roots(const struct job *j, pid_t *roots, int max)
 	}
 	n = job_procs(j, pids, CKPT_TREE_MAX_MEMBERS);
 	for (i = 0; i < n; i++) {
-		if (proc_stat(pids[i], &pp, &start))
+		if (ckpt_proc_stat(pids[i], &state, &pp, &start))
 			continue;	/* gone meanwhile */
 		for (inside = false, k = 0; k < n && !inside; k++)
 			inside = pids[k] == pp;

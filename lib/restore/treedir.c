@@ -74,8 +74,7 @@ static int tree_add(struct ckpt_tree *t, uint32_t nr_roots, pid_t pid,
 	return 0;
 }
 
-/* @pid's state letter and start time (clock ticks after boot): 0, or -1. */
-static int read_stat(long pid, char *state, unsigned long long *start)
+int ckpt_proc_stat(long pid, char *state, long *ppid, unsigned long long *start)
 {
 	char path[64], buf[1024], *p;
 	ssize_t n;
@@ -90,14 +89,14 @@ static int read_stat(long pid, char *state, unsigned long long *start)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	/* "pid (comm) S ...": comm may hold anything, ')' included. */
+	/* "pid (comm) S ppid ...": comm may hold anything, ')' included. */
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ' || !p[2])
 		return -1;
 	*state = p[2];
 	/* The start time is the 22nd field, the 19th after the state. */
-	return sscanf(p + 3, "%*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-		      start) == 1 ? 0 : -1;
+	return sscanf(p + 3, "%ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		      ppid, start) == 2 ? 0 : -1;
 }
 
 /*
@@ -107,9 +106,10 @@ static int read_stat(long pid, char *state, unsigned long long *start)
 static bool is_zombie(long pid)
 {
 	unsigned long long start;
+	long ppid;
 	char state;
 
-	return !read_stat(pid, &state, &start) && state == 'Z';
+	return !ckpt_proc_stat(pid, &state, &ppid, &start) && state == 'Z';
 }
 
 /*
@@ -158,10 +158,10 @@ static bool young_leaf(long pid, unsigned int ms)
 {
 	unsigned long long start;
 	struct timespec now;
-	long hz = sysconf(_SC_CLK_TCK);
+	long hz = sysconf(_SC_CLK_TCK), ppid;
 	char state;
 
-	if (!ms || hz <= 0 || read_stat(pid, &state, &start) ||
+	if (!ms || hz <= 0 || ckpt_proc_stat(pid, &state, &ppid, &start) ||
 	    clock_gettime(CLOCK_BOOTTIME, &now))
 		return false;
 	if ((unsigned long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 >=

@@ -123,4 +123,10 @@ int ckpt_tree_check(const struct ckpt_tree *t, uint32_t i,
 
 void ckpt_tree_free(struct ckpt_tree *t);
 
+/*
+ * @pid's state letter, parent and start time (clock ticks after boot),
+ * from /proc/PID/stat: 0, or -1 if it is gone or cannot be read.
+ */
+int ckpt_proc_stat(long pid, char *state, long *ppid, unsigned long long *start);
+
 #endif /* _CKPT_RESTORE_TREEDIR_H */
