@@ -77,7 +77,8 @@ started1=$(grep -c "job $job restarted" "$shared/ckptd-node1.log" || true)
 rc=0
 timeout 300 "$bin/ckpt" restart "$snap/$job/2" > /dev/null 2> "$shared/r0.err" || rc=$?
 ktap_check "node0's share cannot start: the restart fails, naming the file" sh -c \
-	"cat '$shared/r0.err'; test $rc = 1 && grep -q 'cannot reopen $shared/out-a ' '$shared/r0.err'"
+	"cat '$shared/r0.err'; test $rc = 1 && grep -q 'cannot reopen $shared/out-a ' '$shared/r0.err' ||
+	 { tail -n 8 '$shared/ckptd-node0.log' '$shared/ckptd-node1.log'; exit 1; }"
 ktap_check "node1's share, started first, ended unconfirmed: none of the job runs" \
 	ktap_poll 60 sh -c "ssh node1 \"! grep -qs . /sys/fs/cgroup/ckpt/$job/cgroup.procs\" &&
 		! grep -qs . /sys/fs/cgroup/ckpt/$job/cgroup.procs &&
@@ -127,7 +128,7 @@ restarted_by() {
 	[ "$2" = node0 ] || on="ssh $2"
 	ktap_poll 180 grep -q "job $job restarted" "$shared/$1.err" &&
 	$on "$bin/ckpt" status "$job" --json | grep -q "\"coordinator\":\"$3\"" ||
-	{ cat "$shared/$1.err"; return 1; }
+	{ cat "$shared/$1.err"; tail -n 8 "$shared/ckptd-node0.log" "$shared/ckptd-node1.log"; return 1; }
 }
 
 # Restarted on the same nodes, from node0.
