@@ -331,7 +331,7 @@ static int capture_pipe(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 	}
 	/* A tree's pipes were counted across its members (tree_files.c). */
 	for (j = 0; j < 2 && !scan->in_tree; j++)
-		if (distinct[j] && file_count(distinct[j]) != 2 * fds[j])
+		if (distinct[j] && !ckpt_file_refs_are(distinct[j], 2 * fds[j]))
 			goto elsewhere;
 	ret = ckpt_pipe_capture(scan->refs[i],
 				scan->in_tree ? CKPT_PIPE_ANY : ends[0],
@@ -466,7 +466,7 @@ static int capture_usock(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 	f->dev = peer_ino;
 	/* Its descriptors here, and the scan's reference for each. */
 	if (!scan->in_tree &&
-	    (file_count(file) != 2 * descriptors_of(scan, file) ||
+	    (!ckpt_file_refs_are(file, 2 * descriptors_of(scan, file)) ||
 	     (peer && !descriptors_of(scan, peer)))) {
 		ckpt_whyf(why,
 			  "fd %u (%s) is connected to, or open in, another process: not supported yet",
@@ -500,7 +500,8 @@ static int capture_tcp(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 	const char *msg = NULL;
 	int ret;
 
-	if (!scan->in_tree && file_count(file) != 2 * descriptors_of(scan, file)) {
+	if (!scan->in_tree &&
+	    !ckpt_file_refs_are(file, 2 * descriptors_of(scan, file))) {
 		ckpt_whyf(why, "fd %u (%s) is a TCP socket open in another process too: not supported yet",
 			  f->fd, f->path);
 		return -EOPNOTSUPP;

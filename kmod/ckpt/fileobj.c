@@ -41,6 +41,7 @@
 
 #include <linux/cred.h>
 #include <linux/dcache.h>
+#include <linux/ktime.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -453,6 +454,51 @@ static const char *const kind_names[__CKPT_FILE_KIND_MAX] = {
 	[CKPT_FILE_LOCAL] = "node-local file",
 };
 
+/*
+ * How long a count above the expected one may take to come down. A reader
+ * in a loop (lsof, watch) holds the file for most of each system call but
+ * not between two: the count is read again and again, letting others run,
+ * so as to meet such a gap.
+ */
+#define REFS_SETTLE_NS	(20 * NSEC_PER_MSEC)
+
+static unsigned long file_refs(const void *p)
+{
+	return file_count((struct file *)p);
+}
+
+static unsigned long dentry_refs(const void *p)
+{
+	return d_count((const struct dentry *)p);
+}
+
+static bool refs_settle(unsigned long (*count)(const void *), const void *p,
+			unsigned long refs)
+{
+	u64 end = ktime_get_ns() + REFS_SETTLE_NS;
+	unsigned long n;
+
+	for (;;) {
+		n = count(p);
+		if (n == refs)
+			return true;
+		if (n < refs || ktime_get_ns() > end)
+			return false;
+		cond_resched();
+		cpu_relax();
+	}
+}
+
+bool ckpt_file_refs_are(struct file *file, unsigned long refs)
+{
+	return refs_settle(file_refs, file, refs);
+}
+
+bool ckpt_dentry_refs_are(struct dentry *dentry, unsigned int refs)
+{
+	return refs_settle(dentry_refs, dentry, refs);
+}
+
 /* Names use @u (its descriptor, or that it is a mapping) in @why. */
 static int shared(struct ckpt_fileobjs *o, const struct fileobj_use *u,
 		  pid_t pid, struct ckpt_why *why)
@@ -554,7 +600,7 @@ static int capture_content(struct ckpt_fileobjs *o, u32 i, pid_t pid,
 	 * file has a name: anyone may hold it.
 	 */
 	if (!o->tree && img->kind != CKPT_FILE_LOCAL &&
-	    !IS_ERR_OR_NULL(dentry) && d_count(dentry) != n)
+	    !IS_ERR_OR_NULL(dentry) && !ckpt_dentry_refs_are(dentry, n))
 		return shared(o, first, pid, why);
 	/*
 	 * A mapping is always readable: @first is a descriptor here. A tmpfs
@@ -612,8 +658,8 @@ int ckpt_fileobjs_capture(struct ckpt_fileobjs *o, pid_t pid, struct ckpt_why *w
 		const struct fileobj_use *u = &o->uses[i];
 
 		if (o->img[u->obj].kind != CKPT_FILE_LOCAL &&
-		    file_count(u->file) !=
-		    u->known + 1 + (o->file[u->obj] == u->file))
+		    !ckpt_file_refs_are(u->file, u->known + 1 +
+					(o->file[u->obj] == u->file)))
 			return shared(o, u, pid, why);
 	}
 

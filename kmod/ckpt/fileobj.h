@@ -11,6 +11,7 @@ struct cred;
 struct file;
 struct path;
 struct inode;
+struct dentry;
 struct vm_area_struct;
 struct ckpt_writer;
 struct ckpt_img_pipe;
@@ -60,6 +61,17 @@ struct ckpt_fileobjs {
 	/* A tree's System V IPC (ipc.h): its segments' mappings name them. */
 	const struct ckpt_ipc *ipc;
 };
+
+/*
+ * Whether @file is referenced @refs times, or its dentry @refs times: true
+ * at once, or once a count above @refs came down to it. The processes are
+ * frozen, but a reader of their /proc entries (readlink() of
+ * /proc/PID/fd/N or /proc/PID/exe: lsof, a monitor) holds the file, or its
+ * dentry, for the moment of its system call; one that holds on is another
+ * holder. Up to 20 ms; may sleep.
+ */
+bool ckpt_file_refs_are(struct file *file, unsigned long refs);
+bool ckpt_dentry_refs_are(struct dentry *dentry, unsigned int refs);
 
 int ckpt_fileobjs_init(struct ckpt_fileobjs *o);
 

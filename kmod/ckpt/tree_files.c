@@ -153,7 +153,7 @@ static int check_ends(struct ckpt_cp_group *g, const struct tf_scan *s)
 		struct ckpt_cp_ctx *ctx = &g->m[e->member];
 
 		/* Ours is the one reference more. */
-		if (file_count(e->file) != e->count + 1)
+		if (!ckpt_file_refs_are(e->file, e->count + 1))
 			goto outside;
 		if (ckpt_is_usock(e->file)) {
 			ret = check_peer(g, s, e);
@@ -346,7 +346,8 @@ static int check_object(struct ckpt_cp_group *g, struct tf_use *u, u32 n,
 	} else if (g->m[owner].scan.objs.img[u[first].obj].kind !=
 		   CKPT_FILE_LOCAL &&	/* named: anyone may hold it */
 		   comparable &&
-		   d_count(u[0].file->f_path.dentry) != files + readers) {
+		   !ckpt_dentry_refs_are(u[0].file->f_path.dentry,
+					 files + readers)) {
 		return obj_refused(g, &u[0]);
 	}
 	for (i = 0; i < n; i++) {
@@ -544,9 +545,8 @@ static int check_objects(struct ckpt_cp_group *g)
 	for (i = 0; i < nr && !ret; i = j) {
 		for (j = i, refs = 0; j < nr && u[j].file == u[i].file; j++)
 			refs += u[j].refs;
-		if (file_count(u[i].file) != refs &&
-		    g->m[u[i].member].scan.objs.img[u[i].obj].kind !=
-		    CKPT_FILE_LOCAL)
+		if (g->m[u[i].member].scan.objs.img[u[i].obj].kind !=
+		    CKPT_FILE_LOCAL && !ckpt_file_refs_are(u[i].file, refs))
 			ret = obj_refused(g, &u[i]);
 	}
 	seen = bitmap_zalloc(g->nr, GFP_KERNEL);

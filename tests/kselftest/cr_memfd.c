@@ -7,13 +7,15 @@
  * position, still unlinked); a FIFO (reopened by path, its bytes, each
  * end's flags), and one unlinked while open (made anew, unlinked). After the restart a write through a shared mapping shows
  * through the descriptor and the other way round. A FIFO or memfd held by
- * another process too is refused, named; a deleted file whose directory is
+ * another process too is refused, named, but not one another process
+ * only reads the /proc links of; a deleted file whose directory is
  * gone cannot be restarted, named. Damaged page data in an image with a
  * FIFO is found before anything is written into the FIFO.
  */
 #define _GNU_SOURCE
 
 #include <grp.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 
@@ -382,6 +384,76 @@ TEST_F(memfd, a_deleted_file_without_its_directory_cannot_restart)
 	EXPECT_EQ(1, WEXITSTATUS(status));
 	EXPECT_NE(NULL, strstr(buf, "its directory no longer exists")) TH_LOG("%s", buf);
 	EXPECT_NE(NULL, strstr(buf, file_path)) TH_LOG("%s", buf);
+}
+
+/* fd 3: a memfd holding "held"; fds 4 and 5: a pipe holding "piped". */
+static void held_target(void)
+{
+	int p[2];
+	char c;
+
+	if (memfd_create("held", 0) != 3 || write(3, "held", 4) != 4 ||
+	    pipe(p) || p[0] != 4 || write(5, "piped", 5) != 5)
+		_exit(9);
+	while (read(0, &c, 1) == 1 && c != 'q')
+		target_say("%c", c);
+	_exit(0);
+}
+
+struct link_reader {
+	pid_t pid;
+	volatile int stop;
+	unsigned long reads;
+};
+
+/* readlink() of the target's /proc/PID/fd/3 to 5, as lsof does, on and on. */
+static void *read_links(void *arg)
+{
+	struct link_reader *r = arg;
+	char path[64], buf[128];
+
+	while (!r->stop) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%lu", r->pid,
+			 3 + r->reads % 3);
+		if (readlink(path, buf, sizeof(buf)) < 0)
+			break;
+		r->reads++;
+	}
+	return NULL;
+}
+
+/*
+ * A process whose /proc/PID/fd links another process reads without pause
+ * (lsof, a monitor): each readlink() holds the file for its moment, which
+ * is no other holder. Ten checkpoints, each taken; before stop 64 one that
+ * met such a moment was refused as if the memfd or the pipe were shared.
+ */
+TEST_F(memfd, a_reader_of_its_proc_links_holds_nothing)
+{
+	struct link_reader r = {};
+	struct target t = {};
+	pthread_t th;
+	char buf[64];
+	int i;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, held_target));
+	ASSERT_EQ(0, target_ask(&t, "a", buf, sizeof(buf)));
+	r.pid = t.pid;
+	ASSERT_EQ(0, pthread_create(&th, NULL, read_links, &r));
+	for (i = 0; i < 10; i++) {
+		EXPECT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+						sizeof(self->msg), NULL))
+			TH_LOG("checkpoint %d: %s", i, self->msg);
+	}
+	r.stop = 1;
+	pthread_join(th, NULL);
+	TH_LOG("%lu links read meanwhile", r.reads);
+	EXPECT_LT(1000UL, r.reads);
+	ASSERT_EQ(0, target_ask(&t, "b", buf, sizeof(buf)));
+	EXPECT_STREQ("b", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
 }
 
 TEST_F(memfd, a_fifo_keeps_its_bytes_and_ends)
