@@ -186,10 +186,6 @@ int ckpt_image_read(struct ckpt_image *img, int fd, unsigned int flags);
  */
 int ckpt_image_check_pages(struct ckpt_image *img);
 
-/*
- * Frees what ckpt_image_read() allocated; after ckpt_image_init() img can be
- * read into again.
- */
 /* Whether SCHED entry @s names CPU @cpu (below CKPT_IMG_CPU_WORDS * 64). */
 static inline bool ckpt_sched_cpu(const struct ckpt_img_sched *s,
 				  unsigned int cpu)
@@ -197,6 +193,10 @@ static inline bool ckpt_sched_cpu(const struct ckpt_img_sched *s,
 	return s->cpus[cpu / 64] >> (cpu % 64) & 1;
 }
 
+/*
+ * Frees what ckpt_image_read() allocated; after ckpt_image_init() img can be
+ * read into again.
+ */
 void ckpt_image_free(struct ckpt_image *img);
 
 /*
