@@ -41,6 +41,7 @@
 
 #include <linux/cred.h>
 #include <linux/dcache.h>
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/fcntl.h>
 #include <linux/file.h>
@@ -457,10 +458,13 @@ static const char *const kind_names[__CKPT_FILE_KIND_MAX] = {
 /*
  * How long a count above the expected one may take to come down. A reader
  * in a loop (lsof, watch) holds the file for most of each system call but
- * not between two: the count is read again and again, letting others run,
- * so as to meet such a gap.
+ * not between two. The count is read again after short sleeps, which let
+ * such a reader run, here or on another CPU, to the end of its call: one
+ * that shares this CPU, or whose virtual CPU the host has set aside, may
+ * otherwise hold the file for longer than a spin would wait (stop 64's CI
+ * run: under two VMs on two CPUs, a spin of 20 ms was not always enough).
  */
-#define REFS_SETTLE_NS	(20 * NSEC_PER_MSEC)
+#define REFS_SETTLE_NS	(100 * NSEC_PER_MSEC)
 
 static unsigned long file_refs(const void *p)
 {
@@ -484,8 +488,7 @@ static bool refs_settle(unsigned long (*count)(const void *), const void *p,
 			return true;
 		if (n < refs || ktime_get_ns() > end)
 			return false;
-		cond_resched();
-		cpu_relax();
+		usleep_range(10, 50);
 	}
 }
 

@@ -68,7 +68,7 @@ struct ckpt_fileobjs {
  * frozen, but a reader of their /proc entries (readlink() of
  * /proc/PID/fd/N or /proc/PID/exe: lsof, a monitor) holds the file, or its
  * dentry, for the moment of its system call; one that holds on is another
- * holder. Up to 20 ms; may sleep.
+ * holder. Up to 100 ms; sleeps.
  */
 bool ckpt_file_refs_are(struct file *file, unsigned long refs);
 bool ckpt_dentry_refs_are(struct dentry *dentry, unsigned int refs);
