@@ -31,7 +31,7 @@ expect() {
 	return 1
 }
 
-ktap_plan 10
+ktap_plan 11
 mk_result "$tmp/a" one 0 "TAP version 13" "1..2" "ok 1 x" "ok 2 y"
 mk_result "$tmp/a/sub" two 0 "1..1" "ok 1 z # SKIP no module"
 ktap_check "passes and skips are counted apart" expect "$tmp/a" "2 passed, 0 failed, 1 skipped" 0
@@ -81,4 +81,10 @@ ktap_check "the log's tail says what failed, the VM's verdict first" \
 	explain "$tmp/j" "# vm:" "#   not ok 1 vm 6.12: ran out of time" \
 	"#   # hung task: t2" "# results/t1:" "#   not ok 2 y" \
 	"# 2 program(s) without results: the VM stopped under them"
+# A kselftest says why before its "not ok" (stop 64's CI failure did not).
+mk_result "$tmp/k" t 1 "1..3" "# old" "ok 1 x" "# a" "# b" "# c" "# d" \
+	"# t.c:9:y:Expected 0 (0) == r (-1)" "not ok 2 y" "not ok 3 z"
+ktap_check "a failed point comes with the comments before it" \
+	explain "$tmp/k" "# t:" "#   # b" "#   # c" "#   # d" \
+	"#   # t.c:9:y:Expected 0 (0) == r (-1)" "#   not ok 2 y" "#   not ok 3 z"
 ktap_finish
