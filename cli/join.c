@@ -10,12 +10,17 @@
  *       serves COMMAND's standard streams and exit status over the link
  *       (link.c) once ssh has ended. A job's plain ssh is this too, to a
  *       cluster's node (sshshim.c).
- *   ckpt-join [--coordinator NODE] [--link NODE:PORT] JOBID -- COMMAND...
+ *   ckpt-join [--coordinator NODE] [--link NODE:PORT [--ns]] JOBID -- COMMAND...
  *       (ckpt join) asks this node's ckptd to put it into job JOBID (NODE's
  *       job, which NODE's ckptd confirms has the caller's uid), then
  *       executes COMMAND with libckpt preloaded, as ckpt-run does; with
  *       --link, it reads the link's token from its standard input, connects
  *       the link and leaves a relay in the job that runs COMMAND over it.
+ *       With --ns (ckpt-ssh's in a ckpt-run --ns job), ckptd starts that
+ *       relay in namespaces of the job's own on this node, as ckpt-run
+ *       --ns's program, unless the job has them here already.
+ *   ckpt-join --relay -- COMMAND...
+ *       that relay, its link as its standard input.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +28,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +79,7 @@ int cmd_ssh(int argc, char **argv)
 	/* The same installation on every node: ckpt-join beside this ckpt. */
 	slash = strrchr(self, '/');
 	strcpy(slash ? slash + 1 : self, "ckpt-join");
-	av = calloc(argc + 14, sizeof(*av));
+	av = calloc(argc + 15, sizeof(*av));
 	if (!av)
 		return 1;
 	av[n++] = "ssh";
@@ -92,6 +98,9 @@ int cmd_ssh(int argc, char **argv)
 	av[n++] = node;
 	av[n++] = "--link";
 	av[n++] = where;
+	/* A ckpt-run --ns job's (run.c): its share there in namespaces too. */
+	if (getenv("CKPT_NS") && !strcmp(getenv("CKPT_NS"), "1"))
+		av[n++] = "--ns";
 	av[n++] = (char *)job;
 	av[n++] = "--";
 	/*
@@ -194,40 +203,44 @@ static int ssh_linked(const char *path, char **av, char *where,
 }
 
 /*
- * ckpt-join --link NODE:PORT: the token from standard input, the link
- * connected; then a relay, which ssh's session does not wait for, runs
- * @cmd with its standard streams over the link. Returns only on failure.
+ * --link NODE:PORT: the token from standard input, the link connected:
+ * its descriptor, or -1 with the error said.
  */
-static int join_linked(const char *where, char **cmd)
+static int link_open(const char *where)
 {
 	char token[LINK_TOKEN_LEN + 2] = "", node[HOST_NAME_MAX + 1];
 	const char *colon = strrchr(where, ':');
-	int link, in[2], out[2], err[2], null;
-	pid_t child;
+	int link;
 
 	if (!colon || colon == where || (size_t)(colon - where) > HOST_NAME_MAX) {
 		fprintf(stderr, "%s: --link %s: not NODE:PORT\n", prog, where);
-		return 1;
+		return -1;
 	}
 	snprintf(node, sizeof(node), "%.*s", (int)(colon - where), where);
 	if (!fgets(token, sizeof(token), stdin) || strlen(token) != LINK_TOKEN_LEN + 1) {
 		fprintf(stderr, "%s: --link: no token on standard input\n", prog);
-		return 1;
+		return -1;
 	}
 	token[LINK_TOKEN_LEN] = '\0';
 	link = link_connect(node, colon + 1, token);
-	if (link < 0) {
+	if (link < 0)
 		fprintf(stderr, "%s: cannot connect the job's link to %s: %s\n",
 			prog, where, strerror(errno));
-		return 1;
-	}
-	fflush(NULL);
+	return link;
+}
+
+/*
+ * The relay: @cmd, in a process group of its own, with its standard
+ * streams over @link (link_remote()), whose end is the relay's: its
+ * status, once @cmd has ended and the link said so.
+ */
+static int relay(int link, char **cmd)
+{
+	int in[2], out[2], err[2], null;
+	pid_t child;
+
 	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
 		return 1;
-	/* ssh's session ends with this process: the relay goes on alone. */
-	if (fork())
-		_exit(0);
-	setsid();
 	child = fork();
 	if (!child) {
 		setpgid(0, 0);	/* hung up as a group, as sshd would */
@@ -247,7 +260,117 @@ static int join_linked(const char *where, char **cmd)
 	dup2(null, 2);
 	if (child < 0)
 		kill(getpid(), SIGKILL);
-	_exit(link_remote(link, child, in[1], out[0], err[0]));
+	return link_remote(link, child, in[1], out[0], err[0]);
+}
+
+/*
+ * A relay, which ssh's session does not wait for, runs @cmd over @link,
+ * in a session of its own. Returns only on failure.
+ */
+static int relay_alone(int link, char **cmd)
+{
+	fflush(NULL);
+	/* ssh's session ends with this process: the relay goes on alone. */
+	if (fork())
+		_exit(0);
+	setsid();
+	_exit(relay(link, cmd));
+}
+
+/* The words of ckpt join --relay -- @cmd, this program's path first. */
+static json_t *relay_cmd(char **cmd)
+{
+	json_t *a = json_array();
+	char self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int i;
+
+	if (!a || len <= 0) {
+		json_decref(a);
+		return NULL;
+	}
+	self[len] = '\0';
+	/* The one program that is ckpt and ckpt-join: its join command. */
+	json_array_append_new(a, json_string(self));
+	json_array_append_new(a, json_string("join"));
+	json_array_append_new(a, json_string("--relay"));
+	json_array_append_new(a, json_string("--"));
+	for (i = 0; cmd[i]; i++)
+		if (json_array_append_new(a, json_string(cmd[i]))) {
+			fprintf(stderr, "%s: --ns: argument %d is not UTF-8 text\n", prog, i + 1);
+			json_decref(a);
+			return NULL;
+		}
+	return a;
+}
+
+/*
+ * --ns: "join" asks ckptd to start the relay (ckpt-join --relay, the link
+ * its standard input) in namespaces of the job's own here, with this
+ * process's environment (CKPT_NS=1 in it, for what it launches in turn)
+ * and working directory. "started": done, ssh's session ends. A plain
+ * answer (the job has such namespaces here, or ckptd other work on it):
+ * this process is in the job, and its relay goes on as without --ns.
+ */
+static int join_ns(json_t *req, int link, char **cmd)
+{
+	extern char **environ;
+	json_t *env = json_array(), *words = relay_cmd(cmd), *msg = NULL;
+	int fds[3] = { link, -1, -1 }, fd = -1, i, ret;
+	const char *ev = NULL;
+	char cwd[PATH_MAX];
+	struct ckpt_err err;
+
+	for (i = 0; env && environ[i]; i++)
+		if (strncmp(environ[i], "CKPT_JOBID=", 11) &&
+		    strncmp(environ[i], "CKPT_NS=", 8) &&
+		    json_array_append_new(env, json_string(environ[i]))) {
+			fprintf(stderr, "%s: --ns: the environment's %.*s is not UTF-8 text\n",
+				prog, (int)strcspn(environ[i], "="), environ[i]);
+			goto fail;
+		}
+	errno = 0;
+	if (!env || !words || json_array_append_new(env, json_string("CKPT_NS=1")) ||
+	    !getcwd(cwd, sizeof(cwd)) ||
+	    json_object_set_new(req, "cwd", json_string(cwd)) ||
+	    json_object_set_new(req, "ns", json_true()) ||
+	    json_object_set(req, "env", env) || json_object_set(req, "cmd", words)) {
+		fprintf(stderr, "%s: --ns: %s\n", prog, errno ? strerror(errno) : "out of memory");
+		goto fail;
+	}
+	fds[1] = fds[2] = open("/dev/null", O_RDWR | O_CLOEXEC);
+	fd = fds[1] < 0 ? -1 : ckptd_connect(&err);
+	ret = fd < 0 ? -1 : ckptd_msg_send(fd, req, fds, 3, &err);
+	while (!ret && !(ret = ckptd_msg_recv(fd, &msg, &err))) {
+		ev = ckptd_msg_str(msg, "event");
+		if (ev && !strcmp(ev, "started"))
+			break;
+		if (json_object_get(msg, "ok"))
+			break;
+		json_decref(msg);
+		msg = NULL;
+	}
+	if (ret || !msg || (!ev && !json_is_true(json_object_get(msg, "ok")))) {
+		fprintf(stderr, "%s: job %s: %s\n", prog,
+			ckptd_msg_str(req, "job"), ret == -EPIPE ?
+			"ckptd closed the connection" : ret ? err.msg :
+			ckptd_msg_str(msg, "error") ?: "refused");
+		goto fail;
+	}
+	json_decref(msg);
+	json_decref(env);
+	json_decref(words);
+	close(fds[1]);
+	if (ev)
+		return 0;	/* ckptd's relay runs: this one's work is done */
+	close(fd);
+	setenv("CKPT_JOBID", ckptd_msg_str(req, "job"), 1);
+	return relay_alone(link, cmd);
+fail:
+	json_decref(msg);
+	json_decref(env);
+	json_decref(words);
+	return 1;
 }
 
 int cmd_join(int argc, char **argv)
@@ -255,14 +378,17 @@ int cmd_join(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "coordinator", required_argument, NULL, 'c' },
 		{ "link", required_argument, NULL, 'l' },
+		{ "ns", no_argument, NULL, 'n' },
+		{ "relay", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	const char *coord = NULL, *link = NULL;
+	bool ns = false, relaying = false;
 	struct ckpt_err err;
 	json_t *req, *res;
 	char **cmd;
-	int c, ret;
+	int c, ret, l;
 
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
@@ -272,27 +398,52 @@ int cmd_join(int argc, char **argv)
 		case 'l':
 			link = optarg;
 			break;
+		case 'n':
+			ns = true;
+			break;
+		case 'r':
+			relaying = true;
+			break;
 		case 'h':
-			printf("usage: ckpt-join [--coordinator NODE] [--link NODE:PORT] JOBID -- COMMAND...\n"
+			printf("usage: ckpt-join [--coordinator NODE] [--link NODE:PORT [--ns]] JOBID -- COMMAND...\n"
 			       "Puts this process into job JOBID (kept by NODE's ckptd), then runs\n"
 			       "COMMAND with libckpt preloaded. ckpt-ssh runs it on remote nodes,\n"
-			       "with --link: COMMAND's standard streams go over the job's link.\n");
+			       "with --link: COMMAND's standard streams go over the job's link;\n"
+			       "with --ns, from namespaces of the job's own on this node.\n");
 			return 0;
 		default:
 			return 1;
 		}
 	}
+	/* --relay -- COMMAND: the link is standard input (join_ns()). */
+	if (relaying) {
+		cmd = argv + optind;
+		if (*cmd && !strcmp(*cmd, "--"))
+			cmd++;
+		l = *cmd ? fcntl(0, F_DUPFD_CLOEXEC, 3) : -1;
+		if (l < 0) {
+			fprintf(stderr, "usage: ckpt-join --relay -- COMMAND... (the link on standard input)\n");
+			return 1;
+		}
+		return relay(l, cmd);
+	}
 	/* JOBID, then "--" (getopt stopped at JOBID), then the command. */
 	cmd = argv + optind + 1;
 	if (*cmd && !strcmp(*cmd, "--"))
 		cmd++;
-	if (argc - optind < 2 || !*cmd) {
-		fprintf(stderr, "usage: ckpt-join [--coordinator NODE] [--link NODE:PORT] JOBID -- COMMAND...\n");
+	if (argc - optind < 2 || !*cmd || (ns && !link)) {
+		fprintf(stderr, "usage: ckpt-join [--coordinator NODE] [--link NODE:PORT [--ns]] JOBID -- COMMAND...\n");
 		return 1;
 	}
 	req = json_pack("{s:s, s:s}", "op", "join", "job", argv[optind]);
 	if (req && coord)
 		json_object_set_new(req, "coordinator", json_string(coord));
+	if (req && ns) {
+		l = link_open(link);
+		ret = l < 0 ? 1 : join_ns(req, l, cmd);
+		json_decref(req);
+		return ret;
+	}
 	ret = req ? ckptd_call(req, &res, &err) : -ENOMEM;
 	json_decref(req);
 	if (ret) {
@@ -302,5 +453,8 @@ int cmd_join(int argc, char **argv)
 	}
 	json_decref(res);
 	setenv("CKPT_JOBID", argv[optind], 1);
-	return link ? join_linked(link, cmd) : run_preloaded(cmd);
+	if (!link)
+		return run_preloaded(cmd);
+	l = link_open(link);
+	return l < 0 ? 1 : relay_alone(l, cmd);
 }

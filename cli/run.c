@@ -224,11 +224,15 @@ static int run_job_ns(char **argv, const struct job_opts *jo)
 		}
 	for (i = 0; env && environ[i]; i++)
 		if (strncmp(environ[i], "CKPT_JOBID=", 11) &&
+		    strncmp(environ[i], "CKPT_NS=", 8) &&
 		    json_array_append_new(env, json_string(environ[i]))) {
 			fprintf(stderr, "%s: --ns: the environment's %.*s is not UTF-8 text\n", prog,
 				(int)strcspn(environ[i], "="), environ[i]);
 			goto bad;
 		}
+	/* ckpt-ssh's word (join.c): the job's other nodes' shares in theirs. */
+	if (env && json_array_append_new(env, json_string("CKPT_NS=1")))
+		goto bad;
 	errno = 0;
 	jcwd = getcwd(cwd, sizeof(cwd)) ? json_string(cwd) : NULL;
 	if (!jcwd) {

@@ -200,6 +200,18 @@ void job_resume_cut(struct ckptd *d);
  */
 void job_hold_joins(const struct job *j);
 void job_let_joins(const struct job *j, bool killed);
+/*
+ * A join's side of that lock: held shared (a descriptor, closed to let
+ * go) once no checkpoint holds it, tried every 100 ms for @wait_s
+ * seconds; -EAGAIN if one held it throughout, or -errno.
+ */
+int job_joins_shared(const struct job *j, unsigned int wait_s);
+/*
+ * The longest a join waits for a checkpoint to let joins in: a
+ * checkpoint's longest, and for several nodes the gather and commit a
+ * stop or kill waits for.
+ */
+#define CKPTD_JOIN_HOLD_MAX_S	3600
 void job_reap(struct ckptd *d);
 /*
  * The job cgroups of no record here, empty and older than 10 s: a share's
@@ -312,14 +324,22 @@ void restart_ended(struct ckptd *d, pid_t pid);
 int restart_take_tty(int fd, struct ckpt_err *err);
 
 /* start.c: a job started in namespaces of its own (ckpt-run --ns). */
+/* Namespaces a job has on this node already (job_member_in()). */
+struct start_at {
+	pid_t init;		/* the job's init here (a helper): its pid namespace */
+	pid_t member;		/* a process of the job's under it: its IPC and mount ones */
+};
 /*
- * Job @j's program, run by a worker of @c's (the client's descriptors, a
- * process of theirs read for the rest), in @cwd, on the terminal sent as
- * descriptor 0 with @tty; @req checked (ckptd_run_ns_check()): 0, or -1
- * with @c answered.
+ * Job @j's program, run by a worker of @c's (the client's descriptors
+ * @fds, closed here, a process of theirs read for the rest), in @cwd, on
+ * the terminal sent as descriptor 0 with @tty; @req checked
+ * (ckptd_run_ns_check()): 0, or -1 with @c answered; in new namespaces,
+ * or with @at in those the job has here already. For a job that has
+ * processes here already (a join on another node: ckpt-join --ns), its
+ * worker waits for a checkpoint under way to let joins in first.
  */
 int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd,
-	      bool tty);
+	      bool tty, int fds[3], const struct start_at *at);
 
 /*
  * worker.c: @fn runs in the child with the report socket. A worker
@@ -334,6 +354,12 @@ struct worker *worker_start(struct ckptd *d, struct conn *c, struct job *j,
 void worker_set_quiet(bool quiet);
 void worker_set_arg(struct worker *w, void *arg);
 void *worker_arg(const struct worker *w);
+/*
+ * Descriptors ckptd holds for @w's client meanwhile (a join's, until the
+ * coordinator answers; -1 for none): closed in every worker started
+ * after, which has nothing to do with them.
+ */
+void worker_set_fds(struct worker *w, const int fds[3]);
 unsigned int workers_without_job(const struct ckptd *d);
 /* The next worker_start() is a checkpoint's; whether @w is one. */
 void worker_set_checkpoint(void);

@@ -527,20 +527,35 @@ void job_let_joins(const struct job *j, bool killed)
 	joins_fd = -1;
 }
 
-/* 0: @pid is in @j now; -EAGAIN: a checkpoint holds joins back; -errno. */
-static int join_try(struct ckptd *d, const struct job *j, pid_t pid)
+int job_joins_shared(const struct job *j, unsigned int wait_s)
 {
 	char path[PATH_MAX];
-	int fd, ret;
+	unsigned int i;
+	int fd;
 
 	joins_path(j, path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	if (flock(fd, LOCK_SH | LOCK_NB))
-		ret = errno == EWOULDBLOCK ? -EAGAIN : -errno;
-	else
-		ret = job_add_pid(d, j, pid);
+	for (i = 0; flock(fd, LOCK_SH | LOCK_NB); i++) {
+		if (errno != EWOULDBLOCK || i >= wait_s * 10) {
+			i = errno == EWOULDBLOCK ? EAGAIN : errno;
+			close(fd);
+			return -(int)i;
+		}
+		usleep(100000);
+	}
+	return fd;
+}
+
+/* 0: @pid is in @j now; -EAGAIN: a checkpoint holds joins back; -errno. */
+static int join_try(struct ckptd *d, const struct job *j, pid_t pid)
+{
+	int fd = job_joins_shared(j, 0), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = job_add_pid(d, j, pid);
 	close(fd);
 	return ret;
 }
@@ -719,7 +734,17 @@ void op_run(struct conn *c, const json_t *req)
 	snprintf(j->dir, sizeof(j->dir), "%s", dir ?: "");
 	j->last = time(NULL);
 	if (ns) {
-		if (start_job(c, j, req, cwd, tty)) {
+		int fds[3] = { -1, -1, -1 };
+
+		if (conn_take_fds(c, fds, 3) != 3) {
+			for (ret = 0; ret < 3; ret++)
+				if (fds[ret] >= 0)
+					close(fds[ret]);
+			conn_fail(c, "run: \"ns\": send the standard descriptors (0, 1, 2) with the request");
+			job_drop(d, j);
+			return;
+		}
+		if (start_job(c, j, req, cwd, tty, fds, NULL)) {
 			job_drop(d, j);
 			return;
 		}
@@ -807,13 +832,23 @@ struct join {
 	uid_t uid;
 	char job[CKPTD_JOB_ID_LEN + 1];
 	char coordinator[HOST_NAME_MAX + 1];
+	json_t *ns;		/* an "ns" join's request, or NULL */
+	int fds[3];		/* and its descriptors */
 };
 
-/*
- * A join held back waits this long at most: a checkpoint's longest, and
- * for several nodes the gather and commit a stop or kill waits for.
- */
-#define JOIN_HOLD_MAX_S		3600
+static void join_free(struct join *jn)
+{
+	int i;
+
+	if (!jn)
+		return;
+	for (i = 0; i < 3; i++)
+		if (jn->fds[i] >= 0)
+			close(jn->fds[i]);
+	json_decref(jn->ns);
+	free(jn);
+}
+
 /* How often the joins held back are tried again. */
 static const struct timeval joins_retry = { 0, 100000 };
 
@@ -821,7 +856,7 @@ static void join_answer(struct conn *c, const char *id, pid_t pid, int ret)
 {
 	if (ret == -EAGAIN)
 		conn_fail(c, "join: job %s: a checkpoint held joins back for more than %d s",
-			  id, JOIN_HOLD_MAX_S);
+			  id, CKPTD_JOIN_HOLD_MAX_S);
 	else if (ret == -ESRCH)
 		conn_fail(c, "join: job %s ended with the checkpoint this join waited for (killed, or its processes here gone)",
 			  id);
@@ -857,7 +892,7 @@ static void joins_again(evutil_socket_t fd, short what, void *arg)
 		/* It ran when the join came: not now is an end, not a start. */
 		ret = !j || !job_running(j) ? -ESRCH : join_try(d, j, pid);
 		if (ret == -EAGAIN &&
-		    ckptd_now_ns() - since < JOIN_HOLD_MAX_S * 1000000000ULL) {
+		    ckptd_now_ns() - since < CKPTD_JOIN_HOLD_MAX_S * 1000000000ULL) {
 			more = true;
 			continue;
 		}
@@ -921,6 +956,76 @@ static void join_worker(struct ckptd *d, struct job *unused, int out, void *arg)
 	peer_close(p);
 }
 
+/* Whether /proc/@a/@na and /proc/@b/@nb are one namespace (@b 0: self). */
+static bool ns_same(pid_t a, const char *na, pid_t b, const char *nb)
+{
+	char pa[64], pb[64];
+	struct stat sa, sb;
+
+	snprintf(pa, sizeof(pa), "/proc/%d/ns/%s", (int)a, na);
+	if (b)
+		snprintf(pb, sizeof(pb), "/proc/%d/ns/%s", (int)b, nb);
+	else
+		snprintf(pb, sizeof(pb), "/proc/self/ns/%s", nb);
+	return !stat(pa, &sa) && !stat(pb, &sb) && sa.st_ino == sb.st_ino &&
+	       sa.st_dev == sb.st_dev;
+}
+
+/*
+ * A process of @j's here in the pid namespace its init (a helper) made,
+ * and in ckptd's user namespace, where only root makes namespaces: the
+ * one whose IPC and mount namespaces a join enters (start.c). 0: none.
+ */
+static pid_t job_member_in(const struct job *j)
+{
+	pid_t pids[64];
+	int n, i;
+
+	if (j->helpers[1] <= 0)
+		return 0;
+	n = job_procs(j, pids, 64);
+	for (i = 0; i < n || (n == -E2BIG && i < 64); i++)
+		if (ns_same(pids[i], "pid", j->helpers[1], "pid_for_children") &&
+		    ns_same(pids[i], "user", 0, "user"))
+			return pids[i];
+	return 0;
+}
+
+/*
+ * The caller into @j. With "ns" (ckpt-join --ns: @jn's request and
+ * descriptors), ckptd starts its command itself, as for ckpt-run --ns
+ * (start.c), and the caller hears "started": in namespaces of the job's
+ * own on this node if it has no process here yet, else in those of its
+ * processes here, which its engine takes together (one pid namespace a
+ * node). Unless its processes here are in this node's namespaces (joined
+ * so) or ckptd is at work on the job here: then, as without "ns", the
+ * caller is moved into the job and answered plainly, and carries on in
+ * this node's namespaces (ckptd.md, "Jobs in namespaces of their own").
+ */
+static void join_enter(struct conn *c, struct job *j, struct join *jn)
+{
+	const char *cwd = json_string_value(json_object_get(jn->ns, "cwd"));
+	struct start_at at = { 0 };
+	pid_t one;
+	int i, n = jn->ns ? job_procs(j, &one, 1) : -1;
+
+	if (jn->ns && !j->busy && (!n || n == -ENOENT)) {
+		start_job(c, j, jn->ns, cwd, false, jn->fds, NULL);
+		return;
+	}
+	if (jn->ns && !j->busy && (at.member = job_member_in(j))) {
+		at.init = j->helpers[1];
+		start_job(c, j, jn->ns, cwd, false, jn->fds, &at);
+		return;
+	}
+	for (i = 0; i < 3; i++) {
+		if (jn->fds[i] >= 0)
+			close(jn->fds[i]);
+		jn->fds[i] = -1;
+	}
+	join_move(c, j, jn->pid);
+}
+
 /* In ckptd: the coordinator said yes (a local job now) or no. */
 static void join_report(struct worker *w, json_t *msg)
 {
@@ -933,8 +1038,15 @@ static void join_report(struct worker *w, json_t *msg)
 	char err[512];
 	struct job *j;
 
+	/* The descriptors are this hook's from now on: closed or handed on. */
+	worker_set_fds(w, (const int[3]){ -1, -1, -1 });
+	/* The client is the start's worker's now, if any, or ckptd's. */
+	if (c && conn_worker(c) == w)
+		conn_set_worker(c, NULL);
+	if (c)
+		worker_detach_conn(w);
 	if (!msg || !c) {
-		free(jn);
+		join_free(jn);
 		worker_set_arg(w, NULL);
 		return;
 	}
@@ -957,32 +1069,43 @@ static void join_report(struct worker *w, json_t *msg)
 		ckptd_log(d, 1, "job %s of node %s: joined here by uid %u", j->id,
 			  j->coordinator, (unsigned int)j->uid);
 	}
-	join_move(c, j, jn->pid);
+	join_enter(c, j, jn);
 }
 
 /*
  * join {job, coordinator?}: the caller (ckpt-join, about to exec a rank
  * ssh started) into job @job: a job of this node's, or one the node
  * @coordinator keeps, which says whether it exists with the caller's uid.
+ * With "ns": true, "cmd", "env" and "cwd" and three descriptors sent
+ * (ckpt-join --ns), ckptd may start cmd instead (join_enter()).
  */
 void op_join(struct conn *c, const json_t *req)
 {
 	struct ckptd *d = conn_daemon(c);
 	const char *id = ckptd_msg_str(req, "job");
 	const char *coord = ckptd_msg_str(req, "coordinator");
+	bool ns = json_is_true(json_object_get(req, "ns")), tty;
 	struct job *j = job_find(d, id);
+	struct ckpt_err err;
+	struct worker *w;
 	struct join *jn;
+	int n;
 
 	if (!job_id_valid(id) || (coord && (!*coord || strlen(coord) > HOST_NAME_MAX))) {
 		conn_fail(c, "join: needs \"job\" (a job id) and at most a \"coordinator\" (a node name)");
 		return;
 	}
-	if (j) {
-		if (job_allowed(c, j))
-			join_move(c, j, conn_pid(c));
+	if (ns && ckptd_run_ns_check(req, &tty, &err)) {
+		conn_fail(c, "%s", err.msg);
 		return;
 	}
-	if (!coord || !strcmp(coord, d->node)) {
+	if (ns && tty) {
+		conn_fail(c, "join: \"ns\": no \"tty\" (the command's streams are its link's)");
+		return;
+	}
+	if (j && !job_allowed(c, j))
+		return;
+	if (!j && (!coord || !strcmp(coord, d->node))) {
 		conn_fail(c, "join: no job %s%s", id, conn_uid(c) ? " of yours" : "");
 		return;
 	}
@@ -991,14 +1114,30 @@ void op_join(struct conn *c, const json_t *req)
 		conn_fail(c, "out of memory");
 		return;
 	}
+	jn->fds[0] = jn->fds[1] = jn->fds[2] = -1;
+	n = ns ? conn_take_fds(c, jn->fds, 3) : 3;
+	if (n != 3) {
+		conn_fail(c, "join: \"ns\": send three descriptors (the command's 0, 1 and 2) with the request");
+		join_free(jn);
+		return;
+	}
+	jn->ns = ns ? json_incref((json_t *)req) : NULL;
 	jn->pid = conn_pid(c);
 	jn->uid = conn_uid(c);
+	if (j) {
+		join_enter(c, j, jn);
+		join_free(jn);
+		return;
+	}
 	snprintf(jn->job, sizeof(jn->job), "%s", id);
 	snprintf(jn->coordinator, sizeof(jn->coordinator), "%s", coord);
 	worker_set_quiet(true);
-	if (!worker_start(d, c, NULL, join_worker, join_report, jn)) {
+	w = worker_start(d, c, NULL, join_worker, join_report, jn);
+	if (w) {
+		worker_set_fds(w, jn->fds);
+	} else {
 		conn_fail(c, "join: cannot start a worker: %s", strerror(errno));
-		free(jn);
+		join_free(jn);
 	}
 	worker_set_quiet(false);
 }

@@ -19,6 +19,7 @@
  * namespace's other processes end with the init.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -63,6 +64,8 @@ struct start {
 	int oom_adj;		/* oom_score_adj */
 	int ioprio;		/* ioprio_get()'s: class and level */
 	unsigned int persona;	/* personality(2)'s */
+	struct start_at at;	/* a join's namespaces here already, or zeros */
+	bool join;		/* ckpt-join --ns's, not ckpt-run --ns's */
 };
 
 static const int forwarded[] = { CKPTD_FORWARDED_SIGNALS };
@@ -425,7 +428,7 @@ static void __attribute__((noreturn)) start_program(const struct start *s, int e
 	sigset_t none;
 	int sig;
 
-	if (unshare(CLONE_NEWIPC))
+	if (!s->at.init && unshare(CLONE_NEWIPC))
 		start_fail(ep, 126, "cannot make the job's IPC namespace: %s", strerror(errno));
 	/*
 	 * On a terminal: a group of its own in the worker's session, in the
@@ -505,6 +508,21 @@ static void forward_now(pid_t pid)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
+/*
+ * A join's command's streams are its own (ckpt-join's link, which its
+ * engine takes with it): the worker and the init, once it is forked,
+ * keep /dev/null instead.
+ */
+static void drop_streams(void)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC), i;
+
+	for (i = 0; null >= 0 && i < 3; i++)
+		dup2(null, i);
+	if (null > 2)
+		close(null);
+}
+
 /* Every descriptor from 3 up closed but @a and @b (a < b). */
 static void close_but(int a, int b)
 {
@@ -523,6 +541,39 @@ static void __attribute__((noreturn)) init_fail(int ep, int sp, const char *what
 	if (write(sp, &st, sizeof(st)) < 0)
 		_exit(1);
 	start_fail(ep, 126, "%s: %s", what, strerror(e));
+}
+
+/* Whether this pid namespace (its /proc) has a process but its init. */
+static bool others_here(void)
+{
+	DIR *dir = opendir("/proc");
+	struct dirent *e;
+	bool any = false;
+
+	while (dir && !any && (e = readdir(dir)))
+		any = e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
+		      strspn(e->d_name, "0123456789") == strlen(e->d_name) &&
+		      strcmp(e->d_name, "1");
+	if (dir)
+		closedir(dir);
+	return any;
+}
+
+/*
+ * A join's init, once its program has ended: the namespace ends with the
+ * init, so it stays while the namespace has other processes, those later
+ * joins entered (enter_worker()) and what they, or the program, left;
+ * each second it reaps what came to it and looks again.
+ */
+static void init_linger(void)
+{
+	for (;;) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (!others_here())
+			return;
+		sleep(1);
+	}
 }
 
 /*
@@ -551,6 +602,8 @@ static void __attribute__((noreturn)) start_init(const struct start *s, int ep, 
 	if (!prog)
 		start_program(s, ep);
 	close(ep);
+	if (s->join)
+		drop_streams();
 	forward_now(prog);
 	/*
 	 * Each child seen ended before it is reaped: the program's pid is
@@ -573,6 +626,8 @@ static void __attribute__((noreturn)) start_init(const struct start *s, int ep, 
 	if (waitpid(prog, &st, 0) != prog ||
 	    write(sp, &st, sizeof(st)) != sizeof(st))
 		_exit(1);
+	if (s->join)
+		init_linger();
 	_exit(0);
 }
 
@@ -593,10 +648,78 @@ static ssize_t read_all(int fd, char *buf, size_t len)
 	return got;
 }
 
+/*
+ * A join's program into the namespaces the job has here already: the pid
+ * namespace of its init (@s->at.init), the IPC and mount namespaces of a
+ * process of the job's in it (@s->at.member; job_member_in()). The
+ * worker forks it there and stays outside the job, waits and reports;
+ * the program joins the job's cgroup itself, under the @joins lock the
+ * worker holds until it has executed. Its orphans go to that init.
+ */
+static void enter_worker(struct ckptd *d, struct job *j, const struct start *s,
+			 int out, int joins)
+{
+	int ipfd = syscall(SYS_pidfd_open, s->at.init, 0);
+	int mpfd = syscall(SYS_pidfd_open, s->at.member, 0);
+	int ep[2] = { -1, -1 }, st = 0, ret = 0;
+	struct ckpt_err err;
+	char msg[512];
+	pid_t prog = -1;
+	ssize_t n;
+
+	if (ipfd < 0 || mpfd < 0 || pipe2(ep, O_CLOEXEC))
+		ret = ckpt_err_set(&err, errno, "the job's processes here: %s", strerror(errno));
+	else if (setns(ipfd, CLONE_NEWPID))
+		ret = ckpt_err_set(&err, errno, "cannot enter the job's pid namespace here: %s",
+				   strerror(errno));
+	if (!ret) {
+		prog = fork();
+		if (prog < 0)
+			ret = ckpt_err_set(&err, errno, "cannot fork the program: %s",
+					   strerror(errno));
+	}
+	if (!prog) {
+		close(ep[0]);
+		if (setns(mpfd, CLONE_NEWIPC | CLONE_NEWNS))
+			start_fail(ep[1], 126, "cannot enter the job's IPC and mount namespaces here: %s",
+				   strerror(errno));
+		ret = job_add_pid(d, j, getpid());
+		if (ret)
+			start_fail(ep[1], 126, "cannot join the job's cgroup: %s", strerror(-ret));
+		start_program(s, ep[1]);
+	}
+	close(joins);	/* once the program is in, or will not be */
+	drop_streams();
+	if (ret) {
+		worker_send(out, json_pack("{s:b, s:o}", "ok", 0, "error",
+					   json_sprintf("job %s: %s", j->id, err.msg)));
+		return;
+	}
+	close(ep[1]);
+	n = read_all(ep[0], msg, sizeof(msg) - 1);
+	close(ep[0]);
+	if (n > 0) {
+		msg[n] = '\0';
+		waitpid(prog, &st, 0);
+		worker_send(out, json_pack("{s:b, s:o, s:i}", "ok", 0, "error",
+					   json_sprintf("job %s: %s", j->id, msg),
+					   "status", st));
+		return;
+	}
+	forward_now(prog);
+	worker_send(out, json_pack("{s:s, s:s}", "event", "started", "job", j->id));
+	worker_watch_client(d, out);
+	while (waitpid(prog, &st, 0) < 0 && errno == EINTR)
+		;
+	forward_to = 0;
+	worker_send(out, json_pack("{s:b, s:s, s:i}", "ok", 1, "job", j->id,
+				   "status", st));
+}
+
 static void start_worker(struct ckptd *d, struct job *j, int out, void *arg)
 {
 	struct start *s = arg;
-	int ep[2] = { -1, -1 }, sp[2] = { -1, -1 }, i, ret, st = 0, ist;
+	int ep[2] = { -1, -1 }, sp[2] = { -1, -1 }, i, ret, st = 0, ist, joins;
 	char msg[512];
 	struct ckpt_err err;
 	ssize_t n;
@@ -608,15 +731,36 @@ static void start_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	ret = s->tty ? restart_take_tty(s->fds[0], &err) : 0;
 	/* The client's signals, from now on: to the init once it is there. */
 	forward_signals();
+	/*
+	 * A job with processes here already (a join from another node) may
+	 * be under a checkpoint: none enters it until that has let go, and
+	 * none while the program is being made (ckptd.md, "Joins during a
+	 * checkpoint"), so that no checkpoint sees the init as a member.
+	 */
+	joins = ret ? -1 : job_joins_shared(j, CKPTD_JOIN_HOLD_MAX_S);
+	if (!ret && joins == -EAGAIN)
+		ret = ckpt_err_set(&err, EAGAIN, "a checkpoint held joins back for more than %d s",
+				   CKPTD_JOIN_HOLD_MAX_S);
+	else if (!ret && joins < 0)
+		ret = ckpt_err_set(&err, -joins, "cannot take the job's joins lock: %s",
+				   strerror(-joins));
+	for (i = 0; !ret && i < 3; i++)
+		if (dup2(s->fds[i], i) < 0)
+			ret = ckpt_err_set(&err, errno, "%s", strerror(errno));
+	/* The copies ckptd received (each its own, above 2): 0 to 2 stay. */
+	for (i = 0; !ret && i < 3; i++)
+		if (s->fds[i] > 2)
+			close(s->fds[i]);
+	if (!ret && s->at.init) {
+		enter_worker(d, j, s, out, joins);
+		return;
+	}
 	if (!ret) {
 		ret = job_add_pid(d, j, getpid());
 		if (ret)
 			ckpt_err_set(&err, -ret, "cannot join the job's cgroup: %s",
 				     strerror(-ret));
 	}
-	for (i = 0; !ret && i < 3; i++)
-		if (dup2(s->fds[i], i) < 0)
-			ret = ckpt_err_set(&err, errno, "%s", strerror(errno));
 	if (!ret && (pipe2(ep, O_CLOEXEC) || pipe2(sp, O_CLOEXEC)))
 		ret = ckpt_err_set(&err, errno, "%s", strerror(errno));
 	if (!ret && unshare(CLONE_NEWPID))
@@ -631,6 +775,8 @@ static void start_worker(struct ckptd *d, struct job *j, int out, void *arg)
 		close(sp[0]);
 		start_init(s, ep[1], sp[1]);
 	}
+	if (!ret && s->join)
+		drop_streams();
 	if (ret) {
 		worker_send(out, json_pack("{s:b, s:o}", "ok", 0, "error",
 					   json_sprintf("job %s: %s", j->id, err.msg)));
@@ -645,6 +791,7 @@ static void start_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	/* The program's exec closes its end: nothing said is a start. */
 	n = read_all(ep[0], msg, sizeof(msg) - 1);
 	close(ep[0]);
+	close(joins);
 	if (n > 0) {
 		/* The init ends as the program did: 126, 127 as a shell's. */
 		msg[n] = '\0';
@@ -679,9 +826,18 @@ static void start_report(struct worker *w, json_t *msg)
 		restart_ended(d, worker_pid(w));
 		return;
 	}
-	if (!j || !ckptd_msg_str(msg, "event") ||
-	    json_unpack(msg, "{s:I}", "init", &init))
+	if (!j || !ckptd_msg_str(msg, "event"))
 		return;
+	/* A join into namespaces the job has here already: no init of its own. */
+	if (json_unpack(msg, "{s:I}", "init", &init)) {
+		if (!strcmp(ckptd_msg_str(msg, "event"), "started")) {
+			if (j->busy == w)
+				j->busy = NULL;
+			ckptd_log(d, 1, "job %s: a join here entered its namespaces",
+				  j->id);
+		}
+		return;
+	}
 	j->helpers[0] = worker_pid(w);
 	j->helpers[1] = init;
 	if (!strcmp(ckptd_msg_str(msg, "event"), "started")) {
@@ -694,8 +850,9 @@ static void start_report(struct worker *w, json_t *msg)
 }
 
 int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd,
-	      bool tty)
+	      bool tty, int fds[3], const struct start_at *at)
 {
+	const char *op = strcmp(ckptd_msg_str(req, "op") ?: "", "join") ? "run" : "join";
 	struct ckptd *d = conn_daemon(c);
 	char jobid[64];
 	struct ckpt_err err;
@@ -705,28 +862,33 @@ int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd,
 
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		conn_fail(c, "run: out of memory");
+		for (i = 0; i < 3; i++)
+			close(fds[i]);
+		conn_fail(c, "%s: out of memory", op);
 		return -1;
 	}
-	for (i = 0; i < 3; i++)
-		s->fds[i] = -1;
+	for (i = 0; i < 3; i++) {
+		s->fds[i] = fds[i];
+		fds[i] = -1;
+	}
 	snprintf(jobid, sizeof(jobid), "CKPT_JOBID=%s", j->id);
+	if (at)
+		s->at = *at;
+	s->join = !strcmp(op, "join");
 	s->tty = tty;
 	snprintf(s->cwd, sizeof(s->cwd), "%s", cwd);
 	s->argv = strings_of(json_object_get(req, "cmd"), NULL);
 	s->envp = strings_of(json_object_get(req, "env"), jobid);
-	if (conn_take_fds(c, s->fds, 3) != 3) {
-		conn_fail(c, "run: \"ns\": send the standard descriptors (0, 1, 2) with the request");
-	} else if (!s->argv || !s->envp) {
-		conn_fail(c, "run: out of memory");
+	if (!s->argv || !s->envp) {
+		conn_fail(c, "%s: out of memory", op);
 	} else if (take_client(s, conn_pid(c), conn_uid(c), &err)) {
-		conn_fail(c, "run: %s", err.msg);
+		conn_fail(c, "%s: %s", op, err.msg);
 	} else {
 		/* The program has its copies (fork): these are freed below. */
 		w = worker_start(d, c, j, start_worker, start_report, s);
 		if (!w)
-			conn_fail(c, "run: cannot start a worker: %s", strerror(errno));
-		else
+			conn_fail(c, "%s: cannot start a worker: %s", op, strerror(errno));
+		else if (!s->at.init)
 			j->helpers[0] = worker_pid(w);	/* saved by the caller */
 		ret = w ? 0 : -1;
 	}

@@ -56,9 +56,15 @@ struct worker {
 	bool replied;
 	bool is_checkpoint;
 	void *arg;
+	int fds[3];		/* held for its client (worker_set_fds()) */
 	void (*report)(struct worker *w, json_t *msg);
 	struct worker *next;
 };
+
+void worker_set_fds(struct worker *w, const int fds[3])
+{
+	memcpy(w->fds, fds, sizeof(w->fds));
+}
 
 void worker_set_arg(struct worker *w, void *arg)
 {
@@ -167,7 +173,7 @@ struct worker *worker_start(struct ckptd *d, struct conn *c, struct job *j,
 	bool checkpoint = next_checkpoint;
 	struct worker *w;
 	struct conn *o;
-	int sv[2];
+	int sv[2], i;
 
 	next_checkpoint = false;
 	w = calloc(1, sizeof(*w));
@@ -192,8 +198,12 @@ struct worker *worker_start(struct ckptd *d, struct conn *c, struct job *j,
 		for (o = d->conns; o; o = conn_next(o))
 			if (o != c)
 				close(conn_fd(o));
-		for (w = d->workers; w; w = w->next)
+		for (w = d->workers; w; w = w->next) {
 			close(w->sock);
+			for (i = 0; i < 3; i++)
+				if (w->fds[i] >= 0)
+					close(w->fds[i]);
+		}
 		signal(SIGCHLD, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
@@ -204,6 +214,7 @@ struct worker *worker_start(struct ckptd *d, struct conn *c, struct job *j,
 	close(sv[1]);
 	w->d = d;
 	w->sock = sv[0];
+	w->fds[0] = w->fds[1] = w->fds[2] = -1;
 	w->conn = c;
 	w->job = j;
 	w->arg = arg;
@@ -250,7 +261,8 @@ void worker_child_exited(struct ckptd *d, pid_t pid, int status)
 			  w->job ? " for job " : "", w->job ? w->job->id : "",
 			  WIFSIGNALED(status) ? "signal" : "status",
 			  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	if (w->conn)
+	/* Unless another worker serves the client now (a join's start). */
+	if (w->conn && conn_worker(w->conn) == w)
 		conn_set_worker(w->conn, NULL);
 	if (w->job && w->job->busy == w)
 		w->job->busy = NULL;

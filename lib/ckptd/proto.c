@@ -271,17 +271,20 @@ int ckptd_run_ns_check(const json_t *req, bool *tty, struct ckpt_err *err)
 {
 	const json_t *cmd = json_object_get(req, "cmd"), *v = json_object_get(req, "tty");
 	const char *cwd = json_string_value(json_object_get(req, "cwd"));
+	const char *op = ckptd_msg_str(req, "op") ?: "run";
 
 	if (json_object_get(req, "pid"))
-		return ckpt_err_set(err, EINVAL, "run: \"ns\" starts the program here: no \"pid\"");
+		return ckpt_err_set(err, EINVAL, "%.16s: \"ns\" starts the program here: no \"pid\"",
+				    op);
 	if (!strings_ok(cmd, CKPTD_MSG_MAX, false) || !json_array_size(cmd) ||
 	    !strings_ok(json_object_get(req, "env"), CKPTD_ENV_MAX, true) ||
 	    (v && !json_is_boolean(v)))
 		return ckpt_err_set(err, EINVAL,
-				    "run: \"ns\" needs \"cmd\" (strings), \"env\" (at most %d NAME=VALUE strings), \"tty\" true or false",
-				    CKPTD_ENV_MAX);
+				    "%.16s: \"ns\" needs \"cmd\" (strings), \"env\" (at most %d NAME=VALUE strings), \"tty\" true or false",
+				    op, CKPTD_ENV_MAX);
 	if (!cwd || *cwd != '/' || strlen(cwd) >= PATH_MAX)
-		return ckpt_err_set(err, EINVAL, "run: \"cwd\" is to be an absolute path");
+		return ckpt_err_set(err, EINVAL, "%.16s: \"cwd\" is to be an absolute path",
+				    op);
 	*tty = json_is_true(v);
 	return 0;
 }

@@ -136,7 +136,8 @@ int ckptd_restart_check(const json_t *req, bool *tty, struct ckpt_err *err);
 
 #define CKPTD_ENV_MAX	4096	/* variables of a run with "ns" */
 /*
- * A "run" with "ns" (ckpt-run --ns, daemon/start.c): no "pid"; "cmd"
+ * A "run" or a "join" with "ns" (ckpt-run --ns, ckpt-join --ns;
+ * daemon/start.c), named by its "op" in @err: no "pid"; "cmd"
  * strings, at least one; "env" at most CKPTD_ENV_MAX NAME=VALUE strings;
  * "cwd" an absolute path; "tty" a boolean if there. 0 with "tty" in
  * *@tty, or -EINVAL with @err. The options every run has are the

@@ -67,7 +67,7 @@ job_of() {
 	sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$1"
 }
 
-ktap_plan 16
+ktap_plan 18
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -190,6 +190,26 @@ ktap_check "restarted by its user: the segment and the semaphore, in a new IPC n
 	"$(declare -f sh_pid); job=$job; p=\$(sh_pid) &&
 	 test \"\$(readlink /proc/\$p/ns/ipc)\" != \"\$(readlink /proc/self/ns/ipc)\" &&
 	 nsenter -t \$p -i ipcs -m | grep -q ' 4096 ' && nsenter -t \$p -i ipcs -s | grep -q 'nobody .* 1 *\$'"
+# A join with "ns" (ckpt-join --ns) of the wrong shape, into this running
+# job of the caller's: refused by name, nothing started.
+ktap_check "join with ns: no descriptors, a terminal, a relative cwd: refused" bash -c "
+	as_nobody bash -c 'CKPTD_RAW_FDS=0 raw \"{\\\"op\\\":\\\"join\\\",\\\"job\\\":\\\"$job\\\",\\\"ns\\\":true,\\\"cmd\\\":[\\\"touch\\\",\\\"$tmp/u/ran\\\"],\\\"env\\\":[],\\\"cwd\\\":\\\"/\\\"}\"' > '$tmp/j.out'
+	as_nobody bash -c 'CKPTD_RAW_FDS=1 raw \"{\\\"op\\\":\\\"join\\\",\\\"job\\\":\\\"$job\\\",\\\"ns\\\":true,\\\"tty\\\":true,\\\"cmd\\\":[\\\"touch\\\",\\\"$tmp/u/ran\\\"],\\\"env\\\":[],\\\"cwd\\\":\\\"/\\\"}\"' >> '$tmp/j.out'
+	as_nobody bash -c 'CKPTD_RAW_FDS=1 raw \"{\\\"op\\\":\\\"join\\\",\\\"job\\\":\\\"$job\\\",\\\"ns\\\":true,\\\"cmd\\\":[\\\"touch\\\",\\\"$tmp/u/ran\\\"],\\\"env\\\":[],\\\"cwd\\\":\\\"u\\\"}\"' >> '$tmp/j.out'
+	cat '$tmp/j.out'
+	grep -q 'join: ..ns..: send three descriptors' '$tmp/j.out' &&
+	grep -q 'join: ..ns..: no ..tty..' '$tmp/j.out' &&
+	grep -q 'join: ..cwd.. is to be an absolute path' '$tmp/j.out' && ! test -e '$tmp/u/ran'"
+# A join with "ns" into the running (restarted) job: ckptd starts its
+# command in the namespaces the job's processes are in here, the restart's
+# (ckptd.md, "Other nodes": here, as on every node, the same).
+echo 'readlink /proc/self/ns/ipc /proc/self/ns/pid > "$1.new"; mv "$1.new" "$1"' > "$tmp/u/ns.sh"
+ktap_check "join with ns into the restarted job: its command in the job's pid and IPC namespaces" bash -c "
+	$(declare -f sh_pid ktap_poll ktap_nap); job=$job
+	as_nobody bash -c 'raw \"{\\\"op\\\":\\\"join\\\",\\\"job\\\":\\\"$job\\\",\\\"ns\\\":true,\\\"cmd\\\":[\\\"sh\\\",\\\"$tmp/u/ns.sh\\\",\\\"$tmp/u/entered\\\"],\\\"env\\\":[],\\\"cwd\\\":\\\"/\\\"}\"' > '$tmp/e.out'
+	cat '$tmp/e.out'; grep -q '\"started\"' '$tmp/e.out' && ktap_poll 30 test -s '$tmp/u/entered' &&
+	p=\$(sh_pid) && readlink /proc/\$p/ns/ipc /proc/\$p/ns/pid | cmp - '$tmp/u/entered' &&
+	test \"\$(readlink /proc/\$p/ns/ipc)\" != \"\$(readlink /proc/self/ns/ipc)\""
 kill "$ckptd"
 wait "$ckptd" 2> /dev/null || true
 start_ckptd
