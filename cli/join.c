@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "err.h"
 #include "link.h"
 #include "proto.h"
 
@@ -305,72 +306,102 @@ static json_t *relay_cmd(char **cmd)
 }
 
 /*
- * --ns: "join" asks ckptd to start the relay (ckpt-join --relay, the link
+ * One "join" with "ns" (@req, @fds) to ckptd: 1 once the relay started,
+ * 0 for a plain join's answer, -EAGAIN when ckptd asks to try again, or
+ * -errno with @err.
+ */
+static int ns_ask(const json_t *req, const int fds[3], struct ckpt_err *err)
+{
+	const char *ev = NULL;
+	json_t *msg = NULL;
+	int fd, ret;
+
+	fd = ckptd_connect(err);
+	if (fd < 0)
+		return fd;
+	ret = ckptd_msg_send(fd, req, fds, 3, err);
+	while (!ret && !(ret = ckptd_msg_recv(fd, &msg, err))) {
+		ev = ckptd_msg_str(msg, "event");
+		if ((ev && !strcmp(ev, "started")) || json_object_get(msg, "ok"))
+			break;
+		json_decref(msg);
+		msg = NULL;
+	}
+	if (ret == -EPIPE)
+		ckpt_err_set(err, EPIPE, "ckptd closed the connection");
+	else if (!ret && ev && !strcmp(ev, "started"))
+		ret = 1;
+	else if (!ret && json_is_true(json_object_get(msg, "again")))
+		ret = -EAGAIN;
+	else if (!ret && !json_is_true(json_object_get(msg, "ok")))
+		ret = ckpt_err_set(err, EPERM, "%s", ckptd_msg_str(msg, "error") ?: "refused");
+	json_decref(msg);
+	close(fd);
+	return ret;
+}
+
+/* How long a join waits for ckptd's other work on its job: a restart's. */
+#define NS_AGAIN_S	3600
+
+/*
+ * --ns: "join" asks ckptd to start the relay (ckpt join --relay, the link
  * its standard input) in namespaces of the job's own here, with this
  * process's environment (CKPT_NS=1 in it, for what it launches in turn)
  * and working directory. "started": done, ssh's session ends. A plain
- * answer (the job has such namespaces here, or ckptd other work on it):
- * this process is in the job, and its relay goes on as without --ns.
+ * answer (the job's processes here are in this node's namespaces): this
+ * process is in the job, and its relay goes on as without --ns.
  */
 static int join_ns(json_t *req, int link, char **cmd)
 {
 	extern char **environ;
-	json_t *env = json_array(), *words = relay_cmd(cmd), *msg = NULL;
-	int fds[3] = { link, -1, -1 }, fd = -1, i, ret;
-	const char *ev = NULL;
+	json_t *env = json_array(), *words;
+	int fds[3] = { link, -1, -1 }, i, ret = -ENOMEM;
 	char cwd[PATH_MAX];
 	struct ckpt_err err;
 
-	for (i = 0; env && environ[i]; i++)
+	words = relay_cmd(cmd);
+	for (i = 0; env && words && environ[i]; i++)
 		if (strncmp(environ[i], "CKPT_JOBID=", 11) &&
 		    strncmp(environ[i], "CKPT_NS=", 8) &&
 		    json_array_append_new(env, json_string(environ[i]))) {
 			fprintf(stderr, "%s: --ns: the environment's %.*s is not UTF-8 text\n",
 				prog, (int)strcspn(environ[i], "="), environ[i]);
-			goto fail;
+			goto out;
 		}
-	errno = 0;
-	if (!env || !words || json_array_append_new(env, json_string("CKPT_NS=1")) ||
-	    !getcwd(cwd, sizeof(cwd)) ||
-	    json_object_set_new(req, "cwd", json_string(cwd)) ||
-	    json_object_set_new(req, "ns", json_true()) ||
-	    json_object_set(req, "env", env) || json_object_set(req, "cmd", words)) {
-		fprintf(stderr, "%s: --ns: %s\n", prog, errno ? strerror(errno) : "out of memory");
-		goto fail;
+	if (!words)
+		goto out;	/* said */
+	if (!getcwd(cwd, sizeof(cwd))) {
+		fprintf(stderr, "%s: --ns: the working directory: %s\n", prog, strerror(errno));
+		goto out;
 	}
 	fds[1] = fds[2] = open("/dev/null", O_RDWR | O_CLOEXEC);
-	fd = fds[1] < 0 ? -1 : ckptd_connect(&err);
-	ret = fd < 0 ? -1 : ckptd_msg_send(fd, req, fds, 3, &err);
-	while (!ret && !(ret = ckptd_msg_recv(fd, &msg, &err))) {
-		ev = ckptd_msg_str(msg, "event");
-		if (ev && !strcmp(ev, "started"))
-			break;
-		if (json_object_get(msg, "ok"))
-			break;
-		json_decref(msg);
-		msg = NULL;
+	i = errno;
+	if (!env || json_array_append_new(env, json_string("CKPT_NS=1")) ||
+	    json_object_set_new(req, "cwd", json_string(cwd)) ||
+	    json_object_set_new(req, "ns", json_true()) ||
+	    json_object_set(req, "env", env) || json_object_set(req, "cmd", words) ||
+	    fds[1] < 0) {
+		fprintf(stderr, "%s: --ns: %s\n", prog,
+			fds[1] < 0 ? strerror(i) : "out of memory");
+		goto out;
 	}
-	if (ret || !msg || (!ev && !json_is_true(json_object_get(msg, "ok")))) {
-		fprintf(stderr, "%s: job %s: %s\n", prog,
-			ckptd_msg_str(req, "job"), ret == -EPIPE ?
-			"ckptd closed the connection" : ret ? err.msg :
-			ckptd_msg_str(msg, "error") ?: "refused");
-		goto fail;
-	}
-	json_decref(msg);
+	for (i = 0; (ret = ns_ask(req, fds, &err)) == -EAGAIN && i < NS_AGAIN_S * 5; i++)
+		usleep(200000);
+	if (ret == -EAGAIN)
+		ckpt_err_set(&err, EAGAIN, "ckptd was at work on the job here for %d s", NS_AGAIN_S);
+	if (ret < 0)
+		fprintf(stderr, "%s: job %s: %s\n", prog, ckptd_msg_str(req, "job"), err.msg);
+out:
 	json_decref(env);
 	json_decref(words);
-	close(fds[1]);
-	if (ev)
+	if (fds[1] >= 0)
+		close(fds[1]);
+	if (ret < 0)
+		return 1;
+	if (ret)
 		return 0;	/* ckptd's relay runs: this one's work is done */
-	close(fd);
 	setenv("CKPT_JOBID", ckptd_msg_str(req, "job"), 1);
 	return relay_alone(link, cmd);
-fail:
-	json_decref(msg);
-	json_decref(env);
-	json_decref(words);
-	return 1;
 }
 
 int cmd_join(int argc, char **argv)

@@ -136,6 +136,8 @@ void conn_fail(struct conn *c, const char *fmt, ...)
 void conn_send(struct conn *c, json_t *msg);
 /* The request is answered (a worker's reply went out): a new one may come. */
 void conn_done(struct conn *c);
+/* Not yet after all: another worker goes on with it (a join's start). */
+void conn_busy(struct conn *c);
 uid_t conn_uid(const struct conn *c);
 pid_t conn_pid(const struct conn *c);
 struct ckptd *conn_daemon(const struct conn *c);
@@ -324,11 +326,15 @@ void restart_ended(struct ckptd *d, pid_t pid);
 int restart_take_tty(int fd, struct ckpt_err *err);
 
 /* start.c: a job started in namespaces of its own (ckpt-run --ns). */
-/* Namespaces a job has on this node already (job_member_in()). */
+/*
+ * Namespaces a job has on this node already (job.c's job_enter_at()):
+ * its pid, IPC and mount namespaces, in that order, held open; -1 for
+ * none.
+ */
 struct start_at {
-	pid_t init;		/* the job's init here (a helper): its pid namespace */
-	pid_t member;		/* a process of the job's under it: its IPC and mount ones */
+	int fds[3];
 };
+void start_at_close(struct start_at *at);
 /*
  * Job @j's program, run by a worker of @c's (the client's descriptors
  * @fds, closed here, a process of theirs read for the rest), in @cwd, on
@@ -351,6 +357,10 @@ struct worker *worker_start(struct ckptd *d, struct conn *c, struct job *j,
 				       void *arg),
 			    void (*report)(struct worker *w, json_t *msg),
 			    void *arg);
+/* Whether descriptors @a and @b are one file (namespaces: one namespace). */
+bool ckptd_fds_same(int a, int b);
+/* Whether descriptor @fd is the file at @path (/proc/self/ns/mnt, ...). */
+bool ckptd_fd_is(int fd, const char *path);
 void worker_set_quiet(bool quiet);
 void worker_set_arg(struct worker *w, void *arg);
 void *worker_arg(const struct worker *w);

@@ -99,6 +99,11 @@ void conn_done(struct conn *c)
 	c->busy = false;
 }
 
+void conn_busy(struct conn *c)
+{
+	c->busy = true;
+}
+
 int conn_take_fds(struct conn *c, int *fds, int max)
 {
 	int i, n = c->fr.nfds < max ? c->fr.nfds : max;

@@ -15,10 +15,13 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/nsfs.h>
 
 #include "ckptd.h"
 #include "treedir.h"
@@ -836,15 +839,22 @@ struct join {
 	int fds[3];		/* and its descriptors */
 };
 
-static void join_free(struct join *jn)
+static void join_close_fds(struct join *jn)
 {
 	int i;
 
-	if (!jn)
-		return;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
 		if (jn->fds[i] >= 0)
 			close(jn->fds[i]);
+		jn->fds[i] = -1;
+	}
+}
+
+static void join_free(struct join *jn)
+{
+	if (!jn)
+		return;
+	join_close_fds(jn);
 	json_decref(jn->ns);
 	free(jn);
 }
@@ -956,38 +966,109 @@ static void join_worker(struct ckptd *d, struct job *unused, int out, void *arg)
 	peer_close(p);
 }
 
-/* Whether /proc/@a/@na and /proc/@b/@nb are one namespace (@b 0: self). */
-static bool ns_same(pid_t a, const char *na, pid_t b, const char *nb)
+/* Whether @fd is a namespace ckptd's user namespace owns: root's. */
+static bool ns_roots(int fd)
 {
-	char pa[64], pb[64];
-	struct stat sa, sb;
+	int u = ioctl(fd, NS_GET_USERNS);
+	bool yes;
 
-	snprintf(pa, sizeof(pa), "/proc/%d/ns/%s", (int)a, na);
-	if (b)
-		snprintf(pb, sizeof(pb), "/proc/%d/ns/%s", (int)b, nb);
-	else
-		snprintf(pb, sizeof(pb), "/proc/self/ns/%s", nb);
-	return !stat(pa, &sa) && !stat(pb, &sb) && sa.st_ino == sb.st_ino &&
-	       sa.st_dev == sb.st_dev;
+	if (u < 0)
+		return false;
+	yes = ckptd_fd_is(u, "/proc/self/ns/user");
+	close(u);
+	return yes;
+}
+
+/* Whether process @pid is in @j's cgroup (its /proc/PID/cgroup). */
+static bool in_job(const struct job *j, pid_t pid)
+{
+	char path[64], line[256], want[128];
+	bool yes = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	snprintf(want, sizeof(want), "0::%s/%s\n",
+		 CKPTD_CGROUP + strlen("/sys/fs/cgroup"), j->id);
+	f = fopen(path, "re");
+	while (f && !yes && fgets(line, sizeof(line), f))
+		yes = !strcmp(line, want);
+	if (f)
+		fclose(f);
+	return yes;
 }
 
 /*
- * A process of @j's here in the pid namespace its init (a helper) made,
- * and in ckptd's user namespace, where only root makes namespaces: the
- * one whose IPC and mount namespaces a join enters (start.c). 0: none.
+ * /proc/@pid/ns/@kinds[0..n-1] into @fds, if @pid is @j's (its cgroup)
+ * and was alive throughout (its pidfd): 0, or -1 with none left open.
  */
-static pid_t job_member_in(const struct job *j)
+static int ns_open(const struct job *j, pid_t pid, const char *const *kinds,
+		   int n, int *fds)
 {
-	pid_t pids[64];
-	int n, i;
+	int pfd = syscall(SYS_pidfd_open, pid, 0), k, ok = pfd >= 0;
+	char path[64];
 
-	if (j->helpers[1] <= 0)
+	for (k = 0; k < n; k++) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, kinds[k]);
+		fds[k] = ok ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		ok = ok && fds[k] >= 0;
+	}
+	ok = ok && in_job(j, pid) && !syscall(SYS_pidfd_send_signal, pfd, 0, NULL, 0);
+	if (pfd >= 0)
+		close(pfd);
+	for (k = 0; !ok && k < n; k++)
+		if (fds[k] >= 0)
+			close(fds[k]);
+	return ok ? 0 : -1;
+}
+
+/*
+ * The namespaces of @j's processes here, for a join to enter (start.c),
+ * if ckptd made them: the pid and mount namespaces of its init here (a
+ * helper, root's, in the job's cgroup), and the IPC namespace of one of
+ * its processes in both; all owned by root's user namespace, the pid one
+ * not ckptd's. Opened, then checked, the processes alive throughout
+ * (their pidfds), so that what they do afterwards (a pid reused, a
+ * namespace of a sandbox's) changes nothing of what the join enters.
+ * 1 with @at's descriptors, or 0.
+ */
+static int job_enter_at(const struct job *j, struct start_at *at)
+{
+	static const char *const init_kinds[2] = { "pid", "mnt" };
+	static const char *const kinds[3] = { "pid", "mnt", "ipc" };
+	int n, i, own = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC), m[3];
+	pid_t pids[64];
+
+	if (own < 0 || j->helpers[1] <= 0 ||
+	    ns_open(j, j->helpers[1], init_kinds, 2, m)) {
+		if (own >= 0)
+			close(own);
 		return 0;
-	n = job_procs(j, pids, 64);
-	for (i = 0; i < n || (n == -E2BIG && i < 64); i++)
-		if (ns_same(pids[i], "pid", j->helpers[1], "pid_for_children") &&
-		    ns_same(pids[i], "user", 0, "user"))
-			return pids[i];
+	}
+	at->fds[0] = m[0];
+	at->fds[2] = m[1];
+	if (ckptd_fds_same(at->fds[0], own) || !ns_roots(at->fds[0]) ||
+	    !ns_roots(at->fds[2]))
+		n = 0;
+	else
+		n = job_procs(j, pids, 64);
+	close(own);
+	if (n == -E2BIG)
+		n = 64;
+	for (i = 0; i < n; i++) {
+		if (ns_open(j, pids[i], kinds, 3, m))
+			continue;
+		if (ckptd_fds_same(m[0], at->fds[0]) && ckptd_fds_same(m[1], at->fds[2]) &&
+		    ns_roots(m[2])) {
+			at->fds[1] = m[2];
+			close(m[0]);
+			close(m[1]);
+			return 1;
+		}
+		close(m[0]);
+		close(m[1]);
+		close(m[2]);
+	}
+	start_at_close(at);
 	return 0;
 }
 
@@ -1005,24 +1086,29 @@ static pid_t job_member_in(const struct job *j)
 static void join_enter(struct conn *c, struct job *j, struct join *jn)
 {
 	const char *cwd = json_string_value(json_object_get(jn->ns, "cwd"));
-	struct start_at at = { 0 };
+	struct start_at at = { .fds = { -1, -1, -1 } };
 	pid_t one;
-	int i, n = jn->ns ? job_procs(j, &one, 1) : -1;
+	int n = jn->ns ? job_procs(j, &one, 1) : -1;
 
-	if (jn->ns && !j->busy && (!n || n == -ENOENT)) {
+	/* Another start here first: its namespaces are not there yet. */
+	if (jn->ns && j->busy) {
+		conn_send(c, json_pack("{s:b, s:s, s:b}", "ok", 0, "error",
+				       "ckptd is at work on the job here: try again",
+				       "again", 1));
+		conn_done(c);
+		join_close_fds(jn);
+		return;
+	}
+	if (jn->ns && (!n || n == -ENOENT)) {
 		start_job(c, j, jn->ns, cwd, false, jn->fds, NULL);
 		return;
 	}
-	if (jn->ns && !j->busy && (at.member = job_member_in(j))) {
-		at.init = j->helpers[1];
+	if (jn->ns && job_enter_at(j, &at)) {
 		start_job(c, j, jn->ns, cwd, false, jn->fds, &at);
+		start_at_close(&at);
 		return;
 	}
-	for (i = 0; i < 3; i++) {
-		if (jn->fds[i] >= 0)
-			close(jn->fds[i]);
-		jn->fds[i] = -1;
-	}
+	join_close_fds(jn);
 	join_move(c, j, jn->pid);
 }
 
@@ -1040,19 +1126,24 @@ static void join_report(struct worker *w, json_t *msg)
 
 	/* The descriptors are this hook's from now on: closed or handed on. */
 	worker_set_fds(w, (const int[3]){ -1, -1, -1 });
-	/* The client is the start's worker's now, if any, or ckptd's. */
-	if (c && conn_worker(c) == w)
-		conn_set_worker(c, NULL);
-	if (c)
-		worker_detach_conn(w);
 	if (!msg || !c) {
 		join_free(jn);
 		worker_set_arg(w, NULL);
 		return;
 	}
+	/*
+	 * The answer is ckptd's from here, or a start's worker's: this one
+	 * lets go of the client, which is served still (take_report() said
+	 * it was done).
+	 */
+	if (conn_worker(c) == w)
+		conn_set_worker(c, NULL);
+	worker_detach_conn(w);
+	conn_busy(c);
 	if (!json_is_true(json_object_get(msg, "ok")) ||
 	    json_unpack(info, "{s:I, s:s, s:s}", "gid", &gid, "name", &name,
 			"cwd", &cwd) || !valid_cmd(json_object_get(info, "cmd"))) {
+		join_close_fds(jn);
 		conn_fail(c, "join: %s", ckptd_msg_str(msg, "error") ?: "a bad answer from the coordinator");
 		return;
 	}
@@ -1061,6 +1152,7 @@ static void join_report(struct worker *w, json_t *msg)
 		j = job_new(d, jn->job, jn->uid, gid, name,
 			    json_object_get(info, "cmd"), cwd, err, sizeof(err));
 		if (!j) {
+			join_close_fds(jn);
 			conn_fail(c, "join: %s", err);
 			return;
 		}

@@ -19,7 +19,6 @@
  * namespace's other processes end with the init.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -428,7 +427,7 @@ static void __attribute__((noreturn)) start_program(const struct start *s, int e
 	sigset_t none;
 	int sig;
 
-	if (!s->at.init && unshare(CLONE_NEWIPC))
+	if (s->at.fds[0] < 0 && unshare(CLONE_NEWIPC))
 		start_fail(ep, 126, "cannot make the job's IPC namespace: %s", strerror(errno));
 	/*
 	 * On a terminal: a group of its own in the worker's session, in the
@@ -543,34 +542,20 @@ static void __attribute__((noreturn)) init_fail(int ep, int sp, const char *what
 	start_fail(ep, 126, "%s: %s", what, strerror(e));
 }
 
-/* Whether this pid namespace (its /proc) has a process but its init. */
-static bool others_here(void)
-{
-	DIR *dir = opendir("/proc");
-	struct dirent *e;
-	bool any = false;
-
-	while (dir && !any && (e = readdir(dir)))
-		any = e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
-		      strspn(e->d_name, "0123456789") == strlen(e->d_name) &&
-		      strcmp(e->d_name, "1");
-	if (dir)
-		closedir(dir);
-	return any;
-}
-
 /*
  * A join's init, once its program has ended: the namespace ends with the
  * init, so it stays while the namespace has other processes, those later
  * joins entered (enter_worker()) and what they, or the program, left;
- * each second it reaps what came to it and looks again.
+ * each second it reaps what came to it and looks again (kill(-1, 0):
+ * its /proc may be the node's, under a chroot).
  */
 static void init_linger(void)
 {
 	for (;;) {
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
-		if (!others_here())
+		/* Pid 1 reaches every other process of its namespace. */
+		if (kill(-1, 0) && errno == ESRCH)
 			return;
 		sleep(1);
 	}
@@ -648,28 +633,38 @@ static ssize_t read_all(int fd, char *buf, size_t len)
 	return got;
 }
 
+void start_at_close(struct start_at *at)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (at->fds[i] >= 0)
+			close(at->fds[i]);
+		at->fds[i] = -1;
+	}
+}
+
 /*
- * A join's program into the namespaces the job has here already: the pid
- * namespace of its init (@s->at.init), the IPC and mount namespaces of a
- * process of the job's in it (@s->at.member; job_member_in()). The
- * worker forks it there and stays outside the job, waits and reports;
- * the program joins the job's cgroup itself, under the @joins lock the
- * worker holds until it has executed. Its orphans go to that init.
+ * A join's program into the namespaces the job has here already
+ * (@s->at: its pid, IPC and mount namespaces, opened and checked by
+ * ckptd: job_enter_at()). The worker forks it into that pid namespace and
+ * stays outside the job, waits and reports. The program joins the job's
+ * cgroup while still in ckptd's mount namespace, under the @joins lock
+ * the worker holds until it has executed, then enters the job's IPC and
+ * mount namespaces. Its orphans go to the job's init there.
  */
-static void enter_worker(struct ckptd *d, struct job *j, const struct start *s,
+static void enter_worker(struct ckptd *d, struct job *j, struct start *s,
 			 int out, int joins)
 {
-	int ipfd = syscall(SYS_pidfd_open, s->at.init, 0);
-	int mpfd = syscall(SYS_pidfd_open, s->at.member, 0);
 	int ep[2] = { -1, -1 }, st = 0, ret = 0;
 	struct ckpt_err err;
 	char msg[512];
 	pid_t prog = -1;
 	ssize_t n;
 
-	if (ipfd < 0 || mpfd < 0 || pipe2(ep, O_CLOEXEC))
-		ret = ckpt_err_set(&err, errno, "the job's processes here: %s", strerror(errno));
-	else if (setns(ipfd, CLONE_NEWPID))
+	if (pipe2(ep, O_CLOEXEC))
+		ret = ckpt_err_set(&err, errno, "%s", strerror(errno));
+	else if (setns(s->at.fds[0], CLONE_NEWPID))
 		ret = ckpt_err_set(&err, errno, "cannot enter the job's pid namespace here: %s",
 				   strerror(errno));
 	if (!ret) {
@@ -680,14 +675,18 @@ static void enter_worker(struct ckptd *d, struct job *j, const struct start *s,
 	}
 	if (!prog) {
 		close(ep[0]);
-		if (setns(mpfd, CLONE_NEWIPC | CLONE_NEWNS))
-			start_fail(ep[1], 126, "cannot enter the job's IPC and mount namespaces here: %s",
-				   strerror(errno));
-		ret = job_add_pid(d, j, getpid());
+		ret = job_add_pid(d, j, 0);	/* 0: this process */
 		if (ret)
 			start_fail(ep[1], 126, "cannot join the job's cgroup: %s", strerror(-ret));
+		/* ckptd's own under a chroot: entered, it would leave the chroot. */
+		if (setns(s->at.fds[1], CLONE_NEWIPC) ||
+		    (!ckptd_fd_is(s->at.fds[2], "/proc/self/ns/mnt") && setns(s->at.fds[2], CLONE_NEWNS)))
+			start_fail(ep[1], 126, "cannot enter the job's IPC and mount namespaces here: %s",
+				   strerror(errno));
 		start_program(s, ep[1]);
 	}
+	/* The program has its copies: the namespaces live as long as the job's. */
+	start_at_close(&s->at);
 	close(joins);	/* once the program is in, or will not be */
 	drop_streams();
 	if (ret) {
@@ -751,7 +750,7 @@ static void start_worker(struct ckptd *d, struct job *j, int out, void *arg)
 	for (i = 0; !ret && i < 3; i++)
 		if (s->fds[i] > 2)
 			close(s->fds[i]);
-	if (!ret && s->at.init) {
+	if (!ret && s->at.fds[0] >= 0) {
 		enter_worker(d, j, s, out, joins);
 		return;
 	}
@@ -862,8 +861,10 @@ int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd,
 
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		for (i = 0; i < 3; i++)
+		for (i = 0; i < 3; i++) {
 			close(fds[i]);
+			fds[i] = -1;
+		}
 		conn_fail(c, "%s: out of memory", op);
 		return -1;
 	}
@@ -872,8 +873,11 @@ int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd,
 		fds[i] = -1;
 	}
 	snprintf(jobid, sizeof(jobid), "CKPT_JOBID=%s", j->id);
+	/* ckptd's, held open by the caller: the worker has its copies. */
 	if (at)
 		s->at = *at;
+	else
+		s->at = (struct start_at){ .fds = { -1, -1, -1 } };
 	s->join = !strcmp(op, "join");
 	s->tty = tty;
 	snprintf(s->cwd, sizeof(s->cwd), "%s", cwd);
@@ -888,7 +892,7 @@ int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd,
 		w = worker_start(d, c, j, start_worker, start_report, s);
 		if (!w)
 			conn_fail(c, "%s: cannot start a worker: %s", op, strerror(errno));
-		else if (!s->at.init)
+		else if (s->at.fds[0] < 0)
 			j->helpers[0] = worker_pid(w);	/* saved by the caller */
 		ret = w ? 0 : -1;
 	}

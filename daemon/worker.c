@@ -331,13 +331,20 @@ static void *watch_client(void *arg)
 	return NULL;
 }
 
-/* Whether @a and @b are one namespace. */
-static bool same_ns(int a, int b)
+bool ckptd_fds_same(int a, int b)
 {
 	struct stat sa, sb;
 
 	return !fstat(a, &sa) && !fstat(b, &sb) && sa.st_ino == sb.st_ino &&
 	       sa.st_dev == sb.st_dev;
+}
+
+bool ckptd_fd_is(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && !stat(path, &b) && a.st_ino == b.st_ino &&
+	       a.st_dev == b.st_dev;
 }
 
 void worker_watch_client(struct ckptd *d, int out)
@@ -356,7 +363,7 @@ void worker_watch_client(struct ckptd *d, int out)
 	 */
 	self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
 	children = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
-	if (self >= 0 && children >= 0 && !same_ns(self, children))
+	if (self >= 0 && children >= 0 && !ckptd_fds_same(self, children))
 		moved = !setns(self, CLONE_NEWPID);
 	/* The thread takes no signal: they are the worker's to pass on. */
 	sigfillset(&all);

@@ -23,7 +23,10 @@
 # bounding set. On a terminal, the program has one of its own
 # as its controlling terminal, its group in the foreground, and a Ctrl-C
 # reaches it once. The program has its caller's nice value and ignored
-# signals, and none of ckptd's descriptors.
+# signals, and none of ckptd's descriptors. A join with "ns" of the
+# wrong shape is refused by name; one into the running restarted job is
+# started in its namespaces; one into a job whose process made its own
+# user and mount namespaces is a plain join, never started in them.
 #
 # Topology: one node, no network.
 # kernels: 6.1 6.12
@@ -67,7 +70,7 @@ job_of() {
 	sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$1"
 }
 
-ktap_plan 18
+ktap_plan 19
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 mkdir -p /etc/ckpt
 head -c 32 /dev/urandom > "$tmp/key"
@@ -210,6 +213,18 @@ ktap_check "join with ns into the restarted job: its command in the job's pid an
 	cat '$tmp/e.out'; grep -q '\"started\"' '$tmp/e.out' && ktap_poll 30 test -s '$tmp/u/entered' &&
 	p=\$(sh_pid) && readlink /proc/\$p/ns/ipc /proc/\$p/ns/pid | cmp - '$tmp/u/entered' &&
 	test \"\$(readlink /proc/\$p/ns/ipc)\" != \"\$(readlink /proc/self/ns/ipc)\""
+# A job whose one process is in a user and a mount namespace it made
+# (where its user may mount what they like): a join with "ns" is not
+# started in them by root, but answered as a plain join.
+(cd "$tmp/u" && as_nobody "$bin/ckpt-run" --ns --name userns unshare -Urm \
+	sh -c 'touch userns-ready; sleep 3004' > /dev/null 2> "$tmp/un.err") &
+ktap_poll 60 test -e "$tmp/u/userns-ready" || cat "$tmp/un.err"
+ujob=$(job_of "$tmp/un.err")
+ktap_check "join with ns into a job whose process made its own user namespace: a plain join" bash -c "
+	as_nobody bash -c 'raw \"{\\\"op\\\":\\\"join\\\",\\\"job\\\":\\\"$ujob\\\",\\\"ns\\\":true,\\\"cmd\\\":[\\\"sh\\\",\\\"$tmp/u/ns.sh\\\",\\\"$tmp/u/entered2\\\"],\\\"env\\\":[],\\\"cwd\\\":\\\"/\\\"}\"' > '$tmp/e2.out'
+	cat '$tmp/e2.out'; grep -q '\"ok\": *true' '$tmp/e2.out' && ! grep -q started '$tmp/e2.out' &&
+	sleep 2 && ! test -e '$tmp/u/entered2'"
+pkill -KILL -f "^sleep 3004" || true
 kill "$ckptd"
 wait "$ckptd" 2> /dev/null || true
 start_ckptd
