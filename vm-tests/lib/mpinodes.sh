@@ -28,7 +28,7 @@
 # ended after it).
 #
 # Source it, then: ktap_plan, mpinodes_start, mpi_job IMPL "MPIRUN ARGS",
-# a2a_job IMPL "MPIRUN ARGS" or mpix_job IMPL
+# a2a_job IMPL "MPIRUN ARGS", sysv_nodes_job or mpix_job IMPL
 # "MPIRUN ARGS", ktap_finish.
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
@@ -172,6 +172,33 @@ mpi_job() {
 	restart_from "$impl-swap" node1 "from its last snapshot once it ended, with the nodes swapped" \
 		"the uninterrupted run's checksum" "$want" \
 		--hosts node0=node1,node1=node0
+}
+
+# sysv_nodes_job: Open MPI's shared-memory BTL (vader) over System V
+# segments on both nodes, TCP between them, under ckpt-run --ns: each
+# node's ranks in namespaces of the job's own there, orted's through
+# ckpt-ssh (ckptd.md, "Jobs in namespaces of their own"), so that the
+# segments are taken; killed and restarted on the same nodes, the
+# uninterrupted run's checksum. 2 points.
+sysv_nodes_job() {
+	local heat=$CKPT_TOP/build/tests/mpi/openmpi/heat pace=$shared/pace want
+	want=$(heat_ref openmpi 200)
+	run="--ns ${NODES_OPENMPI/btl tcp,self/btl vader,tcp,self} --mca shmem sysv
+		--mca btl_vader_single_copy_mechanism none"
+	touch "$pace"
+	start_job openmpi-sysv "$heat" 200 100 "$pace"
+	ktap_check "openmpi --ns, vader over System V segments on both nodes: checkpointed with --kill" sh -c \
+		"timeout 300 ckpt job '$job' --kill --timeout 180 | tee /dev/stderr |
+		 grep -q '^snapshot *$snap/$job/1\$'"
+	wait "$runner" 2> /dev/null || true
+	rm -f "$pace"
+	restart_bg openmpi-sysv-restart node0 "$snap/$job/1"
+	has_line "$shared/openmpi-sysv-restart.out" '^heat: ' 400 "$runner" ||
+		cat "$shared/openmpi-sysv-restart.err"
+	end_job "$job" "$runner"
+	ktap_check "openmpi --ns over both nodes: restarted, the uninterrupted run's checksum" \
+		grep -qxF "$want" "$shared/openmpi-sysv-restart.out"
+	cleanup_ranks
 }
 
 # a2a_job IMPL "MPIRUN ARGS" same|swapped: the stress program, IMPL's
