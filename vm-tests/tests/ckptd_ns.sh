@@ -26,7 +26,7 @@
 # signals, and none of ckptd's descriptors. A join with "ns" of the
 # wrong shape is refused by name; one into the running restarted job is
 # started in its namespaces; one into a job whose process made its own
-# user and mount namespaces is a plain join, never started in them.
+# mount namespace is a plain join, never started in it.
 #
 # Topology: one node, no network.
 # kernels: 6.1 6.12
@@ -213,15 +213,16 @@ ktap_check "join with ns into the restarted job: its command in the job's pid an
 	cat '$tmp/e.out'; grep -q '\"started\"' '$tmp/e.out' && ktap_poll 30 test -s '$tmp/u/entered' &&
 	p=\$(sh_pid) && readlink /proc/\$p/ns/ipc /proc/\$p/ns/pid | cmp - '$tmp/u/entered' &&
 	test \"\$(readlink /proc/\$p/ns/ipc)\" != \"\$(readlink /proc/self/ns/ipc)\""
-# A job whose one process is in a user and a mount namespace it made
-# (where its user may mount what they like): a join with "ns" is not
-# started in them by root, but answered as a plain join.
-(cd "$tmp/u" && as_nobody "$bin/ckpt-run" --ns --name userns unshare -Urm \
-	sh -c 'touch userns-ready; sleep 3004' > /dev/null 2> "$tmp/un.err") &
-ktap_poll 60 test -e "$tmp/u/userns-ready" || cat "$tmp/un.err"
+# A job whose one process is in a mount namespace other than the one
+# its init made (as a set-uid sandbox's would be, laid out by its user;
+# these VMs make no user namespace, whose ones ckptd refuses too): a join
+# with "ns" is not started in it, but answered as a plain join.
+(cd "$tmp/u" && "$bin/ckpt-run" --ns --name mntns unshare -m \
+	sh -c 'touch mntns-ready; sleep 3004' > /dev/null 2> "$tmp/un.err") &
+ktap_poll 60 test -e "$tmp/u/mntns-ready" || cat "$tmp/un.err"
 ujob=$(job_of "$tmp/un.err")
-ktap_check "join with ns into a job whose process made its own user namespace: a plain join" bash -c "
-	as_nobody bash -c 'raw \"{\\\"op\\\":\\\"join\\\",\\\"job\\\":\\\"$ujob\\\",\\\"ns\\\":true,\\\"cmd\\\":[\\\"sh\\\",\\\"$tmp/u/ns.sh\\\",\\\"$tmp/u/entered2\\\"],\\\"env\\\":[],\\\"cwd\\\":\\\"/\\\"}\"' > '$tmp/e2.out'
+ktap_check "join with ns into a job whose process made its own mount namespace: a plain join" bash -c "
+	bash -c 'raw \"{\\\"op\\\":\\\"join\\\",\\\"job\\\":\\\"$ujob\\\",\\\"ns\\\":true,\\\"cmd\\\":[\\\"sh\\\",\\\"$tmp/u/ns.sh\\\",\\\"$tmp/u/entered2\\\"],\\\"env\\\":[],\\\"cwd\\\":\\\"/\\\"}\"' > '$tmp/e2.out'
 	cat '$tmp/e2.out'; grep -q '\"ok\": *true' '$tmp/e2.out' && ! grep -q started '$tmp/e2.out' &&
 	sleep 2 && ! test -e '$tmp/u/entered2'"
 pkill -KILL -f "^sleep 3004" || true
