@@ -357,6 +357,8 @@ struct worker *worker_start(struct ckptd *d, struct conn *c, struct job *j,
 				       void *arg),
 			    void (*report)(struct worker *w, json_t *msg),
 			    void *arg);
+/* The @n descriptors of @fds that are open closed, each -1 after. */
+void ckptd_close_fds(int *fds, int n);
 /* Whether descriptors @a and @b are one file (namespaces: one namespace). */
 bool ckptd_fds_same(int a, int b);
 /* Whether descriptor @fd is the file at @path (/proc/self/ns/mnt, ...). */

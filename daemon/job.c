@@ -740,9 +740,7 @@ void op_run(struct conn *c, const json_t *req)
 		int fds[3] = { -1, -1, -1 };
 
 		if (conn_take_fds(c, fds, 3) != 3) {
-			for (ret = 0; ret < 3; ret++)
-				if (fds[ret] >= 0)
-					close(fds[ret]);
+			ckptd_close_fds(fds, 3);
 			conn_fail(c, "run: \"ns\": send the standard descriptors (0, 1, 2) with the request");
 			job_drop(d, j);
 			return;
@@ -839,22 +837,11 @@ struct join {
 	int fds[3];		/* and its descriptors */
 };
 
-static void join_close_fds(struct join *jn)
-{
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		if (jn->fds[i] >= 0)
-			close(jn->fds[i]);
-		jn->fds[i] = -1;
-	}
-}
-
 static void join_free(struct join *jn)
 {
 	if (!jn)
 		return;
-	join_close_fds(jn);
+	ckptd_close_fds(jn->fds, 3);
 	json_decref(jn->ns);
 	free(jn);
 }
@@ -1078,10 +1065,11 @@ static int job_enter_at(const struct job *j, struct start_at *at)
  * (start.c), and the caller hears "started": in namespaces of the job's
  * own on this node if it has no process here yet, else in those of its
  * processes here, which its engine takes together (one pid namespace a
- * node). Unless its processes here are in this node's namespaces (joined
- * so) or ckptd is at work on the job here: then, as without "ns", the
- * caller is moved into the job and answered plainly, and carries on in
- * this node's namespaces (ckptd.md, "Jobs in namespaces of their own").
+ * node). While ckptd is at work on the job here, the caller is told to
+ * try again. If its processes here are in this node's namespaces (joined
+ * so), then, as without "ns", the caller is moved into the job and
+ * answered plainly, and carries on in this node's namespaces (ckptd.md,
+ * "Jobs in namespaces of their own").
  */
 static void join_enter(struct conn *c, struct job *j, struct join *jn)
 {
@@ -1096,7 +1084,7 @@ static void join_enter(struct conn *c, struct job *j, struct join *jn)
 				       "ckptd is at work on the job here: try again",
 				       "again", 1));
 		conn_done(c);
-		join_close_fds(jn);
+		ckptd_close_fds(jn->fds, 3);
 		return;
 	}
 	if (jn->ns && (!n || n == -ENOENT)) {
@@ -1108,7 +1096,7 @@ static void join_enter(struct conn *c, struct job *j, struct join *jn)
 		start_at_close(&at);
 		return;
 	}
-	join_close_fds(jn);
+	ckptd_close_fds(jn->fds, 3);
 	join_move(c, j, jn->pid);
 }
 
@@ -1143,7 +1131,7 @@ static void join_report(struct worker *w, json_t *msg)
 	if (!json_is_true(json_object_get(msg, "ok")) ||
 	    json_unpack(info, "{s:I, s:s, s:s}", "gid", &gid, "name", &name,
 			"cwd", &cwd) || !valid_cmd(json_object_get(info, "cmd"))) {
-		join_close_fds(jn);
+		ckptd_close_fds(jn->fds, 3);
 		conn_fail(c, "join: %s", ckptd_msg_str(msg, "error") ?: "a bad answer from the coordinator");
 		return;
 	}
@@ -1152,7 +1140,7 @@ static void join_report(struct worker *w, json_t *msg)
 		j = job_new(d, jn->job, jn->uid, gid, name,
 			    json_object_get(info, "cmd"), cwd, err, sizeof(err));
 		if (!j) {
-			join_close_fds(jn);
+			ckptd_close_fds(jn->fds, 3);
 			conn_fail(c, "join: %s", err);
 			return;
 		}

@@ -63,7 +63,7 @@ struct start {
 	int oom_adj;		/* oom_score_adj */
 	int ioprio;		/* ioprio_get()'s: class and level */
 	unsigned int persona;	/* personality(2)'s */
-	struct start_at at;	/* a join's namespaces here already, or zeros */
+	struct start_at at;	/* a join's namespaces here already, or -1s */
 	bool join;		/* ckpt-join --ns's, not ckpt-run --ns's */
 };
 
@@ -633,15 +633,57 @@ static ssize_t read_all(int fd, char *buf, size_t len)
 	return got;
 }
 
+/*
+ * The worker's end of a start, @pid forked: the program's exec closes
+ * @ep, so nothing said there is a start (and @joins, the lock, is let go
+ * then); "started"; at the program's end, its status. @pid is the init,
+ * which writes the program's status on @sp, or, entered into the job's
+ * namespaces, the program itself (@sp -1).
+ */
+static void start_await(struct ckptd *d, struct job *j, int out, int ep, int sp,
+			pid_t pid, int joins)
+{
+	json_t *started = json_pack("{s:s, s:s}", "event", "started", "job", j->id);
+	int st = 0, ist = 0, r;
+	char msg[512];
+	ssize_t n;
+
+	n = read_all(ep, msg, sizeof(msg) - 1);
+	close(ep);
+	if (joins >= 0)
+		close(joins);
+	if (n > 0) {
+		/* The init ends as the program did: 126, 127 as a shell's. */
+		msg[n] = '\0';
+		if (sp >= 0)
+			read_all(sp, (char *)&st, sizeof(st));
+		waitpid(pid, sp >= 0 ? NULL : &st, 0);
+		json_decref(started);
+		worker_send(out, json_pack("{s:b, s:o, s:i}", "ok", 0, "error",
+					   json_sprintf("job %s: %s", j->id, msg),
+					   "status", st));
+		return;
+	}
+	if (sp >= 0 && started)
+		json_object_set_new(started, "init", json_integer(pid));
+	worker_send(out, started);
+	worker_watch_client(d, out);
+	n = sp >= 0 ? read_all(sp, (char *)&st, sizeof(st)) : 0;
+	if (sp >= 0)
+		close(sp);
+	while ((r = waitpid(pid, &ist, 0)) < 0 && errno == EINTR)
+		;
+	forward_to = 0;
+	/* No status: the init was killed, which ended the program too. */
+	if (r == pid && n != sizeof(st))
+		st = ist;
+	worker_send(out, json_pack("{s:b, s:s, s:i}", "ok", 1, "job", j->id,
+				   "status", st));
+}
+
 void start_at_close(struct start_at *at)
 {
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		if (at->fds[i] >= 0)
-			close(at->fds[i]);
-		at->fds[i] = -1;
-	}
+	ckptd_close_fds(at->fds, 3);
 }
 
 /*
@@ -656,11 +698,9 @@ void start_at_close(struct start_at *at)
 static void enter_worker(struct ckptd *d, struct job *j, struct start *s,
 			 int out, int joins)
 {
-	int ep[2] = { -1, -1 }, st = 0, ret = 0;
+	int ep[2] = { -1, -1 }, ret = 0;
 	struct ckpt_err err;
-	char msg[512];
 	pid_t prog = -1;
-	ssize_t n;
 
 	if (pipe2(ep, O_CLOEXEC))
 		ret = ckpt_err_set(&err, errno, "%s", strerror(errno));
@@ -687,7 +727,7 @@ static void enter_worker(struct ckptd *d, struct job *j, struct start *s,
 	}
 	/* The program has its copies: the namespaces live as long as the job's. */
 	start_at_close(&s->at);
-	close(joins);	/* once the program is in, or will not be */
+	close(joins);	/* the program's copy holds it until its exec */
 	drop_streams();
 	if (ret) {
 		worker_send(out, json_pack("{s:b, s:o}", "ok", 0, "error",
@@ -695,33 +735,15 @@ static void enter_worker(struct ckptd *d, struct job *j, struct start *s,
 		return;
 	}
 	close(ep[1]);
-	n = read_all(ep[0], msg, sizeof(msg) - 1);
-	close(ep[0]);
-	if (n > 0) {
-		msg[n] = '\0';
-		waitpid(prog, &st, 0);
-		worker_send(out, json_pack("{s:b, s:o, s:i}", "ok", 0, "error",
-					   json_sprintf("job %s: %s", j->id, msg),
-					   "status", st));
-		return;
-	}
 	forward_now(prog);
-	worker_send(out, json_pack("{s:s, s:s}", "event", "started", "job", j->id));
-	worker_watch_client(d, out);
-	while (waitpid(prog, &st, 0) < 0 && errno == EINTR)
-		;
-	forward_to = 0;
-	worker_send(out, json_pack("{s:b, s:s, s:i}", "ok", 1, "job", j->id,
-				   "status", st));
+	start_await(d, j, out, ep[0], -1, prog, -1);
 }
 
 static void start_worker(struct ckptd *d, struct job *j, int out, void *arg)
 {
 	struct start *s = arg;
-	int ep[2] = { -1, -1 }, sp[2] = { -1, -1 }, i, ret, st = 0, ist, joins;
-	char msg[512];
+	int ep[2] = { -1, -1 }, sp[2] = { -1, -1 }, i, ret, joins;
 	struct ckpt_err err;
-	ssize_t n;
 	pid_t init;
 
 	/* Nothing of ckptd's keys in a process that becomes the user's. */
@@ -787,31 +809,8 @@ static void start_worker(struct ckptd *d, struct job *j, int out, void *arg)
 				   "job", j->id, "init", (int)init));
 	close(ep[1]);
 	close(sp[1]);
-	/* The program's exec closes its end: nothing said is a start. */
-	n = read_all(ep[0], msg, sizeof(msg) - 1);
-	close(ep[0]);
-	close(joins);
-	if (n > 0) {
-		/* The init ends as the program did: 126, 127 as a shell's. */
-		msg[n] = '\0';
-		read_all(sp[0], (char *)&st, sizeof(st));
-		waitpid(init, NULL, 0);
-		worker_send(out, json_pack("{s:b, s:o, s:i}", "ok", 0, "error",
-					   json_sprintf("job %s: %s", j->id, msg),
-					   "status", st));
-		return;
-	}
-	worker_send(out, json_pack("{s:s, s:s, s:i}", "event", "started",
-				   "job", j->id, "init", (int)init));
-	worker_watch_client(d, out);
-	n = read_all(sp[0], (char *)&st, sizeof(st));
-	close(sp[0]);
-	forward_to = 0;
-	/* No status: the init was killed, which ended the program too. */
-	if (waitpid(init, &ist, 0) == init && n != sizeof(st))
-		st = ist;
-	worker_send(out, json_pack("{s:b, s:s, s:i}", "ok", 1, "job", j->id,
-				   "status", st));
+	/* The init has no copy of the lock: held until the program's exec. */
+	start_await(d, j, out, ep[0], sp[0], init, joins);
 }
 
 /* In ckptd: the worker and the init are the job's helpers, not its processes. */
@@ -861,10 +860,7 @@ int start_job(struct conn *c, struct job *j, const json_t *req, const char *cwd,
 
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		for (i = 0; i < 3; i++) {
-			close(fds[i]);
-			fds[i] = -1;
-		}
+		ckptd_close_fds(fds, 3);
 		conn_fail(c, "%s: out of memory", op);
 		return -1;
 	}

@@ -331,6 +331,17 @@ static void *watch_client(void *arg)
 	return NULL;
 }
 
+void ckptd_close_fds(int *fds, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
+	}
+}
+
 bool ckptd_fds_same(int a, int b)
 {
 	struct stat sa, sb;
