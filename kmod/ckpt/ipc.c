@@ -14,15 +14,19 @@
  * namespace for the tree and each object again with its id.
  *
  * A tree in a namespace others share (the host's, typically) keeps using
- * its objects where they are, as it does files: its mappings of segments
- * are refused by name (their bytes would be stale or gone), its semaphore
- * and queue ids stay the namespace's.
+ * its semaphore sets and queues where they are, as it does files. Its
+ * segments that no process outside the tree has attached are its alone
+ * (take_private()): they are taken as above, and the restart makes an IPC
+ * namespace for them; any other segment it maps is refused by name (its
+ * bytes would be stale or gone).
  *
  * The objects are read under their own lock with the members frozen: no
  * process that could change them runs. The structures are ipc/'s private
  * ones, checked against the running kernel at load (layout.c).
  */
 
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
@@ -96,18 +100,46 @@ static void fill_perm(struct ckpt_img_ipcperm *img,
 	img->mode = perm->mode & 0777;
 }
 
-static int take_shm(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
-		    struct ckpt_why *why)
+/*
+ * Whether the caller may read a segment of a namespace others share, under
+ * its lock: as its owner or creator, or by its mode as any process could
+ * (ipcperms(), without the LSM's word), or with CAP_IPC_OWNER over the
+ * namespace.
+ */
+static bool may_read(const struct ckpt_ipc *c, const struct kern_ipc_perm *perm)
+{
+	kuid_t euid = current_euid();
+	umode_t bits;
+
+	if (uid_eq(euid, perm->uid) || uid_eq(euid, perm->cuid))
+		bits = 0400;
+	else if (in_group_p(perm->gid) || in_group_p(perm->cgid))
+		bits = 0040;
+	else
+		bits = 0004;
+	return (READ_ONCE(perm->mode) & bits) ||
+	       ns_capable_noaudit(c->ns->user_ns, CAP_IPC_OWNER);
+}
+
+/*
+ * A segment's attributes and file, under its lock (and the namespace's
+ * rwsem, which holds it); its bytes are counted by shm_contents(), after.
+ * With @readable, only if may_read() says the caller may read it: -EACCES.
+ */
+static int grab_shm(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
+		    bool readable)
 {
 	struct ckpt_shmid_kernel *shp =
 		container_of(perm, struct ckpt_shmid_kernel, shm_perm);
 	struct ckpt_img_sysvshm *img = &c->shm[c->nr_shm];
 	struct file *file = NULL;
-	int ret;
+	int ret = 0;
 
 	memset(img, 0, sizeof(*img));
 	spin_lock(&perm->lock);
-	if (!perm->deleted) {
+	if (readable && !may_read(c, perm))
+		ret = -EACCES;
+	else if (!perm->deleted) {
 		fill_perm(&img->perm, perm);
 		if (perm->mode & SHM_DEST)
 			img->perm.flags |= CKPT_IPC_DEST;
@@ -117,26 +149,50 @@ static int take_shm(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
 		file = get_file(shp->shm_file);
 	}
 	spin_unlock(&perm->lock);
-	if (!file)
-		return 0;
-	c->shm_file[c->nr_shm++] = file;
-	if (file_inode(file)->i_sb->s_magic != TMPFS_MAGIC) {
-		ckpt_whyf(why,
-			  "System V shared memory segment %u is of huge pages: not supported yet",
-			  img->perm.id);
-		return -EOPNOTSUPP;
+	if (file)
+		c->shm_file[c->nr_shm++] = file;
+	return ret;
+}
+
+static int take_shm(struct ckpt_ipc *c, struct kern_ipc_perm *perm,
+		    struct ckpt_why *why)
+{
+	return grab_shm(c, perm, false);
+}
+
+/*
+ * The bytes of the segments grabbed from @first on, with no IPC lock held
+ * (the walk takes the file's own).
+ */
+static int shm_contents(struct ckpt_ipc *c, u32 first, struct ckpt_why *why)
+{
+	struct ckpt_img_sysvshm *img;
+	struct file *file;
+	int ret = 0;
+	u32 i;
+
+	for (i = first; i < c->nr_shm && !ret; i++) {
+		img = &c->shm[i];
+		file = c->shm_file[i];
+		if (file_inode(file)->i_sb->s_magic != TMPFS_MAGIC) {
+			ckpt_whyf(why,
+				  "System V shared memory segment %u is of huge pages: not supported yet",
+				  img->perm.id);
+			return -EOPNOTSUPP;
+		}
+		if (img->size > CKPT_IMG_MAX_SHMSZ) {
+			ckpt_whyf(why,
+				  "System V shared memory segment %u is larger than the image allows (1 TiB)",
+				  img->perm.id);
+			return -EFBIG;
+		}
+		ret = ckpt_count_data(file, img->size, &img->stored);
+		if (ret)
+			ckpt_whyf(why,
+				  "cannot read System V shared memory segment %u",
+				  img->perm.id);
+		cond_resched();
 	}
-	if (img->size > CKPT_IMG_MAX_SHMSZ) {
-		ckpt_whyf(why,
-			  "System V shared memory segment %u is larger than the image allows (1 TiB)",
-			  img->perm.id);
-		return -EFBIG;
-	}
-	ret = ckpt_count_data(file, img->size, &img->stored);
-	if (ret)
-		ckpt_whyf(why,
-			  "cannot read System V shared memory segment %u",
-			  img->perm.id);
 	return ret;
 }
 
@@ -390,7 +446,283 @@ static int check_members(struct ckpt_cp_group *g)
 	return 0;
 }
 
-/* The objects of the namespace the tree has to itself, if it does. */
+/*
+ * In a namespace others share (the node's): the segments that are the
+ * tree's alone. Nothing says which objects a process uses but the segments
+ * it maps, and each mapping is one of a segment's attachments: a segment
+ * all of whose attachments are members' mappings, or that a member made
+ * and nobody has attached yet, is the tree's. The restart makes an IPC
+ * namespace for the tree with these, so the tree would lose any other
+ * object of the node's it uses: one that a member made, attached or
+ * operated on last (its pids) refuses the checkpoint, by name.
+ */
+
+/* A segment the members map: its inode, and how many of their mappings. */
+struct seg_use {
+	const struct inode *inode;
+	u32 maps;
+};
+
+/* The segments @mm maps, counted into @use (room for @max, *@nr used). */
+static int count_maps(struct mm_struct *mm, struct seg_use *use, u32 max,
+		      u32 *nr)
+{
+	VMA_ITERATOR(vmi, mm, 0);
+	struct vm_area_struct *vma;
+	int ret = 0;
+	u32 k;
+
+	mmap_read_lock(mm);
+	for_each_vma(vmi, vma) {
+		const struct inode *inode;
+
+		if (!ckpt_ipc_shm_file(vma->vm_file))
+			continue;
+		inode = file_inode(vma->vm_file);
+		for (k = 0; k < *nr && use[k].inode != inode; k++)
+			;
+		if (k == max) {
+			ret = -E2BIG;
+			break;
+		}
+		if (k == *nr)
+			use[(*nr)++].inode = inode;
+		use[k].maps++;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/* The segments of the members' mappings into @use (room for @max): *@nr. */
+static int members_maps(const struct ckpt_cp_group *g, struct seg_use *use,
+			u32 max, u32 *nr)
+{
+	unsigned int i, j;
+	int ret = 0;
+
+	*nr = 0;
+	for (i = 0; !ret && i < g->nr; i++) {
+		/* A memory members share (vfork()) counts once. */
+		for (j = 0; j < i && g->m[j].mm != g->m[i].mm; j++)
+			;
+		if (j == i && g->m[i].mm)
+			ret = count_maps(g->m[i].mm, use, max, nr);
+		cond_resched();
+	}
+	return ret;
+}
+
+/* The member whose process @pid is (its pid as the caller sees it), or 0. */
+static pid_t member_pid(const struct ckpt_cp_group *g, const struct pid *pid)
+{
+	unsigned int i;
+
+	/* Compared, never followed: an outsider's may go at any time. */
+	for (i = 0; pid && i < g->nr; i++)
+		if (task_tgid(g->m[i].task) == pid)
+			return g->m[i].a->pid;
+	return 0;
+}
+
+/*
+ * The same for a thread's pid (a queue's receiver handed its message by
+ * a sender: msg.c's pipelined_send()): the members' threads are frozen.
+ */
+static pid_t member_thread_pid(const struct ckpt_cp_group *g,
+			       const struct pid *pid)
+{
+	struct task_struct *t;
+	unsigned int i;
+	pid_t found = 0;
+
+	if (!pid)
+		return 0;
+	rcu_read_lock();
+	for (i = 0; !found && i < g->nr; i++)
+		for_each_thread(g->m[i].task, t)
+			if (task_pid(t) == pid) {
+				found = g->m[i].a->pid;
+				break;
+			}
+	rcu_read_unlock();
+	return found;
+}
+
+static const char *ns_words(const struct ckpt_ipc *c, char *buf, size_t len)
+{
+	if (c->initial)
+		return "the initial IPC namespace";
+	snprintf(buf, len, "an IPC namespace that pid %d, outside the tree, shares",
+		 c->outsider);
+	return buf;
+}
+
+/* The member that operated on a semaphore of set @perm last, or 0. */
+static pid_t sem_user(const struct ckpt_cp_group *g, struct kern_ipc_perm *perm)
+{
+	struct ckpt_sem_array *sma =
+		container_of(perm, struct ckpt_sem_array, sem_perm);
+	int i, nsems = READ_ONCE(sma->sem_nsems);
+	pid_t who = 0;
+
+	for (i = 0; !who && i < nsems; i++)
+		who = member_pid(g, READ_ONCE(sma->sems[i].sempid));
+	return who;
+}
+
+/* The member that sent to or received from queue @perm last, or 0. */
+static pid_t msg_user(const struct ckpt_cp_group *g, struct kern_ipc_perm *perm)
+{
+	struct ckpt_msg_queue *q =
+		container_of(perm, struct ckpt_msg_queue, q_perm);
+
+	return member_pid(g, READ_ONCE(q->q_lspid)) ?:
+	       member_thread_pid(g, READ_ONCE(q->q_lrpid));
+}
+
+/*
+ * The first semaphore set or message queue of the namespace that a member
+ * used last (the kernel's last pids), named in @why: -EOPNOTSUPP; or 0.
+ */
+static int used_elsewhere(const struct ckpt_cp_group *g, struct ckpt_why *why)
+{
+	static const struct {
+		int ids;
+		pid_t (*user)(const struct ckpt_cp_group *g,
+			      struct kern_ipc_perm *perm);
+		const char *what;
+	} kinds[] = {
+		{ IDS_SEM, sem_user, "operated on System V semaphore set" },
+		{ IDS_MSG, msg_user, "used System V message queue" },
+	};
+	const struct ckpt_ipc *c = &g->ipc;
+	struct kern_ipc_perm *perm;
+	int id, used = -1;
+	unsigned int k;
+	pid_t who = 0;
+	char buf[80];
+
+	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+		struct ipc_ids *s = &c->ns->ids[kinds[k].ids];
+
+		down_read(&s->rwsem);
+		idr_for_each_entry(&s->ipcs_idr, perm, id) {
+			who = kinds[k].user(g, perm);
+			if (who) {
+				used = perm->id;	/* not the idr's index */
+				break;
+			}
+			cond_resched();
+		}
+		up_read(&s->rwsem);
+		if (who) {
+			ckpt_whyf(why,
+				  "pid %d %s %d of %s, which a restart with the tree's segments would not have: start the tree in an IPC namespace of its own (a job: ckpt-run --ns; a tree: unshare --ipc)",
+				  who, kinds[k].what, used,
+				  ns_words(c, buf, sizeof(buf)));
+			return -EOPNOTSUPP;
+		}
+	}
+	return 0;
+}
+
+
+/*
+ * The tree's segments of a namespace others share, as above, if its
+ * members map any (a tree that maps none stays in the node's namespace);
+ * refused: a segment the members map that a process outside the tree has
+ * attached too, one a member made or attached that an outsider holds, and
+ * one of these the caller may not read.
+ */
+static int take_private(struct ckpt_cp_group *g, struct ckpt_why *why)
+{
+	struct ckpt_ipc *c = &g->ipc;
+	struct ipc_ids *s = &c->ns->ids[IDS_SHM];
+	struct kern_ipc_perm *perm;
+	struct seg_use *use;
+	pid_t who, held_by = 0;
+	int id, held = -1, ret;
+	char buf[80];
+	u32 nr, k;
+
+	use = kvcalloc(CKPT_IMG_MAX_SYSV, sizeof(*use), GFP_KERNEL);
+	if (!use)
+		return -ENOMEM;
+	ret = members_maps(g, use, CKPT_IMG_MAX_SYSV, &nr);
+	if (ret) {
+		ckpt_whyf(why, "the tree maps more System V shared memory segments than an image holds (%d)",
+			  CKPT_IMG_MAX_SYSV);
+		goto out;
+	}
+	if (!nr)
+		goto out;
+	ret = alloc_tables(c);
+	if (ret)
+		goto out;
+	/* Held only to decide and to take the files: the bytes come after. */
+	down_read(&s->rwsem);
+	idr_for_each_entry(&s->ipcs_idr, perm, id) {
+		struct ckpt_shmid_kernel *shp =
+			container_of(perm, struct ckpt_shmid_kernel, shm_perm);
+		unsigned long nattch = READ_ONCE(shp->shm_nattch);
+
+		/* The rwsem holds the segment: its file stays. */
+		for (k = 0; k < nr && use[k].inode != file_inode(shp->shm_file); k++)
+			;
+		if (k == nr) {
+			who = member_pid(g, READ_ONCE(shp->shm_cprid)) ?:
+			      member_pid(g, READ_ONCE(shp->shm_lprid));
+			if (!who)
+				continue;
+			if (nattch) {
+				/* A member's that an outsider holds: the first. */
+				if (!held_by) {
+					held_by = who;
+					held = perm->id;
+				}
+				continue;
+			}
+		} else if (nattch != use[k].maps) {
+			ckpt_whyf(why,
+				  "System V shared memory segment %d of %s has %lu attachments, %u of them the tree's: a process outside the tree has it attached too",
+				  perm->id, ns_words(c, buf, sizeof(buf)), nattch,
+				  use[k].maps);
+			ret = -EOPNOTSUPP;
+			break;
+		}
+		if (c->nr_shm == CKPT_IMG_MAX_SYSV) {
+			ckpt_whyf(why, "the tree has more System V shared memory segments than an image holds (%d)",
+				  CKPT_IMG_MAX_SYSV);
+			ret = -E2BIG;
+			break;
+		}
+		ret = grab_shm(c, perm, true);
+		if (ret) {
+			ckpt_whyf(why,
+				  "System V shared memory segment %d of %s, which the tree uses, is not the checkpointer's to read (its owner, creator or mode)",
+				  perm->id, ns_words(c, buf, sizeof(buf)));
+			break;
+		}
+		cond_resched();
+	}
+	up_read(&s->rwsem);
+	if (!ret && held_by) {
+		ckpt_whyf(why,
+			  "System V shared memory segment %d of %s, which pid %d made or attached, has a process outside the tree attached: a restart with the tree's segments would not have it",
+			  held, ns_words(c, buf, sizeof(buf)), held_by);
+		ret = -EOPNOTSUPP;
+	}
+	if (!ret)
+		ret = shm_contents(c, 0, why);
+out:
+	kvfree(use);
+	return ret;
+}
+
+/*
+ * The objects of the namespace the tree has to itself, if it does; of one
+ * others share, the segments that are the tree's (take_private()).
+ */
 static int take_ns(struct ckpt_cp_group *g)
 {
 	struct ckpt_ipc *c = &g->ipc;
@@ -405,18 +737,30 @@ static int take_ns(struct ckpt_cp_group *g)
 	c->initial = c->ns == ipc_ns_of(&init_task);
 	if (!c->initial)
 		c->outsider = outsider_in(g, c->ns);
-	if (c->initial || c->outsider)
-		return 0;
 	if (!ckpt_layout_ok(CKPT_LAYOUT_SYSVIPC)) {
+		/* A shared one's mappings are refused by name (ckpt_ipc_vma()). */
+		if (c->initial || c->outsider)
+			return 0;
 		ckpt_whyf(why, "the tree's System V IPC cannot be read: %s",
 			  ckpt_layout_why(CKPT_LAYOUT_SYSVIPC));
 		return -EOPNOTSUPP;
+	}
+	if (c->initial || c->outsider) {
+		ret = take_private(g, why);
+		if (ret || !c->nr_shm)
+			return ret;
+		c->private = true;
+		g->m[0].ipc = c;
+		sort_by_id(c, IDS_SHM, c->nr_shm);
+		return 0;
 	}
 	c->own = true;
 	g->m[0].ipc = c;
 	ret = alloc_tables(c);
 	if (!ret)
 		ret = take_all(c, IDS_SHM, take_shm, "shared memory segments", why);
+	if (!ret)
+		ret = shm_contents(c, 0, why);
 	if (!ret)
 		ret = take_all(c, IDS_SEM, take_sem, "semaphore sets", why);
 	if (!ret)
@@ -441,6 +785,9 @@ int ckpt_ipc_capture(struct ckpt_cp_group *g)
 		ret = take_ns(g);
 	if (!ret)
 		ret = ckpt_semundo_capture(g);
+	/* After undo's refusal, which names the use better. */
+	if (!ret && g->ipc.private)
+		ret = used_elsewhere(g, &g->m[0].why);
 	ckpt_semundo_owners_free(&g->ipc);
 	return ret;
 }
@@ -510,7 +857,12 @@ int ckpt_ipc_vma(const struct ckpt_ipc *c, const struct vm_area_struct *vma,
 			  vma->vm_start, vma->vm_end, id);
 		return -EOPNOTSUPP;
 	}
-	if (!c->own) {
+	/* The segment's own inode: an id alone could be another namespace's. */
+	for (i = 0; i < c->nr_shm; i++)
+		if (file_inode(c->shm_file[i]) == file_inode(vma->vm_file))
+			break;
+	if (i == c->nr_shm && !c->own) {
+		/* Not the tree's (take_private()), or not readable here. */
 		if (c->initial || !c->ns)
 			ckpt_whyf(why,
 				  "mapping %lx-%lx of System V shared memory segment %u of the initial IPC namespace: start the tree in an IPC namespace of its own (a job: ckpt-run --ns; a tree: unshare --ipc)",
@@ -521,10 +873,6 @@ int ckpt_ipc_vma(const struct ckpt_ipc *c, const struct vm_area_struct *vma,
 				  vma->vm_start, vma->vm_end, id, c->outsider);
 		return -EOPNOTSUPP;
 	}
-	/* The segment's own inode: an id alone could be another namespace's. */
-	for (i = 0; i < c->nr_shm; i++)
-		if (file_inode(c->shm_file[i]) == file_inode(vma->vm_file))
-			break;
 	if (i == c->nr_shm) {
 		ckpt_whyf(why,
 			  "mapping %lx-%lx of System V shared memory segment %u, which the tree's IPC namespace does not hold",

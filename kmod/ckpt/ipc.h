@@ -27,6 +27,11 @@ struct ckpt_shmid_kernel {
 	struct file *shm_file;
 	unsigned long shm_nattch;
 	unsigned long shm_segsz;
+	time64_t shm_atim;
+	time64_t shm_dtim;
+	time64_t shm_ctim;
+	struct pid *shm_cprid;
+	struct pid *shm_lprid;
 };
 
 struct ckpt_sem {
@@ -107,6 +112,7 @@ struct ckpt_undo_owner {
 struct ckpt_ipc {
 	struct ipc_namespace *ns;	/* the members'; held by them, frozen */
 	bool own;			/* no process outside the tree in @ns */
+	bool private;			/* else: the segments only members use */
 	bool initial;			/* @ns is the initial IPC namespace */
 	pid_t outsider;			/* else, !own: one outside in it, to name */
 	struct ckpt_img_sysvshm *shm;	/* [nr_shm] */

@@ -137,9 +137,13 @@ static const struct layout layouts[] = {
 	L_MEMBER(CKPT_LAYOUT_VDSO, mm_context_t, "mm_context_t", vdso_image),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_shmid_kernel, "shmid_kernel", shm_perm),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_shmid_kernel, "shmid_kernel", shm_file),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_shmid_kernel, "shmid_kernel", shm_nattch),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_shmid_kernel, "shmid_kernel", shm_segsz),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_shmid_kernel, "shmid_kernel", shm_cprid),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_shmid_kernel, "shmid_kernel", shm_lprid),
 	L_SIZE(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem, "sem"),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem, "sem", semval),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem, "sem", sempid),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem_array, "sem_array", sem_perm),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem_array, "sem_array", sem_nsems),
 	/* A flexible array: its offset only. */
@@ -149,6 +153,8 @@ static const struct layout layouts[] = {
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_cbytes),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_qnum),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_qbytes),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_lspid),
+	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_lrpid),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_queue, "msg_queue", q_messages),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_sem_array, "sem_array", list_id),
 	/* 6.1's semadj is a pointer, later ones' an array: the size tells. */

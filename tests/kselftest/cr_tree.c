@@ -51,7 +51,8 @@ enum { ROOT, C1, C2, GC };
 
 enum tree_opt {
 	PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON, OUTSIDE_ANON, SHARED_MEMFD,
-	SYSV_OWN, SYSV_HOST, SYSV_UNDO, SYSV_HOST_UNDO, ZOMBIE, BIG_ROOT,
+	SYSV_OWN, SYSV_HOST, SYSV_UNDO, SYSV_HOST_UNDO, SYSV_HOST_SEM,
+	SYSV_HOST_OUTSIDE, SYSV_HOST_MADE, SYSV_HOST_MSG, ZOMBIE, BIG_ROOT,
 	LATE_CHILD, LATE_ORPHAN,
 };
 
@@ -117,9 +118,21 @@ static void drop_shared(void)
  * indexes wrapped around (index 1, id 32769), and a one-semaphore set made
  * before that, at index 63 (id 63): by index their ids do not ascend.
  * SYSV_HOST_UNDO: that operation on a set of the initial namespace, keyed
- * HOST_UNDO_KEY (the test removes it).
+ * HOST_UNDO_KEY (the test removes it). SYSV_HOST_SEM: SYSV_HOST's segment,
+ * and an operation (no undo) on a set of the initial namespace, keyed
+ * HOST_SEM_KEY (the test removes it). SYSV_HOST_OUTSIDE: SYSV_HOST's
+ * segment, made and attached by the test before it forks the root, so
+ * that a process outside the tree has it attached too (outside_seg).
+ * SYSV_HOST_MADE: SYSV_HOST's segment, and one of 4096 bytes keyed
+ * HOST_SHM_KEY that the root makes and nobody attaches (the test removes
+ * it). SYSV_HOST_MSG: SYSV_HOST's segment, and a message sent to a queue
+ * of the initial namespace keyed HOST_MSG_KEY (the test removes it).
  */
 #define HOST_UNDO_KEY	0x5ee1c0df
+#define HOST_SEM_KEY	0x5ee1c0e0
+#define HOST_SHM_KEY	0x5ee1c0e1
+#define HOST_MSG_KEY	0x5ee1c0e2
+static void *outside_seg = (void *)-1;
 
 static void sysv_objects(enum tree_opt opt)
 {
@@ -134,6 +147,28 @@ static void sysv_objects(enum tree_opt opt)
 		if (sem < 0 || semop(sem, &op, 1))
 			_exit(9);
 		return;
+	}
+	if (opt == SYSV_HOST_SEM) {
+		op.sem_flg = 0;
+		sem = semget(HOST_SEM_KEY, 1, IPC_CREAT | 0600);
+		if (sem < 0 || semop(sem, &op, 1))
+			_exit(9);
+		opt = SYSV_HOST;
+	}
+	if (opt == SYSV_HOST_OUTSIDE) {
+		strcpy((char *)outside_seg + 4096, "segment");
+		return;
+	}
+	if (opt == SYSV_HOST_MSG) {
+		msg = msgget(HOST_MSG_KEY, IPC_CREAT | 0600);
+		if (msg < 0 || msgsnd(msg, &m, 5, 0))
+			_exit(9);
+		opt = SYSV_HOST;
+	}
+	if (opt == SYSV_HOST_MADE) {
+		if (shmget(HOST_SHM_KEY, 4096, IPC_CREAT | IPC_EXCL | 0600) < 0)
+			_exit(9);
+		opt = SYSV_HOST;
 	}
 	if (opt != SYSV_HOST && unshare(CLONE_NEWIPC))
 		_exit(9);
@@ -183,6 +218,13 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 	/* C1_PIPE_OUT: child 1's (and so the grandchild's) stdout is a pipe to us. */
 	if (pipe(p) || (opt == C1_PIPE_OUT && pipe(q)))
 		return -1;
+	if (opt == SYSV_HOST_OUTSIDE && outside_seg == (void *)-1) {
+		int shm = shmget(IPC_PRIVATE, 8192, 0600);
+
+		outside_seg = shm < 0 ? (void *)-1 : shmat(shm, NULL, 0);
+		if (outside_seg == (void *)-1 || shmctl(shm, IPC_RMID, NULL))
+			return -1;
+	}
 	pid[ROOT] = fork();
 	if (pid[ROOT] < 0)
 		return -1;
@@ -195,7 +237,9 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 		    dup2(memfd_create("kept", MFD_CLOEXEC), KEPT_FD) < 0)
 			_exit(9);
 		if (opt == SYSV_OWN || opt == SYSV_HOST || opt == SYSV_UNDO ||
-		    opt == SYSV_HOST_UNDO)
+		    opt == SYSV_HOST_UNDO || opt == SYSV_HOST_SEM ||
+		    opt == SYSV_HOST_OUTSIDE || opt == SYSV_HOST_MADE ||
+		    opt == SYSV_HOST_MSG)
 			sysv_objects(opt);
 		/*
 		 * ZOMBIE: a child that exits with 7 at once, never reaped;
@@ -1183,12 +1227,129 @@ TEST_F(tree, sysv_own_namespace)
 	free(msg);
 }
 
+/* The fixture's tree ended, one made with @opt, all four checkpointed. */
+static int new_tree_checkpointed(FIXTURE_DATA(tree) *self, enum tree_opt opt)
+{
+	end_tree(self->pid);
+	if (make_tree(self->pid, opt))
+		return -1;
+	set_members(self, in_order, NR);
+	return tree_ioctl(self);
+}
+
+/*
+ * A segment of the initial namespace that only members attach is the
+ * tree's: in the root's image, as in a namespace of its own, alone.
+ */
 TEST_F(tree, sysv_segment_of_the_initial_namespace)
 {
+	struct ckpt_img_sysvshm *shm;
+	size_t len = 0;
+	off_t pos = 0;
+	void *extra;
+	int i;
+
 	CKPT_SETUP_SKIPPED();
-	ASSERT_EQ(0, other_tree(self, SYSV_HOST,
-				"of the initial IPC namespace: start the tree in an IPC namespace of its own",
+	ASSERT_EQ(0, new_tree_checkpointed(self, SYSV_HOST)) TH_LOG("%s", self->msg);
+	shm = ckpt_section_payload(self->image[0], CKPT_SECT_SYSVSHM, &pos, &len);
+	ASSERT_NE(NULL, shm);
+	EXPECT_EQ(8192ULL, (unsigned long long)shm->size);
+	EXPECT_EQ(4096ULL, (unsigned long long)shm->stored);
+	EXPECT_EQ((__u32)CKPT_IPC_DEST, shm->perm.flags);
+	extra = ckpt_section_payload_nth(self->image[0], CKPT_SECT_SYSVSHM, 1,
+					 &pos, &len);
+	EXPECT_EQ(NULL, extra);
+	free(extra);
+	EXPECT_FALSE(has_section(self->image[0], CKPT_SECT_SYSVSEM));
+	EXPECT_FALSE(has_section(self->image[0], CKPT_SECT_SYSVMSG));
+	for (i = 0; i < NR; i++) {
+		EXPECT_EQ(!i, has_section(self->image[i], CKPT_SECT_SYSVSHM));
+		EXPECT_TRUE(inspect_ok(self->image[i])) TH_LOG("image %d", i);
+	}
+	free(shm);
+}
+
+/*
+ * One a member made and nobody attached yet is the tree's too: both in
+ * the root's image, by ascending id.
+ */
+TEST_F(tree, sysv_segment_made_and_not_attached)
+{
+	struct ckpt_img_sysvshm *a, *b;
+	size_t len = 0;
+	off_t pos = 0;
+	int id;
+
+	CKPT_SETUP_SKIPPED();
+	id = shmget(HOST_SHM_KEY, 0, 0);
+	if (id >= 0)
+		shmctl(id, IPC_RMID, NULL);
+	EXPECT_EQ(0, new_tree_checkpointed(self, SYSV_HOST_MADE))
+		TH_LOG("%s", self->msg);
+	a = ckpt_section_payload(self->image[0], CKPT_SECT_SYSVSHM, &pos, &len);
+	b = ckpt_section_payload_nth(self->image[0], CKPT_SECT_SYSVSHM, 1,
+				     &pos, &len);
+	EXPECT_NE(NULL, a);
+	EXPECT_NE(NULL, b);
+	if (a && b) {
+		struct ckpt_img_sysvshm *made = a->perm.key ? a : b;
+
+		EXPECT_LT(a->perm.id, b->perm.id);
+		EXPECT_EQ((__u32)HOST_SHM_KEY, made->perm.key);
+		EXPECT_EQ(4096ULL, (unsigned long long)made->size);
+		EXPECT_EQ(0U, made->perm.flags);
+	}
+	free(a);
+	free(b);
+	id = shmget(HOST_SHM_KEY, 0, 0);
+	if (id >= 0)
+		shmctl(id, IPC_RMID, NULL);
+}
+
+/*
+ * A restart in a namespace with the tree's segments would not have the
+ * node's set a member operated on, or the node's queue a member sent to:
+ * refused, naming it (@words); the object keyed @key then removed.
+ */
+static void refused_for_a_use(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(tree) *self, enum tree_opt opt,
+			      const char *words, key_t key)
+{
+	int id;
+
+	EXPECT_EQ(0, other_tree(self, opt, words, -EOPNOTSUPP, _metadata));
+	EXPECT_NE(NULL, strstr(self->msg, "of the initial IPC namespace, which a restart with the tree's segments would not have"))
+		TH_LOG("%s", self->msg);
+	id = opt == SYSV_HOST_SEM ? semget(key, 0, 0) : msgget(key, 0);
+	if (id >= 0 && opt == SYSV_HOST_SEM)
+		semctl(id, 0, IPC_RMID);
+	else if (id >= 0)
+		msgctl(id, IPC_RMID, NULL);
+}
+
+TEST_F(tree, sysv_segment_and_a_semaphore_of_the_initial_namespace)
+{
+	CKPT_SETUP_SKIPPED();
+	refused_for_a_use(_metadata, self, SYSV_HOST_SEM,
+			  "operated on System V semaphore set", HOST_SEM_KEY);
+}
+
+TEST_F(tree, sysv_segment_and_a_queue_of_the_initial_namespace)
+{
+	CKPT_SETUP_SKIPPED();
+	refused_for_a_use(_metadata, self, SYSV_HOST_MSG,
+			  "used System V message queue", HOST_MSG_KEY);
+}
+
+/* Attached by a process outside the tree too: not the tree's alone. */
+TEST_F(tree, sysv_segment_attached_outside_the_tree)
+{
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, other_tree(self, SYSV_HOST_OUTSIDE,
+				"of the initial IPC namespace has 5 attachments, 4 of them the tree's: a process outside the tree has it attached too",
 				-EOPNOTSUPP, _metadata));
+	EXPECT_EQ(0, shmdt(outside_seg));
+	outside_seg = (void *)-1;
 }
 
 /*

@@ -57,11 +57,17 @@
  * reads it at its turn and, in the line it prints, once A, B and G have
  * exited and their adjustments have been undone (an adjustment lost in a
  * restart would stay added).
+ *
+ * With SHMTREE_SYSV=shm, only the two segments, in whatever IPC namespace it
+ * runs in (the machine's: the segments are the tree's alone there), the
+ * keyed one's key made from the root's pid, and removed by the root at the
+ * end.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +108,7 @@ static uint64_t *sysv, *keyed;
 static int semid = -1, msqid = -1;
 
 #define SHMTREE_KEY	0x5ee1c0de
+static key_t shm_key = SHMTREE_KEY;
 
 struct shmtree_msg {
 	long mtype;
@@ -118,7 +125,7 @@ static uint64_t mix(uint64_t x, uint64_t y)
 /* A's and G's: the keyed segment, attached at their first turn. */
 static uint64_t *attach_keyed(void)
 {
-	int id = shmget(SHMTREE_KEY, 0, 0);
+	int id = shmget(shm_key, 0, 0);
 	void *p = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
 
 	if (p == (void *)-1)
@@ -146,6 +153,8 @@ static uint64_t sysv_turn(unsigned int role, unsigned long s, uint64_t x)
 	sysv[role] = x ^ 3;
 	if (keyed)
 		keyed[role] = x ^ 4;
+	if (semid < 0)
+		return x;	/* SHMTREE_SYSV=shm */
 	if (semop(semid, &op, 1) || semop(semid, &undo, 1))
 		exit(109);
 	if (!role) {
@@ -399,14 +408,19 @@ int main(int argc, char **argv)
 	shm_unlink(name);
 
 	if (getenv("SHMTREE_SYSV")) {
+		bool shm_only = !strcmp(getenv("SHMTREE_SYSV"), "shm");
 		int id = shmget(IPC_PRIVATE, REGION, 0600);
 
+		if (shm_only)
+			shm_key = SHMTREE_KEY ^ (getpid() << 8);
 		sysv = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
 		if (sysv == (void *)-1 || shmctl(id, IPC_RMID, NULL) ||
-		    shmget(SHMTREE_KEY, 4096, IPC_CREAT | IPC_EXCL | 0600) < 0) {
+		    shmget(shm_key, 4096, IPC_CREAT | IPC_EXCL | 0600) < 0) {
 			perror("System V shared memory");
 			return 100;
 		}
+		if (shm_only)
+			goto sysv_done;
 		semid = semget(IPC_PRIVATE, 2, 0600);
 		msqid = msgget(IPC_PRIVATE, 0600);
 		if (semid < 0 || msqid < 0) {
@@ -414,6 +428,7 @@ int main(int argc, char **argv)
 			return 100;
 		}
 	}
+sysv_done:
 
 	snprintf(name, sizeof(name), "%.50s.log", readyfile);
 	logfd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -518,8 +533,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)(anon->v[1] ^ mfd[2] ^ posix[3]),
 	       (unsigned long long)off, (unsigned long long)log);
 	/* A's, B's and G's adjustments undone: the root's own are left. */
-	if (sysv)
+	if (semid >= 0)
 		printf(" undone %d", semctl(semid, 1, GETVAL));
 	printf("\n");
+	if (sysv && semid < 0)
+		shmctl(shmget(shm_key, 0, 0), IPC_RMID, NULL);
 	return 3;
 }

@@ -34,8 +34,9 @@
 # again), each restart prints the line of an
 # uninterrupted run, which depends on both wait statuses the root reaps.
 # A memfd that a process outside the tree holds too is refused by name,
-# and the tree runs on; so are System V segments of a namespace the tree
-# does not have to itself.
+# and the tree runs on; so is a tree of the machine's IPC namespace that
+# uses its semaphores there. Its segments alone there are the tree's: a
+# restart makes an IPC namespace for them.
 #
 # Topology: one node, no network.
 set -eu
@@ -98,7 +99,7 @@ same() {
 	echo "{ cat '$1.r.out'; test \"\$(cat '$1.r.rc')\" = 3 && cmp '$tmp/expected' '$1.r.out'; }"
 }
 
-ktap_plan 12
+ktap_plan 13
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 SHMTREE_SYSV=1 unshare --ipc "$shmtree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
@@ -234,8 +235,28 @@ ktap_check "a connection waiting on a member's listening socket, checkpointed (-
 	cat '$tmp/w.out'; test \$rc = 0 &&
 	printf 'back from the child\\nfrom the child 5\\n' | cmp - '$tmp/w.out'"
 
-# The same tree in the machine's IPC namespace: its segments are the
-# namespace's, not the tree's.
+# Its two segments alone, in the machine's IPC namespace: no process
+# outside the tree attaches them, so they are the tree's; the restart makes
+# an IPC namespace for it with them, and the line is an uninterrupted run's.
+SHMTREE_SYSV=shm "$shmtree" "$steps" "$tmp/svp0.ready" 1 > "$tmp/expected.shm" || true
+rm -f "$tmp/svp.ready"
+SHMTREE_SYSV=shm setsid "$shmtree" "$steps" "$tmp/svp.ready" 20 "$tmp/svp.go" > /dev/null 2>&1 &
+root=$!
+ktap_poll 120 test -e "$tmp/svp.ready" || ktap_note "svp: not ready after 120 s"
+ktap_check "System V: a tree whose segments in the initial IPC namespace only it attaches, --kill, restarts with them in an IPC namespace of its own: an uninterrupted run's line" sh -c "
+	ckpt checkpoint --tree $root --kill -o '$tmp/svp' > /dev/null &&
+	ckpt inspect -v '$tmp/svp/$root.img' > '$tmp/svp.txt' &&
+	test \$(grep -c ' SYSVSHM at ' '$tmp/svp.txt') = 2 &&
+	! grep -q ' SYSVSEM at ' '$tmp/svp.txt' &&
+	$(restart_then "$tmp/svp" "$tmp/svp.go" \
+		"test \"\$(readlink /proc/\$top/ns/ipc)\" != \"\$(readlink /proc/1/ns/ipc)\"") &&
+	cat '$tmp/expected.shm' '$tmp/svp.r.out' && test \"\$(cat '$tmp/svp.r.rc')\" = 3 &&
+	grep -q '^shmtree ' '$tmp/expected.shm' && cmp '$tmp/expected.shm' '$tmp/svp.r.out'"
+pkill -KILL -x shmtree 2> /dev/null || true
+ipcrm --all 2> /dev/null || true
+
+# The whole tree in the machine's IPC namespace: it uses the namespace's
+# semaphores, which a namespace with its segments would not have.
 rm -f "$tmp/svh.ready"
 SHMTREE_SYSV=1 setsid "$shmtree" "$steps" "$tmp/svh.ready" 20 > /dev/null 2>&1 &
 root=$!
