@@ -926,7 +926,7 @@ static int tcp_pair_across_the_wrap(void)
 	struct sockaddr_in a = { .sin_family = AF_INET }, b = a;
 	socklen_t len = sizeof(a);
 	int fa, fb, on = 1, off = 0, big = 1 << 20, q;
-	unsigned int sa = 0U - wrap_in, sb = 0x12345678;
+	unsigned int sa = 0U - wrap_in, sb = 0x12345678, sb_end = sb + 1000;
 	static char buf[1 << 16];
 	long sent = 0;
 	int tries;
@@ -947,19 +947,28 @@ static int tcp_pair_across_the_wrap(void)
 	    setsockopt(fa, SOL_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
 	    setsockopt(fa, SOL_TCP, TCP_QUEUE_SEQ, &sa, sizeof(sa)) ||
 	    setsockopt(fb, SOL_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
-	    setsockopt(fb, SOL_TCP, TCP_QUEUE_SEQ, &sb, sizeof(sb)))
+	    setsockopt(fb, SOL_TCP, TCP_QUEUE_SEQ, &sb_end, sizeof(sb_end)))
 		return __LINE__;
 	q = TCP_RECV_QUEUE;
 	if (setsockopt(fa, SOL_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
 	    setsockopt(fa, SOL_TCP, TCP_QUEUE_SEQ, &sb, sizeof(sb)) ||
 	    setsockopt(fb, SOL_TCP, TCP_REPAIR_QUEUE, &q, sizeof(q)) ||
 	    setsockopt(fb, SOL_TCP, TCP_QUEUE_SEQ, &sa, sizeof(sa)) ||
-	    connect(fa, (void *)&b, sizeof(b)) || connect(fb, (void *)&a, sizeof(a)) ||
+	    connect(fa, (void *)&b, sizeof(b)) || connect(fb, (void *)&a, sizeof(a)))
+		return __LINE__;
+	/*
+	 * Bytes the other way too, unread: the receive queue's place in the
+	 * image follows the send queue's. Put into fa's receive queue in
+	 * repair mode, as sent and acknowledged by fb (sb to sb_end): sent
+	 * over the loopback instead, they could wait on window probes, the
+	 * persist timer backing off past 30 s with two VMs on two CPUs.
+	 */
+	memset(buf, 'w', sizeof(buf));
+	if (send(fa, buf, sb_end - sb, 0) != (ssize_t)(sb_end - sb) ||
 	    setsockopt(fa, SOL_TCP, TCP_REPAIR, &off, sizeof(off)) ||
 	    setsockopt(fb, SOL_TCP, TCP_REPAIR, &off, sizeof(off)) ||
 	    dup2(fa, 100) != 100 || dup2(fb, 101) != 101)
 		return __LINE__;
-	memset(buf, 'w', sizeof(buf));
 	/*
 	 * Until past the wrap, a full send buffer is waited out (5 s at
 	 * most): on a loaded machine the first sends can find it full
@@ -977,19 +986,10 @@ static int tcp_pair_across_the_wrap(void)
 	/*
 	 * write_seq is past the wrap; snd_una stays before it, as the peer,
 	 * which reads nothing, acknowledges one window at most (< 64 KiB).
-	 * Bytes the other way too, unread: the receive queue's place in the
-	 * image follows the send queue's.
 	 */
-	if (sent <= wrap_in || send(101, buf, 1000, MSG_DONTWAIT) <= 0)
+	if (sent <= wrap_in || ioctl(100, SIOCINQ, &q) || q != (int)(sb_end - sb))
 		return __LINE__;
-	/*
-	 * Window probes bring it, a segment at a time, the persist timer
-	 * backing off: 30 s at most (10 s was not always enough with two VMs
-	 * on two CPUs).
-	 */
-	for (n = 0; n < 3000 && (ioctl(100, SIOCINQ, &q) || !q); n++)
-		usleep(10000);
-	return q > 0 ? 0 : __LINE__;
+	return 0;
 }
 
 TEST_F(tree, tcp_send_queue_across_the_sequence_wrap)
