@@ -21,7 +21,8 @@
 # once more over its shared-memory BTL on System V segments, started
 # with ckpt-run --ns: checkpointed, killed, restarted, the same checksum;
 # without --ns too (its segments are the job's alone in the node's IPC
-# namespace: the restart makes one for them). How
+# namespace: the restart makes one for them); and over its default
+# on-node transport, vader over mapped files, killed and restarted. How
 # each library is run: vm-tests/lib/mpinode.sh.
 #
 # Some 3 minutes under TCG: on one kernel line only (the engine's TCP and
@@ -34,7 +35,7 @@
 set -eu
 . "$CKPT_TOP/vm-tests/lib/mpinode.sh"
 
-ktap_plan 28
+ktap_plan 30
 mpinode_start
 
 # mpi_job IMPL "MPIRUN ARGS": every check above with IMPL's programs
@@ -133,7 +134,30 @@ sysv_job() {
 	ipcrm --all=shm 2> /dev/null || true
 }
 
+# Open MPI as it runs by default on one node: vader over files it maps
+# (its backing files in /dev/shm, the session directory's in /tmp), and
+# the TCP BTL's only to reach another node. Killed and restarted, the
+# uninterrupted run's checksum.
+vader_job() {
+	local mpi=$CKPT_TOP/build/tests/mpi/openmpi pace=$tmp/pace want
+	want=$(heat_ref openmpi 200)
+	run="${MPIRUN_OPENMPI/--mca btl tcp,self/}"
+	touch "$pace"
+	start_job openmpi-vader "$mpi/heat" 200 100 "$pace"
+	ktap_check "openmpi, its default BTLs (vader over mapped files): checkpointed with --kill" sh -c \
+		"timeout 300 ckpt job '$job' --kill --timeout 180 2> '$tmp/vader.err' |
+		 grep -q '^snapshot *$snap/$job/1\$' || { cat '$tmp/vader.err'; false; }"
+	wait "$runner" 2> /dev/null || true
+	rm -f "$pace"
+	restart_job openmpi-vader-restart "$snap/$job/latest"
+	has_line "$tmp/openmpi-vader-restart.out" '^heat: ' 300 || cat "$tmp/openmpi-vader-restart.err"
+	end_job "$job" "$runner"
+	ktap_check "openmpi over vader: restarted, the uninterrupted run's checksum" \
+		grep -qxF "$want" "$tmp/openmpi-vader-restart.out"
+}
+
 mpi_job mpich "$MPIRUN_MPICH"
 mpi_job openmpi "$MPIRUN_OPENMPI"
 sysv_job
+vader_job
 ktap_finish
