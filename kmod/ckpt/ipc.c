@@ -627,6 +627,64 @@ static int used_elsewhere(const struct ckpt_cp_group *g, struct ckpt_why *why)
 }
 
 
+/* take_private()'s walk of a namespace others share. */
+struct private_scan {
+	struct ckpt_cp_group *g;
+	struct seg_use *use;	/* the members' mappings' segments */
+	u32 nr;
+	pid_t held_by;		/* a member's segment an outsider holds, */
+	int held;		/* the first: its maker or user, its id */
+};
+
+/*
+ * Segment @perm, under the namespace's rwsem: grabbed if it is the tree's
+ * (one its members map, or one nobody has attached that a member made or
+ * attached last); 0, or a refusal named in @why.
+ */
+static int take_if_ours(struct private_scan *ps, struct kern_ipc_perm *perm,
+			struct ckpt_why *why)
+{
+	struct ckpt_shmid_kernel *shp =
+		container_of(perm, struct ckpt_shmid_kernel, shm_perm);
+	unsigned long nattch = READ_ONCE(shp->shm_nattch);
+	struct ckpt_ipc *c = &ps->g->ipc;
+	char buf[80];
+	pid_t who;
+	u32 k;
+
+	/* The rwsem holds the segment: its file stays. */
+	for (k = 0; k < ps->nr && ps->use[k].inode != file_inode(shp->shm_file); k++)
+		;
+	if (k == ps->nr) {
+		who = member_pid(ps->g, READ_ONCE(shp->shm_cprid)) ?:
+		      member_pid(ps->g, READ_ONCE(shp->shm_lprid));
+		if (who && nattch && !ps->held_by) {
+			ps->held_by = who;
+			ps->held = perm->id;
+		}
+		if (!who || nattch)
+			return 0;
+	} else if (nattch != ps->use[k].maps) {
+		ckpt_whyf(why,
+			  "System V shared memory segment %d of %s has %lu attachments, %u of them the tree's: a process outside the tree has it attached too",
+			  perm->id, ns_words(c, buf, sizeof(buf)), nattch,
+			  ps->use[k].maps);
+		return -EOPNOTSUPP;
+	}
+	if (c->nr_shm == CKPT_IMG_MAX_SYSV) {
+		ckpt_whyf(why, "the tree has more System V shared memory segments than an image holds (%d)",
+			  CKPT_IMG_MAX_SYSV);
+		return -E2BIG;
+	}
+	if (grab_shm(c, perm, true)) {
+		ckpt_whyf(why,
+			  "System V shared memory segment %d of %s, which the tree uses, is not the checkpointer's to read (its owner, creator or mode)",
+			  perm->id, ns_words(c, buf, sizeof(buf)));
+		return -EACCES;
+	}
+	return 0;
+}
+
 /*
  * The tree's segments of a namespace others share, as above, if its
  * members map any (a tree that maps none stays in the node's namespace);
@@ -636,86 +694,43 @@ static int used_elsewhere(const struct ckpt_cp_group *g, struct ckpt_why *why)
  */
 static int take_private(struct ckpt_cp_group *g, struct ckpt_why *why)
 {
-	struct ckpt_ipc *c = &g->ipc;
-	struct ipc_ids *s = &c->ns->ids[IDS_SHM];
+	struct ipc_ids *s = &g->ipc.ns->ids[IDS_SHM];
+	struct private_scan ps = { .g = g };
 	struct kern_ipc_perm *perm;
-	struct seg_use *use;
-	pid_t who, held_by = 0;
-	int id, held = -1, ret;
 	char buf[80];
-	u32 nr, k;
+	int id, ret;
 
-	use = kvcalloc(CKPT_IMG_MAX_SYSV, sizeof(*use), GFP_KERNEL);
-	if (!use)
+	ps.use = kvcalloc(CKPT_IMG_MAX_SYSV, sizeof(*ps.use), GFP_KERNEL);
+	if (!ps.use)
 		return -ENOMEM;
-	ret = members_maps(g, use, CKPT_IMG_MAX_SYSV, &nr);
-	if (ret) {
+	ret = members_maps(g, ps.use, CKPT_IMG_MAX_SYSV, &ps.nr);
+	if (ret)
 		ckpt_whyf(why, "the tree maps more System V shared memory segments than an image holds (%d)",
 			  CKPT_IMG_MAX_SYSV);
+	if (ret || !ps.nr)
 		goto out;
-	}
-	if (!nr)
-		goto out;
-	ret = alloc_tables(c);
+	ret = alloc_tables(&g->ipc);
 	if (ret)
 		goto out;
 	/* Held only to decide and to take the files: the bytes come after. */
 	down_read(&s->rwsem);
 	idr_for_each_entry(&s->ipcs_idr, perm, id) {
-		struct ckpt_shmid_kernel *shp =
-			container_of(perm, struct ckpt_shmid_kernel, shm_perm);
-		unsigned long nattch = READ_ONCE(shp->shm_nattch);
-
-		/* The rwsem holds the segment: its file stays. */
-		for (k = 0; k < nr && use[k].inode != file_inode(shp->shm_file); k++)
-			;
-		if (k == nr) {
-			who = member_pid(g, READ_ONCE(shp->shm_cprid)) ?:
-			      member_pid(g, READ_ONCE(shp->shm_lprid));
-			if (!who)
-				continue;
-			if (nattch) {
-				/* A member's that an outsider holds: the first. */
-				if (!held_by) {
-					held_by = who;
-					held = perm->id;
-				}
-				continue;
-			}
-		} else if (nattch != use[k].maps) {
-			ckpt_whyf(why,
-				  "System V shared memory segment %d of %s has %lu attachments, %u of them the tree's: a process outside the tree has it attached too",
-				  perm->id, ns_words(c, buf, sizeof(buf)), nattch,
-				  use[k].maps);
-			ret = -EOPNOTSUPP;
+		ret = take_if_ours(&ps, perm, why);
+		if (ret)
 			break;
-		}
-		if (c->nr_shm == CKPT_IMG_MAX_SYSV) {
-			ckpt_whyf(why, "the tree has more System V shared memory segments than an image holds (%d)",
-				  CKPT_IMG_MAX_SYSV);
-			ret = -E2BIG;
-			break;
-		}
-		ret = grab_shm(c, perm, true);
-		if (ret) {
-			ckpt_whyf(why,
-				  "System V shared memory segment %d of %s, which the tree uses, is not the checkpointer's to read (its owner, creator or mode)",
-				  perm->id, ns_words(c, buf, sizeof(buf)));
-			break;
-		}
 		cond_resched();
 	}
 	up_read(&s->rwsem);
-	if (!ret && held_by) {
+	if (!ret && ps.held_by) {
 		ckpt_whyf(why,
 			  "System V shared memory segment %d of %s, which pid %d made or attached, has a process outside the tree attached: a restart with the tree's segments would not have it",
-			  held, ns_words(c, buf, sizeof(buf)), held_by);
+			  ps.held, ns_words(&g->ipc, buf, sizeof(buf)), ps.held_by);
 		ret = -EOPNOTSUPP;
 	}
 	if (!ret)
-		ret = shm_contents(c, 0, why);
+		ret = shm_contents(&g->ipc, 0, why);
 out:
-	kvfree(use);
+	kvfree(ps.use);
 	return ret;
 }
 
