@@ -22,7 +22,9 @@
 # with ckpt-run --ns: checkpointed, killed, restarted, the same checksum;
 # without --ns too (its segments are the job's alone in the node's IPC
 # namespace: the restart makes one for them); and over its default
-# on-node transport, vader over mapped files, killed and restarted. How
+# on-node transport, vader over mapped files, killed and restarted; and
+# MPICH's heat over UCX's sysv and posix shared-memory transports, killed
+# and restarted. How
 # each library is run: vm-tests/lib/mpinode.sh.
 #
 # Some 3 minutes under TCG: on one kernel line only (the engine's TCP and
@@ -35,7 +37,7 @@
 set -eu
 . "$CKPT_TOP/vm-tests/lib/mpinode.sh"
 
-ktap_plan 30
+ktap_plan 34
 mpinode_start
 
 # mpi_job IMPL "MPIRUN ARGS": every check above with IMPL's programs
@@ -156,8 +158,34 @@ vader_job() {
 		grep -qxF "$want" "$tmp/openmpi-vader-restart.out"
 }
 
+# MPICH over UCX's shared-memory transports instead of its tcp: System V
+# segments (sysv) and POSIX shared memory (posix), with cma, under plain
+# ckpt-run. Killed and restarted, the uninterrupted run's checksum (read
+# as every MPICH result here is, within a bound: testing.md says why).
+ucx_shm_job() {
+	local mpi=$CKPT_TOP/build/tests/mpi/mpich pace=$tmp/pace want tls
+	want=$(heat_ref mpich 200)
+	run=$MPIRUN_MPICH
+	for tls in sysv posix; do
+		touch "$pace"
+		UCX_TLS=$tls,cma,self start_job mpich-$tls "$mpi/heat" 200 100 "$pace"
+		ktap_check "mpich over UCX's $tls transport: checkpointed with --kill" sh -c \
+			"timeout 300 ckpt job '$job' --kill --timeout 180 2> '$tmp/$tls.err' |
+			 grep -q '^snapshot *$snap/$job/1\$' || { cat '$tmp/$tls.err'; false; }"
+		wait "$runner" 2> /dev/null || true
+		rm -f "$pace"
+		restart_job mpich-$tls-restart "$snap/$job/latest"
+		has_line "$tmp/mpich-$tls-restart.out" '^heat: ' 300 || cat "$tmp/mpich-$tls-restart.err"
+		end_job "$job" "$runner"
+		ktap_check "mpich over UCX's $tls transport: restarted, the uninterrupted run's checksum" \
+			grep -qxF "$want" "$tmp/mpich-$tls-restart.out"
+	done
+	ipcrm --all=shm 2> /dev/null || true
+}
+
 mpi_job mpich "$MPIRUN_MPICH"
 mpi_job openmpi "$MPIRUN_OPENMPI"
 sysv_job
 vader_job
+ucx_shm_job
 ktap_finish
