@@ -52,7 +52,8 @@ enum { ROOT, C1, C2, GC };
 enum tree_opt {
 	PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON, OUTSIDE_ANON, SHARED_MEMFD,
 	SYSV_OWN, SYSV_HOST, SYSV_UNDO, SYSV_HOST_UNDO, SYSV_HOST_SEM,
-	SYSV_HOST_OUTSIDE, SYSV_HOST_MADE, SYSV_HOST_MSG, ZOMBIE, BIG_ROOT,
+	SYSV_HOST_OUTSIDE, SYSV_HOST_MADE, SYSV_HOST_UNREADABLE, SYSV_HOST_MSG,
+	ZOMBIE, BIG_ROOT,
 	LATE_CHILD, LATE_ORPHAN,
 };
 
@@ -125,7 +126,8 @@ static void drop_shared(void)
  * that a process outside the tree has it attached too (outside_seg).
  * SYSV_HOST_MADE: SYSV_HOST's segment, and one of 4096 bytes keyed
  * HOST_SHM_KEY that the root makes and nobody attaches (the test removes
- * it). SYSV_HOST_MSG: SYSV_HOST's segment, and a message sent to a queue
+ * it); SYSV_HOST_UNREADABLE: that one made with mode 0000. SYSV_HOST_MSG:
+ * SYSV_HOST's segment, and a message sent to a queue
  * of the initial namespace keyed HOST_MSG_KEY (the test removes it).
  */
 #define HOST_UNDO_KEY	0x5ee1c0df
@@ -165,8 +167,9 @@ static void sysv_objects(enum tree_opt opt)
 			_exit(9);
 		opt = SYSV_HOST;
 	}
-	if (opt == SYSV_HOST_MADE) {
-		if (shmget(HOST_SHM_KEY, 4096, IPC_CREAT | IPC_EXCL | 0600) < 0)
+	if (opt == SYSV_HOST_MADE || opt == SYSV_HOST_UNREADABLE) {
+		if (shmget(HOST_SHM_KEY, 4096, IPC_CREAT | IPC_EXCL |
+			   (opt == SYSV_HOST_MADE ? 0600 : 0)) < 0)
 			_exit(9);
 		opt = SYSV_HOST;
 	}
@@ -239,7 +242,7 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 		if (opt == SYSV_OWN || opt == SYSV_HOST || opt == SYSV_UNDO ||
 		    opt == SYSV_HOST_UNDO || opt == SYSV_HOST_SEM ||
 		    opt == SYSV_HOST_OUTSIDE || opt == SYSV_HOST_MADE ||
-		    opt == SYSV_HOST_MSG)
+		    opt == SYSV_HOST_UNREADABLE || opt == SYSV_HOST_MSG)
 			sysv_objects(opt);
 		/*
 		 * ZOMBIE: a child that exits with 7 at once, never reaped;
@@ -1301,6 +1304,47 @@ TEST_F(tree, sysv_segment_made_and_not_attached)
 	}
 	free(a);
 	free(b);
+	id = shmget(HOST_SHM_KEY, 0, 0);
+	if (id >= 0)
+		shmctl(id, IPC_RMID, NULL);
+}
+
+/* The caller's @cap in its effective set (@on) or out of it: 0 or -1. */
+static int effective_cap(int cap, bool on)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	if (on)
+		d[cap / 32].effective |= 1U << (cap % 32);
+	else
+		d[cap / 32].effective &= ~(1U << (cap % 32));
+	return syscall(SYS_capset, &h, d) ? -1 : 0;
+}
+
+/*
+ * One the tree made that the checkpointer may not read (mode 0000, and
+ * CAP_IPC_OWNER out of its effective set): nothing vouches for it, as a
+ * member's mapping would; refused, naming it, not taken.
+ */
+TEST_F(tree, sysv_segment_the_checkpointer_may_not_read)
+{
+	int id;
+
+	CKPT_SETUP_SKIPPED();
+	id = shmget(HOST_SHM_KEY, 0, 0);
+	if (id >= 0)
+		shmctl(id, IPC_RMID, NULL);
+	end_tree(self->pid);
+	ASSERT_EQ(0, make_tree(self->pid, SYSV_HOST_UNREADABLE));
+	set_members(self, in_order, NR);
+	ASSERT_EQ(0, effective_cap(CAP_IPC_OWNER, false));
+	EXPECT_REFUSED(-EACCES, "is not the checkpointer's to read");
+	EXPECT_EQ(0, effective_cap(CAP_IPC_OWNER, true));
 	id = shmget(HOST_SHM_KEY, 0, 0);
 	if (id >= 0)
 		shmctl(id, IPC_RMID, NULL);
