@@ -28,8 +28,8 @@
 # ended after it).
 #
 # Source it, then: ktap_plan, mpinodes_start, mpi_job IMPL "MPIRUN ARGS",
-# a2a_job IMPL "MPIRUN ARGS", sysv_nodes_job or mpix_job IMPL
-# "MPIRUN ARGS", ktap_finish.
+# a2a_job IMPL "MPIRUN ARGS", sysv_nodes_job, vader_nodes_job or mpix_job
+# IMPL "MPIRUN ARGS", ktap_finish.
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 . "$CKPT_TOP/vm-tests/lib/heatref.sh"
@@ -199,6 +199,27 @@ sysv_nodes_job() {
 	ktap_check "openmpi --ns over both nodes: restarted, the uninterrupted run's checksum" \
 		grep -qxF "$want" "$shared/openmpi-sysv-restart.out"
 	cleanup_ranks
+}
+
+# vader_nodes_job: Open MPI with its default BTLs, vader over the files it
+# maps within each node (in /dev/shm and its session directory), tcp
+# between the nodes, under plain ckpt-run: killed, and restarted with the
+# nodes swapped, so that each node's files come back on the other; the
+# uninterrupted run's checksum. 2 points.
+vader_nodes_job() {
+	local heat=$CKPT_TOP/build/tests/mpi/openmpi/heat pace=$shared/pace want
+	want=$(heat_ref openmpi 200)
+	run="${NODES_OPENMPI/--mca btl tcp,self/}"
+	touch "$pace"
+	start_job openmpi-vader "$heat" 200 100 "$pace"
+	ktap_check "openmpi, its default BTLs (vader within each node): checkpointed with --kill" sh -c \
+		"timeout 300 ckpt job '$job' --kill --timeout 180 | tee /dev/stderr |
+		 grep -q '^snapshot *$snap/$job/1\$'"
+	wait "$runner" 2> /dev/null || true
+	rm -f "$pace"
+	cleanup_ranks
+	restart_from openmpi-vader-swap node1 "over vader with the nodes swapped" \
+		"the uninterrupted run's checksum" "$want" --hosts node0=node1,node1=node0
 }
 
 # a2a_job IMPL "MPIRUN ARGS" same|swapped: the stress program, IMPL's

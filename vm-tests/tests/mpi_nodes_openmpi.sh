@@ -7,7 +7,10 @@
 # program checkpointed and let go on, checkpointed with --kill and
 # restarted on the same nodes (vm-tests/lib/mpinodes.sh says what is
 # checked); then, under ckpt-run --ns, heat over the shared-memory BTL on
-# System V segments within each node, killed and restarted. With CKPT_TEST_MPIX=1, also MPIX_Checkpoint over both nodes,
+# System V segments within each node, killed and restarted; then, under
+# plain ckpt-run, heat over Open MPI's default BTLs (vader over mapped
+# files within each node), killed and restarted with the nodes swapped.
+# With CKPT_TEST_MPIX=1, also MPIX_Checkpoint over both nodes,
 # asked by rank 0 on node0 (Open MPI puts its first ranks on mpirun's
 # node; mpi_nodes_mpich.sh has rank 0 ask from node1, through node0's
 # ckptd), killed and restarted from that snapshot: some 3 to 5 minutes,
@@ -29,10 +32,11 @@
 # timeout: 1500
 set -eu
 . "$CKPT_TOP/vm-tests/lib/mpinodes.sh"
-if [ "${CKPT_TEST_MPIX:-0}" = 1 ]; then ktap_plan 15; else ktap_plan 13; fi
+if [ "${CKPT_TEST_MPIX:-0}" = 1 ]; then ktap_plan 17; else ktap_plan 15; fi
 mpinodes_start
 mpi_job openmpi "$NODES_OPENMPI"
 a2a_job openmpi "$NODES_OPENMPI" same
 sysv_nodes_job
+vader_nodes_job
 [ "${CKPT_TEST_MPIX:-0}" != 1 ] || mpix_job openmpi "$NODES_OPENMPI" node0
 ktap_finish
