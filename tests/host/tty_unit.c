@@ -170,13 +170,14 @@ static void keep_tail(char *tail, size_t cap, size_t *have, const char *buf, siz
 /*
  * The user: BIG bytes typed while everything the job writes is read (a
  * canonical terminal would drop a line that long: typed only once the job
- * has its terminal raw).
+ * has its terminal raw), @out of them read already. All it read.
  */
-static size_t user(int m, char *tail, size_t tail_len, bool *raw_seen, int s)
+static size_t user(int m, char *tail, size_t tail_len, bool *raw_seen, int s,
+		   size_t out)
 {
 	static char in[BIG];
 	char buf[65536];
-	size_t sent = 0, out = 0, have = 0;
+	size_t sent = 0, have = 0;
 	time_t end = time(NULL) + DEADLINE_S;
 	struct termios t;
 	struct pollfd p;
@@ -217,7 +218,9 @@ int main(void)
 	char name[64], tail[64] = "", line[128];
 	int m, s, rep[2], a = -1, b = -1, c = -1, d = -1, code = -1, job_pid = -1;
 	bool raw_seen = false;
-	size_t out;
+	static char junk[65536];
+	size_t out = 0;
+	ssize_t n;
 	pid_t pid;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -249,11 +252,20 @@ int main(void)
 	waitpid(pid, NULL, WUNTRACED);
 	tcsetattr(s, TCSANOW, &before);
 	kill(pid, SIGCONT);
-	for (int i = 0; i < 100 && !tcgetattr(s, &after) && (after.c_lflag & ICANON); i++)
+	/*
+	 * What the job writes meanwhile is read, as a user's terminal does: a
+	 * relay blocked writing to a terminal nobody reads never gets back to
+	 * its loop to see that it was continued.
+	 */
+	fcntl(m, F_SETFL, O_NONBLOCK);
+	for (int i = 0; i < 100 && !tcgetattr(s, &after) && (after.c_lflag & ICANON); i++) {
 		usleep(50000);
+		while ((n = read(m, junk, sizeof(junk))) > 0)
+			out += n;
+	}
 	check(!tcgetattr(s, &after) && !(after.c_lflag & ICANON),
 	      "stopped, the terminal reset by a shell, continued: raw again");
-	out = user(m, tail, sizeof(tail), &raw_seen, s);
+	out = user(m, tail, sizeof(tail), &raw_seen, s, out);
 	check(raw_seen, "the terminal is raw while the job runs");
 	/* A relay stuck on either side never reports: both are ended. */
 	if (report_line(rep[0], line, sizeof(line), 10000))
