@@ -28,8 +28,8 @@
 # ended after it).
 #
 # Source it, then: ktap_plan, mpinodes_start, mpi_job IMPL "MPIRUN ARGS",
-# a2a_job IMPL "MPIRUN ARGS", sysv_nodes_job, vader_nodes_job or mpix_job
-# IMPL "MPIRUN ARGS", ktap_finish.
+# a2a_job IMPL "MPIRUN ARGS", sysv_nodes_job, vader_nodes_job,
+# ucx_sysv_nodes_job or mpix_job IMPL "MPIRUN ARGS", ktap_finish.
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 . "$CKPT_TOP/vm-tests/lib/heatref.sh"
@@ -219,6 +219,27 @@ vader_nodes_job() {
 	rm -f "$pace"
 	cleanup_ranks
 	restart_from openmpi-vader-swap node1 "over vader with the nodes swapped" \
+		"the uninterrupted run's checksum" "$want" --hosts node0=node1,node1=node0
+}
+
+# ucx_sysv_nodes_job: MPICH over UCX's sysv transport within each node
+# (System V segments, which node0's ranks are seen to map), cma, and tcp
+# between the nodes, under plain ckpt-run: killed, and restarted with the
+# nodes swapped; the uninterrupted run's checksum. 2 points.
+ucx_sysv_nodes_job() {
+	local heat=$CKPT_TOP/build/tests/mpi/mpich/heat pace=$shared/pace want
+	want=$(heat_ref mpich 200)
+	run=$NODES_MPICH
+	touch "$pace"
+	UCX_TLS=sysv,cma,tcp,self start_job mpich-sysv "$heat" 200 100 "$pace"
+	ktap_check "mpich over UCX's sysv within each node: checkpointed with --kill" sh -c \
+		"grep -l ' /SYSV' \$(pgrep -x heat | sed 's|.*|/proc/&/maps|') &&
+		 timeout 300 ckpt job '$job' --kill --timeout 180 | tee /dev/stderr |
+		 grep -q '^snapshot *$snap/$job/1\$'"
+	wait "$runner" 2> /dev/null || true
+	rm -f "$pace"
+	cleanup_ranks
+	restart_from mpich-sysv-swap node1 "over UCX's sysv with the nodes swapped" \
 		"the uninterrupted run's checksum" "$want" --hosts node0=node1,node1=node0
 }
 

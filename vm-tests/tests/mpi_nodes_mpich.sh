@@ -6,7 +6,10 @@
 # snapshot restarted with the nodes swapped; then the all-to-all stress
 # program checkpointed and let go on, checkpointed with --kill and
 # restarted with the nodes swapped (vm-tests/lib/mpinodes.sh says what is
-# checked). With CKPT_TEST_MPIX=1, also MPIX_Checkpoint with the ranks
+# checked); then heat over UCX's sysv transport within each node (System
+# V segments in the nodes' own IPC namespaces, under plain ckpt-run),
+# killed and restarted with the nodes swapped. With CKPT_TEST_MPIX=1,
+# also MPIX_Checkpoint with the ranks
 # placed from node1 first, so that rank 0, which asks for the checkpoint,
 # runs on node1, whose ckptd does not coordinate the job and passes the
 # request to node0's (daemon/ask.c): it returns checkpoint and snapshot 1
@@ -26,10 +29,11 @@
 # timeout: 1500
 set -eu
 . "$CKPT_TOP/vm-tests/lib/mpinodes.sh"
-if [ "${CKPT_TEST_MPIX:-0}" = 1 ]; then ktap_plan 13; else ktap_plan 11; fi
+if [ "${CKPT_TEST_MPIX:-0}" = 1 ]; then ktap_plan 15; else ktap_plan 13; fi
 mpinodes_start
 mpi_job mpich "$NODES_MPICH"
 a2a_job mpich "$NODES_MPICH" swapped
+ucx_sysv_nodes_job
 [ "${CKPT_TEST_MPIX:-0}" != 1 ] ||
 	mpix_job mpich "mpirun.mpich -hosts node1:2,node0:2 -n 4 -iface ckpt0" node1
 ktap_finish
