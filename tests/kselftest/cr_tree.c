@@ -52,8 +52,8 @@ enum { ROOT, C1, C2, GC };
 enum tree_opt {
 	PLAIN, C1_PIPE_OUT, NEWPID, SHARED_ANON, OUTSIDE_ANON, SHARED_MEMFD,
 	SYSV_OWN, SYSV_HOST, SYSV_UNDO, SYSV_HOST_UNDO, SYSV_HOST_SEM,
-	SYSV_HOST_OUTSIDE, SYSV_HOST_MADE, SYSV_HOST_UNREADABLE, SYSV_HOST_MSG,
-	ZOMBIE, BIG_ROOT,
+	SYSV_HOST_OUTSIDE, SYSV_HOST_MADE, SYSV_HOST_UNREADABLE, SYSV_HOST_HELD,
+	SYSV_HOST_MSG, ZOMBIE, BIG_ROOT,
 	LATE_CHILD, LATE_ORPHAN,
 };
 
@@ -126,7 +126,8 @@ static void drop_shared(void)
  * that a process outside the tree has it attached too (outside_seg).
  * SYSV_HOST_MADE: SYSV_HOST's segment, and one of 4096 bytes keyed
  * HOST_SHM_KEY that the root makes and nobody attaches (the test removes
- * it); SYSV_HOST_UNREADABLE: that one made with mode 0000. SYSV_HOST_MSG:
+ * it); SYSV_HOST_UNREADABLE: that one made with mode 0000; SYSV_HOST_HELD:
+ * that one, which the test then attaches (outside the tree). SYSV_HOST_MSG:
  * SYSV_HOST's segment, and a message sent to a queue
  * of the initial namespace keyed HOST_MSG_KEY (the test removes it).
  */
@@ -167,9 +168,10 @@ static void sysv_objects(enum tree_opt opt)
 			_exit(9);
 		opt = SYSV_HOST;
 	}
-	if (opt == SYSV_HOST_MADE || opt == SYSV_HOST_UNREADABLE) {
+	if (opt == SYSV_HOST_MADE || opt == SYSV_HOST_UNREADABLE ||
+	    opt == SYSV_HOST_HELD) {
 		if (shmget(HOST_SHM_KEY, 4096, IPC_CREAT | IPC_EXCL |
-			   (opt == SYSV_HOST_MADE ? 0600 : 0)) < 0)
+			   (opt == SYSV_HOST_UNREADABLE ? 0 : 0600)) < 0)
 			_exit(9);
 		opt = SYSV_HOST;
 	}
@@ -242,7 +244,8 @@ static int make_tree(pid_t pid[NR], enum tree_opt opt)
 		if (opt == SYSV_OWN || opt == SYSV_HOST || opt == SYSV_UNDO ||
 		    opt == SYSV_HOST_UNDO || opt == SYSV_HOST_SEM ||
 		    opt == SYSV_HOST_OUTSIDE || opt == SYSV_HOST_MADE ||
-		    opt == SYSV_HOST_UNREADABLE || opt == SYSV_HOST_MSG)
+		    opt == SYSV_HOST_UNREADABLE || opt == SYSV_HOST_HELD ||
+		    opt == SYSV_HOST_MSG)
 			sysv_objects(opt);
 		/*
 		 * ZOMBIE: a child that exits with 7 at once, never reaped;
@@ -1230,6 +1233,29 @@ TEST_F(tree, sysv_own_namespace)
 	free(msg);
 }
 
+/* HOST_SHM_KEY's segment, if a test left one, removed. */
+static void remove_host_segment(void)
+{
+	int id = shmget(HOST_SHM_KEY, 0, 0);
+
+	if (id >= 0)
+		shmctl(id, IPC_RMID, NULL);
+}
+
+/*
+ * The fixture's tree ended, one made with @opt (HOST_SHM_KEY's segment
+ * free for it), its four the members: 0 or -1.
+ */
+static int host_segment_tree(FIXTURE_DATA(tree) *self, enum tree_opt opt)
+{
+	remove_host_segment();
+	end_tree(self->pid);
+	if (make_tree(self->pid, opt))
+		return -1;
+	set_members(self, in_order, NR);
+	return 0;
+}
+
 /* The fixture's tree ended, one made with @opt, all four checkpointed. */
 static int new_tree_checkpointed(FIXTURE_DATA(tree) *self, enum tree_opt opt)
 {
@@ -1281,12 +1307,9 @@ TEST_F(tree, sysv_segment_made_and_not_attached)
 	struct ckpt_img_sysvshm *a, *b;
 	size_t len = 0;
 	off_t pos = 0;
-	int id;
 
 	CKPT_SETUP_SKIPPED();
-	id = shmget(HOST_SHM_KEY, 0, 0);
-	if (id >= 0)
-		shmctl(id, IPC_RMID, NULL);
+	remove_host_segment();
 	EXPECT_EQ(0, new_tree_checkpointed(self, SYSV_HOST_MADE))
 		TH_LOG("%s", self->msg);
 	a = ckpt_section_payload(self->image[0], CKPT_SECT_SYSVSHM, &pos, &len);
@@ -1304,9 +1327,7 @@ TEST_F(tree, sysv_segment_made_and_not_attached)
 	}
 	free(a);
 	free(b);
-	id = shmget(HOST_SHM_KEY, 0, 0);
-	if (id >= 0)
-		shmctl(id, IPC_RMID, NULL);
+	remove_host_segment();
 }
 
 /* The caller's @cap in its effective set (@on) or out of it: 0 or -1. */
@@ -1328,24 +1349,39 @@ static int effective_cap(int cap, bool on)
 
 /*
  * One the tree made that the checkpointer may not read (mode 0000, and
- * CAP_IPC_OWNER out of its effective set): nothing vouches for it, as a
- * member's mapping would; refused, naming it, not taken.
+ * CAP_IPC_OWNER out of its effective set): every segment the tree's
+ * checkpoint takes must be the caller's to read; refused, naming it, not
+ * taken.
  */
 TEST_F(tree, sysv_segment_the_checkpointer_may_not_read)
 {
-	int id;
-
 	CKPT_SETUP_SKIPPED();
-	id = shmget(HOST_SHM_KEY, 0, 0);
-	if (id >= 0)
-		shmctl(id, IPC_RMID, NULL);
-	end_tree(self->pid);
-	ASSERT_EQ(0, make_tree(self->pid, SYSV_HOST_UNREADABLE));
-	set_members(self, in_order, NR);
+	ASSERT_EQ(0, host_segment_tree(self, SYSV_HOST_UNREADABLE));
 	ASSERT_EQ(0, effective_cap(CAP_IPC_OWNER, false));
 	EXPECT_REFUSED(-EACCES, "is not the checkpointer's to read");
 	EXPECT_EQ(0, effective_cap(CAP_IPC_OWNER, true));
+	remove_host_segment();
+}
+
+/*
+ * One the root made, and that the test (outside the tree) attaches: a
+ * restart with the tree's segments would leave it behind; refused, naming
+ * it and its maker.
+ */
+TEST_F(tree, sysv_segment_made_by_a_member_held_outside)
+{
+	void *p = (void *)-1;
+	int id;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, host_segment_tree(self, SYSV_HOST_HELD));
 	id = shmget(HOST_SHM_KEY, 0, 0);
+	if (id >= 0)
+		p = shmat(id, NULL, SHM_RDONLY);
+	EXPECT_NE((void *)-1, p);
+	EXPECT_REFUSED(-EOPNOTSUPP, "made or attached, has a process outside the tree attached");
+	if (p != (void *)-1)
+		shmdt(p);
 	if (id >= 0)
 		shmctl(id, IPC_RMID, NULL);
 }
