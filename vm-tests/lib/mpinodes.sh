@@ -213,7 +213,8 @@ vader_nodes_job() {
 	touch "$pace"
 	start_job openmpi-vader "$heat" 200 100 "$pace"
 	ktap_check "openmpi, its default BTLs (vader within each node): checkpointed with --kill" sh -c \
-		"timeout 300 ckpt job '$job' --kill --timeout 180 | tee /dev/stderr |
+		"grep -l vader_segment /dev/null \$(pgrep -x heat | sed 's|.*|/proc/&/maps|') &&
+		 timeout 300 ckpt job '$job' --kill --timeout 180 | tee /dev/stderr |
 		 grep -q '^snapshot *$snap/$job/1\$'"
 	wait "$runner" 2> /dev/null || true
 	rm -f "$pace"
@@ -233,7 +234,7 @@ ucx_sysv_nodes_job() {
 	touch "$pace"
 	UCX_TLS=sysv,cma,tcp,self start_job mpich-sysv "$heat" 200 100 "$pace"
 	ktap_check "mpich over UCX's sysv within each node: checkpointed with --kill" sh -c \
-		"grep -l ' /SYSV' \$(pgrep -x heat | sed 's|.*|/proc/&/maps|') &&
+		"grep -l ' /SYSV' /dev/null \$(pgrep -x heat | sed 's|.*|/proc/&/maps|') &&
 		 timeout 300 ckpt job '$job' --kill --timeout 180 | tee /dev/stderr |
 		 grep -q '^snapshot *$snap/$job/1\$'"
 	wait "$runner" 2> /dev/null || true

@@ -124,7 +124,8 @@ sysv_job() {
 	touch "$pace"
 	start_job openmpi-sysv-host "$mpi/heat" 200 100 "$pace"
 	ktap_check "without --ns, its segments in the node's IPC namespace: checkpointed with --kill" sh -c \
-		"timeout 300 ckpt job '$job' --kill --timeout 180 2> '$tmp/sysv.err' |
+		"grep -l ' /SYSV' /dev/null \$(pgrep -x heat | sed 's|.*|/proc/&/maps|') &&
+		 timeout 300 ckpt job '$job' --kill --timeout 180 2> '$tmp/sysv.err' |
 		 grep -q '^snapshot *$snap/$job/1\$' || { cat '$tmp/sysv.err'; false; }"
 	wait "$runner" 2> /dev/null || true
 	rm -f "$pace"
@@ -147,7 +148,8 @@ vader_job() {
 	touch "$pace"
 	start_job openmpi-vader "$mpi/heat" 200 100 "$pace"
 	ktap_check "openmpi, its default BTLs (vader over mapped files): checkpointed with --kill" sh -c \
-		"timeout 300 ckpt job '$job' --kill --timeout 180 2> '$tmp/vader.err' |
+		"grep -l vader_segment /dev/null \$(pgrep -x heat | sed 's|.*|/proc/&/maps|') &&
+		 timeout 300 ckpt job '$job' --kill --timeout 180 2> '$tmp/vader.err' |
 		 grep -q '^snapshot *$snap/$job/1\$' || { cat '$tmp/vader.err'; false; }"
 	wait "$runner" 2> /dev/null || true
 	rm -f "$pace"
@@ -171,7 +173,7 @@ ucx_shm_job() {
 		UCX_TLS=$tls,cma,self start_job mpich-$tls "$mpi/heat" 200 100 "$pace"
 		# sysv's ranks are seen to map System V segments.
 		ktap_check "mpich over UCX's $tls transport: checkpointed with --kill" sh -c \
-			"{ [ $tls != sysv ] || grep -l ' /SYSV' \$(pgrep -x heat | sed 's|.*|/proc/&/maps|'); } &&
+			"{ [ $tls != sysv ] || grep -l ' /SYSV' /dev/null \$(pgrep -x heat | sed 's|.*|/proc/&/maps|'); } &&
 			 timeout 300 ckpt job '$job' --kill --timeout 180 2> '$tmp/$tls.err' |
 			 grep -q '^snapshot *$snap/$job/1\$' || { cat '$tmp/$tls.err'; false; }"
 		wait "$runner" 2> /dev/null || true

@@ -24,12 +24,12 @@
 # files").
 #
 # Topology: node0 and node1 on the private link ckpt0, each with ckptd,
-# the snapshot root on the results share both mount. Some 6 minutes
-# alone (5 more with CKPT_TEST_MPIX=1), 9 in a whole make check (stop
-# 51): a limit of 25 (testing.md, "Time limits").
+# the snapshot root on the results share both mount. Some 4 minutes
+# alone (5 more with CKPT_TEST_MPIX=1); 13 in stop 66's whole make check,
+# one restart of 8 of them: a limit of 33 (testing.md, "Time limits").
 # nodes: 2
 # kernels: 6.12
-# timeout: 1500
+# timeout: 2000
 set -eu
 . "$CKPT_TOP/vm-tests/lib/mpinodes.sh"
 if [ "${CKPT_TEST_MPIX:-0}" = 1 ]; then ktap_plan 17; else ktap_plan 15; fi
