@@ -10,7 +10,7 @@
 # not found is 127 and named, a SIGTERM to ckpt-run reaches it, and a
 # process it leaves behind ends with it. An ordinary user's job holding a
 # System V segment and semaphore (refused in the node's shared IPC
-# namespace) is checkpointed continuing and with --kill, restarted by its
+# namespace, where the semaphore would be lost with the segment taken) is checkpointed continuing and with --kill, restarted by its
 # user with both objects in a new IPC namespace, and counts every line
 # once. ckptd stopped and started again meanwhile finds the job, and
 # ckpt-run still gets its status; a SIGUSR1 sent to ckpt-run then, and to
