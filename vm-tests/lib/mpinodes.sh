@@ -59,7 +59,14 @@ cleanup_ranks() {
 }
 
 cleanup() {
+	local logs=$ckptvm_out/mpi-nodes-logs/$(basename "$0" .sh)
+
 	cleanup_ranks
+	# The daemons' logs and the jobs' stderr outlive the run, for a slow
+	# or failed point's story (stop 66: a restart that took 502 s in a
+	# whole make check, whose logs were gone).
+	mkdir -p "$logs"
+	cp "$shared"/ckptd-node*.log "$shared"/*.err "$logs/" 2> /dev/null || true
 	twonodes_cleanup
 }
 trap cleanup EXIT
