@@ -764,7 +764,6 @@ static int take_ns(struct ckpt_cp_group *g)
 		ret = take_private(g, why);
 		if (ret || !c->nr_shm)
 			return ret;
-		c->private = true;
 		g->m[0].ipc = c;
 		sort_by_id(c, IDS_SHM, c->nr_shm);
 		return 0;
@@ -800,8 +799,11 @@ int ckpt_ipc_capture(struct ckpt_cp_group *g)
 		ret = take_ns(g);
 	if (!ret)
 		ret = ckpt_semundo_capture(g);
-	/* After undo's refusal, which names the use better. */
-	if (!ret && g->ipc.private)
+	/*
+	 * Segments taken from a namespace others share (take_private()):
+	 * after undo's refusal, which names the use better.
+	 */
+	if (!ret && !g->ipc.own && g->ipc.nr_shm)
 		ret = used_elsewhere(g, &g->m[0].why);
 	ckpt_semundo_owners_free(&g->ipc);
 	return ret;

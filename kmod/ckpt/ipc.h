@@ -106,13 +106,13 @@ struct ckpt_undo_owner {
 
 /*
  * A tree's System V IPC: the members' IPC namespace and, when the tree
- * has it to itself (@own), every object in it, read while the members are
- * frozen. The root's image carries them.
+ * has it to itself (@own), every object in it, or else the segments only
+ * members use (take_private()), read while the members are frozen. The
+ * root's image carries them.
  */
 struct ckpt_ipc {
 	struct ipc_namespace *ns;	/* the members'; held by them, frozen */
 	bool own;			/* no process outside the tree in @ns */
-	bool private;			/* else: the segments only members use */
 	bool initial;			/* @ns is the initial IPC namespace */
 	pid_t outsider;			/* else, !own: one outside in it, to name */
 	struct ckpt_img_sysvshm *shm;	/* [nr_shm] */
