@@ -208,47 +208,43 @@ sysv_nodes_job() {
 	cleanup_ranks
 }
 
-# vader_nodes_job: Open MPI with its default BTLs, vader over the files it
-# maps within each node (in /dev/shm and its session directory), tcp
-# between the nodes, under plain ckpt-run: killed, and restarted with the
-# nodes swapped, so that each node's files come back on the other; the
-# uninterrupted run's checksum. 2 points.
-vader_nodes_job() {
-	local heat=$CKPT_TOP/build/tests/mpi/openmpi/heat pace=$shared/pace want
-	want=$(heat_ref openmpi 200)
-	run="${NODES_OPENMPI/--mca btl tcp,self/}"
+# kill_swap IMPL NAME MAPPED WHAT: IMPL's heat run by "$run" over both
+# nodes, paced until its checkpoint; node0's ranks seen to map MAPPED (a
+# pattern of /proc/PID/maps), checkpointed with --kill and restarted with
+# the nodes swapped, so that what each node's ranks mapped comes back on
+# the other: the uninterrupted run's checksum. 2 points.
+kill_swap() {
+	local impl=$1 name=$2 mapped=$3 what=$4 pace=$shared/pace want
+	want=$(heat_ref "$impl" 200)
 	touch "$pace"
-	start_job openmpi-vader "$heat" 200 100 "$pace"
-	ktap_check "openmpi, its default BTLs (vader within each node): checkpointed with --kill" sh -c \
-		"grep -l vader_segment /dev/null \$(pgrep -x heat | sed 's|.*|/proc/&/maps|') &&
+	start_job "$name" "$CKPT_TOP/build/tests/mpi/$impl/heat" 200 100 "$pace"
+	ktap_check "$what: checkpointed with --kill" sh -c \
+		"grep -l '$mapped' /dev/null \$(pgrep -x heat | sed 's|.*|/proc/&/maps|') &&
 		 timeout 300 ckpt job '$job' --kill --timeout 180 | tee /dev/stderr |
 		 grep -q '^snapshot *$snap/$job/1\$'"
 	wait "$runner" 2> /dev/null || true
 	rm -f "$pace"
 	cleanup_ranks
-	restart_from openmpi-vader-swap node1 "over vader with the nodes swapped" \
+	restart_from "$name-swap" node1 "with the nodes swapped ($what)" \
 		"the uninterrupted run's checksum" "$want" --hosts node0=node1,node1=node0
 }
 
+# vader_nodes_job: Open MPI with its default BTLs, vader over the files it
+# maps within each node (in /dev/shm and its session directory), tcp
+# between the nodes, under plain ckpt-run. 2 points.
+vader_nodes_job() {
+	run="${NODES_OPENMPI/--mca btl tcp,self/}"
+	kill_swap openmpi openmpi-vader vader_segment \
+		"openmpi over its default BTLs (vader within each node)"
+}
+
 # ucx_sysv_nodes_job: MPICH over UCX's sysv transport within each node
-# (System V segments, which node0's ranks are seen to map), cma, and tcp
-# between the nodes, under plain ckpt-run: killed, and restarted with the
-# nodes swapped; the uninterrupted run's checksum. 2 points.
+# (System V segments), cma, and tcp between the nodes, under plain
+# ckpt-run. 2 points.
 ucx_sysv_nodes_job() {
-	local heat=$CKPT_TOP/build/tests/mpi/mpich/heat pace=$shared/pace want
-	want=$(heat_ref mpich 200)
 	run=$NODES_MPICH
-	touch "$pace"
-	UCX_TLS=sysv,cma,tcp,self start_job mpich-sysv "$heat" 200 100 "$pace"
-	ktap_check "mpich over UCX's sysv within each node: checkpointed with --kill" sh -c \
-		"grep -l ' /SYSV' /dev/null \$(pgrep -x heat | sed 's|.*|/proc/&/maps|') &&
-		 timeout 300 ckpt job '$job' --kill --timeout 180 | tee /dev/stderr |
-		 grep -q '^snapshot *$snap/$job/1\$'"
-	wait "$runner" 2> /dev/null || true
-	rm -f "$pace"
-	cleanup_ranks
-	restart_from mpich-sysv-swap node1 "over UCX's sysv with the nodes swapped" \
-		"the uninterrupted run's checksum" "$want" --hosts node0=node1,node1=node0
+	UCX_TLS=sysv,cma,tcp,self kill_swap mpich mpich-sysv ' /SYSV' \
+		"mpich over UCX's sysv within each node"
 }
 
 # a2a_job IMPL "MPIRUN ARGS" same|swapped: the stress program, IMPL's

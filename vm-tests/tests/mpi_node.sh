@@ -97,6 +97,28 @@ mpi_job() {
 	cat "$tmp/$impl-a2a-restart.out" "$tmp/$impl-cont.out" | sed 's/^/# /'
 }
 
+# kill_restart IMPL NAME MAPPED WHAT: IMPL's heat run by "$run", paced
+# until its checkpoint; its ranks seen to map MAPPED (a pattern of
+# /proc/PID/maps; nothing if empty), checkpointed with --kill and
+# restarted from that snapshot: the uninterrupted run's checksum. 2 points.
+kill_restart() {
+	local impl=$1 name=$2 mapped=$3 what=$4 pace=$tmp/pace want
+	want=$(heat_ref "$impl" 200)
+	touch "$pace"
+	start_job "$name" "$CKPT_TOP/build/tests/mpi/$impl/heat" 200 100 "$pace"
+	ktap_check "$what: checkpointed with --kill" sh -c \
+		"{ [ -z '$mapped' ] || grep -l '$mapped' /dev/null \$(pgrep -x heat | sed 's|.*|/proc/&/maps|'); } &&
+		 timeout 300 ckpt job '$job' --kill --timeout 180 2> '$tmp/$name.kill' |
+		 grep -q '^snapshot *$snap/$job/1\$' || { cat '$tmp/$name.kill'; false; }"
+	wait "$runner" 2> /dev/null || true
+	rm -f "$pace"
+	restart_job "$name-restart" "$snap/$job/latest"
+	has_line "$tmp/$name-restart.out" '^heat: ' 300 || cat "$tmp/$name-restart.err"
+	end_job "$job" "$runner"
+	ktap_check "$what: restarted, the uninterrupted run's checksum" \
+		grep -qxF "$want" "$tmp/$name-restart.out"
+}
+
 # Open MPI's shared-memory BTL (vader) over System V segments (its shmem
 # sysv component), the job started with ckpt-run --ns (ckptd.md, "Jobs in
 # namespaces of their own"): checkpointed continuing and with --kill,
@@ -121,19 +143,8 @@ sysv_job() {
 	end_job "$job" "$runner"
 	ktap_check "openmpi --ns: restarted, the uninterrupted run's checksum" \
 		grep -qxF "$want" "$tmp/openmpi-sysv-restart.out"
-	touch "$pace"
-	start_job openmpi-sysv-host "$mpi/heat" 200 100 "$pace"
-	ktap_check "without --ns, its segments in the node's IPC namespace: checkpointed with --kill" sh -c \
-		"grep -l ' /SYSV' /dev/null \$(pgrep -x heat | sed 's|.*|/proc/&/maps|') &&
-		 timeout 300 ckpt job '$job' --kill --timeout 180 2> '$tmp/sysv.err' |
-		 grep -q '^snapshot *$snap/$job/1\$' || { cat '$tmp/sysv.err'; false; }"
-	wait "$runner" 2> /dev/null || true
-	rm -f "$pace"
-	restart_job openmpi-sysv-host-restart "$snap/$job/latest"
-	has_line "$tmp/openmpi-sysv-host-restart.out" '^heat: ' 300 || cat "$tmp/openmpi-sysv-host-restart.err"
-	end_job "$job" "$runner"
-	ktap_check "restarted in an IPC namespace with its segments: the uninterrupted run's checksum" \
-		grep -qxF "$want" "$tmp/openmpi-sysv-host-restart.out"
+	kill_restart openmpi openmpi-sysv-host ' /SYSV' \
+		"openmpi without --ns, its System V segments in the node's IPC namespace"
 	ipcrm --all=shm 2> /dev/null || true
 }
 
@@ -142,48 +153,22 @@ sysv_job() {
 # the TCP BTL's only to reach another node. Killed and restarted, the
 # uninterrupted run's checksum.
 vader_job() {
-	local mpi=$CKPT_TOP/build/tests/mpi/openmpi pace=$tmp/pace want
-	want=$(heat_ref openmpi 200)
 	run="${MPIRUN_OPENMPI/--mca btl tcp,self/}"
-	touch "$pace"
-	start_job openmpi-vader "$mpi/heat" 200 100 "$pace"
-	ktap_check "openmpi, its default BTLs (vader over mapped files): checkpointed with --kill" sh -c \
-		"grep -l vader_segment /dev/null \$(pgrep -x heat | sed 's|.*|/proc/&/maps|') &&
-		 timeout 300 ckpt job '$job' --kill --timeout 180 2> '$tmp/vader.err' |
-		 grep -q '^snapshot *$snap/$job/1\$' || { cat '$tmp/vader.err'; false; }"
-	wait "$runner" 2> /dev/null || true
-	rm -f "$pace"
-	restart_job openmpi-vader-restart "$snap/$job/latest"
-	has_line "$tmp/openmpi-vader-restart.out" '^heat: ' 300 || cat "$tmp/openmpi-vader-restart.err"
-	end_job "$job" "$runner"
-	ktap_check "openmpi over vader: restarted, the uninterrupted run's checksum" \
-		grep -qxF "$want" "$tmp/openmpi-vader-restart.out"
+	kill_restart openmpi openmpi-vader vader_segment \
+		"openmpi over its default BTLs (vader over mapped files)"
 }
 
 # MPICH over UCX's shared-memory transports instead of its tcp: System V
-# segments (sysv) and POSIX shared memory (posix), with cma, under plain
-# ckpt-run. Killed and restarted, the uninterrupted run's checksum (read
-# as every MPICH result here is, within a bound: testing.md says why).
+# segments (sysv, seen mapped) and POSIX shared memory (posix), with cma,
+# under plain ckpt-run. Killed and restarted, the uninterrupted run's
+# checksum (read as every MPICH result here is, within a bound:
+# testing.md says why).
 ucx_shm_job() {
-	local mpi=$CKPT_TOP/build/tests/mpi/mpich pace=$tmp/pace want tls
-	want=$(heat_ref mpich 200)
 	run=$MPIRUN_MPICH
-	for tls in sysv posix; do
-		touch "$pace"
-		UCX_TLS=$tls,cma,self start_job mpich-$tls "$mpi/heat" 200 100 "$pace"
-		# sysv's ranks are seen to map System V segments.
-		ktap_check "mpich over UCX's $tls transport: checkpointed with --kill" sh -c \
-			"{ [ $tls != sysv ] || grep -l ' /SYSV' /dev/null \$(pgrep -x heat | sed 's|.*|/proc/&/maps|'); } &&
-			 timeout 300 ckpt job '$job' --kill --timeout 180 2> '$tmp/$tls.err' |
-			 grep -q '^snapshot *$snap/$job/1\$' || { cat '$tmp/$tls.err'; false; }"
-		wait "$runner" 2> /dev/null || true
-		rm -f "$pace"
-		restart_job mpich-$tls-restart "$snap/$job/latest"
-		has_line "$tmp/mpich-$tls-restart.out" '^heat: ' 300 || cat "$tmp/mpich-$tls-restart.err"
-		end_job "$job" "$runner"
-		ktap_check "mpich over UCX's $tls transport: restarted, the uninterrupted run's checksum" \
-			grep -qxF "$want" "$tmp/mpich-$tls-restart.out"
-	done
+	UCX_TLS=sysv,cma,self kill_restart mpich mpich-sysv ' /SYSV' \
+		"mpich over UCX's sysv transport"
+	UCX_TLS=posix,cma,self kill_restart mpich mpich-posix '' \
+		"mpich over UCX's posix transport"
 	ipcrm --all=shm 2> /dev/null || true
 }
 
