@@ -708,8 +708,10 @@ static int check_files(struct ckpt_img_state *st,
 				       f->kind != CKPT_FILE_EVENTFD &&
 				       f->kind != CKPT_FILE_SIGNALFD &&
 				       f->kind != CKPT_FILE_TIMERFD &&
-				       f->kind != CKPT_FILE_EPOLL)))
-			return FAIL(st, EINVAL, "only a tree's regular files, directories, eventfds, signalfds, timerfds and epolls are shared between processes");
+				       f->kind != CKPT_FILE_EPOLL &&
+				       f->kind != CKPT_FILE_MEMFD &&
+				       f->kind != CKPT_FILE_DELETED)))
+			return FAIL(st, EINVAL, "only a tree's regular files, directories, eventfds, signalfds, timerfds, epolls, memfds and deleted files are shared between processes");
 		/* Their numbers in a tree, when shared; else 0. */
 		if ((f->kind == CKPT_FILE_SIGNALFD &&
 		     f->ino && !(f->flags & CKPT_FILE_TREE_SHARED)) ||
@@ -742,8 +744,10 @@ static int check_files(struct ckpt_img_state *st,
 			    lower->open_flags != f->open_flags || f->pos || f->dev)
 				return FAIL(st, EBADMSG, "shared descriptor names no open file before it");
 		}
+		/* @dev: the tree's number of a shared one (memfd, deleted). */
 		if (f->kind >= CKPT_FILE_FIFO && f->kind <= CKPT_FILE_DELETED &&
-		    (f->ino >= st->nr_fileobjs || f->dev ||
+		    (f->ino >= st->nr_fileobjs ||
+		     !f->dev != !(f->flags & CKPT_FILE_TREE_SHARED) ||
 		     st->fileobjs[f->ino].kind != f->kind))
 			return FAIL(st, EBADMSG, "file names an object the image does not carry");
 		if (f->pos > (1ULL << 62))

@@ -398,7 +398,7 @@ static int desc_by_inode(const void *a, const void *b, const void *priv)
 }
 
 /* What a tree does with an open file several members hold, by kind. */
-enum { SHARE_NONE, SHARE_OPEN, SHARE_MAKE, SHARE_REFUSE };
+enum { SHARE_NONE, SHARE_OPEN, SHARE_MAKE };
 
 static int share_kind(u32 kind)
 {
@@ -410,10 +410,9 @@ static int share_kind(u32 kind)
 	case CKPT_FILE_SIGNALFD:
 	case CKPT_FILE_TIMERFD:
 	case CKPT_FILE_EPOLL:
-		return SHARE_MAKE;	/* named by a number of the tree's */
-	case CKPT_FILE_MEMFD:
+	case CKPT_FILE_MEMFD:	/* opened once from the tree's object */
 	case CKPT_FILE_DELETED:
-		return SHARE_REFUSE;
+		return SHARE_MAKE;	/* named by a number of the tree's */
 	}
 	/* Pipes, STDIO: made once anyway; devices, FIFOs: reopened alike. */
 	return SHARE_NONE;
@@ -422,14 +421,15 @@ static int share_kind(u32 kind)
 /*
  * Open files several members hold (inherited by fork: one position, one
  * set of status flags): every descriptor of a regular file, a directory,
- * an eventfd, a signalfd, a timerfd or an epoll gets
- * CKPT_FILE_TREE_SHARED, so that the restart opens or makes it once for
- * all; the entries of one that is made get a number of the tree's to name
- * it (make_id()). Two such open files of one file are refused (the images
- * name a shared open file by its file's identity), as is one of a kind the
- * restart cannot share (a memfd's or deleted file's descriptor). Every
- * member holding an epoll lists its items, each checked to watch that
- * member's descriptor (fds.c); the restart adds them once.
+ * an eventfd, a signalfd, a timerfd, an epoll, a memfd or a deleted file
+ * gets CKPT_FILE_TREE_SHARED, so that the restart opens or makes it once
+ * for all; the entries of one that is made, or opened from the tree's
+ * object (a memfd, a deleted file: the object is already the tree's,
+ * check_objects()), get a number of the tree's to name it (make_id()).
+ * Two such open files of one regular file or directory are refused (the
+ * images name those by their file's identity). Every member holding an
+ * epoll lists its items, each checked to watch that member's descriptor
+ * (fds.c); the restart adds them once.
  */
 /*
  * The number that names a made open file across the tree's images: in
@@ -441,19 +441,6 @@ static void make_id(struct ckpt_img_file *f, u32 id)
 		f->ino = id;
 	else
 		f->dev = id;
-}
-
-static int refuse_shared(struct ckpt_cp_group *g, const struct tf_desc *a,
-			 const struct tf_desc *b)
-{
-	struct ckpt_cp_ctx *ctx = &g->m[a->member];
-	const struct ckpt_img_file *f = desc_entry(g, a);
-
-	g->failed = a->member;
-	ckpt_whyf(&ctx->why,
-		  "pid %u fd %u (%s) is an open file pid %u holds too (shared by fork): not supported yet for this kind",
-		  ctx->a->pid, f->fd, f->path, g->m[b->member].a->pid);
-	return -EOPNOTSUPP;
 }
 
 static int mark_shared_files(struct ckpt_cp_group *g)
@@ -485,14 +472,8 @@ static int mark_shared_files(struct ckpt_cp_group *g)
 			;
 		if (d[j - 1].member == d[i].member)
 			continue;	/* one member's */
-		switch (share_kind(desc_entry(g, &d[i])->kind)) {
-		case SHARE_REFUSE:
-			ret = refuse_shared(g, &d[i], &d[j - 1]);
-			goto out;
-		case SHARE_MAKE:
+		if (share_kind(desc_entry(g, &d[i])->kind) == SHARE_MAKE)
 			id++;
-			break;
-		}
 		for (k = i; k < j; k++) {
 			struct ckpt_img_file *f =
 				&g->m[d[k].member].scan.files[d[k].entry];

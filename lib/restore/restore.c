@@ -1057,17 +1057,76 @@ static void make_objects(struct restore *r, int above)
 }
 
 /* A descriptor of a file object: its own open file, as it was. */
+/*
+ * A new open file of the inode of @r's file object that @f names, held at
+ * @objfd, with @f's flags at its position (an unlinked FIFO's too: its
+ * read-write descriptor there is both a reader and a writer, so no open
+ * of it waits): its descriptor, close-on-exec, or -errno with @err.
+ */
+static int reopen_object(const struct restore *r, const struct ckpt_img_file *f,
+			 int objfd, struct ckpt_err *err)
+{
+	const struct ckpt_img_fileobj *o = &r->img.fileobjs[f->ino];
+	char path[64];
+	int fd, e;
+
+	if (o->kind == CKPT_FILE_MEMFD && restore_is_exe(&r->img, o) &&
+	    (f->open_flags & O_ACCMODE) != O_RDONLY) {
+		/* memfd_create()'s own file (restore_is_exe()). */
+		fd = fcntl(objfd, F_DUPFD_CLOEXEC, 0);
+		if (fd >= 0 && fcntl(fd, F_SETFL, f->open_flags & ~O_ACCMODE)) {
+			e = errno;
+			close(fd);
+			return ckpt_err_set(err, e, "fd %u: %s", f->fd, strerror(e));
+		}
+	} else {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", objfd);
+		fd = open(path, f->open_flags | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return ckpt_err_set(err, errno, "cannot reopen %s (fd %u): %s",
+				    f->path, f->fd, strerror(errno));
+	if (o->kind != CKPT_FILE_FIFO && lseek(fd, f->pos, SEEK_SET) < 0) {
+		e = errno;
+		close(fd);
+		return ckpt_err_set(err, e, "cannot seek %s (fd %u) to %llu: %s",
+				    f->path, f->fd, (unsigned long long)f->pos,
+				    strerror(e));
+	}
+	return fd;
+}
+
+struct shared_object {
+	const struct ckpt_img_file *f;
+	int objfd;
+};
+
+/* reopen_object(), through restore_as_member(). */
+static int open_shared_object(struct restore *r, const void *arg,
+			      struct ckpt_err *err)
+{
+	const struct shared_object *so = arg;
+
+	return reopen_object(r, so->f, so->objfd, err);
+}
+
+int restore_open_shared_object(struct restore *r, const struct ckpt_img_file *f,
+			       int objfd, struct ckpt_err *err)
+{
+	const struct shared_object so = { f, objfd };
+
+	return restore_as_member(r, open_shared_object, &so, f->path, err);
+}
+
 static void restore_fileobj(struct restore *r,
 			    const struct ckpt_img_file *f)
 {
 	const struct ckpt_image *img = &r->img;
 	const struct ckpt_img_fileobj *o = &img->fileobjs[f->ino];
-	char path[64];
+	struct ckpt_err err;
 	int fd, fl;
 
 	if (o->kind == CKPT_FILE_FIFO && !restore_fifo_deleted(o)) {
-		struct ckpt_err err;
-
 		fd = open_fifo(r, o, f->open_flags & O_ACCMODE, &err);
 		if (fd < 0)
 			child_fail(r, "%s", err.msg);
@@ -1076,28 +1135,9 @@ static void restore_fileobj(struct restore *r,
 				    (f->open_flags & O_NONBLOCK)))
 			child_fail(r, "fd %u: %s", f->fd, strerror(errno));
 	} else {
-		/*
-		 * A new open file of the same inode, with this one's flags
-		 * (an unlinked FIFO's too: its read-write descriptor there is
-		 * both a reader and a writer, so no open of it waits).
-		 */
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", r->obj_fds[f->ino]);
-		if (o->kind == CKPT_FILE_MEMFD && restore_is_exe(img, o) &&
-		    (f->open_flags & O_ACCMODE) != O_RDONLY) {
-			/* memfd_create()'s own file (restore_is_exe()). */
-			fd = fcntl(r->obj_fds[f->ino], F_DUPFD_CLOEXEC, 0);
-			if (fd >= 0 &&
-			    fcntl(fd, F_SETFL, f->open_flags & ~O_ACCMODE))
-				child_fail(r, "fd %u: %s", f->fd, strerror(errno));
-		} else {
-			fd = open(path, f->open_flags | O_CLOEXEC);
-		}
+		fd = reopen_object(r, f, r->obj_fds[f->ino], &err);
 		if (fd < 0)
-			child_fail(r, "cannot reopen %s (fd %u): %s", f->path, f->fd,
-				   strerror(errno));
-		if (o->kind != CKPT_FILE_FIFO && lseek(fd, f->pos, SEEK_SET) < 0)
-			child_fail(r, "cannot seek %s (fd %u) to %llu: %s", f->path,
-				   f->fd, (unsigned long long)f->pos, strerror(errno));
+			child_fail(r, "%s", err.msg);
 	}
 	place_fd(r, fd, f);
 }
@@ -1347,9 +1387,13 @@ static void place_shared(struct restore *r, const struct ckpt_img_file *f)
 		   (f->open_flags & O_ACCMODE) == O_WRONLY) ||
 		  (f->kind == CKPT_FILE_PTY && f->dev == CKPT_PTY_SLAVE);
 
-	sh = restore_find_shared(r->shared, r->nr_shared, f->kind,
-				 f->flags & CKPT_FILE_TREE_SHARED ? f->dev : 0,
-				 f->ino);
+	if (f->kind == CKPT_FILE_MEMFD || f->kind == CKPT_FILE_DELETED)
+		sh = restore_find_shared(r->shared, r->nr_shared,
+					 RESTORE_SHARED_OBJFILE, f->dev, 0);
+	else
+		sh = restore_find_shared(r->shared, r->nr_shared, f->kind,
+					 f->flags & CKPT_FILE_TREE_SHARED ? f->dev : 0,
+					 f->ino);
 	if (!sh)
 		child_fail(r, "%s (fd %u) is not among what the tree shares",
 			   f->path, f->fd);

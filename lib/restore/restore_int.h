@@ -23,6 +23,13 @@
  * several members hold (CKPT_FILE_TREE_SHARED: its kind, @dev and @ino),
  * each out of the way of the image's descriptors.
  */
+/*
+ * The kind under which the table keeps a memfd's or deleted file's open
+ * file several members hold (CKPT_FILE_TREE_SHARED): @dev its number in
+ * the tree, @ino 0; its object is there under its own kind.
+ */
+#define RESTORE_SHARED_OBJFILE	(1U << 16)
+
 struct restore_shared {
 	__u32 kind;
 	__u64 dev, ino;
@@ -299,6 +306,15 @@ void restore_port_holder(const struct ckpt_img_tcp *t, bool bind, char *buf,
  */
 int restore_open_shared(struct restore *r, const struct ckpt_img_file *f,
 			struct ckpt_err *err);
+
+/*
+ * The memfd's or deleted file's descriptor @f of @r's image, a new open
+ * file of its object (@objfd, the tree's), opened as the image's user
+ * opens it, with @f's flags at its position: its descriptor,
+ * close-on-exec, or -errno with @err.
+ */
+int restore_open_shared_object(struct restore *r, const struct ckpt_img_file *f,
+			       int objfd, struct ckpt_err *err);
 
 /*
  * The eventfd @f with its count and flags, the signalfd with its mask, the

@@ -906,10 +906,31 @@ static int make_objects(struct tree_restart *tr, struct ckpt_err *err)
 }
 
 /*
+ * A memfd's or deleted file's open file several members hold: a new open
+ * file of the tree's object (make_objects()), as the first holder's user
+ * opens it.
+ */
+static int open_object_file(struct tree_restart *tr, uint32_t i,
+			    const struct ckpt_img_file *f, struct ckpt_err *err)
+{
+	const struct ckpt_img_fileobj *o = &tr->r[i].img.fileobjs[f->ino];
+	const struct restore_shared *sh;
+
+	sh = restore_find_shared(tr->shared, tr->nr_shared, o->kind, o->dev,
+				 o->ino);
+	if (!sh)
+		return ckpt_err_set(err, EBADMSG, "%s: fd %u (%s) is held by several processes, but its %s is not among what the tree shares",
+				    tr->paths[i], f->fd, f->path,
+				    o->kind == CKPT_FILE_MEMFD ? "memfd" : "file");
+	return restore_open_shared_object(&tr->r[i], f, sh->fd[0], err);
+}
+
+/*
  * The open files several members hold (CKPT_FILE_TREE_SHARED), opened
  * once from the first holder's image, as its user opens them, or made
  * (an eventfd, a signalfd, a timerfd, an epoll, whose items that holder
- * adds).
+ * adds). A memfd's or deleted file's is in the table as
+ * RESTORE_SHARED_OBJFILE, by its number in the tree.
  */
 static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 {
@@ -921,11 +942,17 @@ static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 
 		for (k = 0; k < img->nr_files; k++) {
 			const struct ckpt_img_file *f = &img->files[k];
+			bool obj = f->kind == CKPT_FILE_MEMFD ||
+				   f->kind == CKPT_FILE_DELETED;
+			__u32 kind = obj ? RESTORE_SHARED_OBJFILE : f->kind;
+			__u64 ino = obj ? 0 : f->ino;
 
 			if (!(f->flags & CKPT_FILE_TREE_SHARED) ||
-			    is_shared(tr, f->kind, f->dev, f->ino))
+			    is_shared(tr, kind, f->dev, ino))
 				continue;
-			if (f->kind == CKPT_FILE_EVENTFD)
+			if (obj)
+				fd = open_object_file(tr, i, f, err);
+			else if (f->kind == CKPT_FILE_EVENTFD)
 				fd = restore_make_eventfd(f, err);
 			else if (f->kind == CKPT_FILE_SIGNALFD)
 				fd = restore_make_signalfd(f, err);
@@ -938,7 +965,7 @@ static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 			fd = above_stdio(fd, err);
 			if (fd < 0)
 				return fd;
-			add_shared(tr, i, f->kind, f->dev, f->ino, fd);
+			add_shared(tr, i, kind, f->dev, ino, fd);
 		}
 	}
 	return 0;

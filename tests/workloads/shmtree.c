@@ -9,7 +9,10 @@
  * into its value what the other three last wrote in the three regions,
  * and writes its own there, and appends it to READYFILE.log through one
  * open file all four share (no O_APPEND: their writes go one after the
- * other only while they share its position). Each also writes its value to
+ * other only while they share its position), and so to a memfd and to a
+ * file deleted at once (READYFILE.dlog), one open file each all four
+ * share; at the end the root checks both hold the log's records (else it
+ * exits 104). Each also writes its value to
  * the FIFO READYFILE.fifo, open read-write in all four (with SHMTREE_UNLINK
  * set, unlinked before the forks), which the root drains at its turn (bytes restored twice, or lost, change what it reads),
  * and adds to an eventfd all four share, which the root reads at its turn;
@@ -101,6 +104,8 @@ static const char *gofile, *readyfile;
 static struct turns *anon;
 static uint64_t *mfd, *posix;
 static int logfd, fifofd, evfd, tfd, sfd, ep, sock[2], lsock, dsock, dcli, gsock;
+/* Two more logs all four write through one open file: a memfd, a deleted file. */
+static int mlog, dlog;
 /* A's and G's: an epoll A made (and dup()ed) before it forked G. */
 static int ep2 = -1;
 /* SHMTREE_SYSV: the removed segment, the keyed one (A and G), ids. */
@@ -309,7 +314,9 @@ static uint64_t work(unsigned int role)
 		if (sysv)
 			x = sysv_turn(role, s, x);
 		x = shared_fds_turn(x);
-		if (write(logfd, &x, sizeof(x)) != sizeof(x))
+		if (write(logfd, &x, sizeof(x)) != sizeof(x) ||
+		    write(mlog, &x, sizeof(x)) != sizeof(x) ||
+		    write(dlog, &x, sizeof(x)) != sizeof(x))
 			exit(102);
 		if (!role) {
 			uint64_t w;
@@ -379,9 +386,9 @@ int main(int argc, char **argv)
 	uint64_t x;
 	char name[64];
 	int sta, stb, st, fd;
-	uint64_t w, log = 0;
+	uint64_t w, m, d, log = 0;
 	sigset_t mask;
-	off_t off;
+	off_t off, moff;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: shmtree STEPS READYFILE [PACE_MS [GOFILE]]\n");
@@ -434,6 +441,14 @@ sysv_done:
 	logfd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (logfd < 0) {
 		perror(name);
+		return 100;
+	}
+
+	mlog = memfd_create("shmtree-log", MFD_CLOEXEC);
+	snprintf(name, sizeof(name), "%.50s.dlog", readyfile);
+	dlog = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (mlog < 0 || dlog < 0 || unlink(name)) {
+		perror("the memfd and deleted logs");
 		return 100;
 	}
 
@@ -528,6 +543,18 @@ sysv_done:
 		return 101;
 	for (off = 0; pread(logfd, &w, sizeof(w), off) == sizeof(w); off += sizeof(w))
 		log = mix(log, w);
+	/* The log's records in its order, unless a position split. */
+	for (moff = 0; pread(logfd, &w, sizeof(w), moff) == sizeof(w) &&
+	     pread(mlog, &m, sizeof(m), moff) == sizeof(m) &&
+	     pread(dlog, &d, sizeof(d), moff) == sizeof(d) && m == w && d == w;
+	     moff += sizeof(w))
+		;
+	if (moff != off || lseek(mlog, 0, SEEK_CUR) != (off_t)off ||
+	    lseek(dlog, 0, SEEK_CUR) != (off_t)off) {
+		fprintf(stderr, "shmtree: the memfd and deleted logs hold %llu bytes alike, the log %llu\n",
+			(unsigned long long)moff, (unsigned long long)off);
+		return 104;
+	}
 	printf("shmtree %016llx %04x %04x %016llx log %llu %016llx",
 	       (unsigned long long)x, sta, stb,
 	       (unsigned long long)(anon->v[1] ^ mfd[2] ^ posix[3]),

@@ -372,12 +372,14 @@ enum ckpt_img_file_flags {
 	CKPT_FILE_REGISTERED	= 1 << 1,
 	/*
 	 * A tree's member, a regular file, directory, eventfd, signalfd,
-	 * timerfd or epoll: its open file is one other members hold too
-	 * (shared by fork), named across the tree's images by @dev and @ino
-	 * (an eventfd, timerfd or epoll: by @dev, a number of the tree's; a
-	 * signalfd: by @ino, one of the tree's, with its mask in @dev); the
-	 * restart makes it once for all of them (an epoll's items from the
-	 * image of the member that comes first in the tree).
+	 * timerfd, epoll, memfd or deleted file: its open file is one other
+	 * members hold too (shared by fork), named across the tree's images
+	 * by @dev and @ino (an eventfd, timerfd, epoll, memfd or deleted
+	 * file: by @dev, a number of the tree's, not 0, a memfd's or deleted
+	 * file's @ino still its FILEOBJ entry; a signalfd: by @ino, one of
+	 * the tree's, with its mask in @dev); the restart makes it, or opens
+	 * it from the tree's object, once for all of them (an epoll's items
+	 * from the image of the member that comes first in the tree).
 	 */
 	CKPT_FILE_TREE_SHARED	= 1 << 2,
 	__CKPT_FILE_ALL		= (1 << 3) - 1,
