@@ -239,7 +239,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((128 + nsect))
+ktap_plan $((129 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -545,6 +545,12 @@ ktap_check "a FILES entry naming an object of another kind" \
 odamage obj-ino set 4 32 Q 2
 ktap_check "a FILES entry naming an object that does not exist" \
 	refuse "$tmp/obj-ino" "file names an object the image does not carry $(oat 4)"
+# A memfd's number in a tree (dev) without its sharing; shared outside a tree.
+odamage obj-dev set 4 24 Q 1
+odamage obj-shared set 4 8 I 4
+ktap_check "a memfd's FILES entry with a tree's number but not shared, or shared outside a tree" refuse_all \
+	"$tmp/obj-dev" "file names an object the image does not carry $(oat 4)" \
+	"$tmp/obj-shared" "only a tree's regular files, directories, eventfds, signalfds, timerfds, epolls, memfds and deleted files are shared between processes $(oat 4)"
 # FILES entry 2 (552 bytes each) is fd 6, sharing fd 3's open file.
 odamage share-other set 4 1136 Q 4
 odamage share-self set 4 1136 Q 6
@@ -873,7 +879,7 @@ ktap_check "refused: a signalfd's or epoll's number without its sharing, a timer
 	"$tmp/tfd-ino" "signalfd, timerfd or epoll entry with a number outside a tree's shared file $(yat 4)" \
 	"$tmp/ep-ino" "signalfd, timerfd or epoll entry with a number outside a tree's shared file $(yat 4)" \
 	"$tmp/ep-alone" "signalfd, timerfd or epoll entry with a number outside a tree's shared file $(yat 4)" \
-	"$tmp/sfd-notree2" "only a tree's regular files, directories, eventfds, signalfds, timerfds and epolls are shared between processes $(oat 4)"
+	"$tmp/sfd-notree2" "only a tree's regular files, directories, eventfds, signalfds, timerfds, epolls, memfds and deleted files are shared between processes $(oat 4)"
 # Section 6 EPOLL (struct ckpt_img_epitem, 24 bytes: epfd 0, tfd 4): fd 6,
 # an epoll, watches fd 4 and fd 1.
 ydamage ep-on-sfd set 6 0 I 5
