@@ -582,14 +582,50 @@ static int lower_kind(const struct ckpt_fds *scan, u32 i)
 	return -1;
 }
 
+/*
+ * A deleted file's entry that another name on the same mount still links
+ * becomes a regular file of that name (ckpt_file_path(), which may sleep:
+ * not under the scan's locks), as its mappings are (mm.c); an entry
+ * sharing its open file (dup()) takes the name too.
+ */
+static int relink(struct ckpt_fds *scan, u32 i)
+{
+	struct ckpt_img_file *f = &scan->files[i];
+	char *buf, *p;
+	u32 j;
+
+	if (f->kind == CKPT_FILE_SHARED) {
+		for (j = 0; j < i; j++)
+			if (scan->files[j].fd == f->ino &&
+			    scan->files[j].kind == CKPT_FILE_REGULAR)
+				memcpy(f->path, scan->files[j].path,
+				       sizeof(f->path));
+		return 0;
+	}
+	if (f->kind != CKPT_FILE_DELETED)
+		return 0;
+	buf = kmalloc(sizeof(f->path), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	p = ckpt_file_path(scan->refs[i], buf, sizeof(f->path));
+	if (!IS_ERR(p) && *p == '/' && !strstr(p, " (deleted)")) {
+		memmove(f->path, p, strlen(p) + 1);
+		f->kind = CKPT_FILE_REGULAR;
+	}
+	kfree(buf);
+	return 0;
+}
+
 /* What entry @i's file holds beyond what the scan read under the lock. */
 static int read_state(struct ckpt_fds *scan, u32 i)
 {
 	struct ckpt_img_file *f = &scan->files[i];
 	struct file *file = scan->refs[i];
 	struct kstat st;
-	int ret = 0, kind;
+	int ret = relink(scan, i), kind;
 
+	if (ret)
+		return ret;
 	switch (f->kind) {
 	case CKPT_FILE_EVENTFD:
 		return ckpt_fdinfo_eventfd(file, &f->pos, &f->ino);

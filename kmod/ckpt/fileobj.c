@@ -140,6 +140,27 @@ int ckpt_fileobj_kind(struct file *file, const char *p)
 	return CKPT_FILE_DELETED;
 }
 
+char *ckpt_file_path(const struct file *file, char *buf, int len)
+{
+	struct dentry *dentry = file->f_path.dentry, *alias;
+	struct inode *inode = d_inode(dentry);
+	struct path linked = { .mnt = file->f_path.mnt };
+	char *p;
+
+	if (!inode || !S_ISREG(inode->i_mode) || !d_unlinked(dentry) ||
+	    !READ_ONCE(inode->i_nlink) ||
+	    file->f_path.mnt->mnt_flags & MNT_INTERNAL)
+		return d_path(&file->f_path, buf, len);
+	alias = d_find_alias(inode);	/* a hashed one, or NULL */
+	if (!alias)
+		return d_path(&file->f_path, buf, len);
+	linked.dentry = alias;
+	p = is_subdir(alias, linked.mnt->mnt_root) ?
+	    d_path(&linked, buf, len) : d_path(&file->f_path, buf, len);
+	dput(alias);
+	return p;
+}
+
 /*
  * The root directory of @p's mount namespace as its processes see it, into
  * @top (a reference): the top of its mount tree (the initramfs's rootfs,
@@ -267,7 +288,12 @@ static bool node_local(const struct ckpt_fileobjs *o, struct file *file)
 
 	if (sb->s_magic == TMPFS_MAGIC)
 		return true;
-	if (!(sb->s_type->fs_flags & FS_REQUIRES_DEV))
+	/*
+	 * Unlinked from its name, linked at another (ckpt_file_path()): its
+	 * old directory says nothing of where the other name is. By path.
+	 */
+	if (!(sb->s_type->fs_flags & FS_REQUIRES_DEV) ||
+	    d_unlinked(file->f_path.dentry))
 		return false;
 	for (i = 0; i < o->nr_scratch; i++)
 		if (path_is_under(&file->f_path, &o->scratch[i]))

@@ -125,13 +125,28 @@ int ckpt_walk_data(struct file *rf, u64 size,
 void ckpt_fileobjs_free(struct ckpt_fileobjs *o);
 
 /*
- * CKPT_FILE_FIFO, _MEMFD or _DELETED if @file (whose d_path() is @path) is
+ * d_path() of @file into @buf (@len bytes), but for a regular file unlinked
+ * from the name it was opened by while another name on the same mount
+ * still links it, that name: the file is then one by path, as it would be
+ * had it been opened by it. glibc's sem_open() makes a semaphore's file
+ * under a temporary name, maps it, links it to the semaphore's name and
+ * unlinks the first (Python's multiprocessing with its "spawn" and
+ * "forkserver" start methods keeps its semaphores so). The other name is
+ * found among the names the kernel has in memory (d_find_alias()): on
+ * tmpfs always, on a disk file system only while it is cached. May sleep.
+ */
+char *ckpt_file_path(const struct file *file, char *buf, int len);
+
+/*
+ * CKPT_FILE_FIFO, _MEMFD or _DELETED if @file (whose d_path(), or
+ * ckpt_file_path(), is @path) is
  * one the image carries by content, else -1. Anonymous pipes are not FIFOs.
  */
 int ckpt_fileobj_kind(struct file *file, const char *path);
 
 /*
- * Whether @file (whose d_path() is @path) is a regular file of the node's
+ * Whether @file (whose d_path(), or ckpt_file_path(), is @path) is a
+ * regular file of the node's
  * own (on a tmpfs mount, or under /tmp or /var/tmp on a local disk file
  * system; not a memfd, not deleted, not System V memory) small enough for
  * an image: a CKPT_FILE_LOCAL object.

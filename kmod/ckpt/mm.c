@@ -129,7 +129,7 @@ static int describe_vma(struct vm_area_struct *vma, struct mm_struct *mm,
 
 	if (file) {
 		struct inode *inode = d_real_inode(file->f_path.dentry);
-		char *p = d_path(&file->f_path, buf, PATH_MAX);
+		char *p = ckpt_file_path(file, buf, PATH_MAX);
 		size_t len;
 
 		if (IS_ERR(p))

@@ -1389,7 +1389,8 @@ static void place_shared(struct restore *r, const struct ckpt_img_file *f)
 
 	if (f->kind == CKPT_FILE_MEMFD || f->kind == CKPT_FILE_DELETED)
 		sh = restore_find_shared(r->shared, r->nr_shared,
-					 RESTORE_SHARED_OBJFILE, f->dev, 0);
+					 RESTORE_SHARED_OBJFILE, f->dev,
+					 r->img.fileobjs[f->ino].ino);
 	else
 		sh = restore_find_shared(r->shared, r->nr_shared, f->kind,
 					 f->flags & CKPT_FILE_TREE_SHARED ? f->dev : 0,

@@ -26,7 +26,9 @@
 /*
  * The kind under which the table keeps a memfd's or deleted file's open
  * file several members hold (CKPT_FILE_TREE_SHARED): @dev its number in
- * the tree, @ino 0; its object is there under its own kind.
+ * the tree, @ino its object's inode number at the checkpoint (an entry
+ * naming another object under the same number finds nothing); its object
+ * is there under its own kind.
  */
 #define RESTORE_SHARED_OBJFILE	(1U << 16)
 

@@ -930,7 +930,7 @@ static int open_object_file(struct tree_restart *tr, uint32_t i,
  * once from the first holder's image, as its user opens them, or made
  * (an eventfd, a signalfd, a timerfd, an epoll, whose items that holder
  * adds). A memfd's or deleted file's is in the table as
- * RESTORE_SHARED_OBJFILE, by its number in the tree.
+ * RESTORE_SHARED_OBJFILE, by its number in the tree and its object.
  */
 static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 {
@@ -945,7 +945,7 @@ static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 			bool obj = f->kind == CKPT_FILE_MEMFD ||
 				   f->kind == CKPT_FILE_DELETED;
 			__u32 kind = obj ? RESTORE_SHARED_OBJFILE : f->kind;
-			__u64 ino = obj ? 0 : f->ino;
+			__u64 ino = obj ? img->fileobjs[f->ino].ino : f->ino;
 
 			if (!(f->flags & CKPT_FILE_TREE_SHARED) ||
 			    is_shared(tr, kind, f->dev, ino))

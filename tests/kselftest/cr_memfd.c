@@ -5,7 +5,9 @@
  * mapped shared and private, one that is only mapped, a sealed one; a
  * regular file unlinked while open and mapped (content, mode, flags,
  * position, still unlinked); a FIFO (reopened by path, its bytes, each
- * end's flags), and one unlinked while open (made anew, unlinked). After the restart a write through a shared mapping shows
+ * end's flags), and one unlinked while open (made anew, unlinked); a file
+ * unlinked from its name but linked at another (a semaphore of glibc's
+ * sem_open()) comes back by that name. After the restart a write through a shared mapping shows
  * through the descriptor and the other way round. A FIFO or memfd held by
  * another process too is refused, named, but not one another process
  * only reads the /proc links of; a deleted file whose directory is
@@ -25,7 +27,7 @@
 
 #define SZ	(2UL << 20)
 
-static char dir_path[64], file_path[96], fifo_path[96];
+static char dir_path[64], file_path[96], fifo_path[96], linked_path[96];
 
 static uint64_t fd_hash(int fd, size_t size)
 {
@@ -51,6 +53,26 @@ static void pattern(int fd, off_t off, size_t len)
 }
 
 /*
+ * The character of the test's next request "pC", answering "s" with "set"
+ * meanwhile; exits 0 at "q", 3 at the end of its input.
+ */
+static char next_request(void)
+{
+	char cmd, c;
+
+	for (;;) {
+		if (read(0, &cmd, 1) != 1)
+			_exit(3);
+		if (cmd == 'q')
+			_exit(0);
+		if (cmd == 's')
+			target_say("set");
+		else if (cmd == 'p' && read(0, &c, 1) == 1)
+			return c;
+	}
+}
+
+/*
  * fd 3: memfd "ckpt-test", 2 MiB with data at 0-8K and 1M-1M+4K, position
  * 1234, sealed against shrinking and growing, mapped shared (a byte written
  * through it) and private (a byte changed: its own page). A memfd
@@ -61,7 +83,7 @@ static void memfd_target(void)
 {
 	unsigned char *shared, *priv, *a, *b;
 	const char *ro;
-	char c, cmd, link[128];
+	char c, link[128];
 	int fd, m, s, ok;
 	uint64_t h, hm;
 
@@ -98,16 +120,7 @@ static void memfd_target(void)
 		_exit(9);
 
 	for (;;) {
-		if (read(0, &cmd, 1) != 1)
-			_exit(3);
-		if (cmd == 'q')
-			_exit(0);
-		if (cmd == 's') {
-			target_say("set");
-			continue;
-		}
-		if (cmd != 'p' || read(0, &c, 1) != 1)
-			continue;
+		c = next_request();
 		h = fd_hash(3, SZ);
 		hm = fnv(FNV_OFFSET, shared, SZ);
 		ok = priv[100] == 'P' && !memcmp(priv, shared, 100) &&
@@ -157,16 +170,7 @@ static void deleted_target(void)
 		_exit(9);
 	lseek(3, 777, SEEK_SET);
 	for (;;) {
-		if (read(0, &cmd, 1) != 1)
-			_exit(3);
-		if (cmd == 'q')
-			_exit(0);
-		if (cmd == 's') {
-			target_say("set");
-			continue;
-		}
-		if (cmd != 'p' || read(0, &c, 1) != 1)
-			continue;
+		c = next_request();
 		if (fstat(3, &st))
 			_exit(10);
 		target_say("hash %d size %ld mode %o links %ld pos %ld flags %o/%o",
@@ -181,6 +185,40 @@ static void deleted_target(void)
 		ok += map[11000] == c;
 		target_say("%c shared %d", c, ok);
 		map[8000] = map[11000] = 0;
+	}
+}
+
+/*
+ * fd 3: a file made as file_path, mapped shared, linked to linked_path
+ * and unlinked from file_path (as glibc's sem_open() makes a semaphore),
+ * at position 321.
+ */
+static void relinked_target(void)
+{
+	unsigned char *map;
+	char cmd, c;
+	int fd, ok;
+
+	if (mkdir(dir_path, 0700) && errno != EEXIST)
+		_exit(9);
+	if (open(file_path, O_RDWR | O_CREAT | O_EXCL, 0600) != 3 ||
+	    ftruncate(3, 4096))
+		_exit(9);
+	map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, 3, 0);
+	if (map == MAP_FAILED || link(file_path, linked_path) ||
+	    unlink(file_path))
+		_exit(9);
+	lseek(3, 321, SEEK_SET);
+	for (;;) {
+		c = next_request();
+		/* Written through the mapping, read through the name. */
+		map[100] = c;
+		fd = open(linked_path, O_RDONLY | O_CLOEXEC);
+		ok = fd >= 0 && pread(fd, &cmd, 1, 100) == 1 && cmd == c;
+		if (fd >= 0)
+			close(fd);
+		target_say("%c linked %d pos %ld", c, ok,
+			   (long)lseek(3, 0, SEEK_CUR));
 	}
 }
 
@@ -291,12 +329,14 @@ FIXTURE_SETUP(memfd)
 	snprintf(dir_path, sizeof(dir_path), "/tmp/cr_memfd.%d.d", getpid());
 	snprintf(file_path, sizeof(file_path), "%s/file", dir_path);
 	snprintf(fifo_path, sizeof(fifo_path), "/tmp/cr_memfd.%d.fifo", getpid());
+	snprintf(linked_path, sizeof(linked_path), "%s/linked", dir_path);
 }
 
 FIXTURE_TEARDOWN(memfd)
 {
 	unlink(self->image);
 	unlink(file_path);
+	unlink(linked_path);
 	rmdir(dir_path);
 	unlink(fifo_path);
 }
@@ -368,6 +408,27 @@ TEST_F(memfd, a_deleted_file_comes_back_unlinked)
 	EXPECT_STREQ(before, after);
 	ASSERT_EQ(0, target_line(&t, after, sizeof(after)));
 	EXPECT_STREQ("B shared 2", after);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+}
+
+/*
+ * Unlinked from its name but linked at another (refused until stop 67):
+ * a file of that name, its mapping and descriptor that file's again.
+ */
+TEST_F(memfd, a_file_unlinked_but_linked_elsewhere_comes_back_by_that_name)
+{
+	struct target t = {};
+	char line[128];
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, relinked_target));
+	ASSERT_EQ(0, target_ask(&t, "pA", line, sizeof(line)));
+	EXPECT_STREQ("A linked 1 pos 321", line);
+	ASSERT_EQ(0, target_cycle(&t, t.pid, self->image, self->msg,
+				  sizeof(self->msg))) TH_LOG("%s", self->msg);
+	ASSERT_EQ(0, target_ask(&t, "pB", line, sizeof(line)));
+	EXPECT_STREQ("B linked 1 pos 321", line);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));
 }

@@ -31,8 +31,9 @@
 # a shell from one binary, rebuilt (replaced, the old file deleted) while
 # they run, as a job's ranks are: their executable travels in the images
 # and the restarted shell prints both lines. A Python driver with a
-# multiprocessing Pool of four and a shared Value, killed mid-run and
-# restarted, prints the line of an uninterrupted run.
+# multiprocessing Pool of four and a shared Value, started by fork and by
+# a forkserver, killed mid-run and restarted, prints the line of an
+# uninterrupted run.
 #
 # Topology: one node, no network.
 #
@@ -78,7 +79,7 @@ same() {
 	cmp "$tmp/expected" "$tmp/$1.out"
 }
 
-ktap_plan 29
+ktap_plan 31
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 "$tree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
@@ -504,10 +505,13 @@ ktap_check "restarted by root: the eight run a file of the user's again, and pri
 rm -rf "$appdir"
 
 # A Python driver with workers, as issue 13 names it: multiprocessing's
-# Pool of four, fed through its queues (pipes and POSIX semaphores, whose
-# files are mapped and gone), counting in a shared Value (its heap: a
-# file deleted at once, one open file all five hold, refused until stop
-# 67). --kill mid-run; the restart prints the uninterrupted run's line.
+# Pool of four, fed through its queues (pipes and POSIX semaphores),
+# counting in a shared Value (its heap: a file deleted at once, one open
+# file all hold, refused until stop 67). Started by fork (its semaphores'
+# files are mapped and gone), and by a forkserver (a server process forks
+# the workers; the semaphores keep their names, their files mapped under
+# names sem_open() unlinked, refused until stop 67 too; a resource tracker
+# process). --kill mid-run; the restart prints the uninterrupted run's line.
 cat > "$tmp/pool.py" <<'EOF'
 import hashlib, multiprocessing as mp, os, sys, time
 
@@ -527,10 +531,11 @@ def work(i):
 # 40 rounds of 16 tasks; READY after the 4th; before the 30th, GO waited
 # for, so that the checkpoint comes mid-run however slow the machine.
 if __name__ == "__main__":
-    ready, go = sys.argv[1:3]
-    c = mp.Value("i", 0)
+    ready, go, method = sys.argv[1:4]
+    ctx = mp.get_context(method)
+    c = ctx.Value("i", 0)
     total = hashlib.sha256()
-    with mp.Pool(4, initializer=init, initargs=(c,)) as pool:
+    with ctx.Pool(4, initializer=init, initargs=(c,)) as pool:
         for r in range(40):
             if r == 4:
                 open(ready, "w").close()
@@ -538,22 +543,30 @@ if __name__ == "__main__":
                 time.sleep(0.05)
             for d in pool.map(work, range(r * 16, r * 16 + 16), chunksize=2):
                 total.update(d.encode())
-    print(total.hexdigest(), c.value, flush=True)
+    print(method, total.hexdigest(), c.value, flush=True)
 EOF
-touch "$tmp/pool-plain.go"
-python3 "$tmp/pool.py" "$tmp/pool-plain.ready" "$tmp/pool-plain.go" > "$tmp/pool-expected"
-sed 's/^/# uninterrupted: /' "$tmp/pool-expected"
-setsid python3 "$tmp/pool.py" "$tmp/pool.ready" "$tmp/pool.go" > "$tmp/pool.out" &
-pool=$!
-ktap_poll 120 test -e "$tmp/pool.ready" || ktap_note "pool.ready not there after 120 s"
-ktap_check "a Python Pool of four with a shared Value, mid-run: --kill takes the five" sh -c "
-	ckpt checkpoint --tree $pool --kill -o '$tmp/pool' > '$tmp/pool.txt'; rc=\$?; cat '$tmp/pool.txt';
-	test \$rc = 0 && grep -q 'tree of pid $pool: 5 processes' '$tmp/pool.txt' &&
-	ckpt inspect -v '$tmp/pool/$pool.img' | grep ' tree-shared .*/pym-.* (deleted)'"
-reap "$pool" 60 2> /dev/null || true
-touch "$tmp/pool.go"
-ktap_check "restarted, the Pool finishes with the uninterrupted run's line" sh -c "
-	timeout 300 ckpt restart '$tmp/pool' > '$tmp/pool-r.out'; rc=\$?;
-	cat '$tmp/pool-r.out'; test \$rc = 0 && test -s '$tmp/pool-expected' &&
-	cmp '$tmp/pool-expected' '$tmp/pool-r.out'"
+# pool_cycle METHOD PROCESSES WHAT: the two points for one start method.
+pool_cycle() {
+	local m=$1 n=$2 pool
+	touch "$tmp/$m-plain.go"
+	python3 "$tmp/pool.py" "$tmp/$m-plain.ready" "$tmp/$m-plain.go" "$m" > "$tmp/$m-expected" 2> /dev/null
+	sed 's/^/# uninterrupted: /' "$tmp/$m-expected"
+	setsid python3 "$tmp/pool.py" "$tmp/$m.ready" "$tmp/$m.go" "$m" > "$tmp/$m.out" 2> /dev/null &
+	pool=$!
+	ktap_poll 120 test -e "$tmp/$m.ready" || ktap_note "$m.ready not there after 120 s"
+	ktap_check "a Python Pool of four ($m) with a shared Value, mid-run: --kill takes the $n, $3" sh -c "
+		ckpt checkpoint --tree $pool --kill -o '$tmp/$m' > '$tmp/$m.txt'; rc=\$?; cat '$tmp/$m.txt';
+		test \$rc = 0 && grep -q 'tree of pid $pool: $n processes' '$tmp/$m.txt' &&
+		for i in '$tmp/$m/'*.img; do ckpt inspect -v \$i; done > '$tmp/$m.v' &&
+		grep -m1 ' tree-shared .*/pym-.* (deleted)' '$tmp/$m.v' &&
+		if [ $m = forkserver ]; then grep -m1 ' /dev/shm/sem\.mp-' '$tmp/$m.v'; fi"
+	reap "$pool" 60 2> /dev/null || true
+	touch "$tmp/$m.go"
+	ktap_check "restarted, the Pool ($m) finishes with the uninterrupted run's line" sh -c "
+		timeout 300 ckpt restart '$tmp/$m' > '$tmp/$m-r.out' 2> '$tmp/$m-r.err'; rc=\$?;
+		cat '$tmp/$m-r.out'; test \$rc = 0 && grep -q '^$m ' '$tmp/$m-expected' &&
+		cmp '$tmp/$m-expected' '$tmp/$m-r.out'"
+}
+pool_cycle fork 5 "its heap's open file shared"
+pool_cycle forkserver 7 "its semaphores by name"
 ktap_finish
