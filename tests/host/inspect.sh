@@ -239,7 +239,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((129 + nsect))
+ktap_plan $((130 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -551,6 +551,20 @@ odamage obj-shared set 4 8 I 4
 ktap_check "a memfd's FILES entry with a tree's number but not shared, or shared outside a tree" refuse_all \
 	"$tmp/obj-dev" "file names an object the image does not carry $(oat 4)" \
 	"$tmp/obj-shared" "only a tree's regular files, directories, eventfds, signalfds, timerfds, epolls, memfds and deleted files are shared between processes $(oat 4)"
+# A tree's root with the same memfd (FILES entry 0: flags at 8, dev at
+# 24): shared with its number, valid; shared without one, refused.
+"$mkimage" -Y -P -O > "$tmp/tobj.img"
+img_py "$tmp/tsects" list "$tmp/tobj.img"
+tfiles=$(awk '$2 == "FILES" { print $1 }' "$tmp/tsects")
+damage_of "$tmp/tobj.img" tobj-nonum set "$tfiles" 8 I 4
+damage_of "$tmp/tobj-nonum" tobj-shared set "$tfiles" 24 Q 1
+tree_memfd_shared() {
+	"$ckpt" inspect "$tmp/tobj-shared" |
+		grep -xF '  fd 3 at 10 flags 02 tree-shared /memfd:buf (deleted)' &&
+	refuse "$tmp/tobj-nonum" "file names an object the image does not carry $(at_of "$tmp/tobj.img" "$tfiles")"
+}
+ktap_check "a tree's memfd descriptor shared by fork: with its number, valid and shown; without, refused" \
+	tree_memfd_shared
 # FILES entry 2 (552 bytes each) is fd 6, sharing fd 3's open file.
 odamage share-other set 4 1136 Q 4
 odamage share-self set 4 1136 Q 6

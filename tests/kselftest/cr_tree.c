@@ -1604,8 +1604,8 @@ TEST_F(tree, zombie_as_member)
 /*
  * One memfd descriptor all four hold (refused until stop 67): in every
  * image a descriptor marked shared with the same number of the tree's,
- * naming a memfd object of the same identity, stored by the root's image
- * only (the restart opens it once for all: tree_shared.sh).
+ * naming a memfd object of the same identity (the restart opens it once
+ * for all: tree_shared.sh).
  */
 TEST_F(tree, memfd_descriptor_shared_by_fork)
 {

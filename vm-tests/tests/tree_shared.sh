@@ -133,6 +133,8 @@ ktap_check "--tree, continue: the shared regions, the FIFO and the System V obje
 		ckpt inspect -v '$tmp/cont/'\$p.img > '$tmp/m.txt' &&
 		test \$(grep -cE '^  [0-9]+ (shmem|memfd|deleted) size 65536 stored 0 ' '$tmp/m.txt') = 3 &&
 		grep -q ' tree-shared .*/cont.ready.log' '$tmp/m.txt' &&
+		grep -q ' tree-shared .*/memfd:shmtree-log' '$tmp/m.txt' &&
+		grep -q ' tree-shared .*/cont.ready.dlog' '$tmp/m.txt' &&
 		grep -q ' tree-shared anon_inode:\[eventfd\]' '$tmp/m.txt' &&
 		grep -q ' tree-shared anon_inode:\[timerfd\]' '$tmp/m.txt' &&
 		grep -q ' tree-shared anon_inode:\[signalfd\]' '$tmp/m.txt' &&
