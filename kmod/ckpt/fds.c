@@ -595,11 +595,10 @@ static int relink(struct ckpt_fds *scan, u32 i)
 	u32 j;
 
 	if (f->kind == CKPT_FILE_SHARED) {
-		for (j = 0; j < i; j++)
-			if (scan->files[j].fd == f->ino &&
-			    scan->files[j].kind == CKPT_FILE_REGULAR)
-				memcpy(f->path, scan->files[j].path,
-				       sizeof(f->path));
+		for (j = 0; j < i && scan->files[j].fd != f->ino; j++)
+			;
+		if (j < i)
+			memcpy(f->path, scan->files[j].path, sizeof(f->path));
 		return 0;
 	}
 	if (f->kind != CKPT_FILE_DELETED)

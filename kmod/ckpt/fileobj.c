@@ -147,7 +147,7 @@ char *ckpt_file_path(const struct file *file, char *buf, int len)
 	struct path linked = { .mnt = file->f_path.mnt };
 	char *p;
 
-	if (!inode || !S_ISREG(inode->i_mode) || !d_unlinked(dentry) ||
+	if (!S_ISREG(inode->i_mode) || !d_unlinked(dentry) ||
 	    !READ_ONCE(inode->i_nlink) ||
 	    file->f_path.mnt->mnt_flags & MNT_INTERNAL)
 		return d_path(&file->f_path, buf, len);

@@ -1056,7 +1056,6 @@ static void make_objects(struct restore *r, int above)
 	}
 }
 
-/* A descriptor of a file object: its own open file, as it was. */
 /*
  * A new open file of the inode of @r's file object that @f names, held at
  * @objfd, with @f's flags at its position (an unlinked FIFO's too: its
@@ -1118,6 +1117,7 @@ int restore_open_shared_object(struct restore *r, const struct ckpt_img_file *f,
 	return restore_as_member(r, open_shared_object, &so, f->path, err);
 }
 
+/* A descriptor of a file object: its own open file, as it was. */
 static void restore_fileobj(struct restore *r,
 			    const struct ckpt_img_file *f)
 {
