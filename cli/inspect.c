@@ -616,6 +616,35 @@ static void print_epitems(struct printer *p, const struct ckpt_image *img)
 	print_close_array(p);
 }
 
+/* The file locks the process holds: which descriptor, what, which bytes. */
+static void print_locks(struct printer *p, const struct ckpt_image *img)
+{
+	static const char *const kinds[] = { "?", "flock", "posix", "ofd" };
+	__u32 i;
+
+	if (img->nr_locks)
+		print_text(p, "file locks: %u\n", img->nr_locks);
+	print_open_array(p, "locks");
+	for (i = 0; i < img->nr_locks; i++) {
+		const struct ckpt_img_lock *l = &img->locks[i];
+
+		print_open_object(p, NULL);
+		print_uint(p, PRINT_ANY, "fd", "  fd %llu", l->fd);
+		print_string(p, PRINT_ANY, "kind", " %s",
+			     kinds[l->kind <= CKPT_LOCK_OFD ? l->kind : 0]);
+		print_string(p, PRINT_ANY, "type", " %s",
+			     l->type == CKPT_LOCK_WRITE ? "write" : "read");
+		print_uint(p, PRINT_ANY, "start", " bytes %llu", l->start);
+		/* JSON: the number, CKPT_LOCK_TO_EOF for "to the end". */
+		print_uint(p, l->end == CKPT_LOCK_TO_EOF ? PRINT_JSON : PRINT_ANY,
+			   "end", "-%llu\n", l->end);
+		if (l->end == CKPT_LOCK_TO_EOF)
+			print_text(p, "-eof\n");
+		print_close_object(p);
+	}
+	print_close_array(p);
+}
+
 static void print_sysv_one(struct printer *p, const char *kind,
 			   const struct ckpt_img_ipcperm *pm)
 {
@@ -1023,6 +1052,7 @@ static void report(FILE *f, const char *name, const struct ckpt_image *img,
 	print_files(p, img);
 	print_fileobjs(p, img);
 	print_epitems(p, img);
+	print_locks(p, img);
 	print_sysv(p, img);
 	print_zombies(p, img);
 	print_semundos(p, img);

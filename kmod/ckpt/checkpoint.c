@@ -44,6 +44,7 @@
 #include "fileobj.h"
 #include "freeze.h"
 #include "image.h"
+#include "locks.h"
 #include "mm.h"
 #include "signals.h"
 #include "pty.h"
@@ -364,6 +365,10 @@ static int write_files(struct ckpt_writer *w, struct ckpt_fds *scan,
 		ret = ckpt_write_sect(w, CKPT_SECT_EPOLL, scan->epitems,
 				      scan->nr_epitems * sizeof(*scan->epitems),
 				      NULL, 0);
+	if (!ret && scan->nr_locks)
+		ret = ckpt_write_sect(w, CKPT_SECT_LOCKS, scan->locks,
+				      scan->nr_locks * sizeof(*scan->locks),
+				      NULL, 0);
 	return ret;
 }
 
@@ -592,6 +597,8 @@ static int capture(struct ckpt_cp_ctx *ctx)
 	ret = check_parked(ctx);
 	if (!ret)
 		ret = ckpt_fds_capture(task, &ctx->scan, ctx->reg, &ctx->why);
+	if (!ret)
+		ret = ckpt_locks_capture(task, ctx->mm, &ctx->scan, &ctx->why);
 	if (!ret)
 		ret = capture_fs(task, ctx->fs, &ctx->why);
 	if (!ret)

@@ -93,6 +93,37 @@ struct task_struct;
 #endif
 
 /*
+ * A file lock's owner, flags, type and file moved into its struct
+ * file_lock_core in 6.9, which split leases into a struct file_lease of
+ * their own (linux/filelock.h, out of linux/fs.h since 6.3).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#include <linux/filelock.h>
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#define ckpt_for_each_lock(fl, head)	list_for_each_entry(fl, head, c.flc_list)
+#define ckpt_lock_owner(fl)		((fl)->c.flc_owner)
+#define ckpt_lock_flags(fl)		((fl)->c.flc_flags)
+#define ckpt_lock_type(fl)		((fl)->c.flc_type)
+#define ckpt_lock_file(fl)		((fl)->c.flc_file)
+#define ckpt_lease			file_lease
+#else
+#define ckpt_for_each_lock(fl, head)	list_for_each_entry(fl, head, fl_list)
+#define ckpt_lock_owner(fl)		((fl)->fl_owner)
+#define ckpt_lock_flags(fl)		((fl)->fl_flags)
+#define ckpt_lock_type(fl)		((fl)->fl_type)
+#define ckpt_lock_file(fl)		((fl)->fl_file)
+#define ckpt_lease			file_lock
+#endif
+
+/* close_fd_get_file() became file_close_fd() in 6.8. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+#define ckpt_close_fd_get_file(fd)	file_close_fd(fd)
+#else
+#define ckpt_close_fd_get_file(fd)	close_fd_get_file(fd)
+#endif
+
+/*
  * fdinfo shows an eventfd's EFD_SEMAPHORE mode only from 6.4 on. Before,
  * read it from the context, a copy of fs/eventfd.c's private struct
  * eventfd_ctx: checked against the running kernel's BTF at load (layout.c;

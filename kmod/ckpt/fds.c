@@ -857,5 +857,6 @@ void ckpt_fds_free(struct ckpt_fds *scan)
 	kvfree(scan->pty_master);
 	kvfree(scan->pty_ends);
 	kvfree(scan->timerfds);
+	kvfree(scan->locks);
 	ckpt_fileobjs_free(&scan->objs);
 }

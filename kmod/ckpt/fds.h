@@ -32,6 +32,8 @@ struct ckpt_fds {
 	u32 nr_epitems;
 	struct ckpt_img_timerfd *timerfds;	/* CKPT_IMG_MAX_FILES */
 	u32 nr_timerfds;
+	struct ckpt_img_lock *locks;	/* the LOCKS section: locks.c */
+	u32 nr_locks;
 	struct ckpt_fileobjs objs;	/* FIFOs, memfds, deleted files */
 	struct ckpt_img_pipe **pipes;	/* CKPT_IMG_MAX_FILES: PIPE sections */
 	size_t *pipe_len;

@@ -43,6 +43,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_VDSO]	= "VDSO",
 	[CKPT_SECT_TIMERS]	= "TIMERS",
 	[CKPT_SECT_SCHED]	= "SCHED",
+	[CKPT_SECT_LOCKS]	= "LOCKS",
 	[CKPT_SECT_CREDS]	= "CREDS",
 	[CKPT_SECT_MAC]		= "MAC",
 	[CKPT_SECT_TREE]	= "TREE",
@@ -145,6 +146,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		       (__u64)CKPT_IMG_MAX_SIGQUEUE * sizeof(struct ckpt_img_siginfo);
 	case CKPT_SECT_SCHED:
 		return (__u64)st->hdr.nr_threads * sizeof(struct ckpt_img_sched);
+	case CKPT_SECT_LOCKS:
+		return (__u64)CKPT_IMG_MAX_LOCKS * sizeof(struct ckpt_img_lock);
 	case CKPT_SECT_TIMERS:
 		return sizeof(struct ckpt_img_timers) +
 		       (__u64)CKPT_IMG_MAX_TIMERS * sizeof(struct ckpt_img_timer);
@@ -207,6 +210,10 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			break;
 		/* EPOLL's items name FILES entries: FILES first. */
 		if (s->type == CKPT_SECT_EPOLL && !st->epoll_seen &&
+		    st->files_seen)
+			break;
+		/* So do LOCKS's. */
+		if (s->type == CKPT_SECT_LOCKS && !st->locks_seen &&
 		    st->files_seen)
 			break;
 		if (s->type == CKPT_SECT_PIPE && st->nr_pipes < CKPT_IMG_MAX_FILES)
@@ -324,6 +331,9 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	if (s->type == CKPT_SECT_EPOLL &&
 	    (!s->len || s->len % sizeof(struct ckpt_img_epitem)))
 		return FAIL(st, EBADMSG, "EPOLL length is not a whole number of items");
+	if (s->type == CKPT_SECT_LOCKS &&
+	    (!s->len || s->len % sizeof(struct ckpt_img_lock)))
+		return FAIL(st, EBADMSG, "LOCKS length is not a whole number of locks");
 	if (s->type == CKPT_SECT_FILEOBJ &&
 	    (!s->len || s->len % sizeof(struct ckpt_img_fileobj)))
 		return FAIL(st, EBADMSG, "FILEOBJ length is not a whole number of objects");
@@ -342,7 +352,8 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 		return FAIL(st, EBADMSG, "System V section too short");
 	if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_THREAD &&
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
-	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_PIPE &&
+	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_LOCKS &&
+	    s->type != CKPT_SECT_PIPE &&
 	    s->type != CKPT_SECT_USOCK && s->type != CKPT_SECT_UPEND &&
 	    s->type != CKPT_SECT_UNAME &&
 	    s->type != CKPT_SECT_TCP && s->type != CKPT_SECT_PTY &&
@@ -778,6 +789,42 @@ static int check_epoll(struct ckpt_img_state *st,
 			return FAIL(st, EBADMSG, "epoll item on a descriptor that is no epoll of the image");
 		if (e->tfd > 2 && !ckpt_img_file_at(st->files, st->nr_files, e->tfd))
 			return FAIL(st, EBADMSG, "epoll item watching a descriptor the image does not have");
+	}
+	return 0;
+}
+
+/*
+ * Each lock names a descriptor of a file the restarter opens or makes (a
+ * regular file, a directory, a memfd, a deleted file; not a dup(), whose
+ * lower descriptor the lock names), open for what a record lock of its
+ * type needs, over a range of bytes in file offsets.
+ */
+static int check_locks(struct ckpt_img_state *st,
+		       const struct ckpt_img_lock *l, __u64 n)
+{
+	const struct ckpt_img_file *f;
+	__u32 acc;
+	__u64 i;
+
+	for (i = 0; i < n; i++, l++) {
+		if (l->kind < CKPT_LOCK_FLOCK || l->kind > CKPT_LOCK_OFD ||
+		    (l->type != CKPT_LOCK_READ && l->type != CKPT_LOCK_WRITE))
+			return FAIL(st, EINVAL, "unknown lock kind or type");
+		if (l->start > l->end || l->end > CKPT_LOCK_TO_EOF ||
+		    (l->kind == CKPT_LOCK_FLOCK &&
+		     (l->start || l->end != CKPT_LOCK_TO_EOF)))
+			return FAIL(st, EBADMSG, "lock range out of bounds");
+		f = l->fd < (1U << 20) ?
+		    ckpt_img_file_at(st->files, st->nr_files, l->fd) : NULL;
+		if (!f || (f->kind != CKPT_FILE_REGULAR &&
+			   f->kind != CKPT_FILE_DIR &&
+			   f->kind != CKPT_FILE_MEMFD &&
+			   f->kind != CKPT_FILE_DELETED))
+			return FAIL(st, EBADMSG, "lock on a descriptor that is no file of the image");
+		acc = f->open_flags & 3;
+		if (l->kind != CKPT_LOCK_FLOCK &&
+		    (l->type == CKPT_LOCK_READ ? acc == 1 : acc == 0))
+			return FAIL(st, EBADMSG, "record lock on a descriptor not open for it");
 	}
 	return 0;
 }
@@ -1449,6 +1496,11 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = check_epoll(st, payload, s->len / sizeof(struct ckpt_img_epitem));
 		if (!ret)
 			st->epoll_seen = 1;
+		break;
+	case CKPT_SECT_LOCKS:
+		ret = check_locks(st, payload, s->len / sizeof(struct ckpt_img_lock));
+		if (!ret)
+			st->locks_seen = 1;
 		break;
 	case CKPT_SECT_SIGNALS:
 		ret = check_signals(st, payload, s->len);

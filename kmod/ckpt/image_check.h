@@ -58,6 +58,7 @@ struct ckpt_img_state {
 	__u32 fs_seen;		/* FS accepted */
 	__u32 signals_seen;	/* SIGNALS accepted */
 	__u32 epoll_seen;	/* EPOLL accepted */
+	__u32 locks_seen;	/* LOCKS accepted */
 	__u32 nr_pipes;		/* PIPE sections accepted */
 	__u32 nr_usocks;	/* USOCK sections accepted */
 	__u32 nr_ulistens;	/* ULISTEN sections accepted */

@@ -646,14 +646,21 @@ static int get_root(const struct ckpt_restart *args, struct path *root,
 	return 0;
 }
 
-/* The restarter's descriptors of file objects: the mappings hold them now. */
+/*
+ * The restarter's descriptors of file objects: the mappings hold them now.
+ * Not close_fd(), which drops the process's record locks on the file: the
+ * restarted process took its own again (lib/restore/locks.c).
+ */
 static void close_obj_fds(const struct ckpt_objfiles *of)
 {
+	struct file *f;
 	u32 i;
 
-	for (i = 0; i < of->nr; i++)
-		if (of->fds[i] >= 0)
-			close_fd(of->fds[i]);
+	for (i = 0; i < of->nr; i++) {
+		f = of->fds[i] >= 0 ? ckpt_close_fd_get_file(of->fds[i]) : NULL;
+		if (f)
+			fput(f);
+	}
 }
 
 /*

@@ -55,6 +55,7 @@ void ckpt_image_free(struct ckpt_image *img)
 	free(img->files);
 	free(img->sigqueue);
 	free(img->epitems);
+	free(img->locks);
 	free(img->timerfds);
 	free(img->ptys);
 	free(img->scheds);
@@ -448,6 +449,9 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 	case CKPT_SECT_EPOLL:
 		return copy_array(img, (void **)&img->epitems, &img->nr_epitems,
 				  payload, s->len, sizeof(*img->epitems));
+	case CKPT_SECT_LOCKS:
+		return copy_array(img, (void **)&img->locks, &img->nr_locks,
+				  payload, s->len, sizeof(*img->locks));
 	case CKPT_SECT_PTY:
 		return copy_array(img, (void **)&img->ptys, &img->nr_ptys,
 				  payload, s->len, sizeof(*img->ptys));

@@ -2033,6 +2033,7 @@ static void make_threads(struct restore *r, struct thread_arg *targs)
 static void restore_all_files(struct restore *r, int *uffd)
 {
 	const struct ckpt_image *img = &r->img;
+	struct ckpt_err err = {};
 	uint32_t i;
 
 	if (img->nr_files) {
@@ -2067,6 +2068,9 @@ static void restore_all_files(struct restore *r, int *uffd)
 	/* While the tree's table says which member adds a shared epoll's items. */
 	restore_epoll(r);
 	close_shared(r);
+	/* Last: closing a descriptor of a file drops the record locks on it. */
+	if (restore_take_locks(&r->img, &err))
+		child_fail(r, "%s", err.msg);
 }
 
 /* The hand-over: the engine makes this process the image's, or says why not. */

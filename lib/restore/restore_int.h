@@ -362,6 +362,9 @@ int restore_attach_sysv(struct restore *r, struct ckpt_err *err);
 /* In a member: its semaphore adjustments (SEM_UNDO) made again. */
 int restore_undo_sysv(struct restore *r, struct ckpt_err *err);
 
+/* The image's file locks, taken by the restarted process (locks.c). */
+int restore_take_locks(const struct ckpt_image *img, struct ckpt_err *err);
+
 /* Once every member is attached: the segments removed while attached, again. */
 int restore_remove_sysv(const struct ckpt_image *root, struct ckpt_err *err);
 

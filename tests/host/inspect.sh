@@ -22,7 +22,7 @@ names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END"
          7: "FILES", 8: "FS", 9: "SIGNALS", 10: "EPOLL", 11: "PIPE", 12: "TIMERFD", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
          16: "TIMERS", 17: "CREDS", 18: "MAC", 19: "TREE", 20: "USOCK", 21: "ULISTEN", 22: "UPEND",
          23: "SYSVSHM", 24: "SYSVDATA", 25: "SYSVSEM", 26: "SYSVMSG", 27: "ZOMBIE", 28: "TCP", 29: "PTY",
-         30: "UNAME", 31: "SEMUNDO", 32: "SCHED"}
+         30: "UNAME", 31: "SEMUNDO", 32: "SCHED", 33: "LOCKS"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -239,7 +239,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((130 + nsect))
+ktap_plan $((132 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -545,6 +545,50 @@ ktap_check "a FILES entry naming an object of another kind" \
 odamage obj-ino set 4 32 Q 2
 ktap_check "a FILES entry naming an object that does not exist" \
 	refuse "$tmp/obj-ino" "file names an object the image does not carry $(oat 4)"
+# File locks (mkimage -O -K): section 8 LOCKS, three of 24 bytes, all on
+# fd 3 (FILES entry 0, read-write; fd 4 is a FIFO, fd 6 a dup() of fd 3).
+"$mkimage" -O -K > "$tmp/lk.img"
+lkdamage() { damage_of "$tmp/lk.img" "$@"; }
+ktap_check "file locks: listed, valid" sh -c "
+	'$ckpt' inspect '$tmp/lk.img' > '$tmp/lktext' && cat '$tmp/lktext' &&
+	grep -qx 'file locks: 3' '$tmp/lktext' &&
+	grep -qx '  fd 3 posix write bytes 0-9' '$tmp/lktext' &&
+	grep -qx '  fd 3 flock read bytes 0-eof' '$tmp/lktext' &&
+	grep -qx '  fd 3 ofd read bytes 100-eof' '$tmp/lktext' &&
+	'$ckpt' inspect --json '$tmp/lk.img' | python3 -c '
+import json, sys
+l = json.load(sys.stdin)[\"locks\"]
+assert [(x[\"fd\"], x[\"kind\"], x[\"type\"], x[\"start\"], x[\"end\"]) for x in l] == [
+    (3, \"posix\", \"write\", 0, 9), (3, \"flock\", \"read\", 0, 2**63 - 1),
+    (3, \"ofd\", \"read\", 100, 2**63 - 1)], l'"
+lkdamage lk-fifo set 8 0 I 4
+lkdamage lk-dup set 8 0 I 6
+lkdamage lk-none set 8 0 I 5
+lkdamage lk-far set 8 0 I 0x100000
+lkdamage lk-kind set 8 4 H 4
+lkdamage lk-kind0 set 8 4 H 0
+lkdamage lk-type set 8 6 H 3
+lkdamage lk-inverted set 8 8 Q 10
+lkdamage lk-past set 8 64 Q 0x8000000000000000
+lkdamage lk-flock set 8 32 Q 1
+# fd 3's open_flags (FILES entry 0 at 4), and its dup()'s (entry 2).
+lkdamage lk-rdonly0 set 4 4 I 0
+damage_of "$tmp/lk-rdonly0" lk-rdonly set 4 1108 I 0
+lkdamage lk-wronly0 set 4 4 I 1
+damage_of "$tmp/lk-wronly0" lk-wronly set 4 1108 I 1
+ktap_check "a lock on a FIFO, a dup(), no descriptor; of another kind or type; over bytes out of order or past the end; a record lock its descriptor is not open for" refuse_all \
+	"$tmp/lk-fifo" "lock on a descriptor that is no file of the image $(at_of "$tmp/lk.img" 8)" \
+	"$tmp/lk-dup" "lock on a descriptor that is no file of the image $(at_of "$tmp/lk.img" 8)" \
+	"$tmp/lk-none" "lock on a descriptor that is no file of the image $(at_of "$tmp/lk.img" 8)" \
+	"$tmp/lk-far" "lock on a descriptor that is no file of the image $(at_of "$tmp/lk.img" 8)" \
+	"$tmp/lk-kind" "unknown lock kind or type $(at_of "$tmp/lk.img" 8)" \
+	"$tmp/lk-kind0" "unknown lock kind or type $(at_of "$tmp/lk.img" 8)" \
+	"$tmp/lk-type" "unknown lock kind or type $(at_of "$tmp/lk.img" 8)" \
+	"$tmp/lk-inverted" "lock range out of bounds $(at_of "$tmp/lk.img" 8)" \
+	"$tmp/lk-past" "lock range out of bounds $(at_of "$tmp/lk.img" 8)" \
+	"$tmp/lk-flock" "lock range out of bounds $(at_of "$tmp/lk.img" 8)" \
+	"$tmp/lk-rdonly" "record lock on a descriptor not open for it $(at_of "$tmp/lk.img" 8)" \
+	"$tmp/lk-wronly" "record lock on a descriptor not open for it $(at_of "$tmp/lk.img" 8)"
 # A memfd's number in a tree (dev) without its sharing; shared outside a tree.
 odamage obj-dev set 4 24 Q 1
 odamage obj-shared set 4 8 I 4

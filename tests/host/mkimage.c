@@ -150,7 +150,7 @@ static struct ckpt_img_vdso *vdso_section(size_t *len)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O [-E] | -U | -C | -Y | -L | -l] [-V] [-F] [-T] [-I] [-B] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O [-E] [-K] | -U | -C | -Y | -L | -l] [-V] [-F] [-T] [-I] [-B] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n"
 		   "       mkimage -R IMAGE    (edits IMAGE to claim root, see below)\n"
 		   "       mkimage -S IMAGE    (takes IMAGE's MAC out, see below)\n");
@@ -430,6 +430,25 @@ static void file_objects(void)
 	filedata(0, 0, page, 4096);
 	filedata(0, 8192, page, 100);
 	filedata(1, 0, "hello", 5);
+}
+
+/*
+ * -K (with -O): LOCKS after the file objects: fd 3 (the memfd, read-write)
+ * holds a record write lock on bytes 0-9, a flock() read lock and an open
+ * file description read lock from byte 100 on.
+ */
+static void lock_section(void)
+{
+	static const struct ckpt_img_lock locks[3] = {
+		{ .fd = 3, .kind = CKPT_LOCK_POSIX, .type = CKPT_LOCK_WRITE,
+		  .start = 0, .end = 9 },
+		{ .fd = 3, .kind = CKPT_LOCK_FLOCK, .type = CKPT_LOCK_READ,
+		  .start = 0, .end = CKPT_LOCK_TO_EOF },
+		{ .fd = 3, .kind = CKPT_LOCK_OFD, .type = CKPT_LOCK_READ,
+		  .start = 100, .end = CKPT_LOCK_TO_EOF },
+	};
+
+	section(CKPT_SECT_LOCKS, locks, sizeof(locks));
 }
 
 /*
@@ -746,13 +765,13 @@ int main(int argc, char **argv)
 	bool no_pages = false, objects = false, dirs = false;
 	bool with_timers = false, sockets = false, sysv = false, tcp = false;
 	bool pty = false, local = false, local_alone = false, sched = false;
-	bool exe_obj = false;
+	bool exe_obj = false, locks = false;
 	unsigned int nr_vmas = 6;
 	struct ckpt_img_vdso *vdso = NULL;
 	size_t vdso_len = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POEVFTUCYILlBcR:S:h")) != -1) {
+	while ((c = getopt(argc, argv, "t:POEKVFTUCYILlBcR:S:h")) != -1) {
 		switch (c) {
 		case 'B':
 			sched = true;
@@ -774,6 +793,9 @@ int main(int argc, char **argv)
 			break;
 		case 'E':
 			exe_obj = true;
+			break;
+		case 'K':
+			locks = true;
 			break;
 		case 'T':
 			with_timers = true;
@@ -811,7 +833,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || nr_threads < 1 || nr_threads > 64 ||
-	    (exe_obj && !objects)) {
+	    ((exe_obj || locks) && !objects)) {
 		usage(stderr);
 		return 1;
 	}
@@ -916,9 +938,11 @@ int main(int argc, char **argv)
 	if (vdso)
 		section(CKPT_SECT_VDSO, vdso, vdso_len);
 	free(vdso);
-	if (objects)
+	if (objects) {
 		file_objects();
-	else if (sockets)
+		if (locks)
+			lock_section();
+	} else if (sockets)
 		unix_sockets();
 	else if (tcp)
 		tcp_sockets();

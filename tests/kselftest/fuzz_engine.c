@@ -2,7 +2,7 @@
 /*
  * The image fuzzer, against the engine itself (security.md): valid images
  * of four kinds of process (a plain one, a multithreaded one, one with
- * open files, a pipe, a POSIX timer and a half-closed TCP connection on
+ * open files, file locks, a pipe, a POSIX timer and a half-closed TCP connection on
  * the loopback, both ends its own, one run from a memfd, whose image
  * carries its executable) are mutated a few bytes at a time,
  * their checksums made right again so that the engine's own checks meet
@@ -34,6 +34,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/timerfd.h>
@@ -72,12 +73,16 @@ static void files_target(void)
 	struct sigevent ev = { .sigev_notify = SIGEV_NONE };
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct flock rd = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
+			    .l_start = 1, .l_len = 4 };
 	socklen_t len = sizeof(a);
 	timer_t t;
 	int p[2], fd, l, c;
 
+	/* Read locks (a LOCKS section): none keeps another try out. */
 	fd = open("/etc/hostname", O_RDONLY);
-	if (fd < 0 || pipe(p) || write(p[1], "fuzz", 4) != 4 ||
+	if (fd < 0 || flock(fd, LOCK_SH) || fcntl(fd, F_SETLK, &rd) ||
+	    pipe(p) || write(p[1], "fuzz", 4) != 4 ||
 	    timer_create(CLOCK_MONOTONIC, &ev, &t) || timer_settime(t, 0, &its, NULL))
 		_exit(5);
 	fd = timerfd_create(CLOCK_MONOTONIC, 0);

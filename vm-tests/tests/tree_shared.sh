@@ -35,6 +35,8 @@
 # new IPC namespace with the same ids, then checkpointed and restarted
 # again), each restart prints the line of an
 # uninterrupted run, which depends on both wait statuses the root reaps.
+# A tree holding file locks (a flock() on an open file shared by fork, a
+# record lock, a member waiting for it) gets them back (stop 68).
 # A memfd that a process outside the tree holds too is refused by name,
 # and the tree runs on; so is a tree of the machine's IPC namespace that
 # uses its semaphores there. Its segments alone there are the tree's: a
@@ -101,7 +103,7 @@ same() {
 	echo "{ cat '$1.r.out'; test \"\$(cat '$1.r.rc')\" = 3 && cmp '$tmp/expected' '$1.r.out'; }"
 }
 
-ktap_plan 13
+ktap_plan 15
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 SHMTREE_SYSV=1 unshare --ipc "$shmtree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
@@ -285,6 +287,83 @@ ktap_check "System V: an IPC namespace a process outside the tree shares is refu
 	grep -q 'in an IPC namespace that pid $launcher, outside the tree, shares' '$tmp/svo.err' &&
 	test ! -e '$tmp/svo' && kill -0 \$top"
 pkill -KILL -x shmtree 2> /dev/null || true
+
+# File locks in a tree: the root holds an exclusive flock() on an open
+# file its two children share by fork, child A a record write lock on
+# bytes 10-19 of the file through it, and child B, through an open file of its own, waits
+# in F_SETLKW for those bytes when the checkpoint comes (--kill). After the
+# restart the root finds its flock and A's lock held, B still waiting (a
+# lock lost would let B through first), then lets A go: B gets the bytes.
+# The line depends on each, and on both exit statuses.
+cat > "$tmp/locks.py" <<'EOF'
+import fcntl, os, struct, sys, time
+path, ready, go = sys.argv[1:4]
+
+def wait_for(p):
+    while not os.path.exists(p):
+        time.sleep(0.05)
+
+def who(at):	# the lock on byte AT, as another open file sees it
+    fd = os.open(path, os.O_RDWR)
+    q = struct.pack("hhqqi", fcntl.F_WRLCK, 0, at, 1, 0)
+    t, _, s, n, pid = struct.unpack("hhqqi", fcntl.fcntl(fd, 36, q))	# F_OFD_GETLK
+    os.close(fd)
+    return "-" if t == fcntl.F_UNLCK else "%s%d+%d/%d" % ("RW"[t == fcntl.F_WRLCK], s, n, pid)
+
+fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(fd, fcntl.LOCK_EX)
+a = os.fork()
+if a == 0:
+    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 10, 10)
+    open(path + ".a", "w").close()
+    wait_for(path + ".checked")
+    fcntl.lockf(fd, fcntl.LOCK_UN, 10, 10)
+    os._exit(3)
+wait_for(path + ".a")
+b = os.fork()
+if b == 0:
+    g = os.open(path, os.O_RDWR)
+    fcntl.lockf(g, fcntl.LOCK_EX, 10, 10)
+    os._exit(4 if os.path.exists(path + ".checked") else 5)
+while " -> POSIX" not in open("/proc/locks").read():	# B waits
+    time.sleep(0.05)
+open(ready, "w").close()
+wait_for(go)
+f = os.open(path, os.O_RDONLY)
+try:
+    fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    mine = "free"
+except BlockingIOError:
+    mine = "held"
+os.close(f)
+rec = who(12).replace("/%d" % a, "/A")
+early = os.waitpid(b, os.WNOHANG)[0] != 0
+open(path + ".checked", "w").close()
+sa = os.waitpid(a, 0)[1] >> 8
+sb = "early" if early else os.waitpid(b, 0)[1] >> 8
+print("flock %s, bytes 12 %s, B %s, A %d" % (mine, rec, sb, sa), flush=True)
+EOF
+touch "$tmp/lk-plain.go"
+timeout 120 python3 "$tmp/locks.py" "$tmp/lk-plain" "$tmp/lk-plain.ready" "$tmp/lk-plain.go" > "$tmp/lk-expected" 2>&1 || true
+sed 's/^/# uninterrupted: /' "$tmp/lk-expected"
+setsid python3 "$tmp/locks.py" "$tmp/lk" "$tmp/lk.ready" "$tmp/lk.go" > /dev/null 2>&1 &
+root=$!
+ktap_poll 120 test -e "$tmp/lk.ready" || ktap_note "lk.ready not there after 120 s"
+ktap_check "file locks: a tree's flock (on an open file shared by fork) and record lock, with a member waiting for it, taken with --kill" sh -c "
+	ckpt checkpoint --tree $root --kill -o '$tmp/lk.d' > '$tmp/lk.txt'; rc=\$?; cat '$tmp/lk.txt';
+	test \$rc = 0 && grep -q 'tree of pid $root: 3 processes' '$tmp/lk.txt' &&
+	for i in '$tmp/lk.d/'*.img; do ckpt inspect \$i; done > '$tmp/lk.v' &&
+	grep 'flock write bytes 0-eof' '$tmp/lk.v' | wc -l | grep -qx 3 &&
+	grep -qx '  fd [0-9]* posix write bytes 10-19' '$tmp/lk.v'"
+pkill -KILL -f "$tmp/locks.py" 2> /dev/null || true
+reap "$root" 60 2> /dev/null || true
+touch "$tmp/lk.go"
+ktap_check "file locks: restarted, the tree finds them held and its waiter waiting, and ends with the uninterrupted run's line" sh -c "
+	grep -qx 'flock held, bytes 12 W10+10/A, B 4, A 3' '$tmp/lk-expected' &&
+	timeout 120 ckpt restart '$tmp/lk.d' > '$tmp/lk-r.out' 2> '$tmp/lk-r.err'; rc=\$?;
+	cat '$tmp/lk-r.out'; test \$rc = 0 || cat '$tmp/lk-r.err';
+	test \$rc = 0 && cmp '$tmp/lk-expected' '$tmp/lk-r.out'"
+pkill -KILL -f "$tmp/locks.py" 2> /dev/null || true
 
 ktap_check "no process of the tests is left" sh -c "! pgrep -x shmtree && ! pgrep -x ckpt"
 ktap_finish

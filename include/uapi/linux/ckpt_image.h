@@ -20,6 +20,7 @@
  *   FS         struct ckpt_img_fs               at most once (FILES, FS in any order)
  *   SIGNALS    struct ckpt_img_signals + [nr]   at most once, also before VMAS
  *   EPOLL      struct ckpt_img_epitem[]         at most once, also before VMAS
+ *   LOCKS      struct ckpt_img_lock[]           at most once, after FILES, before VMAS
  *   PIPE       struct ckpt_img_pipe + data      once per pipe, also before VMAS
  *   TIMERFD    struct ckpt_img_timerfd[]        at most once, also before VMAS
  *   FILEOBJ    struct ckpt_img_fileobj[]        at most once, before FILES and VMAS
@@ -100,6 +101,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_UNAME,
 	CKPT_SECT_SEMUNDO,
 	CKPT_SECT_SCHED,
+	CKPT_SECT_LOCKS,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -842,6 +844,37 @@ struct ckpt_img_epitem {
 	__u32 events;		/* struct epoll_event.events */
 	__u32 pad;
 	__u64 data;		/* struct epoll_event.data */
+};
+
+/*
+ * The file locks the process holds (flock(), fcntl()'s process-associated
+ * record locks, open file description locks), taken again by the
+ * restarter once every descriptor is in place; the LOCKS section follows
+ * FILES, whose entries its locks name. @fd is a descriptor of the locked
+ * open file (a record lock's: one of the locked file opened for reading
+ * for a read lock, for writing for a write lock); @end is the last byte
+ * locked, CKPT_LOCK_TO_EOF for a lock to the end of the file and beyond
+ * (a flock: @start 0, @end CKPT_LOCK_TO_EOF).
+ */
+#define CKPT_IMG_MAX_LOCKS	4096
+#define CKPT_LOCK_TO_EOF	0x7fffffffffffffffULL
+
+enum ckpt_img_lock_kind {
+	CKPT_LOCK_FLOCK = 1,	/* flock(): the open file's */
+	CKPT_LOCK_POSIX,	/* F_SETLK: the process's */
+	CKPT_LOCK_OFD,		/* F_OFD_SETLK: the open file's */
+};
+
+enum ckpt_img_lock_type {
+	CKPT_LOCK_READ = 1,	/* LOCK_SH, F_RDLCK */
+	CKPT_LOCK_WRITE,	/* LOCK_EX, F_WRLCK */
+};
+
+struct ckpt_img_lock {
+	__u32 fd;
+	__u16 kind;		/* CKPT_LOCK_FLOCK, ... */
+	__u16 type;		/* CKPT_LOCK_READ or CKPT_LOCK_WRITE */
+	__u64 start, end;	/* bytes locked, @end included */
 };
 
 /*
