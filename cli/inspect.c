@@ -558,6 +558,9 @@ static void print_files(struct printer *p, const struct ckpt_image *img)
 				   fl->flags & CKPT_FILE_REGISTERED);
 			print_bool(p, PRINT_ANY, "tree_shared", " tree-shared",
 				   fl->flags & CKPT_FILE_TREE_SHARED);
+			if (CKPT_FILE_OPEN_NR(fl->flags))
+				print_uint(p, PRINT_ANY, "open_nr", " open %llu",
+					   CKPT_FILE_OPEN_NR(fl->flags));
 		}
 		print_string(p, PRINT_ANY, "path", " %s\n", fl->path);
 		print_close_object(p);

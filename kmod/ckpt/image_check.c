@@ -710,7 +710,9 @@ static int check_files(struct ckpt_img_state *st,
 				    "file descriptors not ascending above 2");
 		prev = f->fd;
 		if (f->open_flags & ~known || (f->open_flags & 3) == 3 ||
-		    f->flags & ~__CKPT_FILE_ALL || f->kind >= __CKPT_FILE_KIND_MAX ||
+		    f->flags & ~__CKPT_FILE_ALL &
+		    ~(CKPT_FILE_OPEN_NR_MAX << CKPT_FILE_OPEN_NR_SHIFT) ||
+		    f->kind >= __CKPT_FILE_KIND_MAX ||
 		    f->kind == CKPT_FILE_SHMEM || f->kind == CKPT_FILE_LOCAL)
 			return FAIL(st, EINVAL, "unknown file flags or kind");
 		if (f->flags & CKPT_FILE_TREE_SHARED &&
@@ -723,6 +725,10 @@ static int check_files(struct ckpt_img_state *st,
 				       f->kind != CKPT_FILE_MEMFD &&
 				       f->kind != CKPT_FILE_DELETED)))
 			return FAIL(st, EINVAL, "only a tree's regular files, directories, eventfds, signalfds, timerfds, epolls, memfds and deleted files are shared between processes");
+		if (CKPT_FILE_OPEN_NR(f->flags) &&
+		    (!(f->flags & CKPT_FILE_TREE_SHARED) ||
+		     (f->kind != CKPT_FILE_REGULAR && f->kind != CKPT_FILE_DIR)))
+			return FAIL(st, EINVAL, "an open file's number on an entry other than a tree's shared regular file or directory");
 		/* Their numbers in a tree, when shared; else 0. */
 		if ((f->kind == CKPT_FILE_SIGNALFD &&
 		     f->ino && !(f->flags & CKPT_FILE_TREE_SHARED)) ||

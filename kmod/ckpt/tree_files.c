@@ -426,8 +426,9 @@ static int share_kind(u32 kind)
  * for all; the entries of one that is made, or opened from the tree's
  * object (a memfd, a deleted file: the object is already the tree's,
  * check_objects()), get a number of the tree's to name it (make_id()).
- * Two such open files of one regular file or directory are refused (the
- * images name those by their file's identity). Every member holding an
+ * Several such open files of one regular file or directory are numbered
+ * in each entry's flags (CKPT_FILE_OPEN_NR()), as the images name them by
+ * their file's identity. Every member holding an
  * epoll lists its items, each checked to watch that member's descriptor
  * (fds.c); the restart adds them once.
  */
@@ -446,7 +447,7 @@ static void make_id(struct ckpt_img_file *f, u32 id)
 static int mark_shared_files(struct ckpt_cp_group *g)
 {
 	struct tf_desc *d, *shared;
-	u32 n = 0, nr_shared = 0, i, j, k, id = 0;
+	u32 n = 0, nr_shared = 0, i, j, k, id = 0, nr;
 	int ret = 0;
 
 	for (i = 0; i < g->nr; i++)
@@ -486,20 +487,25 @@ static int mark_shared_files(struct ckpt_cp_group *g)
 		}
 	}
 	sort_r(shared, nr_shared, sizeof(*shared), desc_by_inode, NULL, g);
-	for (i = 1; i < nr_shared; i++) {
+	for (i = 1, nr = 0; i < nr_shared; i++) {
 		const struct ckpt_img_file *a = desc_entry(g, &shared[i - 1]);
-		const struct ckpt_img_file *b = desc_entry(g, &shared[i]);
 		struct ckpt_cp_ctx *ctx = &g->m[shared[i].member];
+		struct ckpt_img_file *b = &ctx->scan.files[shared[i].entry];
 
-		if (a->dev != b->dev || a->ino != b->ino ||
-		    shared[i - 1].file == shared[i].file)
-			continue;
-		g->failed = shared[i].member;
-		ckpt_whyf(&ctx->why,
-			  "pid %u fd %u: %s is open twice, and each open file is held by several of the tree's processes: not supported yet",
-			  ctx->a->pid, b->fd, b->path);
-		ret = -EOPNOTSUPP;
-		break;
+		if (a->dev != b->dev || a->ino != b->ino)
+			nr = 0;		/* another file */
+		else if (shared[i - 1].file != shared[i].file)
+			nr++;		/* another open file of it */
+		if (nr > CKPT_FILE_OPEN_NR_MAX) {
+			g->failed = shared[i].member;
+			ckpt_whyf(&ctx->why,
+				  "pid %u fd %u: %s is open more than %u times, each open file held by several of the tree's processes",
+				  ctx->a->pid, b->fd, b->path,
+				  CKPT_FILE_OPEN_NR_MAX + 1);
+			ret = -E2BIG;
+			break;
+		}
+		b->flags |= nr << CKPT_FILE_OPEN_NR_SHIFT;
 	}
 out:
 	kvfree(shared);

@@ -1393,8 +1393,8 @@ static void place_shared(struct restore *r, const struct ckpt_img_file *f)
 					 r->img.fileobjs[f->ino].ino);
 	else
 		sh = restore_find_shared(r->shared, r->nr_shared, f->kind,
-					 f->flags & CKPT_FILE_TREE_SHARED ? f->dev : 0,
-					 f->ino);
+					 f->flags & CKPT_FILE_TREE_SHARED ?
+					 restore_shared_dev(f) : 0, f->ino);
 	if (!sh)
 		child_fail(r, "%s (fd %u) is not among what the tree shares",
 			   f->path, f->fd);

@@ -47,6 +47,19 @@ restore_find_shared(const struct restore_shared *sh, uint32_t nr, __u32 kind,
 		    __u64 dev, __u64 ino);
 
 /*
+ * The @dev under which the table keeps a tree's shared open file of entry
+ * @f (CKPT_FILE_TREE_SHARED): its own, but a regular file's or directory's
+ * with the open file's number (CKPT_FILE_OPEN_NR()) above the 32 bits a
+ * device number has, so that each open file of one file is one entry.
+ */
+static inline __u64 restore_shared_dev(const struct ckpt_img_file *f)
+{
+	if (f->kind != CKPT_FILE_REGULAR && f->kind != CKPT_FILE_DIR)
+		return f->dev;
+	return f->dev | (__u64)CKPT_FILE_OPEN_NR(f->flags) << 32;
+}
+
+/*
  * One restart: what the parent learns and the child inherits. No state
  * lives outside it, so a program may restart more than one image.
  */

@@ -930,7 +930,9 @@ static int open_object_file(struct tree_restart *tr, uint32_t i,
  * once from the first holder's image, as its user opens them, or made
  * (an eventfd, a signalfd, a timerfd, an epoll, whose items that holder
  * adds). A memfd's or deleted file's is in the table as
- * RESTORE_SHARED_OBJFILE, by its number in the tree and its object.
+ * RESTORE_SHARED_OBJFILE, by its number in the tree and its object; a
+ * regular file's or directory's by its identity and the open file's
+ * number (restore_shared_dev()).
  */
 static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 {
@@ -946,9 +948,10 @@ static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 				   f->kind == CKPT_FILE_DELETED;
 			__u32 kind = obj ? RESTORE_SHARED_OBJFILE : f->kind;
 			__u64 ino = obj ? img->fileobjs[f->ino].ino : f->ino;
+			__u64 dev = restore_shared_dev(f);
 
 			if (!(f->flags & CKPT_FILE_TREE_SHARED) ||
-			    is_shared(tr, kind, f->dev, ino))
+			    is_shared(tr, kind, dev, ino))
 				continue;
 			if (obj)
 				fd = open_object_file(tr, i, f, err);
@@ -965,7 +968,7 @@ static int open_files(struct tree_restart *tr, struct ckpt_err *err)
 			fd = above_stdio(fd, err);
 			if (fd < 0)
 				return fd;
-			add_shared(tr, i, kind, f->dev, ino, fd);
+			add_shared(tr, i, kind, dev, ino, fd);
 		}
 	}
 	return 0;

@@ -239,7 +239,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((132 + nsect))
+ktap_plan $((133 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -979,6 +979,24 @@ damage_of "$tmp/local.img" local-fd set 5 12 I 18
 ktap_check "a node-local file outside a tree, a descriptor of that kind: refused" refuse_all \
 	"$tmp/local-alone.img" "node-local file object outside a tree's member $(at_of "$tmp/local-alone.img" 3)" \
 	"$tmp/local-fd" "unknown file flags or kind $(at_of "$tmp/local.img" 5)"
+# That file's open file shared in the tree (flags 4 at 8), the second of
+# that file's (CKPT_FILE_OPEN_NR 1 in bits 16-31): valid, shown. The
+# number without the sharing, or on a memfd's entry (tobj.img): refused.
+damage_of "$tmp/local.img" local-nr set 5 8 I 0x10004
+damage_of "$tmp/local.img" local-nr-alone set 5 8 I 0x10000
+damage_of "$tmp/tobj-shared" tobj-nr set "$tfiles" 8 I 0x10004
+open_nr_checks() {
+	"$ckpt" inspect "$tmp/local-nr" | grep -xF '  fd 3 at 4 flags 02 tree-shared open 1 /tmp/job/seg' &&
+	"$ckpt" inspect --json "$tmp/local-nr" | python3 -c '
+import json, sys
+f = json.load(sys.stdin)["files"][0]
+assert f["tree_shared"] is True and f["open_nr"] == 1, f' &&
+	refuse_all \
+	"$tmp/local-nr-alone" "an open file's number on an entry other than a tree's shared regular file or directory $(at_of "$tmp/local.img" 5)" \
+	"$tmp/tobj-nr" "an open file's number on an entry other than a tree's shared regular file or directory $(at_of "$tmp/tobj.img" "$tfiles")"
+}
+ktap_check "a file's second open file shared in a tree: numbered, valid and shown; the number unshared or on a memfd, refused" \
+	open_nr_checks
 # Several trees taken as one (CKPT_CHECKPOINT_ROOTS): a member past 0 with
 # no parent is marked CKPT_TREE_ROOT (struct ckpt_img_tree: index at 16,
 # nr_members at 20, flags at 36), and only such a member.

@@ -36,7 +36,9 @@
 # again), each restart prints the line of an
 # uninterrupted run, which depends on both wait statuses the root reaps.
 # A tree holding file locks (a flock() on an open file shared by fork, a
-# record lock, a member waiting for it) gets them back (stop 68).
+# record lock, a member waiting for it) gets them back (stop 68), and one
+# holding a file open twice, each open file shared, gets both back, each
+# at its position (stop 68).
 # A memfd that a process outside the tree holds too is refused by name,
 # and the tree runs on; so is a tree of the machine's IPC namespace that
 # uses its semaphores there. Its segments alone there are the tree's: a
@@ -103,7 +105,7 @@ same() {
 	echo "{ cat '$1.r.out'; test \"\$(cat '$1.r.rc')\" = 3 && cmp '$tmp/expected' '$1.r.out'; }"
 }
 
-ktap_plan 15
+ktap_plan 17
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 SHMTREE_SYSV=1 unshare --ipc "$shmtree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
@@ -288,14 +290,52 @@ ktap_check "System V: an IPC namespace a process outside the tree shares is refu
 	test ! -e '$tmp/svo' && kill -0 \$top"
 pkill -KILL -x shmtree 2> /dev/null || true
 
+# Python trees (lk.py, tw.py below), each run as PY PATH READY GO: it
+# makes READY once it waits for GO, at the point to checkpoint, and ends
+# with one line. py_tree NAME runs $tmp/NAME.py uninterrupted (its line in
+# $tmp/NAME-expected), then again up to READY ($root its pid).
+py_tree() {
+	touch "$tmp/$1-plain.go"
+	timeout 120 python3 "$tmp/$1.py" "$tmp/$1-plain" "$tmp/$1-plain.ready" \
+		"$tmp/$1-plain.go" > "$tmp/$1-expected" 2>&1 || true
+	sed 's/^/# uninterrupted: /' "$tmp/$1-expected"
+	setsid python3 "$tmp/$1.py" "$tmp/$1" "$tmp/$1.ready" "$tmp/$1.go" > /dev/null 2>&1 &
+	root=$!
+	ktap_poll 120 test -e "$tmp/$1.ready" || ktap_note "$1.ready not there after 120 s"
+}
+# py_tree_taken NAME N: checkpoints it (--kill) into $tmp/NAME.d, N
+# processes, each image described in $tmp/NAME.v.
+py_tree_taken() {
+	local rc=0 i
+	ckpt checkpoint --tree "$root" --kill -o "$tmp/$1.d" > "$tmp/$1.txt" || rc=$?
+	cat "$tmp/$1.txt"
+	[ "$rc" = 0 ] && grep -q "tree of pid $root: $2 processes" "$tmp/$1.txt" || return 1
+	for i in "$tmp/$1.d/"*.img; do ckpt inspect "$i" || return 1; done > "$tmp/$1.v"
+}
+# py_tree_restarts NAME LINE: the original gone, GO given, the restart
+# prints the uninterrupted run's line, which is LINE (a grep -x pattern).
+py_tree_restarts() {
+	local rc=0
+	grep -qx "$2" "$tmp/$1-expected" || { echo "uninterrupted: not $2"; return 1; }
+	timeout 120 ckpt restart "$tmp/$1.d" > "$tmp/$1-r.out" 2> "$tmp/$1-r.err" || rc=$?
+	cat "$tmp/$1-r.out"
+	[ "$rc" = 0 ] || { cat "$tmp/$1-r.err"; return 1; }
+	cmp "$tmp/$1-expected" "$tmp/$1-r.out"
+}
+py_tree_end() {
+	pkill -KILL -f "$tmp/$1.py" 2> /dev/null || true
+	reap "$root" 60 2> /dev/null || true
+	touch "$tmp/$1.go"
+}
+
 # File locks in a tree: the root holds an exclusive flock() on an open
 # file its two children share by fork, child A a record write lock on
-# bytes 10-19 of the file through it, and child B, through an open file of its own, waits
-# in F_SETLKW for those bytes when the checkpoint comes (--kill). After the
+# bytes 10-19 of the file through it, and child B, through an open file of
+# its own, waits in F_SETLKW for those bytes when the checkpoint comes. After the
 # restart the root finds its flock and A's lock held, B still waiting (a
 # lock lost would let B through first), then lets A go: B gets the bytes.
 # The line depends on each, and on both exit statuses.
-cat > "$tmp/locks.py" <<'EOF'
+cat > "$tmp/lk.py" <<'EOF'
 import fcntl, os, struct, sys, time
 path, ready, go = sys.argv[1:4]
 
@@ -343,27 +383,70 @@ sa = os.waitpid(a, 0)[1] >> 8
 sb = "early" if early else os.waitpid(b, 0)[1] >> 8
 print("flock %s, bytes 12 %s, B %s, A %d" % (mine, rec, sb, sa), flush=True)
 EOF
-touch "$tmp/lk-plain.go"
-timeout 120 python3 "$tmp/locks.py" "$tmp/lk-plain" "$tmp/lk-plain.ready" "$tmp/lk-plain.go" > "$tmp/lk-expected" 2>&1 || true
-sed 's/^/# uninterrupted: /' "$tmp/lk-expected"
-setsid python3 "$tmp/locks.py" "$tmp/lk" "$tmp/lk.ready" "$tmp/lk.go" > /dev/null 2>&1 &
-root=$!
-ktap_poll 120 test -e "$tmp/lk.ready" || ktap_note "lk.ready not there after 120 s"
-ktap_check "file locks: a tree's flock (on an open file shared by fork) and record lock, with a member waiting for it, taken with --kill" sh -c "
-	ckpt checkpoint --tree $root --kill -o '$tmp/lk.d' > '$tmp/lk.txt'; rc=\$?; cat '$tmp/lk.txt';
-	test \$rc = 0 && grep -q 'tree of pid $root: 3 processes' '$tmp/lk.txt' &&
-	for i in '$tmp/lk.d/'*.img; do ckpt inspect \$i; done > '$tmp/lk.v' &&
-	grep 'flock write bytes 0-eof' '$tmp/lk.v' | wc -l | grep -qx 3 &&
-	grep -qx '  fd [0-9]* posix write bytes 10-19' '$tmp/lk.v'"
-pkill -KILL -f "$tmp/locks.py" 2> /dev/null || true
-reap "$root" 60 2> /dev/null || true
-touch "$tmp/lk.go"
-ktap_check "file locks: restarted, the tree finds them held and its waiter waiting, and ends with the uninterrupted run's line" sh -c "
-	grep -qx 'flock held, bytes 12 W10+10/A, B 4, A 3' '$tmp/lk-expected' &&
-	timeout 120 ckpt restart '$tmp/lk.d' > '$tmp/lk-r.out' 2> '$tmp/lk-r.err'; rc=\$?;
-	cat '$tmp/lk-r.out'; test \$rc = 0 || cat '$tmp/lk-r.err';
-	test \$rc = 0 && cmp '$tmp/lk-expected' '$tmp/lk-r.out'"
-pkill -KILL -f "$tmp/locks.py" 2> /dev/null || true
+lk_taken() {
+	py_tree_taken lk 3 &&
+	[ "$(grep -c 'flock write bytes 0-eof' "$tmp/lk.v")" = 3 ] &&
+	grep -qx '  fd [0-9]* posix write bytes 10-19' "$tmp/lk.v"
+}
+py_tree lk
+ktap_check "file locks: a tree's flock (on an open file shared by fork) and record lock, with a member waiting for it, taken with --kill" \
+	lk_taken
+py_tree_end lk
+ktap_check "file locks: restarted, the tree finds them held and its waiter waiting, and ends with the uninterrupted run's line" \
+	py_tree_restarts lk 'flock held, bytes 12 W10+10/A, B 4, A 3'
+pkill -KILL -f "$tmp/lk.py" 2> /dev/null || true
+
+# One file open twice, each open file shared by fork (refused until stop
+# 68, as a shell's `( a; b ) >> log &` twice makes): the root writes
+# records through both, at their own positions, its two children hold
+# them too. Restarted, each open file goes on from its own position; one
+# open file for both would write the records over each other.
+cat > "$tmp/tw.py" <<'EOF'
+import hashlib, os, sys, time
+path, ready, go = sys.argv[1:4]
+a = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+b = os.open(path, os.O_RDWR)
+os.lseek(b, 8192, 0)
+kids = []
+for k in (7, 8):
+    pid = os.fork()
+    if pid == 0:
+        while not os.path.exists(go):
+            time.sleep(0.05)
+        os._exit(k)
+    kids.append(pid)
+for i in range(400):
+    if i == 200:
+        open(ready, "w").close()
+        while not os.path.exists(go):
+            time.sleep(0.05)
+    os.write(a, b"A%04d\n" % i)
+    os.write(b, b"B%04d\n" % i)
+    time.sleep(0.002)
+st = [os.waitpid(k, 0)[1] >> 8 for k in kids]
+data = open(path, "rb").read()
+print("a %d b %d kids %s %s" % (os.lseek(a, 0, 1), os.lseek(b, 0, 1), st,
+      hashlib.sha256(data).hexdigest()), flush=True)
+EOF
+# Every holder's entry of each open file (at 1200 and at 9392) has one
+# number, 0 for one and 1 for the other.
+tw_taken() {
+	local at
+	py_tree_taken tw 3 && grep "$tmp/tw\$" "$tmp/tw.v" &&
+	[ "$(grep -c " tree-shared $tmp/tw\$" "$tmp/tw.v")" = 3 ] &&
+	[ "$(grep -c " tree-shared open 1 $tmp/tw\$" "$tmp/tw.v")" = 3 ] || return 1
+	for at in 1200 9392; do
+		[ "$(grep " at $at .*$tmp/tw\$" "$tmp/tw.v" | sed 's/.* tree-shared//' | sort -u | wc -l)" = 1 ] ||
+			return 1
+	done
+}
+py_tree tw
+ktap_check "one file open twice, each open file held by all three of a tree, taken with --kill: each open file one number in all" \
+	tw_taken
+py_tree_end tw
+ktap_check "restarted, each open file goes on from its own position: the uninterrupted run's line" \
+	py_tree_restarts tw 'a 2400 b 10592 kids \[7, 8\] [0-9a-f]*'
+pkill -KILL -f "$tmp/tw.py" 2> /dev/null || true
 
 ktap_check "no process of the tests is left" sh -c "! pgrep -x shmtree && ! pgrep -x ckpt"
 ktap_finish

@@ -387,6 +387,17 @@ enum ckpt_img_file_flags {
 	__CKPT_FILE_ALL		= (1 << 3) - 1,
 };
 
+/*
+ * A tree's regular file or directory open more than once, several of its
+ * open files each held by several members (CKPT_FILE_TREE_SHARED): which
+ * of them an entry's is, numbered from 0 per file across the tree's
+ * images, in bits 16-31 of @flags; the restart opens each once. 0 in
+ * every other entry.
+ */
+#define CKPT_FILE_OPEN_NR_SHIFT	16
+#define CKPT_FILE_OPEN_NR_MAX	0xffffU
+#define CKPT_FILE_OPEN_NR(flags)	((flags) >> CKPT_FILE_OPEN_NR_SHIFT)
+
 enum ckpt_img_file_kind {
 	CKPT_FILE_REGULAR,
 	CKPT_FILE_CKPT_DEV,	/* /dev/ckpt; pos, dev and ino are 0 */
