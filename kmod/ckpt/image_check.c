@@ -729,6 +729,10 @@ static int check_files(struct ckpt_img_state *st,
 		    (!(f->flags & CKPT_FILE_TREE_SHARED) ||
 		     (f->kind != CKPT_FILE_REGULAR && f->kind != CKPT_FILE_DIR)))
 			return FAIL(st, EINVAL, "an open file's number on an entry other than a tree's shared regular file or directory");
+		/* Device numbers are 32 bits: the restarter keys the number above. */
+		if (f->flags & CKPT_FILE_TREE_SHARED && f->dev >> 32 &&
+		    (f->kind == CKPT_FILE_REGULAR || f->kind == CKPT_FILE_DIR))
+			return FAIL(st, EBADMSG, "a tree's shared file with a device number over 32 bits");
 		/* Their numbers in a tree, when shared; else 0. */
 		if ((f->kind == CKPT_FILE_SIGNALFD &&
 		     f->ino && !(f->flags & CKPT_FILE_TREE_SHARED)) ||

@@ -34,7 +34,7 @@ enum { LK_OK, LK_LEASE, LK_KIND, LK_NO_ENTRY, LK_MODE, LK_FULL };
  * looked up in constant time.
  */
 #define LK_HASH_BITS	11
-#define LK_HASH		(1U << LK_HASH_BITS)	/* > 2 * (CKPT_IMG_MAX_FILES + 3) */
+#define LK_HASH		(1U << LK_HASH_BITS)	/* 2 * CKPT_IMG_MAX_FILES */
 
 struct lk_walk {
 	const struct ckpt_fds *scan;
@@ -301,6 +301,8 @@ int ckpt_locks_capture(struct task_struct *task, struct mm_struct *mm,
 	int ret = 0;
 	u32 i;
 
+	/* More slots than files (at most half full): a probe ends. */
+	BUILD_BUG_ON(LK_HASH < 2 * CKPT_IMG_MAX_FILES);
 	w.out = kvcalloc(CKPT_IMG_MAX_LOCKS, sizeof(*w.out), GFP_KERNEL);
 	w.set = kvcalloc(LK_HASH, sizeof(*w.set), GFP_KERNEL);
 	if (!w.out || !w.set) {

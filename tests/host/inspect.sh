@@ -985,6 +985,7 @@ ktap_check "a node-local file outside a tree, a descriptor of that kind: refused
 damage_of "$tmp/local.img" local-nr set 5 8 I 0x10004
 damage_of "$tmp/local.img" local-nr-alone set 5 8 I 0x10000
 damage_of "$tmp/tobj-shared" tobj-nr set "$tfiles" 8 I 0x10004
+damage_of "$tmp/local-nr" local-nr-dev set 5 24 Q 0x10000002a
 open_nr_checks() {
 	"$ckpt" inspect "$tmp/local-nr" | grep -xF '  fd 3 at 4 flags 02 tree-shared open 1 /tmp/job/seg' &&
 	"$ckpt" inspect --json "$tmp/local-nr" | python3 -c '
@@ -993,9 +994,10 @@ f = json.load(sys.stdin)["files"][0]
 assert f["tree_shared"] is True and f["open_nr"] == 1, f' &&
 	refuse_all \
 	"$tmp/local-nr-alone" "an open file's number on an entry other than a tree's shared regular file or directory $(at_of "$tmp/local.img" 5)" \
-	"$tmp/tobj-nr" "an open file's number on an entry other than a tree's shared regular file or directory $(at_of "$tmp/tobj.img" "$tfiles")"
+	"$tmp/tobj-nr" "an open file's number on an entry other than a tree's shared regular file or directory $(at_of "$tmp/tobj.img" "$tfiles")" \
+	"$tmp/local-nr-dev" "a tree's shared file with a device number over 32 bits $(at_of "$tmp/local.img" 5)"
 }
-ktap_check "a file's second open file shared in a tree: numbered, valid and shown; the number unshared or on a memfd, refused" \
+ktap_check "a file's second open file shared in a tree: numbered, valid and shown; the number unshared or on a memfd, a device number over 32 bits, refused" \
 	open_nr_checks
 # Several trees taken as one (CKPT_CHECKPOINT_ROOTS): a member past 0 with
 # no parent is marked CKPT_TREE_ROOT (struct ckpt_img_tree: index at 16,
