@@ -19,6 +19,7 @@
 static const char *const vma_flag_names[] = {
 	"shared", "file", "growsdown", "heap", "stack", "vdso", "vvar",
 	"dontfork", "dontdump", "maywrite", "noreserve", "fileobj", "sysv",
+	"flock-read", "flock-write",
 };
 
 static const char *fileobj_kind(__u32 kind)

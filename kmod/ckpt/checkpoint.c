@@ -610,6 +610,10 @@ static int capture(struct ckpt_cp_ctx *ctx)
 		ret = ckpt_mm_capture(task, ctx->mm, ctx->pagemap, &ctx->mc,
 				      ctx->proc, &ctx->scan.objs, &ctx->why);
 	if (!ret)
+		ret = ckpt_locks_mark_vmas(&ctx->scan, ctx->mm, ctx->mc.vmas,
+					   ctx->mc.nr_vmas, task_tgid_vnr(task),
+					   &ctx->why);
+	if (!ret)
 		ret = ckpt_fileobjs_capture(&ctx->scan.objs,
 					    task_tgid_vnr(task), &ctx->why);
 	/*

@@ -93,7 +93,7 @@ struct task_struct;
 #endif
 
 /*
- * A file lock's owner, flags, type and file moved into its struct
+ * A file lock's owner, flags, type, file and pid moved into its struct
  * file_lock_core in 6.9, which split leases into a struct file_lease of
  * their own (linux/filelock.h, out of linux/fs.h since 6.3).
  */
@@ -106,6 +106,7 @@ struct task_struct;
 #define ckpt_lock_flags(fl)		((fl)->c.flc_flags)
 #define ckpt_lock_type(fl)		((fl)->c.flc_type)
 #define ckpt_lock_file(fl)		((fl)->c.flc_file)
+#define ckpt_lock_pid(fl)		((fl)->c.flc_pid)
 #define ckpt_lease			file_lease
 #else
 #define ckpt_for_each_lock(fl, head)	list_for_each_entry(fl, head, fl_list)
@@ -113,6 +114,7 @@ struct task_struct;
 #define ckpt_lock_flags(fl)		((fl)->fl_flags)
 #define ckpt_lock_type(fl)		((fl)->fl_type)
 #define ckpt_lock_file(fl)		((fl)->fl_file)
+#define ckpt_lock_pid(fl)		((fl)->fl_pid)
 #define ckpt_lease			file_lock
 #endif
 

@@ -34,6 +34,14 @@ struct ckpt_fds {
 	u32 nr_timerfds;
 	struct ckpt_img_lock *locks;	/* the LOCKS section: locks.c */
 	u32 nr_locks;
+	/*
+	 * flock() locks held through a mapping only (locks.c): their open
+	 * files, compared only (a reference would count as another holder's
+	 * in fileobj.c), and CKPT_VMA_FLOCK_* for the first VMA of each.
+	 */
+	const struct file *flock_maps[CKPT_IMG_MAX_FLOCK_MAPS];
+	u32 flock_map_flag[CKPT_IMG_MAX_FLOCK_MAPS];
+	u32 nr_flock_maps;
 	struct ckpt_fileobjs objs;	/* FIFOs, memfds, deleted files */
 	struct ckpt_img_pipe **pipes;	/* CKPT_IMG_MAX_FILES: PIPE sections */
 	size_t *pipe_len;

@@ -838,6 +838,8 @@ void ckpt_fileobj_put_files(struct ckpt_objfiles *of)
 	for (i = 0; of->files && i < of->nr; i++)
 		if (of->files[i])
 			fput(of->files[i]);
+	for (i = 0; i < of->nr_flocked; i++)
+		fput(of->flocked[i]);
 	kvfree(of->files);
 	kvfree(of->fds);
 	memset(of, 0, sizeof(*of));

@@ -192,6 +192,14 @@ struct ckpt_objfiles {
 	s32 *fds;		/* [nr]: the restarter's descriptors of them */
 	u32 nr;
 	bool same_boot;		/* the image's device numbers hold here */
+	/*
+	 * The files of the mappings that carry a flock() lock, locked by
+	 * ckpt_mm_check_files() before the point of no return and mapped
+	 * by ckpt_mm_restore(): referenced, by their mappings' start.
+	 */
+	struct file *flocked[CKPT_IMG_MAX_FLOCK_MAPS];
+	u64 flocked_at[CKPT_IMG_MAX_FLOCK_MAPS];
+	u32 nr_flocked;
 	/* What the restarted process will run with; NULL: the caller's. */
 	const struct cred *cred;
 };

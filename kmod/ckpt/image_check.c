@@ -842,8 +842,8 @@ static int check_locks(struct ckpt_img_state *st,
 static int check_vmas(struct ckpt_img_state *st,
 		      const struct ckpt_img_vma *v, __u32 n)
 {
+	__u32 i, flocked = 0;
 	__u64 prev_end = 0;
-	__u32 i;
 
 	for (i = 0; i < n; i++, v++) {
 		if (v->start % CKPT_IMG_PAGE_SIZE || v->end % CKPT_IMG_PAGE_SIZE)
@@ -877,6 +877,15 @@ static int check_vmas(struct ckpt_img_state *st,
 		     v->flags & (CKPT_VMA_FILE | CKPT_VMA_FILEOBJ) || v->dev ||
 		     v->ino > CKPT_IMG_SYSV_ID_MAX || v->nr_pages))
 			return FAIL(st, EBADMSG, "System V segment mapping out of bounds");
+		if ((v->flags & (CKPT_VMA_FLOCK_READ | CKPT_VMA_FLOCK_WRITE)) &&
+		    (!(v->flags & CKPT_VMA_FILE) ||
+		     v->flags & (CKPT_VMA_VDSO | CKPT_VMA_VVAR) ||
+		     (v->flags & CKPT_VMA_FLOCK_READ &&
+		      v->flags & CKPT_VMA_FLOCK_WRITE)))
+			return FAIL(st, EBADMSG, "flock() lock on a mapping of no file, or both shared and exclusive");
+		if ((v->flags & (CKPT_VMA_FLOCK_READ | CKPT_VMA_FLOCK_WRITE)) &&
+		    ++flocked > CKPT_IMG_MAX_FLOCK_MAPS)
+			return FAIL(st, E2BIG, "more flock()ed mappings than an image holds");
 		if ((v->flags & CKPT_VMA_FILEOBJ) &&
 		    (!(v->flags & CKPT_VMA_FILE) || v->dev ||
 		     v->ino >= st->nr_fileobjs ||

@@ -9,23 +9,31 @@
  * same file is not the image's. Refused by name: a lease, a lock on a
  * pipe, socket or device, and one the restart could not take again
  * through a descriptor of the image (a single process's standard
- * descriptors are the restarter's; an open file only a mapping holds).
+ * descriptors are the restarter's), but for a flock() lock of an open file
+ * only mappings hold, which the restart takes on the file it maps at the
+ * first of them (ckpt_locks_mark_vmas()).
  */
 
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/dcache.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 
 #include "fds.h"
+#include "fileobj.h"
 #include "locks.h"
 #include "why.h"
 
 /* What a walk found that the image cannot hold, named after the lock. */
-enum { LK_OK, LK_LEASE, LK_KIND, LK_NO_ENTRY, LK_MODE, LK_FULL };
+enum {
+	LK_OK, LK_LEASE, LK_KIND, LK_NO_ENTRY, LK_MODE, LK_MAPPED, LK_MAPS,
+	LK_SHARED, LK_FULL
+};
 
 /*
  * The process's open files, hashed: a lock list is walked under its
@@ -37,7 +45,7 @@ enum { LK_OK, LK_LEASE, LK_KIND, LK_NO_ENTRY, LK_MODE, LK_FULL };
 #define LK_HASH		(1U << LK_HASH_BITS)	/* 2 * CKPT_IMG_MAX_FILES */
 
 struct lk_walk {
-	const struct ckpt_fds *scan;
+	struct ckpt_fds *scan;
 	const struct file **set;	/* LK_HASH slots, NULL: free */
 	struct ckpt_img_lock *out;
 	u32 nr;
@@ -45,7 +53,7 @@ struct lk_walk {
 	int bad;			/* LK_* */
 	u32 bad_entry;			/* LK_KIND, LK_MODE: the entry */
 	const struct file *bad_file;	/* LK_NO_ENTRY, LK_LEASE: compared */
-	struct file *mapped;		/* LK_NO_ENTRY of a mapping: referenced */
+	struct file *mapped;		/* LK_MAPPED, _MAPS, _SHARED: referenced */
 };
 
 static bool lockable(u32 kind)
@@ -200,17 +208,62 @@ static void walk_files(struct lk_walk *w)
 	}
 }
 
+/* Whether @file is one of the flock()ed files of the process's mappings. */
+static bool flock_mapped(const struct ckpt_fds *scan, const struct file *file)
+{
+	u32 i;
+
+	for (i = 0; i < scan->nr_flock_maps; i++)
+		if (scan->flock_maps[i] == file)
+			return true;
+	return false;
+}
+
 /*
- * A flock() or open file description lock of an open file the process
- * holds through a mapping only: the restart maps the file, but holds no
- * open file of it a lock could be taken through.
+ * Under the mmap lock: refused, a flocked open file of the process's
+ * mappings that anything but those mappings holds (a child forked with
+ * it mapped: the restart makes one open file for each process, whose
+ * locks would conflict; or the kernel for a moment). Each mapping holds
+ * one reference to its file; the engine holds none.
+ */
+static void held_elsewhere(struct lk_walk *w, struct mm_struct *mm)
+{
+	const struct ckpt_fds *scan = w->scan;
+	struct vm_area_struct *vma;
+	u32 i;
+
+	for (i = 0; i < scan->nr_flock_maps; i++) {
+		VMA_ITERATOR(vmi, mm, 0);
+		struct file *file = NULL;
+		long n = 0;
+
+		for_each_vma(vmi, vma) {
+			if (vma->vm_file != scan->flock_maps[i])
+				continue;
+			file = vma->vm_file;
+			n++;
+		}
+		/* A reader of the moment (the kernel's) may come and go. */
+		if (file && !ckpt_file_refs_are(file, n)) {
+			w->bad = LK_SHARED;
+			w->mapped = get_file(file);
+			return;
+		}
+	}
+}
+
+/*
+ * Locks on open files the process holds through mappings only (no
+ * descriptor): a flock() lock is kept, its file noted for
+ * ckpt_locks_mark_vmas() (a JVM's hsperfdata file: opened, mapped, locked
+ * and closed); an open file description lock or a lease is refused.
  */
 static void walk_mappings(struct lk_walk *w, struct mm_struct *mm)
 {
 	VMA_ITERATOR(vmi, mm, 0);
+	struct ckpt_fds *scan = w->scan;
 	const struct file *last = NULL;
 	struct vm_area_struct *vma;
-	bool locked = false;
 
 	mmap_read_lock(mm);
 	for_each_vma(vmi, vma) {
@@ -218,9 +271,12 @@ static void walk_mappings(struct lk_walk *w, struct mm_struct *mm)
 		struct file *file = vma->vm_file;
 		struct ckpt_lease *le;
 		struct file_lock *fl;
+		bool other = false;
+		u32 flag = 0;
 
 		/* A file's mappings are often side by side: one look each. */
-		if (!file || file == last || ours(w, file))
+		if (!file || file == last || ours(w, file) ||
+		    flock_mapped(scan, file))
 			continue;
 		last = file;
 		ctx = locks_inode_context(file_inode(file));
@@ -228,20 +284,28 @@ static void walk_mappings(struct lk_walk *w, struct mm_struct *mm)
 			continue;
 		spin_lock(&ctx->flc_lock);
 		ckpt_for_each_lock(fl, &ctx->flc_flock)
-			locked |= ckpt_lock_file(fl) == file;
+			if (ckpt_lock_file(fl) == file)
+				flag = ckpt_lock_type(fl) == F_RDLCK ?
+				       CKPT_VMA_FLOCK_READ : CKPT_VMA_FLOCK_WRITE;
 		ckpt_for_each_lock(fl, &ctx->flc_posix)
-			locked |= ckpt_lock_file(fl) == file &&
-				  ckpt_lock_flags(fl) & FL_OFDLCK;
+			other |= ckpt_lock_file(fl) == file &&
+				 ckpt_lock_flags(fl) & FL_OFDLCK;
 		ckpt_for_each_lock(le, &ctx->flc_lease)
-			locked |= ckpt_lock_file(le) == file;
+			other |= ckpt_lock_file(le) == file;
 		spin_unlock(&ctx->flc_lock);
-		if (locked) {
-			w->bad = LK_NO_ENTRY;
+		if (other || (flag && scan->nr_flock_maps == CKPT_IMG_MAX_FLOCK_MAPS)) {
+			w->bad = other ? LK_MAPPED : LK_MAPS;
 			w->mapped = get_file(file);
 			break;
 		}
+		if (flag) {
+			scan->flock_maps[scan->nr_flock_maps] = file;
+			scan->flock_map_flag[scan->nr_flock_maps++] = flag;
+		}
 		cond_resched();
 	}
+	if (!w->bad)
+		held_elsewhere(w, mm);
 	mmap_read_unlock(mm);
 }
 
@@ -281,9 +345,22 @@ static int refuse(const struct lk_walk *w, pid_t pid, struct ckpt_why *why)
 			  pid, f->path, f->fd);
 		break;
 	case LK_NO_ENTRY:
-		ckpt_whyf(why, "pid %d holds a lock on %s through a standard descriptor or a mapping only, which the restart cannot take it through: not supported",
+		ckpt_whyf(why, "pid %d holds a lock on %s through a standard descriptor only, which the restart replaces: not supported",
 			  pid, p);
 		break;
+	case LK_MAPPED:
+		ckpt_whyf(why, "pid %d holds an open file description lock or a lease on %s through a mapping only, which the restart cannot take again: not supported",
+			  pid, p);
+		break;
+	case LK_SHARED:
+		ckpt_whyf(why, "pid %d holds a flock() lock on %s through a mapping only, and something else holds that open file too (a child forked with it mapped): not supported",
+			  pid, p);
+		break;
+	case LK_MAPS:
+		ckpt_whyf(why, "pid %d holds flock() locks through mappings only on more than %u files (%s the first past them)",
+			  pid, CKPT_IMG_MAX_FLOCK_MAPS, p);
+		kfree(buf);
+		return -E2BIG;
 	default:
 		ckpt_whyf(why, "pid %d holds more than %u file locks", pid,
 			  CKPT_IMG_MAX_LOCKS);
@@ -300,6 +377,8 @@ int ckpt_locks_capture(struct task_struct *task, struct mm_struct *mm,
 	struct lk_walk w = { .scan = scan };
 	int ret = 0;
 	u32 i;
+
+	scan->nr_flock_maps = 0;
 
 	/* More slots than files (at most half full): a probe ends. */
 	BUILD_BUG_ON(LK_HASH < 2 * CKPT_IMG_MAX_FILES);
@@ -340,4 +419,129 @@ int ckpt_locks_capture(struct task_struct *task, struct mm_struct *mm,
 	scan->locks = w.out;
 	scan->nr_locks = w.nr;
 	return 0;
+}
+
+/*
+ * Whether @file (a mapping's, held by it) carries a flock() lock of the
+ * kind @flag says: the open file walk_mappings() saw, not another one
+ * made since at the same address.
+ */
+static bool still_flocked(struct file *file, u32 flag)
+{
+	struct file_lock_context *ctx = locks_inode_context(file_inode(file));
+	struct file_lock *fl;
+	bool found = false;
+
+	if (!ctx)
+		return false;
+	spin_lock(&ctx->flc_lock);
+	ckpt_for_each_lock(fl, &ctx->flc_flock)
+		found |= ckpt_lock_file(fl) == file &&
+			 (ckpt_lock_type(fl) == F_RDLCK) ==
+			 (flag == CKPT_VMA_FLOCK_READ);
+	spin_unlock(&ctx->flc_lock);
+	return found;
+}
+
+int ckpt_locks_mark_vmas(const struct ckpt_fds *scan, struct mm_struct *mm,
+			 struct ckpt_img_vma *vmas, u32 nr_vmas, pid_t pid,
+			 struct ckpt_why *why)
+{
+	struct vm_area_struct *vma;
+	int ret = 0;
+	u32 i, n;
+
+	if (!scan->nr_flock_maps)
+		return 0;
+	mmap_read_lock(mm);
+	for (i = 0; i < scan->nr_flock_maps && !ret; i++) {
+		VMA_ITERATOR(vmi, mm, 0);
+
+		n = 0;
+		for_each_vma(vmi, vma) {
+			if (vma->vm_file == scan->flock_maps[i])
+				break;
+			n++;
+		}
+		/* The process is frozen: its mappings are those captured. */
+		if (!vma || n >= nr_vmas || vmas[n].start != vma->vm_start) {
+			ckpt_whyf(why, "pid %d: the mappings of a file it holds a flock() lock on through them changed while it was captured",
+				  pid);
+			ret = -EAGAIN;
+		} else if (!(vmas[n].flags & CKPT_VMA_FILE)) {
+			ckpt_whyf(why, "pid %d holds a flock() lock through mapping %llx-%llx (%s) only, whose file the image does not keep: not supported",
+				  pid, vmas[n].start, vmas[n].end, vmas[n].path);
+			ret = -EOPNOTSUPP;
+		} else if (!still_flocked(vma->vm_file,
+					  scan->flock_map_flag[i])) {
+			ckpt_whyf(why, "pid %d: its flock() lock on %s (mapped at %llx) changed while it was captured",
+				  pid, vmas[n].path, vmas[n].start);
+			ret = -EAGAIN;
+		} else {
+			vmas[n].flags |= scan->flock_map_flag[i];
+		}
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+int ckpt_locks_take_mapped(struct file *file, const struct ckpt_img_vma *v,
+			   unsigned int *tries, struct ckpt_why *why)
+{
+	bool ex = v->flags & CKPT_VMA_FLOCK_WRITE;
+	struct file_lock fl;
+	int ret;
+
+	if (!(v->flags & (CKPT_VMA_FLOCK_READ | CKPT_VMA_FLOCK_WRITE)))
+		return 0;
+	/*
+	 * A stacked file system (overlayfs) maps the file beneath: the lock
+	 * would be on a file the mapping does not hold, gone once put.
+	 */
+	if (d_real_inode(file->f_path.dentry) != file_inode(file)) {
+		ckpt_whyf(why, "cannot take its flock() lock on %s (mapped at %llx) again: it is on a stacked file system now, whose mapping holds the file beneath",
+			  v->path, v->start);
+		return -EOPNOTSUPP;
+	}
+	/*
+	 * As flock(2) makes one (without its LSM hook, which modules do not
+	 * get), not waiting in the kernel: a holder of a moment (a monitor's
+	 * flock -n) is waited for, the restart's @tries of CKPT_LOCK_NAP_MS.
+	 */
+	locks_init_lock(&fl);
+	ckpt_lock_file(&fl) = file;
+	ckpt_lock_owner(&fl) = file;
+	ckpt_lock_pid(&fl) = current->tgid;
+	ckpt_lock_flags(&fl) = FL_FLOCK;
+	ckpt_lock_type(&fl) = ex ? F_WRLCK : F_RDLCK;
+	fl.fl_end = OFFSET_MAX;
+	for (;;) {
+		if (file->f_op->flock)
+			ret = file->f_op->flock(file, F_SETLK, &fl);
+		else
+			ret = locks_lock_inode_wait(file_inode(file), &fl);
+		if (ret != -EAGAIN || !*tries)
+			break;
+		--*tries;
+		if (schedule_timeout_killable(msecs_to_jiffies(CKPT_LOCK_NAP_MS)) ||
+		    fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+	}
+	locks_release_private(&fl);
+	if (ret == -EINTR) {
+		ckpt_whyf(why, "killed while waiting to take its flock() lock on %s (mapped at %llx) again",
+			  v->path, v->start);
+		return ret;
+	}
+	if (ret == -EAGAIN) {
+		ckpt_whyf(why, "cannot take its flock() %s lock on %s (mapped at %llx) again: another process holds a lock on it now",
+			  ex ? "write" : "read", v->path, v->start);
+		return -EBUSY;
+	}
+	if (ret)
+		ckpt_whyf(why, "cannot take its flock() %s lock on %s (mapped at %llx) again: error %d",
+			  ex ? "write" : "read", v->path, v->start, ret);
+	return ret;
 }

@@ -35,6 +35,7 @@
 #include "fileobj.h"
 #include "image.h"
 #include "layout.h"
+#include "locks.h"
 #include "mm.h"
 #include "vdso.h"
 #include "ipc.h"
@@ -794,12 +795,28 @@ static struct file *open_mapped_file(const struct ckpt_img_vma *v,
 				     const struct ckpt_objfiles *of,
 				     struct ckpt_why *why)
 {
+	struct file *file, *own;
 	struct inode *inode;
-	struct file *file;
 
 	if (v->flags & CKPT_VMA_FILEOBJ) {
 		/* Made by the restarter (memfd, unlinked file): no identity. */
-		return ckpt_fileobj_open(of, v, why);
+		file = ckpt_fileobj_open(of, v, why);
+		if (IS_ERR(file) || !(v->flags & CKPT_VMA_MAYWRITE) ||
+		    !(v->flags & (CKPT_VMA_FLOCK_READ | CKPT_VMA_FLOCK_WRITE)))
+			return file;
+		/*
+		 * Locked: an open file of its own, as it had, not the
+		 * restarter's, which other mappings may share (one opened
+		 * read-only is the mapping's own already).
+		 */
+		own = dentry_open(&file->f_path, file->f_flags &
+				  (O_ACCMODE | O_LARGEFILE),
+				  of->cred ?: current_cred());
+		fput(file);
+		if (IS_ERR(own))
+			ckpt_whyf(why, "cannot open %s (mapped at %llx) again: error %ld",
+				  v->path, v->start, PTR_ERR(own));
+		return own;
 	}
 
 	file = ckpt_fileobj_open_path(of, root, v, why);
@@ -857,10 +874,12 @@ int ckpt_mm_check_process(const struct ckpt_img_process *p, const char **why)
 }
 
 int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
-			const struct path *root, const struct ckpt_objfiles *of,
+			const struct path *root, struct ckpt_objfiles *of,
 			struct ckpt_why *why)
 {
+	unsigned int tries = CKPT_LOCK_TRIES;
 	struct file *file;
+	int ret;
 	u32 i;
 
 	for (i = 0; i < nr_vmas; i++) {
@@ -869,9 +888,36 @@ int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
 		file = open_mapped_file(&vmas[i], root, of, why);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
-		fput(file);
+		if (!(vmas[i].flags & (CKPT_VMA_FLOCK_READ |
+				       CKPT_VMA_FLOCK_WRITE))) {
+			fput(file);
+			continue;
+		}
+		/* Held from now on: ckpt_mm_restore() maps this file. */
+		ret = ckpt_locks_take_mapped(file, &vmas[i], &tries, why);
+		if (ret || of->nr_flocked == CKPT_IMG_MAX_FLOCK_MAPS) {
+			fput(file);
+			return ret ?: -E2BIG;
+		}
+		of->flocked_at[of->nr_flocked] = vmas[i].start;
+		of->flocked[of->nr_flocked++] = file;
 	}
 	return 0;
+}
+
+/* The file ckpt_mm_check_files() locked for @v, referenced. */
+static struct file *flocked_file(const struct ckpt_objfiles *of,
+				 const struct ckpt_img_vma *v,
+				 struct ckpt_why *why)
+{
+	u32 i;
+
+	for (i = 0; i < of->nr_flocked; i++)
+		if (of->flocked_at[i] == v->start)
+			return get_file(of->flocked[i]);
+	ckpt_whyf(why, "%s (mapped at %llx): its flock() lock was not taken",
+		  v->path, v->start);
+	return ERR_PTR(-EINVAL);
 }
 
 static int map_vma(const struct ckpt_img_vma *v, const struct path *root,
@@ -890,8 +936,12 @@ static int map_vma(const struct ckpt_img_vma *v, const struct path *root,
 	if (v->flags & CKPT_VMA_NORESERVE)
 		flags |= MAP_NORESERVE;
 	if (v->flags & (CKPT_VMA_FILE | CKPT_VMA_SYSV)) {
-		file = v->flags & CKPT_VMA_SYSV ? sysv_file(sa, v, why) :
-						  open_mapped_file(v, root, of, why);
+		if (v->flags & CKPT_VMA_SYSV)
+			file = sysv_file(sa, v, why);
+		else if (v->flags & (CKPT_VMA_FLOCK_READ | CKPT_VMA_FLOCK_WRITE))
+			file = flocked_file(of, v, why);
+		else
+			file = open_mapped_file(v, root, of, why);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
 	} else {
@@ -900,14 +950,16 @@ static int map_vma(const struct ckpt_img_vma *v, const struct path *root,
 
 	addr = vm_mmap(file, v->start, v->end - v->start, v->prot, flags,
 		       file ? v->pgoff << PAGE_SHIFT : 0);
-	if (file)
-		fput(file);
 	if (IS_ERR_VALUE(addr) || addr != v->start) {
+		if (file)
+			fput(file);
 		ckpt_whyf(why, "cannot map %llx-%llx %s: error %ld",
 			  v->start, v->end, v->path,
 			  IS_ERR_VALUE(addr) ? (long)addr : -EEXIST);
 		return IS_ERR_VALUE(addr) ? (int)addr : -EEXIST;
 	}
+	if (file)
+		fput(file);	/* the mapping holds it, and any lock on it */
 
 	if (v->flags & CKPT_VMA_DONTFORK)
 		extra |= VM_DONTCOPY;

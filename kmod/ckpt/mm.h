@@ -78,10 +78,12 @@ void ckpt_mm_capture_free(struct ckpt_mm_capture *c);
 int ckpt_mm_check_process(const struct ckpt_img_process *p, const char **why);
 /*
  * Restart, before anything is changed: every mapped file is still there,
- * opened from @root.
+ * opened from @root; a mapping's flock() lock is taken on the file it
+ * will map, kept in @of (the point of no return is past only once every
+ * lock is held).
  */
 int ckpt_mm_check_files(const struct ckpt_img_vma *vmas, u32 nr_vmas,
-			const struct path *root, const struct ckpt_objfiles *of,
+			const struct path *root, struct ckpt_objfiles *of,
 			struct ckpt_why *why);
 /*
  * Replace current's memory with the image's: unmap everything but the

@@ -6,7 +6,9 @@
  * file drops the process's record locks on it (the engine closes the
  * restarter's descriptors of file objects without that: restart.c). A lock
  * another process holds now, conflicting, fails the restart, naming it:
- * the restarted process would otherwise run without a lock it had.
+ * the restarted process would otherwise run without a lock it had. One
+ * held for a moment (a monitor's flock -n) is waited for, 2 s at most, as
+ * the engine does for a mapping's flock() (kmod/ckpt/locks.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 
 #include "err.h"
 #include "restore_int.h"
@@ -45,20 +48,34 @@ static int take(const struct ckpt_img_lock *l)
 		     &fl);
 }
 
+#define LOCK_NAP_NS	20000000L	/* 20 ms */
+#define LOCK_TRIES	100		/* 2 s in all, for every lock */
+
+static bool in_the_way(int e)
+{
+	return e == EAGAIN || e == EACCES || e == EWOULDBLOCK;
+}
+
 int restore_take_locks(const struct ckpt_image *img, struct ckpt_err *err)
 {
+	const struct timespec nap = { 0, LOCK_NAP_NS };
+	unsigned int tries = 0;
 	uint32_t i, k;
 
 	for (i = 0; i < img->nr_locks; i++) {
 		const struct ckpt_img_lock *l = &img->locks[i];
 		const char *path = "?";
+		int ret;
 
-		if (!take(l))
+		while ((ret = take(l)) && in_the_way(errno) &&
+		       tries++ < LOCK_TRIES)
+			nanosleep(&nap, NULL);
+		if (!ret)
 			continue;
 		for (k = 0; k < img->nr_files; k++)
 			if (img->files[k].fd == l->fd)
 				path = img->files[k].path;
-		if (errno == EAGAIN || errno == EACCES || errno == EWOULDBLOCK)
+		if (in_the_way(errno))
 			return ckpt_err_set(err, EBUSY, "pid %u fd %u (%s): cannot take its %s lock again: another process holds a lock on it now",
 					    img->proc.pid, l->fd, path,
 					    lock_name(l));

@@ -239,7 +239,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((133 + nsect))
+ktap_plan $((135 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -589,6 +589,25 @@ ktap_check "a lock on a FIFO, a dup(), no descriptor; of another kind or type; o
 	"$tmp/lk-flock" "lock range out of bounds $(at_of "$tmp/lk.img" 8)" \
 	"$tmp/lk-rdonly" "record lock on a descriptor not open for it $(at_of "$tmp/lk.img" 8)" \
 	"$tmp/lk-wronly" "record lock on a descriptor not open for it $(at_of "$tmp/lk.img" 8)"
+# A flock() lock held through a mapping only, on its first mapping's
+# VMAS entry (entry 0: /bin/sh, flags at 28, flock-write in lk.img; entry
+# 1: the heap, at 604): on a file's mapping, valid and shown; shared and
+# exclusive at once, or on a mapping of no file, refused.
+img_py "$tmp/lksects" list "$tmp/lk.img"
+lkvmas=$(awk '$2 == "VMAS" { print $1 }' "$tmp/lksects")
+damage_of "$tmp/lk.img" lk-map-both set "$lkvmas" 28 I 0x6002
+damage_of "$tmp/lk.img" lk-map-heap set "$lkvmas" 604 I 0x2008
+ktap_check "a flock() lock through a file's mapping only: valid, shown" sh -c "
+	'$ckpt' inspect '$tmp/lk.img' > '$tmp/lkmtext' && cat '$tmp/lkmtext' &&
+	grep -qx '  555555554000-555555556000 r-xp      0 pages file,flock-write /bin/sh' '$tmp/lkmtext' &&
+	'$ckpt' inspect --json '$tmp/lk.img' | python3 -c '
+import json, sys
+v = json.load(sys.stdin)[\"vmas\"]
+assert v[0][\"flags\"] == [\"file\", \"flock-write\"], v[0]
+assert \"flock-write\" not in v[1][\"flags\"], v[1]'"
+ktap_check "a flock() lock through a mapping both shared and exclusive, or on a mapping of no file" refuse_all \
+	"$tmp/lk-map-both" "flock() lock on a mapping of no file, or both shared and exclusive $(at_of "$tmp/lk.img" "$lkvmas")" \
+	"$tmp/lk-map-heap" "flock() lock on a mapping of no file, or both shared and exclusive $(at_of "$tmp/lk.img" "$lkvmas")"
 # A memfd's number in a tree (dev) without its sharing; shared outside a tree.
 odamage obj-dev set 4 24 Q 1
 odamage obj-shared set 4 8 I 4

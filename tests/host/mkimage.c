@@ -435,7 +435,8 @@ static void file_objects(void)
 /*
  * -K (with -O): LOCKS after the file objects: fd 3 (the memfd, read-write)
  * holds a record write lock on bytes 0-9, a flock() read lock and an open
- * file description read lock from byte 100 on.
+ * file description read lock from byte 100 on; and the mapping of /bin/sh
+ * carries a flock() write lock (CKPT_VMA_FLOCK_WRITE: main() sets it).
  */
 static void lock_section(void)
 {
@@ -850,6 +851,8 @@ int main(int argc, char **argv)
 	if (no_pages)
 		for (i = 0; i < nr_vmas; i++)
 			vmas[i].nr_pages = 0;
+	if (locks)
+		vmas[0].flags |= CKPT_VMA_FLOCK_WRITE;
 
 	hdr.nr_threads = nr_threads;
 	hdr.nr_vmas = nr_vmas;

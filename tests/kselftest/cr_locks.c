@@ -9,14 +9,18 @@
  * process, before and after. A
  * lock another process holds when the restart comes fails the restart,
  * naming the process, descriptor and file, and the image restarts once
- * it is gone. Refused by name, the process running on: a lease, a lock on
+ * it is gone. A flock() lock held through mappings only (a JVM's
+ * hsperfdata file) comes back on the mapped file, and goes with its
+ * mappings. Refused by name, the process running on: a lease, a lock on
  * a pipe, one on a standard descriptor (the restart gives the process
- * the restarter's), one held through a mapping only.
+ * the restarter's), an open file description lock held through a mapping
+ * only, and a flock() one whose mapped open file a child shares.
  */
 #define _GNU_SOURCE
 
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 
 #include "kselftest_harness.h"
 #include "ckpt_test.h"
@@ -159,7 +163,50 @@ static void stdout_target(void)
 	target_serve(nothing);
 }
 
+/* An open file description lock held through a mapping only. */
+static void mapped_ofd_target(void)
+{
+	int fd = open(f_path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0 || setlk(fd, F_OFD_SETLK, F_WRLCK, 0, 10) ||
+	    mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED ||
+	    close(fd))
+		_exit(9);
+	target_serve(nothing);
+}
+
+static char *mapped_at;
+
+static void unmap(void)
+{
+	target_say(munmap(mapped_at, 8192) ? "err" : "unmapped");
+}
+
+/*
+ * As a JVM holds its hsperfdata file: F opened read-write, flock()ed
+ * exclusive, mapped shared (two mappings of one open file: its second
+ * page made read-only) and closed; G read-only, flock()ed shared, mapped
+ * private and closed. 'p' unmaps F, which lets its lock go.
+ */
 static void mapped_target(void)
+{
+	int f = open(f_path, O_RDWR | O_CLOEXEC);
+	int g = open(g_path, O_RDONLY | O_CLOEXEC);
+
+	if (f < 0 || g < 0 || flock(f, LOCK_EX) || flock(g, LOCK_SH))
+		_exit(9);
+	mapped_at = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+	if (mapped_at == MAP_FAILED ||
+	    mprotect(mapped_at + 4096, 4096, PROT_READ) ||
+	    mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, g, 0) == MAP_FAILED ||
+	    close(f) || close(g))
+		_exit(10);
+	mapped_at[0] = 'x';
+	target_serve(unmap);
+}
+
+/* The same F, and a child forked with it mapped: one open file for two. */
+static void mapped_forked_target(void)
 {
 	int fd = open(f_path, O_RDWR | O_CLOEXEC);
 
@@ -167,7 +214,37 @@ static void mapped_target(void)
 	    mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED ||
 	    close(fd))
 		_exit(9);
+	if (!fork()) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
 	target_serve(nothing);
+}
+
+static char *memfd_at;
+
+static void memfd_probe(void)
+{
+	target_say("%lx", (unsigned long)memfd_at);
+}
+
+/*
+ * A memfd mapped shared, flock()ed exclusive through its descriptor, which
+ * is closed (the image carries the memfd; the restarter makes it again).
+ * 'p' says where it is mapped.
+ */
+static void memfd_target(void)
+{
+	int m = memfd_create("hsperf", MFD_CLOEXEC);
+
+	if (m < 0 || ftruncate(m, 4096) || flock(m, LOCK_EX))
+		_exit(9);
+	memfd_at = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, m, 0);
+	if (memfd_at == MAP_FAILED || close(m))
+		_exit(10);
+	memfd_at[0] = 'a';
+	target_serve(memfd_probe);
 }
 
 FIXTURE(locks) {
@@ -298,7 +375,7 @@ static void refused(struct __test_metadata *_metadata, const char *image,
 
 TEST_F(locks, what_cannot_be_taken_again_is_refused_by_name)
 {
-	char why[128];
+	char why[256];
 
 	CKPT_SETUP_SKIPPED();
 	snprintf(why, sizeof(why), "holds a lease on %s", g_path);
@@ -308,10 +385,181 @@ TEST_F(locks, what_cannot_be_taken_again_is_refused_by_name)
 	refused(_metadata, self->image, pipe_target,
 		"holds a file lock: only a file's");
 	refused(_metadata, self->image, stdout_target,
-		"through a standard descriptor or a mapping only");
-	snprintf(why, sizeof(why), "holds a lock on %s through a standard descriptor or a mapping only",
+		"through a standard descriptor only, which the restart replaces");
+	snprintf(why, sizeof(why), "holds an open file description lock or a lease on %s through a mapping only",
 		 f_path);
-	refused(_metadata, self->image, mapped_target, why);
+	refused(_metadata, self->image, mapped_ofd_target, why);
+	snprintf(why, sizeof(why), "holds a flock() lock on %s through a mapping only, and something else holds that open file too",
+		 f_path);
+	refused(_metadata, self->image, mapped_forked_target, why);
+}
+
+/* F and G as mapped_target() leaves them, seen from here. */
+static void expect_mapped(struct __test_metadata *_metadata, bool f_held)
+{
+	EXPECT_STREQ(f_held ? "held" : "free", flock_free(f_path, LOCK_SH));
+	EXPECT_STREQ("free", flock_free(g_path, LOCK_SH));
+	EXPECT_STREQ("held", flock_free(g_path, LOCK_EX));
+}
+
+TEST_F(locks, a_flock_through_a_mapping_only_comes_back)
+{
+	struct target t = {};
+	char line[512];
+	int cycle;
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, mapped_target));
+	pid = t.pid;
+	ASSERT_EQ(0, target_ask(&t, "s", line, sizeof(line)));
+	expect_mapped(_metadata, true);
+	for (cycle = 0; cycle < 2; cycle++) {
+		ASSERT_EQ(0, target_cycle(&t, pid, self->image, self->msg,
+					  sizeof(self->msg))) TH_LOG("%s", self->msg);
+		ASSERT_EQ(0, target_ask(&t, "s", line, sizeof(line)))
+			TH_LOG("cycle %d: status %#x", cycle, target_end(&t));
+		expect_mapped(_metadata, true);
+	}
+	/* The lock is the mappings' open file's: gone once they are. */
+	ASSERT_EQ(0, target_ask(&t, "p", line, sizeof(line)));
+	EXPECT_STREQ("unmapped", line);
+	expect_mapped(_metadata, false);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+	EXPECT_STREQ("free", flock_free(g_path, LOCK_EX));
+}
+
+TEST_F(locks, a_flock_through_a_mapping_another_holds_now_fails_the_restart)
+{
+	struct target t = {};
+	char err[512], line[512];
+	int fd, status;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, mapped_target));
+	ASSERT_EQ(0, target_ask(&t, "s", line, sizeof(line)));
+	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
+					self->msg, sizeof(self->msg), NULL))
+		TH_LOG("%s", self->msg);
+	target_end(&t);
+	fd = open(f_path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, flock(fd, LOCK_SH | LOCK_NB));
+	status = ckpt_run_restart(self->image, NULL, err, sizeof(err));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status)) TH_LOG("%#x", status);
+	snprintf(line, sizeof(line), "cannot take its flock() write lock on %s (mapped at ",
+		 f_path);
+	EXPECT_NE(NULL, strstr(err, line)) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "another process holds a lock on it now"))
+		TH_LOG("%s", err);
+	/* Nothing of it holds anything; the image restarts once it is free. */
+	EXPECT_STREQ("free", flock_free(g_path, LOCK_EX));
+	close(fd);
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_ask(&t, "s", line, sizeof(line)))
+		TH_LOG("status %#x", target_end(&t));
+	expect_mapped(_metadata, true);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+}
+
+
+/*
+ * A memfd's lock through its mapping: on an open file of the mapping's
+ * own at the restart (not the restarter's), held after each cycle, seen
+ * through the mapping's /proc/PID/map_files link (another open file).
+ */
+TEST_F(locks, a_memfd_flocked_through_its_mapping_only_comes_back)
+{
+	struct target t = {};
+	char line[512], link[96];
+	unsigned long at;
+	int cycle;
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, memfd_target));
+	pid = t.pid;
+	ASSERT_EQ(0, target_ask(&t, "p", line, sizeof(line)));
+	ASSERT_EQ(1, sscanf(line, "%lx", &at)) TH_LOG("%s", line);
+	snprintf(link, sizeof(link), "/proc/%d/map_files/%lx-%lx", pid, at,
+		 at + 4096);
+	EXPECT_STREQ("held", flock_free(link, LOCK_SH));
+	for (cycle = 0; cycle < 2; cycle++) {
+		ASSERT_EQ(0, target_cycle(&t, pid, self->image, self->msg,
+					  sizeof(self->msg))) TH_LOG("%s", self->msg);
+		ASSERT_EQ(0, target_ask(&t, "s", line, sizeof(line)))
+			TH_LOG("cycle %d: status %#x", cycle, target_end(&t));
+		EXPECT_STREQ("held", flock_free(link, LOCK_SH));
+	}
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+}
+
+/*
+ * A child of this test holds a lock in the way for a second (@record: a
+ * record write lock on byte 50 of F; else a shared flock() of F), from
+ * before the restart starts.
+ */
+static pid_t hold_a_second(bool record)
+{
+	int p[2], fd;
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		fd = open(f_path, O_RDWR | O_CLOEXEC);
+		if (fd < 0 || (record ? setlk(fd, F_SETLK, F_WRLCK, 50, 1) :
+					flock(fd, LOCK_SH)) ||
+		    write(p[1], "h", 1) != 1)
+			_exit(1);
+		usleep(1000 * 1000);
+		_exit(0);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &c, 1) != 1)
+		pid = -1;
+	close(p[0]);
+	return pid;
+}
+
+/* Such a lock is waited for (2 s at most): the restart takes its own. */
+TEST_F(locks, a_lock_held_for_a_moment_at_restart_is_waited_for)
+{
+	void (*const targets[2])(void) = { mapped_target, locks_target };
+	struct target t = {};
+	char line[512];
+	int i, status;
+	pid_t h;
+
+	CKPT_SETUP_SKIPPED();
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, target_start(&t, targets[i]));
+		ASSERT_EQ(0, target_ask(&t, "s", line, sizeof(line)));
+		ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image,
+						CKPT_CHECKPOINT_KILL, self->msg,
+						sizeof(self->msg), NULL))
+			TH_LOG("%s", self->msg);
+		target_end(&t);
+		h = hold_a_second(i == 1);
+		ASSERT_LT(0, h);
+		ASSERT_EQ(0, target_restart(&t, self->image));
+		ASSERT_EQ(0, target_ask(&t, "s", line, sizeof(line)))
+			TH_LOG("%s: status %#x", i ? "record" : "flock()",
+			       target_end(&t));
+		ASSERT_EQ(h, waitpid(h, &status, 0));
+		if (i) {
+			EXPECT_STREQ("held", flock_free(h_path, LOCK_SH));
+		} else {
+			expect_mapped(_metadata, true);
+		}
+		ASSERT_EQ(0, target_send(&t, "q"));
+		EXPECT_EQ(0, target_end(&t));
+	}
 }
 
 TEST_HARNESS_MAIN

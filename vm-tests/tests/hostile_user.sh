@@ -10,8 +10,9 @@
 # no tree command yet), to carry a root-only tmpfs file, or one its
 # process's Landlock sandbox may not read, in a --tmpfs tree checkpoint,
 # to make the engine read more connections waiting on a listening socket
-# than an image holds, to ask for TCP ends alone (ckptd's flags), and races a target's death against its
-# checkpoints. Every attempt is refused with a clear message and the
+# than an image holds, to ask for TCP ends alone (ckptd's flags), to have
+# its 20000 record locks on a file root's process holds walked into root's
+# image, and races a target's death against its checkpoints. Every attempt is refused with a clear message and the
 # targets run on; the kernel logs nothing (the harness scans the log).
 #
 # Topology: one node, no network. On the 6.12 line only: the engine's
@@ -112,7 +113,7 @@ runs() {
 	kill -0 "$1" 2> /dev/null && ! grep -q ckpt "/proc/$1/wchan" 2> /dev/null
 }
 
-ktap_plan 18
+ktap_plan 19
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 # Processes that sleep until killed: root's and nobody's.
 sleep 1000 > /dev/null 2>&1 &
@@ -312,6 +313,52 @@ race() {
 	done
 }
 ktap_check "30 rounds of kill racing a checkpoint: refused by name or done" race
+
+# File locks (engine.md, "File locks"): nobody lays 20000 record locks on
+# a file root's process has open and mapped, flock()ed through the
+# mapping only; the engine walks that lock list under its spinlock. Root's
+# checkpoint is done in bounded time, and its image holds root's own locks
+# alone: its record lock on byte 1 and the mapping's flock().
+echo data > "$dir/locked"
+chmod 0644 "$dir/locked"
+# (Through libc: Python's mmap module keeps a dup() of the descriptor.)
+python3 -c '
+import ctypes, fcntl, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_int, ctypes.c_long]
+fd = os.open(sys.argv[1], os.O_RDONLY)
+m = os.open(sys.argv[1], os.O_RDONLY)
+fcntl.flock(m, fcntl.LOCK_SH)
+if libc.mmap(None, 4096, 1, 1, m, 0) in (None, 2**64 - 1):
+    sys.exit(9)
+os.close(m)
+fcntl.lockf(fd, fcntl.LOCK_SH, 1, 1)
+open(sys.argv[2], "w").close()
+time.sleep(1000)' "$dir/locked" "$dir/locked.root" > /dev/null 2>&1 &
+lock_root=$!
+pids+=("$lock_root")
+nobody_bg python3 -c '
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+for i in range(20000):
+    fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 2 * i + 4)
+open(sys.argv[2], "w").close()
+time.sleep(1000)' "$dir/locked" "$dir/locked.nobody" > /dev/null 2>&1
+pids+=("$!")
+ktap_poll 120 sh -c "test -e '$dir/locked.root' && test -e '$dir/locked.nobody'" ||
+	ktap_note "the lock holders are not ready"
+only_own_locks() {
+	timeout 120 ckpt checkpoint "$lock_root" -o "$dir/locked.img" &&
+	ckpt inspect "$dir/locked.img" > "$dir/locked.txt" &&
+	grep -A3 '^file locks' "$dir/locked.txt" &&
+	grep -qx 'file locks: 1' "$dir/locked.txt" &&
+	grep -qxE '  fd [0-9]+ posix read bytes 1-1' "$dir/locked.txt" &&
+	grep -E "file(,[a-z-]+)*,flock-read(,[a-z-]+)* $dir/locked\$" "$dir/locked.txt" &&
+	test "$(grep -c 'flock-' "$dir/locked.txt")" = 1 && runs "$lock_root"
+}
+ktap_check "root's process on a file nobody laid 20000 locks on: checkpointed, its own locks alone" only_own_locks
 
 ktap_check "the other processes ran through it all" alive "$root_sleeper"
 ktap_finish

@@ -343,8 +343,19 @@ enum ckpt_img_vma_flags {
 	CKPT_VMA_NORESERVE	= 1 << 10,	/* MAP_NORESERVE: no commit charge */
 	CKPT_VMA_FILEOBJ	= 1 << 11,	/* file: FILEOBJ entry @ino */
 	CKPT_VMA_SYSV		= 1 << 12,	/* System V segment @ino (its id) */
-	__CKPT_VMA_ALL		= (1 << 13) - 1,
+	/*
+	 * The open file the mapping holds carries the process's flock()
+	 * lock, shared or exclusive, which no descriptor of it holds (a JVM's
+	 * hsperfdata file): taken again on the file mapped there. On the
+	 * first of the file's mappings only.
+	 */
+	CKPT_VMA_FLOCK_READ	= 1 << 13,
+	CKPT_VMA_FLOCK_WRITE	= 1 << 14,
+	__CKPT_VMA_ALL		= (1 << 15) - 1,
 };
+
+/* Mappings with CKPT_VMA_FLOCK_READ or _WRITE in one image, at most. */
+#define CKPT_IMG_MAX_FLOCK_MAPS	64
 
 struct ckpt_img_vma {
 	__u64 start, end;
