@@ -94,6 +94,8 @@ LIBCKPT := $(O)/lib/libckpt.so.1 $(O)/lib/libckpt.so $(O)/lib/libckpt.a \
 	$(O)/lib/libckpt.pc
 # Programs to checkpoint in demos and benchmarks.
 WORKLOADS := $(patsubst tests/workloads/%.c,$(O)/tests/workloads/%,$(wildcard tests/workloads/*.c))
+# A JVM's (vm-tests/tests/jvm.sh).
+JAVA_WORKLOADS := $(patsubst tests/workloads/%.java,$(O)/tests/workloads/%.class,$(wildcard tests/workloads/*.java))
 # Libraries tests LD_PRELOAD into ckpt's commands.
 PRELOADS := $(patsubst tests/preload/%.c,$(O)/tests/preload/%.so,$(wildcard tests/preload/*.c))
 # MPI programs to checkpoint (tests/mpi), built once per MPI library, with
@@ -160,7 +162,7 @@ kmod-debug: debug-kernel
 
 # ---------------------------------------------------------------- userspace
 
-user: $(O)/bin/ckpt $(O)/bin/ckpt-run $(O)/bin/ckpt-join $(O)/bin/ckpt-ssh $(O)/lib/ckpt/ssh/ssh $(O)/bin/ckptd $(LIBCKPT) $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS) $(PRELOADS) \
+user: $(O)/bin/ckpt $(O)/bin/ckpt-run $(O)/bin/ckpt-join $(O)/bin/ckpt-ssh $(O)/lib/ckpt/ssh/ssh $(O)/bin/ckptd $(LIBCKPT) $(MKIMAGE) $(KSFT_PROGS) $(WORKLOADS) $(JAVA_WORKLOADS) $(PRELOADS) \
 	$(MPI_PROGS) $(MPI_HOOKS) $(O)/tests/host/libckpt_unit $(O)/tests/host/tcpjoin_unit \
 	$(O)/tests/host/addrmap_unit $(O)/tests/host/tty_unit
 
@@ -308,6 +310,13 @@ $(O)/tests/workloads/%: tests/workloads/%.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(USER_CFLAGS) -pthread -o $@ $<
+
+$(O)/tests/workloads/%.class: tests/workloads/%.java
+	@mkdir -p $(@D)
+	@command -v javac > /dev/null || \
+		{ echo "javac is not installed (run: make deps)" >&2; exit 1; }
+	@$(if $(Q),echo "  JAVAC   $@")
+	$(Q)javac -d $(@D) $<
 
 $(O)/tests/preload/%.so: tests/preload/%.c
 	@mkdir -p $(@D)
