@@ -12,7 +12,10 @@
 # flock -n fails) and prints the line of an uninterrupted run. Checkpointed
 # with continue and --local-files (what ckptd does for every job), the JVM
 # runs to its end and removes its hsperfdata file; the restart makes the
-# file again from the image and prints the same line.
+# file again from the image and prints the same line. And as a user runs
+# it: an ordinary user's JVM started with ckpt-run as a job of ckptd's,
+# checkpointed with `ckpt job --kill` and restarted with `ckpt restart
+# SNAPSHOT` by that user, holds its lock again and prints the same line.
 #
 # Topology: one node, no network.
 # The engine's lock code runs on both lines in cr_locks; a JVM under TCG
@@ -21,17 +24,21 @@
 set -eu
 . "$CKPT_TOP/vm-tests/lib/ktap.sh"
 
+bin=$CKPT_TOP/build/bin
 classes=$CKPT_TOP/build/tests/workloads
 steps=300
 tmp=$(mktemp -d)
+chmod 755 "$tmp"
 perf=/tmp/hsperfdata_$(id -un)
+export CKPTD_SOCKET=$tmp/ckptd.sock
 
 cleanup() {
+	[ -n "${ckptd:-}" ] && kill "$ckptd" 2> /dev/null
 	pkill -KILL -f 'JavaSteps' 2> /dev/null || true
 	pkill -KILL -f 'sleep 3141' 2> /dev/null || true
 	wait 2> /dev/null || true
 	rmmod ckpt 2> /dev/null || true
-	rm -rf "$tmp"
+	rm -rf "$tmp" /etc/ckpt/ckptd-jvm.conf
 }
 trap cleanup EXIT
 
@@ -57,7 +64,7 @@ locked() {
 	test -e "$perf/$1" && ! flock -n -s "$perf/$1" true
 }
 
-ktap_plan 10
+ktap_plan 13
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 start expected
@@ -114,4 +121,46 @@ restarter=$!
 ktap_check "--local-files: the restart makes the file again, locked" ktap_poll 60 locked "$pid"
 wait "$restarter" || ktap_note "ckpt restart: status $?: $(cat "$tmp/cont2.err")"
 ktap_check "--local-files: the restart ends as the uninterrupted run" same cont2
+
+# A job of user nobody's, through ckptd, as a user runs one.
+as_nobody() {
+	python3 -c 'import os, sys
+os.setgroups([]); os.setresgid(65534, 65534, 65534)
+os.setresuid(65534, 65534, 65534); os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+mkdir -p /etc/ckpt "$tmp/snap"
+mkdir -m 1777 "$tmp/u"
+head -c 32 /dev/urandom > "$tmp/key"
+chmod 600 "$tmp/key"
+cat > /etc/ckpt/ckptd-jvm.conf << EOF
+snapshot_root = $tmp/snap
+key_file = $tmp/key
+socket = $CKPTD_SOCKET
+log_level = 2
+EOF
+"$bin/ckpt" key "$tmp/key"
+"$bin/ckptd" --foreground --config /etc/ckpt/ckptd-jvm.conf >> "$tmp/ckptd.log" 2>&1 &
+ckptd=$!
+ktap_poll 30 "$bin/ckpt" ls > /dev/null || ktap_note "ckptd does not answer"
+(cd "$tmp/u" && HOME=$tmp/u as_nobody "$bin/ckpt-run" --name jvm java -Xmx256m \
+	-cp "$classes" JavaSteps "$steps" "$tmp/u/ready" 20 > "$tmp/u/job.out" 2> "$tmp/u/run.err") &
+runner=$!
+ktap_poll 120 test -e "$tmp/u/ready" || ktap_note "the job's JVM is not running after 120 s"
+job=$(sed -n 's/^ckpt-run: job \([0-9a-f]*\)$/\1/p' "$tmp/u/run.err")
+jpid=$(ls /tmp/hsperfdata_nobody 2> /dev/null | head -1)
+job_killed() {
+	test -n "$job" && test -n "$jpid" &&
+	as_nobody "$bin/ckpt" job "$job" --kill > "$tmp/job.out" &&
+	cat "$tmp/job.out" && grep -q "^snapshot *$tmp/snap/$job/1\$" "$tmp/job.out"
+}
+ktap_check "ckpt job --kill of a user's JVM job" job_killed
+wait "$runner" 2> /dev/null || true
+(cd "$tmp/u" && HOME=$tmp/u as_nobody "$bin/ckpt" restart "$tmp/snap/$job/1" \
+	> "$tmp/u/restarted.out" 2> "$tmp/u/restarted.err") &
+runner=$!
+ktap_check "ckpt restart SNAPSHOT by its user: the JVM holds its lock again" \
+	ktap_poll 120 sh -c "test -e '/tmp/hsperfdata_nobody/$jpid' && ! flock -n -s '/tmp/hsperfdata_nobody/$jpid' true"
+wait "$runner" || ktap_note "ckpt restart: status $?: $(cat "$tmp/u/restarted.err")"
+ktap_check "and the job ends with the uninterrupted run's line" \
+	sh -c "cat '$tmp/u/restarted.out'; cmp '$tmp/expected.out' '$tmp/u/restarted.out'"
 ktap_finish
