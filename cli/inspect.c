@@ -620,14 +620,33 @@ static void print_epitems(struct printer *p, const struct ckpt_image *img)
 	print_close_array(p);
 }
 
-/* The file locks the process holds: which descriptor, what, which bytes. */
+/* A flock() held through a mapping only: where, which kind, which file. */
+static void print_mapped_lock(struct printer *p, const struct ckpt_img_vma *v)
+{
+	print_open_object(p, NULL);
+	print_xuint(p, PRINT_ANY, "mapping", "0x%llx", "  mapping %llx", v->start);
+	print_string(p, PRINT_ANY, "kind", " %s", "flock");
+	print_string(p, PRINT_ANY, "type", " %s",
+		     v->flags & CKPT_VMA_FLOCK_WRITE ? "write" : "read");
+	print_string(p, PRINT_ANY, "path", " %s\n", v->path);
+	print_close_object(p);
+}
+
+/*
+ * The file locks the process holds: which descriptor, what, which bytes;
+ * and the flock() locks its mappings hold (the VMAS entries that carry
+ * one, with "mapping" for "fd" in JSON).
+ */
 static void print_locks(struct printer *p, const struct ckpt_image *img)
 {
 	static const char *const kinds[] = { "?", "flock", "posix", "ofd" };
-	__u32 i;
+	__u32 i, mapped = 0;
 
-	if (img->nr_locks)
-		print_text(p, "file locks: %u\n", img->nr_locks);
+	for (i = 0; i < img->nr_vmas; i++)
+		mapped += !!(img->vmas[i].flags &
+			     (CKPT_VMA_FLOCK_READ | CKPT_VMA_FLOCK_WRITE));
+	if (img->nr_locks + mapped)
+		print_text(p, "file locks: %u\n", img->nr_locks + mapped);
 	print_open_array(p, "locks");
 	for (i = 0; i < img->nr_locks; i++) {
 		const struct ckpt_img_lock *l = &img->locks[i];
@@ -646,6 +665,10 @@ static void print_locks(struct printer *p, const struct ckpt_image *img)
 			print_text(p, "-eof\n");
 		print_close_object(p);
 	}
+	for (i = 0; i < img->nr_vmas; i++)
+		if (img->vmas[i].flags &
+		    (CKPT_VMA_FLOCK_READ | CKPT_VMA_FLOCK_WRITE))
+			print_mapped_lock(p, &img->vmas[i]);
 	print_close_array(p);
 }
 

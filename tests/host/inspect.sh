@@ -551,16 +551,19 @@ ktap_check "a FILES entry naming an object that does not exist" \
 lkdamage() { damage_of "$tmp/lk.img" "$@"; }
 ktap_check "file locks: listed, valid" sh -c "
 	'$ckpt' inspect '$tmp/lk.img' > '$tmp/lktext' && cat '$tmp/lktext' &&
-	grep -qx 'file locks: 3' '$tmp/lktext' &&
+	grep -qx 'file locks: 4' '$tmp/lktext' &&
 	grep -qx '  fd 3 posix write bytes 0-9' '$tmp/lktext' &&
 	grep -qx '  fd 3 flock read bytes 0-eof' '$tmp/lktext' &&
 	grep -qx '  fd 3 ofd read bytes 100-eof' '$tmp/lktext' &&
+	grep -qx '  mapping 555555554000 flock write /bin/sh' '$tmp/lktext' &&
 	'$ckpt' inspect --json '$tmp/lk.img' | python3 -c '
 import json, sys
 l = json.load(sys.stdin)[\"locks\"]
-assert [(x[\"fd\"], x[\"kind\"], x[\"type\"], x[\"start\"], x[\"end\"]) for x in l] == [
+assert [(x[\"fd\"], x[\"kind\"], x[\"type\"], x[\"start\"], x[\"end\"]) for x in l[:3]] == [
     (3, \"posix\", \"write\", 0, 9), (3, \"flock\", \"read\", 0, 2**63 - 1),
-    (3, \"ofd\", \"read\", 100, 2**63 - 1)], l'"
+    (3, \"ofd\", \"read\", 100, 2**63 - 1)], l
+assert l[3] == {\"mapping\": \"0x555555554000\", \"kind\": \"flock\", \"type\": \"write\",
+                \"path\": \"/bin/sh\"}, l[3]'"
 lkdamage lk-fifo set 8 0 I 4
 lkdamage lk-dup set 8 0 I 6
 lkdamage lk-none set 8 0 I 5

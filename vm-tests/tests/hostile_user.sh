@@ -353,8 +353,9 @@ only_own_locks() {
 	timeout 120 ckpt checkpoint "$lock_root" -o "$dir/locked.img" &&
 	ckpt inspect "$dir/locked.img" > "$dir/locked.txt" &&
 	grep -A3 '^file locks' "$dir/locked.txt" &&
-	grep -qx 'file locks: 1' "$dir/locked.txt" &&
+	grep -qx 'file locks: 2' "$dir/locked.txt" &&
 	grep -qxE '  fd [0-9]+ posix read bytes 1-1' "$dir/locked.txt" &&
+	grep -qxE "  mapping [0-9a-f]+ flock read $dir/locked" "$dir/locked.txt" &&
 	grep -E "file(,[a-z-]+)*,flock-read(,[a-z-]+)* $dir/locked\$" "$dir/locked.txt" &&
 	test "$(grep -c 'flock-' "$dir/locked.txt")" = 1 && runs "$lock_root"
 }
