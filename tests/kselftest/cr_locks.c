@@ -247,6 +247,26 @@ static void memfd_target(void)
 	target_serve(memfd_probe);
 }
 
+/*
+ * Sixty-five files, each opened, flock()ed shared, mapped and closed, and
+ * unlinked: one more than an image holds such locks of.
+ */
+static void many_mapped_target(void)
+{
+	char path[80];
+	int i, fd;
+
+	for (i = 0; i < CKPT_IMG_MAX_FLOCK_MAPS + 1; i++) {
+		snprintf(path, sizeof(path), "%s.m%d", f_path, i);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 || ftruncate(fd, 4096) || flock(fd, LOCK_SH) ||
+		    mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED ||
+		    close(fd) || unlink(path))
+			_exit(9);
+	}
+	target_serve(nothing);
+}
+
 FIXTURE(locks) {
 	char image[64];
 	char msg[256];
@@ -392,6 +412,23 @@ TEST_F(locks, what_cannot_be_taken_again_is_refused_by_name)
 	snprintf(why, sizeof(why), "holds a flock() lock on %s through a mapping only, and something else holds that open file too",
 		 f_path);
 	refused(_metadata, self->image, mapped_forked_target, why);
+}
+
+TEST_F(locks, more_mapped_flocks_than_an_image_holds_are_refused)
+{
+	struct target t = {};
+	char line[512];
+
+	CKPT_SETUP_SKIPPED();
+	ASSERT_EQ(0, target_start(&t, many_mapped_target));
+	ASSERT_EQ(0, target_ask(&t, "s", line, sizeof(line)));
+	EXPECT_EQ(-E2BIG, ckpt_checkpoint_to(t.pid, self->image, 0, self->msg,
+					     sizeof(self->msg), NULL));
+	EXPECT_NE(NULL, strstr(self->msg, "holds flock() locks through mappings only on more than 64 files"))
+		TH_LOG("%s", self->msg);
+	EXPECT_EQ(0, target_ask(&t, "s", line, sizeof(line)));
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
 }
 
 /* F and G as mapped_target() leaves them, seen from here. */
