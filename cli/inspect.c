@@ -559,6 +559,10 @@ static void print_files(struct printer *p, const struct ckpt_image *img)
 				   fl->flags & CKPT_FILE_REGISTERED);
 			print_bool(p, PRINT_ANY, "tree_shared", " tree-shared",
 				   fl->flags & CKPT_FILE_TREE_SHARED);
+			print_bool(p, PRINT_ANY, "procfs", " procfs",
+				   fl->flags & CKPT_FILE_PROCFS);
+			print_bool(p, PRINT_ANY, "sysfs", " sysfs",
+				   fl->flags & CKPT_FILE_SYSFS);
 			if (CKPT_FILE_OPEN_NR(fl->flags))
 				print_uint(p, PRINT_ANY, "open_nr", " open %llu",
 					   CKPT_FILE_OPEN_NR(fl->flags));

@@ -25,6 +25,7 @@
 #include "fdinfo.h"
 #include "fds.h"
 #include "fileobj.h"
+#include "kernfs.h"
 #include "layout.h"
 #include "pipes.h"
 #include "pty.h"
@@ -698,6 +699,9 @@ static int file_state(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 			  ret != -E2BIG ? "" : f->kind == CKPT_FILE_EPOLL ?
 			  ": too many epoll items" :
 			  ": too many FIFOs, memfds, deleted and node-local files");
+	else if (f->kind == CKPT_FILE_REGULAR || f->kind == CKPT_FILE_DIR)
+		ret = ckpt_kernfs_note(&scan->files[i], scan->refs[i],
+				       scan->tgid, why);
 	return ret;
 }
 
@@ -789,6 +793,7 @@ int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
 	ckpt_fileobjs_find_scratch(&scan->objs, task);
 	scan->objs.ipc = scan->ipc;
 	scan->registered = ckpt_cb_file(reg);
+	scan->tgid = task_tgid(task);
 	scan->cred = get_task_cred(task);
 	task_lock(task);
 	scan->files_table = task->files;

@@ -70,6 +70,7 @@ struct ckpt_fds {
 	unsigned int bad_fd;
 	struct file *bad;		/* referenced */
 	const struct file *registered;	/* the process's registration */
+	struct pid *tgid;		/* the process's, compared only */
 	/*
 	 * Set by tree.c for a tree's member before the scan: its pipes'
 	 * ends were counted across the tree (tree_files.c), a descriptor

@@ -725,6 +725,10 @@ static int check_files(struct ckpt_img_state *st,
 				       f->kind != CKPT_FILE_MEMFD &&
 				       f->kind != CKPT_FILE_DELETED)))
 			return FAIL(st, EINVAL, "only a tree's regular files, directories, eventfds, signalfds, timerfds, epolls, memfds and deleted files are shared between processes");
+		if (f->flags & (CKPT_FILE_PROCFS | CKPT_FILE_SYSFS) &&
+		    ((f->flags & CKPT_FILE_PROCFS && f->flags & CKPT_FILE_SYSFS) ||
+		     (f->kind != CKPT_FILE_REGULAR && f->kind != CKPT_FILE_DIR)))
+			return FAIL(st, EINVAL, "only a regular file or directory is on a procfs or a sysfs, and on one of them");
 		if (CKPT_FILE_OPEN_NR(f->flags) &&
 		    (!(f->flags & CKPT_FILE_TREE_SHARED) ||
 		     (f->kind != CKPT_FILE_REGULAR && f->kind != CKPT_FILE_DIR)))

@@ -41,6 +41,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
@@ -50,6 +51,7 @@
 
 #include <linux/ckpt.h>
 #include <linux/keyctl.h>
+#include <linux/magic.h>
 
 #include "engine.h"
 #include "err.h"
@@ -1218,6 +1220,29 @@ static void restore_epoll(struct restore *r)
 }
 
 /*
+ * A file of a procfs or a sysfs (CKPT_FILE_PROCFS, _SYSFS) is the file at
+ * its path if it is on a file system of that type and of its kind: their
+ * inode numbers are the mount's and the boot's (engine.md, "Files of /proc
+ * and /sys"). 0, or -errno with @err.
+ */
+static int kernel_view(const struct ckpt_img_file *f, int fd,
+		       struct ckpt_err *err)
+{
+	bool proc = f->flags & CKPT_FILE_PROCFS;
+	struct statfs sfs;
+	struct stat st;
+
+	if (fstatfs(fd, &sfs) || fstat(fd, &st) ||
+	    sfs.f_type != (proc ? PROC_SUPER_MAGIC : SYSFS_MAGIC) ||
+	    !S_ISDIR(st.st_mode) != (f->kind != CKPT_FILE_DIR))
+		return ckpt_err_set(err, ESTALE, "%s (fd %u) is not a %s %s as at the checkpoint",
+				    f->path, f->fd, f->kind == CKPT_FILE_DIR ?
+				    "directory" : "file", proc ? "in a procfs" :
+				    "in a sysfs");
+	return 0;
+}
+
+/*
  * A file or device by path, as @f had it: the same file (or device) at
  * @f's position. Its descriptor (close-on-exec), or -errno with @err.
  */
@@ -1238,6 +1263,10 @@ static int open_path(struct restore *r, const struct ckpt_img_file *f,
 					   f->path, f->fd);
 			goto fail;
 		}
+	} else if (f->flags & (CKPT_FILE_PROCFS | CKPT_FILE_SYSFS)) {
+		ret = kernel_view(f, fd, err);
+		if (ret)
+			goto fail;
 	} else if (fstat(fd, &st) || !same_or_made(r, &st, f->dev, f->ino)) {
 		ret = ckpt_err_set(err, ESTALE, "%s (fd %u) is not the file it was at the checkpoint",
 				   f->path, f->fd);

@@ -239,7 +239,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((135 + nsect))
+ktap_plan $((136 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -1021,6 +1021,24 @@ assert f["tree_shared"] is True and f["open_nr"] == 1, f' &&
 }
 ktap_check "a file's second open file shared in a tree: numbered, valid and shown; the number unshared or on a memfd, a device number over 32 bits, refused" \
 	open_nr_checks
+# That file on a procfs (flags 8) or a sysfs (16): valid, shown; on both,
+# or a memfd's entry (obj.img, FILES section 4) marked so: refused.
+damage_of "$tmp/local.img" local-procfs set 5 8 I 8
+damage_of "$tmp/local.img" local-sysfs set 5 8 I 16
+damage_of "$tmp/local.img" local-kernfs-both set 5 8 I 24
+odamage obj-procfs set 4 8 I 8
+kernfs_checks() {
+	"$ckpt" inspect "$tmp/local-procfs" | grep -xF '  fd 3 at 4 flags 02 procfs /tmp/job/seg' &&
+	"$ckpt" inspect --json "$tmp/local-sysfs" | python3 -c '
+import json, sys
+f = json.load(sys.stdin)["files"][0]
+assert f["sysfs"] is True and f["procfs"] is False, f' &&
+	refuse_all \
+	"$tmp/local-kernfs-both" "only a regular file or directory is on a procfs or a sysfs, and on one of them $(at_of "$tmp/local.img" 5)" \
+	"$tmp/obj-procfs" "only a regular file or directory is on a procfs or a sysfs, and on one of them $(oat 4)"
+}
+ktap_check "a file on a procfs or a sysfs: valid and shown; on both, or a memfd marked so, refused" \
+	kernfs_checks
 # Several trees taken as one (CKPT_CHECKPOINT_ROOTS): a member past 0 with
 # no parent is marked CKPT_TREE_ROOT (struct ckpt_img_tree: index at 16,
 # nr_members at 20, flags at 36), and only such a member.

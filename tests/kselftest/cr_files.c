@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE
 
+#include <dirent.h>
+#include <pthread.h>
 #include <sys/sysmacros.h>
 
 #include "kselftest_harness.h"
@@ -121,6 +123,99 @@ static void cwd_target(void)
 	char c;
 
 	if (chdir(dir_path))
+		_exit(9);
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		if (write(1, "here\n", 5) != 5)
+			_exit(8);
+	}
+}
+
+/*
+ * Views of the kernel: fd 3 /proc/vmstat, 64 bytes read, as vmstat keeps
+ * it; fd 4 /proc/self/stat (its own /proc/PID file); fd 5 a sysfs file;
+ * fd 6 the directory /proc/self/fd. Each 'p' reads them again from the
+ * start: "POS OWN SYS DIR", 1 for each that shows what it should.
+ */
+static void views_target(void)
+{
+	char c, line[64], buf[512], fresh[512];
+	int fd, n, m, sys, dir;
+
+	if (open("/proc/vmstat", O_RDONLY) != 3 || read(3, buf, 64) != 64 ||
+	    open("/proc/self/stat", O_RDONLY) != 4 ||
+	    open("/sys/devices/system/cpu/online", O_RDONLY) != 5 ||
+	    open("/proc/self/fd", O_RDONLY | O_DIRECTORY) != 6)
+		_exit(9);
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		n = pread(4, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = 0;
+		snprintf(line, sizeof(line), "%ld %d", (long)lseek(3, 0, SEEK_CUR),
+			 atoi(buf) == getpid());
+		n = pread(3, buf, sizeof(buf), 0);
+		if (n < 13 || memcmp(buf, "nr_free_pages", 13))
+			_exit(8);
+		n = pread(5, buf, sizeof(buf), 0);
+		fd = open("/sys/devices/system/cpu/online", O_RDONLY);
+		m = fd < 0 ? -1 : read(fd, fresh, sizeof(fresh));
+		close(fd);
+		sys = n > 0 && n == m && !memcmp(buf, fresh, n);
+		dir = lseek(6, 0, SEEK_SET) == 0 &&
+		      syscall(SYS_getdents64, 6, buf, sizeof(buf)) > 0;
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 " %d %d\n", sys, dir);
+		if (write(1, line, strlen(line)) < 0)
+			_exit(8);
+	}
+}
+
+/* fd 3: the parent's /proc/PID/stat. */
+static void parent_view_target(void)
+{
+	char c, path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", getppid());
+	if (open(path, O_RDONLY) != 3)
+		_exit(9);
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		if (write(1, "here\n", 5) != 5)
+			_exit(8);
+	}
+}
+
+/* fd 3: /proc/self/task/TID/stat of a second thread. */
+static void thread_view_target(void)
+{
+	char c, path[64];
+	pthread_t th;
+	int tid = 0, i;
+
+	if (pthread_create(&th, NULL, ckpt_idle_thread, NULL))
+		_exit(9);
+	for (i = 0; i < 100 && !tid; i++) {
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *e;
+
+		while (d && (e = readdir(d)))
+			if (atoi(e->d_name) > 0 && atoi(e->d_name) != getpid())
+				tid = atoi(e->d_name);
+		if (d)
+			closedir(d);
+		usleep(10000);
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	if (!tid || open(path, O_RDONLY) != 3)
 		_exit(9);
 	for (;;) {
 		if (read(0, &c, 1) != 1)
@@ -299,6 +394,81 @@ TEST_F(files, a_removed_working_directory_is_refused)
 						  sizeof(msg), NULL));
 	EXPECT_NE(NULL, strstr(msg, "working directory")) TH_LOG("%s", msg);
 	/* It went on. */
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("here", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+}
+
+/*
+ * Files of /proc and /sys come back by path: their inode numbers are the
+ * mount's (a restarted tree's /proc is another) and the boot's.
+ */
+TEST_F(files, views_of_the_kernel_by_path)
+{
+	struct ckpt_img_file *f;
+	struct target t = {};
+	char before[64], after[64], msg[256];
+	unsigned int flags[4] = {};
+	size_t len = 0, i;
+	off_t pos = 0;
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, target_start(&t, views_target));
+	pid = t.pid;
+	ASSERT_EQ(0, target_ask(&t, "p", before, sizeof(before)));
+	EXPECT_STREQ("64 1 1 1", before);
+	ASSERT_EQ(0, ckpt_checkpoint_to(pid, self->image, CKPT_CHECKPOINT_KILL,
+					msg, sizeof(msg), NULL)) TH_LOG("%s", msg);
+	target_end(&t);
+	f = ckpt_section_payload(self->image, CKPT_SECT_FILES, &pos, &len);
+	ASSERT_NE(NULL, f);
+	for (i = 0; i < len / sizeof(*f); i++)
+		if (f[i].fd >= 3 && f[i].fd <= 6)
+			flags[f[i].fd - 3] = f[i].flags &
+				(CKPT_FILE_PROCFS | CKPT_FILE_SYSFS);
+	free(f);
+	EXPECT_EQ((unsigned int)CKPT_FILE_PROCFS, flags[0]);
+	EXPECT_EQ((unsigned int)CKPT_FILE_PROCFS, flags[1]);
+	EXPECT_EQ((unsigned int)CKPT_FILE_SYSFS, flags[2]);
+	EXPECT_EQ((unsigned int)CKPT_FILE_PROCFS, flags[3]);
+
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_ask(&t, "p", after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+}
+
+/* Another process's /proc files, or another thread's: refused, named. */
+TEST_F(files, another_process_or_threads_proc_file_is_refused)
+{
+	struct target t = {};
+	char buf[64], msg[256];
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, target_start(&t, parent_view_target));
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(t.pid, self->image, 0, msg,
+						  sizeof(msg), NULL));
+	EXPECT_NE(NULL, strstr(msg, "is a /proc file of another process"))
+		TH_LOG("%s", msg);
+	snprintf(buf, sizeof(buf), "/proc/%d/stat", getpid());
+	EXPECT_NE(NULL, strstr(msg, buf)) TH_LOG("%s", msg);
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("here", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+
+	ASSERT_EQ(0, target_start(&t, thread_view_target));
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(t.pid, self->image, 0, msg,
+						  sizeof(msg), NULL));
+	EXPECT_NE(NULL, strstr(msg, "is a /proc file of thread"))
+		TH_LOG("%s", msg);
 	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
 	EXPECT_STREQ("here", buf);
 	ASSERT_EQ(0, target_send(&t, "q"));

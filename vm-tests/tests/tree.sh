@@ -33,7 +33,8 @@
 # and the restarted shell prints both lines. A Python driver with a
 # multiprocessing Pool of four and a shared Value, started by fork and by
 # a forkserver, killed mid-run and restarted, prints the line of an
-# uninterrupted run.
+# uninterrupted run. vmstat, its /proc files open, killed mid-run and
+# restarted, prints on to its last line.
 #
 # Topology: one node, no network.
 #
@@ -79,7 +80,7 @@ same() {
 	cmp "$tmp/expected" "$tmp/$1.out"
 }
 
-ktap_plan 31
+ktap_plan 32
 ktap_check "insmod ckpt.ko" insmod "$CKPT_MODULE"
 
 "$tree" "$steps" "$tmp/plain.ready" 1 > "$tmp/expected" && rc=0 || rc=$?
@@ -577,4 +578,18 @@ pool_cycle() {
 }
 pool_cycle fork 5 "its heap's open file shared"
 pool_cycle forkserver 7 "its semaphores by name"
+
+# A monitor as a job script starts one: vmstat keeps /proc/stat,
+# /proc/meminfo and /proc/vmstat open and reads them again each second.
+# The restarted tree's /proc is a mount of its own, with other inode
+# numbers: reopened by path (engine.md, "Files of /proc and /sys").
+setsid vmstat 1 10 > "$tmp/vmstat.out" 2> /dev/null &
+vm=$!
+ktap_poll 60 sh -c "test \$(wc -l < '$tmp/vmstat.out') -ge 4" ||
+	ktap_note "vmstat printed less than 4 lines in 60 s"
+ktap_check "vmstat 1, its /proc files open, killed mid-run and restarted, prints its last lines" sh -c "
+	ckpt checkpoint --tree $vm --kill -o '$tmp/vmstat' > /dev/null &&
+	test \$(ckpt inspect '$tmp/vmstat/$vm.img' | grep -c ' procfs /proc/') -ge 3 &&
+	timeout 120 ckpt restart '$tmp/vmstat' >> '$tmp/vmstat.out' &&
+	cat '$tmp/vmstat.out' && test \$(wc -l < '$tmp/vmstat.out') = 12"
 ktap_finish

@@ -395,7 +395,19 @@ enum ckpt_img_file_flags {
 	 * from the image of the member that comes first in the tree).
 	 */
 	CKPT_FILE_TREE_SHARED	= 1 << 2,
-	__CKPT_FILE_ALL		= (1 << 3) - 1,
+	/*
+	 * A regular file or directory of the kernel's own file systems, a
+	 * procfs (CKPT_FILE_PROCFS) or a sysfs (CKPT_FILE_SYSFS): a view of
+	 * the kernel, whose inode numbers are made afresh by every mount and
+	 * boot. The restarter reopens it by path and checks that it is on a
+	 * file system of that type instead of @dev and @ino. A file of a
+	 * process's /proc/PID directory is its own process's only (the
+	 * engine refuses another process's), reopened once that process has
+	 * its pid again.
+	 */
+	CKPT_FILE_PROCFS	= 1 << 3,
+	CKPT_FILE_SYSFS		= 1 << 4,
+	__CKPT_FILE_ALL		= (1 << 5) - 1,
 };
 
 /*
