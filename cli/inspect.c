@@ -641,6 +641,28 @@ static void print_mapped_lock(struct printer *p, const struct ckpt_img_vma *v)
  * and the flock() locks its mappings hold (the VMAS entries that carry
  * one, with "mapping" for "fd" in JSON).
  */
+/* inotify watches: "inotify watches: N" and a line each; "inotify":[...]. */
+static void print_inotify(struct printer *p, const struct ckpt_image *img)
+{
+	__u32 i;
+
+	if (img->nr_inotify)
+		print_text(p, "inotify watches: %u\n", img->nr_inotify);
+	print_open_array(p, "inotify");
+	for (i = 0; i < img->nr_inotify; i++) {
+		const struct ckpt_img_inotify *w = &img->inotify[i];
+
+		print_open_object(p, NULL);
+		print_uint(p, PRINT_ANY, "fd", "  fd %llu", w->fd);
+		print_uint(p, PRINT_ANY, "wd", " wd %llu", w->wd);
+		print_xuint(p, PRINT_ANY, "mask", "0x%llx", " mask 0x%llx",
+			    w->mask);
+		print_string(p, PRINT_ANY, "path", " %s\n", w->path);
+		print_close_object(p);
+	}
+	print_close_array(p);
+}
+
 static void print_locks(struct printer *p, const struct ckpt_image *img)
 {
 	static const char *const kinds[] = { "?", "flock", "posix", "ofd" };
@@ -1084,6 +1106,7 @@ static void report(FILE *f, const char *name, const struct ckpt_image *img,
 	print_fileobjs(p, img);
 	print_epitems(p, img);
 	print_locks(p, img);
+	print_inotify(p, img);
 	print_sysv(p, img);
 	print_zombies(p, img);
 	print_semundos(p, img);

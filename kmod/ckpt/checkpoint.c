@@ -369,6 +369,10 @@ static int write_files(struct ckpt_writer *w, struct ckpt_fds *scan,
 		ret = ckpt_write_sect(w, CKPT_SECT_LOCKS, scan->locks,
 				      scan->nr_locks * sizeof(*scan->locks),
 				      NULL, 0);
+	if (!ret && scan->nr_inotify)
+		ret = ckpt_write_sect(w, CKPT_SECT_INOTIFY, scan->inotify,
+				      scan->nr_inotify * sizeof(*scan->inotify),
+				      NULL, 0);
 	return ret;
 }
 
@@ -595,6 +599,9 @@ static int capture(struct ckpt_cp_ctx *ctx)
 	int ret;
 
 	ret = check_parked(ctx);
+	/* A tree's member: its tree's namespace (tree.c); else the caller's. */
+	if (!ctx->scan.pid_ns)
+		ctx->scan.pid_ns = ctx->ns;
 	if (!ret)
 		ret = ckpt_fds_capture(task, &ctx->scan, ctx->reg, &ctx->why);
 	if (!ret)

@@ -31,6 +31,8 @@ int ckpt_anon_kind(const struct file *file)
 		return CKPT_FILE_EPOLL;
 	if (!strcmp(name, "[timerfd]"))
 		return CKPT_FILE_TIMERFD;
+	if (!strcmp(name, "inotify"))
+		return CKPT_FILE_INOTIFY;
 	return -1;
 }
 
@@ -150,6 +152,37 @@ int ckpt_fdinfo_epoll(struct file *file, u32 epfd,
 		}
 		e->epfd = epfd;
 		e->tfd = tfd;
+		(*nr)++;
+	}
+	kvfree(buf);
+	return ret;
+}
+
+int ckpt_fdinfo_inotify(struct file *file, struct ckpt_fdinfo_watch *w,
+			u32 max, u32 *nr)
+{
+	char *buf = fdinfo(file, 192 * (size_t)(max + 1)), *line, *next;
+	int ret = 0;
+
+	*nr = 0;
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	for (line = buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, "inotify wd:", 11))
+			continue;
+		if (*nr == max) {
+			ret = -E2BIG;
+			break;
+		}
+		if (sscanf(line, "inotify wd:%x ino:%lx sdev:%x mask:%x",
+			   &w[*nr].wd, &w[*nr].ino, &w[*nr].sdev,
+			   &w[*nr].mask) != 4) {
+			ret = -EPROTO;
+			break;
+		}
 		(*nr)++;
 	}
 	kvfree(buf);

@@ -8,7 +8,7 @@ struct file;
 struct ckpt_img_epitem;
 struct ckpt_img_timerfd;
 
-/* CKPT_FILE_EVENTFD, _SIGNALFD, _EPOLL or _TIMERFD for such a file; else -1. */
+/* CKPT_FILE_EVENTFD, _SIGNALFD, _EPOLL, _TIMERFD or _INOTIFY for such a file; else -1. */
 int ckpt_anon_kind(const struct file *file);
 
 /* An eventfd's count and CKPT_EVENTFD_* flags. -EPROTO if unreadable. */
@@ -28,5 +28,17 @@ int ckpt_fdinfo_timerfd(struct file *file, struct ckpt_img_timerfd *t);
 int ckpt_fdinfo_epoll(struct file *file, u32 epfd,
 		      struct ckpt_img_epitem *items, u32 max, u32 *nr,
 		      unsigned long *ino, u32 *sdev);
+
+/* An inotify watch as fdinfo shows it: the watched inode by number. */
+struct ckpt_fdinfo_watch {
+	int wd;
+	unsigned long ino;
+	u32 sdev;	/* the kernel's encoding (super_block.s_dev) */
+	u32 mask;	/* events, IN_ONESHOT, IN_EXCL_UNLINK */
+};
+
+/* The watches of inotify @file, at most @max (-E2BIG past it) in *@nr. */
+int ckpt_fdinfo_inotify(struct file *file, struct ckpt_fdinfo_watch *w,
+			u32 max, u32 *nr);
 
 #endif /* _CKPT_FDINFO_H */

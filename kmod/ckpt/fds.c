@@ -25,6 +25,7 @@
 #include "fdinfo.h"
 #include "fds.h"
 #include "fileobj.h"
+#include "inotify.h"
 #include "kernfs.h"
 #include "layout.h"
 #include "pipes.h"
@@ -160,6 +161,9 @@ static int record_path(struct ckpt_img_file *f, struct file *file)
 		/* A memfd or an unlinked file: the image carries its content. */
 		int kind = ckpt_fileobj_kind(file, p);
 
+		/* Not a /proc file of a process gone, nor a device's. */
+		if (ckpt_kernfs_sb(inode->i_sb))
+			return -1;
 		if (kind != CKPT_FILE_MEMFD && kind != CKPT_FILE_DELETED)
 			return -1;
 		f->kind = kind;
@@ -227,7 +231,10 @@ static int record(const struct ckpt_fds *scan, struct ckpt_img_file *f,
 	}
 	kind = ckpt_anon_kind(file);
 	if (kind >= 0) {
-		/* eventfd, signalfd, epoll: their state is read after the scan. */
+		/*
+		 * eventfd, signalfd, epoll, timerfd, inotify: their state is
+		 * read after the scan.
+		 */
 		f->kind = kind;
 		f->open_flags = file->f_flags & (O_ACCMODE | O_NONBLOCK);
 		snprintf(f->path, sizeof(f->path), "anon_inode:%s",
@@ -699,9 +706,13 @@ static int file_state(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 			  ret != -E2BIG ? "" : f->kind == CKPT_FILE_EPOLL ?
 			  ": too many epoll items" :
 			  ": too many FIFOs, memfds, deleted and node-local files");
-	else if (f->kind == CKPT_FILE_REGULAR || f->kind == CKPT_FILE_DIR)
-		ret = ckpt_kernfs_note(&scan->files[i], scan->refs[i],
-				       scan->tgid, why);
+	else if (f->kind == CKPT_FILE_REGULAR || f->kind == CKPT_FILE_DIR) {
+		ret = ckpt_kernfs_note(&scan->files[i], scan->refs[i], scan,
+				       why);
+		if (ret && ret != -EOPNOTSUPP)
+			ckpt_whyf(why, "cannot read the state of fd %u (%.64s)",
+				  f->fd, f->path);
+	}
 	return ret;
 }
 
@@ -731,6 +742,8 @@ static int file_details(struct ckpt_fds *scan, struct ckpt_why *why)
 			ret = capture_tcp(scan, i, why);
 		else if (scan->files[i].kind == CKPT_FILE_PTY)
 			ret = ckpt_pty_capture(scan, i, why);
+		else if (scan->files[i].kind == CKPT_FILE_INOTIFY)
+			ret = ckpt_inotify_capture(scan, i, why);
 
 	for (i = 0; i < scan->nr; i++) {
 		if (!scan->refs[i])
@@ -738,7 +751,8 @@ static int file_details(struct ckpt_fds *scan, struct ckpt_why *why)
 		if (whole && !ret && scan->files[i].kind != CKPT_FILE_PIPE &&
 		    scan->files[i].kind != CKPT_FILE_UNIX &&
 		    scan->files[i].kind != CKPT_FILE_TCP &&
-		    scan->files[i].kind != CKPT_FILE_PTY)
+		    scan->files[i].kind != CKPT_FILE_PTY &&
+		    scan->files[i].kind != CKPT_FILE_INOTIFY)
 			ret = file_state(scan, i, why);
 		fput(scan->refs[i]);
 		scan->refs[i] = NULL;
@@ -794,6 +808,7 @@ int ckpt_fds_capture(struct task_struct *task, struct ckpt_fds *scan,
 	scan->objs.ipc = scan->ipc;
 	scan->registered = ckpt_cb_file(reg);
 	scan->tgid = task_tgid(task);
+	scan->task = task;
 	scan->cred = get_task_cred(task);
 	task_lock(task);
 	scan->files_table = task->files;
@@ -863,5 +878,6 @@ void ckpt_fds_free(struct ckpt_fds *scan)
 	kvfree(scan->pty_ends);
 	kvfree(scan->timerfds);
 	kvfree(scan->locks);
+	kvfree(scan->inotify);
 	ckpt_fileobjs_free(&scan->objs);
 }

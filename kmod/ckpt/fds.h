@@ -8,6 +8,7 @@
 #include "fileobj.h"
 
 struct task_struct;
+struct pid_namespace;
 struct files_struct;
 struct file;
 struct ckpt_reg;
@@ -71,6 +72,11 @@ struct ckpt_fds {
 	struct file *bad;		/* referenced */
 	const struct file *registered;	/* the process's registration */
 	struct pid *tgid;		/* the process's, compared only */
+	struct task_struct *task;	/* the process, the caller's reference */
+	/* Where the image numbers processes: a tree's, else the caller's. */
+	struct pid_namespace *pid_ns;
+	struct ckpt_img_inotify *inotify;	/* CKPT_IMG_MAX_INOTIFY, at the first */
+	u32 nr_inotify;
 	/*
 	 * Set by tree.c for a tree's member before the scan: its pipes'
 	 * ends were counted across the tree (tree_files.c), a descriptor

@@ -44,6 +44,7 @@ static const char *const sect_names[] = {
 	[CKPT_SECT_TIMERS]	= "TIMERS",
 	[CKPT_SECT_SCHED]	= "SCHED",
 	[CKPT_SECT_LOCKS]	= "LOCKS",
+	[CKPT_SECT_INOTIFY]	= "INOTIFY",
 	[CKPT_SECT_CREDS]	= "CREDS",
 	[CKPT_SECT_MAC]		= "MAC",
 	[CKPT_SECT_TREE]	= "TREE",
@@ -148,6 +149,8 @@ __u64 ckpt_img_max_len(const struct ckpt_img_state *st, __u32 type)
 		return (__u64)st->hdr.nr_threads * sizeof(struct ckpt_img_sched);
 	case CKPT_SECT_LOCKS:
 		return (__u64)CKPT_IMG_MAX_LOCKS * sizeof(struct ckpt_img_lock);
+	case CKPT_SECT_INOTIFY:
+		return (__u64)CKPT_IMG_MAX_INOTIFY * sizeof(struct ckpt_img_inotify);
 	case CKPT_SECT_TIMERS:
 		return sizeof(struct ckpt_img_timers) +
 		       (__u64)CKPT_IMG_MAX_TIMERS * sizeof(struct ckpt_img_timer);
@@ -214,6 +217,9 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 			break;
 		/* So do LOCKS's. */
 		if (s->type == CKPT_SECT_LOCKS && !st->locks_seen &&
+		    st->files_seen)
+			break;
+		if (s->type == CKPT_SECT_INOTIFY && !st->inotify_seen &&
 		    st->files_seen)
 			break;
 		if (s->type == CKPT_SECT_PIPE && st->nr_pipes < CKPT_IMG_MAX_FILES)
@@ -334,6 +340,9 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	if (s->type == CKPT_SECT_LOCKS &&
 	    (!s->len || s->len % sizeof(struct ckpt_img_lock)))
 		return FAIL(st, EBADMSG, "LOCKS length is not a whole number of locks");
+	if (s->type == CKPT_SECT_INOTIFY &&
+	    (!s->len || s->len % sizeof(struct ckpt_img_inotify)))
+		return FAIL(st, EBADMSG, "INOTIFY length is not a whole number of watches");
 	if (s->type == CKPT_SECT_FILEOBJ &&
 	    (!s->len || s->len % sizeof(struct ckpt_img_fileobj)))
 		return FAIL(st, EBADMSG, "FILEOBJ length is not a whole number of objects");
@@ -353,7 +362,7 @@ int ckpt_img_next(struct ckpt_img_state *st, const struct ckpt_sect *s)
 	if (s->type != CKPT_SECT_PAGES && s->type != CKPT_SECT_THREAD &&
 	    s->type != CKPT_SECT_FILES && s->type != CKPT_SECT_SIGNALS &&
 	    s->type != CKPT_SECT_EPOLL && s->type != CKPT_SECT_LOCKS &&
-	    s->type != CKPT_SECT_PIPE &&
+	    s->type != CKPT_SECT_INOTIFY && s->type != CKPT_SECT_PIPE &&
 	    s->type != CKPT_SECT_USOCK && s->type != CKPT_SECT_UPEND &&
 	    s->type != CKPT_SECT_UNAME &&
 	    s->type != CKPT_SECT_TCP && s->type != CKPT_SECT_PTY &&
@@ -762,6 +771,9 @@ static int check_files(struct ckpt_img_state *st,
 		if (f->kind == CKPT_FILE_EVENTFD &&
 		    (f->ino & ~(__u64)CKPT_EVENTFD_SEMAPHORE || f->pos == ~0ULL))
 			return FAIL(st, EBADMSG, "eventfd state out of bounds");
+		if (f->kind == CKPT_FILE_INOTIFY &&
+		    (f->dev || f->ino || f->pos < 1 || f->pos > CKPT_INOTIFY_MAX_WD))
+			return FAIL(st, EBADMSG, "inotify state out of bounds");
 		if (f->kind == CKPT_FILE_SHARED) {
 			lower = ckpt_img_file_at(files, i, f->ino);
 			if (!lower || lower->kind == CKPT_FILE_SHARED ||
@@ -839,6 +851,33 @@ static int check_locks(struct ckpt_img_state *st,
 		if (l->kind != CKPT_LOCK_FLOCK &&
 		    (l->type == CKPT_LOCK_READ ? acc == 1 : acc == 0))
 			return FAIL(st, EBADMSG, "record lock on a descriptor not open for it");
+	}
+	return 0;
+}
+
+/*
+ * inotify watches: each of an INOTIFY entry of FILES, numbered below the
+ * entry's next number, sorted by descriptor and number, on a path.
+ */
+static int check_inotify(struct ckpt_img_state *st,
+			 const struct ckpt_img_inotify *w, __u64 n)
+{
+	const struct ckpt_img_file *f;
+	__u64 i;
+
+	for (i = 0; i < n; i++, w++) {
+		f = w->fd < (1U << 20) ?
+		    ckpt_img_file_at(st->files, st->nr_files, w->fd) : NULL;
+		if (!f || f->kind != CKPT_FILE_INOTIFY)
+			return FAIL(st, EBADMSG, "inotify watch on a descriptor that is no inotify of the image");
+		if (w->wd < 1 || (__u64)w->wd >= f->pos ||
+		    (i && (w->fd < w[-1].fd ||
+			   (w->fd == w[-1].fd && w->wd <= w[-1].wd))))
+			return FAIL(st, EBADMSG, "inotify watch numbers out of order or out of bounds");
+		if (!w->mask || w->mask & ~CKPT_INOTIFY_MASK || w->reserved)
+			return FAIL(st, EINVAL, "unknown inotify mask or reserved field set");
+		if (!str_ok(w->path, sizeof(w->path)) || w->path[0] != '/')
+			return FAIL(st, EBADMSG, "inotify watch path not absolute or not terminated");
 	}
 	return 0;
 }
@@ -1524,6 +1563,12 @@ int ckpt_img_payload(struct ckpt_img_state *st, const struct ckpt_sect *s,
 		ret = check_locks(st, payload, s->len / sizeof(struct ckpt_img_lock));
 		if (!ret)
 			st->locks_seen = 1;
+		break;
+	case CKPT_SECT_INOTIFY:
+		ret = check_inotify(st, payload,
+				    s->len / sizeof(struct ckpt_img_inotify));
+		if (!ret)
+			st->inotify_seen = 1;
 		break;
 	case CKPT_SECT_SIGNALS:
 		ret = check_signals(st, payload, s->len);

@@ -59,6 +59,7 @@ struct ckpt_img_state {
 	__u32 signals_seen;	/* SIGNALS accepted */
 	__u32 epoll_seen;	/* EPOLL accepted */
 	__u32 locks_seen;	/* LOCKS accepted */
+	__u32 inotify_seen;	/* INOTIFY accepted */
 	__u32 nr_pipes;		/* PIPE sections accepted */
 	__u32 nr_usocks;	/* USOCK sections accepted */
 	__u32 nr_ulistens;	/* ULISTEN sections accepted */

@@ -12,7 +12,9 @@
  * a process's files in the process, with its pid back, but before any
  * other member exists and before its other threads do: a process's own
  * files come back; another process's, or another thread's under
- * /proc/PID/task, are refused by name.
+ * /proc/PID/task, are refused by name, as are those of a /proc of another
+ * pid namespace than the one the image numbers the process in (the
+ * restart opens the path in a /proc of that one).
  */
 
 #include <linux/dcache.h>
@@ -21,10 +23,12 @@
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <uapi/linux/ckpt_image.h>
 
+#include "fds.h"
 #include "kernfs.h"
 #include "why.h"
 
@@ -50,22 +54,38 @@ static long component_nr(const char *s, const char **end)
  * of @tgid's own (its main thread's under task/), else -EOPNOTSUPP.
  */
 static int own_proc_file(const char *rel, struct super_block *sb,
-			 struct pid *tgid, const struct ckpt_img_file *f,
-			 struct ckpt_why *why)
+			 const struct ckpt_fds *scan,
+			 const struct ckpt_img_file *f, struct ckpt_why *why)
 {
 	const char *rest, *trest;
+	struct task_struct *t;
+	bool own, thread;
+	struct pid *pid;
 	long nr, tid;
-	bool own;
 
 	nr = component_nr(rel + 1, &rest);
 	if (nr < 0)
 		return 0;		/* /proc/vmstat, /proc/sys/...: the node's */
+	/* Its number must be the one the image gives the process. */
+	if (proc_pid_ns(sb) != scan->pid_ns) {
+		ckpt_whyf(why, "fd %u (%.64s) is a file of a /proc of another pid namespace than the one the image numbers processes in: not supported",
+			  f->fd, f->path);
+		return -EOPNOTSUPP;
+	}
 	rcu_read_lock();
-	own = find_pid_ns(nr, proc_pid_ns(sb)) == tgid;
+	pid = find_pid_ns(nr, scan->pid_ns);
+	own = pid == scan->tgid;
+	t = pid ? pid_task(pid, PIDTYPE_PID) : NULL;
+	thread = t && task_tgid(t) == scan->tgid;
 	rcu_read_unlock();
-	if (!own) {
-		ckpt_whyf(why, "fd %u (%.64s) is a /proc file of another process (pid %ld there): only a process's own come back",
+	if (thread && !own) {
+		ckpt_whyf(why, "fd %u (%.64s) is a /proc file of thread %ld, not the main thread's: not supported",
 			  f->fd, f->path, nr);
+		return -EOPNOTSUPP;
+	}
+	if (!own) {
+		ckpt_whyf(why, "fd %u (%.64s) is a /proc file of another process: only a process's own come back",
+			  f->fd, f->path);
 		return -EOPNOTSUPP;
 	}
 	if (strncmp(rest, "/task/", 6))
@@ -79,8 +99,13 @@ static int own_proc_file(const char *rel, struct super_block *sb,
 	return 0;
 }
 
+bool ckpt_kernfs_sb(const struct super_block *sb)
+{
+	return sb->s_magic == PROC_SUPER_MAGIC || sb->s_magic == SYSFS_MAGIC;
+}
+
 int ckpt_kernfs_note(struct ckpt_img_file *f, struct file *file,
-		     struct pid *tgid, struct ckpt_why *why)
+		     const struct ckpt_fds *scan, struct ckpt_why *why)
 {
 	struct super_block *sb = file_inode(file)->i_sb;
 	char *buf, *rel;
@@ -97,7 +122,7 @@ int ckpt_kernfs_note(struct ckpt_img_file *f, struct file *file,
 	if (!buf)
 		return -ENOMEM;
 	rel = dentry_path_raw(file->f_path.dentry, buf, PATH_MAX);
-	ret = IS_ERR(rel) ? PTR_ERR(rel) : own_proc_file(rel, sb, tgid, f, why);
+	ret = IS_ERR(rel) ? PTR_ERR(rel) : own_proc_file(rel, sb, scan, f, why);
 	kfree(buf);
 	return ret;
 }

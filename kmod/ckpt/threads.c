@@ -163,6 +163,17 @@ int ckpt_thread_capture(struct ckpt_thread_state *ts)
 	if (ret)
 		return ret;
 
+	/*
+	 * poll() interrupted by the freeze goes on through its restart_block,
+	 * which the restarted thread lacks: restart_syscall() would say EINTR
+	 * to a program that has no signal handler (tail -f dies of it). With
+	 * no timeout there is no time left to keep: calling it again with its
+	 * arguments, as for ERESTARTNOHAND, is the same call.
+	 */
+	if (u->ax == (unsigned long)-ERESTART_RESTARTBLOCK &&
+	    u->orig_ax == __NR_poll && !current->restart_block.poll.has_timeout)
+		u->ax = (unsigned long)-ERESTARTNOHAND;
+
 	t->flags = (long)regs->orig_ax >= 0 ? CKPT_THREAD_IN_SYSCALL : 0;
 	t->flags |= CKPT_THREAD_NICE;
 	t->nice = task_nice(current);

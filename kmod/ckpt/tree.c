@@ -268,6 +268,7 @@ static int check_member(struct ckpt_cp_group *g, unsigned int i,
 		ctx->tree.flags |= CKPT_TREE_FOREGROUND;
 	/* Its descriptors: stdio and pipes are the tree's (tree_files.c). */
 	ctx->scan.in_tree = true;
+	ctx->scan.pid_ns = g->ns;
 	ctx->scan.all_fds = i != 0;
 	ctx->scan.local_files = g->flags & CKPT_CHECKPOINT_LOCAL_FILES;
 	memcpy(ctx->scan.root_stdio, root_stdio, sizeof(ctx->scan.root_stdio));

@@ -56,6 +56,7 @@ void ckpt_image_free(struct ckpt_image *img)
 	free(img->sigqueue);
 	free(img->epitems);
 	free(img->locks);
+	free(img->inotify);
 	free(img->timerfds);
 	free(img->ptys);
 	free(img->scheds);
@@ -452,6 +453,9 @@ static int accept(struct ckpt_image *img, int fd, const struct ckpt_sect *s,
 	case CKPT_SECT_LOCKS:
 		return copy_array(img, (void **)&img->locks, &img->nr_locks,
 				  payload, s->len, sizeof(*img->locks));
+	case CKPT_SECT_INOTIFY:
+		return copy_array(img, (void **)&img->inotify, &img->nr_inotify,
+				  payload, s->len, sizeof(*img->inotify));
 	case CKPT_SECT_PTY:
 		return copy_array(img, (void **)&img->ptys, &img->nr_ptys,
 				  payload, s->len, sizeof(*img->ptys));

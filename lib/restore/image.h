@@ -96,6 +96,8 @@ struct ckpt_image {
 	__u32 nr_epitems;
 	struct ckpt_img_lock *locks;	/* [nr_locks] */
 	__u32 nr_locks;
+	struct ckpt_img_inotify *inotify;	/* [nr_inotify] */
+	__u32 nr_inotify;
 	struct ckpt_img_pipe **pipes;		/* [nr_pipes], each malloc'ed */
 	__u32 nr_pipes;
 	struct ckpt_img_usock **usocks;		/* [nr_usocks], each malloc'ed */

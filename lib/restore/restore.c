@@ -89,8 +89,8 @@ static bool same_file(const struct restore *r, const struct stat *st,
 }
 
 /* The file it was, or one this restart made where its path was gone. */
-static bool same_or_made(const struct restore *r, const struct stat *st,
-			 __u64 dev, __u64 ino)
+bool restore_same_or_made(const struct restore *r, const struct stat *st,
+			  __u64 dev, __u64 ino)
 {
 	return same_file(r, st, dev, ino) ||
 	       restore_file_made(st->st_dev, st->st_ino);
@@ -660,6 +660,9 @@ static void restore_anon(struct restore *r,
 		break;
 	case CKPT_FILE_EPOLL:	/* its items come later */
 		fd = restore_make_epoll(f, &err);
+		break;
+	case CKPT_FILE_INOTIFY:
+		fd = restore_make_inotify(r, f, &err);
 		break;
 	default:
 		child_fail(r, "fd %u: kind %u is no anonymous file", f->fd, f->kind);
@@ -1267,7 +1270,7 @@ static int open_path(struct restore *r, const struct ckpt_img_file *f,
 		ret = kernel_view(f, fd, err);
 		if (ret)
 			goto fail;
-	} else if (fstat(fd, &st) || !same_or_made(r, &st, f->dev, f->ino)) {
+	} else if (fstat(fd, &st) || !restore_same_or_made(r, &st, f->dev, f->ino)) {
 		ret = ckpt_err_set(err, ESTALE, "%s (fd %u) is not the file it was at the checkpoint",
 				   f->path, f->fd);
 		goto fail;
@@ -1495,6 +1498,10 @@ static void restore_files(struct restore *r)
 				child_fail(r, "cannot make fd %u a descriptor of fd %llu again: %s",
 					   f->fd, (unsigned long long)f->ino,
 					   strerror(errno));
+			continue;
+		}
+		if (f->kind == CKPT_FILE_INOTIFY) {
+			restore_anon(r, f);
 			continue;
 		}
 		if (f->kind >= CKPT_FILE_FIFO) {

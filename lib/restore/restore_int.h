@@ -13,6 +13,8 @@
 #include "lazy.h"
 #include "restore.h"
 
+struct stat;
+
 /*
  * What the members of a tree share, made once by the restarter before any
  * member exists and inherited by all (tree.c): every pipe of the tree
@@ -341,6 +343,17 @@ int restore_make_signalfd(const struct ckpt_img_file *f, struct ckpt_err *err);
 int restore_make_timerfd(const struct ckpt_image *img,
 			 const struct ckpt_img_file *f, struct ckpt_err *err);
 int restore_make_epoll(const struct ckpt_img_file *f, struct ckpt_err *err);
+
+/*
+ * The inotify instance @f of @r's image with its watches, each at its path
+ * with its number (inotify.c): its descriptor or -errno with @err.
+ */
+int restore_make_inotify(const struct restore *r, const struct ckpt_img_file *f,
+			 struct ckpt_err *err);
+
+/* Whether @st is the file of identity @dev, @ino, or one the restart made. */
+bool restore_same_or_made(const struct restore *r, const struct stat *st,
+			  __u64 dev, __u64 ino);
 
 /* Once every descriptor of it is open: @o's mode and seals on @fd. */
 int restore_finish_object(const struct ckpt_img_fileobj *o, int fd,

@@ -22,7 +22,7 @@ names = {1: "HEADER", 2: "PROCESS", 3: "THREAD", 4: "VMAS", 5: "PAGES", 6: "END"
          7: "FILES", 8: "FS", 9: "SIGNALS", 10: "EPOLL", 11: "PIPE", 12: "TIMERFD", 13: "FILEOBJ", 14: "FILEDATA", 15: "VDSO",
          16: "TIMERS", 17: "CREDS", 18: "MAC", 19: "TREE", 20: "USOCK", 21: "ULISTEN", 22: "UPEND",
          23: "SYSVSHM", 24: "SYSVDATA", 25: "SYSVSEM", 26: "SYSVMSG", 27: "ZOMBIE", 28: "TCP", 29: "PTY",
-         30: "UNAME", 31: "SEMUNDO", 32: "SCHED", 33: "LOCKS"}
+         30: "UNAME", 31: "SEMUNDO", 32: "SCHED", 33: "LOCKS", 34: "INOTIFY"}
 
 M = 2**64 - 1	# XXH64 as its specification reads, independently of the C code
 P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -239,7 +239,7 @@ truncations() {
 	done
 }
 
-ktap_plan $((136 + nsect))
+ktap_plan $((138 + nsect))
 
 ktap_check "mkimage: $nsect sections, checksums as an independent XXH64 computes them" \
 	python3 "$tmp/img.py" check "$img"
@@ -1039,6 +1039,48 @@ assert f["sysfs"] is True and f["procfs"] is False, f' &&
 }
 ktap_check "a file on a procfs or a sysfs: valid and shown; on both, or a memfd marked so, refused" \
 	kernfs_checks
+# An inotify instance (mkimage -N): section 3 FILES (fd 3, next watch 5
+# at pos, byte 16), 4 INOTIFY (544 bytes a watch: fd 0, wd 4, mask 8,
+# reserved 12, path 32; watches 1 and 4).
+"$mkimage" -N -P > "$tmp/ino.img"
+idamage() { damage_of "$tmp/ino.img" "$@"; }
+iat() { at_of "$tmp/ino.img" "$1"; }
+inotify_shown() {
+	"$ckpt" inspect "$tmp/ino.img" > "$tmp/itext" && cat "$tmp/itext" &&
+	grep -qx '  fd 3 at 5 flags 04000 anon_inode:inotify' "$tmp/itext" &&
+	grep -qx 'inotify watches: 2' "$tmp/itext" &&
+	grep -qx '  fd 3 wd 1 mask 0x2 /tmp/job/log' "$tmp/itext" &&
+	grep -qx '  fd 3 wd 4 mask 0x80000300 /tmp/job' "$tmp/itext" &&
+	"$ckpt" inspect --json "$tmp/ino.img" | python3 -c '
+import json, sys
+w = json.load(sys.stdin)["inotify"]
+assert [(x["fd"], x["wd"], x["mask"], x["path"]) for x in w] == [
+    (3, 1, "0x2", "/tmp/job/log"), (3, 4, "0x80000300", "/tmp/job")], w'
+}
+ktap_check "an inotify instance and its watches: valid, shown" inotify_shown
+idamage ino-order set 4 548 i 1
+idamage ino-past set 4 548 i 5
+idamage ino-zero set 4 4 i 0
+idamage ino-mask set 4 8 I 0x1000
+idamage ino-nomask set 4 8 I 0
+idamage ino-reserved set 4 12 I 1
+idamage ino-path bytes 4 32 746d70
+idamage ino-fd set 4 0 I 4
+idamage ino-pos set 3 16 Q 0
+idamage ino-pos-high set 3 16 Q 0x100001
+idamage ino-dev set 3 24 Q 1
+ktap_check "inotify watches out of order, past the next number, numbered 0, of unknown mask or none, reserved set, a relative path, on no inotify; its state out of bounds" refuse_all \
+	"$tmp/ino-order" "inotify watch numbers out of order or out of bounds $(iat 4)" \
+	"$tmp/ino-past" "inotify watch numbers out of order or out of bounds $(iat 4)" \
+	"$tmp/ino-zero" "inotify watch numbers out of order or out of bounds $(iat 4)" \
+	"$tmp/ino-mask" "unknown inotify mask or reserved field set $(iat 4)" \
+	"$tmp/ino-nomask" "unknown inotify mask or reserved field set $(iat 4)" \
+	"$tmp/ino-reserved" "unknown inotify mask or reserved field set $(iat 4)" \
+	"$tmp/ino-path" "inotify watch path not absolute or not terminated $(iat 4)" \
+	"$tmp/ino-fd" "inotify watch on a descriptor that is no inotify of the image $(iat 4)" \
+	"$tmp/ino-pos" "inotify state out of bounds $(iat 3)" \
+	"$tmp/ino-pos-high" "inotify state out of bounds $(iat 3)" \
+	"$tmp/ino-dev" "inotify state out of bounds $(iat 3)"
 # Several trees taken as one (CKPT_CHECKPOINT_ROOTS): a member past 0 with
 # no parent is marked CKPT_TREE_ROOT (struct ckpt_img_tree: index at 16,
 # nr_members at 20, flags at 36), and only such a member.

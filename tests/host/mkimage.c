@@ -150,7 +150,7 @@ static struct ckpt_img_vdso *vdso_section(size_t *len)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O [-E] [-K] | -U | -C | -Y | -L | -l] [-V] [-F] [-T] [-I] [-B] > IMAGE\n"
+	fprintf(f, "usage: mkimage [-t THREADS] [-P] [-O [-E] [-K] | -U | -C | -Y | -L | -l | -N] [-V] [-F] [-T] [-I] [-B] > IMAGE\n"
 		   "       mkimage -c < DATA   (prints XXH64: whole, in pieces)\n"
 		   "       mkimage -R IMAGE    (edits IMAGE to claim root, see below)\n"
 		   "       mkimage -S IMAGE    (takes IMAGE's MAC out, see below)\n");
@@ -450,6 +450,28 @@ static void lock_section(void)
 	};
 
 	section(CKPT_SECT_LOCKS, locks, sizeof(locks));
+}
+
+/*
+ * -N: an inotify instance at fd 3 (next watch 5, non-blocking) with two
+ * watches: 1 on /tmp/job/log (IN_MODIFY), 4 on /tmp/job (IN_CREATE |
+ * IN_DELETE | IN_ONESHOT); FILES then INOTIFY (section 4).
+ */
+static void inotify_instance(void)
+{
+	static const struct ckpt_img_file file = {
+		.fd = 3, .open_flags = 04000, .kind = CKPT_FILE_INOTIFY, .pos = 5,
+		.path = "anon_inode:inotify",
+	};
+	static const struct ckpt_img_inotify watches[2] = {
+		{ .fd = 3, .wd = 1, .mask = 0x2, .dev = 0x2a, .ino = 99,
+		  .path = "/tmp/job/log" },
+		{ .fd = 3, .wd = 4, .mask = 0x80000300, .dev = 0x2a, .ino = 98,
+		  .path = "/tmp/job" },
+	};
+
+	section(CKPT_SECT_FILES, &file, sizeof(file));
+	section(CKPT_SECT_INOTIFY, watches, sizeof(watches));
 }
 
 /*
@@ -766,13 +788,13 @@ int main(int argc, char **argv)
 	bool no_pages = false, objects = false, dirs = false;
 	bool with_timers = false, sockets = false, sysv = false, tcp = false;
 	bool pty = false, local = false, local_alone = false, sched = false;
-	bool exe_obj = false, locks = false;
+	bool exe_obj = false, locks = false, inotify = false;
 	unsigned int nr_vmas = 6;
 	struct ckpt_img_vdso *vdso = NULL;
 	size_t vdso_len = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:POEKVFTUCYILlBcR:S:h")) != -1) {
+	while ((c = getopt(argc, argv, "t:POEKVFTUCYILlNBcR:S:h")) != -1) {
 		switch (c) {
 		case 'B':
 			sched = true;
@@ -824,6 +846,9 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			local = local_alone = true;
+			break;
+		case 'N':
+			inotify = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -953,6 +978,8 @@ int main(int argc, char **argv)
 		pty_pair();
 	else if (local)
 		local_file();
+	else if (inotify)
+		inotify_instance();
 	if (sysv)
 		sysv_objects();
 	if (dirs)

@@ -8,7 +8,9 @@
 #define _GNU_SOURCE
 
 #include <dirent.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sys/inotify.h>
 #include <sys/sysmacros.h>
 
 #include "kselftest_harness.h"
@@ -225,6 +227,178 @@ static void thread_view_target(void)
 		if (write(1, "here\n", 5) != 5)
 			_exit(8);
 	}
+}
+
+static char ino_dir[64];
+
+/* Every event queued on @fd within 1 s of the first: " WD:MASK" each. */
+static void read_events(int fd, char *out, size_t len)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n, k;
+
+	*out = 0;
+	while (poll(&p, 1, *out ? 200 : 1000) == 1) {
+		n = read(fd, buf, sizeof(buf));
+		for (k = 0; k < n;) {
+			struct inotify_event *e = (void *)(buf + k);
+
+			snprintf(out + strlen(out), len - strlen(out), " %d:%x",
+				 e->wd, e->mask);
+			k += sizeof(*e) + e->len;
+		}
+		if (n <= 0)
+			break;
+	}
+}
+
+/*
+ * fd 3 an inotify instance: wd 1 on ino_dir/f (IN_MODIFY), wd 2 on the
+ * directory (IN_CREATE | IN_DELETE), wd 3 removed, wd 4 on ino_dir/g
+ * (IN_CLOSE_WRITE | IN_ONESHOT). Each 'p' writes f, makes and removes x,
+ * writes g twice, and prints the events, then the number a new watch gets
+ * (removed again, its events read away).
+ */
+static void inotify_target(void)
+{
+	char c, path[128], line[256], ev[200];
+	int fd, wd;
+
+	snprintf(path, sizeof(path), "%s/f", ino_dir);
+	if (inotify_init1(0) != 3 || inotify_add_watch(3, path, IN_MODIFY) != 1 ||
+	    inotify_add_watch(3, ino_dir, IN_CREATE | IN_DELETE) != 2)
+		_exit(9);
+	snprintf(path, sizeof(path), "%s/h", ino_dir);
+	if (inotify_add_watch(3, path, IN_ATTRIB) != 3 || inotify_rm_watch(3, 3))
+		_exit(9);
+	read_events(3, ev, sizeof(ev));
+	snprintf(path, sizeof(path), "%s/g", ino_dir);
+	if (inotify_add_watch(3, path, IN_CLOSE_WRITE | IN_ONESHOT) != 4)
+		_exit(9);
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		if (c == 'r') {
+			if (write(1, "ready\n", 6) != 6)
+				_exit(8);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/f", ino_dir);
+		fd = open(path, O_WRONLY | O_APPEND);
+		if (fd < 0 || write(fd, "f", 1) != 1)
+			_exit(8);
+		close(fd);
+		snprintf(path, sizeof(path), "%s/x", ino_dir);
+		close(open(path, O_CREAT | O_WRONLY, 0600));
+		unlink(path);
+		read_events(3, ev, sizeof(ev));
+		snprintf(line, sizeof(line), "%s |", ev);
+		/* The one-shot watch: fires once per process lifetime. */
+		snprintf(path, sizeof(path), "%s/g", ino_dir);
+		close(open(path, O_WRONLY));
+		close(open(path, O_WRONLY));
+		read_events(3, ev, sizeof(ev));
+		snprintf(path, sizeof(path), "%s/h", ino_dir);
+		wd = inotify_add_watch(3, path, IN_ATTRIB);
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 "%s | %d\n", ev, wd);
+		inotify_rm_watch(3, wd);
+		read_events(3, ev, sizeof(ev));
+		if (write(1, line, strlen(line)) < 0)
+			_exit(8);
+	}
+}
+
+/* fd 3 inotify, wd 1 on ino_dir/f; IN_MODIFY events left unread on 'e'. */
+static void inotify_unread_target(void)
+{
+	char c, path[128], ev[200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/f", ino_dir);
+	if (inotify_init1(0) != 3 || inotify_add_watch(3, path, IN_MODIFY) != 1)
+		_exit(9);
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		if (c == 'e') {
+			fd = open(path, O_WRONLY | O_APPEND);
+			if (fd < 0 || write(fd, "e", 1) != 1)
+				_exit(8);
+			close(fd);
+		} else {
+			read_events(3, ev, sizeof(ev));
+		}
+		if (write(1, "here\n", 5) != 5)
+			_exit(8);
+	}
+}
+
+/* fd 3 inotify watching fd 4's file, which is then unlinked. */
+static void inotify_deleted_target(void)
+{
+	char c, path[128];
+
+	snprintf(path, sizeof(path), "%s/d", ino_dir);
+	if (inotify_init1(0) != 3 ||
+	    open(path, O_RDWR | O_CREAT, 0600) != 4 ||
+	    inotify_add_watch(3, path, IN_MODIFY) != 1 || unlink(path))
+		_exit(9);
+	for (;;) {
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		if (write(1, "here\n", 5) != 5)
+			_exit(8);
+	}
+}
+
+/* Blocked in poll() on its standard input, no timeout, no handler. */
+static void poll_target(void)
+{
+	struct pollfd p = { .fd = 0, .events = POLLIN };
+	char c;
+
+	for (;;) {
+		if (poll(&p, 1, -1) < 0) {
+			if (write(1, "poll failed\n", 12) != 12)
+				_exit(8);
+			_exit(7);
+		}
+		if (read(0, &c, 1) != 1)
+			_exit(3);
+		if (c == 'q')
+			_exit(0);
+		if (write(1, "here\n", 5) != 5)
+			_exit(8);
+	}
+}
+
+/* Whether @pid is blocked in poll() (its /proc/PID/syscall), within 5 s. */
+static bool in_poll(pid_t pid)
+{
+	char path[64], buf[64] = "";
+	int i, fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	for (i = 0; i < 500; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) > 0 &&
+		    atoi(buf) == SYS_poll) {
+			close(fd);
+			return true;
+		}
+		if (fd >= 0)
+			close(fd);
+		usleep(10000);
+	}
+	return false;
 }
 
 static long file_size(const char *path)
@@ -473,6 +647,143 @@ TEST_F(files, another_process_or_threads_proc_file_is_refused)
 	EXPECT_STREQ("here", buf);
 	ASSERT_EQ(0, target_send(&t, "q"));
 	EXPECT_EQ(0, target_end(&t));
+}
+
+/*
+ * A process blocked in poll() with no timeout polls on after the restart
+ * (until stop 70 it saw EINTR: poll restarts through a restart_block).
+ */
+TEST_F(files, poll_without_a_timeout_goes_on)
+{
+	struct target t = {};
+	char buf[64], msg[256];
+
+	CKPT_SETUP_SKIPPED();
+
+	ASSERT_EQ(0, target_start(&t, poll_target));
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("here", buf);
+	ASSERT_TRUE(in_poll(t.pid));
+	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
+					msg, sizeof(msg), NULL)) TH_LOG("%s", msg);
+	target_end(&t);
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("here", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+}
+
+static void make_ino_dir(void)
+{
+	char path[128];
+
+	snprintf(ino_dir, sizeof(ino_dir), "/tmp/cr_files.%d.i", getpid());
+	mkdir(ino_dir, 0700);
+	snprintf(path, sizeof(path), "%s/f", ino_dir);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	snprintf(path, sizeof(path), "%s/g", ino_dir);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	snprintf(path, sizeof(path), "%s/h", ino_dir);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+}
+
+/*
+ * An inotify instance comes back with its watches at their numbers (one
+ * number skipped), their masks (a one-shot one that has not fired) and
+ * the number the next watch gets: the events after the restart are the
+ * ones an uninterrupted run reads.
+ */
+TEST_F(files, inotify_watches_come_back_with_their_numbers)
+{
+	struct ckpt_img_inotify *w;
+	struct ckpt_img_file *f;
+	struct target t = {};
+	char before[256], after[256], msg[256], want[128];
+	size_t len = 0, i, nr;
+	off_t pos = 0;
+	__u64 next = 0;
+	pid_t pid;
+
+	CKPT_SETUP_SKIPPED();
+
+	make_ino_dir();
+	ASSERT_EQ(0, target_start(&t, inotify_target));
+	pid = t.pid;
+	ASSERT_EQ(0, target_ask(&t, "r", before, sizeof(before)));
+	EXPECT_STREQ("ready", before);
+	ASSERT_EQ(0, ckpt_checkpoint_to(pid, self->image, CKPT_CHECKPOINT_KILL,
+					msg, sizeof(msg), NULL)) TH_LOG("%s", msg);
+	target_end(&t);
+	f = ckpt_section_payload(self->image, CKPT_SECT_FILES, &pos, &len);
+	ASSERT_NE(NULL, f);
+	for (i = 0; i < len / sizeof(*f); i++)
+		if (f[i].fd == 3 && f[i].kind == CKPT_FILE_INOTIFY)
+			next = f[i].pos;
+	free(f);
+	EXPECT_EQ(5ULL, (unsigned long long)next);
+	w = ckpt_section_payload(self->image, CKPT_SECT_INOTIFY, &pos, &len);
+	ASSERT_NE(NULL, w);
+	nr = len / sizeof(*w);
+	ASSERT_EQ(3U, (unsigned int)nr);
+	EXPECT_EQ(1, w[0].wd);
+	EXPECT_EQ(2, w[1].wd);
+	EXPECT_EQ(4, w[2].wd);
+	EXPECT_EQ((__u32)(IN_CLOSE_WRITE | IN_ONESHOT), w[2].mask);
+	snprintf(want, sizeof(want), "%s/g", ino_dir);
+	EXPECT_STREQ(want, w[2].path);
+	free(w);
+
+	ASSERT_EQ(0, target_restart(&t, self->image));
+	ASSERT_EQ(0, target_ask(&t, "p", after, sizeof(after)));
+	/* f modified; x made and removed; g closed once (one-shot); 5 next. */
+	snprintf(before, sizeof(before), " 1:%x 2:%x 2:%x | 4:%x 4:%x | 5",
+		 IN_MODIFY, IN_CREATE, IN_DELETE, IN_CLOSE_WRITE, IN_IGNORED);
+	EXPECT_STREQ(before, after);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+	system("rm -rf /tmp/cr_files.*.i");
+}
+
+/*
+ * Events unread cannot be queued again: EAGAIN, named, the process runs
+ * on; once read, the checkpoint goes through. A watch on a deleted file
+ * is refused by name.
+ */
+TEST_F(files, inotify_events_unread_or_a_deleted_file_are_refused)
+{
+	struct target t = {};
+	char buf[64], msg[256];
+
+	CKPT_SETUP_SKIPPED();
+
+	make_ino_dir();
+	ASSERT_EQ(0, target_start(&t, inotify_unread_target));
+	ASSERT_EQ(0, target_ask(&t, "e", buf, sizeof(buf)));
+	EXPECT_EQ(-EAGAIN, ckpt_checkpoint_to(t.pid, self->image, 0, msg,
+					      sizeof(msg), NULL));
+	EXPECT_NE(NULL, strstr(msg, "fd 3 (inotify) has 1 events unread; try again"))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, target_ask(&t, "r", buf, sizeof(buf)));
+	EXPECT_STREQ("here", buf);
+	EXPECT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, 0, msg,
+					sizeof(msg), NULL)) TH_LOG("%s", msg);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+
+	ASSERT_EQ(0, target_start(&t, inotify_deleted_target));
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_EQ(-EOPNOTSUPP, ckpt_checkpoint_to(t.pid, self->image, 0, msg,
+						  sizeof(msg), NULL));
+	EXPECT_NE(NULL, strstr(msg, "fd 3 (inotify) watch 1: inode "))
+		TH_LOG("%s", msg);
+	EXPECT_NE(NULL, strstr(msg, "is deleted, or under no mount the checkpointer sees"))
+		TH_LOG("%s", msg);
+	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
+	EXPECT_STREQ("here", buf);
+	ASSERT_EQ(0, target_send(&t, "q"));
+	EXPECT_EQ(0, target_end(&t));
+	system("rm -rf /tmp/cr_files.*.i");
 }
 
 TEST_HARNESS_MAIN

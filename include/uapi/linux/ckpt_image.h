@@ -102,6 +102,7 @@ enum ckpt_sect_type {
 	CKPT_SECT_SEMUNDO,
 	CKPT_SECT_SCHED,
 	CKPT_SECT_LOCKS,
+	CKPT_SECT_INOTIFY,
 	__CKPT_SECT_MAX,
 	CKPT_SECT_MAX = __CKPT_SECT_MAX - 1
 };
@@ -474,6 +475,12 @@ enum ckpt_img_file_kind {
 	 * again with the stored content where the path is gone.
 	 */
 	CKPT_FILE_LOCAL,
+	/*
+	 * An inotify instance: its watches in the INOTIFY section; @pos the
+	 * watch descriptor the next inotify_add_watch() would get, @dev and
+	 * @ino 0; its path "anon_inode:inotify".
+	 */
+	CKPT_FILE_INOTIFY,
 	__CKPT_FILE_KIND_MAX,
 };
 
@@ -909,6 +916,29 @@ struct ckpt_img_lock {
 	__u16 kind;		/* CKPT_LOCK_FLOCK, ... */
 	__u16 type;		/* CKPT_LOCK_READ or CKPT_LOCK_WRITE */
 	__u64 start, end;	/* bytes locked, @end included */
+};
+
+/*
+ * The watches of the process's inotify instances, after FILES, sorted by
+ * descriptor and, per descriptor, by watch descriptor: @fd an INOTIFY
+ * entry of FILES, @wd its watch descriptor (1 to CKPT_INOTIFY_MAX_WD - 1,
+ * below that entry's @pos), @mask the events and the IN_ONESHOT and
+ * IN_EXCL_UNLINK flags, as inotify_add_watch() takes them, @path the
+ * watched file or directory, @dev and @ino its identity as stat() shows
+ * it. The restarter adds each again at its path, with its number.
+ */
+#define CKPT_IMG_MAX_INOTIFY	1024
+#define CKPT_INOTIFY_MAX_WD	(1U << 20)
+/* IN_ALL_EVENTS | IN_EXCL_UNLINK | IN_ONESHOT */
+#define CKPT_INOTIFY_MASK	0x84000fffU
+
+struct ckpt_img_inotify {
+	__u32 fd;
+	__s32 wd;
+	__u32 mask;
+	__u32 reserved;		/* 0 */
+	__u64 dev, ino;
+	char path[CKPT_IMG_PATH_MAX];
 };
 
 /*
