@@ -636,11 +636,6 @@ static void print_mapped_lock(struct printer *p, const struct ckpt_img_vma *v)
 	print_close_object(p);
 }
 
-/*
- * The file locks the process holds: which descriptor, what, which bytes;
- * and the flock() locks its mappings hold (the VMAS entries that carry
- * one, with "mapping" for "fd" in JSON).
- */
 /* inotify watches: "inotify watches: N" and a line each; "inotify":[...]. */
 static void print_inotify(struct printer *p, const struct ckpt_image *img)
 {
@@ -663,6 +658,11 @@ static void print_inotify(struct printer *p, const struct ckpt_image *img)
 	print_close_array(p);
 }
 
+/*
+ * The file locks the process holds: which descriptor, what, which bytes;
+ * and the flock() locks its mappings hold (the VMAS entries that carry
+ * one, with "mapping" for "fd" in JSON).
+ */
 static void print_locks(struct printer *p, const struct ckpt_image *img)
 {
 	static const char *const kinds[] = { "?", "flock", "posix", "ofd" };

@@ -161,12 +161,13 @@ int ckpt_fdinfo_epoll(struct file *file, u32 epfd,
 int ckpt_fdinfo_inotify(struct file *file, struct ckpt_fdinfo_watch *w,
 			u32 max, u32 *nr)
 {
-	char *buf = fdinfo(file, 192 * (size_t)(max + 1)), *line, *next;
+	/* A line each, up to ~380 bytes with an NFS file handle. */
+	char *buf = fdinfo(file, 400 * (size_t)(max + 1)), *line, *next;
 	int ret = 0;
 
 	*nr = 0;
 	if (IS_ERR(buf))
-		return PTR_ERR(buf);
+		return PTR_ERR(buf) == -E2BIG ? -EOVERFLOW : PTR_ERR(buf);
 	for (line = buf; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)

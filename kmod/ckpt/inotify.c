@@ -16,7 +16,9 @@
  *
  * Events already queued cannot be queued again from outside the kernel's
  * inotify code: a checkpoint that finds some fails with EAGAIN, which
- * the CLI and ckptd try again (the reader takes them within moments).
+ * `ckpt checkpoint --tree` and ckptd try again (the reader takes them
+ * within moments). A watch of no event (IN_UNMOUNT alone) is refused:
+ * fdinfo shows no mask to add it again with.
  */
 
 #include <linux/dcache.h>
@@ -59,8 +61,12 @@ static int path_through(struct vfsmount *mnt, struct inode *inode,
 	if (d_unlinked(path.dentry) || !is_subdir(path.dentry, mnt->mnt_root))
 		goto out;
 	p = d_path(&path, buf, PATH_MAX);
-	if (IS_ERR(p) || *p != '/' || strlen(p) >= sizeof(out->path))
+	if (IS_ERR(p) || *p != '/')
 		goto out;
+	if (strlen(p) >= sizeof(out->path)) {
+		ret = -ENAMETOOLONG;
+		goto out;
+	}
 	ret = vfs_getattr(&path, &st, STATX_INO, AT_STATX_SYNC_AS_STAT);
 	if (ret)
 		goto out;
@@ -228,6 +234,12 @@ static int add_watches(struct ckpt_fds *scan, struct ckpt_img_file *f,
 			ret = -EOPNOTSUPP;
 			break;
 		}
+		if (!(w[k].mask & IN_ALL_EVENTS)) {
+			ckpt_whyf(why, "fd %u (inotify) watch %d watches no event that can be asked for again (IN_UNMOUNT alone?): not supported",
+				  f->fd, w[k].wd);
+			ret = -EOPNOTSUPP;
+			break;
+		}
 		memset(out, 0, sizeof(*out));
 		out->fd = f->fd;
 		out->wd = w[k].wd;
@@ -237,7 +249,10 @@ static int add_watches(struct ckpt_fds *scan, struct ckpt_img_file *f,
 		if (ret == 1) {
 			scan->nr_inotify++;
 			ret = 0;
-		} else if (!ret) {
+		} else if (ret < 0) {
+			ckpt_whyf(why, "fd %u (inotify) watch %d: cannot name the file it watches (error %d)",
+				  f->fd, w[k].wd, ret);
+		} else {
 			ckpt_whyf(why, "fd %u (inotify) watch %d: inode %lu of device %u:%u is deleted, or under no mount the checkpointer sees",
 				  f->fd, w[k].wd, w[k].ino, MAJOR(w[k].sdev),
 				  MINOR(w[k].sdev));

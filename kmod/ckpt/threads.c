@@ -130,6 +130,33 @@ static int capture_sched(struct ckpt_thread_state *ts)
 	return 0;
 }
 
+/*
+ * poll() interrupted by the freeze goes on through its restart_block,
+ * which the restarted thread lacks: restart_syscall() would say EINTR to a
+ * program that has no signal handler (tail -f dies of it). With no timeout
+ * there is no time left to keep: the image has the thread call poll()
+ * again with its arguments, as for ERESTARTNOHAND, which is the same call;
+ * also when it already went on once through restart_syscall() (after an
+ * earlier freeze let it go). do_restart_poll() is known by its name.
+ */
+static void poll_again(struct user_regs_struct *u)
+{
+	struct restart_block *rb = &current->restart_block;
+	char fn[32];
+
+	if (u->ax != (unsigned long)-ERESTART_RESTARTBLOCK ||
+	    (u->orig_ax != __NR_poll && u->orig_ax != __NR_restart_syscall))
+		return;
+	snprintf(fn, sizeof(fn), "%ps", rb->fn);
+	if (strcmp(fn, "do_restart_poll") || rb->poll.has_timeout)
+		return;
+	u->orig_ax = __NR_poll;
+	u->di = (unsigned long)rb->poll.ufds;
+	u->si = rb->poll.nfds;
+	u->dx = (unsigned long)-1;	/* no timeout */
+	u->ax = (unsigned long)-ERESTARTNOHAND;
+}
+
 int ckpt_thread_capture(struct ckpt_thread_state *ts)
 {
 	const struct user_regset *gr = find_regset(NT_PRSTATUS);
@@ -163,16 +190,7 @@ int ckpt_thread_capture(struct ckpt_thread_state *ts)
 	if (ret)
 		return ret;
 
-	/*
-	 * poll() interrupted by the freeze goes on through its restart_block,
-	 * which the restarted thread lacks: restart_syscall() would say EINTR
-	 * to a program that has no signal handler (tail -f dies of it). With
-	 * no timeout there is no time left to keep: calling it again with its
-	 * arguments, as for ERESTARTNOHAND, is the same call.
-	 */
-	if (u->ax == (unsigned long)-ERESTART_RESTARTBLOCK &&
-	    u->orig_ax == __NR_poll && !current->restart_block.poll.has_timeout)
-		u->ax = (unsigned long)-ERESTARTNOHAND;
+	poll_again(u);
 
 	t->flags = (long)regs->orig_ax >= 0 ? CKPT_THREAD_IN_SYSCALL : 0;
 	t->flags |= CKPT_THREAD_NICE;

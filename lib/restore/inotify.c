@@ -6,10 +6,12 @@
  * descriptors it keeps (engine.md, "inotify").
  *
  * inotify_add_watch() takes no number: the kernel gives the lowest free one
- * from a cursor that only moves up, so on a new instance the numbers come
- * 1, 2, 3... A number the image skips is used up by a watch on a file
- * of our own (a memfd) removed at once; its IN_IGNORED event is read away.
- * The last such number is the one the next watch would have got.
+ * from a cursor that only moves up. INOTIFY_IOC_SETNEXTWD (a kernel with
+ * CONFIG_CHECKPOINT_RESTORE, as Debian's) sets that cursor: to each
+ * watch's number before it is added, and at the end to the number the
+ * next watch would have got. Without it, a number the image skips is used
+ * up by a watch on a file of our own (a memfd) removed at once, its
+ * IN_IGNORED event read away.
  */
 
 #define _GNU_SOURCE
@@ -18,9 +20,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* <linux/inotify.h>'s, which <fcntl.h> cannot sit beside. */
+#ifndef INOTIFY_IOC_SETNEXTWD
+#define INOTIFY_IOC_SETNEXTWD	_IOW('I', 0, __s32)
+#endif
 
 #include "err.h"
 #include "restore_int.h"
@@ -41,12 +49,22 @@ static int add(struct numbering *n, const char *path, __u32 mask)
 	return wd;
 }
 
-/* Numbers below @wd used up, and what it says on the queue read away. */
+/*
+ * The next watch numbered @wd: the cursor set there, or the numbers below
+ * it used up, and what that says on the queue read away.
+ */
 static int use_up_to(struct numbering *n, int wd, struct ckpt_err *err)
 {
 	char path[64], buf[4096];
 	int got;
 
+	if (!ioctl(n->ifd, INOTIFY_IOC_SETNEXTWD, wd)) {
+		n->next = wd;
+		return 0;
+	}
+	if (wd - n->next > 65536)
+		return ckpt_err_set(err, ENOTSUP, "cannot number an inotify watch %d again: this kernel cannot set the next number (INOTIFY_IOC_SETNEXTWD)",
+				    wd);
 	while (n->next < wd) {
 		if (n->spare < 0)
 			n->spare = memfd_create("ckpt-inotify", MFD_CLOEXEC);
@@ -126,4 +144,24 @@ int restore_make_inotify(const struct restore *r, const struct ckpt_img_file *f,
 		return ret;
 	}
 	return n.ifd;
+}
+
+void restore_inotify_drain(const struct ckpt_image *img)
+{
+	char buf[4096];
+	uint32_t i;
+	int fl;
+
+	for (i = 0; i < img->nr_files; i++) {
+		const struct ckpt_img_file *f = &img->files[i];
+
+		if (f->kind != CKPT_FILE_INOTIFY)
+			continue;
+		fl = fcntl(f->fd, F_GETFL);
+		if (fl < 0 || fcntl(f->fd, F_SETFL, fl | O_NONBLOCK))
+			continue;
+		while (read(f->fd, buf, sizeof(buf)) > 0)
+			;
+		fcntl(f->fd, F_SETFL, fl);
+	}
 }

@@ -1529,6 +1529,7 @@ static void restore_files(struct restore *r)
 			child_fail(r, "%s", err.msg);
 		place_fd(r, fd, f);
 	}
+	restore_inotify_drain(img);
 }
 
 /* The working directory, if it is still the directory it was. */

@@ -351,6 +351,13 @@ int restore_make_epoll(const struct ckpt_img_file *f, struct ckpt_err *err);
 int restore_make_inotify(const struct restore *r, const struct ckpt_img_file *f,
 			 struct ckpt_err *err);
 
+/*
+ * Reads away what opening the image's other files queued on its inotify
+ * instances (IN_OPEN on a watched directory...): at the checkpoint their
+ * queues were empty.
+ */
+void restore_inotify_drain(const struct ckpt_image *img);
+
 /* Whether @st is the file of identity @dev, @ino, or one the restart made. */
 bool restore_same_or_made(const struct restore *r, const struct stat *st,
 			  __u64 dev, __u64 ino);

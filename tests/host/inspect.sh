@@ -1067,7 +1067,7 @@ idamage ino-reserved set 4 12 I 1
 idamage ino-path bytes 4 32 746d70
 idamage ino-fd set 4 0 I 4
 idamage ino-pos set 3 16 Q 0
-idamage ino-pos-high set 3 16 Q 0x100001
+idamage ino-pos-high set 3 16 Q 0x80000000
 idamage ino-dev set 3 24 Q 1
 ktap_check "inotify watches out of order, past the next number, numbered 0, of unknown mask or none, reserved set, a relative path, on no inotify; its state out of bounds" refuse_all \
 	"$tmp/ino-order" "inotify watch numbers out of order or out of bounds $(iat 4)" \

@@ -390,7 +390,7 @@ static bool in_poll(pid_t pid)
 	for (i = 0; i < 500; i++) {
 		fd = open(path, O_RDONLY);
 		if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) > 0 &&
-		    atoi(buf) == SYS_poll) {
+		    (atoi(buf) == SYS_poll || atoi(buf) == SYS_restart_syscall)) {
 			close(fd);
 			return true;
 		}
@@ -651,7 +651,8 @@ TEST_F(files, another_process_or_threads_proc_file_is_refused)
 
 /*
  * A process blocked in poll() with no timeout polls on after the restart
- * (until stop 70 it saw EINTR: poll restarts through a restart_block).
+ * (until stop 70 it saw EINTR: poll restarts through a restart_block),
+ * also once an earlier checkpoint let it go on (through restart_syscall).
  */
 TEST_F(files, poll_without_a_timeout_goes_on)
 {
@@ -663,6 +664,9 @@ TEST_F(files, poll_without_a_timeout_goes_on)
 	ASSERT_EQ(0, target_start(&t, poll_target));
 	ASSERT_EQ(0, target_ask(&t, "p", buf, sizeof(buf)));
 	EXPECT_STREQ("here", buf);
+	ASSERT_TRUE(in_poll(t.pid));
+	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, 0, msg, sizeof(msg),
+					NULL)) TH_LOG("%s", msg);
 	ASSERT_TRUE(in_poll(t.pid));
 	ASSERT_EQ(0, ckpt_checkpoint_to(t.pid, self->image, CKPT_CHECKPOINT_KILL,
 					msg, sizeof(msg), NULL)) TH_LOG("%s", msg);

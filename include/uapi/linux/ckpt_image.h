@@ -928,7 +928,7 @@ struct ckpt_img_lock {
  * it. The restarter adds each again at its path, with its number.
  */
 #define CKPT_IMG_MAX_INOTIFY	1024
-#define CKPT_INOTIFY_MAX_WD	(1U << 20)
+#define CKPT_INOTIFY_MAX_WD	0x7fffffffU
 /* IN_ALL_EVENTS | IN_EXCL_UNLINK | IN_ONESHOT */
 #define CKPT_INOTIFY_MASK	0x84000fffU
 
