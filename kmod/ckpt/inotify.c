@@ -37,6 +37,7 @@
 #include "fdinfo.h"
 #include "fds.h"
 #include "inotify.h"
+#include "layout.h"
 #include "why.h"
 
 #define INOTIFY_USER_MASK	(IN_ALL_EVENTS | IN_ONESHOT | IN_EXCL_UNLINK)
@@ -286,6 +287,11 @@ int ckpt_inotify_capture(struct ckpt_fds *scan, u32 i, struct ckpt_why *why)
 	struct ckpt_fdinfo_watch *w;
 	int ret;
 
+	if (!ckpt_layout_ok(CKPT_LAYOUT_INOTIFY)) {
+		ckpt_whyf(why, "fd %u is an inotify instance, whose watches this engine cannot read on this kernel (%s)",
+			  f->fd, ckpt_layout_why(CKPT_LAYOUT_INOTIFY));
+		return -EOPNOTSUPP;
+	}
 	queued = READ_ONCE(group->q_len);
 	if (queued) {
 		ckpt_whyf(why, "fd %u (inotify) has %u events unread; try again",

@@ -26,6 +26,7 @@
 
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/fsnotify_backend.h>
 #include <linux/moduleparam.h>
 #include <linux/pipe_fs_i.h>
 #include <linux/posix-timers.h>
@@ -55,6 +56,8 @@ static const char *const feature_name[CKPT_LAYOUT_NR] = {
 	[CKPT_LAYOUT_PIPES] = "pipes",
 	[CKPT_LAYOUT_VDSO] = "vdso",
 	[CKPT_LAYOUT_SYSVIPC] = "sysvipc",
+	[CKPT_LAYOUT_INOTIFY] = "inotify",
+	[CKPT_LAYOUT_POLL] = "poll",
 };
 
 static enum layout_state state[CKPT_LAYOUT_NR];
@@ -165,6 +168,18 @@ static const struct layout layouts[] = {
 	  offsetof(struct ckpt_sem_undo, semadj) * 8, 0 },
 	L_SIZE(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_msgseg, "msg_msgseg"),
 	L_MEMBER(CKPT_LAYOUT_SYSVIPC, struct ckpt_msg_msgseg, "msg_msgseg", next),
+	L_MEMBER(CKPT_LAYOUT_INOTIFY, struct fsnotify_group, "fsnotify_group", q_len),
+	L_MEMBER(CKPT_LAYOUT_INOTIFY, struct fsnotify_group, "fsnotify_group", mark_mutex),
+	L_MEMBER(CKPT_LAYOUT_INOTIFY, struct fsnotify_group, "fsnotify_group", marks_list),
+	L_MEMBER(CKPT_LAYOUT_INOTIFY, struct fsnotify_group, "fsnotify_group", inotify_data),
+	L_MEMBER(CKPT_LAYOUT_INOTIFY, struct fsnotify_mark, "fsnotify_mark", g_list),
+	L_MEMBER(CKPT_LAYOUT_INOTIFY, struct fsnotify_mark, "fsnotify_mark", connector),
+	L_MEMBER(CKPT_LAYOUT_INOTIFY, struct fsnotify_mark, "fsnotify_mark", flags),
+	L_MEMBER(CKPT_LAYOUT_INOTIFY, struct fsnotify_mark_connector, "fsnotify_mark_connector", type),
+	L_MEMBER(CKPT_LAYOUT_INOTIFY, struct fsnotify_mark_connector, "fsnotify_mark_connector", obj),
+	L_MEMBER(CKPT_LAYOUT_POLL, struct task_struct, "task_struct", restart_block),
+	L_MEMBER(CKPT_LAYOUT_POLL, struct restart_block, "restart_block", fn),
+	L_MEMBER(CKPT_LAYOUT_POLL, struct restart_block, "restart_block", poll),
 };
 
 /* Tests only: the BTF name of a structure to expect one byte off. */

@@ -17,6 +17,8 @@ enum ckpt_layout {
 	CKPT_LAYOUT_PIPES,	/* struct pipe_inode_info, pipe_buffer */
 	CKPT_LAYOUT_VDSO,	/* struct vdso_image, mm_context_t */
 	CKPT_LAYOUT_SYSVIPC,	/* struct shmid_kernel, sem_array, sem, msg_queue */
+	CKPT_LAYOUT_INOTIFY,	/* struct fsnotify_group, _mark, _mark_connector */
+	CKPT_LAYOUT_POLL,	/* struct restart_block (poll() called again) */
 	CKPT_LAYOUT_NR,
 };
 

@@ -38,6 +38,7 @@
 #include <asm/user.h>
 
 #include "compat.h"
+#include "layout.h"
 #include "threads.h"
 #include "why.h"
 
@@ -145,7 +146,8 @@ static void poll_again(struct user_regs_struct *u)
 	char fn[32];
 
 	if (u->ax != (unsigned long)-ERESTART_RESTARTBLOCK ||
-	    (u->orig_ax != __NR_poll && u->orig_ax != __NR_restart_syscall))
+	    (u->orig_ax != __NR_poll && u->orig_ax != __NR_restart_syscall) ||
+	    !ckpt_layout_ok(CKPT_LAYOUT_POLL))
 		return;
 	snprintf(fn, sizeof(fn), "%ps", rb->fn);
 	if (strcmp(fn, "do_restart_poll") || rb->poll.has_timeout)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -116,8 +117,8 @@ static bool in_kmsg(const char *s)
 /*
  * A target that, on command, takes up one feature: "t" a POSIX timer
  * (armed far ahead), "s" a queued real-time signal (blocked), "p" a pipe
- * of its own holding a byte, "e" an eventfd. "?" answers "alive", "q"
- * ends.
+ * of its own holding a byte, "e" an eventfd, "i" an inotify instance
+ * watching /tmp. "?" answers "alive", "q" ends.
  */
 static void feature_target(void)
 {
@@ -166,6 +167,15 @@ static void feature_target(void)
 			else
 				target_say("ok");
 			break;
+		case 'i': {
+			int ifd = inotify_init1(0);
+
+			if (ifd < 0 || inotify_add_watch(ifd, "/tmp", IN_CREATE) < 0)
+				target_say("error %d", errno);
+			else
+				target_say("ok");
+			break;
+		}
 		case '?':
 			target_say("alive");
 			break;
@@ -287,6 +297,11 @@ FIXTURE_VARIANT_ADD(skew, pipe_inode_info) {
 FIXTURE_VARIANT_ADD(skew, eventfd_ctx) {
 	.skew = "eventfd_ctx", .feature = "eventfd", .cmd = "e",
 	.why = "is an eventfd, whose mode this engine cannot read on this kernel",
+};
+
+FIXTURE_VARIANT_ADD(skew, fsnotify_mark) {
+	.skew = "fsnotify_mark", .feature = "inotify", .cmd = "i",
+	.why = "is an inotify instance, whose watches this engine cannot read on this kernel",
 };
 
 FIXTURE_VARIANT_ADD(skew, vdso_image) {
